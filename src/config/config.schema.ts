@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/** Comma-separated list in an environment variable → string[] (empty entries dropped). */
+const csv = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? def : ['true', '1', 'yes'].includes(v)));
+
+/**
+ * Every setting, its environment variable and its default. `docs/configuration.md` is generated from the
+ * descriptions here (`npm run docs:config`), so the comment and the behaviour cannot drift apart.
+ */
+export const configEnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development').describe('Runtime mode.'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level.'),
+
+  HOST: z.string().default('127.0.0.1').describe('Interface the API listens on.'),
+  PORT: int(8080).describe('API port (0 = any free port).'),
+  PUBLIC_BASE_URL: z.string().url().optional().describe('External base URL of the API ({base_url}); default http://HOST:PORT.'),
+  AUTH_BASE_URL: z.string().url().optional().describe('External base URL of the identity server ({auth_url}); default = PUBLIC_BASE_URL (same server).'),
+  TRUST_PROXY: z.string().default('loopback').describe('Express "trust proxy" setting, for client addresses behind a reverse proxy.'),
+
+  MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/invoicegateway').describe('MongoDB (or FerretDB) connection string.'),
+  MONGODB_DB: z.string().regex(/^[A-Za-z]+$/).optional().describe('Database name (letters only, a FerretDB rule); default from the URI path.'),
+
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233').describe('Temporal frontend host:port.'),
+  TEMPORAL_NAMESPACE: z.string().default('default').describe('Temporal namespace.'),
+  TEMPORAL_TASK_QUEUE: z.string().default('invoice-gateway').describe('Task queue shared by the API (starts) and the worker (runs).'),
+  TEMPORAL_WORKFLOW_BUNDLE: z.string().optional().describe('Path of a prebuilt workflow bundle (production); unset = bundle at worker start.'),
+  WORKER_METRICS_ADDRESS: z.string().default('127.0.0.1:9464').describe('host:port of the worker Prometheus endpoint (Temporal SDK metrics plus ours); empty disables.'),
+
+  MAX_UPLOAD_BYTES: int(24 * 1024 * 1024, 1).describe('Largest accepted upload body (spec 8: 24 MB); larger → 413 before anything is stored.'),
+
+  AUTH_ISSUER: z.string().optional().describe('JWT `iss`; default = the auth base URL.'),
+  AUTH_AUDIENCE: z.string().default('invoice-gateway-api').describe('JWT `aud` the API accepts.'),
+  TOKEN_TTL_SECONDS: int(3600, 60).describe('Access token lifetime (spec 2.2: 3600).'),
+  SIGNING_KEY_ROTATION_DAYS: int(30, 1).describe('Age after which a new token signing key is generated; old keys stay published until their tokens expire.'),
+  SUBSCRIPTION_KEYS: csv.describe('Valid `Subscription-Key` header values (comma-separated). The header is optional; when sent it must be one of these.'),
+
+  RATE_LIMIT_TOKEN_PER_MINUTE: int(120, 1).describe('Token requests per client id (or address) per minute.'),
+  RATE_LIMIT_API_PER_MINUTE: int(6000, 1).describe('API requests per client per minute.'),
+
+  DEMO_SEED: bool(false).describe('Create the demo tenant, party and client at start (the Quick start does this).'),
+} satisfies Record<string, z.ZodType>);
+
+export type ConfigEnv = z.infer<typeof configEnvSchema>;

@@ -1,0 +1,70 @@
+import { configEnvSchema } from './config.schema';
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  logLevel: string;
+  http: { host: string; port: number; publicBaseUrl: string; trustProxy: string; maxUploadBytes: number };
+  auth: {
+    baseUrl: string;
+    issuer: string;
+    audience: string;
+    tokenTtlSeconds: number;
+    signingKeyRotationDays: number;
+    subscriptionKeys: readonly string[];
+    rateLimitTokenPerMinute: number;
+    rateLimitApiPerMinute: number;
+  };
+  mongo: { uri: string; dbName: string | undefined };
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    workflowBundlePath: string | undefined;
+    workerMetricsAddress: string;
+  };
+  demoSeed: boolean;
+}
+
+function deepFreeze<T>(o: T): Readonly<T> {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+/** The only reader of process.env. Throws a readable message naming every invalid variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const parsed = configEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, '');
+  const authBaseUrl = (e.AUTH_BASE_URL ?? publicBaseUrl).replace(/\/$/, '');
+  return deepFreeze({
+    env: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    http: { host: e.HOST, port: e.PORT, publicBaseUrl, trustProxy: e.TRUST_PROXY, maxUploadBytes: e.MAX_UPLOAD_BYTES },
+    auth: {
+      baseUrl: authBaseUrl,
+      issuer: e.AUTH_ISSUER ?? authBaseUrl,
+      audience: e.AUTH_AUDIENCE,
+      tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
+      signingKeyRotationDays: e.SIGNING_KEY_ROTATION_DAYS,
+      subscriptionKeys: e.SUBSCRIPTION_KEYS,
+      rateLimitTokenPerMinute: e.RATE_LIMIT_TOKEN_PER_MINUTE,
+      rateLimitApiPerMinute: e.RATE_LIMIT_API_PER_MINUTE,
+    },
+    mongo: { uri: e.MONGODB_URI, dbName: e.MONGODB_DB },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      workflowBundlePath: e.TEMPORAL_WORKFLOW_BUNDLE,
+      workerMetricsAddress: e.WORKER_METRICS_ADDRESS,
+    },
+    demoSeed: e.DEMO_SEED,
+  });
+}

@@ -1,0 +1,47 @@
+// Command ferretdb-embed runs FerretDB 1.24 (SQLite backend) as a local MongoDB-wire server for
+// development and tests. FerretDB's own `go install`ed command panics at start (its version file
+// is generated at release time and is missing from the module zip); embedding the library from a
+// module of our own avoids that code path.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+)
+
+func main() {
+	listen := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to listen on")
+	dir := flag.String("data-dir", "", "directory for the SQLite files (empty: in memory)")
+	flag.Parse()
+
+	url := "file:./?mode=memory"
+	if *dir != "" {
+		if err := os.MkdirAll(*dir, 0o700); err != nil {
+			log.Fatalf("create data dir: %v", err)
+		}
+		url = "file:" + *dir + "/"
+	}
+
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: *listen},
+		Handler:   "sqlite",
+		SQLiteURL: url,
+	})
+	if err != nil {
+		log.Fatalf("start FerretDB: %v", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	// The readiness line is parsed by scripts/services; keep its shape.
+	fmt.Printf("ready %s\n", f.MongoDBURI())
+	f.Run(ctx)
+}
