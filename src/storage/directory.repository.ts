@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import type { ClientDoc, Models, PartyDoc, TenantDoc, UserDoc } from './models';
+import { isDuplicateKeyError } from './connection';
+import { GatewayError } from '../core/gateway-error';
+
+export type TenantRecord = TenantDoc;
+export type PartyRecord = PartyDoc;
+
+/**
+ * Tenants, parties, clients and users: the access model of spec 2.1. Writes are single-document and conditional,
+ * so no transaction is needed.
+ */
+export class DirectoryRepository {
+  constructor(private readonly models: Models) {}
+
+  async createTenant(input: { id?: string; name: string }): Promise<TenantRecord> {
+    const doc = { _id: input.id ?? `t-${randomUUID()}`, name: input.name, createdAt: new Date() };
+    try {
+      await this.models.Tenant.create(doc);
+    } catch (e) {
+      if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `tenant ${doc._id} exists`);
+      throw e;
+    }
+    return doc;
+  }
+
+  async listTenants(): Promise<TenantRecord[]> {
+    return this.models.Tenant.find().sort({ createdAt: 1 }).lean<TenantRecord[]>().exec();
+  }
+
+  async getTenant(id: string): Promise<TenantRecord | null> {
+    return this.models.Tenant.findById(id).lean<TenantRecord>().exec();
+  }
+
+  async createParty(input: { tenantId: string; partyId: string; legalEntityId: string; name: string }): Promise<PartyRecord> {
+    if (!(await this.getTenant(input.tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
+    const doc = { _id: randomUUID(), ...input, createdAt: new Date() };
+    try {
+      await this.models.Party.create(doc);
+    } catch (e) {
+      if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `party ${input.partyId} exists`);
+      throw e;
+    }
+    return doc;
+  }
+
+  async listParties(tenantIds: readonly string[]): Promise<PartyRecord[]> {
+    return this.models.Party.find({ tenantId: { $in: [...tenantIds] } }).sort({ partyId: 1 }).lean<PartyRecord[]>().exec();
+  }
+
+  async findParty(partyId: string): Promise<PartyRecord | null> {
+    return this.models.Party.findOne({ partyId }).lean<PartyRecord>().exec();
+  }
+
+  async createClient(input: { clientId?: string; name: string; tenantIds: string[]; secret: { id: string; hash: string } }): Promise<ClientDoc> {
+    for (const t of input.tenantIds) {
+      if (!(await this.getTenant(t))) throw new GatewayError('NOT_FOUND', `tenant ${t} not found`);
+    }
+    const now = new Date();
+    const doc: ClientDoc = {
+      _id: input.clientId ?? `c-${randomUUID()}`,
+      name: input.name,
+      tenantIds: input.tenantIds,
+      secrets: [{ id: input.secret.id, hash: input.secret.hash, createdAt: now, revokedAt: null }],
+      disabled: false,
+      rev: 0,
+      createdAt: now,
+    };
+    try {
+      await this.models.Client.create(doc);
+    } catch (e) {
+      if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `client ${doc._id} exists`);
+      throw e;
+    }
+    return doc;
+  }
+
+  async getClient(clientId: string): Promise<ClientDoc | null> {
+    return this.models.Client.findById(clientId).lean<ClientDoc>().exec();
+  }
+
+  async listClients(): Promise<ClientDoc[]> {
+    return this.models.Client.find().sort({ createdAt: 1 }).lean<ClientDoc[]>().exec();
+  }
+
+  async addClientSecret(clientId: string, secret: { id: string; hash: string }): Promise<void> {
+    const res = await this.models.Client.updateOne(
+      { _id: clientId },
+      { $push: { secrets: { id: secret.id, hash: secret.hash, createdAt: new Date(), revokedAt: null } }, $inc: { rev: 1 } },
+    ).exec();
+    if (res.matchedCount !== 1) throw new GatewayError('NOT_FOUND', `client ${clientId} not found`);
+  }
+
+  /** Rewrites the secrets array whole: positional updates are not portable to FerretDB. Re-reads to stay correct under races. */
+  async revokeClientSecret(clientId: string, secretId: string): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const client = await this.getClient(clientId);
+      if (!client) throw new GatewayError('NOT_FOUND', `client ${clientId} not found`);
+      if (!client.secrets.some((s) => s.id === secretId)) throw new GatewayError('NOT_FOUND', `secret ${secretId} not found`);
+      const secrets = client.secrets.map((s) => (s.id === secretId && !s.revokedAt ? { ...s, revokedAt: new Date() } : s));
+      const res = await this.models.Client.updateOne(
+        { _id: clientId, rev: client.rev },
+        { $set: { secrets }, $inc: { rev: 1 } },
+      ).exec();
+      if (res.matchedCount === 1) return;
+    }
+    throw new GatewayError('CONFLICT', `secrets of client ${clientId} changed concurrently; try again`);
+  }
+
+  async grantClientTenant(clientId: string, tenantId: string): Promise<void> {
+    if (!(await this.getTenant(tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${tenantId} not found`);
+    const res = await this.models.Client.updateOne({ _id: clientId }, { $addToSet: { tenantIds: tenantId } }).exec();
+    if (res.matchedCount !== 1) throw new GatewayError('NOT_FOUND', `client ${clientId} not found`);
+  }
+
+  async setClientDisabled(clientId: string, disabled: boolean): Promise<void> {
+    const res = await this.models.Client.updateOne({ _id: clientId }, { $set: { disabled } }).exec();
+    if (res.matchedCount !== 1) throw new GatewayError('NOT_FOUND', `client ${clientId} not found`);
+  }
+
+  async createUser(input: { tenantId: string; username: string; passwordHash: string; partyIds: string[] }): Promise<UserDoc> {
+    if (!(await this.getTenant(input.tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
+    for (const p of input.partyIds) await this.requirePartyInTenant(p, input.tenantId);
+    const doc: UserDoc = { _id: randomUUID(), ...input, disabled: false, createdAt: new Date() };
+    try {
+      await this.models.User.create(doc);
+    } catch (e) {
+      if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `user ${input.username} exists`);
+      throw e;
+    }
+    return doc;
+  }
+
+  async findUserByUsername(username: string): Promise<UserDoc | null> {
+    return this.models.User.findOne({ username }).lean<UserDoc>().exec();
+  }
+
+  async listUsers(tenantId?: string): Promise<UserDoc[]> {
+    return this.models.User.find(tenantId ? { tenantId } : {}).sort({ username: 1 }).lean<UserDoc[]>().exec();
+  }
+
+  async linkUserParty(username: string, partyId: string): Promise<void> {
+    const user = await this.findUserByUsername(username);
+    if (!user) throw new GatewayError('NOT_FOUND', `user ${username} not found`);
+    await this.requirePartyInTenant(partyId, user.tenantId);
+    await this.models.User.updateOne({ _id: user._id }, { $addToSet: { partyIds: partyId } }).exec();
+  }
+
+  async unlinkUserParty(username: string, partyId: string): Promise<void> {
+    const res = await this.models.User.updateOne({ username }, { $pull: { partyIds: partyId } }).exec();
+    if (res.matchedCount !== 1) throw new GatewayError('NOT_FOUND', `user ${username} not found`);
+  }
+
+  private async requirePartyInTenant(partyId: string, tenantId: string): Promise<void> {
+    const party = await this.findParty(partyId);
+    if (!party || party.tenantId !== tenantId) throw new GatewayError('NOT_FOUND', `party ${partyId} not found in tenant ${tenantId}`);
+  }
+}

@@ -1,0 +1,90 @@
+import type { Models, DocumentDoc, DocumentFormatInfo } from './models';
+import { isDuplicateKeyError } from './connection';
+import { randomUUID } from 'node:crypto';
+
+export type DocumentRecord = DocumentDoc;
+
+export interface NewOutboundDocument {
+  tenantId: string;
+  documentId: string;
+  partyId: string;
+  channel?: string | undefined;
+  createdBy: string;
+  contentType: string;
+  filename?: string | undefined;
+  size: number;
+  sha256: string;
+  blobId: string;
+}
+
+export interface HistoryUpdate {
+  state: string;
+  detail?: string;
+  /** Makes the append idempotent: an entry with the same key is written once, however often the caller retries. */
+  key: string;
+}
+
+/** Every query is scoped by tenantId: no code path can read another tenant's document by id alone. */
+export class DocumentRepository {
+  constructor(private readonly models: Models) {}
+
+  /** Inserts the record; returns null when the (tenant, documentId) pair already exists. */
+  async insertOutbound(doc: NewOutboundDocument): Promise<DocumentRecord | null> {
+    const now = new Date();
+    try {
+      const created = await this.models.Document.create({
+        _id: randomUUID(),
+        ...doc,
+        channel: doc.channel ?? null,
+        filename: doc.filename ?? null,
+        direction: 'outbound',
+        accepted: false,
+        state: 'received',
+        history: [{ state: 'received', at: now, key: 'received' }],
+        format: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      return created.toObject();
+    } catch (e) {
+      if (isDuplicateKeyError(e)) return null;
+      throw e;
+    }
+  }
+
+  async find(tenantId: string, documentId: string): Promise<DocumentRecord | null> {
+    return this.models.Document.findOne({ tenantId, documentId }).lean<DocumentRecord>().exec();
+  }
+
+  async findForParty(tenantId: string, partyId: string, documentId: string): Promise<DocumentRecord | null> {
+    return this.models.Document.findOne({ tenantId, partyId, documentId }).lean<DocumentRecord>().exec();
+  }
+
+  /** Swaps the stored bytes of a record whose workflow was never confirmed started (a retried upload). */
+  async replaceUnacceptedBlob(tenantId: string, documentId: string, expectedBlobId: string, blob: { blobId: string; size: number; sha256: string; contentType: string; filename?: string | undefined }): Promise<boolean> {
+    const res = await this.models.Document.updateOne(
+      { tenantId, documentId, accepted: false, blobId: expectedBlobId },
+      { $set: { ...blob, filename: blob.filename ?? null, updatedAt: new Date() } },
+    ).exec();
+    return res.modifiedCount === 1;
+  }
+
+  async markAccepted(tenantId: string, documentId: string): Promise<void> {
+    await this.models.Document.updateOne(
+      { tenantId, documentId, accepted: false },
+      { $set: { accepted: true, updatedAt: new Date() } },
+    ).exec();
+    await this.appendHistory(tenantId, documentId, { state: 'accepted', key: 'accepted' });
+  }
+
+  async appendHistory(tenantId: string, documentId: string, update: HistoryUpdate, extra: { format?: DocumentFormatInfo } = {}): Promise<void> {
+    const now = new Date();
+    await this.models.Document.updateOne(
+      { tenantId, documentId, 'history.key': { $ne: update.key } },
+      {
+        $set: { state: update.state, updatedAt: now, ...(extra.format ? { format: extra.format } : {}) },
+        $push: { history: { state: update.state, at: now, key: update.key, ...(update.detail ? { detail: update.detail } : {}) } },
+      },
+    ).exec();
+  }
+}

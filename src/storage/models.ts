@@ -1,0 +1,200 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/*
+ * Persistence shapes. Only features that both MongoDB and FerretDB 1.24 support: no multi-document transactions,
+ * no TTL or partial indexes, no $lookup, no positional array updates. Idempotency comes from unique indexes and
+ * conditional updates instead of transactions.
+ */
+
+export interface TenantDoc {
+  _id: string;
+  name: string;
+  createdAt: Date;
+}
+
+export interface PartyDoc {
+  _id: string;
+  tenantId: string;
+  /** Path form `<scheme>:<number>`, e.g. `0106:12345678` (spec 2.3). Unique across the gateway. */
+  partyId: string;
+  /** Payload form `<country>:<scheme>:<number>`, the legalEntityId. */
+  legalEntityId: string;
+  name: string;
+  createdAt: Date;
+}
+
+export interface ClientSecretDoc {
+  id: string;
+  hash: string;
+  createdAt: Date;
+  revokedAt?: Date | null;
+}
+
+export interface ClientDoc {
+  _id: string;
+  name: string;
+  tenantIds: string[];
+  secrets: ClientSecretDoc[];
+  disabled: boolean;
+  /** Optimistic-concurrency counter for whole-array rewrites of `secrets`. */
+  rev: number;
+  createdAt: Date;
+}
+
+export interface UserDoc {
+  _id: string;
+  tenantId: string;
+  username: string;
+  passwordHash: string;
+  partyIds: string[];
+  disabled: boolean;
+  createdAt: Date;
+}
+
+export interface SigningKeyDoc {
+  _id: string;
+  alg: string;
+  privateJwk: Record<string, unknown>;
+  publicJwk: Record<string, unknown>;
+  createdAt: Date;
+  notAfter?: Date | null;
+}
+
+export interface HistoryEntry {
+  state: string;
+  at: Date;
+  detail?: string;
+  /** Idempotency key of the transition that wrote this entry. */
+  key: string;
+}
+
+export interface DocumentFormatInfo {
+  id: string;
+  name: string;
+  syntax: string;
+  documentType: string;
+  customizationId?: string;
+  profileId?: string;
+}
+
+export interface DocumentDoc {
+  _id: string;
+  tenantId: string;
+  /** Caller-visible id (X-Service-DocumentId or generated). Unique per tenant. */
+  documentId: string;
+  partyId: string;
+  direction: 'outbound' | 'inbound';
+  channel?: string | null;
+  createdBy: string;
+  contentType: string;
+  filename?: string | null;
+  size: number;
+  sha256: string;
+  blobId: string;
+  /** False until the processing workflow is known to be started; a retried upload may complete it. */
+  accepted: boolean;
+  state: string;
+  history: HistoryEntry[];
+  format?: DocumentFormatInfo | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const str = { type: String, required: true } as const;
+
+export function buildModels(conn: Connection) {
+  const tenant = new Schema<TenantDoc>({ _id: str, name: str, createdAt: { type: Date, required: true } }, { versionKey: false });
+
+  const party = new Schema<PartyDoc>(
+    { _id: str, tenantId: str, partyId: str, legalEntityId: str, name: str, createdAt: { type: Date, required: true } },
+    { versionKey: false },
+  );
+  party.index({ partyId: 1 }, { unique: true });
+  party.index({ tenantId: 1, partyId: 1 });
+
+  const client = new Schema<ClientDoc>(
+    {
+      _id: str,
+      name: str,
+      tenantIds: { type: [String], default: [] },
+      secrets: {
+        type: [{ _id: false, id: str, hash: str, createdAt: { type: Date, required: true }, revokedAt: { type: Date, default: null } }],
+        default: [],
+      },
+      disabled: { type: Boolean, default: false },
+      rev: { type: Number, default: 0 },
+      createdAt: { type: Date, required: true },
+    },
+    { versionKey: false },
+  );
+
+  const user = new Schema<UserDoc>(
+    {
+      _id: str,
+      tenantId: str,
+      username: str,
+      passwordHash: str,
+      partyIds: { type: [String], default: [] },
+      disabled: { type: Boolean, default: false },
+      createdAt: { type: Date, required: true },
+    },
+    { versionKey: false },
+  );
+  user.index({ username: 1 }, { unique: true });
+
+  const signingKey = new Schema<SigningKeyDoc>(
+    {
+      _id: str,
+      alg: str,
+      privateJwk: { type: Schema.Types.Mixed, required: true },
+      publicJwk: { type: Schema.Types.Mixed, required: true },
+      createdAt: { type: Date, required: true },
+      notAfter: { type: Date, default: null },
+    },
+    { versionKey: false },
+  );
+
+  const document = new Schema<DocumentDoc>(
+    {
+      _id: str,
+      tenantId: str,
+      documentId: str,
+      partyId: str,
+      direction: { type: String, enum: ['outbound', 'inbound'], required: true },
+      channel: { type: String, default: null },
+      createdBy: str,
+      contentType: str,
+      filename: { type: String, default: null },
+      size: { type: Number, required: true },
+      sha256: str,
+      blobId: str,
+      accepted: { type: Boolean, required: true },
+      state: str,
+      history: { type: [{ _id: false, state: str, at: { type: Date, required: true }, detail: String, key: str }], default: [] },
+      format: {
+        type: new Schema(
+          { id: str, name: str, syntax: str, documentType: str, customizationId: String, profileId: String },
+          { _id: false },
+        ),
+        default: null,
+      },
+      createdAt: { type: Date, required: true },
+      updatedAt: { type: Date, required: true },
+    },
+    { versionKey: false },
+  );
+  // The permanent idempotency guard for X-Service-DocumentId (Temporal only remembers ids for its retention).
+  document.index({ tenantId: 1, documentId: 1 }, { unique: true });
+  document.index({ tenantId: 1, partyId: 1, createdAt: -1 });
+
+  return {
+    Tenant: conn.model<TenantDoc>('Tenant', tenant, 'tenants'),
+    Party: conn.model<PartyDoc>('Party', party, 'parties'),
+    Client: conn.model<ClientDoc>('Client', client, 'clients'),
+    User: conn.model<UserDoc>('User', user, 'users'),
+    SigningKey: conn.model<SigningKeyDoc>('SigningKey', signingKey, 'signingkeys'),
+    Document: conn.model<DocumentDoc>('Document', document, 'documents'),
+  } satisfies Record<string, Model<any>>;
+}
+
+export type Models = ReturnType<typeof buildModels>;
