@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+'use strict';
+// `npm test`: build/find the local servers, start them in memory, type-check, run every jest project
+// against them, stop them, and end with a one-line summary. Extra arguments go to jest
+// (`npm test -- test/unit`); `--no-typecheck` (consumed here) skips the tsc gate.
+
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const services = require('./lib/services');
+
+const ROOT = services.REPO_ROOT;
+// A hung run (an open handle keeping jest alive, a stuck server) must still end in CI.
+const RUN_TIMEOUT_MS = Number(process.env.TEST_RUN_TIMEOUT_MS) || 45 * 60_000;
+
+function say(msg) {
+  process.stderr.write(`[test] ${msg}\n`);
+}
+
+function resolveBin(pkg, rel) {
+  return require.resolve(`${pkg}/${rel}`, { paths: [ROOT] });
+}
+
+let current; // the running tsc or jest child, so signals can reach it
+
+function run(label, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    current = child;
+    child.on('error', (err) => {
+      say(`${label} could not start: ${err.message}`);
+      resolve(1);
+    });
+    child.on('exit', (code, signal) => {
+      current = undefined;
+      resolve(code === null ? (signal === 'SIGINT' ? 130 : 1) : code);
+    });
+  });
+}
+
+/** Counts from jest's --json output; suites that crashed before running tests count as failures. */
+function summarize(resultsFile) {
+  let r;
+  try {
+    r = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const passed = r.numPassedTests || 0;
+  const failed = (r.numFailedTests || 0) + (r.numRuntimeErrorTestSuites || 0);
+  const skipped = (r.numPendingTests || 0) + (r.numTodoTests || 0);
+  return `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
+}
+
+function hasWorkerFlag(args) {
+  return args.some((a) => a === '-i' || a === '--runInBand' || a.startsWith('-w') || a.startsWith('--maxWorkers'));
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const typecheck = !argv.includes('--no-typecheck');
+  const jestArgs = argv.filter((a) => a !== '--no-typecheck');
+  const t0 = Date.now();
+
+  let svc;
+  let stopping = false;
+  const shutdown = async (sig) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${sig}: stopping`);
+    if (current) current.kill('SIGTERM');
+    if (svc) await svc.stop();
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  const watchdog = setTimeout(() => {
+    say(`run exceeded ${Math.round(RUN_TIMEOUT_MS / 60_000)} min (TEST_RUN_TIMEOUT_MS); aborting`);
+    void shutdown('SIGTERM');
+  }, RUN_TIMEOUT_MS);
+  watchdog.unref();
+
+  try {
+    await services.ensureTools();
+  } catch (err) {
+    say(`cannot provide the test servers:\n${err.message}`);
+    return 1;
+  }
+
+  const baseEnv = { ...process.env, CI: process.env.CI || 'true', NODE_ENV: 'test' };
+
+  // Type-checking is CPU-bound and server start-up mostly waits, so they overlap.
+  const tsc = typecheck
+    ? run('tsc', [resolveBin('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], baseEnv)
+    : Promise.resolve(0);
+  const started = services.startServices({ ui: false, handleSignals: false }).then(
+    (s) => {
+      svc = s;
+      return s;
+    },
+    (err) => err,
+  );
+  const [tscCode, svcOrErr] = await Promise.all([tsc, started]);
+  if (svcOrErr instanceof Error) {
+    say(`could not start the test servers; server-backed tests cannot run:\n${svcOrErr.message}`);
+    return 1;
+  }
+  say(`servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri} (${Math.round((Date.now() - t0) / 1000)}s so far)`);
+
+  let code;
+  try {
+    if (tscCode !== 0) {
+      say('type check failed (tsc -p tsconfig.json --noEmit); jest not run');
+      return tscCode;
+    }
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoice-gateway-jest-'));
+    const resultsFile = path.join(outDir, 'results.json');
+    const args = [resolveBin('jest', 'bin/jest.js'), '--json', '--outputFile', resultsFile];
+    if (!hasWorkerFlag(jestArgs)) args.push('--runInBand');
+    args.push(...jestArgs);
+    code = await run('jest', args, {
+      ...baseEnv,
+      TEMPORAL_ADDRESS: svc.temporalAddress,
+      MONGODB_URI: svc.mongodbUri,
+    });
+    const summary = summarize(resultsFile);
+    fs.rmSync(outDir, { recursive: true, force: true });
+    if (summary === undefined) {
+      say(`jest wrote no results (exit ${code})`);
+      if (code === 0) code = 1;
+    } else {
+      process.stdout.write(`${summary}\n`);
+    }
+  } finally {
+    await svc.stop();
+  }
+  say(`done in ${Math.round((Date.now() - t0) / 1000)}s`);
+  return code;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    say(`failed: ${err && err.stack ? err.stack : err}`);
+    process.exit(1);
+  },
+);
