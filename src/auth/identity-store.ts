@@ -49,3 +49,8 @@ export interface IdentityStore {
   /** Must reject a duplicate `kid`. */
   insertSigningKey(key: SigningKeyRecord): Promise<void>;
 }
+
+/** A revocation may be scheduled: the secret keeps working until `revokedAt`, so a client can roll over without a gap. */
+export function isSecretActive(secret: ClientSecretRecord, now: Date = new Date()): boolean {
+  return !secret.revokedAt || secret.revokedAt.getTime() > now.getTime();
+}
