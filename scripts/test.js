@@ -18,8 +18,13 @@ function say(msg) {
   process.stderr.write(`[test] ${msg}\n`);
 }
 
-function resolveBin(pkg, rel) {
-  return require.resolve(`${pkg}/${rel}`, { paths: [ROOT] });
+/** The JS file behind a package's bin entry; packages' "exports" often hide their bin paths from require.resolve. */
+function resolveBin(pkg, binName) {
+  const dir = path.join(ROOT, 'node_modules', pkg);
+  const { bin } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  const rel = typeof bin === 'string' ? bin : bin && bin[binName];
+  if (!rel) throw new Error(`${pkg} has no "${binName}" executable; run npm ci`);
+  return path.join(dir, rel);
 }
 
 let current; // the running tsc or jest child, so signals can reach it
@@ -92,7 +97,7 @@ async function main() {
 
   // Type-checking is CPU-bound and server start-up mostly waits, so they overlap.
   const tsc = typecheck
-    ? run('tsc', [resolveBin('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], baseEnv)
+    ? run('tsc', [resolveBin('typescript', 'tsc'), '-p', 'tsconfig.json', '--noEmit'], baseEnv)
     : Promise.resolve(0);
   const started = services.startServices({ ui: false, handleSignals: false }).then(
     (s) => {
@@ -116,7 +121,7 @@ async function main() {
     }
     const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoice-gateway-jest-'));
     const resultsFile = path.join(outDir, 'results.json');
-    const args = [resolveBin('jest', 'bin/jest.js'), '--json', '--outputFile', resultsFile];
+    const args = [resolveBin('jest', 'jest'), '--json', '--outputFile', resultsFile];
     if (!hasWorkerFlag(jestArgs)) args.push('--runInBand');
     args.push(...jestArgs);
     code = await run('jest', args, {

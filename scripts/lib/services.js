@@ -742,6 +742,7 @@ async function startServices(opts = {}) {
   const timings = {};
   const providers = {};
   let stopping;
+  let keepLogs = false;
   const stop = () => {
     if (!stopping) {
       stopping = (async () => {
@@ -751,7 +752,7 @@ async function startServices(opts = {}) {
           process.removeListener('SIGINT', signalHandler);
           process.removeListener('SIGTERM', signalHandler);
         }
-        if (tempDir && !process.env.INVOICE_GATEWAY_KEEP_LOGS) fs.rmSync(tempDir, { recursive: true, force: true });
+        if (tempDir && !keepLogs && !process.env.INVOICE_GATEWAY_KEEP_LOGS) fs.rmSync(tempDir, { recursive: true, force: true });
       })();
     }
     return stopping;
@@ -821,6 +822,8 @@ async function startServices(opts = {}) {
 
     return { temporalAddress, temporalUiUrl, mongodbUri, logDir, providers, timings, stop };
   } catch (err) {
+    // The logs explain the failure; leave them for a look.
+    keepLogs = true;
     await stop();
     throw err;
   }
