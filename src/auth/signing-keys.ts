@@ -165,7 +165,8 @@ export class SigningKeyService {
       alg: SIGNING_ALG,
       privateJwk: { ...(await exportJWK(privateKey)), ...common },
       publicJwk: { ...publicJwk, ...common },
-      createdAt: this.now(),
+      // Strictly after the key it replaces, so the order (and with it the signing key) is unambiguous.
+      createdAt: new Date(Math.max(this.now().getTime(), (this.records.at(-1)?.createdAt.getTime() ?? 0) + 1)),
     };
     await this.store.insertSigningKey(record);
     // Two processes may rotate at once; re-reading makes both settle on the same newest key.
