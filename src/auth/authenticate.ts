@@ -114,7 +114,8 @@ export function createAuthenticate(deps: AuthenticateDeps): RequestHandler {
             : refuse(res, err.message),
         );
       } else {
-        next(err);
+        // Verification keys come from the store; anything else failing here is the store failing.
+        next(isGatewayError(err) ? err : new GatewayError('STORAGE_FAILED', 'Signing keys unavailable', { cause: err }));
       }
       return;
     }

@@ -61,6 +61,7 @@ export class SigningKeyService {
   private rotating: Promise<void> | undefined;
   private readonly imported = new Map<string, Promise<KeyLike>>();
   private lastMissReload = -Infinity;
+  private readonly ignoredKids = new Set<string>();
 
   constructor(options: SigningKeyServiceOptions) {
     this.store = options.store;
@@ -184,7 +185,10 @@ export class SigningKeyService {
         const all = await this.store.listSigningKeys();
         const usable = all.filter((r) => {
           if (r.alg === SIGNING_ALG) return true;
-          this.logger?.warn({ kid: r.kid, alg: r.alg }, 'signing key with unsupported alg ignored');
+          if (!this.ignoredKids.has(r.kid)) {
+            this.ignoredKids.add(r.kid);
+            this.logger?.warn({ kid: r.kid, alg: r.alg }, 'signing key with unsupported alg ignored');
+          }
           return false;
         });
         usable.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0));
