@@ -750,3 +750,21 @@ describe('rate limits', () => {
     expect((await me(h.app, other)).status).toBe(200);
   });
 });
+
+describe('identity store unavailable', () => {
+  it('token endpoint → 503 temporarily_unavailable in RFC 6749 shape; API → 503 STORAGE_FAILED problem', async () => {
+    const h = await harness();
+    const token = await tokenFor(h, { client_id: 'partner-app', client_secret: h.secrets.primary });
+    jest.spyOn(h.store, 'findClient').mockRejectedValue(new Error('connection refused'));
+
+    const refused = await tokenRequest(h.app, { grant_type: 'client_credentials', scope: 'ap', client_id: 'partner-app', client_secret: h.secrets.primary });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(JSON.stringify(refused.body)).not.toContain('connection refused');
+
+    const api = await me(h.app, token);
+    expect(api.status).toBe(503);
+    expect(api.body).toMatchObject({ code: 'STORAGE_FAILED', detail: 'Identity store unavailable' });
+  });
+});
