@@ -324,20 +324,27 @@ async function ensureFerretdb() {
   }
   fs.mkdirSync(binDir(), { recursive: true });
   const tmp = `${target}.tmp-${process.pid}`;
-  log(`building FerretDB wrapper (${FERRETDB_SRC_DIR}) with ${goBin}; about 2 min on a cold cache`);
-  const res = await runGo(
-    goBin,
-    ['build', '-v', '-buildvcs=false', '-ldflags', '-s -w', '-o', tmp, '.'],
-    { cwd: FERRETDB_SRC_DIR, env: goEnv({}), label: 'ferretdb-embed' },
-  );
-  if (!res.ok) {
+  const attempts = [];
+  for (const toolchain of [undefined, FALLBACK_GO_TOOLCHAIN]) {
+    const label = `ferretdb-embed${toolchain ? ` (GOTOOLCHAIN=${toolchain})` : ''}`;
+    log(`building ${label} from ${FERRETDB_SRC_DIR} with ${goBin}; about 2 min on a cold cache`);
+    const res = await runGo(
+      goBin,
+      ['build', '-v', '-buildvcs=false', '-ldflags', '-s -w', '-o', tmp, '.'],
+      { cwd: FERRETDB_SRC_DIR, env: goEnv(toolchain ? { GOTOOLCHAIN: toolchain } : {}), label },
+    );
+    if (res.ok) {
+      // Binary first, stamp second: an interrupted build leaves a stale stamp, never a false one.
+      fs.renameSync(tmp, target);
+      fs.writeFileSync(stampPath(target), `${hash}\n`);
+      log(`built ${target} in ${formatMs(res.ms)}`);
+      return target;
+    }
     fs.rmSync(tmp, { force: true });
-    throw new Error(`building the FerretDB wrapper failed (go build in ${FERRETDB_SRC_DIR}, exit ${res.code}):\n    ${res.tail.slice(-20).join('\n    ')}`);
+    attempts.push(`go build in ${FERRETDB_SRC_DIR} ${toolchain ? `with GOTOOLCHAIN=${toolchain}` : `with ${goBin}`}: exit ${res.code}\n    ${res.tail.slice(-15).join('\n    ')}`);
+    log(`${label} failed (exit ${res.code})`);
   }
-  fs.renameSync(tmp, target);
-  fs.writeFileSync(stampPath(target), `${hash}\n`);
-  log(`built ${target} in ${formatMs(res.ms)}`);
-  return target;
+  throw new Error(`could not build the FerretDB wrapper. Tried:\n  ${attempts.join('\n  ')}\nAlternatives: put mongod on PATH, or set MONGODB_URI.`);
 }
 
 /** Which database server would be used, without building anything. */
@@ -752,7 +759,10 @@ async function startServices(opts = {}) {
           process.removeListener('SIGINT', signalHandler);
           process.removeListener('SIGTERM', signalHandler);
         }
-        if (tempDir && !keepLogs && !process.env.INVOICE_GATEWAY_KEEP_LOGS) fs.rmSync(tempDir, { recursive: true, force: true });
+        if (tempDir) {
+          const keep = (keepLogs || process.env.INVOICE_GATEWAY_KEEP_LOGS) && fs.readdirSync(tempDir).length > 0;
+          if (!keep) fs.rmSync(tempDir, { recursive: true, force: true });
+        }
       })();
     }
     return stopping;
