@@ -28,6 +28,7 @@ function resolveBin(pkg, binName) {
 }
 
 let current; // the running tsc or jest child, so signals can reach it
+let outDir; // jest's results file lives here; removed on every way out
 
 function run(label, args, env) {
   return new Promise((resolve) => {
@@ -75,6 +76,7 @@ async function main() {
     stopping = true;
     say(`${sig}: stopping`);
     if (current) current.kill('SIGTERM');
+    if (outDir) fs.rmSync(outDir, { recursive: true, force: true });
     if (svc) await svc.stop();
     process.exit(sig === 'SIGINT' ? 130 : 143);
   };
@@ -119,9 +121,10 @@ async function main() {
       say('type check failed (tsc -p tsconfig.json --noEmit); jest not run');
       return tscCode;
     }
-    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoice-gateway-jest-'));
+    const jestBin = resolveBin('jest', 'jest');
+    outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoice-gateway-jest-'));
     const resultsFile = path.join(outDir, 'results.json');
-    const args = [resolveBin('jest', 'jest'), '--json', '--outputFile', resultsFile];
+    const args = [jestBin, '--json', '--outputFile', resultsFile];
     if (!hasWorkerFlag(jestArgs)) args.push('--runInBand');
     args.push(...jestArgs);
     code = await run('jest', args, {
@@ -130,7 +133,6 @@ async function main() {
       MONGODB_URI: svc.mongodbUri,
     });
     const summary = summarize(resultsFile);
-    fs.rmSync(outDir, { recursive: true, force: true });
     if (summary === undefined) {
       say(`jest wrote no results (exit ${code})`);
       if (code === 0) code = 1;
@@ -138,6 +140,7 @@ async function main() {
       process.stdout.write(`${summary}\n`);
     }
   } finally {
+    if (outDir) fs.rmSync(outDir, { recursive: true, force: true });
     await svc.stop();
   }
   say(`done in ${Math.round((Date.now() - t0) / 1000)}s`);
