@@ -120,7 +120,8 @@ function compileOrThrow(text: string): CompiledFilter {
   }
   const tokens = scan(text);
   if (tokens.length === 0) throw new FilterCompileError(0, 'the filter is empty');
-  // Tokens bound the node count from above; checking them first keeps jsep from building a huge tree.
+  // Parentheses and commas are tokens without nodes, so 3 × the node cap is generous; it bounds jsep's work (and its
+  // recursion on nested parentheses) before a tree is built.
   if (tokens.length > FILTER_LIMITS.maxNodes * 3) {
     throw new FilterCompileError(tokens[FILTER_LIMITS.maxNodes * 3]?.index ?? 0, `more than ${FILTER_LIMITS.maxNodes} operands and operators`);
   }
