@@ -14,7 +14,7 @@ import {
 } from './format-ids';
 import { NS } from './xml/namespaces';
 import { parseXml, scanXmlInput, type XmlLimits } from './xml/secure-parser';
-import { ScanVisitorError, type RawAttribute, type ScanVisitor } from './xml/xml-scanner';
+import type { RawAttribute, ScanVisitor } from './xml/xml-scanner';
 
 export interface DetectedFormat {
   /** Stable registry id, e.g. 'peppol-bis3-ubl-invoice', 'xrechnung-cii', 'facturx-en16931', 'fatturapa-1.2'. */
@@ -202,7 +202,8 @@ export function factsFromDocument(doc: Document): DocumentFacts {
 
 class FactCollector implements ScanVisitor {
   facts: DocumentFacts | undefined;
-  private readonly frames: Array<{ prefixes: Map<string, string> | undefined; ns: string; local: string }> = [];
+  /** Namespace and local name of the open elements, root first. */
+  private readonly path: Step[] = [];
   private readonly declared = new Set<string>();
   private paths: Array<[FactName, readonly Step[]]> = [];
   private capture: { fact: FactName; depth: number; parts: string[] } | undefined;
@@ -211,41 +212,10 @@ class FactCollector implements ScanVisitor {
     return this.capture !== undefined;
   }
 
-  private resolve(prefix: string, offset: number, what: string): string {
-    if (prefix === 'xml') return NS.xml;
-    for (let k = this.frames.length - 1; k >= 0; k--) {
-      const uri = this.frames[k]?.prefixes?.get(prefix);
-      if (uri !== undefined) {
-        if (uri === '' && prefix !== '') break;
-        return uri;
-      }
-    }
-    if (prefix === '') return '';
-    throw new ScanVisitorError(offset, `namespace prefix "${prefix}" of ${what} is not declared`);
-  }
-
-  startElement(name: string, attributes: readonly RawAttribute[], offset: number): void {
-    let prefixes: Map<string, string> | undefined;
-    const seen = new Set<string>();
-    for (const a of attributes) {
-      if (seen.has(a.name)) throw new ScanVisitorError(offset, `attribute "${a.name}" appears twice on <${name}>`);
-      seen.add(a.name);
-      if (isNamespaceDeclaration(a.name)) {
-        (prefixes ??= new Map()).set(a.name === 'xmlns' ? '' : a.name.slice(6), a.value);
-        if (a.value !== '') this.declared.add(a.value);
-      }
-    }
-    const colon = name.indexOf(':');
-    const local = colon === -1 ? name : name.slice(colon + 1);
-    this.frames.push({ prefixes, ns: '', local });
-    const ns = this.resolve(colon === -1 ? '' : name.slice(0, colon), offset, `element <${name}>`);
-    (this.frames[this.frames.length - 1] as { ns: string }).ns = ns;
-    for (const a of attributes) {
-      const c = a.name.indexOf(':');
-      if (c !== -1 && !isNamespaceDeclaration(a.name)) this.resolve(a.name.slice(0, c), offset, `attribute "${a.name}"`);
-    }
-
-    const depth = this.frames.length - 1;
+  startElement(name: string, attributes: readonly RawAttribute[], _offset: number, ns: string, local: string): void {
+    for (const a of attributes) if (isNamespaceDeclaration(a.name) && a.value !== '') this.declared.add(a.value);
+    this.path.push([ns, local]);
+    const depth = this.path.length - 1;
     if (depth === 0) {
       const rootAttributes: Record<string, string> = {};
       for (const a of attributes) if (!a.name.includes(':') && a.name !== 'xmlns') rootAttributes[a.name] = normalizeSpace(a.value);
@@ -256,13 +226,7 @@ class FactCollector implements ScanVisitor {
     if (this.capture || !this.facts) return;
     for (const [fact, steps] of this.paths) {
       if (steps.length !== depth || this.facts[fact] !== undefined) continue;
-      let match = true;
-      for (let k = 0; k < steps.length && match; k++) {
-        const frame = this.frames[k + 1];
-        const step = steps[k] as Step;
-        match = frame !== undefined && frame.local === step[1] && frame.ns === step[0];
-      }
-      if (match) {
+      if (steps.every((step, k) => this.path[k + 1]?.[0] === step[0] && this.path[k + 1]?.[1] === step[1])) {
         this.capture = { fact, depth, parts: [] };
         break;
       }
@@ -270,12 +234,12 @@ class FactCollector implements ScanVisitor {
   }
 
   endElement(): void {
-    const depth = this.frames.length - 1;
+    const depth = this.path.length - 1;
     if (this.capture && this.capture.depth === depth && this.facts) {
       this.facts[this.capture.fact] = normalizeSpace(this.capture.parts.join(''));
       this.capture = undefined;
     }
-    this.frames.pop();
+    this.path.pop();
   }
 
   text(value: string): void {

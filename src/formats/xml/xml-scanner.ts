@@ -7,8 +7,9 @@ import { GatewayError, type GatewayErrorCode } from '../../core/gateway-error';
  * structural well-formedness a truncated or non-XML body breaks (balanced tags, one root, no text outside it, entity
  * and character references). It is linear in the input: every search moves forward only.
  *
- * The optional visitor receives start/end tags and, when it asks for it, decoded character data; format detection uses
- * it to read identifiers from large documents without building a DOM.
+ * It also resolves namespace prefixes (an undeclared prefix is an error, as in xmldom) and refuses duplicate attributes.
+ * The optional visitor receives start/end tags with their resolved namespace and, when it asks for it, decoded
+ * character data; format detection uses it to read identifiers from large documents without building a DOM.
  */
 
 export interface ScanLimits {
@@ -28,23 +29,13 @@ export interface RawAttribute {
 }
 
 export interface ScanVisitor {
-  startElement(name: string, attributes: readonly RawAttribute[], offset: number): void;
+  /** `namespaceURI` is resolved from the in-scope declarations ('' for no namespace). */
+  startElement(name: string, attributes: readonly RawAttribute[], offset: number, namespaceURI: string, localName: string): void;
   endElement(name: string, offset: number): void;
   /** Read before each run of character data; false keeps the scan free of string copies. */
   readonly wantsText: boolean;
   /** Decoded character data (text or CDATA content) inside the current element. */
   text(value: string): void;
-}
-
-/** Thrown by a visitor to refuse the document at a position; the scanner turns it into a positioned GatewayError. */
-export class ScanVisitorError extends Error {
-  constructor(
-    readonly offset: number,
-    readonly reason: string,
-    readonly code: GatewayErrorCode = 'INVALID_XML',
-  ) {
-    super(reason);
-  }
 }
 
 export interface ScanSummary {
@@ -59,6 +50,8 @@ const XML_DECL =
 const REFERENCE = /&(?:#([0-9]{1,10})|#x([0-9a-fA-F]{1,8})|(lt|gt|amp|apos|quot));/y;
 
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
+
+const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 
 /** Markup declarations that only make sense inside a DTD; their presence anywhere is treated as an attack. */
 const DTD_MARKUP = /^<!(DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/i;
@@ -150,15 +143,6 @@ function isBadNameStart(c: number): boolean {
 }
 
 export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor): ScanSummary {
-  try {
-    return scan(text, limits, visitor);
-  } catch (e) {
-    if (e instanceof ScanVisitorError) throw xmlError(e.code, text, e.offset, e.reason);
-    throw e;
-  }
-}
-
-function scan(text: string, limits: ScanLimits, visitor?: ScanVisitor): ScanSummary {
   const s = text;
   const n = s.length;
   let i = 0;
@@ -212,6 +196,18 @@ function scan(text: string, limits: ScanLimits, visitor?: ScanVisitor): ScanSumm
 
   const stack: string[] = [];
   const stackOffsets: number[] = [];
+  // Namespace declarations per open element (undefined when it declares none), innermost last.
+  const scopes: Array<Map<string, string> | undefined> = [];
+  const resolve = (prefix: string, local: Map<string, string> | undefined): string | undefined => {
+    if (prefix === 'xml') return XML_NAMESPACE;
+    const own = local?.get(prefix);
+    if (own !== undefined) return own;
+    for (let k = scopes.length - 1; k >= 0; k--) {
+      const uri = scopes[k]?.get(prefix);
+      if (uri !== undefined) return uri;
+    }
+    return prefix === '' ? '' : undefined;
+  };
   let nodes = 0;
   let maxDepthSeen = 0;
   let rootName = '';
@@ -302,6 +298,7 @@ function scan(text: string, limits: ScanLimits, visitor?: ScanVisitor): ScanSumm
         fail('INVALID_XML', lt, `end tag </${name}> does not match start tag <${open}> opened at ${at.line}:${at.column}`);
       }
       stackOffsets.pop();
+      scopes.pop();
       visitor?.endElement(name, lt);
       if (stack.length === 0) rootClosed = true;
       i = gt + 1;
@@ -315,6 +312,8 @@ function scan(text: string, limits: ScanLimits, visitor?: ScanVisitor): ScanSumm
     while (j < n && !isNameTerminator(s.charCodeAt(j))) j++;
     const name = s.slice(lt + 1, j);
     const attributes: RawAttribute[] | undefined = visitor ? [] : undefined;
+    const attributeNames: string[] = [];
+    let declarations: Map<string, string> | undefined;
     let attributeCount = 0;
     let selfClosing = false;
     let closed = false;
@@ -362,8 +361,17 @@ function scan(text: string, limits: ScanLimits, visitor?: ScanVisitor): ScanSumm
       if (attributeCount > limits.maxAttributesPerElement) {
         fail('UNSAFE_XML', nameStart, `element <${name}> has more than ${limits.maxAttributesPerElement} attributes`);
       }
-      if (attributes) {
-        attributes.push({ name: attrName, value: references(valueStart, valueEnd, true, true) });
+      if (attributeNames.includes(attrName)) fail('INVALID_XML', nameStart, `attribute "${attrName}" appears more than once in start tag <${name}>`);
+      attributeNames.push(attrName);
+      const isDeclaration = attrName === 'xmlns' || attrName.startsWith('xmlns:');
+      if (attributes || isDeclaration) {
+        const value = references(valueStart, valueEnd, true, true);
+        attributes?.push({ name: attrName, value });
+        if (isDeclaration) {
+          const prefix = attrName === 'xmlns' ? '' : attrName.slice(6);
+          if (prefix !== '' && value === '') fail('INVALID_XML', nameStart, `namespace prefix "${prefix}" cannot be undeclared in XML 1.0`);
+          (declarations ??= new Map()).set(prefix, value);
+        }
       } else {
         references(valueStart, valueEnd, false);
       }
@@ -372,14 +380,24 @@ function scan(text: string, limits: ScanLimits, visitor?: ScanVisitor): ScanSumm
     if (!closed) fail('INVALID_XML', lt, `unexpected end of document inside start tag <${name}> (document truncated?)`);
 
     countNode(lt);
+    const colon = name.indexOf(':');
+    const namespaceURI = resolve(colon === -1 ? '' : name.slice(0, colon), declarations);
+    if (namespaceURI === undefined) fail('INVALID_XML', lt, `namespace prefix "${name.slice(0, colon)}" of element <${name}> is not declared`);
+    for (const a of attributeNames) {
+      const c = a.indexOf(':');
+      if (c !== -1 && !a.startsWith('xmlns:') && resolve(a.slice(0, c), declarations) === undefined) {
+        fail('INVALID_XML', lt, `namespace prefix "${a.slice(0, c)}" of attribute "${a}" is not declared`);
+      }
+    }
     if (rootName === '') rootName = name;
-    visitor?.startElement(name, attributes ?? [], lt);
+    visitor?.startElement(name, attributes ?? [], lt, namespaceURI as string, colon === -1 ? name : name.slice(colon + 1));
     if (selfClosing) {
       visitor?.endElement(name, lt);
       if (stack.length === 0) rootClosed = true;
     } else {
       stack.push(name);
       stackOffsets.push(lt);
+      scopes.push(declarations);
       if (stack.length > maxDepthSeen) maxDepthSeen = stack.length;
       if (stack.length > limits.maxDepth) fail('UNSAFE_XML', lt, `element nesting deeper than ${limits.maxDepth} levels`);
     }

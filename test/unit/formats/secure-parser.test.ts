@@ -202,8 +202,9 @@ describe('parseXml: malformed and non-XML input', () => {
     ['undefined entity', '<a>&nbsp;</a>', '1:4: malformed or undefined entity reference "&nbsp;" (only the five predefined entities and character references are allowed)'],
     ['bare ampersand', '<a>fish & chips</a>', '1:9: malformed or undefined entity reference "&" (only the five predefined entities and character references are allowed)'],
     ['unquoted attribute', '<a x=1/>', '1:6: value of attribute "x" must be quoted'],
-    ['unbound prefix', '<a>\n<p:b/></a>', '2:1: Error constructing the DOM: NamespaceError: prefix is non-null and namespace is null'],
-    ['duplicate attribute', '<a x="1" x="2"/>', '1:1: Attribute x redefined'],
+    ['unbound element prefix', '<a>\n<p:b/></a>', '2:1: namespace prefix "p" of element <p:b> is not declared'],
+    ['unbound attribute prefix', '<a q:x="1"/>', '1:1: namespace prefix "q" of attribute "q:x" is not declared'],
+    ['duplicate attribute', '<a x="1" x="2"/>', '1:10: attribute "x" appears more than once in start tag <a>'],
     ['misplaced XML declaration', '<a><?xml version="1.0"?></a>', '1:4: XML declaration is only allowed at the very start of the document'],
     ['XML 1.1', '<?xml version="1.1"?><a/>', '1:1: XML version "1.1" is not supported (only 1.0)'],
   ])('%s → INVALID_XML with position', (_name, input, message) => {
