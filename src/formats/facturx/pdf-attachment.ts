@@ -7,8 +7,9 @@ import { GatewayError } from '../../core/gateway-error';
  *
  * pdf-lib's document loader is asynchronous and inflates object streams without a size cap, so this reader drives
  * pdf-lib's synchronous object parser itself: it locates every `n g obj` in the file (the way PDF repair tools do, which
- * also copes with broken cross-reference tables), parses each within the bytes up to the next object, expands object
- * streams with a capped inflate, and looks for file specifications (`/EF`). All work is linear in the input size and
+ * also copes with broken cross-reference tables), parses only the objects that mention file specifications, name trees
+ * or object streams (and what they reference), each within the bytes up to the next object, expands object streams
+ * with a capped inflate, and collects the file specifications (`/EF`). The work stays linear in the input size and
  * every decompression is bounded.
  */
 
@@ -20,6 +21,11 @@ export interface PdfLimits {
   /** Maximum decompressed size of one object stream, and of all of them together (×4). */
   maxObjectStreamBytes: number;
   maxObjects: number;
+  /**
+   * Maximum number of objects actually parsed. Only attachment-related objects are parsed (a few dozen in real files);
+   * the cap stops PDFs built to make that number large.
+   */
+  maxParsedObjects: number;
 }
 
 export const DEFAULT_PDF_LIMITS: Readonly<PdfLimits> = Object.freeze({
@@ -27,6 +33,7 @@ export const DEFAULT_PDF_LIMITS: Readonly<PdfLimits> = Object.freeze({
   maxXmlBytes: 24 * 1024 * 1024,
   maxObjectStreamBytes: 16 * 1024 * 1024,
   maxObjects: 500_000,
+  maxParsedObjects: 10_000,
 });
 
 /**
@@ -44,12 +51,6 @@ export interface PdfAttachment {
 export function isPdf(bytes: Uint8Array): boolean {
   const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
   return head.includes('%PDF-');
-}
-
-interface Located {
-  obj: unknown;
-  /** File position of the object (or of its object stream): a later definition wins, as with incremental updates. */
-  at: number;
 }
 
 const OBJ_HEADER = /(\d{1,10})[\0\t\n\f\r ]+(\d{1,5})[\0\t\n\f\r ]+obj(?![A-Za-z])/g;
@@ -70,11 +71,6 @@ const N = {
 
 function unprocessable(message: string): GatewayError {
   return new GatewayError('UNPROCESSABLE', message);
-}
-
-function parserOffset(parser: PDFObjectParser): number {
-  // BaseParser keeps its ByteStream protected; the position is needed to skip past stream data.
-  return (parser as unknown as { bytes: { offset(): number } }).bytes.offset();
 }
 
 // --- stream decoding ------------------------------------------------------------------------------------------------
@@ -162,84 +158,7 @@ function decodeStream(stream: PDFRawStream, cap: number, what: string, deref: (o
   return data;
 }
 
-// --- object collection --------------------------------------------------------------------------------------------
-
-function collectObjects(pdf: Buffer, limits: PdfLimits): { objects: Map<string, Located>; encrypted: boolean } {
-  const latin = pdf.toString('latin1');
-  const context = PDFContext.create();
-  const objects = new Map<string, Located>();
-
-  const headers: Array<{ num: number; gen: number; start: number; body: number }> = [];
-  OBJ_HEADER.lastIndex = 0;
-  for (let m = OBJ_HEADER.exec(latin); m; m = OBJ_HEADER.exec(latin)) {
-    headers.push({ num: Number(m[1]), gen: Number(m[2]), start: m.index, body: m.index + m[0].length });
-    if (headers.length > limits.maxObjects) throw unprocessable(`PDF has more than ${limits.maxObjects} objects`);
-  }
-
-  const parseIn = (bytes: Uint8Array): { obj: unknown; end: number } => {
-    const parser = PDFObjectParser.forBytes(bytes, context);
-    const obj = parser.parseObject();
-    return { obj, end: parserOffset(parser) };
-  };
-
-  let resumeAt = 0;
-  headers.forEach((h, k) => {
-    if (h.start < resumeAt) return; // inside the data of a stream parsed before
-    // Objects do not nest: bounding each parse by the next header keeps pdf-lib's end-of-stream search linear overall.
-    const limit = headers[k + 1]?.start ?? pdf.length;
-    try {
-      const { obj, end } = parseIn(pdf.subarray(h.body, limit));
-      objects.set(`${h.num} ${h.gen}`, { obj, at: h.start });
-      if (obj instanceof PDFRawStream) resumeAt = h.body + end;
-    } catch {
-      // Damaged or not really an object (for example a match inside binary data): skip it.
-    }
-  });
-
-  const deref = (o: unknown): unknown => (o instanceof PDFRef ? objects.get(`${o.objectNumber} ${o.generationNumber}`)?.obj : o);
-
-  // Object streams (PDF 1.5+) hold most dictionaries of modern files, file specifications included.
-  let expanded = 0;
-  for (const [, located] of [...objects]) {
-    const s = located.obj;
-    if (!(s instanceof PDFRawStream) || deref(s.dict.get(N.Type)) !== N.ObjStm) continue;
-    let data: Buffer;
-    try {
-      data = decodeStream(s, limits.maxObjectStreamBytes, 'object stream', deref);
-    } catch (e) {
-      if (e instanceof GatewayError && e.code === 'PAYLOAD_TOO_LARGE') throw e;
-      continue;
-    }
-    expanded += data.length;
-    if (expanded > limits.maxObjectStreamBytes * 4) {
-      throw new GatewayError('PAYLOAD_TOO_LARGE', `object streams exceed ${limits.maxObjectStreamBytes * 4} bytes when decompressed`);
-    }
-    const first = deref(s.dict.get(N.First));
-    const count = deref(s.dict.get(N.N));
-    if (!(first instanceof PDFNumber) || !(count instanceof PDFNumber)) continue;
-    const firstOffset = first.asNumber();
-    const pairs = data.subarray(0, firstOffset).toString('latin1').trim().split(/[\0\t\n\f\r ]+/).map(Number);
-    const n = Math.min(count.asNumber(), Math.floor(pairs.length / 2), limits.maxObjects);
-    for (let k = 0; k < n; k++) {
-      const num = pairs[2 * k] as number;
-      const off = firstOffset + (pairs[2 * k + 1] as number);
-      const next = k + 1 < n ? firstOffset + (pairs[2 * k + 3] as number) : data.length;
-      if (!Number.isFinite(num) || !Number.isFinite(off) || off < firstOffset || off >= data.length) continue;
-      const key = `${num} 0`;
-      const existing = objects.get(key);
-      if (existing && existing.at > located.at) continue;
-      try {
-        const { obj } = parseIn(data.subarray(off, Math.max(off, Math.min(next, data.length))));
-        objects.set(key, { obj, at: located.at });
-      } catch {
-        // skip damaged entries
-      }
-    }
-  }
-
-  const encrypted = /\/Encrypt[\0\t\n\f\r /<0-9]/.test(latin);
-  return { objects, encrypted };
-}
+// --- object access ------------------------------------------------------------------------------------------------
 
 function textOf(o: unknown): string | undefined {
   if (o instanceof PDFString || o instanceof PDFHexString) {
@@ -252,13 +171,203 @@ function textOf(o: unknown): string | undefined {
   return undefined;
 }
 
+/** Keywords that mark the objects worth parsing: file specifications, name trees and object streams. */
+const INTERESTING = /\/(EF|Names|EmbeddedFiles|ObjStm|AF)(?=[\0\t\n\f\r /<>[\]()%])/g;
+
+interface Header {
+  num: number;
+  gen: number;
+  start: number;
+  body: number;
+  /** Where the next object header starts: objects do not nest, so no parse needs to look further. */
+  limit: number;
+}
+
+interface InStream {
+  data: Buffer;
+  offset: number;
+  end: number;
+  at: number;
+}
+
+/**
+ * Objects of a PDF, parsed on demand. Only objects that mention a relevant key, and what they reference, are ever
+ * parsed, so the cost follows the attachment structure rather than the page content.
+ */
+class PdfObjects {
+  readonly encrypted: boolean;
+  readonly objectCount: number;
+  private readonly latin: string;
+  private readonly context = PDFContext.create();
+  private readonly headers: Header[] = [];
+  /** Latest header per "num gen" (later definitions win, as with incremental updates). */
+  private readonly latest = new Map<string, number>();
+  private readonly inStreams = new Map<string, InStream>();
+  private readonly cache = new Map<string, unknown>();
+  private readonly endstreams: number[] = [];
+  private retryBudget: number;
+  private expanded = 0;
+
+  constructor(
+    private readonly pdf: Buffer,
+    private readonly limits: PdfLimits,
+  ) {
+    this.latin = pdf.toString('latin1');
+    OBJ_HEADER.lastIndex = 0;
+    for (let m = OBJ_HEADER.exec(this.latin); m; m = OBJ_HEADER.exec(this.latin)) {
+      if (this.headers.length >= limits.maxObjects) throw unprocessable(`PDF has more than ${limits.maxObjects} objects`);
+      const h: Header = { num: Number(m[1]), gen: Number(m[2]), start: m.index, body: m.index + m[0].length, limit: pdf.length };
+      const prev = this.headers[this.headers.length - 1];
+      if (prev) prev.limit = h.start;
+      this.latest.set(`${h.num} ${h.gen}`, this.headers.length);
+      this.headers.push(h);
+    }
+    this.objectCount = this.headers.length;
+    for (let k = this.latin.indexOf('endstream'); k !== -1; k = this.latin.indexOf('endstream', k + 9)) this.endstreams.push(k);
+    this.retryBudget = 2 * pdf.length;
+    this.encrypted = /\/Encrypt[\0\t\n\f\r /<0-9]/.test(this.latin);
+  }
+
+  private parsed = 0;
+
+  private parse(bytes: Uint8Array): unknown {
+    if (++this.parsed > this.limits.maxParsedObjects) {
+      throw new GatewayError('UNPROCESSABLE', `PDF needs more than ${this.limits.maxParsedObjects} objects parsed to find its attachments`);
+    }
+    return PDFObjectParser.forBytes(bytes, this.context).parseObject();
+  }
+
+  private parseHeader(index: number): unknown {
+    const h = this.headers[index] as Header;
+    try {
+      return this.parse(this.pdf.subarray(h.body, h.limit));
+    } catch (e) {
+      if (e instanceof GatewayError) throw e;
+      // Stream data that happens to contain "n g obj" cuts the first attempt short: retry up to the next endstream,
+      // within a budget that keeps the total work linear.
+      const slice = this.latin.slice(h.body, h.limit);
+      if (!slice.includes('stream')) return undefined;
+      const endstream = this.firstEndstreamAfter(h.body);
+      if (endstream === -1 || endstream < h.limit) return undefined;
+      const end = Math.min(this.pdf.length, endstream + 10);
+      this.retryBudget -= end - h.body;
+      if (this.retryBudget < 0) return undefined;
+      try {
+        return this.parse(this.pdf.subarray(h.body, end));
+      } catch (retryError) {
+        if (retryError instanceof GatewayError) throw retryError;
+        return undefined;
+      }
+    }
+  }
+
+  private firstEndstreamAfter(pos: number): number {
+    let lo = 0;
+    let hi = this.endstreams.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.endstreams[mid] as number) < pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.endstreams[lo] ?? -1;
+  }
+
+  /** The object a reference points to (parsed on first use), or the value itself. */
+  deref = (o: unknown): unknown => {
+    if (!(o instanceof PDFRef)) return o;
+    const key = `${o.objectNumber} ${o.generationNumber}`;
+    if (this.cache.has(key)) return this.cache.get(key);
+    this.cache.set(key, undefined); // guards against reference cycles while parsing
+    const index = this.latest.get(key);
+    const inStream = this.inStreams.get(key);
+    let obj: unknown;
+    if (inStream && (index === undefined || inStream.at > (this.headers[index] as Header).start)) {
+      try {
+        obj = this.parse(inStream.data.subarray(inStream.offset, inStream.end));
+      } catch (e) {
+        if (e instanceof GatewayError) throw e;
+        obj = undefined;
+      }
+    } else if (index !== undefined) {
+      obj = this.parseHeader(index);
+    }
+    this.cache.set(key, obj);
+    return obj;
+  };
+
+  private refOf(h: Header): PDFRef {
+    return PDFRef.of(h.num, h.gen);
+  }
+
+  /** Top-level objects whose text mentions a relevant key (latest definition of each). */
+  private interestingHeaders(): Header[] {
+    const found = new Set<number>();
+    INTERESTING.lastIndex = 0;
+    let lo = 0;
+    for (let m = INTERESTING.exec(this.latin); m; m = INTERESTING.exec(this.latin)) {
+      // Keyword positions grow, so the containing header index only moves forward.
+      while (lo + 1 < this.headers.length && (this.headers[lo + 1] as Header).start <= m.index) lo++;
+      const h = this.headers[lo];
+      if (h && h.start <= m.index && m.index < h.limit && this.latest.get(`${h.num} ${h.gen}`) === lo) found.add(lo);
+    }
+    return [...found].map((k) => this.headers[k] as Header);
+  }
+
+  /** Expands the object streams among `candidates`; returns the objects inside them that mention a relevant key. */
+  private expandObjectStreams(candidates: Header[]): PDFRef[] {
+    const refs: PDFRef[] = [];
+    for (const h of candidates) {
+      const s = this.deref(this.refOf(h));
+      if (!(s instanceof PDFRawStream) || this.deref(s.dict.get(N.Type)) !== N.ObjStm) continue;
+      let data: Buffer;
+      try {
+        data = decodeStream(s, this.limits.maxObjectStreamBytes, 'object stream', this.deref);
+      } catch (e) {
+        if (e instanceof GatewayError && e.code === 'PAYLOAD_TOO_LARGE') throw e;
+        continue;
+      }
+      this.expanded += data.length;
+      if (this.expanded > this.limits.maxObjectStreamBytes * 4) {
+        throw new GatewayError('PAYLOAD_TOO_LARGE', `object streams exceed ${this.limits.maxObjectStreamBytes * 4} bytes when decompressed`);
+      }
+      const first = this.deref(s.dict.get(N.First));
+      const count = this.deref(s.dict.get(N.N));
+      if (!(first instanceof PDFNumber) || !(count instanceof PDFNumber)) continue;
+      const firstOffset = first.asNumber();
+      const pairs = data.subarray(0, firstOffset).toString('latin1').trim().split(/[\0\t\n\f\r ]+/).map(Number);
+      const n = Math.min(count.asNumber(), Math.floor(pairs.length / 2), this.limits.maxObjects);
+      for (let k = 0; k < n; k++) {
+        const num = pairs[2 * k] as number;
+        const offset = firstOffset + (pairs[2 * k + 1] as number);
+        const end = Math.min(k + 1 < n ? firstOffset + (pairs[2 * k + 3] as number) : data.length, data.length);
+        if (!Number.isInteger(num) || !Number.isFinite(offset) || offset < firstOffset || offset >= data.length || end < offset) continue;
+        const key = `${num} 0`;
+        const existing = this.inStreams.get(key);
+        if (existing && existing.at > h.start) continue;
+        this.inStreams.set(key, { data, offset, end, at: h.start });
+        this.cache.delete(key);
+        INTERESTING.lastIndex = 0;
+        if (INTERESTING.test(data.subarray(offset, end).toString('latin1'))) refs.push(PDFRef.of(num, 0));
+      }
+    }
+    return refs;
+  }
+
+  /** Every object that may be or contain a file specification or a name tree. */
+  candidates(): unknown[] {
+    const top = this.interestingHeaders();
+    const inner = this.expandObjectStreams(top);
+    return [...top.map((h) => this.deref(this.refOf(h))), ...inner.map((r) => this.deref(r))];
+  }
+}
+
 interface FileSpec {
   names: Set<string>;
   stream: PDFRawStream | undefined;
 }
 
-function findFileSpecs(objects: Map<string, Located>): FileSpec[] {
-  const deref = (o: unknown): unknown => (o instanceof PDFRef ? objects.get(`${o.objectNumber} ${o.generationNumber}`)?.obj : o);
+function findFileSpecs(objects: PdfObjects): FileSpec[] {
+  const deref = objects.deref;
   const specs = new Map<PDFDict, FileSpec>();
   const specOf = (d: PDFDict): FileSpec => {
     let spec = specs.get(d);
@@ -276,7 +385,7 @@ function findFileSpecs(objects: Map<string, Located>): FileSpec[] {
     return spec;
   };
 
-  for (const { obj } of objects.values()) {
+  for (const obj of objects.candidates()) {
     // Walk direct (nested) structures only: a file specification may sit inline in a name tree's /Names array.
     const pending: unknown[] = [obj instanceof PDFRawStream ? obj.dict : obj];
     let budget = 100_000;
@@ -316,10 +425,10 @@ export function extractFromPdf(pdf: Buffer | Uint8Array, limits?: Partial<PdfLim
   if (bytes.length > l.maxPdfBytes) throw new GatewayError('PAYLOAD_TOO_LARGE', `PDF of ${bytes.length} bytes exceeds the limit of ${l.maxPdfBytes} bytes`);
   if (!isPdf(bytes)) throw unprocessable('not a PDF document (no %PDF- header)');
 
-  const { objects, encrypted } = collectObjects(bytes, l);
-  if (objects.size === 0) throw unprocessable('no readable objects in the PDF (damaged file?)');
+  const objects = new PdfObjects(bytes, l);
+  if (objects.objectCount === 0) throw unprocessable('no objects found in the PDF (damaged file?)');
   const specs = findFileSpecs(objects);
-  const deref = (o: unknown): unknown => (o instanceof PDFRef ? objects.get(`${o.objectNumber} ${o.generationNumber}`)?.obj : o);
+  const { deref, encrypted } = objects;
 
   for (const wanted of INVOICE_ATTACHMENT_NAMES) {
     for (const spec of specs) {
