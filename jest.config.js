@@ -1,6 +1,6 @@
 // Three projects so `npm run test:unit` stays fast and server-backed suites share one set of servers.
-// ts-jest transpiles only (isolatedModules); `npm run typecheck` is the type gate.
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }];
+// ts-jest transpiles only (isolatedModules in tsconfig); `npm run typecheck` is the type gate.
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }];
 const base = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest }, moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {

@@ -32,7 +32,8 @@ export function problemFromGatewayError(err: GatewayError, req: Request): Proble
     title: meta.title,
     status: meta.status,
     detail: err.message,
-    instance: req.originalUrl,
+    // The path only: a query string may carry a credential (e.g. a misplaced access_token).
+    instance: req.path,
     code: err.code,
     requestId: requestIdOf(req),
   };

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// `npm test`: build/find the local servers, start them in memory, type-check, run every jest project
+// `npm test`: build/find the local servers, start them with throw-away state, type-check, run every jest project
 // against them, stop them, and end with a one-line summary. Extra arguments go to jest
 // (`npm test -- test/unit`); `--no-typecheck` (consumed here) skips the tsc gate.
 

@@ -821,7 +821,8 @@ async function startServices(opts = {}) {
           const dataDir = persistent ? path.join(persistent, 'mongod') : path.join(tempDir, 'mongod');
           return startMongod(sup, { bin: plan.path, port, dataDir, logDir });
         }
-        const dataDir = persistent ? path.join(persistent, 'ferretdb') : undefined;
+        // Always file-backed: FerretDB 1.24's in-memory SQLite mode hangs on every update command.
+        const dataDir = persistent ? path.join(persistent, 'ferretdb') : path.join(tempDir, 'ferretdb');
         return startFerretdb(sup, { bin: tools.ferretdb, port, dataDir, logDir });
       });
       started.push(d.managed);

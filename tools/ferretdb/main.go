@@ -18,16 +18,17 @@ import (
 
 func main() {
 	listen := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to listen on")
-	dir := flag.String("data-dir", "", "directory for the SQLite files (empty: in memory)")
+	dir := flag.String("data-dir", "", "directory for the SQLite files (required)")
 	flag.Parse()
 
-	url := "file:./?mode=memory"
-	if *dir != "" {
-		if err := os.MkdirAll(*dir, 0o700); err != nil {
-			log.Fatalf("create data dir: %v", err)
-		}
-		url = "file:" + *dir + "/"
+	// No in-memory mode: with FerretDB 1.24's SQLite backend in memory, every update command hangs.
+	if *dir == "" {
+		log.Fatal("--data-dir is required")
 	}
+	if err := os.MkdirAll(*dir, 0o700); err != nil {
+		log.Fatalf("create data dir: %v", err)
+	}
+	url := "file:" + *dir + "/"
 
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},

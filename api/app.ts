@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import express, { Router, type Application } from 'express';
+import pinoHttp from 'pino-http';
+import swaggerUi from 'swagger-ui-express';
+import { Histogram, type Registry } from 'prom-client';
+import type { Config } from '../src/config/load-config';
+import type { Logger } from '../src/observability/logger';
+import type { IdentityStore } from '../src/auth/identity-store';
+import type { TokenService } from '../src/auth/token-service';
+import type { SigningKeyService } from '../src/auth/signing-keys';
+import { createApiRateLimit, createAuthenticate, createSubscriptionKeyCheck } from '../src/auth/authenticate';
+import type { BlobStore } from '../src/storage/blob-store';
+import type { DirectoryRepository } from '../src/storage/directory.repository';
+import type { DocumentRepository } from '../src/storage/document.repository';
+import { createTokenRouter } from './routes/token.routes';
+import { registerDocumentRoutes } from './routes/documents.routes';
+import { registerHealthRoutes } from './routes/health.routes';
+import { registerMeRoutes } from './routes/me.routes';
+import { notFoundHandler, problemDetailsHandler } from './problem-details';
+import { buildOpenApiDocument } from './openapi';
+import type { WorkflowStarter } from './workflow-client';
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  logger: Logger;
+  metrics: Registry;
+  identity: IdentityStore;
+  tokens: TokenService;
+  signingKeys: SigningKeyService;
+  directory: DirectoryRepository;
+  documents: DocumentRepository;
+  blobs: BlobStore;
+  workflows: WorkflowStarter;
+  /** Readiness probes by name (database, temporal). */
+  readiness: Record<string, () => Promise<boolean>>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the one place the version is read
+const packageVersion = (require('../package.json') as { version: string }).version;
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The HTTP application; no listen(), no environment reads, so tests drive it without a socket. */
+export function createApp(deps: AppDeps): Application {
+  const { config, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.http.trustProxy);
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger,
+      // A caller's X-Request-Id is kept when well-formed, so logs correlate across systems.
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(httpMetrics(deps.metrics));
+
+  const openapi = buildOpenApiDocument({
+    serverUrl: config.http.publicBaseUrl,
+    authUrl: config.auth.baseUrl,
+    version: packageVersion,
+  });
+
+  const open = Router();
+  registerHealthRoutes(open, { checks: deps.readiness, metrics: deps.metrics });
+  open.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+  app.use(open);
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' } }));
+  app.use(createTokenRouter({ store: deps.identity, tokens: deps.tokens, signingKeys: deps.signingKeys, config, logger }));
+
+  const api = Router();
+  api.use('/api', createSubscriptionKeyCheck(config), createAuthenticate({ store: deps.identity, tokens: deps.tokens, config }), createApiRateLimit(config));
+  registerMeRoutes(api, { directory: deps.directory });
+  registerDocumentRoutes(api, {
+    directory: deps.directory,
+    documents: deps.documents,
+    blobs: deps.blobs,
+    workflows: deps.workflows,
+    logger,
+    maxUploadBytes: config.http.maxUploadBytes,
+  });
+  app.use(api);
+
+  app.use(notFoundHandler);
+  app.use(problemDetailsHandler(logger));
+  return app;
+}
+
+function httpMetrics(registry: Registry): express.RequestHandler {
+  const duration =
+    (registry.getSingleMetric('http_request_duration_seconds') as Histogram<'method' | 'route' | 'status'> | undefined) ??
+    new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+  return (req, res, next) => {
+    const end = duration.startTimer();
+    res.on('finish', () => {
+      // The route template, never the raw path: ids in paths would explode label cardinality.
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      end({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+}

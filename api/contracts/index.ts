@@ -1,0 +1,251 @@
+import { z } from 'zod';
+
+/*
+ * The public HTTP contract: every route with its responses, as data. api/openapi.ts turns this into the OpenAPI
+ * document; tests check that the app serves exactly these routes and that responses match these schemas.
+ */
+
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string(),
+    code: z.string(),
+    requestId: z.string(),
+  })
+  .passthrough()
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
+
+export const OAuthError = z
+  .object({
+    error: z.enum(['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_scope', 'unsupported_grant_type', 'unauthorized_client', 'temporarily_unavailable']),
+    error_description: z.string().optional(),
+  })
+  .meta({ id: 'OAuthError', description: 'RFC 6749 §5.2 error' });
+
+export const TokenResponse = z
+  .object({
+    access_token: z.string(),
+    expires_in: z.number().int(),
+    token_type: z.literal('Bearer'),
+    scope: z.literal('ap'),
+  })
+  .meta({ id: 'TokenResponse' });
+
+export const TokenRequest = z
+  .object({
+    grant_type: z.enum(['client_credentials', 'password']),
+    client_id: z.string().optional(),
+    client_secret: z.string().optional(),
+    scope: z.literal('ap'),
+    username: z.string().optional(),
+    password: z.string().optional(),
+  })
+  .meta({ id: 'TokenRequest' });
+
+export const Jwks = z.object({ keys: z.array(z.object({ kid: z.string(), kty: z.string() }).passthrough()) }).meta({ id: 'Jwks' });
+
+export const OpenIdConfiguration = z
+  .object({ issuer: z.string(), token_endpoint: z.string(), jwks_uri: z.string() })
+  .passthrough()
+  .meta({ id: 'OpenIdConfiguration' });
+
+export const Me = z
+  .object({
+    clientId: z.string(),
+    username: z.string().optional(),
+    tenantId: z.string().nullable(),
+    tenantIds: z.array(z.string()),
+    grantType: z.enum(['client_credentials', 'password']),
+    scope: z.string(),
+    parties: z.array(z.object({ partyId: z.string(), legalEntityId: z.string(), name: z.string() })),
+  })
+  .meta({ id: 'Me' });
+
+export const DocumentAccepted = z.object({ id: z.string().uuid() }).meta({ id: 'DocumentAccepted' });
+
+export const DocumentStatus = z
+  .object({
+    id: z.string().uuid(),
+    state: z.string(),
+    history: z.array(z.object({ state: z.string(), at: z.string().datetime({ offset: true }), detail: z.string().optional() })),
+    format: z.object({ id: z.string(), name: z.string(), documentType: z.string() }).optional(),
+  })
+  .meta({ id: 'DocumentStatus' });
+
+export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+export const Readiness = z
+  .object({ status: z.enum(['ready', 'not ready']), checks: z.record(z.string(), z.enum(['ok', 'unavailable'])) })
+  .meta({ id: 'Readiness' });
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
+
+export interface ResponseContract {
+  description: string;
+  /** Media type → body schema; a schema of `null` means a body the contract does not model (XML, PDF, text). */
+  content?: Record<string, z.ZodType | null>;
+  headers?: Record<string, string>;
+}
+
+export interface RouteContract {
+  method: HttpMethod;
+  /** Express path syntax (`:param`). */
+  path: string;
+  summary: string;
+  tags: string[];
+  /** Bearer token required. */
+  auth: boolean;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  requestBody?: { description: string; content: Record<string, z.ZodType | null> };
+  responses: Record<number, ResponseContract>;
+}
+
+const problem = (description: string): ResponseContract => ({ description, content: { 'application/problem+json': Problem } });
+const oauthError = (description: string): ResponseContract => ({ description, content: { 'application/json': OAuthError } });
+
+/** Responses every authenticated route can give. */
+const authenticated: Record<number, ResponseContract> = {
+  401: problem('Missing, invalid or expired token, token without scope `ap`, revoked secret, or invalid Subscription-Key'),
+  429: problem('Rate limit exceeded'),
+};
+const partyScoped: Record<number, ResponseContract> = {
+  ...authenticated,
+  400: problem('Malformed party identifier'),
+  403: problem('The party is not reachable with this token'),
+};
+const partyParam = { partyId: 'Party identifier `<scheme>:<number>`, e.g. `0106:12345678`' };
+
+export const ROUTES: RouteContract[] = [
+  {
+    method: 'post',
+    path: '/connect/token',
+    summary: 'Obtain an access token (client_credentials or password grant, scope ap)',
+    tags: ['Identity'],
+    auth: false,
+    requestBody: { description: 'Form-encoded token request; client credentials in the body or as HTTP Basic', content: { 'application/x-www-form-urlencoded': TokenRequest } },
+    responses: {
+      200: { description: 'Token issued', content: { 'application/json': TokenResponse } },
+      400: oauthError('invalid_request, invalid_grant, invalid_scope or unsupported_grant_type'),
+      401: oauthError('invalid_client (WWW-Authenticate: Basic)'),
+      405: oauthError('Method other than POST (Allow: POST)'),
+      429: oauthError('Too many token requests for this client (temporarily_unavailable, Retry-After)'),
+      503: oauthError('Identity store unavailable (temporarily_unavailable, Retry-After)'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/jwks.json',
+    summary: 'Public keys that verify access tokens',
+    tags: ['Identity'],
+    auth: false,
+    responses: { 200: { description: 'JSON Web Key Set', content: { 'application/jwk-set+json': Jwks } } },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/openid-configuration',
+    summary: 'Identity server metadata',
+    tags: ['Identity'],
+    auth: false,
+    responses: { 200: { description: 'Metadata', content: { 'application/json': OpenIdConfiguration } } },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/me',
+    summary: 'The caller: client, user, tenant and reachable parties',
+    tags: ['Identity'],
+    auth: true,
+    responses: { 200: { description: 'The principal', content: { 'application/json': Me } }, ...authenticated },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/:partyId/salesInvoice/send',
+    summary: 'Upload a sales invoice for delivery',
+    tags: ['Sales invoices'],
+    auth: true,
+    params: partyParam,
+    query: { channel: 'Optional hook id or channel name that forces the delivery channel' },
+    headers: { 'X-Service-DocumentId': 'Optional UUID chosen by the caller; makes the upload idempotent' },
+    requestBody: {
+      description: 'The invoice XML (up to 24 MB), raw or as the single file of a multipart form',
+      content: { 'application/xml': null, 'text/xml': null, 'multipart/form-data': null },
+    },
+    responses: {
+      200: { description: 'Stored and processing started', content: { 'application/json': DocumentAccepted } },
+      ...partyScoped,
+      400: problem('Malformed party identifier, X-Service-DocumentId not a UUID, empty or malformed body'),
+      409: problem('This X-Service-DocumentId was already processed; `documentId` names it'),
+      413: problem('Body larger than 24 MB; nothing was stored'),
+      415: problem('Content-Type not accepted'),
+      503: problem('Stored, but processing could not be started; retry with the same X-Service-DocumentId'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/:partyId/salesInvoice/:documentId/status',
+    summary: 'Processing state and history of a sales invoice',
+    tags: ['Sales invoices'],
+    auth: true,
+    params: { ...partyParam, documentId: 'Document id returned by the upload' },
+    responses: {
+      200: { description: 'Current state and history', content: { 'application/json': DocumentStatus } },
+      ...partyScoped,
+      404: problem('No such document for this party'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/:partyId/generic/:documentId/download',
+    summary: 'The stored document, byte for byte',
+    tags: ['Documents'],
+    auth: true,
+    params: { ...partyParam, documentId: 'Document id' },
+    responses: {
+      200: { description: 'The stored bytes with their content type', content: { 'application/xml': null, 'application/pdf': null } },
+      ...partyScoped,
+      404: problem('No such document for this party'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/healthz',
+    summary: 'Liveness',
+    tags: ['Operations'],
+    auth: false,
+    responses: { 200: { description: 'Process is up', content: { 'application/json': Health } } },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    summary: 'Readiness: database and Temporal reachable',
+    tags: ['Operations'],
+    auth: false,
+    responses: {
+      200: { description: 'Ready', content: { 'application/json': Readiness } },
+      503: { description: 'A dependency is unavailable', content: { 'application/json': Readiness } },
+    },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics',
+    tags: ['Operations'],
+    auth: false,
+    responses: { 200: { description: 'Prometheus text format', content: { 'text/plain': null } } },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This OpenAPI document',
+    tags: ['Operations'],
+    auth: false,
+    responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': null } } },
+  },
+];
+
+export function findRoute(method: string, path: string): RouteContract | undefined {
+  return ROUTES.find((r) => r.method === method.toLowerCase() && r.path === path);
+}

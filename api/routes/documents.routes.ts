@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, Response, Router } from 'express';
+import { GatewayError, isGatewayError } from '../../src/core/gateway-error';
+import { isUuid } from '../../src/core/identifiers';
+import type { BlobStore } from '../../src/storage/blob-store';
+import type { DirectoryRepository } from '../../src/storage/directory.repository';
+import type { DocumentRecord, DocumentRepository } from '../../src/storage/document.repository';
+import type { Logger } from '../../src/observability/logger';
+import type { WorkflowStarter } from '../workflow-client';
+import { documentIdParam, partyOf, requireParty } from '../access';
+import { receiveUpload, type ReceivedUpload } from '../upload-body';
+import { requestIdOf } from '../problem-details';
+
+export interface DocumentRouteDeps {
+  directory: DirectoryRepository;
+  documents: DocumentRepository;
+  blobs: BlobStore;
+  workflows: WorkflowStarter;
+  logger: Logger;
+  maxUploadBytes: number;
+}
+
+const CHANNEL = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+function conflict(documentId: string): GatewayError {
+  return new GatewayError('DOCUMENT_ID_CONFLICT', `Document ${documentId} was already processed`, { details: { documentId } });
+}
+
+/**
+ * POST /api/v1/{partyId}/salesInvoice/send, status and download. Invariant: the bytes and the record are durable and
+ * the workflow is started before the 200; a failure before that leaves a record a retry can complete.
+ */
+export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps): void {
+  const party = requireParty(deps.directory);
+
+  router.post('/api/v1/:partyId/salesInvoice/send', party, async (req: Request, res: Response) => {
+    const { tenantId, partyId } = partyOf(res);
+    const header = req.get('X-Service-DocumentId');
+    if (header !== undefined && !isUuid(header.trim())) {
+      throw new GatewayError('INVALID_DOCUMENT_ID', 'X-Service-DocumentId must be a UUID (never the invoice number)');
+    }
+    const documentId = (header?.trim() ?? randomUUID()).toLowerCase();
+    const channel = typeof req.query['channel'] === 'string' ? req.query['channel'] : undefined;
+    if (channel !== undefined && !CHANNEL.test(channel)) throw new GatewayError('BAD_REQUEST', 'channel must be a hook id or channel name');
+
+    const existing = await deps.documents.find(tenantId, documentId);
+    if (existing?.accepted) throw conflict(documentId);
+
+    let upload: ReceivedUpload;
+    try {
+      upload = await receiveUpload(req, deps.blobs, deps.maxUploadBytes, { tenantId, documentId });
+    } catch (e) {
+      // The client may still be sending: close the connection rather than read up to 24 MB we will not keep.
+      if (isGatewayError(e) && e.code === 'PAYLOAD_TOO_LARGE') res.set('Connection', 'close');
+      throw e;
+    }
+
+    const record = await storeRecord(deps, { tenantId, partyId, documentId, channel, upload });
+    await deps.workflows.startSendInvoice({ tenantId, documentId });
+    await deps.documents.markAccepted(tenantId, documentId);
+    deps.logger.info({ requestId: requestIdOf(req), tenantId, documentId, size: record.size }, 'sales invoice accepted');
+    res.status(200).json({ id: documentId });
+  });
+
+  router.get('/api/v1/:partyId/salesInvoice/:documentId/status', party, async (req: Request, res: Response) => {
+    const { tenantId, partyId } = partyOf(res);
+    const documentId = documentIdParam(req);
+    const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
+    if (!doc || doc.direction !== 'outbound') throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
+    res.json({
+      id: doc.documentId,
+      state: doc.state,
+      history: doc.history.map((h) => ({ state: h.state, at: h.at.toISOString(), ...(h.detail ? { detail: h.detail } : {}) })),
+      ...(doc.format ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } } : {}),
+    });
+  });
+
+  router.get('/api/v1/:partyId/generic/:documentId/download', party, async (req: Request, res: Response) => {
+    const { tenantId, partyId } = partyOf(res);
+    const documentId = documentIdParam(req);
+    const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
+    if (!doc) throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
+    res.status(200);
+    res.set('Content-Type', doc.contentType);
+    res.set('Content-Length', String(doc.size));
+    res.set('Content-Disposition', `attachment; filename="${downloadName(doc)}"`);
+    res.set('ETag', `"${doc.sha256}"`);
+    res.set('X-Content-Type-Options', 'nosniff');
+    await new Promise<void>((resolve, reject) => {
+      const stream = deps.blobs.open(doc.blobId);
+      stream.on('error', reject);
+      res.on('finish', resolve);
+      res.on('close', resolve);
+      stream.pipe(res);
+    });
+  });
+}
+
+function downloadName(doc: DocumentRecord): string {
+  const ext = doc.contentType.includes('pdf') ? 'pdf' : 'xml';
+  return `${doc.documentId}.${ext}`;
+}
+
+/**
+ * Writes the record for a fresh upload. A repeat of an id whose workflow was never confirmed started (the earlier
+ * request failed with a 5xx) takes over that record, so the caller's retry succeeds.
+ */
+async function storeRecord(
+  deps: DocumentRouteDeps,
+  input: { tenantId: string; partyId: string; documentId: string; channel: string | undefined; upload: ReceivedUpload },
+): Promise<DocumentRecord> {
+  const { tenantId, partyId, documentId, channel, upload } = input;
+  const inserted = await deps.documents.insertOutbound({
+    tenantId,
+    documentId,
+    partyId,
+    channel,
+    createdBy: 'api',
+    contentType: upload.contentType,
+    filename: upload.filename,
+    size: upload.size,
+    sha256: upload.sha256,
+    blobId: upload.blobId,
+  });
+  if (inserted) return inserted;
+
+  const existing = await deps.documents.find(tenantId, documentId);
+  if (!existing || existing.accepted || existing.partyId !== partyId) {
+    await deps.blobs.delete(upload.blobId);
+    throw conflict(documentId);
+  }
+  if (existing.sha256 === upload.sha256) {
+    await deps.blobs.delete(upload.blobId);
+    return existing;
+  }
+  const replaced = await deps.documents.replaceUnacceptedBlob(tenantId, documentId, existing.blobId, upload);
+  if (!replaced) {
+    await deps.blobs.delete(upload.blobId);
+    throw conflict(documentId);
+  }
+  await deps.blobs.delete(existing.blobId);
+  return { ...existing, ...upload };
+}

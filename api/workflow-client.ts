@@ -1,0 +1,76 @@
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { GatewayError } from '../src/core/gateway-error';
+import { sendInvoiceWorkflowId } from '../src/core/identifiers';
+import { SEND_INVOICE_WORKFLOW, type SendInvoiceInput } from '../workflows/messages';
+
+export const TenantIdAttribute = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
+export const DocumentIdAttribute = defineSearchAttributeKey('DocumentId', SearchAttributeType.KEYWORD);
+
+/** What the HTTP edge needs from Temporal; a port so HTTP tests can run without a server. */
+export interface WorkflowStarter {
+  /** Idempotent: a second start for the same document is a success ('already-started'). */
+  startSendInvoice(input: SendInvoiceInput): Promise<'started' | 'already-started'>;
+  ping(): Promise<boolean>;
+}
+
+export interface TemporalSettings {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  /** Set TenantId/DocumentId search attributes (they must be registered on the server). */
+  searchAttributes?: boolean;
+}
+
+/** The only importer of @temporalio/client in the API. */
+export class TemporalWorkflowStarter implements WorkflowStarter {
+  private constructor(
+    private readonly connection: Connection,
+    private readonly client: Client,
+    private readonly settings: TemporalSettings,
+  ) {}
+
+  static async connect(settings: TemporalSettings): Promise<TemporalWorkflowStarter> {
+    const connection = await Connection.connect({ address: settings.address, connectTimeout: '10s' });
+    const client = new Client({ connection, namespace: settings.namespace });
+    return new TemporalWorkflowStarter(connection, client, settings);
+  }
+
+  async startSendInvoice(input: SendInvoiceInput): Promise<'started' | 'already-started'> {
+    const workflowId = sendInvoiceWorkflowId(input.tenantId, input.documentId);
+    try {
+      await this.client.workflow.start(SEND_INVOICE_WORKFLOW, {
+        taskQueue: this.settings.taskQueue,
+        workflowId,
+        args: [input],
+        // A document id is used once, ever: a finished run must not be started again.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(this.settings.searchAttributes === false
+          ? {}
+          : {
+              typedSearchAttributes: [
+                { key: TenantIdAttribute, value: input.tenantId },
+                { key: DocumentIdAttribute, value: input.documentId },
+              ],
+            }),
+      });
+      return 'started';
+    } catch (e) {
+      if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
+      throw new GatewayError('WORKFLOW_START_FAILED', 'The document was stored but processing could not be started; retry with the same X-Service-DocumentId', { cause: e });
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.connection.workflowService.describeNamespace({ namespace: this.settings.namespace });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}

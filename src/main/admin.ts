@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/load-config';
+import { GatewayError } from '../core/gateway-error';
+import { isLegalEntityId, isPartyId, legalEntityIdOf } from '../core/identifiers';
+import { generateClientSecret, hashClientSecret, hashSecret, validateIntegrationPassword } from '../auth/secret-hash';
+import { composeCore, type Core } from './compose';
+import { seedDemo } from './seed-demo';
+
+const USAGE = `Usage: npm run admin -- <command> [options] [--json]
+
+  tenant create --name NAME [--id ID]
+  tenant list
+  party create --tenant ID --party-id SCHEME:NUMBER (--country CC | --legal-entity-id CC:SCHEME:NUMBER) --name NAME
+  party list [--tenant ID]
+  client create --name NAME --tenant ID[,ID...] [--client-id ID]     prints the secret once
+  client list
+  client grant --client ID --tenant ID
+  client disable|enable --client ID
+  secret add --client ID                                             prints the secret once
+  secret revoke --client ID --secret-id ID
+  user create --tenant ID --username NAME --password PW [--party P1,P2]
+  user list [--tenant ID]
+  user link|unlink --username NAME --party SCHEME:NUMBER
+  seed-demo                                                          demo tenant, party, client + fresh secret
+`;
+
+type Options = Record<string, string | boolean | undefined>;
+
+function need(o: Options, name: string): string {
+  const v = o[name];
+  if (typeof v !== 'string' || v.length === 0) throw new GatewayError('BAD_REQUEST', `--${name} is required`);
+  return v;
+}
+
+function list(v: string | boolean | undefined): string[] {
+  return typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : [];
+}
+
+/** Runs one admin command and returns what it prints (JSON-able). Exported for tests. */
+export async function runAdmin(core: Core, args: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      id: { type: 'string' },
+      name: { type: 'string' },
+      tenant: { type: 'string' },
+      'party-id': { type: 'string' },
+      country: { type: 'string' },
+      'legal-entity-id': { type: 'string' },
+      'client-id': { type: 'string' },
+      client: { type: 'string' },
+      'secret-id': { type: 'string' },
+      username: { type: 'string' },
+      password: { type: 'string' },
+      party: { type: 'string' },
+    },
+  });
+  const o = values as Options;
+  const d = core.directory;
+  const [noun, verb] = positionals;
+  switch (`${noun ?? ''} ${verb ?? ''}`.trim()) {
+    case 'tenant create':
+      return d.createTenant({ name: need(o, 'name'), ...(typeof o['id'] === 'string' ? { id: o['id'] } : {}) });
+    case 'tenant list':
+      return d.listTenants();
+    case 'party create': {
+      const partyId = need(o, 'party-id');
+      if (!isPartyId(partyId)) throw new GatewayError('BAD_REQUEST', '--party-id must be <scheme>:<number>, e.g. 0106:12345678');
+      const legalEntityId = typeof o['legal-entity-id'] === 'string' ? o['legal-entity-id'] : legalEntityIdOf(need(o, 'country'), partyId);
+      if (!isLegalEntityId(legalEntityId)) throw new GatewayError('BAD_REQUEST', '--legal-entity-id must be <country>:<scheme>:<number>');
+      return d.createParty({ tenantId: need(o, 'tenant'), partyId, legalEntityId, name: need(o, 'name') });
+    }
+    case 'party list':
+      return d.listParties(typeof o['tenant'] === 'string' ? [o['tenant']] : (await d.listTenants()).map((t) => t._id));
+    case 'client create': {
+      const secret = generateClientSecret();
+      const secretId = randomUUID();
+      const client = await d.createClient({
+        name: need(o, 'name'),
+        tenantIds: list(need(o, 'tenant')),
+        secret: { id: secretId, hash: await hashClientSecret(secret) },
+        ...(typeof o['client-id'] === 'string' ? { clientId: o['client-id'] } : {}),
+      });
+      return { clientId: client._id, secretId, clientSecret: secret, tenantIds: client.tenantIds };
+    }
+    case 'client list':
+      return (await d.listClients()).map((c) => ({
+        clientId: c._id,
+        name: c.name,
+        tenantIds: c.tenantIds,
+        disabled: c.disabled,
+        secrets: c.secrets.map((s) => ({ id: s.id, createdAt: s.createdAt, revokedAt: s.revokedAt ?? null })),
+      }));
+    case 'client grant':
+      await d.grantClientTenant(need(o, 'client'), need(o, 'tenant'));
+      return { ok: true };
+    case 'client disable':
+    case 'client enable':
+      await d.setClientDisabled(need(o, 'client'), verb === 'disable');
+      return { ok: true };
+    case 'secret add': {
+      const secret = generateClientSecret();
+      const secretId = randomUUID();
+      await d.addClientSecret(need(o, 'client'), { id: secretId, hash: await hashClientSecret(secret) });
+      return { clientId: need(o, 'client'), secretId, clientSecret: secret };
+    }
+    case 'secret revoke':
+      await d.revokeClientSecret(need(o, 'client'), need(o, 'secret-id'));
+      return { ok: true };
+    case 'user create': {
+      const username = need(o, 'username');
+      const password = need(o, 'password');
+      const problems = validateIntegrationPassword(password, { username });
+      if (problems.length > 0) throw new GatewayError('BAD_REQUEST', `password rejected: ${problems.map((p) => p.message).join('; ')}`);
+      const user = await d.createUser({ tenantId: need(o, 'tenant'), username, passwordHash: await hashSecret(password), partyIds: list(o['party']) });
+      return { id: user._id, tenantId: user.tenantId, username: user.username, partyIds: user.partyIds };
+    }
+    case 'user list':
+      return (await d.listUsers(typeof o['tenant'] === 'string' ? o['tenant'] : undefined)).map((u) => ({
+        id: u._id,
+        tenantId: u.tenantId,
+        username: u.username,
+        partyIds: u.partyIds,
+        disabled: u.disabled,
+      }));
+    case 'user link':
+      await d.linkUserParty(need(o, 'username'), need(o, 'party'));
+      return { ok: true };
+    case 'user unlink':
+      await d.unlinkUserParty(need(o, 'username'), need(o, 'party'));
+      return { ok: true };
+    case 'seed-demo':
+      return seedDemo(core, { print: true });
+    default:
+      throw new GatewayError('BAD_REQUEST', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
+  }
+}
+
+function render(result: unknown, json: boolean): string {
+  if (json) return JSON.stringify(result, null, 2);
+  if (Array.isArray(result)) return result.map((r) => Object.entries(r as object).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join('  ')).join('\n');
+  return Object.entries(result as object).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(',') : String(v)}`).join('\n');
+}
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  if (args.length === 0 || args.includes('--help')) {
+    process.stdout.write(USAGE);
+    process.exit(args.length === 0 ? 2 : 0);
+  }
+  const json = args.includes('--json');
+  // Logs go to stdout; keep them quiet so the command's own output (e.g. --json) is all that is printed.
+  composeCore(loadConfig(), 'admin', { logLevel: 'error' })
+    .then(async (core) => {
+      try {
+        process.stdout.write(`${render(await runAdmin(core, args), json)}\n`);
+        process.exitCode = 0;
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `error: ${message}\n`);
+        process.exitCode = 1;
+      } finally {
+        await core.db.close();
+      }
+    })
+    .catch((e: unknown) => {
+      process.stderr.write(`error: cannot connect: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(1);
+    });
+}

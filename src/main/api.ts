@@ -1,0 +1,79 @@
+import type { Server } from 'node:http';
+import { loadConfig, type Config } from '../config/load-config';
+import { createApp } from '../../api/app';
+import { TemporalWorkflowStarter } from '../../api/workflow-client';
+import { composeCore, composeIdentity, createMetricsRegistry } from './compose';
+import { seedDemo } from './seed-demo';
+
+export interface RunningApi {
+  server: Server;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** API process: config → database + Temporal client → createApp → listen; drains on SIGTERM. */
+export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
+  const core = await composeCore(config, 'api');
+  const { signingKeys, tokens } = await composeIdentity(core);
+  const workflows = await TemporalWorkflowStarter.connect(config.temporal);
+  if (config.demoSeed) await seedDemo(core, { print: false });
+
+  const app = createApp({
+    config,
+    logger: core.logger,
+    metrics: createMetricsRegistry('gateway_api_'),
+    identity: core.identity,
+    tokens,
+    signingKeys,
+    directory: core.directory,
+    documents: core.documents,
+    blobs: core.db.blobs,
+    workflows,
+    readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
+  });
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.http.port, config.http.host, () => resolve(s));
+    s.on('error', reject);
+  });
+  // Uploads of 24 MB on slow links need time; idle keep-alive sockets should not pin the process at shutdown.
+  server.requestTimeout = 10 * 60_000;
+  server.headersTimeout = 60_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.http.port;
+  const url = `http://${config.http.host}:${port}`;
+  core.logger.info({ url }, 'API listening');
+
+  return {
+    server,
+    url,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await workflows.close();
+      await core.db.close();
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = loadConfig();
+  startApi(config).then(
+    (api) => {
+      const shutdown = () => {
+        api.stop().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', shutdown);
+      process.once('SIGINT', shutdown);
+    },
+    (e: unknown) => {
+      console.error('API failed to start:', e instanceof Error ? e.message : e);
+      process.exit(1);
+    },
+  );
+}

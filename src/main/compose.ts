@@ -1,0 +1,45 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Config } from '../config/load-config';
+import { createLogger, type Logger } from '../observability/logger';
+import { connectDatabase, type Database } from '../storage/connection';
+import { DirectoryRepository } from '../storage/directory.repository';
+import { DocumentRepository } from '../storage/document.repository';
+import { MongoIdentityStore } from '../storage/identity.store';
+import { SigningKeyService } from '../auth/signing-keys';
+import { TokenService } from '../auth/token-service';
+
+/** What every process of the gateway shares: logger, database and repositories. */
+export interface Core {
+  config: Readonly<Config>;
+  logger: Logger;
+  db: Database;
+  directory: DirectoryRepository;
+  documents: DocumentRepository;
+  identity: MongoIdentityStore;
+}
+
+export async function composeCore(config: Readonly<Config>, name: string, options: { logLevel?: string } = {}): Promise<Core> {
+  const logger = createLogger({ level: options.logLevel ?? config.logLevel, name });
+  const db = await connectDatabase(config.mongo.uri, { dbName: config.mongo.dbName });
+  return {
+    config,
+    logger,
+    db,
+    directory: new DirectoryRepository(db.models),
+    documents: new DocumentRepository(db.models),
+    identity: new MongoIdentityStore(db.models),
+  };
+}
+
+export async function composeIdentity(core: Core): Promise<{ signingKeys: SigningKeyService; tokens: TokenService }> {
+  const signingKeys = new SigningKeyService({ store: core.identity, config: core.config, logger: core.logger });
+  await signingKeys.init();
+  const tokens = new TokenService({ signingKeys, config: core.config });
+  return { signingKeys, tokens };
+}
+
+export function createMetricsRegistry(prefix: string): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix });
+  return registry;
+}

@@ -1,0 +1,75 @@
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { loadConfig, type Config } from '../config/load-config';
+import { createActivities } from '../../activities';
+import { composeCore } from './compose';
+
+export interface RunningWorker {
+  worker: Worker;
+  run: Promise<void>;
+  stop(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+/** Installs the SDK runtime once per process, exporting the worker's own metrics for Prometheus. */
+function installRuntime(config: Readonly<Config>): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  if (!config.temporal.workerMetricsAddress) return;
+  Runtime.install({
+    telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporal.workerMetricsAddress } } },
+  });
+}
+
+/** Where the workflow code comes from: a prebuilt bundle in production, else the sources (bundled at start). */
+export function workflowSource(config: Readonly<Config>): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  if (config.temporal.workflowBundlePath) return { workflowBundle: { codePath: config.temporal.workflowBundlePath } };
+  return { workflowsPath: require.resolve('../../workflows') };
+}
+
+/** Worker process: config → database → activities → Worker on the task queue. */
+export async function startWorker(config: Readonly<Config>, overrides: Partial<WorkerOptions> = {}): Promise<RunningWorker> {
+  installRuntime(config);
+  const core = await composeCore(config, 'worker');
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    ...workflowSource(config),
+    activities: createActivities({ documents: core.documents, blobs: core.db.blobs, maxDocumentBytes: config.http.maxUploadBytes }),
+    ...overrides,
+  });
+  const run = worker.run();
+  core.logger.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+  return {
+    worker,
+    run,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await run.catch(() => undefined);
+      await connection.close();
+      await core.db.close();
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = loadConfig();
+  startWorker(config).then(
+    (w) => {
+      // Worker.run installs its own SIGINT/SIGTERM handling and resolves after a graceful shutdown.
+      w.run.then(
+        () => w.stop().then(() => process.exit(0)),
+        (e: unknown) => {
+          console.error('worker failed:', e);
+          process.exit(1);
+        },
+      );
+    },
+    (e: unknown) => {
+      console.error('worker failed to start:', e instanceof Error ? e.message : e);
+      process.exit(1);
+    },
+  );
+}

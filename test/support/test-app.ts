@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { Application } from 'express';
+import request from 'supertest';
+import { createApp } from '../../api/app';
+import type { WorkflowStarter } from '../../api/workflow-client';
+import { loadConfig, type Config } from '../../src/config/load-config';
+import { GatewayError } from '../../src/core/gateway-error';
+import { generateClientSecret, hashClientSecret } from '../../src/auth/secret-hash';
+import { composeCore, composeIdentity, createMetricsRegistry, type Core } from '../../src/main/compose';
+import type { SendInvoiceInput } from '../../workflows/messages';
+import { requireEnv, uniqueDbUri } from './services';
+
+/** Records starts; can be told to fail, to exercise the "stored but not started" path. */
+export class RecordingWorkflowStarter implements WorkflowStarter {
+  readonly started: SendInvoiceInput[] = [];
+  failNext = 0;
+  async startSendInvoice(input: SendInvoiceInput): Promise<'started' | 'already-started'> {
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new GatewayError('WORKFLOW_START_FAILED', 'Temporal unavailable (test)');
+    }
+    const again = this.started.some((s) => s.tenantId === input.tenantId && s.documentId === input.documentId);
+    this.started.push(input);
+    return again ? 'already-started' : 'started';
+  }
+  async ping(): Promise<boolean> {
+    return true;
+  }
+}
+
+export interface TestClient {
+  clientId: string;
+  clientSecret: string;
+  secretId: string;
+}
+
+export interface TestContext {
+  app: Application;
+  core: Core;
+  config: Readonly<Config>;
+  workflows: WorkflowStarter;
+  /** Creates a client granted the given tenants. */
+  createClient(tenantIds: string[]): Promise<TestClient>;
+  /** A client_credentials token. */
+  token(client: TestClient): Promise<string>;
+  /** A password token. */
+  passwordToken(client: TestClient, username: string, password: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real app on a real database (its own per test file) with a real identity server; only Temporal is replaced
+ * unless a starter is given.
+ */
+export async function createTestContext(name: string, options: { workflows?: WorkflowStarter; env?: Record<string, string> } = {}): Promise<TestContext> {
+  const { mongodbUri } = requireEnv();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    MONGODB_URI: uniqueDbUri(mongodbUri, `${name}${randomUUID().replace(/[^a-f]/g, '').slice(0, 8)}`),
+    ...options.env,
+  });
+  const core = await composeCore(config, 'test');
+  const { signingKeys, tokens } = await composeIdentity(core);
+  const workflows = options.workflows ?? new RecordingWorkflowStarter();
+  const app = createApp({
+    config,
+    logger: core.logger,
+    metrics: createMetricsRegistry('test_'),
+    identity: core.identity,
+    tokens,
+    signingKeys,
+    directory: core.directory,
+    documents: core.documents,
+    blobs: core.db.blobs,
+    workflows,
+    readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
+  });
+
+  async function tokenRequest(form: Record<string, string>): Promise<string> {
+    const res = await request(app).post('/connect/token').type('form').send(form);
+    if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return (res.body as { access_token: string }).access_token;
+  }
+
+  return {
+    app,
+    core,
+    config,
+    workflows,
+    async createClient(tenantIds) {
+      const clientSecret = generateClientSecret();
+      const secretId = randomUUID();
+      const client = await core.directory.createClient({ name: 'test', tenantIds, secret: { id: secretId, hash: await hashClientSecret(clientSecret) } });
+      return { clientId: client._id, clientSecret, secretId };
+    },
+    token: (c) => tokenRequest({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, scope: 'ap' }),
+    passwordToken: (c, username, password) =>
+      tokenRequest({ grant_type: 'password', client_id: c.clientId, client_secret: c.clientSecret, scope: 'ap', username, password }),
+    async close() {
+      await core.db.connection.dropDatabase().catch(() => undefined);
+      await core.db.close();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+/**
+ * Activity proxies grouped by timeout/retry profile, in one place. Document steps are short and idempotent; they
+ * retry on infrastructure failures (database, blob store) and fail fast on non-retryable GatewayErrors.
+ */
+export const documentSteps = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+});

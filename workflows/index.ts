@@ -1,0 +1,2 @@
+// Entry point of the workflow bundle: every workflow the worker runs is exported here.
+export { sendInvoice } from './send-invoice.workflow';
