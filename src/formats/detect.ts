@@ -447,7 +447,7 @@ export function resolveSourceFormat(sourceFormat: string, facts: DocumentFacts, 
 // Entry points
 
 function readFacts(input: Buffer | Uint8Array | string, opts: DetectOptions): DocumentFacts {
-  const size = typeof input === 'string' ? input.length : input.length;
+  const size = input.length;
   const strategy = opts.strategy ?? 'auto';
   const useDom = strategy === 'dom' || (strategy === 'auto' && size <= DOM_DETECTION_MAX_BYTES);
   return useDom ? factsFromDocument(parseXml(input, opts.limits)) : factsFromXml(input, opts.limits);

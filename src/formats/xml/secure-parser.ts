@@ -6,7 +6,6 @@ import {
   positionAt,
   readXmlDeclaration,
   scanXml,
-  xmlError,
   type ScanLimits,
   type ScanSummary,
   type ScanVisitor,
@@ -273,8 +272,6 @@ export function parseXml(input: Buffer | Uint8Array | string, limits?: Partial<X
   const { text } = scanXmlInput(input, limits);
   return buildDom(text);
 }
-
-export { xmlError };
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Namespace-aware XPath helpers. Prefixes in expressions are bound by the caller's map, never by the document.
