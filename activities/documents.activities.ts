@@ -1,3 +1,4 @@
+import { heartbeat } from '@temporalio/activity';
 import { GatewayError, isGatewayError } from '../src/core/gateway-error';
 import { DocumentState } from '../src/core/document-states';
 import { detectFormat } from '../src/formats/detect';
@@ -19,7 +20,8 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     async detectDocumentFormat(input: SendInvoiceInput): Promise<DetectionOutcome> {
       const record = await deps.documents.find(input.tenantId, input.documentId);
       if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
-      const bytes = await deps.blobs.read(record.blobId, deps.maxDocumentBytes);
+      // heartbeat() is throttled by the SDK, so calling it per chunk costs nothing.
+      const bytes = await deps.blobs.read(record.blobId, deps.maxDocumentBytes, () => heartbeat());
       let outcome: DetectionOutcome;
       try {
         const f = detectFormat(bytes);

@@ -97,9 +97,10 @@ async function main() {
 
   const baseEnv = { ...process.env, CI: process.env.CI || 'true', NODE_ENV: 'test' };
 
-  // Type-checking is CPU-bound and server start-up mostly waits, so they overlap.
+  // Type-checking is CPU-bound and server start-up mostly waits, so they overlap. The same tsc run emits dist/,
+  // which the process-level tests (worker restart) start as real child processes.
   const tsc = typecheck
-    ? run('tsc', [resolveBin('typescript', 'tsc'), '-p', 'tsconfig.json', '--noEmit'], baseEnv)
+    ? run('tsc', [resolveBin('typescript', 'tsc'), '-p', 'tsconfig.json'], baseEnv)
     : Promise.resolve(0);
   const started = services.startServices({ ui: false, handleSignals: false }).then(
     (s) => {
@@ -118,7 +119,7 @@ async function main() {
   let code;
   try {
     if (tscCode !== 0) {
-      say('type check failed (tsc -p tsconfig.json --noEmit); jest not run');
+      say('type check failed (tsc -p tsconfig.json); jest not run');
       return tscCode;
     }
     const jestBin = resolveBin('jest', 'jest');

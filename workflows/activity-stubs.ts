@@ -7,5 +7,7 @@ import type { Activities } from '../activities';
  */
 export const documentSteps = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  // Activities heartbeat while they stream a document, so a crashed worker's attempt is retried within seconds.
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });

@@ -67,10 +67,11 @@ export class BlobStore {
     return this.bucket.openDownloadStream(new ObjectId(blobId));
   }
 
-  async read(blobId: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<Buffer> {
+  async read(blobId: string, maxBytes = Number.MAX_SAFE_INTEGER, onChunk?: () => void): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of this.open(blobId)) {
+      onChunk?.();
       size += (chunk as Buffer).length;
       if (size > maxBytes) throw new GatewayError('PAYLOAD_TOO_LARGE', `Stored document exceeds ${maxBytes} bytes`);
       chunks.push(chunk as Buffer);

@@ -1,0 +1,167 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import { TemporalWorkflowStarter } from '../../api/workflow-client';
+import { sendInvoiceWorkflowId } from '../../src/core/identifiers';
+import { startWorker, type RunningWorker } from '../../src/main/worker';
+import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
+import { requireEnv } from '../support/services';
+import { createTestContext, type TestClient, type TestContext } from '../support/test-app';
+
+const PARTY = '0106:33333333';
+const temporalEnums = temporal.api.enums.v1;
+const REPO = path.resolve(__dirname, '../..');
+
+/** Polls the status endpoint until the document leaves the given states (bounded). */
+async function waitForState(ctx: TestContext, token: string, id: string, done: (s: string) => boolean, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await request(ctx.app).get(`/api/v1/${PARTY}/salesInvoice/${id}/status`).auth(token, { type: 'bearer' });
+    const body = res.body as { state: string; history: { state: string; detail?: string }[]; format?: { id: string } };
+    if (res.status === 200 && done(body.state)) return body;
+    if (Date.now() > deadline) throw new Error(`document ${id} stuck in ${body.state}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('sendInvoice on the real Temporal dev server', () => {
+  const { temporalAddress } = requireEnv();
+  const taskQueue = `send-invoice-${randomUUID()}`;
+  let ctx: TestContext;
+  let token: string;
+  let client: TestClient;
+  let starter: TemporalWorkflowStarter;
+  let worker: RunningWorker | undefined;
+  let workflowBundle: { code: string };
+
+  beforeAll(async () => {
+    starter = await TemporalWorkflowStarter.connect({ address: temporalAddress, namespace: 'default', taskQueue });
+    ctx = await createTestContext('sendinvoice', {
+      workflows: starter,
+      env: { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_ADDRESS: '' },
+    });
+    await ctx.core.directory.createTenant({ id: 'tenantS', name: 'S' });
+    await ctx.core.directory.createParty({ tenantId: 'tenantS', partyId: PARTY, legalEntityId: `NL:${PARTY}`, name: 'Sender' });
+    client = await ctx.createClient(['tenantS']);
+    token = await ctx.token(client);
+    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never });
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await starter.close();
+    await ctx.close();
+  });
+
+  const upload = (body: Buffer, documentId = randomUUID()) =>
+    request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(body);
+
+  it('detects UBL and CII invoices and records the history', async () => {
+    worker = await startWorker(ctx.config, { workflowBundle });
+    const ubl = await upload(corpusFile(SAMPLE_UBL_INVOICE));
+    const cii = await upload(corpusFile(SAMPLE_CII_INVOICE));
+    expect([ubl.status, cii.status]).toEqual([200, 200]);
+    const ublStatus = await waitForState(ctx, token, (ubl.body as { id: string }).id, (s) => s === 'detected' || s === 'rejected');
+    const ciiStatus = await waitForState(ctx, token, (cii.body as { id: string }).id, (s) => s === 'detected' || s === 'rejected');
+    expect(ublStatus.state).toBe('detected');
+    expect(ublStatus.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected']);
+    expect(ublStatus.format?.id).toMatch(/ubl/);
+    expect(ciiStatus.state).toBe('detected');
+    expect(ciiStatus.format?.id).toMatch(/cii/);
+
+    // The workflow id is the business key, and its result says the same as the record.
+    const conn = await Connection.connect({ address: temporalAddress });
+    try {
+      const handle = new Client({ connection: conn }).workflow.getHandle(sendInvoiceWorkflowId('tenantS', (ubl.body as { id: string }).id));
+      await expect(handle.result()).resolves.toMatchObject({ state: 'detected', detection: { ok: true } });
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('records malformed and unsafe XML as rejected with the reason, without retrying forever', async () => {
+    worker ??= await startWorker(ctx.config, { workflowBundle });
+    const bomb = Buffer.from('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]><x>&b;</x>');
+    const broken = Buffer.from('<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><unclosed></Invoice>');
+    const unknown = Buffer.from('<Memo xmlns="urn:example:memo"><text>hello</text></Memo>');
+    for (const [body, code] of [
+      [bomb, 'UNSAFE_XML'],
+      [broken, 'INVALID_XML'],
+      [unknown, 'UNKNOWN_FORMAT'],
+    ] as const) {
+      const res = await upload(body);
+      expect(res.status).toBe(200);
+      const status = await waitForState(ctx, token, (res.body as { id: string }).id, (s) => s === 'detected' || s === 'rejected');
+      expect(status.state).toBe('rejected');
+      expect(status.history.at(-1)?.detail).toMatch(new RegExp(`^${code}: `));
+    }
+  });
+
+  it('finishes a workflow after its worker process is killed mid-run', async () => {
+    await worker?.stop();
+    worker = undefined;
+    const workerJs = path.join(REPO, 'dist/src/main/worker.js');
+    if (!existsSync(workerJs)) throw new Error(`${workerJs} missing: run through \`npm test\`, which builds dist/ first`);
+    const env = {
+      ...process.env,
+      MONGODB_URI: ctx.config.mongo.uri,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WORKER_METRICS_ADDRESS: '',
+      LOG_LEVEL: 'warn',
+    };
+    const spawnWorker = (): ChildProcess => spawn(process.execPath, [workerJs], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+
+    const conn = await Connection.connect({ address: temporalAddress });
+    const temporal = new Client({ connection: conn });
+    // A large invoice keeps the detection activity busy long enough to be caught in flight.
+    const big = Buffer.concat([
+      Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<!--'),
+      Buffer.alloc(20 * 1024 * 1024, 0x20),
+      Buffer.from('-->\n'),
+      corpusFile(SAMPLE_UBL_INVOICE).subarray(corpusFile(SAMPLE_UBL_INVOICE).indexOf('<Invoice')),
+    ]);
+    let killedMidRun = false;
+    try {
+      for (let attempt = 0; attempt < 3 && !killedMidRun; attempt++) {
+        const first = spawnWorker();
+        const res = await upload(big);
+        expect(res.status).toBe(200);
+        const id = (res.body as { id: string }).id;
+        const handle = temporal.workflow.getHandle(sendInvoiceWorkflowId('tenantS', id));
+        // Wait until the activity is running on the first worker, then kill that worker without warning. (History
+        // only records ActivityTaskStarted at completion, so ask for the pending activity's state instead.)
+        const deadline = Date.now() + 60_000;
+        for (;;) {
+          const { raw } = await handle.describe().catch(() => ({ raw: { pendingActivities: [] } }));
+          const running = (raw.pendingActivities ?? []).some((a) => a.state === temporalEnums.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
+          if (running) break;
+          if (Date.now() > deadline) throw new Error('activity never started');
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        first.kill('SIGKILL');
+        await new Promise((r) => first.once('exit', r));
+        const desc = await handle.describe();
+        killedMidRun = desc.status.name === 'RUNNING';
+        const second = spawnWorker();
+        try {
+          const status = await waitForState(ctx, token, id, (s) => s === 'detected' || s === 'rejected', 90_000);
+          expect(status.state).toBe('detected');
+          await expect(handle.result()).resolves.toMatchObject({ state: 'detected' });
+        } finally {
+          second.kill('SIGTERM');
+          await new Promise((r) => second.once('exit', r));
+        }
+      }
+    } finally {
+      await conn.close();
+    }
+    // The kill must have happened while the workflow was still running, or this test proved nothing.
+    expect(killedMidRun).toBe(true);
+  }, 300_000);
+});
