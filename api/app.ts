@@ -19,6 +19,8 @@ import { registerMeRoutes } from './routes/me.routes';
 import { notFoundHandler, problemDetailsHandler } from './problem-details';
 import { buildOpenApiDocument } from './openapi';
 import type { WorkflowStarter } from './workflow-client';
+// A JSON import, so tsc emits package.json into dist/ beside the compiled code.
+import packageJson from '../package.json';
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -34,9 +36,6 @@ export interface AppDeps {
   /** Readiness probes by name (database, temporal). */
   readiness: Record<string, () => Promise<boolean>>;
 }
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the one place the version is read
-const packageVersion = (require('../package.json') as { version: string }).version;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -70,7 +69,7 @@ export function createApp(deps: AppDeps): Application {
   const openapi = buildOpenApiDocument({
     serverUrl: config.http.publicBaseUrl,
     authUrl: config.auth.baseUrl,
-    version: packageVersion,
+    version: packageJson.version,
   });
 
   const open = Router();

@@ -86,7 +86,6 @@ async function main() {
     TEMPORAL_ADDRESS: svc.temporalAddress,
     MONGODB_URI: svc.mongodbUri,
     PORT: port,
-    DEMO_SEED: 'true',
   };
 
   const seed = await seedDemo(env);

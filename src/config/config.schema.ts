@@ -47,7 +47,6 @@ export const configEnvSchema = z.object({
   RATE_LIMIT_TOKEN_PER_MINUTE: int(120, 1).describe('Token requests per client id (or address) per minute.'),
   RATE_LIMIT_API_PER_MINUTE: int(6000, 1).describe('API requests per client per minute.'),
 
-  DEMO_SEED: bool(false).describe('Create the demo tenant, party and client at start (the Quick start does this).'),
 } satisfies Record<string, z.ZodType>);
 
 export type ConfigEnv = z.infer<typeof configEnvSchema>;

@@ -22,7 +22,6 @@ export interface Config {
     workflowBundlePath: string | undefined;
     workerMetricsAddress: string;
   };
-  demoSeed: boolean;
 }
 
 function deepFreeze<T>(o: T): Readonly<T> {
@@ -65,6 +64,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       workflowBundlePath: e.TEMPORAL_WORKFLOW_BUNDLE,
       workerMetricsAddress: e.WORKER_METRICS_ADDRESS,
     },
-    demoSeed: e.DEMO_SEED,
   });
 }

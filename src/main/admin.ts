@@ -133,7 +133,7 @@ export async function runAdmin(core: Core, args: string[]): Promise<unknown> {
       await d.unlinkUserParty(need(o, 'username'), need(o, 'party'));
       return { ok: true };
     case 'seed-demo':
-      return seedDemo(core, { print: true });
+      return seedDemo(core);
     default:
       throw new GatewayError('BAD_REQUEST', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
   }

@@ -3,7 +3,6 @@ import { loadConfig, type Config } from '../config/load-config';
 import { createApp } from '../../api/app';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { composeCore, composeIdentity, createMetricsRegistry } from './compose';
-import { seedDemo } from './seed-demo';
 
 export interface RunningApi {
   server: Server;
@@ -16,7 +15,6 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const core = await composeCore(config, 'api');
   const { signingKeys, tokens } = await composeIdentity(core);
   const workflows = await TemporalWorkflowStarter.connect(config.temporal);
-  if (config.demoSeed) await seedDemo(core, { print: false });
 
   const app = createApp({
     config,

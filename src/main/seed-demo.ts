@@ -22,7 +22,7 @@ export interface DemoCredentials {
  * Creates the demo tenant, party and client if missing and issues a fresh client secret (earlier demo secrets are
  * revoked), so the Quick start can always print working credentials without storing a secret in clear.
  */
-export async function seedDemo(core: Core, _options: { print: boolean }): Promise<DemoCredentials> {
+export async function seedDemo(core: Core): Promise<DemoCredentials> {
   const d = core.directory;
   if (!(await d.getTenant(DEMO.tenantId))) await d.createTenant({ id: DEMO.tenantId, name: DEMO.tenantName });
   if (!(await d.findParty(DEMO.partyId))) {

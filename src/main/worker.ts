@@ -1,4 +1,4 @@
-import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
 import { composeCore } from './compose';
@@ -11,13 +11,26 @@ export interface RunningWorker {
 
 let runtimeInstalled = false;
 
-/** Installs the SDK runtime once per process, exporting the worker's own metrics for Prometheus. */
+const SDK_LOG_LEVELS: Record<string, LogLevel> = {
+  trace: 'TRACE',
+  debug: 'DEBUG',
+  info: 'WARN', // the SDK's INFO lines (bundler output, state changes) would drown the gateway's own
+  warn: 'WARN',
+  error: 'ERROR',
+  fatal: 'ERROR',
+  silent: 'ERROR',
+};
+
+/** Installs the SDK runtime once per process: log level from config, and the worker's own Prometheus metrics. */
 function installRuntime(config: Readonly<Config>): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  if (!config.temporal.workerMetricsAddress) return;
+  if (Runtime._instance) return; // already set up by the host (e.g. a test harness); keep it
   Runtime.install({
-    telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporal.workerMetricsAddress } } },
+    logger: new DefaultLogger(SDK_LOG_LEVELS[config.logLevel] ?? 'WARN'),
+    ...(config.temporal.workerMetricsAddress
+      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporal.workerMetricsAddress } } } }
+      : {}),
   });
 }
 
