@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Debian packages the test suite uses beyond Node, Go and Java. Installs only what is missing; a no-op where
+# everything is present. Needs root (CI machines run as root); elsewhere it says what to install.
+set -euo pipefail
+# package:command pairs
+wanted=(
+  "docker-compose:docker-compose"   # validates docker-compose.temporal.yml without a Docker engine
+)
+missing=()
+for pair in "${wanted[@]}"; do
+  pkg=${pair%%:*}; cmd=${pair##*:}
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "missing system packages: ${missing[*]} (install them with your package manager)" >&2
+  exit 1
+fi
+echo "installing system packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
