@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../../src/config/load-config';
+import { renderConfigurationDoc } from '../../../src/config/config-doc';
+
+describe('configuration', () => {
+  it('has working defaults, derived URLs and is frozen', () => {
+    const c = loadConfig({});
+    expect(c.http.port).toBe(8080);
+    expect(c.http.maxUploadBytes).toBe(24 * 1024 * 1024);
+    expect(c.auth.tokenTtlSeconds).toBe(3600);
+    expect(c.http.publicBaseUrl).toBe('http://127.0.0.1:8080');
+    expect(c.auth.baseUrl).toBe(c.http.publicBaseUrl);
+    expect(c.auth.issuer).toBe(c.auth.baseUrl);
+    expect(Object.isFrozen(c) && Object.isFrozen(c.auth) && Object.isFrozen(c.auth.subscriptionKeys)).toBe(true);
+  });
+
+  it('parses lists and separate identity-server URLs', () => {
+    const c = loadConfig({ SUBSCRIPTION_KEYS: ' a, b ,,', PUBLIC_BASE_URL: 'https://api.example.test/', AUTH_BASE_URL: 'https://id.example.test' });
+    expect(c.auth.subscriptionKeys).toEqual(['a', 'b']);
+    expect(c.http.publicBaseUrl).toBe('https://api.example.test');
+    expect(c.auth.issuer).toBe('https://id.example.test');
+  });
+
+  it('names every invalid variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', PUBLIC_BASE_URL: 'not a url' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
+    expect(() => loadConfig({ MONGODB_DB: 'bad-name1' })).toThrow(/MONGODB_DB/);
+  });
+
+  it('is documented: docs/configuration.md matches the schema', () => {
+    const file = readFileSync(path.resolve(__dirname, '../../../docs/configuration.md'), 'utf8');
+    expect(file).toBe(renderConfigurationDoc());
+  });
+});
