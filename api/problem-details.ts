@@ -21,7 +21,8 @@ function typeUri(code: string): string {
 }
 
 export function requestIdOf(req: Request): string {
-  return String((req as Request & { id?: unknown }).id ?? '');
+  const id = (req as Request & { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : '';
 }
 
 export function problemFromGatewayError(err: GatewayError, req: Request): ProblemBody {

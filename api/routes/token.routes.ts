@@ -182,7 +182,7 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
         strategy,
         { session: false },
         (err: unknown, client: AuthenticatedClient | false | undefined, _challenge: unknown, status: unknown) => {
-          if (err) return reject(err);
+          if (err) return reject(err instanceof Error ? err : new Error('client authentication failed'));
           if (client) return resolve(client);
           const recorded = failures.get(req);
           if (recorded) return reject(recorded);
@@ -194,7 +194,7 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
           );
         },
       ) as RequestHandler;
-      void middleware(req, res, (err?: unknown) => reject(err ?? new Error('client authentication did not complete')));
+      void middleware(req, res, (err?: unknown) => reject(err instanceof Error ? err : new Error('client authentication did not complete')));
     });
   }
 

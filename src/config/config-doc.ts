@@ -5,7 +5,8 @@ import { configEnvSchema } from './config.schema';
 function defaultOf(schema: z.ZodType): string | undefined {
   const result = schema.safeParse(undefined);
   if (!result.success || result.data === undefined) return undefined;
-  return Array.isArray(result.data) ? result.data.join(',') : String(result.data);
+  const value: unknown = result.data;
+  return Array.isArray(value) ? value.join(',') : JSON.stringify(value).replace(/^"|"$/g, '');
 }
 
 /** docs/configuration.md, rendered from the schema so descriptions and defaults cannot drift from the code. */

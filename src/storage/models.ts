@@ -1,4 +1,6 @@
-import { Schema, type Connection, type Model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { buildHookModels } from './hooks/hook.schema';
+import { buildEventModels } from './events/event.schema';
 
 /*
  * Persistence shapes. Only features that both MongoDB and FerretDB 1.24 support: no multi-document transactions,
@@ -194,7 +196,9 @@ export function buildModels(conn: Connection) {
     User: conn.model<UserDoc>('User', user, 'users'),
     SigningKey: conn.model<SigningKeyDoc>('SigningKey', signingKey, 'signingkeys'),
     Document: conn.model<DocumentDoc>('Document', document, 'documents'),
-  } satisfies Record<string, Model<any>>;
+    ...buildHookModels(conn),
+    ...buildEventModels(conn),
+  };
 }
 
 export type Models = ReturnType<typeof buildModels>;

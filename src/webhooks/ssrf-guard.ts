@@ -241,5 +241,5 @@ export function createGuardedLookup(allowList?: AllowList | readonly string[], o
       return callback(null, first.address, first.family);
     });
   };
-  return guarded as unknown as LookupFunction;
+  return guarded;
 }

@@ -49,7 +49,7 @@ describe('sendInvoice on the real Temporal dev server', () => {
     await ctx.core.directory.createParty({ tenantId: 'tenantS', partyId: PARTY, legalEntityId: `NL:${PARTY}`, name: 'Sender' });
     client = await ctx.createClient(['tenantS']);
     token = await ctx.token(client);
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never });
+    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
   });
 
   afterAll(async () => {

@@ -132,7 +132,7 @@ function compileOrThrow(text: string): CompiledFilter {
   } catch (e) {
     const err = e as { index?: unknown; description?: unknown; message?: unknown };
     const index = typeof err.index === 'number' ? err.index : 0;
-    const reason = typeof err.description === 'string' ? err.description : String(err.message ?? 'syntax error');
+    const reason = typeof err.description === 'string' ? err.description : typeof err.message === 'string' ? err.message : 'syntax error';
     throw new FilterCompileError(index, reason);
   }
 
@@ -300,8 +300,8 @@ class Converter {
       if (!isTextual(arg.type)) throw new FilterCompileError(argAt, `${methodName} needs a string argument, not ${describe(arg.type)}`);
     }
     const node: FilterNode = arg
-      ? { k: 'call', m: method.name as Exclude<MethodName, 'IsMatch'>, recv: recv.node, arg: arg.node }
-      : { k: 'call', m: method.name as Exclude<MethodName, 'IsMatch'>, recv: recv.node };
+      ? { k: 'call', m: method.name, recv: recv.node, arg: arg.node }
+      : { k: 'call', m: method.name, recv: recv.node };
     return { node, type: method.returns };
   }
 

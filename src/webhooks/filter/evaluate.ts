@@ -14,11 +14,10 @@ import type { CompiledFilter, FilterNode } from './compile-filter';
 
 type Value = string | number | boolean | undefined;
 
-const hasOwn = Object.prototype.hasOwnProperty;
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 
 function readVar(vars: Record<string, unknown>, name: string): Value {
-  if (!hasOwn.call(vars, name)) return undefined;
+  if (!Object.hasOwn(vars, name)) return undefined;
   const v = vars[name];
   if (typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return v;

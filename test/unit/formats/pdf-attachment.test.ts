@@ -100,7 +100,7 @@ describe('extractFromPdf with PDFs built here', () => {
   });
 
   it('refuses a PDF without an invoice attachment, naming what it carries', async () => {
-    const none = refusal(() => extractFromPdf(Buffer.alloc(0, 0) as Buffer));
+    const none = refusal(() => extractFromPdf(Buffer.alloc(0, 0)));
     expect(none.code).toBe('UNPROCESSABLE');
     const plain = await hybridPdf([]);
     expect(refusal(() => detectFormat(plain)).message).toBe(
