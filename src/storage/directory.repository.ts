@@ -4,6 +4,16 @@ import { isDuplicateKeyError } from './connection';
 import { GatewayError } from '../core/gateway-error';
 
 export type TenantRecord = TenantDoc;
+
+/** Inserts one document; a unique-index collision becomes a CONFLICT naming what already exists. */
+async function insertUnique(create: () => Promise<unknown>, what: string): Promise<void> {
+  try {
+    await create();
+  } catch (e) {
+    if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `${what} exists`);
+    throw e;
+  }
+}
 export type PartyRecord = PartyDoc;
 
 /**
@@ -15,12 +25,7 @@ export class DirectoryRepository {
 
   async createTenant(input: { id?: string; name: string }): Promise<TenantRecord> {
     const doc = { _id: input.id ?? `t-${randomUUID()}`, name: input.name, createdAt: new Date() };
-    try {
-      await this.models.Tenant.create(doc);
-    } catch (e) {
-      if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `tenant ${doc._id} exists`);
-      throw e;
-    }
+    await insertUnique(() => this.models.Tenant.create(doc), `tenant ${doc._id}`);
     return doc;
   }
 
@@ -35,12 +40,7 @@ export class DirectoryRepository {
   async createParty(input: { tenantId: string; partyId: string; legalEntityId: string; name: string }): Promise<PartyRecord> {
     if (!(await this.getTenant(input.tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
     const doc = { _id: randomUUID(), ...input, createdAt: new Date() };
-    try {
-      await this.models.Party.create(doc);
-    } catch (e) {
-      if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `party ${input.partyId} exists`);
-      throw e;
-    }
+    await insertUnique(() => this.models.Party.create(doc), `party ${input.partyId}`);
     return doc;
   }
 
@@ -66,12 +66,7 @@ export class DirectoryRepository {
       rev: 0,
       createdAt: now,
     };
-    try {
-      await this.models.Client.create(doc);
-    } catch (e) {
-      if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `client ${doc._id} exists`);
-      throw e;
-    }
+    await insertUnique(() => this.models.Client.create(doc), `client ${doc._id}`);
     return doc;
   }
 
@@ -122,12 +117,7 @@ export class DirectoryRepository {
     if (!(await this.getTenant(input.tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
     for (const p of input.partyIds) await this.requirePartyInTenant(p, input.tenantId);
     const doc: UserDoc = { _id: randomUUID(), ...input, disabled: false, createdAt: new Date() };
-    try {
-      await this.models.User.create(doc);
-    } catch (e) {
-      if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `user ${input.username} exists`);
-      throw e;
-    }
+    await insertUnique(() => this.models.User.create(doc), `user ${input.username}`);
     return doc;
   }
 
