@@ -1,12 +1,14 @@
 import { createDocumentActivities, type DocumentActivityDeps } from './documents.activities';
 import { withFailureMapping } from './to-application-failure';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.activities';
 
-export type ActivityDeps = DocumentActivityDeps;
+export type ActivityDeps = DocumentActivityDeps & WebhookActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies (no globals). */
 export function createActivities(deps: ActivityDeps) {
   return withFailureMapping({
     ...createDocumentActivities(deps),
+    ...createWebhookActivities(deps),
   });
 }
 

@@ -16,6 +16,7 @@ import { createTokenRouter } from './routes/token.routes';
 import { registerDocumentRoutes } from './routes/documents.routes';
 import { registerHealthRoutes } from './routes/health.routes';
 import { registerMeRoutes } from './routes/me.routes';
+import { registerWebhookRoutes, type WebhookApiServices } from './routes/hooks.routes';
 import { notFoundHandler, problemDetailsHandler } from './problem-details';
 import { buildOpenApiDocument } from './openapi';
 import type { WorkflowStarter } from './workflow-client';
@@ -35,6 +36,8 @@ export interface AppDeps {
   workflows: WorkflowStarter;
   /** Readiness probes by name (database, temporal). */
   readiness: Record<string, () => Promise<boolean>>;
+  /** Hooks, events and the delivery log; without it those routes answer 503. */
+  webhooks?: WebhookApiServices;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -84,6 +87,7 @@ export function createApp(deps: AppDeps): Application {
   const api = Router();
   api.use('/api', createSubscriptionKeyCheck(config), createAuthenticate({ store: deps.identity, tokens: deps.tokens, config }), createApiRateLimit(config));
   registerMeRoutes(api, { directory: deps.directory });
+  registerWebhookRoutes(api, { directory: deps.directory, webhooks: deps.webhooks });
   registerDocumentRoutes(api, {
     directory: deps.directory,
     documents: deps.documents,

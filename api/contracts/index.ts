@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { webhookRoutes } from './webhooks';
 
 /*
  * The public HTTP contract: every route with its responses, as data. api/openapi.ts turns this into the OpenAPI
@@ -244,6 +245,7 @@ export const ROUTES: RouteContract[] = [
     auth: false,
     responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': null } } },
   },
+  ...webhookRoutes({ problem, authenticated, partyScoped, partyParam }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {

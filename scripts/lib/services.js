@@ -23,7 +23,8 @@ const FALLBACK_GO_TOOLCHAIN = 'go1.25.5';
 // FerretDB accepts database names of Latin letters only, so one name works on both backends.
 const DB_NAME = 'invoicegateway';
 const HOST = '127.0.0.1';
-const SEARCH_ATTRIBUTES = ['TenantId=Keyword', 'DocumentId=Keyword'];
+// Webhook delivery workflows add HookId, EventTopic, PartyId and DeliveryAttempt (src/core/webhook-delivery.ts).
+const SEARCH_ATTRIBUTES = ['TenantId=Keyword', 'DocumentId=Keyword', 'HookId=Keyword', 'EventTopic=Keyword', 'PartyId=Keyword', 'DeliveryAttempt=Int'];
 
 const TEMPORAL_READY_TIMEOUT_MS = 60_000;
 const DB_READY_TIMEOUT_MS = 30_000;

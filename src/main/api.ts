@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../config/load-config';
 import { createApp } from '../../api/app';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { composeCore, composeIdentity, createMetricsRegistry } from './compose';
+import { composeWebhookApi } from './webhooks';
 
 export interface RunningApi {
   server: Server;
@@ -15,6 +16,7 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const core = await composeCore(config, 'api');
   const { signingKeys, tokens } = await composeIdentity(core);
   const workflows = await TemporalWorkflowStarter.connect(config.temporal);
+  const webhooks = composeWebhookApi(config, core.db.models);
 
   const app = createApp({
     config,
@@ -28,6 +30,7 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
     blobs: core.db.blobs,
     workflows,
     readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
+    webhooks: webhooks.services,
   });
 
   const server = await new Promise<Server>((resolve, reject) => {
@@ -51,6 +54,7 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
         server.closeIdleConnections();
       });
       await workflows.close();
+      await webhooks.close();
       await core.db.close();
     },
   };

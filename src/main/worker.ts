@@ -2,6 +2,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type W
 import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
 import { composeCore } from './compose';
+import { Client } from '@temporalio/client';
+import { composeWebhookWorker, TemporalDeliveryStarter } from './webhooks';
 
 export interface RunningWorker {
   worker: Worker;
@@ -45,12 +47,19 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
   installRuntime(config);
   const core = await composeCore(config, 'worker');
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  // Webhook activities start delivery workflows (publishEvent) through a client on the worker's own connection.
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const starter = new TemporalDeliveryStarter(() => client, {
+    taskQueue: overrides.taskQueue ?? config.temporal.taskQueue,
+    searchAttributes: config.webhooks.searchAttributes,
+  });
+  const webhooks = composeWebhookWorker(config, core.db.models, starter);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...workflowSource(config),
-    activities: createActivities({ documents: core.documents, blobs: core.db.blobs, maxDocumentBytes: config.http.maxUploadBytes }),
+    activities: createActivities({ documents: core.documents, blobs: core.db.blobs, maxDocumentBytes: config.http.maxUploadBytes, webhooks: webhooks.services }),
     ...overrides,
   });
   const run = worker.run();
@@ -61,6 +70,7 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await run.catch(() => undefined);
+      await webhooks.close();
       await connection.close();
       await core.db.close();
     },

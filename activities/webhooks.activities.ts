@@ -1,0 +1,132 @@
+import { Context, heartbeat } from '@temporalio/activity';
+import { GatewayError } from '../src/core/gateway-error';
+import type { AttemptResult, DeliveryEventInput } from '../src/core/webhook-delivery';
+import type { EventRepository } from '../src/storage/events/event.repository';
+import type { HookRepository } from '../src/storage/hooks/hook.repository';
+import type { DeliveryAttempts } from '../src/webhooks/deliver-attempt';
+import type { EventPublisher, PublishEventInput } from '../src/webhooks/publish';
+
+export interface WebhookServices {
+  attempts: DeliveryAttempts;
+  publisher: EventPublisher;
+  hooks: HookRepository;
+  events: EventRepository;
+}
+
+export interface WebhookActivityDeps {
+  /** Optional so processes that run no webhook work can leave it out; the activities then fail with a clear error. */
+  webhooks?: WebhookServices;
+}
+
+export interface AttemptDeliveryInput {
+  tenantId: string;
+  eventId: string;
+  hookId: string;
+  deliveryId: string;
+  attempt: number;
+  ignoreInactive?: boolean;
+}
+
+export interface PublishedEventSummary {
+  eventId: string;
+  label: string;
+  deliveries: number;
+}
+
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const services = (): WebhookServices => {
+    if (!deps.webhooks) {
+      throw new GatewayError('NOT_IMPLEMENTED', 'webhook activities are not wired in this worker (ActivityDeps.webhooks missing)', { retryable: false });
+    }
+    return deps.webhooks;
+  };
+
+  async function publish(input: PublishEventInput): Promise<PublishedEventSummary> {
+    const { event, deliveries } = await services().publisher.publishEvent(input);
+    return { eventId: event.id, label: event.label, deliveries: deliveries.filter((d) => d.status === 'started' || d.status === 'running').length };
+  }
+
+  return {
+    /** One delivery attempt; what the receiver did is the result, only the gateway's own failures throw. */
+    async attemptDelivery(input: AttemptDeliveryInput): Promise<AttemptResult> {
+      const info = Context.current().info;
+      // One log line per (run, attempt): a retried activity overwrites its own line.
+      const runKey = info.workflowExecution?.runId ?? info.activityRunId ?? info.activityId;
+      return services().attempts.attempt({ ...input, runKey }, () => heartbeat());
+    },
+
+    /** The one publish path for producers running in workflows (document topics of later work use it too). */
+    async publishEvent(input: PublishEventInput): Promise<PublishedEventSummary> {
+      return publish(input);
+    },
+
+    /** HookSentRetry / HookSentError / an output rule's topic about one delivery. */
+    async publishDeliveryEvent(input: DeliveryEventInput): Promise<PublishedEventSummary> {
+      const { events } = services();
+      const original = await events.get(input.tenantId, input.originalEventId);
+      if (!original) throw new GatewayError('NOT_FOUND', `event ${input.originalEventId} not found`, { retryable: false });
+      const party = original.partyKey ? { partyId: original.partyKey, legalEntityId: original.partyId } : null;
+      const common = {
+        id: input.eventId,
+        tenantId: input.tenantId,
+        party,
+        documentId: original.documentId,
+        refToDocumentId: original.refToDocumentId,
+        createdBy: 'gateway',
+      };
+      const failure = {
+        hookId: input.hookId,
+        url: input.url,
+        attempt: String(input.attempt),
+        httpStatus: input.httpStatus === undefined ? '' : String(input.httpStatus),
+        error: input.error,
+        deliveryId: input.deliveryId,
+        originalTopic: original.topic,
+        originalEventId: original.id,
+      };
+      const cause = input.httpStatus !== undefined ? `HTTP ${input.httpStatus}` : input.error;
+      switch (input.kind.topic) {
+        case 'HookSentRetry':
+          return publish({
+            ...common,
+            topic: 'HookSentRetry',
+            message: `Delivery of ${original.topic} to hook ${input.hookId} failed (${cause}); attempt ${input.attempt + 1} follows at ${input.kind.nextAttemptOn}`,
+            details: { ...failure, nextAttemptOn: input.kind.nextAttemptOn },
+          });
+        case 'HookSentError':
+          return publish({
+            ...common,
+            topic: 'HookSentError',
+            message:
+              input.kind.reason === 'gone'
+                ? `Hook ${input.hookId} answered 410 Gone to ${original.topic} and was switched off`
+                : `Delivery of ${original.topic} to hook ${input.hookId} failed after ${input.attempt} attempts (${cause}); no more retries`,
+            details: { ...failure, reason: input.kind.reason },
+          });
+        case 'output': {
+          // The hook's output rule hands the original event on under a new topic; never back to the same hook.
+          return publish({
+            ...common,
+            createdBy: original.createdBy,
+            topic: input.kind.outputTopic,
+            message: original.message,
+            details: {
+              ...original.details,
+              originalTopic: original.topic,
+              originalEventId: original.id,
+              outputOfHookId: input.hookId,
+              httpStatus: failure.httpStatus,
+              error: input.error,
+            },
+            excludeHookIds: [input.hookId],
+          });
+        }
+      }
+    },
+
+    /** A receiver answered 410 Gone. True when this call switched the hook off. */
+    async disableHook(input: { tenantId: string; hookId: string; reason: string }): Promise<boolean> {
+      return services().hooks.disable(input.tenantId, input.hookId, input.reason);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
+import packageJson from '../../package.json';
+import type { Config } from '../config/load-config';
+import { GatewayError } from '../core/gateway-error';
+import { DELIVER_WEBHOOK_WORKFLOW, DELIVERY_SEARCH_ATTRIBUTES, deliverWebhookWorkflowId, type DeliverWebhookInput } from '../core/webhook-delivery';
+import type { Models } from '../storage/models';
+import { DeliveryLogRepository, EventRepository } from '../storage/events/event.repository';
+import { HookRepository } from '../storage/hooks/hook.repository';
+import { HookConcurrency } from '../webhooks/concurrency';
+import { DeliveryAttempts } from '../webhooks/deliver-attempt';
+import { WebhookSender, type WebhookSenderOptions } from '../webhooks/http-sender';
+import { EventPublisher, type DeliveryMeta, type DeliveryStarter } from '../webhooks/publish';
+import { parseAllowList, type AllowList } from '../webhooks/ssrf-guard';
+import type { WebhookApiServices } from '../../api/routes/hooks.routes';
+
+/** Wiring of the webhook parts for the API and the worker (composition root: the one place that knows Temporal). */
+
+export interface WebhookStorage {
+  hooks: HookRepository;
+  events: EventRepository;
+  deliveryLog: DeliveryLogRepository;
+}
+
+export function composeWebhookStorage(models: Models): WebhookStorage {
+  return { hooks: new HookRepository(models), events: new EventRepository(models), deliveryLog: new DeliveryLogRepository(models) };
+}
+
+/** WEBHOOK_ALLOWED_RANGES parsed; a bad entry stops the process at start with the entry named. */
+export function allowListOf(config: Readonly<Config>): AllowList {
+  return parseAllowList(config.webhooks.allowedRanges);
+}
+
+const searchKeys = {
+  tenantId: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.tenantId.name, 'KEYWORD'),
+  hookId: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.hookId.name, 'KEYWORD'),
+  topic: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.topic.name, 'KEYWORD'),
+  partyId: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.partyId.name, 'KEYWORD'),
+  attempt: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.attempt.name, 'INT'),
+};
+
+/** Starts deliverWebhook workflows; the workflow id is the delivery's business key. */
+export class TemporalDeliveryStarter implements DeliveryStarter {
+  constructor(
+    private readonly client: () => Client,
+    private readonly settings: { taskQueue: string; searchAttributes: boolean },
+  ) {}
+
+  async startDelivery(input: DeliverWebhookInput, meta: DeliveryMeta, mode: 'fresh' | 'redeliver'): Promise<'started' | 'already-started' | 'running'> {
+    const searchAttributes = this.settings.searchAttributes;
+    const pairs: SearchAttributePair[] = [
+      { key: searchKeys.tenantId, value: input.tenantId },
+      { key: searchKeys.hookId, value: input.hookId },
+      { key: searchKeys.topic, value: meta.topic },
+      ...(meta.partyKey ? [{ key: searchKeys.partyId, value: meta.partyKey }] : []),
+      { key: searchKeys.attempt, value: 0 },
+    ];
+    try {
+      await this.client().workflow.start(DELIVER_WEBHOOK_WORKFLOW, {
+        taskQueue: this.settings.taskQueue,
+        workflowId: deliverWebhookWorkflowId(input.tenantId, input.deliveryId),
+        args: [{ ...input, searchAttributes }],
+        // A fresh delivery happens once per (event, hook), ever; a redelivery is a new run after the earlier ones closed.
+        workflowIdReusePolicy: mode === 'fresh' ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
+        ...(searchAttributes ? { typedSearchAttributes: pairs } : {}),
+      });
+      return 'started';
+    } catch (e) {
+      if (e instanceof WorkflowExecutionAlreadyStartedError) return mode === 'fresh' ? 'already-started' : 'running';
+      throw new GatewayError('WORKFLOW_START_FAILED', 'The event was stored but its delivery could not be started', { cause: e });
+    }
+  }
+}
+
+
+export function createPublisher(config: Readonly<Config>, storage: WebhookStorage, starter: DeliveryStarter): EventPublisher {
+  return new EventPublisher({
+    ...storage,
+    starter,
+    settings: { schedule: config.webhooks.retrySchedule, maxAttemptTimeoutMs: config.webhooks.timeoutMs },
+  });
+}
+
+/** What the hook and events routes need. */
+export function composeWebhookRoutes(config: Readonly<Config>, models: Models, starter: DeliveryStarter): WebhookApiServices {
+  const storage = composeWebhookStorage(models);
+  return {
+    ...storage,
+    publisher: createPublisher(config, storage, starter),
+    settings: {
+      allowHttp: config.webhooks.allowHttp,
+      allowList: allowListOf(config),
+      maxTimeoutMs: config.webhooks.timeoutMs,
+      httpsinConfigured: Boolean(config.webhooks.httpsinUrl),
+    },
+  };
+}
+
+/**
+ * The API process's webhook services, with a Temporal client of their own that connects on first use (pings and
+ * redeliveries are rare; the API starts without waiting for it).
+ */
+export function composeWebhookApi(config: Readonly<Config>, models: Models): { services: WebhookApiServices; close(): Promise<void> } {
+  const connection = Connection.lazy({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const starter = new TemporalDeliveryStarter(() => client, { taskQueue: config.temporal.taskQueue, searchAttributes: config.webhooks.searchAttributes });
+  return { services: composeWebhookRoutes(config, models, starter), close: () => connection.close() };
+}
+
+/** What the worker's webhook activities need; close() releases the HTTP connection pools. */
+export function composeWebhookWorker(
+  config: Readonly<Config>,
+  models: Models,
+  starter: DeliveryStarter,
+  senderOverrides: Partial<WebhookSenderOptions> = {},
+) {
+  const storage = composeWebhookStorage(models);
+  const sender = new WebhookSender({
+    allowList: allowListOf(config),
+    allowHttp: config.webhooks.allowHttp,
+    userAgent: `invoice-gateway-webhooks/${packageJson.version}`,
+    ...senderOverrides,
+  });
+  const attempts = new DeliveryAttempts({
+    ...storage,
+    sender,
+    concurrency: new HookConcurrency(config.webhooks.maxConcurrencyPerHook),
+    maxTimeoutMs: config.webhooks.timeoutMs,
+    httpsinUrl: config.webhooks.httpsinUrl,
+  });
+  return {
+    services: { attempts, publisher: createPublisher(config, storage, starter), hooks: storage.hooks, events: storage.events },
+    close: () => sender.close(),
+  };
+}

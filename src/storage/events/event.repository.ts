@@ -1,0 +1,137 @@
+import type { Models } from '../models';
+import { isDuplicateKeyError } from '../connection';
+import type { DeliveryAttemptDoc, EventDoc, EventLabel, EventRouteDoc } from './event.schema';
+
+export type { EventLabel, EventRouteDoc, DeliveryAttemptDoc, AttemptOutcome } from './event.schema';
+
+export interface EventRecord {
+  id: string;
+  tenantId: string;
+  topic: string;
+  partyId: string;
+  partyKey: string | null;
+  documentId: string | null;
+  refToDocumentId: string | null;
+  message: string;
+  details: Record<string, string>;
+  createdBy: string;
+  createdOn: Date;
+  label: EventLabel;
+  routes: EventRouteDoc[];
+  targetHookId: string | null;
+  excludeHookIds: string[];
+}
+
+/** Position in the (createdOn, id) order of the missed-events batch. */
+export interface EventPosition {
+  createdOn: Date;
+  id: string;
+}
+
+export interface EventQuery {
+  tenantIds: readonly string[];
+  since?: Date | undefined;
+  until?: Date | undefined;
+  /** Exact topic, or a wildcard pattern already checked by validateTopicPattern. */
+  topic?: string | undefined;
+  /** Only events of this party (path form). */
+  partyKey?: string | undefined;
+  /** Callers restricted to some parties (password grant) see only their events; environment events are excluded. */
+  onlyPartyKeys?: readonly string[] | undefined;
+  after?: EventPosition | undefined;
+  limit: number;
+}
+
+function toRecord(doc: EventDoc): EventRecord {
+  return {
+    id: doc._id,
+    tenantId: doc.tenantId,
+    topic: doc.topic,
+    partyId: doc.partyId ?? '',
+    partyKey: doc.partyKey ?? null,
+    documentId: doc.documentId ?? null,
+    refToDocumentId: doc.refToDocumentId ?? null,
+    message: doc.message ?? '',
+    details: { ...(doc.details ?? {}) },
+    createdBy: doc.createdBy,
+    createdOn: doc.createdOn,
+    label: doc.label,
+    routes: (doc.routes ?? []).map((r) => ({ hookId: r.hookId, action: r.action, deliveryId: r.deliveryId, status: r.status })),
+    targetHookId: doc.targetHookId ?? null,
+    excludeHookIds: [...(doc.excludeHookIds ?? [])],
+  };
+}
+
+/** `Send*Fallback` → /^Send.*Fallback$/. The pattern holds only [A-Za-z0-9*] (validateTopicPattern), so nothing to escape. */
+function topicCondition(topic: string): unknown {
+  if (!topic.includes('*')) return topic;
+  if (!/^[A-Za-z0-9*]+$/.test(topic)) throw new Error('topic pattern must be validated before querying');
+  return { $regex: `^${topic.replace(/\*/g, '.*')}$` };
+}
+
+/** Published events; each is written once, its routing recorded on the same document. */
+export class EventRepository {
+  constructor(private readonly models: Models) {}
+
+  /** 'exists' when an event with this id was already stored (a retried publish). */
+  async insert(event: EventRecord): Promise<'inserted' | 'exists'> {
+    const { id, ...rest } = event;
+    try {
+      await this.models.WebhookEvent.create({ _id: id, ...rest });
+      return 'inserted';
+    } catch (e) {
+      if (isDuplicateKeyError(e)) return 'exists';
+      throw e;
+    }
+  }
+
+  async get(tenantId: string, eventId: string): Promise<EventRecord | null> {
+    const doc = await this.models.WebhookEvent.findOne({ tenantId, _id: eventId }).lean<EventDoc>().exec();
+    return doc ? toRecord(doc) : null;
+  }
+
+  async findInTenants(tenantIds: readonly string[], eventId: string): Promise<EventRecord | null> {
+    const doc = await this.models.WebhookEvent.findOne({ tenantId: { $in: [...tenantIds] }, _id: eventId }).lean<EventDoc>().exec();
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Records a new routing (a redelivery that routes again). */
+  async setRouting(tenantId: string, eventId: string, label: EventLabel, routes: EventRouteDoc[]): Promise<void> {
+    await this.models.WebhookEvent.updateOne({ tenantId, _id: eventId }, { $set: { label, routes } }).exec();
+  }
+
+  /** Oldest first, then by id; at most `limit`. */
+  async list(q: EventQuery): Promise<EventRecord[]> {
+    const and: Record<string, unknown>[] = [{ tenantId: { $in: [...q.tenantIds] } }];
+    if (q.since || q.until) {
+      and.push({ createdOn: { ...(q.since ? { $gte: q.since } : {}), ...(q.until ? { $lt: q.until } : {}) } });
+    }
+    if (q.topic) and.push({ topic: topicCondition(q.topic) });
+    if (q.partyKey !== undefined) and.push({ partyKey: q.partyKey });
+    if (q.onlyPartyKeys) and.push({ partyKey: { $in: [...q.onlyPartyKeys] } });
+    if (q.after) {
+      and.push({ $or: [{ createdOn: { $gt: q.after.createdOn } }, { createdOn: q.after.createdOn, _id: { $gt: q.after.id } }] });
+    }
+    const docs = await this.models.WebhookEvent.find({ $and: and })
+      .sort({ createdOn: 1, _id: 1 })
+      .limit(q.limit)
+      .lean<EventDoc[]>()
+      .exec();
+    return docs.map(toRecord);
+  }
+}
+
+/** The delivery log: one line per attempt (and per delivery a channel could not make). */
+export class DeliveryLogRepository {
+  constructor(private readonly models: Models) {}
+
+  /** Writes the line; the same _id again replaces it (a retried activity). */
+  async record(line: DeliveryAttemptDoc): Promise<void> {
+    const { _id, ...rest } = line;
+    await this.models.DeliveryAttempt.replaceOne({ _id }, { _id, ...rest }, { upsert: true }).exec();
+  }
+
+  async listForEvent(tenantId: string, eventId: string): Promise<DeliveryAttemptDoc[]> {
+    return this.models.DeliveryAttempt.find({ tenantId, eventId }).sort({ at: 1, attempt: 1, _id: 1 }).lean<DeliveryAttemptDoc[]>().exec();
+  }
+}

@@ -1,0 +1,113 @@
+import { Schema, type Connection } from 'mongoose';
+
+export type EventLabel = 'routed' | 'dropped' | 'dead-letter';
+
+/** Where routing sent an event: one entry per selected hook. */
+export interface EventRouteDoc {
+  hookId: string;
+  action: string;
+  deliveryId: string;
+  /**
+   * `started`: a delivery workflow runs or ran; `dropped`: a drop hook took it; `unsupported`: the hook's channel has
+   * no delivery implementation in this version (recorded, not silently lost).
+   */
+  status: 'started' | 'dropped' | 'unsupported';
+}
+
+/** An event as published once (spec 6.3 minus the per-delivery fields hookId and sentOn). */
+export interface EventDoc {
+  _id: string;
+  tenantId: string;
+  topic: string;
+  /** Payload form: the legalEntityId `<country>:<scheme>:<number>`, "" for an environment-level event. */
+  partyId: string;
+  /** Path form `<scheme>:<number>` of the same party (routing and access), null for an environment-level event. */
+  partyKey: string | null;
+  documentId: string | null;
+  refToDocumentId: string | null;
+  message: string;
+  details: Record<string, string>;
+  createdBy: string;
+  createdOn: Date;
+  label: EventLabel;
+  routes: EventRouteDoc[];
+  /** Set on an event meant for one hook only (Ping): routing sends it there whatever the hook's topics. */
+  targetHookId: string | null;
+  /** Hooks that must not get the event (the hook whose output rule published it). */
+  excludeHookIds: string[];
+}
+
+export type AttemptOutcome = 'delivered' | 'failed' | 'skipped' | 'unsupported';
+
+/** One line of the delivery log. */
+export interface DeliveryAttemptDoc {
+  /** `<workflow run>:<attempt>`: a retried activity overwrites its own line instead of adding one. */
+  _id: string;
+  tenantId: string;
+  eventId: string;
+  hookId: string;
+  deliveryId: string;
+  attempt: number;
+  at: Date;
+  httpStatus: number | null;
+  latencyMs: number | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+  /** Target, redacted. */
+  url: string | null;
+}
+
+const str = { type: String, required: true } as const;
+const nullableStr = { type: String, default: null } as const;
+
+export function buildEventModels(conn: Connection) {
+  const event = new Schema<EventDoc>(
+    {
+      _id: str,
+      tenantId: str,
+      topic: str,
+      partyId: { type: String, default: '' },
+      partyKey: nullableStr,
+      documentId: nullableStr,
+      refToDocumentId: nullableStr,
+      message: { type: String, default: '' },
+      details: { type: Schema.Types.Mixed, default: {} },
+      createdBy: str,
+      createdOn: { type: Date, required: true },
+      label: { type: String, enum: ['routed', 'dropped', 'dead-letter'], required: true },
+      routes: {
+        type: [{ _id: false, hookId: str, action: str, deliveryId: str, status: { type: String, enum: ['started', 'dropped', 'unsupported'], required: true } }],
+        default: [],
+      },
+      targetHookId: nullableStr,
+      excludeHookIds: { type: [String], default: [] },
+    },
+    { versionKey: false, minimize: false },
+  );
+  // The missed-events batch reads one tenant in (createdOn, _id) order: that pair is also the cursor.
+  event.index({ tenantId: 1, createdOn: 1, _id: 1 });
+
+  const attempt = new Schema<DeliveryAttemptDoc>(
+    {
+      _id: str,
+      tenantId: str,
+      eventId: str,
+      hookId: str,
+      deliveryId: str,
+      attempt: { type: Number, required: true },
+      at: { type: Date, required: true },
+      httpStatus: { type: Number, default: null },
+      latencyMs: { type: Number, default: null },
+      error: nullableStr,
+      outcome: { type: String, enum: ['delivered', 'failed', 'skipped', 'unsupported'], required: true },
+      url: nullableStr,
+    },
+    { versionKey: false },
+  );
+  attempt.index({ tenantId: 1, eventId: 1, at: 1 });
+
+  return {
+    WebhookEvent: conn.model<EventDoc>('WebhookEvent', event, 'events'),
+    DeliveryAttempt: conn.model<DeliveryAttemptDoc>('DeliveryAttempt', attempt, 'deliveryattempts'),
+  };
+}

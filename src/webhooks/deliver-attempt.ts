@@ -1,0 +1,167 @@
+import { parseRetryAfter } from '../core/retry-schedule';
+import type { AttemptResult } from '../core/webhook-delivery';
+import type { DeliveryLogRepository, EventRecord, EventRepository } from '../storage/events/event.repository';
+import type { HookRecord, HookRepository } from '../storage/hooks/hook.repository';
+import type { HookConcurrency } from './concurrency';
+import { buildEventPayload, redactUrl, serializeEventPayload, type GatewayEvent } from './event-payload';
+import type { SendResult, WebhookSender } from './http-sender';
+import { documentToken, httpsinTarget } from './httpsin';
+import { selectOutputTopic } from './output-rules';
+import { DELIVERABLE_ACTIONS } from './publish';
+import { signDelivery } from './sign-payload';
+
+/**
+ * One attempt of one delivery: read the hook and the event as they are now (a URL or key fixed between attempts is
+ * used at once), build the body with this attempt's `sentOn`, sign it, POST it, and write the delivery-log line.
+ * Never throws for what the receiver does; only the gateway's own storage failing throws (and is retried).
+ */
+
+export interface AttemptInput {
+  tenantId: string;
+  eventId: string;
+  hookId: string;
+  deliveryId: string;
+  attempt: number;
+  /** Unique per delivery run (the workflow run id): with `attempt` it keys the log line. */
+  runKey: string;
+  ignoreInactive?: boolean;
+}
+
+export interface DeliveryAttemptsDeps {
+  events: EventRepository;
+  hooks: HookRepository;
+  deliveryLog: DeliveryLogRepository;
+  sender: WebhookSender;
+  concurrency: HookConcurrency;
+  /** WEBHOOK_TIMEOUT_MS: the default and the cap of a hook's own timeout. */
+  maxTimeoutMs: number;
+  /** WEBHOOK_HTTPSIN_URL. */
+  httpsinUrl?: string | undefined;
+  now?: () => Date;
+}
+
+export function toGatewayEvent(e: EventRecord): GatewayEvent {
+  return {
+    id: e.id,
+    topic: e.topic,
+    partyId: e.partyId,
+    documentId: e.documentId,
+    refToDocumentId: e.refToDocumentId,
+    message: e.message,
+    details: e.details,
+    createdBy: e.createdBy,
+    createdOn: e.createdOn.toISOString(),
+  };
+}
+
+export class DeliveryAttempts {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: DeliveryAttemptsDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async attempt(input: AttemptInput, heartbeat: () => void = () => undefined): Promise<AttemptResult> {
+    const hook = await this.deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
+    if (!hook) return this.skip(input, 'hook-deleted', 'the hook was deleted');
+    if (!hook.isActive && !input.ignoreInactive) return this.skip(input, 'hook-inactive', 'the hook is switched off');
+    if (!DELIVERABLE_ACTIONS.has(hook.action)) return this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
+    const event = await this.deps.events.get(input.tenantId, input.eventId);
+    if (!event) return this.skip(input, 'event-missing', 'the event no longer exists');
+
+    const release = this.deps.concurrency.tryAcquire(hook.id);
+    if (!release) return { kind: 'throttled' };
+    try {
+      return await this.send(input, hook, event, heartbeat);
+    } finally {
+      release();
+    }
+  }
+
+  private async send(input: AttemptInput, hook: HookRecord, event: EventRecord, heartbeat: () => void): Promise<AttemptResult> {
+    const sentOn = this.now();
+    const shownUrl = redactUrl(hook.url ?? '');
+    const secureKey = hook.secureKey;
+    let result: SendResult;
+    if (!secureKey || !hook.url) {
+      result = { kind: 'error', error: 'the hook has no url or secureKey', timedOut: false, latencyMs: 0 };
+    } else {
+      const body = serializeEventPayload(buildEventPayload(toGatewayEvent(event), hook.id, sentOn));
+      const headers: Record<string, string> = signDelivery({ body, secureKey, deliveryId: input.deliveryId, timestamp: sentOn });
+      const timeoutMs = Math.min(hook.timeoutMs ?? this.deps.maxTimeoutMs, this.deps.maxTimeoutMs);
+      let url = hook.url;
+      let trusted = false;
+      let skipSend: SendResult | undefined;
+      if (hook.action === 'httpsin') {
+        if (!this.deps.httpsinUrl) {
+          skipSend = { kind: 'error', error: 'the internal httpsin endpoint is not configured (WEBHOOK_HTTPSIN_URL)', timedOut: false, latencyMs: 0 };
+        } else {
+          const target = httpsinTarget(hook.url, this.deps.httpsinUrl, documentToken(secureKey, event.documentId ?? event.id));
+          url = target.url;
+          headers['authorization'] = target.authorization;
+          trusted = true;
+        }
+      }
+      if (skipSend) result = skipSend;
+      else {
+        // Heartbeats let Temporal notice a crashed worker within seconds instead of after the activity timeout.
+        const beat = setInterval(heartbeat, 5_000);
+        try {
+          result = await this.deps.sender.send({ url, headers, body, timeoutMs, trusted });
+        } finally {
+          clearInterval(beat);
+        }
+      }
+    }
+
+    const outcomeForRules = result.kind === 'response' ? { httpStatus: result.status } : { timedOut: result.timedOut };
+    const outputTopic = selectOutputTopic(hook.output, outcomeForRules, event.topic);
+    const ok = result.kind === 'response' && result.status >= 200 && result.status < 300;
+    await this.deps.deliveryLog.record({
+      _id: `${input.runKey}:${input.attempt}`,
+      tenantId: input.tenantId,
+      eventId: input.eventId,
+      hookId: input.hookId,
+      deliveryId: input.deliveryId,
+      attempt: input.attempt,
+      at: sentOn,
+      httpStatus: result.kind === 'response' ? result.status : null,
+      latencyMs: result.latencyMs,
+      error: result.kind === 'response' ? (ok ? null : `HTTP ${result.status}`) : result.error,
+      outcome: ok ? 'delivered' : 'failed',
+      url: shownUrl,
+    });
+
+    if (result.kind === 'response') {
+      const retryAfterMs = parseRetryAfter(result.retryAfter, sentOn.getTime() + result.latencyMs);
+      return {
+        kind: 'sent',
+        ok,
+        httpStatus: result.status,
+        latencyMs: result.latencyMs,
+        url: shownUrl,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(outputTopic ? { outputTopic } : {}),
+      };
+    }
+    return { kind: 'failed', error: result.error, timedOut: result.timedOut, latencyMs: result.latencyMs, url: shownUrl, ...(outputTopic ? { outputTopic } : {}) };
+  }
+
+  private async skip(input: AttemptInput, reason: Extract<AttemptResult, { kind: 'skipped' }>['reason'], detail: string): Promise<AttemptResult> {
+    await this.deps.deliveryLog.record({
+      _id: `${input.runKey}:${input.attempt}`,
+      tenantId: input.tenantId,
+      eventId: input.eventId,
+      hookId: input.hookId,
+      deliveryId: input.deliveryId,
+      attempt: input.attempt,
+      at: this.now(),
+      httpStatus: null,
+      latencyMs: null,
+      error: `not sent: ${detail}`,
+      outcome: 'skipped',
+      url: null,
+    });
+    return { kind: 'skipped', reason, detail };
+  }
+}

@@ -1,0 +1,147 @@
+import { Agent, request } from 'undici';
+import { checkTargetUrl, createGuardedLookup, isSsrfBlockedError, type AllowList, type GuardedLookupOptions } from './ssrf-guard';
+
+/**
+ * One HTTP POST of a delivery attempt. Two connection pools: the guarded one for customer URLs (the SSRF guard checks
+ * the address actually connected, IP literals are checked before, redirects are never followed: undici follows none
+ * unless told to) and a trusted one for the operator-configured internal httpsin endpoint. Keep-alive per origin: a
+ * fresh TLS handshake per request costs ~40x the throughput (reference/webhooks.md §9).
+ */
+
+export interface WebhookSenderOptions {
+  allowList: AllowList;
+  allowHttp: boolean;
+  userAgent: string;
+  /** Connection set-up bound, within the attempt's overall timeout. */
+  connectTimeoutMs?: number;
+  /** DNS resolver behind the guard (tests resolve names to chosen addresses). */
+  resolve?: GuardedLookupOptions['resolve'];
+  /** Largest response body read (and discarded); the rest is dropped with the connection. */
+  maxResponseBytes?: number;
+}
+
+export interface SendRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  /** The operator's own endpoint (httpsin): no SSRF guard, http allowed. */
+  trusted?: boolean;
+}
+
+export type SendResult =
+  | { kind: 'response'; status: number; retryAfter: string | undefined; latencyMs: number }
+  | { kind: 'error'; error: string; timedOut: boolean; latencyMs: number };
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const RESET_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED']);
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
+const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|HOSTNAME_MISMATCH|ERR_TLS/;
+
+function errorChain(e: unknown): Array<{ code?: unknown; message?: unknown; name?: unknown }> {
+  const out: Array<{ code?: unknown; message?: unknown; name?: unknown }> = [];
+  let cur: unknown = e;
+  for (let i = 0; i < 5 && cur && typeof cur === 'object'; i++) {
+    out.push(cur as { code?: unknown; message?: unknown });
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return out;
+}
+
+/** A short, customer-facing cause ("connection refused", "TLS: certificate has expired"); never a stack. */
+export function describeSendError(e: unknown, timeoutMs: number, aborted: boolean): { error: string; timedOut: boolean } {
+  const seconds = (timeoutMs / 1000).toLocaleString('en', { maximumFractionDigits: 1 });
+  if (aborted) return { error: `timeout after ${seconds} s`, timedOut: true };
+  const chain = errorChain(e);
+  const blocked = chain.find((c) => isSsrfBlockedError(c));
+  if (blocked) return { error: `refused: ${String(blocked.message)}`, timedOut: false };
+  for (const c of chain) {
+    const code = typeof c.code === 'string' ? c.code : '';
+    const message = typeof c.message === 'string' ? c.message : '';
+    if (TIMEOUT_CODES.has(code)) return { error: `timeout after ${seconds} s`, timedOut: true };
+    if (code === 'ECONNREFUSED') return { error: 'connection refused', timedOut: false };
+    if (RESET_CODES.has(code)) return { error: 'connection reset', timedOut: false };
+    if (DNS_CODES.has(code)) return { error: `DNS: ${code === 'ENOTFOUND' ? 'name not found' : code}`, timedOut: false };
+    if (TLS_CODE.test(code)) return { error: `TLS: ${message || code}`.slice(0, 300), timedOut: false };
+  }
+  const first = chain[0];
+  const code = typeof first?.code === 'string' ? first.code : undefined;
+  const message = typeof first?.message === 'string' ? first.message : String(e);
+  return { error: (code ? `${code}: ${message}` : message).slice(0, 300), timedOut: false };
+}
+
+export class WebhookSender {
+  private readonly guarded: Agent;
+  private readonly trusted: Agent;
+  private readonly maxResponseBytes: number;
+
+  constructor(private readonly options: WebhookSenderOptions) {
+    const connectTimeout = options.connectTimeoutMs ?? 15_000;
+    const lookup = createGuardedLookup(options.allowList, options.resolve ? { resolve: options.resolve } : {});
+    this.guarded = new Agent({ connect: { lookup, timeout: connectTimeout }, keepAliveTimeout: 10_000 });
+    this.trusted = new Agent({ connect: { timeout: connectTimeout }, keepAliveTimeout: 10_000 });
+    this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
+  }
+
+  /**
+   * POSTs once; never throws for anything the receiver or the network does. A URL the guard refuses before connecting
+   * (scheme, an IP literal in any spelling) is an error result too, so it takes the same retry path as other failures.
+   */
+  async send(req: SendRequest): Promise<SendResult> {
+    const started = performance.now();
+    const latency = () => Math.round(performance.now() - started);
+    let target: URL;
+    try {
+      target = new URL(req.url);
+    } catch {
+      return { kind: 'error', error: 'invalid URL', timedOut: false, latencyMs: 0 };
+    }
+    if (!req.trusted) {
+      const refused = checkTargetUrl(target, this.options.allowList, { allowHttp: this.options.allowHttp });
+      if (refused) return { kind: 'error', error: `refused: ${refused}`, timedOut: false, latencyMs: 0 };
+    }
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': this.options.userAgent,
+      ...req.headers,
+    };
+    // Credentials in an https URL become Basic authentication; undici does not send URL userinfo.
+    if (target.username || target.password) {
+      headers['authorization'] ??= `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+      target.username = '';
+      target.password = '';
+    }
+
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), req.timeoutMs);
+    try {
+      const res = await request(target, {
+        dispatcher: req.trusted ? this.trusted : this.guarded,
+        method: 'POST',
+        headers,
+        body: req.body,
+        signal: controller.signal,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      });
+      const retryAfter = res.headers['retry-after'];
+      // The body is not needed; reading a bounded part lets the connection be reused.
+      await res.body.dump({ limit: this.maxResponseBytes }).catch(() => undefined);
+      return {
+        kind: 'response',
+        status: res.statusCode,
+        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        latencyMs: latency(),
+      };
+    } catch (e) {
+      const d = describeSendError(e, req.timeoutMs, controller.signal.aborted);
+      return { kind: 'error', ...d, latencyMs: latency() };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.guarded.close(), this.trusted.close()]);
+  }
+}

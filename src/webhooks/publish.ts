@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../core/gateway-error';
+import { selectHooks, validateTopicPattern, type RoutingLabel } from '../core/topics';
+import type { RetrySchedule } from '../core/retry-schedule';
+import type { DeliverWebhookInput } from '../core/webhook-delivery';
+import type { DeliveryLogRepository, EventRecord, EventRepository, EventRouteDoc } from '../storage/events/event.repository';
+import type { HookRecord, HookRepository } from '../storage/hooks/hook.repository';
+import { deliveryIdFor } from './delivery-id';
+import { validateEventDetails } from './event-payload';
+import { createFilterPredicate } from './filter';
+
+/**
+ * publishEvent: the one path every producer takes (Ping, HookSentRetry, HookSentError, output-rule topics, and the
+ * document topics of later work). It persists the event with its routing (label and selected hooks) in one write,
+ * then starts one delivery workflow per selected hook that has an HTTP channel. The event is durable before any
+ * delivery starts; a retried publish with the same id finds the stored event and (re)starts its deliveries, which is
+ * idempotent because delivery workflow ids derive from (event, hook).
+ */
+
+/** Starts delivery workflows: Temporal in the processes, a recorder in HTTP tests. */
+export interface DeliveryStarter {
+  /**
+   * `fresh`: the first delivery of (event, hook): a second start for the same pair is a no-op ('already-started').
+   * `redeliver`: a new run after earlier ones closed; 'running' when one is still in progress.
+   */
+  startDelivery(input: DeliverWebhookInput, meta: DeliveryMeta, mode: 'fresh' | 'redeliver'): Promise<'started' | 'already-started' | 'running'>;
+}
+
+/** What operators search deliveries by (Temporal search attributes). */
+export interface DeliveryMeta {
+  topic: string;
+  /** Path form, or "" for an environment-level event. */
+  partyKey: string;
+}
+
+export interface PublishEventInput {
+  /** Given by producers that may retry (workflows): the same id publishes once. Default: a new UUID. */
+  id?: string;
+  tenantId: string;
+  topic: string;
+  /** The event's party in both forms, or null/absent for an environment-level event. */
+  party?: { partyId: string; legalEntityId: string } | null;
+  documentId?: string | null;
+  refToDocumentId?: string | null;
+  message: string;
+  details?: Record<string, string>;
+  createdBy: string;
+  createdOn?: Date;
+  /** Deliver to this hook only, whatever its topics (Ping). */
+  targetHookId?: string;
+  /** Hooks that must not receive the event. */
+  excludeHookIds?: readonly string[];
+}
+
+export interface DeliveryStart {
+  hookId: string;
+  action: string;
+  deliveryId: string;
+  status: EventRouteDoc['status'] | 'running';
+}
+
+export interface PublishResult {
+  event: EventRecord;
+  deliveries: DeliveryStart[];
+}
+
+export interface PublisherSettings {
+  schedule: RetrySchedule;
+  maxAttemptTimeoutMs: number;
+}
+
+export interface EventPublisherDeps {
+  events: EventRepository;
+  hooks: HookRepository;
+  deliveryLog: DeliveryLogRepository;
+  starter: DeliveryStarter;
+  settings: PublisherSettings;
+  now?: () => Date;
+}
+
+/** Channels the gateway delivers itself in this version; the others are recorded as `unsupported`, never lost silently. */
+export const DELIVERABLE_ACTIONS: ReadonlySet<string> = new Set(['https', 'httpsin']);
+
+const UNSUPPORTED_MESSAGE: Record<string, string> = {
+  mailto: 'e-mail delivery of events is not implemented in this version',
+  peppol: 'Peppol delivery of events is not implemented in this version',
+};
+
+function checkEvent(input: PublishEventInput): Record<string, string> {
+  const topicProblem = validateTopicPattern(input.topic);
+  if (topicProblem || input.topic.includes('*')) {
+    throw new GatewayError('BAD_REQUEST', `cannot publish topic "${input.topic}": ${topicProblem ?? 'a topic has no wildcard'}`, { retryable: false });
+  }
+  const details = input.details ?? {};
+  for (const key of Object.keys(details)) {
+    // Storage rule (FerretDB and MongoDB): keys may not contain "." or start with "$".
+    if (key.includes('.') || key.startsWith('$') || key.length === 0) {
+      throw new GatewayError('BAD_REQUEST', `details key "${key}" is not allowed`, { retryable: false });
+    }
+  }
+  const check = validateEventDetails(input.topic, details);
+  if (!check.ok) throw new GatewayError('BAD_REQUEST', `details of ${input.topic} are invalid: ${check.errors.join('; ')}`, { retryable: false });
+  return check.details;
+}
+
+export class EventPublisher {
+  private readonly passesFilter = createFilterPredicate();
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: EventPublisherDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async publishEvent(input: PublishEventInput): Promise<PublishResult> {
+    const details = checkEvent(input);
+    const draft: EventRecord = {
+      id: input.id ?? randomUUID(),
+      tenantId: input.tenantId,
+      topic: input.topic,
+      partyId: input.party?.legalEntityId ?? '',
+      partyKey: input.party?.partyId ?? null,
+      documentId: input.documentId ?? null,
+      refToDocumentId: input.refToDocumentId ?? null,
+      message: input.message,
+      details,
+      createdBy: input.createdBy,
+      createdOn: input.createdOn ?? this.now(),
+      label: 'dead-letter',
+      routes: [],
+      targetHookId: input.targetHookId ?? null,
+      excludeHookIds: [...(input.excludeHookIds ?? [])],
+    };
+    const { label, routes, hooks } = await this.route(draft);
+    const event: EventRecord = { ...draft, label, routes };
+    if ((await this.deps.events.insert(event)) === 'exists') {
+      // A retried publish: deliver what the first call routed, not a second routing (hooks may have changed since).
+      const stored = await this.deps.events.get(input.tenantId, event.id);
+      if (!stored) throw new GatewayError('STORAGE_FAILED', `event ${event.id} exists but cannot be read`);
+      return { event: stored, deliveries: await this.startRoutes(stored, stored.routes, 'fresh') };
+    }
+    await this.logUnsupported(event, hooks);
+    return { event, deliveries: await this.startRoutes(event, routes, 'fresh') };
+  }
+
+  /**
+   * A fresh delivery of a stored event (decisions.md "Delivery log"). With a hook: to that hook (it must be one the
+   * gateway delivers to). Without: the event is routed again against the current hooks, so a dead-letter event reaches
+   * a hook registered after it, and the new routing is recorded.
+   */
+  async redeliver(tenantId: string, eventId: string, hookId?: string): Promise<PublishResult> {
+    const event = await this.deps.events.get(tenantId, eventId);
+    if (!event) throw new GatewayError('NOT_FOUND', `Event ${eventId} not found`);
+    if (hookId !== undefined) {
+      const hook = await this.deps.hooks.get({ tenantId }, hookId);
+      if (!hook) throw new GatewayError('NOT_FOUND', `Hook ${hookId} not found`);
+      if (!DELIVERABLE_ACTIONS.has(hook.action)) {
+        throw new GatewayError('CONFLICT', `Hook ${hookId} has action ${hook.action}; only https and httpsin hooks can be redelivered to`);
+      }
+      const route: EventRouteDoc = { hookId, action: hook.action, deliveryId: deliveryIdFor(event.id, hookId), status: 'started' };
+      const routes = [...event.routes.filter((r) => r.hookId !== hookId), route];
+      await this.deps.events.setRouting(tenantId, eventId, 'routed', routes);
+      const updated = { ...event, label: 'routed' as const, routes };
+      return { event: updated, deliveries: await this.startRoutes(updated, [route], 'redeliver') };
+    }
+    const { label, routes, hooks } = await this.route(event);
+    await this.deps.events.setRouting(tenantId, eventId, label, routes);
+    const updated = { ...event, label, routes };
+    await this.logUnsupported(updated, hooks);
+    return { event: updated, deliveries: await this.startRoutes(updated, routes, 'redeliver') };
+  }
+
+  private async route(event: EventRecord): Promise<{ label: RoutingLabel; routes: EventRouteDoc[]; hooks: HookRecord[] }> {
+    let selected: HookRecord[];
+    let label: RoutingLabel;
+    if (event.targetHookId) {
+      const hook = await this.deps.hooks.get({ tenantId: event.tenantId }, event.targetHookId);
+      selected = hook ? [hook] : [];
+      label = selected.length === 0 ? 'dead-letter' : selected.every((h) => h.action === 'drop') ? 'dropped' : 'routed';
+    } else {
+      const excluded = new Set(event.excludeHookIds);
+      const candidates = (await this.deps.hooks.listForRouting(event.tenantId, event.partyKey)).filter((h) => !excluded.has(h.id));
+      // Filters see the payload's view of the event: createdOn as the ISO text receivers get.
+      const routable = { ...event, createdOn: event.createdOn.toISOString() };
+      const selection = selectHooks(routable, candidates, { passesFilter: this.passesFilter });
+      selected = selection.selected;
+      label = selection.label;
+    }
+    const routes: EventRouteDoc[] = selected.map((h) => ({
+      hookId: h.id,
+      action: h.action,
+      deliveryId: deliveryIdFor(event.id, h.id),
+      status: h.action === 'drop' ? 'dropped' : DELIVERABLE_ACTIONS.has(h.action) ? 'started' : 'unsupported',
+    }));
+    return { label, routes, hooks: selected };
+  }
+
+  private async startRoutes(event: EventRecord, routes: readonly EventRouteDoc[], mode: 'fresh' | 'redeliver'): Promise<DeliveryStart[]> {
+    return Promise.all(
+      routes.map(async (r): Promise<DeliveryStart> => {
+        if (r.status !== 'started') return { ...r };
+        const input: DeliverWebhookInput = {
+          tenantId: event.tenantId,
+          eventId: event.id,
+          hookId: r.hookId,
+          deliveryId: r.deliveryId,
+          schedule: this.deps.settings.schedule,
+          maxAttemptTimeoutMs: this.deps.settings.maxAttemptTimeoutMs,
+          ...(event.targetHookId === r.hookId && event.topic === 'Ping' ? { ignoreInactive: true } : {}),
+        };
+        const result = await this.deps.starter.startDelivery(input, { topic: event.topic, partyKey: event.partyKey ?? '' }, mode);
+        return { ...r, status: result === 'running' ? 'running' : 'started' };
+      }),
+    );
+  }
+
+  /** A channel without an implementation leaves a line in the delivery log, so the event is not silently lost. */
+  private async logUnsupported(event: EventRecord, hooks: readonly HookRecord[]): Promise<void> {
+    for (const hook of hooks) {
+      if (hook.action === 'drop' || DELIVERABLE_ACTIONS.has(hook.action)) continue;
+      const deliveryId = deliveryIdFor(event.id, hook.id);
+      await this.deps.deliveryLog.record({
+        _id: `${deliveryId}:unsupported`,
+        tenantId: event.tenantId,
+        eventId: event.id,
+        hookId: hook.id,
+        deliveryId,
+        attempt: 0,
+        at: this.now(),
+        httpStatus: null,
+        latencyMs: null,
+        error: UNSUPPORTED_MESSAGE[hook.action] ?? `action ${hook.action} has no delivery implementation`,
+        outcome: 'unsupported',
+        url: null,
+      });
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import { ActivityFailure, continueAsNew, proxyActivities, sleep, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { nextDelay, type RetrySchedule } from '../src/core/retry-schedule';
+import {
+  DELIVERY_SEARCH_ATTRIBUTES,
+  type AttemptResult,
+  type DeliverWebhookInput,
+  type DeliverWebhookResult,
+  type DeliveryEventInput,
+  type DeliveryProgress,
+} from '../src/core/webhook-delivery';
+
+/**
+ * One run per (event, hook) delivery; the id derives from the delivery id, so a repeated publish starts nothing new
+ * and a slow or dead hook delays no other hook's deliveries (no head-of-line blocking: nothing is queued behind it).
+ * Each attempt is one activity that builds, signs and POSTs the body with that attempt's sentOn. The schedule comes
+ * in as data. Failed attempts publish HookSentRetry (while a retry follows) or HookSentError (the end); a 410 switches
+ * the hook off; an output rule that matches hands the event on under its own topic and ends the delivery.
+ */
+
+/** Publishing must eventually succeed (the event is the customer's only notice), so it retries without a count. */
+const publishSteps = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+
+/** Tries refused by the per-hook concurrency cap wait this long at first, doubling up to the cap, with jitter. */
+const THROTTLE_FIRST_WAIT_MS = 200;
+const THROTTLE_MAX_WAIT_MS = 30_000;
+/** Continue as new well before the history limits (51,200 events): a five-day delivery of a busy hook may loop long. */
+const MAX_HISTORY_EVENTS = 4_000;
+
+/** How long a delivery may go on: the exponential window, or the sum of a table's waits. */
+function windowMs(schedule: RetrySchedule): number {
+  if (schedule.kind === 'exponential') return schedule.totalWindowMs;
+  return schedule.delaysMs.reduce((a, b) => a + b, 0);
+}
+
+function causeOf(e: ActivityFailure): string {
+  const cause = e.cause;
+  return cause?.message ? cause.message.slice(0, 300) : 'activity failed';
+}
+
+export async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
+  const attemptSteps = proxyActivities<Activities>({
+    // Above the longest HTTP timeout; heartbeats during the request catch a dead worker much sooner.
+    startToCloseTimeout: input.maxAttemptTimeoutMs + 30_000,
+    heartbeatTimeout: '30 seconds',
+    // Only the gateway's own failures (storage) reach Temporal's retry; what the receiver does is a result.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  });
+
+  const progress: DeliveryProgress = input.resume ? { ...input.resume } : { attempts: 0, startedAtMs: Date.now(), throttled: 0 };
+  const ids = { tenantId: input.tenantId, eventId: input.eventId, hookId: input.hookId, deliveryId: input.deliveryId };
+
+  const publish = (attempt: number, r: Extract<AttemptResult, { kind: 'sent' | 'failed' }>, kind: DeliveryEventInput['kind']) =>
+    publishSteps.publishDeliveryEvent({
+      eventId: uuid4(),
+      tenantId: input.tenantId,
+      originalEventId: input.eventId,
+      hookId: input.hookId,
+      deliveryId: input.deliveryId,
+      attempt,
+      ...(r.kind === 'sent' ? { httpStatus: r.httpStatus } : {}),
+      error: r.kind === 'sent' ? `HTTP ${r.httpStatus}` : r.error,
+      url: r.url,
+      kind,
+    });
+
+  for (;;) {
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
+      await continueAsNew<typeof deliverWebhook>({ ...input, resume: progress });
+    }
+
+    const attempt = progress.attempts + 1;
+    let r: AttemptResult;
+    try {
+      r = await attemptSteps.attemptDelivery({ ...ids, attempt, ...(input.ignoreInactive ? { ignoreInactive: true } : {}) });
+    } catch (e) {
+      if (!(e instanceof ActivityFailure)) throw e;
+      // The gateway itself failed (storage down for minutes): count it as a failed attempt, keep to the schedule.
+      r = { kind: 'failed', error: `gateway error: ${causeOf(e)}`, timedOut: false, latencyMs: 0, url: '' };
+    }
+
+    if (r.kind === 'throttled') {
+      progress.throttled += 1;
+      const top = Math.min(THROTTLE_MAX_WAIT_MS, THROTTLE_FIRST_WAIT_MS * 2 ** Math.min(progress.throttled - 1, 20));
+      const wait = Math.round(top / 2 + Math.random() * (top / 2));
+      if (Date.now() + wait - progress.startedAtMs > windowMs(input.schedule)) {
+        const failed = { kind: 'failed' as const, error: 'the hook stayed at its concurrency cap for the whole retry window', timedOut: false, latencyMs: 0, url: '' };
+        await publish(progress.attempts, failed, { topic: 'HookSentError', reason: 'exhausted' });
+        return { outcome: 'exhausted', attempts: progress.attempts, reason: failed.error };
+      }
+      await sleep(wait);
+      continue;
+    }
+    progress.throttled = 0;
+
+    if (r.kind === 'skipped') return { outcome: 'skipped', attempts: progress.attempts, reason: r.detail };
+
+    progress.attempts = attempt;
+    if (input.searchAttributes) upsertSearchAttributes([{ key: DELIVERY_SEARCH_ATTRIBUTES.attempt, value: attempt }]);
+    const status = r.kind === 'sent' ? { httpStatus: r.httpStatus } : {};
+
+    if (r.kind === 'sent' && r.ok) {
+      if (r.outputTopic) await publish(attempt, r, { topic: 'output', outputTopic: r.outputTopic });
+      return { outcome: 'delivered', attempts: attempt, ...status, ...(r.outputTopic ? { publishedTopic: r.outputTopic } : {}) };
+    }
+    const reason = r.kind === 'sent' ? `HTTP ${r.httpStatus}` : r.error;
+    if (r.outputTopic) {
+      await publish(attempt, r, { topic: 'output', outputTopic: r.outputTopic });
+      return { outcome: 'handed-off', attempts: attempt, ...status, reason, publishedTopic: r.outputTopic };
+    }
+    if (r.kind === 'sent' && r.httpStatus === 410) {
+      await publishSteps.disableHook({ tenantId: input.tenantId, hookId: input.hookId, reason: 'gone' });
+      await publish(attempt, r, { topic: 'HookSentError', reason: 'gone' });
+      return { outcome: 'gone', attempts: attempt, ...status, reason };
+    }
+
+    const retryAfterMs = r.kind === 'sent' ? r.retryAfterMs : undefined;
+    const delay = nextDelay(input.schedule, attempt, Date.now() - progress.startedAtMs, retryAfterMs, Math.random, progress.previousDelayMs);
+    if (delay === null) {
+      await publish(attempt, r, { topic: 'HookSentError', reason: 'exhausted' });
+      return { outcome: 'exhausted', attempts: attempt, ...status, reason };
+    }
+    // The notice and the wait run together, so a slow publish does not push the next attempt back.
+    await Promise.all([publish(attempt, r, { topic: 'HookSentRetry', nextAttemptOn: new Date(Date.now() + delay).toISOString() }), sleep(delay)]);
+    progress.previousDelayMs = delay;
+  }
+}
