@@ -1,4 +1,5 @@
 import { configEnvSchema } from './config.schema';
+import { validateRetrySchedule, WEBHOOK_RETRY_SCHEDULE, type RetrySchedule } from '../core/retry-schedule';
 
 export interface Config {
   env: 'development' | 'test' | 'production';
@@ -22,6 +23,30 @@ export interface Config {
     workflowBundlePath: string | undefined;
     workerMetricsAddress: string;
   };
+  webhooks: {
+    allowHttp: boolean;
+    /** CIDR strings; parsed (and checked) by src/webhooks/ssrf-guard parseAllowList. */
+    allowedRanges: readonly string[];
+    timeoutMs: number;
+    maxConcurrencyPerHook: number;
+    retrySchedule: RetrySchedule;
+    httpsinUrl: string | undefined;
+    searchAttributes: boolean;
+  };
+}
+
+/** WEBHOOK_RETRY_SCHEDULE: JSON checked by the schedule's own validator; the default when unset. */
+function retryScheduleOf(text: string | undefined): RetrySchedule {
+  if (text === undefined || text.trim() === '') return WEBHOOK_RETRY_SCHEDULE;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('Invalid configuration:\n  WEBHOOK_RETRY_SCHEDULE: not valid JSON');
+  }
+  const problem = validateRetrySchedule(value);
+  if (problem) throw new Error(`Invalid configuration:\n  WEBHOOK_RETRY_SCHEDULE: ${problem}`);
+  return value as RetrySchedule;
 }
 
 function deepFreeze<T>(o: T): Readonly<T> {
@@ -63,6 +88,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       workflowBundlePath: e.TEMPORAL_WORKFLOW_BUNDLE,
       workerMetricsAddress: e.WORKER_METRICS_ADDRESS,
+    },
+    webhooks: {
+      allowHttp: e.WEBHOOK_ALLOW_HTTP,
+      allowedRanges: e.WEBHOOK_ALLOWED_RANGES,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxConcurrencyPerHook: e.WEBHOOK_MAX_CONCURRENCY_PER_HOOK,
+      retrySchedule: retryScheduleOf(e.WEBHOOK_RETRY_SCHEDULE),
+      httpsinUrl: e.WEBHOOK_HTTPSIN_URL,
+      searchAttributes: e.WEBHOOK_SEARCH_ATTRIBUTES,
     },
   });
 }
