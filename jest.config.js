@@ -12,12 +12,12 @@ const base = {
 module.exports = {
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
-    { ...base, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.test.ts'], testTimeout: 30000 },
+    { ...base, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.test.ts'], setupFilesAfterEnv: ['<rootDir>/test/support/jest/api-timeout.ts'] },
     {
       ...base,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/{workflows,integration}/**/*.test.ts'],
-      testTimeout: 120000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest/integration-timeout.ts'],
     },
   ],
 };
