@@ -17,17 +17,23 @@ function say(msg) {
   process.stderr.write(`[start] ${msg}\n`);
 }
 
-function build() {
+const WORKFLOW_BUNDLE = path.join(ROOT, 'dist', 'workflow-bundle.js');
+
+function runNode(args) {
   return new Promise((resolve) => {
-    const dir = path.join(ROOT, 'node_modules', 'typescript');
-    const { bin } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-    const child = spawn(process.execPath, [path.join(dir, bin.tsc), '-p', 'tsconfig.build.json'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('error', () => resolve(1));
     child.on('exit', (code) => resolve(code === null ? 1 : code));
   });
+}
+
+/** tsc to dist/, then the prebuilt workflow bundle the worker starts from. */
+async function build() {
+  const dir = path.join(ROOT, 'node_modules', 'typescript');
+  const { bin } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  const code = await runNode([path.join(dir, bin.tsc), '-p', 'tsconfig.build.json']);
+  if (code !== 0) return code;
+  return runNode([path.join(__dirname, 'build-workflow-bundle.js'), WORKFLOW_BUNDLE]);
 }
 
 /** Runs the seed command and returns its JSON; any failure is reported and yields undefined. */
@@ -98,7 +104,7 @@ async function main() {
   });
   const worker = sup.spawn('worker', process.execPath, [path.join(ROOT, 'dist/src/main/worker.js')], {
     cwd: ROOT,
-    env,
+    env: { ...env, TEMPORAL_WORKFLOW_BUNDLE: WORKFLOW_BUNDLE },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
 

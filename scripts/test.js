@@ -10,6 +10,8 @@ const os = require('node:os');
 const path = require('node:path');
 const services = require('./lib/services');
 
+const WORKFLOW_BUNDLE = path.join(__dirname, '..', 'dist', 'workflow-bundle.js');
+
 const ROOT = services.REPO_ROOT;
 // A hung run (an open handle keeping jest alive, a stuck server) must still end in CI.
 const RUN_TIMEOUT_MS = Number(process.env.TEST_RUN_TIMEOUT_MS) || 45 * 60_000;
@@ -122,6 +124,12 @@ async function main() {
       say('type check failed (tsc -p tsconfig.json); jest not run');
       return tscCode;
     }
+    // The SDK bundler is the last determinism guard: it refuses workflow code that imports Node built-ins.
+    const bundleCode = typecheck ? await run('workflow bundle', [path.join(__dirname, 'build-workflow-bundle.js'), WORKFLOW_BUNDLE], baseEnv) : 0;
+    if (bundleCode !== 0) {
+      say('workflow bundle failed; jest not run');
+      return bundleCode;
+    }
     const jestBin = resolveBin('jest', 'jest');
     outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoice-gateway-jest-'));
     const resultsFile = path.join(outDir, 'results.json');
@@ -132,6 +140,7 @@ async function main() {
       ...baseEnv,
       TEMPORAL_ADDRESS: svc.temporalAddress,
       MONGODB_URI: svc.mongodbUri,
+      TEST_WORKFLOW_BUNDLE: WORKFLOW_BUNDLE,
     });
     const summary = summarize(resultsFile);
     if (summary === undefined) {

@@ -10,7 +10,7 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { sendInvoiceWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
-import { requireEnv } from '../support/services';
+import { requireEnv, workerBundleEnv } from '../support/services';
 import { createTestContext, type TestClient, type TestContext } from '../support/test-app';
 
 const PARTY = '0106:33333333';
@@ -109,6 +109,7 @@ describe('sendInvoice on the real Temporal dev server', () => {
     if (!existsSync(workerJs)) throw new Error(`${workerJs} missing: run through \`npm test\`, which builds dist/ first`);
     const env = {
       ...process.env,
+      ...workerBundleEnv(),
       MONGODB_URI: ctx.config.mongo.uri,
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: taskQueue,

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { requireEnv, uniqueDbUri } from '../support/services';
+import { requireEnv, uniqueDbUri, workerBundleEnv } from '../support/services';
 
 const WORKER_JS = path.resolve(__dirname, '../../dist/src/main/worker.js');
 
@@ -25,7 +25,7 @@ describe('worker process', () => {
     const port = await freePort();
     const taskQueue = `metrics-${randomUUID()}`;
     const child = spawn(process.execPath, [WORKER_JS], {
-      env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, MONGODB_URI: uniqueDbUri(mongodbUri, 'workermetrics'), TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'warn' },
+      env: { ...process.env, ...workerBundleEnv(), TEMPORAL_ADDRESS: temporalAddress, MONGODB_URI: uniqueDbUri(mongodbUri, 'workermetrics'), TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     try {
