@@ -4,7 +4,7 @@ import { commonNameOf, keyUsagesOf, parseCertificate, parseCertificates, subject
 import { PeppolError } from '../../../../src/peppol/peppol-error';
 import { apSubject, createIntermediateCa, createRootCa, issueCertificate, type TestPki } from '../../../../src/peppol/pki/test-pki';
 import { x509 } from '../../../../src/peppol/pki/x509-lib';
-import { testPki } from '../pki-fixture';
+import { testPki } from '../support/pki-fixture';
 
 const DAY = 86_400_000;
 let pki: TestPki;

@@ -6,7 +6,7 @@ import { keyMaterialFromPem, keyMaterialFromPkcs12, loadKeyMaterial, loadTrusted
 import { writePkcs12 } from '../../../../src/peppol/pki/pkcs12';
 import { TEST_PKI_PASSWORD, apSubject, defaultTestPkiDir, ensureTestPki, issueCertificate, readTestPki, type TestPki } from '../../../../src/peppol/pki/test-pki';
 import { PeppolError } from '../../../../src/peppol/peppol-error';
-import { TEST_PKI_DIR, testPki } from '../pki-fixture';
+import { TEST_PKI_DIR, testPki } from '../support/pki-fixture';
 
 let pki: TestPki;
 let tmp: string;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { DerError, childrenOf, ctx, octets, oid, parseDer, readOctets, readOid, seq } from '../../../../src/peppol/pki/der';
 import { Pkcs12Error, readPkcs12, writePkcs12 } from '../../../../src/peppol/pki/pkcs12';
 import type { TestPki } from '../../../../src/peppol/pki/test-pki';
-import { testPki } from '../pki-fixture';
+import { testPki } from '../support/pki-fixture';
 
 function has(tool: string, args: string[]): boolean {
   return spawnSync(tool, args, { stdio: 'ignore' }).status === 0;
