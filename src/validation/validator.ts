@@ -1,0 +1,160 @@
+import type { Document } from '@xmldom/xmldom';
+import { GatewayError } from '../core/gateway-error';
+import { decodeXml, detectFormatFromDocument, extractFromPdf, isPdf, parseXml, type DetectedFormat, type XmlLimits } from '../formats';
+import { explainSchemaIssue } from './explain';
+import { elementPath, findElement } from './locations';
+import { loadManifest, type RulesManifest } from './manifest';
+import { RulePackStore, type LoadedPack, type PackStatus } from './pack-store';
+import { parseForSaxon, runSchematronPack, type SaxonDocument } from './schematron';
+import { parseRuleSet, selectRulePacks, type PackRef } from './selection';
+import { reasonCodeOf, type Assertion, type RuleSetOutcome, type ValidationResult } from './types';
+import { validateWithXmllint } from './xsd';
+
+export interface ValidatorOptions {
+  /** Where `npm run rules:fetch` put the packs (config: validation.rulesDir). */
+  rulesDir: string;
+  manifest?: RulesManifest;
+  xmllintPath?: string;
+  xmlLimits?: Partial<XmlLimits>;
+  /** Schema errors kept per document. */
+  maxSchemaIssues?: number;
+}
+
+export interface ValidateOptions {
+  /** Format id or URN that overrides detection. */
+  sourceFormat?: string;
+  /** Comma-separated rule pack ids (`id` or `id@version`) that replace the packs chosen from the format. */
+  ruleSet?: string;
+}
+
+export interface Validator {
+  /** Validates an XML document or a Factur-X / ZUGFeRD PDF. Results are data; GatewayErrors only for what cannot be judged. */
+  validate(input: Buffer | string, options?: ValidateOptions): Promise<ValidationResult>;
+  /** Validates an already parsed document (detection and transformation hold one). */
+  validateDocument(doc: Document, xml: Buffer | string, format: DetectedFormat, options?: Pick<ValidateOptions, 'ruleSet'>): Promise<ValidationResult>;
+  /** The packs `format` needs, loaded and verified: fails fast, naming the pack, before any document is read. */
+  packsFor(format: DetectedFormat, ruleSet?: string): Promise<LoadedPack[]>;
+  /** Readiness of every pack in the manifest. */
+  status(): PackStatus[];
+  readonly store: RulePackStore;
+}
+
+interface Prepared {
+  doc: Document;
+  xml: Buffer;
+  text: string;
+  format: DetectedFormat;
+}
+
+export function createValidator(options: ValidatorOptions): Validator {
+  const manifest = options.manifest ?? loadManifest();
+  const store = new RulePackStore(options.rulesDir, manifest);
+
+  function selection(format: DetectedFormat, ruleSet: string | undefined): PackRef[] {
+    if (ruleSet === undefined || ruleSet.trim() === '') return selectRulePacks(format).packs;
+    return parseRuleSet(ruleSet, format, (id) => {
+      const def = manifest.packs.find((p) => p.id === id);
+      if (!def) return undefined;
+      return def.kind === 'xsd' ? { version: def.version, kind: def.kind, entries: Object.keys(def.entries) } : { version: def.version, kind: def.kind };
+    }).packs;
+  }
+
+  async function load(refs: PackRef[]): Promise<Array<{ ref: PackRef; pack: LoadedPack }>> {
+    // Every pack is checked before any runs, so a missing one is reported before work is spent.
+    const packs = await Promise.all(refs.map((r) => store.get(r.id)));
+    return refs.map((ref, k) => ({ ref, pack: packs[k] as LoadedPack }));
+  }
+
+  function prepare(input: Buffer | string, opts: ValidateOptions): Prepared {
+    let xmlInput: Buffer | string = input;
+    let container: 'pdf' | undefined;
+    if (typeof input !== 'string' && isPdf(input)) {
+      xmlInput = extractFromPdf(input).xml;
+      container = 'pdf';
+    }
+    const decoded = decodeXml(xmlInput, options.xmlLimits?.maxBytes);
+    const doc = parseXml(decoded.text, options.xmlLimits);
+    const format = detectFormatFromDocument(doc, { ...(opts.sourceFormat ? { sourceFormat: opts.sourceFormat } : {}), ...(container ? { container } : {}) });
+    const xml = typeof xmlInput === 'string' ? Buffer.from(xmlInput, 'utf8') : Buffer.from(xmlInput);
+    return { doc, xml, text: decoded.text, format };
+  }
+
+  async function run(p: Prepared, refs: PackRef[]): Promise<ValidationResult> {
+    const packs = await load(refs);
+    const assertions: Assertion[] = [];
+    const outcomes: RuleSetOutcome[] = [];
+    let schemaFailed = false;
+    let truncated = false;
+
+    for (const { ref, pack } of packs) {
+      if (pack.kind !== 'xsd') continue;
+      const driver = ref.entry ? pack.drivers[ref.entry] : undefined;
+      if (!driver) throw new GatewayError('INTERNAL', `schema pack ${pack.id} has no entry ${ref.entry ?? '(none)'}`);
+      const r = await validateWithXmllint(driver, p.xml, {
+        ...(options.xmllintPath ? { xmllintPath: options.xmllintPath } : {}),
+        ...(options.maxSchemaIssues ? { maxIssues: options.maxSchemaIssues } : {}),
+      });
+      truncated ||= r.truncated;
+      for (const issue of r.issues) {
+        const el = findElement(p.doc, issue.line, issue.element);
+        const { ruleId, text } = explainSchemaIssue(issue, el);
+        assertions.push({
+          artifact: 'schema',
+          flag: 'error',
+          ruleId,
+          location: el ? elementPath(el) : issue.line !== undefined ? `line ${issue.line}` : '/',
+          text,
+          reasonCode: reasonCodeOf('schema', 'error'),
+          ruleSet: pack.id,
+        });
+      }
+      schemaFailed ||= r.issues.length > 0;
+      outcomes.push({ id: pack.id, version: pack.version, outcome: r.issues.length > 0 ? 'failed' : 'passed' });
+    }
+
+    // Business rules assume a schema-valid document (they cast amounts with xs:decimal and would fail on '1E2').
+    let saxonDoc: SaxonDocument | undefined;
+    for (const { pack } of packs) {
+      if (pack.kind !== 'schematron') continue;
+      if (schemaFailed) {
+        outcomes.push({ id: pack.id, version: pack.version, outcome: 'not-run' });
+        continue;
+      }
+      saxonDoc ??= await parseForSaxon(p.text);
+      const found = runSchematronPack(pack, saxonDoc);
+      assertions.push(...found);
+      outcomes.push({ id: pack.id, version: pack.version, outcome: found.some((a) => a.flag === 'error') ? 'failed' : 'passed' });
+    }
+
+    const f = p.format;
+    return {
+      isValid: !assertions.some((a) => a.flag === 'error'),
+      format: {
+        id: f.id,
+        name: f.name,
+        ...(f.customizationId !== undefined ? { customizationId: f.customizationId } : {}),
+        ...(f.profileId !== undefined ? { profileId: f.profileId } : {}),
+      },
+      ruleSets: outcomes,
+      assertions,
+      ...(truncated ? { truncated: true } : {}),
+    };
+  }
+
+  return {
+    store,
+    status: () => store.status(),
+    async packsFor(format, ruleSet) {
+      return (await load(selection(format, ruleSet))).map((x) => x.pack);
+    },
+    async validate(input, opts = {}) {
+      const p = prepare(input, opts);
+      return run(p, selection(p.format, opts.ruleSet));
+    },
+    async validateDocument(doc, xml, format, opts = {}) {
+      const buf = typeof xml === 'string' ? Buffer.from(xml, 'utf8') : xml;
+      const text = typeof xml === 'string' ? xml : decodeXml(xml, options.xmlLimits?.maxBytes).text;
+      return run({ doc, xml: buf, text, format }, selection(format, opts.ruleSet));
+    },
+  };
+}
