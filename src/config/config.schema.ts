@@ -55,6 +55,9 @@ export const configEnvSchema = z.object({
   WEBHOOK_HTTPSIN_URL: z.string().url().optional().describe('Internal endpoint that `httpsin://user:password@inbound?token=$token$` hooks deliver to (spec 6.9); httpsin hooks are refused while unset.'),
   WEBHOOK_SEARCH_ATTRIBUTES: bool(true).describe('Tag delivery workflows with the HookId, EventTopic, PartyId and DeliveryAttempt search attributes (they must be registered on the Temporal server).'),
 
+  INVOICE_GATEWAY_CACHE: z.string().optional().describe('Cache root for downloaded tools and rule packs (outside git); default ~/.cache/invoice-gateway.'),
+  RULES_CACHE_DIR: z.string().optional().describe('Directory of the validation rule packs built by `npm run rules:fetch`; default <INVOICE_GATEWAY_CACHE>/rules.'),
+
 } satisfies Record<string, z.ZodType>);
 
 export type ConfigEnv = z.infer<typeof configEnvSchema>;

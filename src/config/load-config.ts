@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { configEnvSchema } from './config.schema';
 import { validateRetrySchedule, WEBHOOK_RETRY_SCHEDULE, type RetrySchedule } from '../core/retry-schedule';
 
@@ -32,6 +34,10 @@ export interface Config {
     retrySchedule: RetrySchedule;
     httpsinUrl: string | undefined;
     searchAttributes: boolean;
+  };
+  validation: {
+    /** Fetched rule packs (scripts/rules/lib/paths.js applies the same rule). */
+    rulesDir: string;
   };
 }
 
@@ -97,6 +103,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       retrySchedule: retryScheduleOf(e.WEBHOOK_RETRY_SCHEDULE),
       httpsinUrl: e.WEBHOOK_HTTPSIN_URL,
       searchAttributes: e.WEBHOOK_SEARCH_ATTRIBUTES,
+    },
+    validation: {
+      rulesDir: path.resolve(e.RULES_CACHE_DIR || path.join(e.INVOICE_GATEWAY_CACHE || path.join(os.homedir(), '.cache', 'invoice-gateway'), 'rules')),
     },
   });
 }
