@@ -1,0 +1,41 @@
+'use strict';
+// Direct reads of the benchmark database, to follow the worker: how many uploaded documents it has not processed yet,
+// and whether any ended rejected (the benchmark invoices must all be recognised).
+
+const services = require('../../scripts/lib/services');
+
+function driver() {
+  return require(require.resolve('mongodb', { paths: [services.REPO_ROOT] }));
+}
+
+async function openDocuments(uri, dbName) {
+  const { MongoClient } = driver();
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
+  await client.connect();
+  const docs = client.db(dbName).collection('documents');
+  return {
+    async counts() {
+      const rows = await docs.aggregate([{ $group: { _id: '$state', n: { $sum: 1 } } }]).toArray();
+      return Object.fromEntries(rows.map((r) => [r._id, r.n]));
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Documents the worker still has to process: stored and accepted, not yet detected or rejected. */
+function pending(counts) {
+  return (counts.received || 0) + (counts.accepted || 0);
+}
+
+/** Polls until nothing is pending or `timeoutMs` passes; returns { drained, ms, counts }. */
+async function waitForWorker(store, timeoutMs, intervalMs = 500) {
+  const started = Date.now();
+  for (;;) {
+    const counts = await store.counts();
+    if (pending(counts) === 0) return { drained: true, ms: Date.now() - started, counts };
+    if (Date.now() - started > timeoutMs) return { drained: false, ms: Date.now() - started, counts };
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+module.exports = { openDocuments, pending, waitForWorker };

@@ -1,0 +1,238 @@
+'use strict';
+// Runs the real gateway for a benchmark: the compiled API and worker as separate processes against the local servers,
+// a tenant, party and client created with the admin CLI, and a token from the real token endpoint.
+
+const { spawn } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const services = require('../../scripts/lib/services');
+
+const ROOT = services.REPO_ROOT;
+const HOST = '127.0.0.1';
+const API_JS = path.join(ROOT, 'dist', 'src', 'main', 'api.js');
+const WORKER_JS = path.join(ROOT, 'dist', 'src', 'main', 'worker.js');
+const ADMIN_JS = path.join(ROOT, 'dist', 'src', 'main', 'admin.js');
+
+const API_READY_TIMEOUT_MS = 60_000;
+// The worker bundles the workflow code with webpack at start; on 2 busy cores that takes a while.
+const WORKER_READY_TIMEOUT_MS = 120_000;
+const ADMIN_TIMEOUT_MS = 60_000;
+const HTTP_TIMEOUT_MS = 30_000;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Latin letters only, as FerretDB wants for database names. */
+function randomLetters(n) {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz';
+  const bytes = crypto.randomBytes(n);
+  let s = '';
+  for (const b of bytes) s += alphabet[b % alphabet.length];
+  return s;
+}
+
+function tail(file, lines = 40) {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** One HTTP request with a bounded wait; resolves { status, headers, body }. */
+function request(url, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, timeout: HTTP_TIMEOUT_MS }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out after ${HTTP_TIMEOUT_MS} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function tokenForm({ clientId, clientSecret }) {
+  return new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: 'ap' }).toString();
+}
+
+/**
+ * Starts the gateway processes. `env` adds to (and overrides) the benchmark defaults; `worker: false` runs the API
+ * alone; `cpuProfileDir` starts the API under --cpu-prof (the profile is written when it stops).
+ */
+async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDir, label = 'gateway' }) {
+  for (const f of [API_JS, WORKER_JS, ADMIN_JS]) {
+    if (!fs.existsSync(f)) throw new Error(`${path.relative(ROOT, f)} is missing; the build step should have produced it`);
+  }
+  const port = await services.getFreePort(HOST);
+  const metricsPort = await services.getFreePort(HOST);
+  // A database and task queue of our own: nothing else's data or workers get mixed into the figures,
+  // even when MONGODB_URI / TEMPORAL_ADDRESS point at shared servers.
+  const dbName = `bench${randomLetters(10)}`;
+  const taskQueue = `bench-${label}-${crypto.randomUUID()}`;
+  const childEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
+    HOST,
+    PORT: String(port),
+    MONGODB_URI: svc.mongodbUri,
+    MONGODB_DB: dbName,
+    TEMPORAL_ADDRESS: svc.temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    WORKER_METRICS_ADDRESS: `${HOST}:${metricsPort}`,
+    DEMO_SEED: 'false',
+    SUBSCRIPTION_KEYS: '',
+    ...env,
+  };
+  delete childEnv.PUBLIC_BASE_URL;
+  delete childEnv.AUTH_BASE_URL;
+  delete childEnv.AUTH_ISSUER;
+
+  const sup = services.createSupervisor();
+  const procs = [];
+  const spawnLogged = (name, script, extraArgs = []) => {
+    const logFile = path.join(logDir, `${label}-${name}.log`);
+    const fd = fs.openSync(logFile, 'a');
+    let managed;
+    try {
+      managed = sup.spawn(name, process.execPath, [...extraArgs, script], { cwd: ROOT, env: childEnv, stdio: ['ignore', fd, fd] });
+    } finally {
+      fs.closeSync(fd);
+    }
+    managed.logFile = logFile;
+    procs.push(managed);
+    return managed;
+  };
+  const exited = (m) => (m.exited ? `${m.name} exited (${m.exitSignal || `code ${m.exitCode}`}); last lines of ${m.logFile}:\n${tail(m.logFile)}` : undefined);
+
+  const url = `http://${HOST}:${port}`;
+  const stop = async () => {
+    // The worker first: its reads are what keeps the database busiest, and the API can only close once its open
+    // requests have finished their database work. A profiled API writes its profile only on a clean exit, so it
+    // gets longer for that.
+    for (const m of [...procs].reverse()) await sup.stopChild(m, m.name === 'api' && cpuProfileDir ? 90_000 : 20_000);
+    sup.close();
+  };
+
+  try {
+    const apiArgs = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
+    if (cpuProfileDir) fs.mkdirSync(cpuProfileDir, { recursive: true });
+    const api = spawnLogged('api', API_JS, apiArgs);
+    const wk = worker ? spawnLogged('worker', WORKER_JS) : undefined;
+
+    await waitFor(`API /readyz at ${url}`, API_READY_TIMEOUT_MS, async () => {
+      const why = exited(api);
+      if (why) throw new Error(why);
+      try {
+        const res = await request(`${url}/readyz`);
+        return res.status === 200;
+      } catch {
+        return false;
+      }
+    });
+    if (wk) {
+      await waitFor('worker start', WORKER_READY_TIMEOUT_MS, async () => {
+        const why = exited(wk);
+        if (why) throw new Error(why);
+        return /worker running/.test(fs.readFileSync(wk.logFile, 'utf8'));
+      });
+    }
+    return {
+      url,
+      port,
+      env: childEnv,
+      dbName,
+      taskQueue,
+      api,
+      worker: wk,
+      /** Problems seen after start: a process that died while the load ran. */
+      crashed: () => procs.map(exited).filter(Boolean),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function waitFor(what, timeoutMs, check) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not ready within ${Math.round(timeoutMs / 1000)} s`);
+    await sleep(200);
+  }
+}
+
+/** Runs one admin CLI command with --json against the gateway's database and returns the parsed result. */
+function admin(gw, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ADMIN_JS, ...args, '--json'], { cwd: ROOT, env: gw.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), ADMIN_TIMEOUT_MS);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      const cmd = `admin ${args.filter((a) => !/secret|password/i.test(a)).join(' ')}`;
+      if (code !== 0) return reject(new Error(`${cmd} failed (${signal || `exit ${code}`}): ${err.trim() || out.trim()}`));
+      try {
+        resolve(JSON.parse(out));
+      } catch {
+        reject(new Error(`${cmd} printed no JSON: ${out.trim().slice(0, 300)}`));
+      }
+    });
+  });
+}
+
+/** A tenant, one party in it and a client granted that tenant, all through the admin CLI. */
+async function seedTenant(gw, { partyId = '0106:12345678', country = 'NL' } = {}) {
+  const tenant = await admin(gw, ['tenant', 'create', '--name', 'Benchmark tenant']);
+  const tenantId = tenant._id ?? tenant.id;
+  if (!tenantId) throw new Error(`tenant create returned no id: ${JSON.stringify(tenant)}`);
+  await admin(gw, ['party', 'create', '--tenant', tenantId, '--party-id', partyId, '--country', country, '--name', 'Benchmark supplier']);
+  const client = await admin(gw, ['client', 'create', '--name', 'benchmark', '--tenant', tenantId]);
+  if (!client.clientId || !client.clientSecret) throw new Error('client create printed no clientId/clientSecret');
+  return { tenantId, partyId, clientId: client.clientId, clientSecret: client.clientSecret };
+}
+
+async function fetchToken(gw, credentials) {
+  const res = await request(`${gw.url}/connect/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: tokenForm(credentials),
+  });
+  if (res.status !== 200) throw new Error(`POST /connect/token answered ${res.status}: ${res.body.slice(0, 300)}`);
+  const token = JSON.parse(res.body).access_token;
+  if (typeof token !== 'string') throw new Error('token response has no access_token');
+  return token;
+}
+
+/** Drops the benchmark database, for runs against servers that outlive the benchmark (MONGODB_URI set). */
+async function dropDatabase(uri, dbName) {
+  let driver;
+  try {
+    driver = require(require.resolve('mongodb', { paths: [ROOT] }));
+  } catch {
+    return false;
+  }
+  const client = new driver.MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
+  try {
+    await client.connect();
+    await client.db(dbName).dropDatabase();
+    return true;
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+module.exports = { HOST, startGateway, admin, seedTenant, fetchToken, tokenForm, request, dropDatabase, randomLetters };

@@ -1,0 +1,140 @@
+'use strict';
+// Storage benchmark: what the gateway's own repository calls cost on the configured database as data accumulates.
+// Intake and the worker look documents up by (tenantId, documentId) and read blobs through GridFS; this suite times
+// those exact calls (the compiled src/storage code) at growing collection sizes, next to a lookup by primary key.
+
+const crypto = require('node:crypto');
+const path = require('node:path');
+const { Readable } = require('node:stream');
+const gateway = require('./lib/gateway');
+const { summarize } = require('./lib/load');
+const { KiB, MiB } = require('./lib/invoices');
+
+const ROOT = path.resolve(__dirname, '..');
+
+const PLANS = {
+  full: { docCounts: [100, 1000, 4000], storedMiB: [0, 25, 100], lookups: 20, reads: 5 },
+  quick: { docCounts: [100, 1000], storedMiB: [0, 25], lookups: 10, reads: 3 },
+};
+
+async function timeEach(n, fn) {
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await fn(i);
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return summarize(ms);
+}
+
+/** A record shaped like DocumentRepository.insertOutbound writes it; inserted in bulk to keep seeding quick. */
+function documentRecord(tenantId, i) {
+  const now = new Date();
+  return {
+    _id: crypto.randomUUID(),
+    tenantId,
+    documentId: crypto.randomUUID(),
+    partyId: '0106:12345678',
+    channel: null,
+    createdBy: 'api',
+    contentType: 'application/xml',
+    filename: null,
+    size: 20 * KiB,
+    sha256: crypto.createHash('sha256').update(String(i)).digest('hex'),
+    blobId: crypto.randomBytes(12).toString('hex'),
+    direction: 'outbound',
+    accepted: true,
+    state: 'detected',
+    history: [
+      { state: 'received', at: now, key: 'received' },
+      { state: 'accepted', at: now, key: 'accepted' },
+    ],
+    format: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+async function run(ctx) {
+  const plan = ctx.quick ? PLANS.quick : PLANS.full;
+  const result = { scenarios: [], figures: [], targets: [], notes: [], problems: [], tables: [] };
+  const { connectDatabase } = require(path.join(ROOT, 'dist/src/storage/connection'));
+  const { DocumentRepository } = require(path.join(ROOT, 'dist/src/storage/document.repository'));
+  const dbName = `bench${gateway.randomLetters(10)}`;
+  const db = await connectDatabase(ctx.svc.mongodbUri, { dbName });
+  try {
+    const documents = new DocumentRepository(db.models);
+    const collection = db.models.Document.collection;
+    const tenantId = 'bench-tenant';
+
+    ctx.log('storage: document lookups');
+    const lookupRows = [];
+    let seeded = 0;
+    for (const count of plan.docCounts) {
+      const batch = [];
+      for (; seeded < count; seeded++) batch.push(documentRecord(tenantId, seeded));
+      for (let i = 0; i < batch.length; i += 500) await collection.insertMany(batch.slice(i, i + 500), { ordered: false });
+      // Probe records spread over the collection, so no single position (first, last) decides the figure.
+      const probes = await collection.find({}, { projection: { _id: 1, documentId: 1 } }).toArray();
+      const pick = (i) => probes[Math.floor(((i + 0.5) * probes.length) / plan.lookups)];
+      const byKey = await timeEach(plan.lookups, async (i) => {
+        if (!(await documents.find(tenantId, pick(i).documentId))) throw new Error('documents.find missed a seeded record');
+      });
+      const byId = await timeEach(plan.lookups, async (i) => {
+        if (!(await db.models.Document.findById(pick(i)._id).lean().exec())) throw new Error('findById missed a seeded record');
+      });
+      lookupRows.push({ documents: count, findByTenantAndDocumentIdMs: byKey, findByIdMs: byId });
+    }
+    result.tables.push({
+      id: 'document-lookup',
+      title: 'document lookup (ms per call, sequential)',
+      header: ['documents in collection', 'documents.find(tenantId, documentId) p50', 'mean', 'findById p50', 'mean'],
+      rows: lookupRows.map((r) => [r.documents, r.findByTenantAndDocumentIdMs.p50, r.findByTenantAndDocumentIdMs.mean, r.findByIdMs.p50, r.findByIdMs.mean]),
+      data: lookupRows,
+    });
+
+    ctx.log('storage: blob reads');
+    const small = await db.blobs.put(Readable.from([crypto.randomBytes(20 * KiB)]), { limit: 25 * MiB, filename: 'probe', contentType: 'application/xml' });
+    const blobRows = [];
+    let stored = 0;
+    for (const target of plan.storedMiB) {
+      while (stored < target) {
+        await db.blobs.put(Readable.from([crypto.randomBytes(5 * MiB)]), { limit: 25 * MiB, filename: 'filler', contentType: 'application/xml' });
+        stored += 5;
+      }
+      const read = await timeEach(plan.reads, async () => {
+        const bytes = await db.blobs.read(small.blobId);
+        if (bytes.length !== 20 * KiB) throw new Error(`blob read returned ${bytes.length} bytes`);
+      });
+      const put = await timeEach(plan.reads, () => db.blobs.put(Readable.from([crypto.randomBytes(20 * KiB)]), { limit: 25 * MiB, filename: 'probe', contentType: 'application/xml' }));
+      blobRows.push({ otherBlobsMiB: stored, read20KiBMs: read, put20KiBMs: put });
+    }
+    result.tables.push({
+      id: 'blob-read',
+      title: 'GridFS blob store, one 20 KiB blob (ms per call, sequential)',
+      header: ['MiB of other blobs stored', 'blobs.read p50', 'mean', 'blobs.put p50', 'mean'],
+      rows: blobRows.map((r) => [r.otherBlobsMiB, r.read20KiBMs.p50, r.read20KiBMs.mean, r.put20KiBMs.p50, r.put20KiBMs.mean]),
+      data: blobRows,
+    });
+
+    const first = lookupRows[0];
+    const last = lookupRows[lookupRows.length - 1];
+    result.notes.push(
+      `documents.find grew ${(last.findByTenantAndDocumentIdMs.mean / first.findByTenantAndDocumentIdMs.mean).toFixed(1)}× from ${first.documents} to ${last.documents} documents; ` +
+        `findById grew ${(last.findByIdMs.mean / first.findByIdMs.mean).toFixed(1)}×`,
+      `blobs.read of the same 20 KiB blob grew ${(blobRows[blobRows.length - 1].read20KiBMs.mean / blobRows[0].read20KiBMs.mean).toFixed(1)}× ` +
+        `with ${blobRows[blobRows.length - 1].otherBlobsMiB} MiB of other blobs stored`,
+      'sequential calls from one connection in the benchmark process; no API or worker running',
+    );
+    return result;
+  } finally {
+    await db.connection.dropDatabase().catch(() => {});
+    await db.close();
+  }
+}
+
+module.exports = {
+  name: 'storage',
+  title: 'Storage calls on the configured database as data grows (compiled src/storage code)',
+  run,
+};
