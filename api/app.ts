@@ -16,6 +16,7 @@ import { createTokenRouter } from './routes/token.routes';
 import { registerDocumentRoutes } from './routes/documents.routes';
 import { registerHealthRoutes } from './routes/health.routes';
 import { registerMeRoutes } from './routes/me.routes';
+import { registerValidateRoutes } from './routes/validate.routes';
 import { registerWebhookRoutes, type WebhookApiServices } from './routes/hooks.routes';
 import { notFoundHandler, problemDetailsHandler } from './problem-details';
 import { buildOpenApiDocument } from './openapi';
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps): Application {
     logger,
     maxUploadBytes: config.http.maxUploadBytes,
   });
+  registerValidateRoutes(api, { rulesDir: config.validation.rulesDir, maxUploadBytes: config.http.maxUploadBytes });
   app.use(api);
 
   app.use(notFoundHandler);

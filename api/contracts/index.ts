@@ -81,6 +81,26 @@ export const Readiness = z
   .object({ status: z.enum(['ready', 'not ready']), checks: z.record(z.string(), z.enum(['ok', 'unavailable'])) })
   .meta({ id: 'Readiness' });
 
+export const ValidationResult = z
+  .object({
+    isValid: z.boolean(),
+    format: z.object({ id: z.string(), name: z.string(), customizationId: z.string().optional(), profileId: z.string().optional() }),
+    ruleSets: z.array(z.object({ id: z.string(), version: z.string(), outcome: z.enum(['passed', 'failed', 'not-run']) })),
+    assertions: z.array(
+      z.object({
+        artifact: z.enum(['schema', 'business-rules']),
+        flag: z.enum(['error', 'warning']),
+        ruleId: z.string(),
+        location: z.string(),
+        text: z.string(),
+        reasonCode: z.enum(['SV', 'BV', 'BW']),
+        ruleSet: z.string(),
+      }),
+    ),
+    truncated: z.boolean().optional(),
+  })
+  .meta({ id: 'ValidationResult', description: 'Outcome of validating one document with the pinned official rule packs' });
+
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
 export interface ResponseContract {
@@ -208,6 +228,28 @@ export const ROUTES: RouteContract[] = [
       200: { description: 'The stored bytes with their content type', content: { 'application/xml': null, 'application/pdf': null } },
       ...partyScoped,
       404: problem('No such document for this party'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/generic/validate',
+    summary: 'Validate a document (XML or Factur-X PDF) with the pinned official schemas and business rules; nothing is stored',
+    tags: ['Documents'],
+    auth: true,
+    query: {
+      sourceFormat: 'Optional format id or URN that overrides detection',
+      ruleSet: 'Optional comma-separated rule pack ids (`id` or `id@version`) that replace the packs chosen from the format',
+    },
+    requestBody: { description: 'The document (up to 24 MB)', content: { 'application/xml': null, 'text/xml': null, 'application/pdf': null } },
+    responses: {
+      200: { description: 'Validation result (a failed validation is still 200, with isValid false)', content: { 'application/json': ValidationResult } },
+      ...authenticated,
+      400: problem('Body not XML or unsafe XML, format not recognised or refused (e.g. SI-UBL 1.2), unknown sourceFormat or ruleSet'),
+      413: problem('Body larger than 24 MB'),
+      415: problem('Content-Type not accepted'),
+      422: problem('The rules could not be evaluated on this document'),
+      501: problem('No validation rules are available for the detected format'),
+      503: problem('A rule pack or the schema validator is missing or fails its checksum on this server; the problem names it'),
     },
   },
   {
