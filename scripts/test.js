@@ -111,7 +111,10 @@ async function main() {
     },
     (err) => err,
   );
-  const [tscCode, svcOrErr] = await Promise.all([tsc, started]);
+  // The validation tests need the official rule packs (transforms/rules-manifest.json): fetched and compiled once
+  // into the cache outside git, a no-op when the cache is warm.
+  const rules = run('rules:fetch', [path.join(__dirname, 'rules', 'fetch.js')], baseEnv);
+  const [tscCode, svcOrErr, rulesCode] = await Promise.all([tsc, started, rules]);
   if (svcOrErr instanceof Error) {
     say(`could not start the test servers; server-backed tests cannot run:\n${svcOrErr.message}`);
     return 1;
@@ -123,6 +126,10 @@ async function main() {
     if (tscCode !== 0) {
       say('type check failed (tsc -p tsconfig.json); jest not run');
       return tscCode;
+    }
+    if (rulesCode !== 0) {
+      say('npm run rules:fetch failed; the validation tests cannot run without the rule packs');
+      return rulesCode;
     }
     // The SDK bundler is the last determinism guard: it refuses workflow code that imports Node built-ins.
     const bundleCode = typecheck ? await run('workflow bundle', [path.join(__dirname, 'build-workflow-bundle.js'), WORKFLOW_BUNDLE], baseEnv) : 0;

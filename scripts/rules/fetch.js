@@ -373,6 +373,28 @@ function upToDate(dir, fingerprint, tools) {
   return outputs.every((f) => fs.existsSync(path.join(dir, f)));
 }
 
+function writeManifest(manifest, log) {
+  fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`);
+  log(`checksums written to ${path.relative(process.cwd(), MANIFEST_FILE)}`);
+}
+
+/**
+ * Jars of the manifest's tools (Saxon-HE, the reference engine), checked like the rule jars; their classpaths are
+ * written to <rulesDir>/tools.json for the tests and benchmarks that run them.
+ */
+async function ensureToolJars(manifest, dir, { pin, log }) {
+  const tools = manifest.tools || {};
+  const names = [...new Set(Object.values(tools).flatMap((t) => t.classpath))];
+  if (names.length === 0) return {};
+  const jars = await ensureJars(manifest, names, path.join(dir, '_jars'), { pin, log });
+  const out = {};
+  for (const [id, t] of Object.entries(tools)) {
+    out[id] = { classpath: t.classpath.map((n) => jars[n]), coordinates: t.classpath.map((n) => manifest.artifacts[n].coordinates) };
+  }
+  fs.writeFileSync(path.join(dir, 'tools.json'), `${JSON.stringify(out, null, 2)}\n`);
+  return out;
+}
+
 /** A pack with a checksum or patch count still to be filled in by --pin. */
 function needsPin(manifest, pack) {
   return (
@@ -403,9 +425,11 @@ async function fetchRules(options = {}) {
 
   return withLock(dir, log, async () => {
     const stale = options.force ? packs : packs.filter((p) => (pin && needsPin(manifest, p)) || !upToDate(path.join(dir, p.id, p.version), packFingerprint(manifest, p), tools));
+    const toolJars = await ensureToolJars(manifest, dir, { pin, log });
     if (stale.length === 0) {
+      if (pin) writeManifest(manifest, log);
       log(`${packs.length} pack(s) up to date in ${dir} (${Date.now() - t0} ms)`);
-      return { dir, built: [], cached: packs.map((p) => `${p.id}@${p.version}`) };
+      return { dir, built: [], cached: packs.map((p) => `${p.id}@${p.version}`), tools: toolJars };
     }
     log(`building ${stale.length} of ${packs.length} pack(s) into ${dir}: ${stale.map((p) => `${p.id}@${p.version}`).join(', ')}`);
     const artifactNames = [...new Set(stale.flatMap((p) => p.sources.map((s) => s.artifact)))];
@@ -435,10 +459,7 @@ async function fetchRules(options = {}) {
       }
       return { pack, finalDir, buildDir, stamp, jobs };
     });
-    if (pin) {
-      fs.writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`);
-      log(`checksums written to ${path.relative(process.cwd(), MANIFEST_FILE)}`);
-    }
+    if (pin) writeManifest(manifest, log);
     const width = Math.max(1, Math.min(os.cpus().length, 4) - 1 || 1);
     try {
       await pool(builds.flatMap((b) => b.jobs), width);
@@ -454,7 +475,7 @@ async function fetchRules(options = {}) {
       fs.renameSync(b.buildDir, b.finalDir);
     }
     log(`built ${builds.length} pack(s) in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
-    return { dir, built: builds.map((b) => `${b.pack.id}@${b.pack.version}`), cached: packs.filter((p) => !stale.includes(p)).map((p) => `${p.id}@${p.version}`) };
+    return { dir, built: builds.map((b) => `${b.pack.id}@${b.pack.version}`), cached: packs.filter((p) => !stale.includes(p)).map((p) => `${p.id}@${p.version}`), tools: toolJars };
   });
 }
 

@@ -51,6 +51,7 @@ const Manifest = z.object({
   manifestVersion: z.literal(1),
   mavenDependencyPlugin: z.string(),
   artifacts: z.record(z.string(), z.object({ coordinates: z.string(), sha256: sha256Hex })),
+  tools: z.record(z.string(), z.object({ title: z.string(), classpath: z.array(z.string()).min(1) })).optional(),
   packs: z.array(z.discriminatedUnion('kind', [XsdPack, SchematronPack])),
 });
 

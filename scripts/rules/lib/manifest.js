@@ -45,6 +45,10 @@ function checkManifest(m, { pinned }) {
     if (!COORDINATES.test(a.coordinates || '')) fail(`artifact ${name}: coordinates must be group:artifact:version`);
     if (pinned && !SHA256.test(a.sha256 || '')) fail(`artifact ${name}: sha256 not pinned (run npm run rules:fetch -- --pin)`);
   }
+  for (const [id, t] of Object.entries(m.tools || {})) {
+    if (!Array.isArray(t.classpath) || t.classpath.length === 0) fail(`tool ${id}: classpath missing`);
+    for (const a of t.classpath) if (!m.artifacts[a]) fail(`tool ${id}: unknown artifact ${a}`);
+  }
   const seen = new Set();
   for (const p of m.packs || []) {
     if (!ID.test(p.id || '')) fail(`pack id "${p.id}" is not a lower-case id`);
