@@ -509,4 +509,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { fetchRules, parseArgs, driverSchema, upToDate };
+module.exports = { fetchRules, parseArgs, driverSchema, upToDate, matchingParen, TRANSFORMS };

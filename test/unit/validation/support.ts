@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DOMParser } from '@xmldom/xmldom';
+import { loadConfig } from '../../../src/config/load-config';
+import { createValidator, type Validator } from '../../../src/validation';
+
+/**
+ * Shared pieces of the validation tests. They run with the real rule packs that `npm test` fetches first
+ * (scripts/rules/fetch.js); when a pack is missing the tests fail with the fetch hint, they never skip.
+ */
+
+export const RULES_DIR = loadConfig(process.env).validation.rulesDir;
+
+let shared: Validator | undefined;
+
+/** One validator per test file: packs are loaded once and stay in memory, as in the server. */
+export function validator(): Validator {
+  shared ??= createValidator({ rulesDir: RULES_DIR });
+  return shared;
+}
+
+/** Fails (does not skip) when packs are missing, naming them and the command that fetches them. */
+export function requirePacks(ids: readonly string[]): void {
+  const status = validator().status().filter((s) => ids.includes(s.id));
+  const missing = status.filter((s) => !s.ready);
+  const unknown = ids.filter((id) => !status.some((s) => s.id === id));
+  if (missing.length > 0 || unknown.length > 0) {
+    throw new Error(
+      `rule packs not ready in ${RULES_DIR}: ${[...missing.map((m) => `${m.id} (${m.problem}: ${m.message})`), ...unknown.map((u) => `${u} (not in manifest)`)].join('; ')}. ` +
+        'Run `npm run rules:fetch` (npm test does this before jest).',
+    );
+  }
+}
+
+export interface SvrlFinding {
+  id: string;
+  flag: string;
+  location: string;
+}
+
+const SVRL_NS = 'http://purl.oclc.org/dsdl/svrl';
+
+/** The failed asserts and successful reports of an SVRL document. */
+export function svrlFindings(svrl: string): SvrlFinding[] {
+  const doc = new DOMParser().parseFromString(svrl, 'text/xml');
+  const out: SvrlFinding[] = [];
+  for (const local of ['failed-assert', 'successful-report']) {
+    const list = doc.getElementsByTagNameNS(SVRL_NS, local);
+    for (let k = 0; k < list.length; k++) {
+      const el = list.item(k);
+      if (el) out.push({ id: el.getAttribute('id') ?? '', flag: el.getAttribute('flag') ?? '', location: el.getAttribute('location') ?? '' });
+    }
+  }
+  return out;
+}
+
+/** Classpath of Saxon-HE (Java) as fetched by rules:fetch (<rulesDir>/tools.json). */
+export function saxonHeClasspath(): string {
+  const file = path.join(RULES_DIR, 'tools.json');
+  if (!existsSync(file)) throw new Error(`${file} missing: run \`npm run rules:fetch\` (it fetches Saxon-HE, the reference engine)`);
+  const tools = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { classpath: string[] }>;
+  const cp = tools['saxon-he']?.classpath;
+  if (!cp || cp.some((j) => !existsSync(j))) throw new Error(`Saxon-HE jars missing (${file}); run \`npm run rules:fetch\``);
+  return cp.join(path.delimiter);
+}
+
+/** Runs an XSLT on a document with Saxon-HE (Java) and returns the SVRL text. */
+export function runSaxonHe(xslt: string, document: string, timeoutMs = 120_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('java', ['-cp', saxonHeClasspath(), 'net.sf.saxon.Transform', `-s:${document}`, `-xsl:${xslt}`], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`Saxon-HE failed on ${path.basename(document)}: ${stderr.slice(-1500) || err.message}`));
+      else resolve(stdout);
+    });
+  });
+}
