@@ -25,15 +25,19 @@ const publishSteps = proxyActivities<Activities>({
 });
 
 /** Tries refused by the per-hook concurrency cap wait this long at first, doubling up to the cap, with jitter. */
-const THROTTLE_FIRST_WAIT_MS = 200;
-const THROTTLE_MAX_WAIT_MS = 30_000;
+const THROTTLE_FIRST_WAIT_MS = 100;
+const THROTTLE_MAX_WAIT_MS = 2_000;
 /** Continue as new well before the history limits (51,200 events): a five-day delivery of a busy hook may loop long. */
 const MAX_HISTORY_EVENTS = 4_000;
 
-/** How long a delivery may go on: the exponential window, or the sum of a table's waits. */
-function windowMs(schedule: RetrySchedule): number {
-  if (schedule.kind === 'exponential') return schedule.totalWindowMs;
-  return schedule.delaysMs.reduce((a, b) => a + b, 0);
+/**
+ * How long a delivery may wait for a free slot under the per-hook cap. Waiting there is back-pressure from the
+ * gateway's own cap, not a failure of the receiver, so it is bounded only loosely: the retry window, and never less
+ * than a day (a hook with a long backlog is slow, not broken).
+ */
+function throttleBoundMs(schedule: RetrySchedule): number {
+  const window = schedule.kind === 'exponential' ? schedule.totalWindowMs : schedule.delaysMs.reduce((a, b) => a + b, 0);
+  return Math.max(window, 24 * 60 * 60 * 1000);
 }
 
 function causeOf(e: ActivityFailure): string {
@@ -87,8 +91,8 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
       progress.throttled += 1;
       const top = Math.min(THROTTLE_MAX_WAIT_MS, THROTTLE_FIRST_WAIT_MS * 2 ** Math.min(progress.throttled - 1, 20));
       const wait = Math.round(top / 2 + Math.random() * (top / 2));
-      if (Date.now() + wait - progress.startedAtMs > windowMs(input.schedule)) {
-        const failed = { kind: 'failed' as const, error: 'the hook stayed at its concurrency cap for the whole retry window', timedOut: false, latencyMs: 0, url: '' };
+      if (Date.now() + wait - progress.startedAtMs > throttleBoundMs(input.schedule)) {
+        const failed = { kind: 'failed' as const, error: 'the hook stayed at its concurrency cap for longer than the delivery may wait', timedOut: false, latencyMs: 0, url: '' };
         await publish(progress.attempts, failed, { topic: 'HookSentError', reason: 'exhausted' });
         return { outcome: 'exhausted', attempts: progress.attempts, reason: failed.error };
       }

@@ -16,6 +16,9 @@ import { signDelivery } from './sign-payload';
  * Never throws for what the receiver does; only the gateway's own storage failing throws (and is retried).
  */
 
+/** How long an attempt over the per-hook cap waits in the worker for a slot before handing back to its workflow. */
+export const SLOT_WAIT_MS = 2_000;
+
 export interface AttemptInput {
   tenantId: string;
   eventId: string;
@@ -69,7 +72,7 @@ export class DeliveryAttempts {
     const event = await this.deps.events.get(input.tenantId, input.eventId);
     if (!event) return this.skip(input, 'event-missing', 'the event no longer exists');
 
-    const release = this.deps.concurrency.tryAcquire(hook.id);
+    const release = await this.deps.concurrency.acquire(hook.id, SLOT_WAIT_MS);
     if (!release) return { kind: 'throttled' };
     try {
       return await this.send(input, hook, event, heartbeat);

@@ -48,6 +48,12 @@ function errorChain(e: unknown): Array<{ code?: unknown; message?: unknown; name
   return out;
 }
 
+/** OpenSSL's "…:SSL routines:fn:wrong version number:file:line:" → "wrong version number"; other messages as they are. */
+function tlsReason(message: string): string {
+  const m = /routines:[^:]*:([^:]+):/.exec(message);
+  return (m?.[1] ?? message).trim();
+}
+
 /** A short, customer-facing cause ("connection refused", "TLS: certificate has expired"); never a stack. */
 export function describeSendError(e: unknown, timeoutMs: number, aborted: boolean): { error: string; timedOut: boolean } {
   const seconds = (timeoutMs / 1000).toLocaleString('en', { maximumFractionDigits: 1 });
@@ -62,7 +68,7 @@ export function describeSendError(e: unknown, timeoutMs: number, aborted: boolea
     if (code === 'ECONNREFUSED') return { error: 'connection refused', timedOut: false };
     if (RESET_CODES.has(code)) return { error: 'connection reset', timedOut: false };
     if (DNS_CODES.has(code)) return { error: `DNS: ${code === 'ENOTFOUND' ? 'name not found' : code}`, timedOut: false };
-    if (TLS_CODE.test(code)) return { error: `TLS: ${message || code}`.slice(0, 300), timedOut: false };
+    if (TLS_CODE.test(code)) return { error: `TLS: ${tlsReason(message) || code}`.slice(0, 300), timedOut: false };
   }
   const first = chain[0];
   const code = typeof first?.code === 'string' ? first.code : undefined;

@@ -65,6 +65,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   rawBody: Buffer;
   json(): Record<string, unknown>;
+  /** Resolves when the exchange is over: answered, reset, or dropped by the sender (a timeout). */
+  closed: Promise<void>;
 }
 
 export type ReceiverReply =
@@ -116,6 +118,7 @@ export async function startReceiver(reply?: TestReceiver['reply']): Promise<Test
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
+    const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks);
@@ -126,6 +129,7 @@ export async function startReceiver(reply?: TestReceiver['reply']): Promise<Test
         headers: req.headers,
         rawBody,
         json: () => JSON.parse(rawBody.toString('utf8')) as Record<string, unknown>,
+        closed,
       };
       const index = receiver.requests.push(r) - 1;
       for (const w of [...waiters]) {

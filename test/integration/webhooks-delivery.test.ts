@@ -1,0 +1,483 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import request from 'supertest';
+import { Webhook } from 'standardwebhooks';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { deliverWebhookWorkflowId, type DeliverWebhookResult } from '../../src/core/webhook-delivery';
+import { loadConfig } from '../../src/config/load-config';
+import { startWorker, type RunningWorker } from '../../src/main/worker';
+import { composeWebhookRoutes, TemporalDeliveryStarter } from '../../src/main/webhooks';
+import type { EventRecord } from '../../src/storage/events/event.repository';
+import { deliveryIdFor } from '../../src/webhooks/delivery-id';
+import { documentToken } from '../../src/webhooks/httpsin';
+import type { PublishEventInput, PublishResult } from '../../src/webhooks/publish';
+import { verifyWebhook } from '../../src/webhooks/verify-webhook';
+import { requireEnv } from '../support/services';
+import { createWebhookTestContext, eventually, startReceiver, type ReceivedRequest, type TestReceiver, type WebhookTestContext } from '../support/webhook-harness';
+
+const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+/** Four attempts 150 ms apart; Retry-After may stretch a wait to 1.5 s. */
+const SCHEDULE = { kind: 'table', delaysMs: [150, 150, 150], retryAfter: { minMs: 0, maxMs: 1500 } };
+const KEY = 'a-secure-key-of-enough-length';
+
+describe('webhook delivery on the real Temporal dev server', () => {
+  const { temporalAddress } = requireEnv();
+  const taskQueue = `webhooks-${randomUUID()}`;
+  let connection: Connection;
+  let client: Client;
+  let ctx: WebhookTestContext;
+  let worker: RunningWorker;
+  let inbound: TestReceiver;
+  const receivers: TestReceiver[] = [];
+  let workflowBundle: { code: string };
+  const extraWorkers: RunningWorker[] = [];
+
+  beforeAll(async () => {
+    inbound = await startReceiver();
+    connection = await Connection.connect({ address: temporalAddress });
+    client = new Client({ connection });
+    const starter = new TemporalDeliveryStarter(() => client, { taskQueue, searchAttributes: true });
+    ctx = await createWebhookTestContext('webhookdelivery', {
+      starter,
+      env: {
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        WORKER_METRICS_ADDRESS: '',
+        WEBHOOK_RETRY_SCHEDULE: JSON.stringify(SCHEDULE),
+        WEBHOOK_TIMEOUT_MS: '3000',
+        WEBHOOK_MAX_CONCURRENCY_PER_HOOK: '3',
+        WEBHOOK_HTTPSIN_URL: `${inbound.url}/inbound`,
+      },
+    });
+    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger as never });
+    worker = await startWorker(ctx.config, { workflowBundle });
+  }, 120_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    for (const w of extraWorkers) await w.stop();
+    for (const r of [inbound, ...receivers]) await r?.close();
+    await connection?.close();
+    await ctx?.close();
+  });
+
+  async function receiver(reply?: Parameters<typeof startReceiver>[0]): Promise<TestReceiver> {
+    const r = await startReceiver(reply);
+    receivers.push(r);
+    return r;
+  }
+
+  /** A tenant of its own per test, so one test's hooks never route another's events. */
+  async function tenant() {
+    const id = `t${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+    const n = () => String(Math.floor(Math.random() * 1e8)).padStart(8, '0');
+    const p1 = `0106:${n()}`;
+    const p2 = `0106:${n()}`;
+    await ctx.core.directory.createTenant({ id, name: id });
+    await ctx.core.directory.createParty({ tenantId: id, partyId: p1, legalEntityId: `NL:${p1}`, name: 'one' });
+    await ctx.core.directory.createParty({ tenantId: id, partyId: p2, legalEntityId: `NL:${p2}`, name: 'two' });
+    const c = await ctx.createClient([id]);
+    const token = await ctx.token(c);
+    return {
+      id,
+      token,
+      p1: { partyId: p1, legalEntityId: `NL:${p1}` },
+      p2: { partyId: p2, legalEntityId: `NL:${p2}` },
+      async hook(body: Record<string, unknown>, party?: string, beta = false): Promise<{ id: string }> {
+        const path = beta ? '/api/v1-beta/hook' : party ? `/api/v1/${party}/hook` : '/api/v1/hook';
+        const res = await request(ctx.app).post(path).auth(token, { type: 'bearer' }).send(body);
+        if (res.status !== 201) throw new Error(`hook: ${res.status} ${JSON.stringify(res.body)}`);
+        return res.body as { id: string };
+      },
+      publish(input: Omit<PublishEventInput, 'tenantId' | 'createdBy' | 'message'> & { message?: string }): Promise<PublishResult> {
+        return ctx.webhooks.publisher.publishEvent({ tenantId: id, createdBy: 'peppol', message: 'test event', ...input });
+      },
+      /** HookSentRetry / HookSentError events about one delivery. */
+      async failureEvents(deliveryId: string): Promise<EventRecord[]> {
+        const all = await ctx.webhooks.events.list({ tenantIds: [id], topic: 'HookSent*', limit: 1000 });
+        return all.filter((e) => e.details['deliveryId'] === deliveryId);
+      },
+    };
+  }
+
+  const result = (tenantId: string, deliveryId: string): Promise<DeliverWebhookResult> =>
+    client.workflow.getHandle(deliverWebhookWorkflowId(tenantId, deliveryId)).result() as Promise<DeliverWebhookResult>;
+
+  const hmacHex = (key: string, body: Buffer) => createHmac('sha256', Buffer.from(key, 'utf8')).update(body).digest('hex');
+
+  it('signs each delivery so independent implementations verify it, with the payload of spec 6.3', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const whsec = `whsec_${randomBytes(32).toString('base64')}`;
+    const a = await t.hook({ url: `${r.url}/a`, topic: 'SignedTopic', secureKey: whsec }, t.p1.partyId);
+    const b = await t.hook({ url: `${r.url}/b`, topic: 'SignedTopic', secureKey: KEY, action: 'https' });
+    // Party level wins over environment level within one channel, so the second hook gets an event of the other party.
+    const e1 = await t.publish({ topic: 'SignedTopic', party: t.p1, documentId: 'doc-1', details: { sender: '0106:1' } });
+    const e2 = await t.publish({ topic: 'SignedTopic', party: t.p2, documentId: 'doc-2', refToDocumentId: 'doc-0' });
+    await Promise.all([result(t.id, deliveryIdFor(e1.event.id, a.id)), result(t.id, deliveryIdFor(e2.event.id, b.id))]);
+    const [ra, rb] = ['/a', '/b'].map((p) => r.requests.find((q) => q.url === p) as ReceivedRequest);
+
+    // Standard Webhooks headers, checked by the standardwebhooks package: the whsec_ key as is, a text key as raw bytes.
+    const headersOf = (q: ReceivedRequest) => q.headers as Record<string, string>;
+    expect(new Webhook(whsec).verify(ra!.rawBody.toString('utf8'), headersOf(ra!))).toEqual(JSON.parse(ra!.rawBody.toString('utf8')));
+    expect(new Webhook(Buffer.from(KEY).toString('base64')).verify(rb!.rawBody.toString('utf8'), headersOf(rb!))).toBeTruthy();
+    expect(() => new Webhook(Buffer.from('another-key-entirely').toString('base64')).verify(rb!.rawBody.toString('utf8'), headersOf(rb!))).toThrow();
+    // X-Service-Signature: sha256=<hex HMAC of the raw body with the secureKey's bytes>, checked with node:crypto.
+    for (const [q, key] of [
+      [ra!, whsec],
+      [rb!, KEY],
+    ] as const) {
+      const sig = String(q.headers['x-service-signature']);
+      expect(sig).toMatch(/^sha256=[0-9a-f]{64}$/);
+      expect(timingSafeEqual(Buffer.from(sig.slice(7), 'hex'), Buffer.from(hmacHex(key, q.rawBody), 'hex'))).toBe(true);
+      expect(q.headers['x-service-delivery']).toBe(q.headers['webhook-id']);
+      expect(q.headers['content-type']).toBe('application/json');
+      expect(verifyWebhook(q.rawBody, q.headers, key)).toMatchObject({ ok: true });
+    }
+    expect(ra!.headers['x-service-delivery']).toBe(deliveryIdFor(e1.event.id, a.id));
+
+    // Fields in the order of spec 6.3; sentOn is this attempt's time, createdOn the event's.
+    const body = ra!.json();
+    expect(Object.keys(body)).toEqual(['topic', 'partyId', 'hookId', 'documentId', 'message', 'details', 'createdBy', 'createdOn', 'sentOn']);
+    expect(body).toMatchObject({ topic: 'SignedTopic', partyId: t.p1.legalEntityId, hookId: a.id, documentId: 'doc-1', details: { sender: '0106:1' }, createdBy: 'peppol', createdOn: e1.event.createdOn.toISOString() });
+    expect(Date.parse(String(body['sentOn']))).toBeGreaterThanOrEqual(e1.event.createdOn.getTime());
+    expect(Number(ra!.headers['webhook-timestamp'])).toBe(Math.floor(Date.parse(String(body['sentOn'])) / 1000));
+    expect(rb!.json()).toMatchObject({ partyId: t.p2.legalEntityId, hookId: b.id, documentId: 'doc-2', refToDocumentId: 'doc-0' });
+  });
+
+  it('retries a receiver that fails N times: one HookSentRetry per failure, the same delivery id, a fresh sentOn each time', async () => {
+    const t = await tenant();
+    const r = await receiver((_q, i) => (i < 3 ? { status: i === 1 ? 502 : 500 } : { status: 200 }));
+    const hook = await t.hook({ url: r.url, topic: 'FlakyTopic', secureKey: KEY });
+    const p = await t.publish({ topic: 'FlakyTopic', party: null });
+    const deliveryId = deliveryIdFor(p.event.id, hook.id);
+    await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 4, httpStatus: 200 });
+
+    expect(r.requests).toHaveLength(4);
+    expect(new Set(r.requests.map((q) => q.headers['x-service-delivery']))).toEqual(new Set([deliveryId]));
+    const sentOn = r.requests.map((q) => Date.parse(String(q.json()['sentOn'])));
+    for (let i = 1; i < sentOn.length; i++) expect(sentOn[i]!).toBeGreaterThan(sentOn[i - 1]!);
+    for (const q of r.requests) expect(verifyWebhook(q.rawBody, q.headers, KEY)).toMatchObject({ ok: true, deliveryId });
+
+    const failures = await t.failureEvents(deliveryId);
+    expect(failures.map((e) => [e.topic, e.details['attempt'], e.details['httpStatus']])).toEqual([
+      ['HookSentRetry', '1', '500'],
+      ['HookSentRetry', '2', '502'],
+      ['HookSentRetry', '3', '500'],
+    ]);
+    expect(failures[0]!.details).toMatchObject({ hookId: hook.id, originalTopic: 'FlakyTopic', originalEventId: p.event.id, error: 'HTTP 500' });
+
+    const log = await request(ctx.app).get(`/api/v1/events/${p.event.id}/deliveries`).auth(t.token, { type: 'bearer' });
+    expect((log.body as { items: { attempt: number; httpStatus: number; outcome: string }[] }).items.map((l) => [l.attempt, l.httpStatus, l.outcome])).toEqual([
+      [1, 500, 'failed'],
+      [2, 502, 'failed'],
+      [3, 500, 'failed'],
+      [4, 200, 'delivered'],
+    ]);
+  });
+
+  it('ends with HookSentError when the schedule is exhausted, and tells other hooks, never the failing one', async () => {
+    const t = await tenant();
+    const failing = await receiver(() => ({ status: 503 }));
+    const monitor = await receiver();
+    const hook = await t.hook({ url: failing.url, topics: ['DoomedTopic', 'HookSent*'], secureKey: KEY });
+    const watch = await t.hook({ url: monitor.url, topic: 'HookSent*', secureKey: KEY }, t.p1.partyId);
+    const p = await t.publish({ topic: 'DoomedTopic', party: t.p1 });
+    const deliveryId = deliveryIdFor(p.event.id, hook.id);
+    await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'exhausted', attempts: 4, httpStatus: 503 });
+    expect(failing.requests.filter((q) => q.json()['topic'] === 'DoomedTopic')).toHaveLength(4);
+
+    const failures = await t.failureEvents(deliveryId);
+    expect(failures.map((e) => e.topic)).toEqual(['HookSentRetry', 'HookSentRetry', 'HookSentRetry', 'HookSentError']);
+    expect(failures[3]!.details).toMatchObject({ reason: 'exhausted', attempt: '4', httpStatus: '503' });
+    // The monitor (party level, the event's party) receives all four; the failing hook gets none about itself.
+    const got = await monitor.waitFor(4);
+    expect(got.map((q) => q.json()['topic']).sort()).toEqual(['HookSentError', 'HookSentRetry', 'HookSentRetry', 'HookSentRetry']);
+    expect(got.every((q) => (q.json()['details'] as Record<string, string>)['hookId'] === hook.id && q.json()['hookId'] === watch.id)).toBe(true);
+    expect(failing.requests.filter((q) => String(q.json()['topic']).startsWith('HookSent'))).toHaveLength(0);
+  });
+
+  it('switches a hook off on 410 Gone and reports HookSentError', async () => {
+    const t = await tenant();
+    const r = await receiver(() => ({ status: 410 }));
+    const hook = await t.hook({ url: r.url, topic: 'GoneTopic', secureKey: KEY });
+    const p = await t.publish({ topic: 'GoneTopic', party: null });
+    const deliveryId = deliveryIdFor(p.event.id, hook.id);
+    await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'gone', attempts: 1 });
+    const stored = await ctx.webhooks.hooks.get({ tenantId: t.id }, hook.id);
+    expect(stored).toMatchObject({ isActive: false, disabledReason: 'gone' });
+    expect((await t.failureEvents(deliveryId)).map((e) => [e.topic, e.details['reason']])).toEqual([['HookSentError', 'gone']]);
+    // Switched off: the next event is not routed to it.
+    expect((await t.publish({ topic: 'GoneTopic', party: null })).event.label).toBe('dead-letter');
+  });
+
+  it('honours Retry-After within the schedule’s bounds', async () => {
+    const t = await tenant();
+    const r = await receiver((_q, i) =>
+      i === 0 ? { status: 503, headers: { 'Retry-After': '1' } } : i === 1 ? { status: 429, headers: { 'Retry-After': '3600' } } : { status: 204 },
+    );
+    const hook = await t.hook({ url: r.url, topic: 'SlowDownTopic', secureKey: KEY });
+    const p = await t.publish({ topic: 'SlowDownTopic', party: null });
+    await expect(result(t.id, deliveryIdFor(p.event.id, hook.id))).resolves.toMatchObject({ outcome: 'delivered', attempts: 3 });
+    const [a, b, c] = r.requests.map((q) => q.at);
+    // 1 s asked for, above the 150 ms of the schedule; 3600 s asked for, held to the 1.5 s bound.
+    expect(b! - a!).toBeGreaterThanOrEqual(950);
+    expect(c! - b!).toBeGreaterThanOrEqual(1400);
+    expect(c! - b!).toBeLessThan(5000);
+  });
+
+  it('does not let a hung receiver delay a healthy one, and caps what is in flight to the hung one', async () => {
+    const t = await tenant();
+    let inFlight = 0;
+    let maxInFlight = 0;
+    // Never answers: every attempt ends with the hook's 1 s timeout, when the gateway drops the connection.
+    const hung = await receiver((q) => {
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      void q.closed.then(() => {
+        inFlight -= 1;
+      });
+      return 'hang';
+    });
+    // What the hung hook had in flight when each healthy delivery arrived.
+    const hungBusyAt: number[] = [];
+    const healthy = await receiver(() => {
+      hungBusyAt.push(inFlight);
+      return { status: 204 };
+    });
+    await t.hook({ url: hung.url, topic: 'BusyTopic', secureKey: KEY, timeoutSeconds: 1 }, t.p1.partyId);
+    const good = await t.hook({ url: healthy.url, topic: 'BusyTopic', secureKey: KEY }, t.p2.partyId);
+
+    for (let i = 0; i < 8; i++) await t.publish({ topic: 'BusyTopic', party: t.p1 });
+    // Let the hung hook fill its slots, then measure the healthy hook while it is stuck.
+    await hung.waitFor(3);
+    // One after another, so the healthy hook stays below its own cap: only the hung hook's effect is measured.
+    const published: { at: number; deliveryId: string }[] = [];
+    for (let i = 0; i < 10; i++) {
+      const at = Date.now();
+      const p = await t.publish({ topic: 'BusyTopic', party: t.p2 });
+      published.push({ at, deliveryId: deliveryIdFor(p.event.id, good.id) });
+    }
+    await healthy.waitFor(10);
+    const latencies = published.map((p) => {
+      const q = healthy.requests.find((x) => x.headers['x-service-delivery'] === p.deliveryId);
+      return (q?.at ?? Infinity) - p.at;
+    });
+    // Each healthy delivery lands well within the hung hook's 1 s timeout: nothing waited behind it.
+    if (Math.max(...latencies) >= 1000) console.log(JSON.stringify({ latencies, hungBusyAt, hung: hung.requests.map((q) => q.at - published[0]!.at), pub: published.map((p) => p.at - published[0]!.at) }));
+    expect(Math.max(...latencies)).toBeLessThan(1000);
+    // They arrived while the hung hook was holding connections (so it really was busy), and it never held more than
+    // the cap of 3.
+    expect(hungBusyAt.filter((n) => n > 0).length).toBeGreaterThanOrEqual(5);
+    expect(maxInFlight).toBe(3);
+  });
+
+  it('selects hooks by priority: party over environment, exact over wildcard, then hook id; one per channel', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const envExact = await t.hook({ url: `${r.url}/env-exact`, topic: 'PrioTopic', secureKey: KEY });
+    const partyWild = await t.hook({ url: `${r.url}/party-wild`, topic: 'Prio*', secureKey: KEY }, t.p1.partyId);
+    const partyExact = await t.hook({ url: `${r.url}/party-exact`, topics: ['Other', 'PrioTopic'], secureKey: KEY }, t.p1.partyId);
+    const mail = await t.hook({ action: 'mailto', url: 'mailto:ap@example.com', topic: 'Prio*' });
+
+    // p1: party level, exact → partyExact; the mailto channel gets its own (unsupported) route.
+    const a = await t.publish({ topic: 'PrioTopic', party: t.p1 });
+    expect(a.deliveries.map((d) => [d.hookId, d.status])).toEqual([
+      [partyExact.id, 'started'],
+      [mail.id, 'unsupported'],
+    ]);
+    // p1, a topic only the party wildcard matches: party wildcard beats nothing else.
+    const b = await t.publish({ topic: 'PrioOther', party: t.p1 });
+    expect(b.deliveries.map((d) => d.hookId)).toEqual([partyWild.id, mail.id]);
+    // p2: no party hooks → environment exact.
+    const c = await t.publish({ topic: 'PrioTopic', party: t.p2 });
+    expect(c.deliveries.map((d) => d.hookId)).toEqual([envExact.id, mail.id]);
+    // A tie (two environment wildcards) goes to the smaller hook id.
+    const w1 = await t.hook({ url: `${r.url}/tie`, topic: 'Tie*', secureKey: KEY });
+    const w2 = await t.hook({ url: `${r.url}/tie`, topic: '*Topic', secureKey: KEY });
+    const d = await t.publish({ topic: 'TieTopic', party: null });
+    expect(d.deliveries.map((x) => x.hookId)).toEqual([[w1.id, w2.id].sort()[0]]);
+
+    await r.waitFor(4);
+    const byPath = (path: string) => r.requests.filter((q) => q.url === path).map((q) => q.json()['topic']);
+    await eventually(() => (byPath('/env-exact').length === 1 ? true : undefined), 10_000, 'environment delivery');
+    expect(byPath('/party-exact')).toEqual(['PrioTopic']);
+    expect(byPath('/party-wild')).toEqual(['PrioOther']);
+    expect(byPath('/env-exact')).toEqual(['PrioTopic']);
+  });
+
+  it('matches wildcards Send*, *Received, Invoice* and Send*Fallback', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const send = await t.hook({ url: `${r.url}/send`, topic: 'Send*', secureKey: KEY }, t.p1.partyId);
+    const received = await t.hook({ url: `${r.url}/received`, topic: '*Received', secureKey: KEY }, t.p1.partyId);
+    const invoice = await t.hook({ url: `${r.url}/invoice`, topic: 'Invoice*', secureKey: KEY }, t.p1.partyId);
+    const fallback = await t.hook({ url: `${r.url}/fallback`, topic: 'Send*Fallback', secureKey: KEY }, t.p1.partyId);
+    const route = async (topic: string) => (await t.publish({ topic, party: t.p1 })).deliveries.map((d) => d.hookId);
+    expect(await route('SendAlpha')).toEqual([send.id]);
+    expect(await route('OrderReceived')).toEqual([received.id]);
+    expect(await route('InvoiceReceivedError')).toEqual([invoice.id]);
+    // Two wildcards match: equal rank, the smaller hook id wins.
+    expect(await route('SendInvoiceFallback')).toEqual([[send.id, fallback.id].sort()[0]]);
+    expect(await route('Unrelated')).toEqual([]);
+    await r.waitFor(4);
+  });
+
+  it('applies filters, including a hostile regex, without delay and falling back to the next hook', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const byFilter = await t.hook({ url: `${r.url}/filtered`, topic: 'FilterTopic', secureKey: KEY, filter: 'sender == "0106:777" && verdict.StartsWith("OK") || recipient.Contains("vip")' }, t.p1.partyId);
+    const redos = await t.hook({ url: `${r.url}/redos`, topic: 'FilterTopic', secureKey: KEY, filter: 'sender.IsMatch("^(a+)+$")' }, t.p2.partyId);
+    const fallbackHook = await t.hook({ url: `${r.url}/env`, topic: 'FilterTopic', secureKey: KEY });
+
+    const route = async (party: typeof t.p1, details: Record<string, string>) => (await t.publish({ topic: 'FilterTopic', party, details })).deliveries.map((d) => d.hookId);
+    expect(await route(t.p1, { sender: '0106:777', verdict: 'OK, fine' })).toEqual([byFilter.id]);
+    expect(await route(t.p1, { sender: '0106:777', verdict: 'NOT OK' })).toEqual([fallbackHook.id]);
+    expect(await route(t.p1, { recipient: 'the-vip-desk' })).toEqual([byFilter.id]);
+    // An unknown variable is false, not an error.
+    expect(await route(t.p1, {})).toEqual([fallbackHook.id]);
+
+    // Catastrophic backtracking input for a backtracking engine; RE2 answers in linear time.
+    const hostile = `${'a'.repeat(5000)}!`;
+    const started = performance.now();
+    expect(await route(t.p2, { sender: hostile })).toEqual([fallbackHook.id]);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(await route(t.p2, { sender: 'aaaa' })).toEqual([redos.id]);
+    await r.waitFor(6);
+  });
+
+  it('publishes an output rule’s topic (Send*Fallback) instead of retrying, to another hook', async () => {
+    const t = await tenant();
+    const primary = await receiver(() => ({ status: 500 }));
+    const mailDesk = await receiver();
+    const hook = await t.hook({ url: primary.url, topic: 'Invoice', secureKey: KEY, output: [{ when: '404', topic: 'Other' }, { when: '5xx', topic: 'Send*Fallback' }] }, undefined, true);
+    const fb = await t.hook({ url: mailDesk.url, topic: 'Send*Fallback', secureKey: KEY });
+    const p = await t.publish({ topic: 'Invoice', party: t.p1, documentId: 'inv-42', message: 'an invoice' });
+    const deliveryId = deliveryIdFor(p.event.id, hook.id);
+    await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'handed-off', attempts: 1, httpStatus: 500, publishedTopic: 'SendInvoiceFallback' });
+    const [got] = await mailDesk.waitFor(1);
+    expect(got!.json()).toMatchObject({
+      topic: 'SendInvoiceFallback',
+      hookId: fb.id,
+      partyId: t.p1.legalEntityId,
+      documentId: 'inv-42',
+      details: { originalTopic: 'Invoice', originalEventId: p.event.id, outputOfHookId: hook.id, httpStatus: '500' },
+    });
+    expect(primary.requests).toHaveLength(1);
+    expect(await t.failureEvents(deliveryId)).toEqual([]);
+  });
+
+  it('labels dropped and dead-letter events and sends them nowhere', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    await t.hook({ action: 'drop', topic: 'NoiseTopic' });
+    await t.hook({ url: r.url, topic: 'WantedTopic', secureKey: KEY });
+    const dropped = await t.publish({ topic: 'NoiseTopic', party: t.p1 });
+    const dead = await t.publish({ topic: 'NobodyTopic', party: t.p1 });
+    const wanted = await t.publish({ topic: 'WantedTopic', party: t.p1 });
+    expect([dropped.event.label, dead.event.label, wanted.event.label]).toEqual(['dropped', 'dead-letter', 'routed']);
+    await r.waitFor(1);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(r.requests.map((q) => q.json()['topic'])).toEqual(['WantedTopic']);
+    const page = await request(ctx.app).get('/api/v1/events').auth(t.token, { type: 'bearer' });
+    const labels = (page.body as { items: { topic: string; label: string }[] }).items.map((e) => [e.topic, e.label]);
+    expect(labels).toEqual([
+      ['NoiseTopic', 'dropped'],
+      ['NobodyTopic', 'dead-letter'],
+      ['WantedTopic', 'routed'],
+    ]);
+  });
+
+  it('delivers httpsin hooks to the internal endpoint with the credentials and the document token', async () => {
+    const t = await tenant();
+    const hook = await t.hook({ url: 'httpsin://inbox-user:s3cret@inbound?token=$token$&kind=invoice', topic: 'InboundTopic', secureKey: KEY }, t.p1.partyId);
+    const p = await t.publish({ topic: 'InboundTopic', party: t.p1, documentId: 'doc-in-1' });
+    await expect(result(t.id, deliveryIdFor(p.event.id, hook.id))).resolves.toMatchObject({ outcome: 'delivered' });
+    const q = inbound.requests.find((x) => x.headers['x-service-delivery'] === deliveryIdFor(p.event.id, hook.id))!;
+    const url = new URL(q.url, 'http://x');
+    expect(url.pathname).toBe('/inbound');
+    expect(url.searchParams.get('token')).toBe(documentToken(KEY, 'doc-in-1'));
+    expect(url.searchParams.get('kind')).toBe('invoice');
+    expect(q.headers['authorization']).toBe(`Basic ${Buffer.from('inbox-user:s3cret').toString('base64')}`);
+    expect(verifyWebhook(q.rawBody, q.headers, KEY)).toMatchObject({ ok: true });
+    // The API never shows the password.
+    const shown = await request(ctx.app).get(`/api/v1/hook/${hook.id}`).auth(t.token, { type: 'bearer' });
+    expect(shown.text).not.toContain('s3cret');
+  });
+
+  it('pings through the API and redelivers a delivered event with the same delivery id', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const hook = await t.hook({ url: r.url, topic: 'RedoTopic', secureKey: KEY, isActive: false });
+    const ping = await request(ctx.app).post(`/api/v1/hook/${hook.id}/ping`).auth(t.token, { type: 'bearer' });
+    expect(ping.status).toBe(202);
+    const [pinged] = await r.waitFor(1);
+    expect(pinged!.json()).toMatchObject({ topic: 'Ping', hookId: hook.id, details: { hookId: hook.id } });
+
+    await request(ctx.app).put(`/api/v1/hook/${hook.id}`).auth(t.token, { type: 'bearer' }).send({ url: r.url, topic: 'RedoTopic' }).expect(200);
+    const p = await t.publish({ topic: 'RedoTopic', party: null });
+    const deliveryId = deliveryIdFor(p.event.id, hook.id);
+    await result(t.id, deliveryId);
+    const again = await request(ctx.app).post(`/api/v1/events/${p.event.id}/redeliver?hookId=${hook.id}`).auth(t.token, { type: 'bearer' });
+    expect(again.status).toBe(202);
+    await r.waitFor(3);
+    const deliveries = r.requests.filter((q) => q.headers['x-service-delivery'] === deliveryId);
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries[1]!.json()['sentOn']).not.toBe(deliveries[0]!.json()['sentOn']);
+  });
+
+  it('refuses forbidden addresses at delivery time in every spelling: nothing reaches the receiver, HookSentError', async () => {
+    // A worker with the production default (no allow-list) on its own task queue; the hooks are written straight to
+    // storage, as if they had been registered while an operator allowed loopback.
+    const strictQueue = `webhooks-strict-${randomUUID()}`;
+    const strictConfig = loadConfig({ ...envOf(ctx.config), TEMPORAL_TASK_QUEUE: strictQueue, WEBHOOK_ALLOWED_RANGES: '' });
+    extraWorkers.push(await startWorker(strictConfig, { workflowBundle }));
+    const strict = composeWebhookRoutes(strictConfig, ctx.core.db.models, new TemporalDeliveryStarter(() => client, { taskQueue: strictQueue, searchAttributes: true }));
+    const t = await tenant();
+    const r = await receiver();
+    const spellings = ['127.0.0.1', '127.1', '2130706433', '0x7f.0.0.1', '[::ffff:127.0.0.1]', 'localhost'];
+    const runs = await Promise.all(
+      spellings.map(async (host, i) => {
+        const hook = await strict.hooks.create({
+          id: `ssrf-${i}-${randomUUID()}`,
+          tenantId: t.id,
+          partyId: null,
+          secureKey: KEY,
+          action: 'https',
+          name: host,
+          url: `http://${host}:${r.port}/`,
+          topic: `SsrfTopic${i}`,
+          topics: [],
+          filter: null,
+          output: [],
+          mlsType: null,
+          isActive: true,
+          timeoutMs: null,
+        });
+        const p = await strict.publisher.publishEvent({ tenantId: t.id, topic: `SsrfTopic${i}`, party: null, message: 'x', createdBy: 'test' });
+        const deliveryId = deliveryIdFor(p.event.id, hook.id);
+        return { host, deliveryId, outcome: await result(t.id, deliveryId) };
+      }),
+    );
+    for (const run of runs) {
+      expect([run.host, run.outcome.outcome, run.outcome.reason]).toEqual([run.host, 'exhausted', expect.stringMatching(/^refused: /)]);
+      const failures = await t.failureEvents(run.deliveryId);
+      expect(failures.at(-1)).toMatchObject({ topic: 'HookSentError', details: { reason: 'exhausted', httpStatus: '' } });
+    }
+    expect(r.requests).toHaveLength(0);
+  });
+});
+
+/** The environment a config was loaded from, for a variant of it (only the keys these tests set). */
+function envOf(config: ReturnType<typeof loadConfig>): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    MONGODB_URI: config.mongo.uri,
+    TEMPORAL_ADDRESS: config.temporal.address,
+    WORKER_METRICS_ADDRESS: '',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_RETRY_SCHEDULE: JSON.stringify(SCHEDULE),
+    WEBHOOK_TIMEOUT_MS: String(config.webhooks.timeoutMs),
+  };
+}

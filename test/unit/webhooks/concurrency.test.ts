@@ -1,0 +1,49 @@
+import { HookConcurrency, MAX_WAITERS } from '../../../src/webhooks/concurrency';
+
+describe('HookConcurrency', () => {
+  it('caps each hook separately and frees slots once', () => {
+    const c = new HookConcurrency(2);
+    const a1 = c.tryAcquire('a');
+    const a2 = c.tryAcquire('a');
+    expect(a1 && a2).toBeTruthy();
+    expect(c.tryAcquire('a')).toBeNull();
+    expect(c.tryAcquire('b')).not.toBeNull();
+    a1!();
+    a1!();
+    expect(c.current('a')).toBe(1);
+    expect(c.tryAcquire('a')).not.toBeNull();
+    expect(c.tryAcquire('a')).toBeNull();
+  });
+
+  it('hands a freed slot to a waiter, first come first served, and lets only a few wait', async () => {
+    const c = new HookConcurrency(2);
+    const held = [c.tryAcquire('h')!, c.tryAcquire('h')!];
+    const order: string[] = [];
+    const waiters = Array.from({ length: MAX_WAITERS }, (_, i) => c.acquire('h', 5_000).then((r) => (order.push(`w${i}`), r)));
+    // One more than MAX_WAITERS is refused at once instead of waiting.
+    expect(await c.acquire('h', 5_000)).toBeNull();
+    held[0]!();
+    const first = await waiters[0]!;
+    expect(first).not.toBeNull();
+    expect(c.current('h')).toBe(2);
+    held[1]!();
+    const second = await waiters[1]!;
+    expect(order).toEqual(['w0', 'w1']);
+    first!();
+    second!();
+    expect(c.current('h')).toBe(0);
+  });
+
+  it('gives up waiting after the given time', async () => {
+    const c = new HookConcurrency(1);
+    c.tryAcquire('h');
+    const t0 = Date.now();
+    expect(await c.acquire('h', 50)).toBeNull();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(await c.acquire('other', 0)).not.toBeNull();
+  });
+
+  it('refuses a nonsensical cap', () => {
+    expect(() => new HookConcurrency(0)).toThrow(RangeError);
+  });
+});
