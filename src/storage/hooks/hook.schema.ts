@@ -8,7 +8,8 @@ export interface HookOutputRuleDoc {
 
 /**
  * A hook (spec 2.4). `partyId` null = environment (tenant) level. `secureKey` is kept because every delivery is signed
- * with it; the API never returns it. `rev` counts updates (a PUT is one conditional write, never delete + create).
+ * with it; the API never returns it. A PUT is one write, never delete + create. `rev` counts updates; it is exact on
+ * MongoDB, while FerretDB 1.24 applies concurrent updates of one document as read-modify-write and can lose increments.
  */
 export interface HookDoc {
   _id: string;
