@@ -33,6 +33,7 @@ import {
   type ParticipantId,
   type ProcessId,
 } from './identifiers';
+import { useCorrectC14n } from './c14n';
 import { PeppolError, type PeppolErrorReason } from './peppol-error';
 import { AP_KEY_USAGES, SMP_KEY_USAGES, checkCertificate } from './pki/cert-validation';
 import { parseCertificate, subjectMatches } from './pki/certificates';
@@ -398,7 +399,7 @@ export class SmpClient {
     const check = checkCertificate(signer, { anchors: this.options.smpCertificateAuthorities, requiredKeyUsages: SMP_KEY_USAGES, role: 'SMP' }, this.now(), certs.filter((c) => c !== signer));
     if (!check.valid) throw fail('UNPROCESSABLE', 'smp-certificate-untrusted', `${check.message} (signature of ${url})`, { url, problem: check.problem }, false);
 
-    const sig = new SignedXml({ publicCert: signer.toString() });
+    const sig = useCorrectC14n(new SignedXml({ publicCert: signer.toString() }));
     let valid = false;
     let why = '';
     try {

@@ -6,6 +6,7 @@
  */
 import type { X509Certificate } from 'node:crypto';
 import { SignedXml } from 'xml-crypto';
+import { useCorrectC14n } from './c14n';
 import { encodeIdForUrl, type DocumentTypeId, type ParticipantId, type ProcessId } from './identifiers';
 import type { KeyMaterial } from './pki/key-material';
 
@@ -128,6 +129,7 @@ export function signServiceMetadata(xml: string, signer: KeyMaterial): string {
       return `<${p}X509Data><${p}X509SubjectName>${subject}</${p}X509SubjectName><${p}X509Certificate>${certB64}</${p}X509Certificate></${p}X509Data>`;
     },
   });
+  useCorrectC14n(sig);
   sig.addReference({ xpath: '/*', transforms: [ENVELOPED, EXC_C14N], digestAlgorithm: SHA256, isEmptyUri: true });
   sig.computeSignature(xml, { location: { reference: '/*', action: 'append' } });
   return sig.getSignedXml();
