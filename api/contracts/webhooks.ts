@@ -1,10 +1,28 @@
 import { z } from 'zod';
-import type { ResponseContract, RouteContract } from './index';
 
 /*
  * Contract of the hook, events and delivery-log routes (decisions.md "Hook endpoints", "Missed events", "Delivery
- * log"). Built by a function of the shared response helpers so this file does not import index.ts at run time.
+ * log"). Built by a function of index.ts's shared response helpers; the two types below are the structural shape of
+ * index.ts's RouteContract, restated so this file does not import index.ts (which imports it).
  */
+
+interface ResponseContract {
+  description: string;
+  content?: Record<string, z.ZodType | null>;
+  headers?: Record<string, string>;
+}
+
+interface RouteContract {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  summary: string;
+  tags: string[];
+  auth: boolean;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  requestBody?: { description: string; content: Record<string, z.ZodType | null> };
+  responses: Record<number, ResponseContract>;
+}
 
 const iso = z.string().datetime({ offset: true });
 
@@ -109,7 +127,7 @@ export const DeliveryLog = z
   .meta({ id: 'DeliveryLog' });
 
 export interface ContractHelpers {
-  problem(description: string): ResponseContract;
+  problem: (description: string) => ResponseContract;
   authenticated: Record<number, ResponseContract>;
   partyScoped: Record<number, ResponseContract>;
   partyParam: Record<string, string>;

@@ -42,7 +42,7 @@ function errorChain(e: unknown): Array<{ code?: unknown; message?: unknown; name
   const out: Array<{ code?: unknown; message?: unknown; name?: unknown }> = [];
   let cur: unknown = e;
   for (let i = 0; i < 5 && cur && typeof cur === 'object'; i++) {
-    out.push(cur as { code?: unknown; message?: unknown });
+    out.push(cur);
     cur = (cur as { cause?: unknown }).cause;
   }
   return out;

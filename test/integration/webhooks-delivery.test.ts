@@ -49,7 +49,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
         WEBHOOK_HTTPSIN_URL: `${inbound.url}/inbound`,
       },
     });
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger as never });
+    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
     worker = await startWorker(ctx.config, { workflowBundle });
   }, 120_000);
 
