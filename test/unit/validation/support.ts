@@ -49,7 +49,11 @@ export function svrlFindings(svrl: string): SvrlFinding[] {
     const list = doc.getElementsByTagNameNS(SVRL_NS, local);
     for (let k = 0; k < list.length; k++) {
       const el = list.item(k);
-      if (el) out.push({ id: el.getAttribute('id') ?? '', flag: el.getAttribute('flag') ?? '', location: el.getAttribute('location') ?? '' });
+      if (!el) continue;
+      const text = (el.getElementsByTagNameNS(SVRL_NS, 'text').item(0)?.textContent ?? '').replace(/\s+/g, ' ').trim();
+      // The validator's naming of an assert without id: the bracketed rule in its text, else "unnamed-rule".
+      const id = el.getAttribute('id') || /^\[([A-Za-z0-9._-]+)\]/.exec(text)?.[1] || 'unnamed-rule';
+      out.push({ id, flag: el.getAttribute('flag') ?? '', location: el.getAttribute('location') ?? '' });
     }
   }
   return out;
