@@ -167,6 +167,10 @@ describe('webhook delivery on the real Temporal dev server', () => {
     ]);
     expect(failures[0]!.details).toMatchObject({ hookId: hook.id, originalTopic: 'FlakyTopic', originalEventId: p.event.id, error: 'HTTP 500' });
 
+    // Operators find the delivery in Temporal by hook, topic, party and attempt count (visibility is eventually consistent).
+    const query = `HookId = "${hook.id}" AND EventTopic = "FlakyTopic" AND TenantId = "${t.id}" AND DeliveryAttempt = 4`;
+    await eventually(async () => ((await client.workflow.count(query)).count === 1 ? true : undefined), 15_000, 'search attributes');
+
     const log = await request(ctx.app).get(`/api/v1/events/${p.event.id}/deliveries`).auth(t.token, { type: 'bearer' });
     expect((log.body as { items: { attempt: number; httpStatus: number; outcome: string }[] }).items.map((l) => [l.attempt, l.httpStatus, l.outcome])).toEqual([
       [1, 500, 'failed'],
