@@ -63,7 +63,7 @@ export interface EnvelopeIds {
 }
 
 /** The SOAP 1.2 envelope of a user message (no Security header yet; see signature.ts). */
-export function buildUserMessageEnvelope(um: UserMessage, ids: EnvelopeIds = { messagingId: `phase4-msg-${randomUUID()}`, bodyId: `id-${randomUUID()}` }): string {
+export function buildUserMessageEnvelope(um: UserMessage, ids: EnvelopeIds = { messagingId: `msg-${randomUUID()}`, bodyId: `id-${randomUUID()}` }): string {
   const info =
     `<eb:MessageInfo><eb:Timestamp>${esc(um.timestamp)}</eb:Timestamp><eb:MessageId>${esc(um.messageId)}</eb:MessageId>` +
     `${um.refToMessageId ? `<eb:RefToMessageId>${esc(um.refToMessageId)}</eb:RefToMessageId>` : ''}</eb:MessageInfo>`;

@@ -103,7 +103,7 @@ describe('Peppol AS4 message: build and open', () => {
     expect(msg.contentType).toMatch(/^multipart\/related; boundary="----=_Part_[0-9a-f-]+"; type="application\/soap\+xml"$/);
     const wire = msg.body.toString('latin1');
     expect(wire.indexOf('application/soap+xml')).toBeLessThan(wire.indexOf('application/octet-stream'));
-    expect(msg.references.map((r) => r.uri.split(/[-:]/)[0])).toEqual(['#phase4', '#id', 'cid']);
+    expect(msg.references.map((r) => r.uri.split(/[-:]/)[0])).toEqual(['#msg', '#id', 'cid']);
 
     const got = openPeppolMessage(msg.contentType, msg.body, openOpts());
     expect(got.sbd.equals(doc)).toBe(true);
@@ -148,7 +148,7 @@ describe('Peppol AS4 message: build and open', () => {
     const body = rewrap(msg, { soap: (x) => x.replace('>0088:4562458856624<', '>0088:4562458856625<') });
     const e = ebms(() => openPeppolMessage(msg.contentType, body, openOpts()));
     expect(e.ebmsCode).toBe('EBMS:0101');
-    expect(e.message).toMatch(/digest of #phase4-msg-.* does not match/);
+    expect(e.message).toMatch(/digest of #msg-.* does not match/);
   });
 
   it('refuses a wrapped signature: the signed header moved aside, a forged one processed (EBMS:0101)', () => {
