@@ -5,6 +5,9 @@ import type { Assertion, ValidationResult } from '../../../src/validation';
 import { CORPUS_DIR, corpusFile } from '../../support/corpus';
 import { requirePacks, validator } from './support';
 
+// Packs load on first use (a SEF of several MB) and a machine under load validates slower.
+jest.setTimeout(180_000);
+
 /**
  * Real documents with a known expected outcome, through the whole validate path (detection, schema, rules):
  * the SI-UBL / NLCIUS test set (the file name states verdict and rule), NLCIUS G-account and CII, the XRechnung

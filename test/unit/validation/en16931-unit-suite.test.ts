@@ -5,6 +5,9 @@ import { parseXml } from '../../../src/formats';
 import { CORPUS_DIR } from '../../support/corpus';
 import { requirePacks, validator } from './support';
 
+// Packs load on first use (a SEF of several MB) and a machine under load validates slower.
+jest.setTimeout(180_000);
+
 /**
  * The official EN 16931 conformance suite (ConnectingEurope/eInvoicing-EN16931 `test/`, VEFA testSet files), run
  * through our validate path: every <test> says which rule must fire as error or warning, or must not fire. The test

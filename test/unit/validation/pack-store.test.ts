@@ -6,6 +6,9 @@ import { createValidator, loadManifest, RulePackStore } from '../../../src/valid
 import { corpusFile } from '../../support/corpus';
 import { RULES_DIR, requirePacks } from './support';
 
+// Packs load on first use (a SEF of several MB) and a machine under load validates slower.
+jest.setTimeout(180_000);
+
 const manifest = loadManifest();
 const XR = manifest.packs.find((p) => p.id === 'xrechnung-ubl')!;
 

@@ -6,6 +6,9 @@ import { isCollapsibleDateTimeReport } from '../../../src/validation/xsd';
 import { CORPUS_DIR, corpusFile } from '../../support/corpus';
 import { requirePacks, validator } from './support';
 
+// Packs load on first use (a SEF of several MB) and a machine under load validates slower.
+jest.setTimeout(180_000);
+
 /**
  * The checks the contract names (spec 7 and 8), each against a real Peppol BIS 3 invoice from the EN 16931 examples
  * with one change made.
