@@ -4,7 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { TEST_PKI_PASSWORD, defaultTestPkiDir, ensureTestPki } from './test-pki';
+import { TEST_PKI_ENTRIES, TEST_PKI_PASSWORD, defaultTestPkiDir, ensureTestPki } from './test-pki';
 
 async function main(argv: string[]): Promise<number> {
   let dir = defaultTestPkiDir();
@@ -21,7 +21,8 @@ async function main(argv: string[]): Promise<number> {
   if (force) rmSync(dir, { recursive: true, force: true });
   const { pki, created } = await ensureTestPki(dir);
   process.stdout.write(`${created ? 'Generated' : 'Reusing'} the test PKI in ${dir} (PKCS#12 password "${TEST_PKI_PASSWORD}")\n`);
-  for (const [name, m] of Object.entries(pki)) {
+  for (const name of TEST_PKI_ENTRIES) {
+    const m = pki[name];
     process.stdout.write(`  ${name.padEnd(13)} ${m.certificate.subject.split('\n').join(', ')}  valid to ${m.certificate.validTo}\n`);
   }
   return 0;

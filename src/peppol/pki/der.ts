@@ -164,7 +164,7 @@ export function tlv(tag: number, ...content: Buffer[]): Buffer {
 
 export const seq = (...items: Buffer[]): Buffer => tlv(TAG.SEQUENCE, ...items);
 /** SET OF with its elements in DER order (sorted by encoding). */
-export const setOf = (...items: Buffer[]): Buffer => tlv(TAG.SET, ...[...items].sort(Buffer.compare));
+export const setOf = (...items: Buffer[]): Buffer => tlv(TAG.SET, ...[...items].sort((a, b) => Buffer.compare(a, b)));
 export const octets = (b: Buffer): Buffer => tlv(TAG.OCTET_STRING, b);
 export const nul = (): Buffer => Buffer.from([TAG.NULL, 0]);
 export const ctx = (n: number, ...content: Buffer[]): Buffer => tlv(0xa0 | n, ...content);

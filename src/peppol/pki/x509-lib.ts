@@ -11,7 +11,7 @@ const store = new WeakMap<object, Map<string | symbol | undefined, MetadataMap>>
 
 function own(target: object, property: string | symbol | undefined, create: boolean): MetadataMap | undefined {
   let byProp = store.get(target);
-  if (!byProp && create) store.set(target, (byProp = new Map()));
+  if (!byProp && create) store.set(target, (byProp = new Map<string | symbol | undefined, MetadataMap>()));
   let map = byProp?.get(property);
   if (!map && create && byProp) byProp.set(property, (map = new Map()));
   return map;

@@ -52,7 +52,7 @@ describe('loading production key material', () => {
 
   it('loads PEM files, with an encrypted key and a chain file', () => {
     const cert = write('ap.crt.pem', pki.apReceiver.certificate.toString());
-    const key = write('ap.key.pem', pki.apReceiver.privateKey.export({ format: 'pem', type: 'pkcs8', cipher: 'aes-256-cbc', passphrase: 'k3y' }) as string);
+    const key = write('ap.key.pem', pki.apReceiver.privateKey.export({ format: 'pem', type: 'pkcs8', cipher: 'aes-256-cbc', passphrase: 'k3y' }));
     const chain = write('chain.pem', pki.apCa.certificate.toString() + pki.rootCa.certificate.toString());
     const m = loadKeyMaterial({ kind: 'pem', certificatePath: cert, privateKeyPath: key, privateKeyPassphrase: 'k3y', chainPath: chain });
     expect(m.certificate.fingerprint256).toBe(pki.apReceiver.certificate.fingerprint256);
