@@ -17,7 +17,7 @@ const PLANS = {
 
 async function run(ctx) {
   const plan = ctx.quick ? PLANS.quick : PLANS.full;
-  const result = { scenarios: [], figures: [], targets: [], notes: [], problems: [] };
+  const result = { scenarios: [], figures: [], targets: [], notes: [], problems: [], profiles: [] };
   result.notes.push(
     `API env: RATE_LIMIT_TOKEN_PER_MINUTE=${TOKEN_RATE_LIMIT} (default 120 per client per minute; raised so the endpoint, not the limiter, is measured)`,
     'one client with one active secret; grant client_credentials, scope ap, credentials in the form body',
@@ -45,9 +45,11 @@ async function run(ctx) {
     const warm = await runLoad({ url: gw.url, title: 'warm-up', connections: CONCURRENCY, durationS: plan.warmupS, request });
     if (brokenReason(warm)) result.problems.push(`warm-up: ${brokenReason(warm)}`);
     ctx.log(`token: ${CONCURRENCY} clients for ${plan.measureS} s`);
+    await gw.startProfiles();
     const m = await cpu.measureCpu({ api: gw.api.pid, ...ctx.serverPids }, () =>
       runLoad({ url: gw.url, title: `client_credentials, ${CONCURRENCY} clients`, connections: CONCURRENCY, durationS: plan.measureS, request }),
     );
+    result.profiles.push(...(await gw.stopProfiles('token')).map((p) => ({ ...p, pass: `client_credentials, ${CONCURRENCY} clients` })));
     const r = m.result;
     const crashed = gw.crashed();
     if (crashed.length) throw new Error(crashed.join('\n'));

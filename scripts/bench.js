@@ -2,8 +2,8 @@
 'use strict';
 // `npm run bench`: build dist, start the local servers, run the suites in bench/*.bench.js in order, print the figures
 // with the environment they were measured in, and write them to bench/results/latest.json.
-// Options: --only <suite> (repeatable or comma-separated), --quick (short passes, a smoke check), --profile (API
-// processes run under --cpu-prof; the profiles are summarised in the report), --help.
+// Options: --only <suite> (repeatable or comma-separated), --quick (short passes, a smoke check), --profile (CPU
+// profiles of the API and worker over each suite's main pass, summarised in the report), --help.
 // Targets missed are reported as MISS and do not fail the run; a broken run (a server that does not start, a
 // non-2xx answer under load, a crashed process) exits 1.
 
@@ -18,14 +18,15 @@ const ROOT = services.REPO_ROOT;
 const BENCH_DIR = path.join(ROOT, 'bench');
 const RESULTS_DIR = path.join(BENCH_DIR, 'results');
 const RESULTS_FILE = path.join(RESULTS_DIR, 'latest.json');
-// A hung server or load pass must still end; the full run takes about 4 minutes on 2 cores.
+// A hung server or load pass must still end; the full run takes about 8 minutes on 2 cores.
 const RUN_TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS) || 15 * 60_000;
 
 const USAGE = `Usage: npm run bench -- [--only <suite>[,<suite>...]] [--quick] [--profile]
 
   --only <suite>  run only these suites (${listSuites().map((s) => s.name).join(', ')})
   --quick         short passes: a smoke check of the benchmark, not figures to quote
-  --profile       run the API under --cpu-prof and summarise where its CPU time went
+  --profile       CPU-profile the API and worker during each suite's main pass (bench/results/profiles/)
+                  and summarise where their time went
 `;
 
 function say(msg) {
@@ -114,7 +115,7 @@ async function describeTemporal(svc) {
   if (svc.providers.temporal === 'env') return `server at TEMPORAL_ADDRESS=${svc.temporalAddress}`;
   const cli = svc.providers.temporal.replace(/^temporal CLI /, '');
   const version = await execText(cli, ['--version'], { env: services.temporalChildEnv() });
-  return `Temporal CLI dev server (${version || cli}; SQLite in a temp dir) at ${svc.temporalAddress}`;
+  return `Temporal CLI dev server (${version || cli}; in-memory SQLite) at ${svc.temporalAddress}`;
 }
 
 async function environment(svc, opts) {
@@ -134,30 +135,17 @@ async function environment(svc, opts) {
   };
 }
 
-/**
- * Waits until the database and Temporal use under a tenth of a core, so one suite's leftovers (a query still running
- * for a client that is gone) do not load the next. Returns the seconds waited.
- */
-async function waitForQuietServers(pids, maxMs = 60_000) {
-  const { processCpuSeconds } = require('../bench/lib/cpu');
-  const list = Object.values(pids).filter(Boolean);
-  if (!list.length) return 0;
-  const started = Date.now();
-  const total = () => list.reduce((n, pid) => n + (processCpuSeconds(pid) || 0), 0);
-  for (;;) {
-    const before = total();
-    await new Promise((r) => setTimeout(r, 1000));
-    if (total() - before < 0.1 || Date.now() - started > maxMs) return Math.round((Date.now() - started) / 1000);
+/** The report's view of one profile a suite wrote: where the busy time went, as text and as data. */
+function summarizeProfileFile(suite, { process: proc, file, pass }) {
+  const { summarizeFile, renderProfile } = require('../bench/lib/cpuprofile');
+  const rel = path.relative(ROOT, file);
+  const heading = `[${suite}] ${proc} process during ${pass}`;
+  try {
+    const summary = summarizeFile(file, ROOT);
+    return { suite, process: proc, pass, file: rel, text: `${heading}\n${renderProfile(rel, summary)}`, busyMs: summary.busyMs, origin: summary.origin, self: summary.self.slice(0, 40), inclusive: summary.inclusive.slice(0, 40) };
+  } catch (e) {
+    return { suite, process: proc, pass, file: rel, text: `${heading}\n${rel}: unreadable (${e.message})` };
   }
-}
-
-function newestProfiles(dir, since) {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.cpuprofile'))
-    .map((f) => path.join(dir, f))
-    .filter((f) => fs.statSync(f).mtimeMs >= since);
 }
 
 async function main() {
@@ -195,54 +183,44 @@ async function main() {
     return 1;
   }
 
-  let svc;
-  try {
-    svc = await services.startServices({ ui: false, handleSignals: true });
-  } catch (e) {
-    say(`could not start the local servers:\n${e.message}`);
-    return 1;
-  }
-
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoice-gateway-bench-'));
   const cpuProfileDir = opts.profile ? path.join(RESULTS_DIR, 'profiles') : undefined;
   const report = { startedAt: new Date(t0).toISOString(), resultsFile: path.relative(ROOT, RESULTS_FILE), suites: [], profiles: [] };
   let ok = true;
-  try {
-    report.environment = await environment(svc, opts);
-    const serverPids = findServerPids();
-    say(`servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri}`);
-    for (const s of suites) {
-      const mod = require(s.file);
-      const entry = { name: mod.name || s.name, title: mod.title || s.name };
-      entry.quietWaitS = await waitForQuietServers(serverPids);
-      const started = Date.now();
-      try {
-        Object.assign(entry, await mod.run({ svc, serverPids, cores: os.cpus().length, quick: opts.quick, logDir, cpuProfileDir, log: say }));
-      } catch (e) {
-        entry.error = e && e.message ? e.message : String(e);
-        say(`${s.name} broke: ${entry.error}`);
-      }
-      entry.seconds = Math.round((Date.now() - started) / 1000);
-      if (entry.error || (entry.problems && entry.problems.length)) ok = false;
+  for (const s of suites) {
+    const mod = require(s.file);
+    const entry = { name: mod.name || s.name, title: mod.title || s.name };
+    // Fresh servers for every suite: FerretDB keeps running queries for clients that are gone, so one suite's
+    // leftovers would otherwise load the next one's figures.
+    let svc;
+    try {
+      svc = await services.startServices({ ui: false, handleSignals: true });
+    } catch (e) {
+      say(`could not start the local servers:\n${e.message}`);
+      entry.error = `local servers did not start: ${e.message}`;
       report.suites.push(entry);
-      if (cpuProfileDir) {
-        const { summarizeFile, renderProfile } = require('../bench/lib/cpuprofile');
-        for (const file of newestProfiles(cpuProfileDir, started)) {
-          const rel = path.relative(ROOT, file);
-          try {
-            const summary = summarizeFile(file, ROOT);
-            report.profiles.push({ suite: entry.name, file: rel, text: `[${entry.name}] ${renderProfile(rel, summary)}`, busyMs: summary.busyMs, self: summary.self.slice(0, 40), origin: summary.origin });
-          } catch (e) {
-            report.profiles.push({ suite: entry.name, file: rel, text: `[${entry.name}] ${rel}: unreadable (${e.message})` });
-          }
-        }
-      }
+      ok = false;
+      break;
     }
-  } finally {
-    if (report.environment) report.environment.loadAverage.end = os.loadavg();
-    await svc.stop();
+    const started = Date.now();
+    try {
+      if (!report.environment) report.environment = await environment(svc, opts);
+      const serverPids = findServerPids();
+      say(`${entry.name}: servers Temporal ${svc.temporalAddress}, database ${svc.mongodbUri}`);
+      Object.assign(entry, await mod.run({ svc, serverPids, cores: os.cpus().length, quick: opts.quick, logDir, cpuProfileDir, log: say }));
+    } catch (e) {
+      entry.error = e && e.message ? e.message : String(e);
+      say(`${s.name} broke: ${entry.error}`);
+    } finally {
+      await svc.stop();
+    }
+    entry.seconds = Math.round((Date.now() - started) / 1000);
+    if (entry.error || (entry.problems && entry.problems.length)) ok = false;
+    report.suites.push(entry);
+    for (const p of entry.profiles || []) report.profiles.push(summarizeProfileFile(entry.name, p));
   }
+  if (report.environment) report.environment.loadAverage.end = os.loadavg();
   report.finishedAt = new Date().toISOString();
   report.seconds = Math.round((Date.now() - t0) / 1000);
   report.ok = ok;

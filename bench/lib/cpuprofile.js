@@ -51,7 +51,12 @@ function summarizeProfile(profile, root) {
       origin.set(key, (origin.get(key) || 0) + ms);
       continue;
     }
-    const key = frameName(node.callFrame, root);
+    // Native frames (no script) say little alone ("run"); name the JS function that called them.
+    let key = frameName(node.callFrame, root);
+    if (!node.callFrame.url && parent.has(node.id)) {
+      const caller = byId.get(parent.get(node.id)).callFrame;
+      if (caller.functionName !== '(root)') key = `${key} [native, from ${frameName(caller, root)}]`;
+    }
     self.set(key, (self.get(key) || 0) + ms);
     const o = originOf(node.callFrame.url, root);
     origin.set(o, (origin.get(o) || 0) + ms);

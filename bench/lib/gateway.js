@@ -14,12 +14,16 @@ const HOST = '127.0.0.1';
 const API_JS = path.join(ROOT, 'dist', 'src', 'main', 'api.js');
 const WORKER_JS = path.join(ROOT, 'dist', 'src', 'main', 'worker.js');
 const ADMIN_JS = path.join(ROOT, 'dist', 'src', 'main', 'admin.js');
+const PROFILE_HOOK = path.join(__dirname, 'profile-hook.js');
 
 const API_READY_TIMEOUT_MS = 60_000;
 // The worker bundles the workflow code with webpack at start; on 2 busy cores that takes a while.
 const WORKER_READY_TIMEOUT_MS = 120_000;
 const ADMIN_TIMEOUT_MS = 60_000;
 const HTTP_TIMEOUT_MS = 30_000;
+const PROFILE_WRITE_TIMEOUT_MS = 60_000;
+// The processes are disposable: a short grace keeps the run bounded when open requests wait on a busy database.
+const STOP_GRACE_MS = 10_000;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -55,13 +59,29 @@ function request(url, { method = 'GET', headers = {}, body } = {}) {
   });
 }
 
+/** An autocannon request that uploads `body` as a sales invoice, each time under a new X-Service-DocumentId. */
+function uploadRequest({ partyId, token, body }) {
+  return {
+    method: 'POST',
+    path: `/api/v1/${partyId}/salesInvoice/send`,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/xml' },
+    body,
+    // A repeated id would be answered 409 without storing anything.
+    setupRequest: (req) => {
+      req.headers = { ...req.headers, 'X-Service-DocumentId': crypto.randomUUID() };
+      return req;
+    },
+  };
+}
+
 function tokenForm({ clientId, clientSecret }) {
   return new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: 'ap' }).toString();
 }
 
 /**
  * Starts the gateway processes. `env` adds to (and overrides) the benchmark defaults; `worker: false` runs the API
- * alone; `cpuProfileDir` starts the API under --cpu-prof (the profile is written when it stops).
+ * alone; with `cpuProfileDir` both processes load bench/lib/profile-hook.js, and startProfiles()/stopProfiles(tag)
+ * profile the span between the two calls.
  */
 async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDir, label = 'gateway' }) {
   for (const f of [API_JS, WORKER_JS, ADMIN_JS]) {
@@ -94,12 +114,15 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
 
   const sup = services.createSupervisor();
   const procs = [];
-  const spawnLogged = (name, script, extraArgs = []) => {
+  const spawnLogged = (name, script) => {
     const logFile = path.join(logDir, `${label}-${name}.log`);
     const fd = fs.openSync(logFile, 'a');
+    // Profiling adds the hook and an IPC channel to talk to it; otherwise the processes run exactly as deployed.
+    const args = cpuProfileDir ? ['--require', PROFILE_HOOK, script] : [script];
+    const stdio = cpuProfileDir ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd];
     let managed;
     try {
-      managed = sup.spawn(name, process.execPath, [...extraArgs, script], { cwd: ROOT, env: childEnv, stdio: ['ignore', fd, fd] });
+      managed = sup.spawn(name, process.execPath, args, { cwd: ROOT, env: childEnv, stdio });
     } finally {
       fs.closeSync(fd);
     }
@@ -107,21 +130,51 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
     procs.push(managed);
     return managed;
   };
+  /** Sends a profiler command over IPC and waits for the hook's answer. */
+  const profilerCall = (m, msg, expect) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        m.child.off('message', onMessage);
+        reject(new Error(`${m.name}: no answer to profiler ${msg.benchProfile} within ${PROFILE_WRITE_TIMEOUT_MS / 1000} s`));
+      }, PROFILE_WRITE_TIMEOUT_MS);
+      const onMessage = (answer) => {
+        if (!answer || typeof answer !== 'object' || !answer.benchProfile) return;
+        clearTimeout(timer);
+        m.child.off('message', onMessage);
+        if (answer.benchProfile === expect) resolve(answer);
+        else reject(new Error(`${m.name}: profiler ${msg.benchProfile} failed: ${answer.error}`));
+      };
+      m.child.on('message', onMessage);
+      m.child.send(msg);
+    });
   const exited = (m) => (m.exited ? `${m.name} exited (${m.exitSignal || `code ${m.exitCode}`}); last lines of ${m.logFile}:\n${tail(m.logFile)}` : undefined);
 
   const url = `http://${HOST}:${port}`;
   const stop = async () => {
-    // The worker first: its reads are what keeps the database busiest, and the API can only close once its open
-    // requests have finished their database work. A profiled API writes its profile only on a clean exit, so it
-    // gets longer for that.
-    for (const m of [...procs].reverse()) await sup.stopChild(m, m.name === 'api' && cpuProfileDir ? 90_000 : 20_000);
+    await Promise.all(procs.map((m) => sup.stopChild(m, STOP_GRACE_MS)));
     sup.close();
   };
 
+  const startProfiles = async () => {
+    if (!cpuProfileDir) return;
+    await Promise.all(procs.filter((m) => !m.exited).map((m) => profilerCall(m, { benchProfile: 'start' }, 'started')));
+  };
+  /** Stops profiling; returns the files written, <label>-<tag>-<process>.cpuprofile in the profile directory. */
+  const stopProfiles = async (tag) => {
+    if (!cpuProfileDir) return [];
+    const live = procs.filter((m) => !m.exited);
+    return Promise.all(
+      live.map(async (m) => {
+        const file = path.join(cpuProfileDir, `${label}-${tag}-${m.name}.cpuprofile`);
+        await profilerCall(m, { benchProfile: 'stop', file }, 'written');
+        return { process: m.name, file };
+      }),
+    );
+  };
+
   try {
-    const apiArgs = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
     if (cpuProfileDir) fs.mkdirSync(cpuProfileDir, { recursive: true });
-    const api = spawnLogged('api', API_JS, apiArgs);
+    const api = spawnLogged('api', API_JS);
     const wk = worker ? spawnLogged('worker', WORKER_JS) : undefined;
 
     await waitFor(`API /readyz at ${url}`, API_READY_TIMEOUT_MS, async () => {
@@ -151,6 +204,8 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
       worker: wk,
       /** Problems seen after start: a process that died while the load ran. */
       crashed: () => procs.map(exited).filter(Boolean),
+      startProfiles,
+      stopProfiles,
       stop,
     };
   } catch (err) {
@@ -235,4 +290,4 @@ async function dropDatabase(uri, dbName) {
   }
 }
 
-module.exports = { HOST, startGateway, admin, seedTenant, fetchToken, tokenForm, request, dropDatabase, randomLetters };
+module.exports = { HOST, startGateway, admin, seedTenant, fetchToken, tokenForm, uploadRequest, request, dropDatabase, randomLetters };

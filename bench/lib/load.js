@@ -37,6 +37,7 @@ function runLoad({ url, request, connections, durationS, amount, maxS, timeoutS 
   return new Promise((resolve, reject) => {
     const latencies = [];
     const problems = [];
+    let answered = 0;
     const started = process.hrtime.bigint();
     const opts = {
       url,
@@ -75,10 +76,10 @@ function runLoad({ url, request, connections, durationS, amount, maxS, timeoutS 
         connections,
         durationS: result.duration,
         elapsedS,
-        requests: result.totalRequests,
-        completed: result.totalCompletedRequests,
+        requests: result.requests.sent,
+        completed: answered,
         // Sent but neither answered nor failed when the pass ended: left out of every figure.
-        abandoned: Math.max(0, result.totalRequests - result.totalCompletedRequests - result.errors),
+        abandoned: Math.max(0, result.requests.sent - answered - result.errors),
         ok,
         non2xx: result.non2xx,
         errors: result.errors,
@@ -98,6 +99,7 @@ function runLoad({ url, request, connections, durationS, amount, maxS, timeoutS 
       }, maxS * 1000);
     }
     instance.on('response', (_client, status, _bytes, responseTime) => {
+      answered += 1;
       if (status >= 200 && status <= 299) latencies.push(responseTime);
     });
     // The sample answers above only cover HTTP replies; keep the first transport errors too.

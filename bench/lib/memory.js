@@ -49,4 +49,14 @@ function sampleRss(pid, intervalMs = 50) {
   };
 }
 
-module.exports = { readStatus, supported, sampleRss };
+/** Bytes the process has read through read-like calls (sockets included), from /proc/<pid>/io; undefined if unreadable. */
+function bytesRead(pid) {
+  try {
+    const m = /^rchar:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+module.exports = { readStatus, supported, sampleRss, bytesRead };

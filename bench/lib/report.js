@@ -110,7 +110,6 @@ function renderReport(report) {
       out.push('', t.title, table(t.header, t.rows.map((r) => r.map((c, i) => (i === 0 || typeof c !== 'number' ? c : fmtMs(c))))));
     }
     for (const f of s.figures || []) out.push(`${f.label}: ${fmtValue(f.value, f.unit)}`);
-    if (s.quietWaitS) out.push(`waited ${s.quietWaitS} s before this suite for the servers to go idle`);
     for (const n of s.notes || []) out.push(`note: ${n}`);
     for (const p of s.problems || []) out.push(`PROBLEM: ${p}`);
   }
@@ -119,16 +118,17 @@ function renderReport(report) {
     out.push('', 'Targets', '-------', ...targets.map(targetLine));
   }
   if (report.profiles && report.profiles.length) {
-    out.push('', 'CPU profiles (API process)', '--------------------------');
-    for (const p of report.profiles) out.push(p.text);
+    out.push('', 'CPU profiles', '------------');
+    for (const p of report.profiles) out.push(p.text, '');
   }
   out.push(
     '',
     'Latency: time from the first request byte sent to the last response byte received, 2xx answers only; ' +
       'req/s and MiB/s count 2xx answers over the pass. Closed loop: each client sends its next request when the previous one is answered. ' +
       '"cut": requests still in flight when the pass ended, left out of every figure.',
-    'CPU ms per 2xx request: CPU time of each process (all threads, from /proc) over the pass and the wait for the worker ' +
-      'after it, divided by the 2xx answers. "other programs": share of all cores used by processes outside the benchmark during the pass.',
+    'CPU ms per 2xx request: CPU time of each process (all threads, from /proc) over the pass (intake: and the wait for ' +
+      'the worker after it), divided by the 2xx answers. "other programs": share of all cores used by processes outside ' +
+      'the benchmark during the pass; the gateway competes with them for the same cores.',
     `Results written to ${report.resultsFile}`,
     report.ok ? 'Benchmark completed.' : 'Benchmark BROKEN: see the errors above (exit code 1).',
     '',
