@@ -27,7 +27,8 @@ const NOT_AVAILABLE: ReadonlyArray<{ test: RegExp; reason: string }> = [
   { test: /^facturx-extended-ctc-fr$/, reason: 'the French EXTENDED-CTC-FR profile rules are not in the pinned Factur-X 1.08 package' },
   { test: /^zugferd1-/, reason: 'ZUGFeRD 1.0 is retired; its rules are not among the pinned packs' },
   { test: /^dico-/, reason: 'DICO schemas and rules are licence-gated (Ketenstandaard) and cannot be fetched' },
-  { test: /^pint-/, reason: 'Peppol PINT packs are not pinned yet' },
+  { test: /^pint-selfbilling-ubl-/, reason: 'Peppol PINT self-billing has rules per jurisdiction only; give the jurisdiction in the CustomizationID' },
+  { test: /^pint-(eu|sg|om)-selfbilling-ubl-/, reason: 'the pinned PINT package has no self-billing rules for this jurisdiction' },
 ];
 
 function stripDocumentType(id: string): string {
@@ -92,9 +93,16 @@ export function selectRulePacks(format: DetectedFormat): Selection {
       return { packs: [{ id: 'fatturapa-xsd', entry: 'FatturaElettronica' }] };
     case 'svefaktura-1.0':
       return { packs: [{ id: 'svefaktura-xsd', entry: 'Invoice' }, { id: 'svefaktura' }] };
-    default:
+    default: {
       if (base.startsWith('ebinterface-') && format.version) return { packs: [{ id: 'ebinterface-xsd', entry: format.version }] };
+      // PINT: each jurisdiction's package holds the base PINT rules and its own (EU adds the EN 16931-aligned ones).
+      const pint = /^pint(?:-(eu|aunz|jp|sg|my|ae|om))?(-selfbilling|-nontax)?-ubl$/.exec(base);
+      if (pint) {
+        const id = pint[1] ? `pint-${pint[1]}${pint[2] ?? ''}` : 'pint';
+        return { packs: [UBL(root), { id }] };
+      }
       throw notAvailable(format, 'no rule packs are mapped to this format');
+    }
   }
 }
 
