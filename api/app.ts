@@ -97,7 +97,7 @@ export function createApp(deps: AppDeps): Application {
     logger,
     maxUploadBytes: config.http.maxUploadBytes,
   });
-  registerValidateRoutes(api, { rulesDir: config.validation.rulesDir, maxUploadBytes: config.http.maxUploadBytes });
+  registerValidateRoutes(api, { rulesDir: config.validation.rulesDir, acceptedPrevious: config.validation.acceptedPrevious, maxUploadBytes: config.http.maxUploadBytes });
   app.use(api);
 
   app.use(notFoundHandler);

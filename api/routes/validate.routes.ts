@@ -5,6 +5,8 @@ import { createValidator, type Validator } from '../../src/validation';
 export interface ValidateRouteDeps {
   /** Where the rule packs are; used to build the validator on first use when none is given. */
   rulesDir: string;
+  /** Previous pack versions still accepted (config validation.acceptedPrevious). */
+  acceptedPrevious?: readonly string[];
   maxUploadBytes: number;
   validator?: Validator;
 }
@@ -49,7 +51,7 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
  */
 export function registerValidateRoutes(router: Router, deps: ValidateRouteDeps): void {
   let validator = deps.validator;
-  const getValidator = (): Validator => (validator ??= createValidator({ rulesDir: deps.rulesDir }));
+  const getValidator = (): Validator => (validator ??= createValidator({ rulesDir: deps.rulesDir, ...(deps.acceptedPrevious ? { acceptedPrevious: deps.acceptedPrevious } : {}) }));
 
   router.post('/api/v1/generic/validate', async (req: Request, res: Response) => {
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

@@ -57,6 +57,7 @@ export const configEnvSchema = z.object({
 
   INVOICE_GATEWAY_CACHE: z.string().optional().describe('Cache root for downloaded tools and rule packs (outside git); default ~/.cache/invoice-gateway.'),
   RULES_CACHE_DIR: z.string().optional().describe('Directory of the validation rule packs built by `npm run rules:fetch`; default <INVOICE_GATEWAY_CACHE>/rules.'),
+  RULES_ACCEPTED_PREVIOUS: csv.describe('Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. `peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a document passes a pack when it passes either.'),
 
 } satisfies Record<string, z.ZodType>);
 

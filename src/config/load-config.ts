@@ -38,6 +38,8 @@ export interface Config {
   validation: {
     /** Fetched rule packs (scripts/rules/lib/paths.js applies the same rule). */
     rulesDir: string;
+    /** `id@version` of previous pack versions still accepted. */
+    acceptedPrevious: readonly string[];
   };
 }
 
@@ -106,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     },
     validation: {
       rulesDir: path.resolve(e.RULES_CACHE_DIR || path.join(e.INVOICE_GATEWAY_CACHE || path.join(os.homedir(), '.cache', 'invoice-gateway'), 'rules')),
+      acceptedPrevious: e.RULES_ACCEPTED_PREVIOUS,
     },
   });
 }

@@ -56,7 +56,7 @@ const Manifest = z.object({
 });
 
 export type RulesManifest = z.infer<typeof Manifest> & {
-  /** Pack id → fingerprint, computed from the manifest text as written (before any parsing normalises it). */
+  /** `id@version` → fingerprint, computed from the manifest text as written (before any parsing normalises it). */
   fingerprints: Readonly<Record<string, string>>;
 };
 export type PackDefinition = z.infer<typeof Manifest>['packs'][number];
@@ -83,14 +83,20 @@ export function parseManifest(json: unknown): RulesManifest {
     throw new Error(`rules manifest is invalid or not fully pinned (run npm run rules:fetch -- --pin): ${issues.join('; ')}`);
   }
   const fingerprints: Record<string, string> = {};
-  const raw = json as { artifacts: Record<string, { coordinates: string; sha256: string }>; packs: Array<{ id: string; sources: Array<{ artifact: string }> }> };
+  const raw = json as { artifacts: Record<string, { coordinates: string; sha256: string }>; packs: Array<{ id: string; version: string; sources: Array<{ artifact: string }> }> };
   for (const p of parsed.data.packs) {
     for (const s of p.sources) if (!parsed.data.artifacts[s.artifact]) throw new Error(`rules manifest: pack ${p.id} uses unknown artifact ${s.artifact}`);
-    if (fingerprints[p.id] !== undefined) throw new Error(`rules manifest: pack ${p.id} listed twice`);
-    const rawPack = raw.packs.find((r) => r.id === p.id);
-    if (rawPack) fingerprints[p.id] = packFingerprint(raw, rawPack);
+    // One id may appear in several versions (a transition window); the first listed is the current one.
+    const key = packKey(p);
+    if (fingerprints[key] !== undefined) throw new Error(`rules manifest: pack ${p.id} ${p.version} listed twice`);
+    const rawPack = raw.packs.find((r) => r.id === p.id && r.version === p.version);
+    if (rawPack) fingerprints[key] = packFingerprint(raw, rawPack);
   }
   return { ...parsed.data, fingerprints };
+}
+
+export function packKey(p: { id: string; version: string }): string {
+  return `${p.id}@${p.version}`;
 }
 
 export function loadManifest(file: string = defaultManifestFile()): RulesManifest {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GatewayError } from '../core/gateway-error';
-import type { PackDefinition, RulesManifest } from './manifest';
+import { packKey, type PackDefinition, type RulesManifest } from './manifest';
 
 /**
  * The fetched rule packs in the cache, checked against the manifest and loaded once. A pack that is missing, built
@@ -81,9 +81,13 @@ export class RulePackStore {
     readonly manifest: RulesManifest,
   ) {}
 
-  definition(id: string): PackDefinition {
-    const def = this.manifest.packs.find((p) => p.id === id);
-    if (!def) throw refuse('RULE_PACK_UNKNOWN', { id }, `Rule pack "${id}" is not in the rules manifest (transforms/rules-manifest.json)`);
+  /** The pack's manifest entry: the given version, or the current one (listed first). */
+  definition(id: string, version?: string): PackDefinition {
+    const def = this.manifest.packs.find((p) => p.id === id && (version === undefined || p.version === version));
+    if (!def) {
+      const what = version === undefined ? `"${id}"` : `"${id}" ${version}`;
+      throw refuse('RULE_PACK_UNKNOWN', { id, ...(version ? { version } : {}) }, `Rule pack ${what} is not in the rules manifest (transforms/rules-manifest.json)`);
+    }
     return def;
   }
 
@@ -92,13 +96,14 @@ export class RulePackStore {
   }
 
   /** The pack, verified and loaded; the same promise for every caller, so a pack is read and parsed once. */
-  get(id: string): Promise<LoadedPack> {
-    let p = this.loaded.get(id);
+  get(id: string, version?: string): Promise<LoadedPack> {
+    const key = version === undefined ? id : `${id}@${version}`;
+    let p = this.loaded.get(key);
     if (!p) {
-      p = Promise.resolve().then(() => this.load(this.definition(id)));
-      this.loaded.set(id, p);
+      p = Promise.resolve().then(() => this.load(this.definition(id, version)));
+      this.loaded.set(key, p);
       // A failed load is not cached: after `rules:fetch` the next request succeeds without a restart.
-      p.catch(() => this.loaded.delete(id));
+      p.catch(() => this.loaded.delete(key));
     }
     return p;
   }
@@ -129,7 +134,7 @@ export class RulePackStore {
     } catch {
       throw refuse('RULE_PACK_MISSING', def, `Rule pack ${def.id} ${def.version}: ${file} is unreadable; ${FETCH_HINT}`);
     }
-    if (stamp.fingerprint !== this.manifest.fingerprints[def.id]) {
+    if (stamp.fingerprint !== this.manifest.fingerprints[packKey(def)]) {
       throw refuse('RULE_PACK_STALE', def, `Rule pack ${def.id} ${def.version} in ${dir} was built from a different manifest entry; ${FETCH_HINT}`);
     }
     return stamp;

@@ -10,6 +10,8 @@ import type { DetectedFormat } from '../formats';
 
 export interface PackRef {
   id: string;
+  /** A version other than the current one (explicit `ruleSet=id@version`). */
+  version?: string;
   /** For schema packs: the document root whose schema applies. */
   entry?: string;
 }
@@ -110,20 +112,23 @@ export function selectRulePacks(format: DetectedFormat): Selection {
  * An explicit `ruleSet`: comma-separated pack ids (`id` or `id@version`), run in the given order. Schema packs take
  * the entry for the document's root. The version, when given, must be the pinned one.
  */
-export function parseRuleSet(ruleSet: string, format: DetectedFormat, pinned: (id: string) => { version: string; kind: 'xsd' | 'schematron'; entries?: string[] } | undefined): Selection {
+export function parseRuleSet(ruleSet: string, format: DetectedFormat, pinned: (id: string) => Array<{ version: string; kind: 'xsd' | 'schematron'; entries?: string[] }>): Selection {
   const packs: PackRef[] = [];
   for (const raw of ruleSet.split(',').map((s) => s.trim()).filter(Boolean)) {
     const [id, version] = raw.split('@') as [string, string | undefined];
-    const def = pinned(id);
-    if (!def) throw new GatewayError('BAD_REQUEST', `ruleSet: unknown rule pack "${id}"`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
-    if (version !== undefined && version !== def.version) {
-      throw new GatewayError('BAD_REQUEST', `ruleSet: rule pack ${id} is pinned at version ${def.version}, not ${version}`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
+    const versions = pinned(id);
+    if (versions.length === 0) throw new GatewayError('BAD_REQUEST', `ruleSet: unknown rule pack "${id}"`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
+    const def = version === undefined ? versions[0]! : versions.find((v) => v.version === version);
+    if (!def) {
+      throw new GatewayError('BAD_REQUEST', `ruleSet: rule pack ${id} is pinned at version ${versions.map((v) => v.version).join(' or ')}, not ${version}`, {
+        details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw },
+      });
     }
     if (def.kind === 'xsd') {
       const entry = def.entries?.find((e) => e === format.rootName) ?? (def.entries?.length === 1 ? def.entries[0] : undefined);
       if (!entry) throw new GatewayError('BAD_REQUEST', `ruleSet: schema pack ${id} has no schema for <${format.rootName}>`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
-      packs.push({ id, entry });
-    } else packs.push({ id });
+      packs.push({ id, entry, ...(def !== versions[0] ? { version: def.version } : {}) });
+    } else packs.push({ id, ...(def !== versions[0] ? { version: def.version } : {}) });
   }
   if (packs.length === 0) throw new GatewayError('BAD_REQUEST', 'ruleSet names no rule pack', { details: { reason: 'UNKNOWN_RULE_SET' } });
   return { packs };

@@ -18,6 +18,11 @@ export interface ValidatorOptions {
   xmlLimits?: Partial<XmlLimits>;
   /** Schema errors kept per document. */
   maxSchemaIssues?: number;
+  /**
+   * Previous pack versions still accepted during a transition window (`id@version`, config RULES_ACCEPTED_PREVIOUS).
+   * They run beside the current version; a document passes a pack when it passes either.
+   */
+  acceptedPrevious?: readonly string[];
 }
 
 export interface ValidateOptions {
@@ -39,6 +44,22 @@ export interface Validator {
   readonly store: RulePackStore;
 }
 
+/** `id@version` list → pack id → accepted older versions; each must be in the manifest and not the current version. */
+function previousVersions(manifest: RulesManifest, accepted: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const item of accepted) {
+    const [id, version] = item.split('@') as [string, string | undefined];
+    const versions = manifest.packs.filter((p) => p.id === id);
+    if (!version || versions.length === 0 || !versions.some((p) => p.version === version)) {
+      throw new Error(`RULES_ACCEPTED_PREVIOUS: ${item} is not a pack version in the rules manifest (use id@version)`);
+    }
+    if (versions[0]!.version === version) throw new Error(`RULES_ACCEPTED_PREVIOUS: ${item} is the current version, not a previous one`);
+    if (versions[0]!.kind !== 'schematron') throw new Error(`RULES_ACCEPTED_PREVIOUS: ${item} is a schema pack; only business rules have a transition window`);
+    out.set(id, [...(out.get(id) ?? []), version]);
+  }
+  return out;
+}
+
 interface Prepared {
   doc: Document;
   xml: Buffer;
@@ -49,19 +70,18 @@ interface Prepared {
 export function createValidator(options: ValidatorOptions): Validator {
   const manifest = options.manifest ?? loadManifest();
   const store = new RulePackStore(options.rulesDir, manifest);
+  const previous = previousVersions(manifest, options.acceptedPrevious ?? []);
 
   function selection(format: DetectedFormat, ruleSet: string | undefined): PackRef[] {
     if (ruleSet === undefined || ruleSet.trim() === '') return selectRulePacks(format).packs;
-    return parseRuleSet(ruleSet, format, (id) => {
-      const def = manifest.packs.find((p) => p.id === id);
-      if (!def) return undefined;
-      return def.kind === 'xsd' ? { version: def.version, kind: def.kind, entries: Object.keys(def.entries) } : { version: def.version, kind: def.kind };
-    }).packs;
+    return parseRuleSet(ruleSet, format, (id) =>
+      manifest.packs.filter((p) => p.id === id).map((def) => (def.kind === 'xsd' ? { version: def.version, kind: def.kind, entries: Object.keys(def.entries) } : { version: def.version, kind: def.kind })),
+    ).packs;
   }
 
   async function load(refs: PackRef[]): Promise<Array<{ ref: PackRef; pack: LoadedPack }>> {
     // Every pack is checked before any runs, so a missing one is reported before work is spent.
-    const packs = await Promise.all(refs.map((r) => store.get(r.id)));
+    const packs = await Promise.all(refs.map((r) => store.get(r.id, r.version)));
     return refs.map((ref, k) => ({ ref, pack: packs[k] as LoadedPack }));
   }
 
@@ -114,21 +134,33 @@ export function createValidator(options: ValidatorOptions): Validator {
 
     // Business rules assume a schema-valid document (they cast amounts with xs:decimal and would fail on '1E2').
     let saxonDoc: SaxonDocument | undefined;
-    for (const { pack } of packs) {
+    let rulesFailed = false;
+    for (const { ref, pack } of packs) {
       if (pack.kind !== 'schematron') continue;
+      // During a transition window the accepted previous versions run too (not for an explicitly chosen version).
+      const older = ref.version === undefined ? await Promise.all((previous.get(pack.id) ?? []).map((v) => store.get(pack.id, v))) : [];
       if (schemaFailed) {
-        outcomes.push({ id: pack.id, version: pack.version, outcome: 'not-run' });
+        for (const q of [pack, ...older]) outcomes.push({ id: q.id, version: q.version, outcome: 'not-run' });
         continue;
       }
       saxonDoc ??= await parseForSaxon(p.text);
       const found = runSchematronPack(pack, saxonDoc);
+      // The current version's findings are what the sender sees, also when an older accepted version passes.
       assertions.push(...found);
-      outcomes.push({ id: pack.id, version: pack.version, outcome: found.some((a) => a.flag === 'error') ? 'failed' : 'passed' });
+      let passed = !found.some((a) => a.flag === 'error');
+      outcomes.push({ id: pack.id, version: pack.version, outcome: passed ? 'passed' : 'failed' });
+      for (const q of older) {
+        if (q.kind !== 'schematron') continue;
+        const ok = !runSchematronPack(q, saxonDoc).some((a) => a.flag === 'error');
+        outcomes.push({ id: q.id, version: q.version, outcome: ok ? 'passed' : 'failed' });
+        passed ||= ok;
+      }
+      rulesFailed ||= !passed;
     }
 
     const f = p.format;
     return {
-      isValid: !assertions.some((a) => a.flag === 'error'),
+      isValid: !schemaFailed && !rulesFailed,
       format: {
         id: f.id,
         name: f.name,

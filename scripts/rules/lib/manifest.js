@@ -52,8 +52,9 @@ function checkManifest(m, { pinned }) {
   const seen = new Set();
   for (const p of m.packs || []) {
     if (!ID.test(p.id || '')) fail(`pack id "${p.id}" is not a lower-case id`);
-    if (seen.has(p.id)) fail(`pack ${p.id} listed twice`);
-    seen.add(p.id);
+    // One id may be listed in several versions (a transition window); the first listed is the current one.
+    if (seen.has(`${p.id}@${p.version}`)) fail(`pack ${p.id} ${p.version} listed twice`);
+    seen.add(`${p.id}@${p.version}`);
     if (!p.version) fail(`pack ${p.id}: version missing`);
     if (p.kind !== 'xsd' && p.kind !== 'schematron') fail(`pack ${p.id}: kind must be xsd or schematron`);
     if (!Array.isArray(p.sources) || p.sources.length === 0) fail(`pack ${p.id}: sources missing`);

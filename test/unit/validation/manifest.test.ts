@@ -39,17 +39,17 @@ describe('rules manifest', () => {
   });
 
   it('fingerprints every pack exactly as the fetch script does', () => {
-    const raw = JSON.parse(readFileSync(jsPaths.MANIFEST_FILE, 'utf8')) as { packs: Array<{ id: string }> };
-    for (const p of raw.packs) expect(manifest.fingerprints[p.id]).toBe(jsManifest.packFingerprint(raw, p));
+    const raw = JSON.parse(readFileSync(jsPaths.MANIFEST_FILE, 'utf8')) as { packs: Array<{ id: string; version: string }> };
+    for (const p of raw.packs) expect(manifest.fingerprints[`${p.id}@${p.version}`]).toBe(jsManifest.packFingerprint(raw, p));
   });
 
   it('changes a fingerprint when a pinned checksum changes', () => {
     const raw = JSON.parse(readFileSync(jsPaths.MANIFEST_FILE, 'utf8')) as { packs: Array<{ id: string; sources: Array<{ sha256: Record<string, string> }> }> };
-    const before = parseManifest(raw).fingerprints['en16931-ubl'];
+    const before = parseManifest(raw).fingerprints['en16931-ubl@1.3.16'];
     const pack = raw.packs.find((p) => p.id === 'en16931-ubl')!;
     const file = Object.keys(pack.sources[0]!.sha256)[0]!;
     pack.sources[0]!.sha256[file] = '0'.repeat(64);
-    expect(parseManifest(raw).fingerprints['en16931-ubl']).not.toBe(before);
+    expect(parseManifest(raw).fingerprints['en16931-ubl@1.3.16']).not.toBe(before);
   });
 
   it('refuses a manifest with an unpinned file', () => {
