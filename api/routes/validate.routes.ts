@@ -50,8 +50,8 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
  * the pinned official artefacts and answers the result as data. Nothing is stored and no event fires.
  */
 export function registerValidateRoutes(router: Router, deps: ValidateRouteDeps): void {
-  let validator = deps.validator;
-  const getValidator = (): Validator => (validator ??= createValidator({ rulesDir: deps.rulesDir, ...(deps.acceptedPrevious ? { acceptedPrevious: deps.acceptedPrevious } : {}) }));
+  // Built with the app, so a bad manifest or RULES_ACCEPTED_PREVIOUS stops start-up; packs still load on first use.
+  const validator = deps.validator ?? createValidator({ rulesDir: deps.rulesDir, ...(deps.acceptedPrevious ? { acceptedPrevious: deps.acceptedPrevious } : {}) });
 
   router.post('/api/v1/generic/validate', async (req: Request, res: Response) => {
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -68,7 +68,7 @@ export function registerValidateRoutes(router: Router, deps: ValidateRouteDeps):
       throw e;
     }
     if (body.length === 0) throw new GatewayError('BAD_REQUEST', 'Request body is empty');
-    const result = await getValidator().validate(body, { ...(sourceFormat ? { sourceFormat } : {}), ...(ruleSet ? { ruleSet } : {}) });
+    const result = await validator.validate(body, { ...(sourceFormat ? { sourceFormat } : {}), ...(ruleSet ? { ruleSet } : {}) });
     res.status(200).json(result);
   });
 }
