@@ -27,8 +27,11 @@ function pending(counts) {
   return (counts.received || 0) + (counts.accepted || 0);
 }
 
-/** Polls until nothing is pending or `timeoutMs` passes; returns { drained, ms, counts }. */
-async function waitForWorker(store, timeoutMs, intervalMs = 500) {
+/**
+ * Polls until nothing is pending or `timeoutMs` passes; returns { drained, ms, counts }. Each poll is a query the
+ * database pays for too, so it polls once a second: a small share next to the worker's own queries.
+ */
+async function waitForWorker(store, timeoutMs, intervalMs = 1000) {
   const started = Date.now();
   for (;;) {
     const counts = await store.counts();

@@ -5,7 +5,7 @@
 
 const autocannon = require('autocannon');
 
-const KEEP_PROBLEM_SAMPLES = 5;
+const KEEP_FAILURE_SAMPLES = 5;
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -36,7 +36,7 @@ function summarize(latencies) {
 function runLoad({ url, request, connections, durationS, amount, maxS, timeoutS = 30, title }) {
   return new Promise((resolve, reject) => {
     const latencies = [];
-    const problems = [];
+    const failures = [];
     let answered = 0;
     const started = process.hrtime.bigint();
     const opts = {
@@ -52,8 +52,8 @@ function runLoad({ url, request, connections, durationS, amount, maxS, timeoutS 
           body: request.body,
           ...(request.setupRequest ? { setupRequest: request.setupRequest } : {}),
           onResponse: (status, body) => {
-            if ((status < 200 || status > 299) && problems.length < KEEP_PROBLEM_SAMPLES) {
-              problems.push({ status, body: String(body).slice(0, 400) });
+            if ((status < 200 || status > 299) && failures.length < KEEP_FAILURE_SAMPLES) {
+              failures.push({ status, body: String(body).slice(0, 400) });
             }
           },
         },
@@ -89,7 +89,7 @@ function runLoad({ url, request, connections, durationS, amount, maxS, timeoutS 
         requestBytesPerS: result.duration > 0 && request.body ? (ok * request.body.length) / result.duration : 0,
         latencyMs: summarize(latencies),
         cutShort,
-        problems,
+        failures,
       });
     });
     if (maxS !== undefined) {
@@ -104,7 +104,7 @@ function runLoad({ url, request, connections, durationS, amount, maxS, timeoutS 
     });
     // The sample answers above only cover HTTP replies; keep the first transport errors too.
     instance.on('reqError', (e) => {
-      if (problems.length < KEEP_PROBLEM_SAMPLES) problems.push({ error: e && e.message ? e.message : String(e) });
+      if (failures.length < KEEP_FAILURE_SAMPLES) failures.push({ error: e && e.message ? e.message : String(e) });
     });
   });
 }
@@ -116,7 +116,7 @@ function runLoad({ url, request, connections, durationS, amount, maxS, timeoutS 
 function brokenReason(r) {
   if (r.non2xx === 0 && r.errors === 0) return undefined;
   const codes = Object.entries(r.statusCodes).filter(([c]) => !c.startsWith('2')).map(([c, n]) => `${n}× ${c}`);
-  return `${r.non2xx} non-2xx${codes.length ? ` (${codes.join(', ')})` : ''}, ${r.errors} errors (${r.timeouts} timeouts); first: ${JSON.stringify(r.problems)}`;
+  return `${r.non2xx} non-2xx${codes.length ? ` (${codes.join(', ')})` : ''}, ${r.errors} errors (${r.timeouts} timeouts); first: ${JSON.stringify(r.failures)}`;
 }
 
 module.exports = { runLoad, summarize, percentile, brokenReason };
