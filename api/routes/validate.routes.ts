@@ -39,9 +39,17 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     };
+    let ended = false;
     req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => {
+      ended = true;
+      resolve(Buffer.concat(chunks));
+    });
     req.on('error', reject);
+    // A client that goes away mid-body must not leave the request waiting for an end that never comes.
+    req.on('close', () => {
+      if (!ended) reject(new GatewayError('BAD_REQUEST', 'Request body incomplete: the connection closed'));
+    });
   });
 }
 
