@@ -28,7 +28,9 @@ func main() {
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
 		log.Fatalf("create data dir: %v", err)
 	}
-	url := "file:" + *dir + "/"
+	// BEGIN IMMEDIATE: with deferred transactions, a read that upgrades to a write under WAL fails at once with
+	// SQLITE_BUSY (the busy timeout does not apply to that upgrade), which surfaced as sporadic update failures.
+	url := "file:" + *dir + "/?_txlock=immediate"
 
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},
