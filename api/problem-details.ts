@@ -52,6 +52,14 @@ function fromHttpError(err: unknown): GatewayError | undefined {
   return undefined;
 }
 
+const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'EPIPE']);
+
+function clientWentAway(req: Request, err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = e && typeof e.code === 'string' ? e.code : '';
+  return (req.destroyed || req.socket?.destroyed === true) && (CLIENT_GONE.has(code) || (e !== null && e?.message === 'aborted'));
+}
+
 /**
  * The HTTP edge of GatewayError: problem+json (RFC 9457). Unknown errors are logged with their stack and answered
  * with a body free of internals.
@@ -60,6 +68,12 @@ export function problemDetailsHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) {
       next(err);
+      return;
+    }
+    if (clientWentAway(req, err)) {
+      // Nobody is left to answer; not a server error.
+      logger.info({ requestId: requestIdOf(req) }, 'client closed the connection before the response');
+      res.destroy();
       return;
     }
     const known = isGatewayError(err) ? err : fromHttpError(err);
