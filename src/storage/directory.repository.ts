@@ -39,7 +39,8 @@ export class DirectoryRepository {
 
   async createParty(input: { tenantId: string; partyId: string; legalEntityId: string; name: string }): Promise<PartyRecord> {
     if (!(await this.getTenant(input.tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
-    const doc = { _id: randomUUID(), ...input, createdAt: new Date() };
+    // Keyed by the party identifier itself: the lookup on every {partyId} request is then a key lookup.
+    const doc = { _id: input.partyId, ...input, createdAt: new Date() };
     await insertUnique(() => this.models.Party.create(doc), `party ${input.partyId}`);
     return doc;
   }
@@ -49,7 +50,7 @@ export class DirectoryRepository {
   }
 
   async findParty(partyId: string): Promise<PartyRecord | null> {
-    return this.models.Party.findOne({ partyId }).lean<PartyRecord>().exec();
+    return this.models.Party.findById(partyId).lean<PartyRecord>().exec();
   }
 
   async createClient(input: { clientId?: string; name: string; tenantIds: string[]; secret: { id: string; hash: string } }): Promise<ClientDoc> {

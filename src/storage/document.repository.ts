@@ -1,6 +1,5 @@
 import type { Models, DocumentDoc, DocumentFormatInfo } from './models';
 import { isDuplicateKeyError } from './connection';
-import { randomUUID } from 'node:crypto';
 
 export type DocumentRecord = DocumentDoc;
 
@@ -24,6 +23,14 @@ export interface HistoryUpdate {
   key: string;
 }
 
+/**
+ * The record key is `<tenantId>:<documentId>`: every lookup is scoped by tenant by construction, and a lookup by the
+ * whole `_id` is the one query FerretDB's SQLite backend answers from its key instead of scanning the collection.
+ */
+export function documentKey(tenantId: string, documentId: string): string {
+  return `${tenantId}:${documentId}`;
+}
+
 /** Every query is scoped by tenantId: no code path can read another tenant's document by id alone. */
 export class DocumentRepository {
   constructor(private readonly models: Models) {}
@@ -33,7 +40,7 @@ export class DocumentRepository {
     const now = new Date();
     try {
       const created = await this.models.Document.create({
-        _id: randomUUID(),
+        _id: documentKey(doc.tenantId, doc.documentId),
         ...doc,
         channel: doc.channel ?? null,
         filename: doc.filename ?? null,
@@ -53,17 +60,18 @@ export class DocumentRepository {
   }
 
   async find(tenantId: string, documentId: string): Promise<DocumentRecord | null> {
-    return this.models.Document.findOne({ tenantId, documentId }).lean<DocumentRecord>().exec();
+    return this.models.Document.findById(documentKey(tenantId, documentId)).lean<DocumentRecord>().exec();
   }
 
   async findForParty(tenantId: string, partyId: string, documentId: string): Promise<DocumentRecord | null> {
-    return this.models.Document.findOne({ tenantId, partyId, documentId }).lean<DocumentRecord>().exec();
+    const doc = await this.find(tenantId, documentId);
+    return doc && doc.partyId === partyId ? doc : null;
   }
 
   /** Swaps the stored bytes of a record whose workflow was never confirmed started (a retried upload). */
   async replaceUnacceptedBlob(tenantId: string, documentId: string, expectedBlobId: string, blob: { blobId: string; size: number; sha256: string; contentType: string; filename?: string | undefined }): Promise<boolean> {
     const res = await this.models.Document.updateOne(
-      { tenantId, documentId, accepted: false, blobId: expectedBlobId },
+      { _id: documentKey(tenantId, documentId), accepted: false, blobId: expectedBlobId },
       { $set: { ...blob, filename: blob.filename ?? null, updatedAt: new Date() } },
     ).exec();
     return res.modifiedCount === 1;
@@ -71,7 +79,7 @@ export class DocumentRepository {
 
   async markAccepted(tenantId: string, documentId: string): Promise<void> {
     await this.models.Document.updateOne(
-      { tenantId, documentId, accepted: false },
+      { _id: documentKey(tenantId, documentId), accepted: false },
       { $set: { accepted: true, updatedAt: new Date() } },
     ).exec();
     await this.appendHistory(tenantId, documentId, { state: 'accepted', key: 'accepted' });
@@ -80,7 +88,7 @@ export class DocumentRepository {
   async appendHistory(tenantId: string, documentId: string, update: HistoryUpdate, extra: { format?: DocumentFormatInfo } = {}): Promise<void> {
     const now = new Date();
     await this.models.Document.updateOne(
-      { tenantId, documentId, 'history.key': { $ne: update.key } },
+      { _id: documentKey(tenantId, documentId), 'history.key': { $ne: update.key } },
       {
         $set: { state: update.state, updatedAt: now, ...(extra.format ? { format: extra.format } : {}) },
         $push: { history: { state: update.state, at: now, key: update.key, ...(update.detail ? { detail: update.detail } : {}) } },
