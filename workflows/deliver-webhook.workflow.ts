@@ -26,7 +26,7 @@ const publishSteps = proxyActivities<Activities>({
 
 /** Tries refused by the per-hook concurrency cap wait this long at first, doubling up to the cap, with jitter. */
 const THROTTLE_FIRST_WAIT_MS = 100;
-const THROTTLE_MAX_WAIT_MS = 2_000;
+const THROTTLE_MAX_WAIT_MS = 10_000;
 /** Continue as new well before the history limits (51,200 events): a five-day delivery of a busy hook may loop long. */
 const MAX_HISTORY_EVENTS = 4_000;
 

@@ -65,16 +65,16 @@ export class DeliveryAttempts {
   }
 
   async attempt(input: AttemptInput, heartbeat: () => void = () => undefined): Promise<AttemptResult> {
-    const hook = await this.deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
-    if (!hook) return this.skip(input, 'hook-deleted', 'the hook was deleted');
-    if (!hook.isActive && !input.ignoreInactive) return this.skip(input, 'hook-inactive', 'the hook is switched off');
-    if (!DELIVERABLE_ACTIONS.has(hook.action)) return this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
-    const event = await this.deps.events.get(input.tenantId, input.eventId);
-    if (!event) return this.skip(input, 'event-missing', 'the event no longer exists');
-
-    const release = await this.deps.concurrency.acquire(hook.id, SLOT_WAIT_MS);
+    // The slot first: a hook at its cap costs no database reads, however often its deliveries come back to try.
+    const release = await this.deps.concurrency.acquire(input.hookId, SLOT_WAIT_MS);
     if (!release) return { kind: 'throttled' };
     try {
+      const hook = await this.deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
+      if (!hook) return await this.skip(input, 'hook-deleted', 'the hook was deleted');
+      if (!hook.isActive && !input.ignoreInactive) return await this.skip(input, 'hook-inactive', 'the hook is switched off');
+      if (!DELIVERABLE_ACTIONS.has(hook.action)) return await this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
+      const event = await this.deps.events.get(input.tenantId, input.eventId);
+      if (!event) return await this.skip(input, 'event-missing', 'the event no longer exists');
       return await this.send(input, hook, event, heartbeat);
     } finally {
       release();

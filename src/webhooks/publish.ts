@@ -158,12 +158,12 @@ export class EventPublisher {
       }
       const route: EventRouteDoc = { hookId, action: hook.action, deliveryId: deliveryIdFor(event.id, hookId), status: 'started' };
       const routes = [...event.routes.filter((r) => r.hookId !== hookId), route];
-      await this.deps.events.setRouting(tenantId, eventId, 'routed', routes);
+      await this.deps.events.setRouting(eventId, 'routed', routes);
       const updated = { ...event, label: 'routed' as const, routes };
       return { event: updated, deliveries: await this.startRoutes(updated, [route], 'redeliver') };
     }
     const { label, routes, hooks } = await this.route(event);
-    await this.deps.events.setRouting(tenantId, eventId, label, routes);
+    await this.deps.events.setRouting(eventId, label, routes);
     const updated = { ...event, label, routes };
     await this.logUnsupported(updated, hooks);
     return { event: updated, deliveries: await this.startRoutes(updated, routes, 'redeliver') };

@@ -104,15 +104,18 @@ export class HookRepository {
     return toRecord(doc);
   }
 
+  /** By id, then the scope checked on the document (FerretDB scans when more than `_id` is in the filter). */
   async get(scope: HookScope, hookId: string): Promise<HookRecord | null> {
-    const doc = await this.models.Hook.findOne({ ...scopeFilter(scope), _id: hookId }).lean<HookDoc>().exec();
-    return doc ? toRecord(doc) : null;
+    const doc = await this.models.Hook.findById(hookId).lean<HookDoc>().exec();
+    if (!doc || doc.tenantId !== scope.tenantId) return null;
+    if (scope.partyId !== undefined && (doc.partyId ?? null) !== scope.partyId) return null;
+    return toRecord(doc);
   }
 
   /** A hook by id within any of these tenants (a caller holding several). */
   async findInTenants(tenantIds: readonly string[], hookId: string): Promise<HookRecord | null> {
-    const doc = await this.models.Hook.findOne({ tenantId: { $in: [...tenantIds] }, _id: hookId }).lean<HookDoc>().exec();
-    return doc ? toRecord(doc) : null;
+    const doc = await this.models.Hook.findById(hookId).lean<HookDoc>().exec();
+    return doc && tenantIds.includes(doc.tenantId) ? toRecord(doc) : null;
   }
 
   /** Hooks of exactly one level: the environment (partyId null) or one party; oldest first. */

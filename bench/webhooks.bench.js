@@ -1,0 +1,351 @@
+'use strict';
+// Webhook delivery benchmark against the real API and worker processes on the local Temporal dev server:
+// - baseline: workflows per second of a workflow with one no-op activity (the engine's ceiling on this machine);
+// - deliveries per second to a healthy receiver on 127.0.0.1 (closed loop: event produced through the API's ping
+//   endpoint, which runs the one publishEvent path, then delivered, signed, by a deliverWebhook workflow);
+// - p50/p99 event→delivery latency at half that rate (open loop);
+// - the same two figures while a second hook's receiver never answers (its attempts hang until the 100 s timeout).
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const gateway = require('./lib/gateway');
+const { summarize } = require('./lib/load');
+const services = require('../scripts/lib/services');
+
+const ROOT = services.REPO_ROOT;
+const HOST = '127.0.0.1';
+const NOOP_WORKER_JS = path.join(__dirname, 'lib', 'noop-worker.js');
+const KEY = 'benchmark-secure-key-0123456789';
+// The default limit (6000 per client per minute) would turn the closed loop into a 429 test.
+const API_RATE_LIMIT = '1000000000';
+const DELIVERY_WAIT_MS = 60_000;
+
+const PLANS = {
+  full: { concurrency: 20, warmupS: 5, throughputS: 20, latencyS: 20, hungRate: 2 },
+  quick: { concurrency: 10, warmupS: 2, throughputS: 5, latencyS: 5, hungRate: 2 },
+};
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A receiver on 127.0.0.1 recording when each delivery id arrived; `hang` never answers. */
+async function startReceiver({ hang }) {
+  const arrivals = new Map();
+  const waiters = new Map();
+  const sockets = new Set();
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      requests += 1;
+      const id = String(req.headers['x-service-delivery'] || '');
+      const at = performance.now();
+      if (!arrivals.has(id)) arrivals.set(id, at);
+      const w = waiters.get(id);
+      if (w) {
+        waiters.delete(id);
+        w(at);
+      }
+      if (hang) return;
+      res.writeHead(204);
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise((r) => server.listen(0, HOST, r));
+  return {
+    url: `http://${HOST}:${server.address().port}/hook`,
+    requests: () => requests,
+    openConnections: () => sockets.size,
+    /** Resolves the arrival time (performance.now) of a delivery id, or undefined after the wait. */
+    arrival(id, timeoutMs = DELIVERY_WAIT_MS) {
+      if (arrivals.has(id)) return Promise.resolve(arrivals.get(id));
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          waiters.delete(id);
+          resolve(undefined);
+        }, timeoutMs);
+        waiters.set(id, (at) => {
+          clearTimeout(timer);
+          resolve(at);
+        });
+      });
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** A JSON request to the API over a keep-alive agent. */
+function apiCall(agent, url, { method, token, body }) {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        timeout: 30_000,
+        headers: { Authorization: `Bearer ${token}`, ...(data ? { 'Content-Type': 'application/json', 'Content-Length': data.length } : {}) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode < 200 || res.statusCode > 299) return reject(new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 300)}`));
+          resolve(text ? JSON.parse(text) : undefined);
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+/** `concurrency` loops, each running `op` again as soon as it resolves, for `seconds`; counts and latencies. */
+async function closedLoop(concurrency, seconds, op) {
+  const latencies = [];
+  let failed = 0;
+  const firstError = [];
+  const end = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        try {
+          latencies.push(await op());
+        } catch (e) {
+          failed += 1;
+          if (firstError.length === 0) firstError.push(e.message);
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  return { done: latencies.length, failed, elapsedS: elapsed, perSecond: latencies.length / elapsed, latency: summarize(latencies), firstError: firstError[0] };
+}
+
+/** `op` started at a fixed rate for `seconds`, whatever the earlier ones are doing; waits for the stragglers. */
+async function openLoop(rate, seconds, op) {
+  const interval = 1000 / rate;
+  const pending = [];
+  const t0 = performance.now();
+  const count = Math.max(1, Math.round(rate * seconds));
+  for (let i = 0; i < count; i++) {
+    const due = t0 + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    pending.push(op().then((v) => ({ ok: true, v }), (e) => ({ ok: false, e })));
+  }
+  const results = await Promise.all(pending);
+  const latencies = results.filter((r) => r.ok).map((r) => r.v);
+  const errors = results.filter((r) => !r.ok);
+  return { sent: count, done: latencies.length, failed: errors.length, latency: summarize(latencies), firstError: errors[0] && errors[0].e.message };
+}
+
+function startNoopWorker(ctx, taskQueue) {
+  const sup = services.createSupervisor();
+  const logFile = path.join(ctx.logDir, 'webhooks-noop-worker.log');
+  const fd = fs.openSync(logFile, 'a');
+  let managed;
+  try {
+    managed = sup.spawn('noop-worker', process.execPath, [NOOP_WORKER_JS], {
+      cwd: ROOT,
+      env: { ...process.env, TEMPORAL_ADDRESS: ctx.svc.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue },
+      stdio: ['ignore', fd, fd],
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+  return {
+    async ready() {
+      const deadline = Date.now() + 120_000;
+      while (!/noop worker running/.test(fs.readFileSync(logFile, 'utf8'))) {
+        if (managed.exited) throw new Error(`noop worker exited: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+        if (Date.now() > deadline) throw new Error('noop worker did not start within 120 s');
+        await sleep(200);
+      }
+    },
+    async stop() {
+      await sup.stopChild(managed, 10_000);
+      sup.close();
+    },
+  };
+}
+
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+
+async function run(ctx) {
+  const plan = ctx.quick ? PLANS.quick : PLANS.full;
+  const result = { scenarios: [], figures: [], targets: [], notes: [], problems: [], tables: [] };
+  const { Client, Connection } = require('@temporalio/client');
+  const { deliveryIdFor } = require(path.join(ROOT, 'dist', 'src', 'webhooks', 'delivery-id.js'));
+
+  // 1. The engine's ceiling: a workflow with one no-op activity, same server, same closed loop.
+  const noopQueue = `bench-noop-${crypto.randomUUID()}`;
+  const noopWorker = startNoopWorker(ctx, noopQueue);
+  const connection = await Connection.connect({ address: ctx.svc.temporalAddress });
+  let baseline;
+  try {
+    ctx.log('webhooks: baseline worker starting');
+    await noopWorker.ready();
+    const client = new Client({ connection });
+    const once = async () => {
+      const t = performance.now();
+      await client.workflow.execute('benchNoop', { taskQueue: noopQueue, workflowId: `bench-noop-${crypto.randomUUID()}` });
+      return performance.now() - t;
+    };
+    ctx.log('webhooks: baseline warm-up');
+    await closedLoop(plan.concurrency, plan.warmupS, once);
+    ctx.log(`webhooks: baseline, ${plan.concurrency} loops for ${plan.throughputS} s`);
+    baseline = await closedLoop(plan.concurrency, plan.throughputS, once);
+  } finally {
+    await noopWorker.stop();
+    await connection.close();
+  }
+
+  // 2. The gateway: real API and worker processes.
+  const healthy = await startReceiver({ hang: false });
+  const hung = await startReceiver({ hang: true });
+  ctx.log('webhooks: starting API and worker');
+  const gw = await gateway.startGateway({
+    svc: ctx.svc,
+    logDir: ctx.logDir,
+    label: 'webhooks',
+    env: { RATE_LIMIT_API_PER_MINUTE: API_RATE_LIMIT, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_RANGES: '127.0.0.1/32' },
+    cpuProfileDir: ctx.cpuProfileDir,
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: plan.concurrency * 4 });
+  let hungLoad;
+  try {
+    const creds = await gateway.seedTenant(gw);
+    const token = await gateway.fetchToken(gw, creds);
+    const hook = async (topic, url) => (await apiCall(agent, `${gw.url}/api/v1/hook`, { method: 'POST', token, body: { url, topic, secureKey: KEY } })).id;
+    const healthyHook = await hook('BenchHealthy', healthy.url);
+    const hungHook = await hook('BenchHung', hung.url);
+
+    /** One event through the API (ping → publishEvent), until the receiver has it; ms from send to arrival. */
+    const deliverOnce = async (hookId, receiver) => {
+      const t = performance.now();
+      const { eventId } = await apiCall(agent, `${gw.url}/api/v1/hook/${hookId}/ping`, { method: 'POST', token });
+      const at = await receiver.arrival(deliveryIdFor(eventId, hookId));
+      if (at === undefined) throw new Error(`delivery of ${eventId} not received within ${DELIVERY_WAIT_MS / 1000} s`);
+      return at - t;
+    };
+    const healthyOnce = () => deliverOnce(healthyHook, healthy);
+
+    ctx.log('webhooks: warm-up');
+    await closedLoop(plan.concurrency, plan.warmupS, healthyOnce);
+    await gw.startProfiles();
+    ctx.log(`webhooks: throughput, ${plan.concurrency} loops for ${plan.throughputS} s`);
+    const through = await closedLoop(plan.concurrency, plan.throughputS, healthyOnce);
+    const halfRate = Math.max(1, through.perSecond / 2);
+    ctx.log(`webhooks: latency at ${fmt(halfRate, 1)} events/s for ${plan.latencyS} s`);
+    const latency = await openLoop(halfRate, plan.latencyS, healthyOnce);
+
+    // 3. The same with a hook whose receiver never answers: its attempts hold connections until the 100 s timeout.
+    ctx.log(`webhooks: hung receiver gets ${plan.hungRate} events/s`);
+    let hungStop = false;
+    let hungSent = 0;
+    hungLoad = (async () => {
+      while (!hungStop) {
+        apiCall(agent, `${gw.url}/api/v1/hook/${hungHook}/ping`, { method: 'POST', token }).then(
+          () => (hungSent += 1),
+          () => undefined,
+        );
+        await sleep(1000 / plan.hungRate);
+      }
+    })();
+    // Let it fill its per-hook cap before measuring.
+    const fillDeadline = Date.now() + 30_000;
+    while (hung.openConnections() < 20 && Date.now() < fillDeadline) await sleep(250);
+    const hungHeldAtStart = hung.openConnections();
+    ctx.log(`webhooks: throughput with the hung receiver (${hungHeldAtStart} connections held)`);
+    const throughHung = await closedLoop(plan.concurrency, plan.throughputS, healthyOnce);
+    ctx.log(`webhooks: latency at ${fmt(halfRate, 1)} events/s with the hung receiver`);
+    const latencyHung = await openLoop(halfRate, plan.latencyS, healthyOnce);
+    const hungHeldAtEnd = hung.openConnections();
+    hungStop = true;
+    await hungLoad;
+    result.profiles = (await gw.stopProfiles('webhooks')).map((p) => ({ ...p, pass: 'throughput and latency passes' }));
+    const crashed = gw.crashed();
+    if (crashed.length) throw new Error(crashed.join('\n'));
+
+    for (const [name, r] of [
+      ['baseline', baseline],
+      ['throughput', through],
+      ['latency', latency],
+      ['throughput, hung receiver', throughHung],
+      ['latency, hung receiver', latencyHung],
+    ]) {
+      if (r.failed) result.problems.push(`${name}: ${r.failed} failed (${r.firstError})`);
+    }
+
+    result.tables.push({
+      title: 'Passes (latency: event sent to the API → delivery received; baseline: workflow start → result)',
+      header: ['pass', 'per second', 'done', 'p50', 'p90', 'p99', 'max'],
+      rows: [
+        [`baseline: no-op workflow + activity, ${plan.concurrency} loops`, fmt(baseline.perSecond, 1), String(baseline.done), baseline.latency.p50, baseline.latency.p90, baseline.latency.p99, baseline.latency.max],
+        [`deliveries, ${plan.concurrency} loops`, fmt(through.perSecond, 1), String(through.done), through.latency.p50, through.latency.p90, through.latency.p99, through.latency.max],
+        [`deliveries at ${fmt(halfRate, 1)}/s (open loop)`, fmt(halfRate, 1), String(latency.done), latency.latency.p50, latency.latency.p90, latency.latency.p99, latency.latency.max],
+        [`deliveries, ${plan.concurrency} loops, hung receiver`, fmt(throughHung.perSecond, 1), String(throughHung.done), throughHung.latency.p50, throughHung.latency.p90, throughHung.latency.p99, throughHung.latency.max],
+        [`deliveries at ${fmt(halfRate, 1)}/s, hung receiver`, fmt(halfRate, 1), String(latencyHung.done), latencyHung.latency.p50, latencyHung.latency.p90, latencyHung.latency.p99, latencyHung.latency.max],
+      ],
+    });
+    result.figures.push(
+      { id: 'webhook-baseline-wps', label: 'baseline workflows per second (one no-op activity)', value: Number(fmt(baseline.perSecond, 1)), unit: 'wf/s' },
+      { id: 'webhook-deliveries-ps', label: 'webhook deliveries per second, healthy receiver', value: Number(fmt(through.perSecond, 1)), unit: '/s' },
+      { id: 'webhook-latency-p50', label: `event→delivery p50 at ${fmt(halfRate, 1)}/s`, value: latency.latency.p50, unit: 'ms' },
+      { id: 'webhook-latency-p99', label: `event→delivery p99 at ${fmt(halfRate, 1)}/s`, value: latency.latency.p99, unit: 'ms' },
+      { id: 'webhook-deliveries-ps-hung', label: 'webhook deliveries per second, with a hung receiver', value: Number(fmt(throughHung.perSecond, 1)), unit: '/s' },
+      { id: 'webhook-latency-p50-hung', label: 'event→delivery p50, with a hung receiver', value: latencyHung.latency.p50, unit: 'ms' },
+      { id: 'webhook-latency-p99-hung', label: 'event→delivery p99, with a hung receiver', value: latencyHung.latency.p99, unit: 'ms' },
+    );
+    const ratio = through.perSecond / baseline.perSecond;
+    const change = (a, b) => Math.abs(b - a) / a;
+    const worst = Math.max(change(through.perSecond, throughHung.perSecond), change(latency.latency.p50, latencyHung.latency.p50), change(latency.latency.p99, latencyHung.latency.p99));
+    const pct = (v) => Math.round(v * 1000) / 10;
+    result.targets.push(
+      {
+        id: 'webhook-vs-baseline',
+        label: 'delivery throughput short of the baseline (target: at least 60 % of it)',
+        measured: pct(1 - ratio),
+        unit: '%',
+        target: 40,
+        pass: ratio >= 0.6,
+      },
+      { id: 'webhook-p99', label: `p99 event→delivery at half the rate (${fmt(halfRate, 1)}/s)`, measured: latency.latency.p99, unit: 'ms', target: 1000, pass: latency.latency.p99 < 1000 },
+      { id: 'webhook-hung-effect', label: 'largest change a hung receiver causes in those figures', measured: pct(worst), unit: '%', target: 10, pass: worst <= 0.1 },
+    );
+    result.notes.push(
+      `delivery throughput is ${fmt(ratio * 100)} % of the baseline; the hung receiver changed throughput by ${fmt(change(through.perSecond, throughHung.perSecond) * 100, 1)} %, ` +
+        `p50 by ${fmt(change(latency.latency.p50, latencyHung.latency.p50) * 100, 1)} %, p99 by ${fmt(change(latency.latency.p99, latencyHung.latency.p99) * 100, 1)} %`,
+      `hung receiver: ${hungSent} events sent to it at ${plan.hungRate}/s; connections it held: ${hungHeldAtStart} at the start of its passes, ${hungHeldAtEnd} at the end (cap WEBHOOK_MAX_CONCURRENCY_PER_HOOK=20, timeout 100 s)`,
+      'events are produced through POST /api/v1/hook/{id}/ping (API → publishEvent → deliverWebhook workflow → signed POST); receivers on 127.0.0.1 answer 204',
+      `healthy receiver requests: ${healthy.requests()}`,
+    );
+    return result;
+  } finally {
+    agent.destroy();
+    await gw.stop();
+    await healthy.close();
+    await hung.close();
+    if (ctx.svc.providers.database === 'env') await gateway.dropDatabase(ctx.svc.mongodbUri, gw.dbName).catch(() => {});
+  }
+}
+
+module.exports = {
+  name: 'webhooks',
+  title: 'Webhook delivery: baseline workflow, deliveries per second, event→delivery latency, with and without a hung receiver',
+  run,
+};

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { deliverWebhookWorkflowId, type DeliverWebhookResult } from '../../src/core/webhook-delivery';
+import { startWorker, type RunningWorker } from '../../src/main/worker';
+import { TemporalDeliveryStarter } from '../../src/main/webhooks';
+import { deliveryIdFor } from '../../src/webhooks/delivery-id';
+import { requireEnv } from '../support/services';
+import { createWebhookTestContext, startReceiver, type TestReceiver, type WebhookTestContext } from '../support/webhook-harness';
+
+/*
+ * Chaos: 1,000 events to a receiver that answers 500 to 30 % of requests, never answers 5 % (the attempt times out)
+ * and resets the connection on 5 %. Every event must end delivered, and every delivery id must be answered 2xx by
+ * the receiver at least once; more than once is a duplicate on the wire, allowed by at-least-once, and counted.
+ */
+
+const EVENTS = Number(process.env.CHAOS_EVENTS) || 1000;
+const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+// Short waits, many of them: the chance that one delivery fails all 15 attempts at 40 % is about 1e-6.
+const SCHEDULE = { kind: 'table', delaysMs: [100, 200, 300, 400, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500] };
+
+describe('webhook delivery under a misbehaving receiver', () => {
+  const { temporalAddress } = requireEnv();
+  const taskQueue = `webhooks-chaos-${randomUUID()}`;
+  let connection: Connection;
+  let client: Client;
+  let ctx: WebhookTestContext;
+  let worker: RunningWorker;
+  let receiver: TestReceiver;
+  /** 2xx answers per delivery id, and every answer kind given. */
+  const okAnswers = new Map<string, number>();
+  const answers = { ok: 0, error500: 0, hang: 0, reset: 0 };
+
+  beforeAll(async () => {
+    // A fixed pseudo-random sequence, so a run is reproducible: mulberry32.
+    let seed = 0x5eed;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+      return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+    };
+    receiver = await startReceiver((q) => {
+      const roll = random();
+      if (roll < 0.3) {
+        answers.error500 += 1;
+        return { status: 500 };
+      }
+      if (roll < 0.35) {
+        answers.hang += 1;
+        return 'hang';
+      }
+      if (roll < 0.4) {
+        answers.reset += 1;
+        return 'reset';
+      }
+      answers.ok += 1;
+      const id = String(q.headers['x-service-delivery']);
+      okAnswers.set(id, (okAnswers.get(id) ?? 0) + 1);
+      return { status: 200 };
+    });
+    connection = await Connection.connect({ address: temporalAddress });
+    client = new Client({ connection });
+    ctx = await createWebhookTestContext('webhookchaos', {
+      starter: new TemporalDeliveryStarter(() => client, { taskQueue, searchAttributes: true }),
+      env: {
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        WORKER_METRICS_ADDRESS: '',
+        WEBHOOK_RETRY_SCHEDULE: JSON.stringify(SCHEDULE),
+        WEBHOOK_TIMEOUT_MS: '2000',
+        WEBHOOK_MAX_CONCURRENCY_PER_HOOK: '50',
+      },
+    });
+    const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+    worker = await startWorker(ctx.config, { workflowBundle, maxConcurrentActivityTaskExecutions: 200 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await receiver?.close();
+    await connection?.close();
+    await ctx?.close();
+  });
+
+  it(`delivers all ${EVENTS} events, each delivery id answered 2xx at least once`, async () => {
+    await ctx.core.directory.createTenant({ id: 'chaos', name: 'chaos' });
+    const hook = await ctx.webhooks.hooks.create({
+      id: 'chaos-hook',
+      tenantId: 'chaos',
+      partyId: null,
+      secureKey: 'a-secure-key-of-enough-length',
+      action: 'https',
+      name: 'chaos',
+      url: `${receiver.url}/chaos`,
+      topic: 'ChaosTopic',
+      topics: [],
+      filter: null,
+      output: [],
+      mlsType: null,
+      isActive: true,
+      timeoutMs: null,
+    });
+
+    const started = Date.now();
+    const deliveryIds: string[] = [];
+    for (let batch = 0; batch < EVENTS / 25; batch++) {
+      const published = await Promise.all(
+        Array.from({ length: 25 }, (_, i) =>
+          ctx.webhooks.publisher.publishEvent({ tenantId: 'chaos', topic: 'ChaosTopic', party: null, message: `e${batch * 25 + i}`, createdBy: 'test' }),
+        ),
+      );
+      for (const p of published) deliveryIds.push(deliveryIdFor(p.event.id, hook.id));
+    }
+    const results = await Promise.all(
+      deliveryIds.map((id) => client.workflow.getHandle(deliverWebhookWorkflowId('chaos', id)).result() as Promise<DeliverWebhookResult>),
+    );
+    const seconds = (Date.now() - started) / 1000;
+
+    const outcomes = results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.outcome]: (acc[r.outcome] ?? 0) + 1 }), {});
+    const retries = results.reduce((a, r) => a + r.attempts - 1, 0);
+    // A 2xx the gateway did not see (the attempt's timeout fired first) makes the receiver answer the same delivery
+    // id again: a duplicate on the wire, which at-least-once allows; counted here.
+    const extraOk = [...okAnswers.values()].reduce((a, n) => a + n - 1, 0);
+    const duplicateIds = [...okAnswers.values()].filter((n) => n > 1).length;
+    const delivered = await ctx.core.db.models.DeliveryAttempt.aggregate<{ _id: string; n: number }>([
+      { $match: { tenantId: 'chaos', outcome: 'delivered' } },
+      { $group: { _id: '$deliveryId', n: { $sum: 1 } } },
+    ]).exec();
+    console.log(
+      `chaos: ${EVENTS} events in ${seconds.toFixed(1)} s; receiver answers ${JSON.stringify(answers)}; retries ${retries}; ` +
+        `outcomes ${JSON.stringify(outcomes)}; duplicates on the wire: ${extraOk} (${duplicateIds} delivery ids)`,
+    );
+
+    // Every event delivered, and the gateway saw each delivery id delivered exactly once.
+    expect(outcomes).toEqual({ delivered: EVENTS });
+    expect(new Set(deliveryIds).size).toBe(EVENTS);
+    expect(delivered).toHaveLength(EVENTS);
+    expect(delivered.every((d) => d.n === 1)).toBe(true);
+    expect(new Set(delivered.map((d) => d._id))).toEqual(new Set(deliveryIds));
+    // The receiver answered every delivery id 2xx at least once.
+    expect(deliveryIds.every((id) => (okAnswers.get(id) ?? 0) >= 1)).toBe(true);
+    // Every injected fault really happened.
+    expect(answers.error500 + answers.hang + answers.reset).toBeGreaterThan(EVENTS * 0.35);
+    expect(answers.hang).toBeGreaterThan(0);
+    expect(answers.reset).toBeGreaterThan(0);
+    // Exact accounting: each failed attempt is an injected fault or a 2xx the gateway missed (a duplicate).
+    expect(retries).toBe(answers.error500 + answers.hang + answers.reset + extraOk);
+  }, 900_000);
+});
