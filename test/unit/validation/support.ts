@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { DOMParser } from '@xmldom/xmldom';
 import { loadConfig } from '../../../src/config/load-config';
 import { createValidator, type Validator } from '../../../src/validation';
@@ -59,22 +56,10 @@ export function svrlFindings(svrl: string): SvrlFinding[] {
   return out;
 }
 
-/** Classpath of Saxon-HE (Java) as fetched by rules:fetch (<rulesDir>/tools.json). */
-export function saxonHeClasspath(): string {
-  const file = path.join(RULES_DIR, 'tools.json');
-  if (!existsSync(file)) throw new Error(`${file} missing: run \`npm run rules:fetch\` (it fetches Saxon-HE, the reference engine)`);
-  const tools = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { classpath: string[] }>;
-  const cp = tools['saxon-he']?.classpath;
-  if (!cp || cp.some((j) => !existsSync(j))) throw new Error(`Saxon-HE jars missing (${file}); run \`npm run rules:fetch\``);
-  return cp.join(path.delimiter);
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const reference = require('../../../scripts/rules/lib/reference') as { saxonHeClasspath(env?: NodeJS.ProcessEnv): string };
 
-/** Runs an XSLT on a document with Saxon-HE (Java) and returns the SVRL text. */
-export function runSaxonHe(xslt: string, document: string, timeoutMs = 120_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('java', ['-cp', saxonHeClasspath(), 'net.sf.saxon.Transform', `-s:${document}`, `-xsl:${xslt}`], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`Saxon-HE failed on ${path.basename(document)}: ${stderr.slice(-1500) || err.message}`));
-      else resolve(stdout);
-    });
-  });
+/** Classpath of Saxon-HE (Java), the reference engine fetched by rules:fetch. */
+export function saxonHeClasspath(): string {
+  return reference.saxonHeClasspath(process.env);
 }
