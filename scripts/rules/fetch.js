@@ -460,7 +460,8 @@ async function fetchRules(options = {}) {
       return { pack, finalDir, buildDir, stamp, jobs };
     });
     if (pin) writeManifest(manifest, log);
-    const width = Math.max(1, Math.min(os.cpus().length, 4) - 1 || 1);
+    // xslt3 compiles on one thread each; one per core.
+    const width = Math.max(1, Math.min(os.cpus().length, 4));
     try {
       await pool(builds.flatMap((b) => b.jobs), width);
     } catch (e) {
