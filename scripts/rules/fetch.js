@@ -386,6 +386,8 @@ async function ensureToolJars(manifest, dir, { pin, log }) {
   const tools = manifest.tools || {};
   const names = [...new Set(Object.values(tools).flatMap((t) => t.classpath))];
   if (names.length === 0) return {};
+  // The reference tools run on the JDK (the tests also run a single-file Java program, which needs javac).
+  ensureTool('javac', 'default-jdk-headless', log);
   const jars = await ensureJars(manifest, names, path.join(dir, '_jars'), { pin, log });
   const out = {};
   for (const [id, t] of Object.entries(tools)) {
