@@ -4,7 +4,9 @@
 // - deliveries per second to a healthy receiver on 127.0.0.1 (closed loop: event produced through the API's ping
 //   endpoint, which runs the one publishEvent path, then delivered, signed, by a deliverWebhook workflow);
 // - p50/p99 event→delivery latency at half that rate (open loop);
-// - the same two figures while a second hook's receiver never answers (its attempts hang until the 100 s timeout).
+// - the same two figures while a second hook gets events at a low rate, once with a healthy receiver (the control:
+//   the same extra event load) and once with a receiver that never answers (attempts hang until the 100 s timeout).
+//   The hung receiver's own effect is the difference between those two.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -12,6 +14,7 @@ const http = require('node:http');
 const path = require('node:path');
 const gateway = require('./lib/gateway');
 const { summarize } = require('./lib/load');
+const cpu = require('./lib/cpu');
 const services = require('../scripts/lib/services');
 
 const ROOT = services.REPO_ROOT;
@@ -168,6 +171,7 @@ function startNoopWorker(ctx, taskQueue) {
     fs.closeSync(fd);
   }
   return {
+    pid: () => managed.child.pid,
     async ready() {
       const deadline = Date.now() + 120_000;
       while (!/noop worker running/.test(fs.readFileSync(logFile, 'utf8'))) {
@@ -208,7 +212,8 @@ async function run(ctx) {
     ctx.log('webhooks: baseline warm-up');
     await closedLoop(plan.concurrency, plan.warmupS, once);
     ctx.log(`webhooks: baseline, ${plan.concurrency} loops for ${plan.throughputS} s`);
-    baseline = await closedLoop(plan.concurrency, plan.throughputS, once);
+    const m = await cpu.measureCpu({ worker: noopWorker.pid(), ...ctx.serverPids }, () => closedLoop(plan.concurrency, plan.throughputS, once));
+    baseline = { ...m.result, cpu: cpu.cpuCost(m, m.result.done, ctx.cores) };
   } finally {
     await noopWorker.stop();
     await connection.close();
@@ -216,6 +221,7 @@ async function run(ctx) {
 
   // 2. The gateway: real API and worker processes.
   const healthy = await startReceiver({ hang: false });
+  const second = await startReceiver({ hang: false });
   const hung = await startReceiver({ hang: true });
   ctx.log('webhooks: starting API and worker');
   const gw = await gateway.startGateway({
@@ -226,12 +232,12 @@ async function run(ctx) {
     cpuProfileDir: ctx.cpuProfileDir,
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: plan.concurrency * 4 });
-  let hungLoad;
   try {
     const creds = await gateway.seedTenant(gw);
     const token = await gateway.fetchToken(gw, creds);
     const hook = async (topic, url) => (await apiCall(agent, `${gw.url}/api/v1/hook`, { method: 'POST', token, body: { url, topic, secureKey: KEY } })).id;
     const healthyHook = await hook('BenchHealthy', healthy.url);
+    const secondHook = await hook('BenchSecond', second.url);
     const hungHook = await hook('BenchHung', hung.url);
 
     /** One event through the API (ping → publishEvent), until the receiver has it; ms from send to arrival. */
@@ -243,40 +249,61 @@ async function run(ctx) {
       return at - t;
     };
     const healthyOnce = () => deliverOnce(healthyHook, healthy);
+    const pids = { api: gw.api.pid, worker: gw.worker.pid, ...ctx.serverPids };
+
+    /** Pings a second hook at plan.hungRate per second until stopped. */
+    const background = (hookId) => {
+      let stop = false;
+      let sent = 0;
+      const loop = (async () => {
+        while (!stop) {
+          apiCall(agent, `${gw.url}/api/v1/hook/${hookId}/ping`, { method: 'POST', token }).then(
+            () => (sent += 1),
+            () => undefined,
+          );
+          await sleep(1000 / plan.hungRate);
+        }
+      })();
+      return {
+        async stop() {
+          stop = true;
+          await loop;
+          return sent;
+        },
+      };
+    };
 
     ctx.log('webhooks: warm-up');
     await closedLoop(plan.concurrency, plan.warmupS, healthyOnce);
     await gw.startProfiles();
     ctx.log(`webhooks: throughput, ${plan.concurrency} loops for ${plan.throughputS} s`);
-    const through = await closedLoop(plan.concurrency, plan.throughputS, healthyOnce);
+    const mThrough = await cpu.measureCpu(pids, () => closedLoop(plan.concurrency, plan.throughputS, healthyOnce));
+    const through = { ...mThrough.result, cpu: cpu.cpuCost(mThrough, mThrough.result.done, ctx.cores) };
     const halfRate = Math.max(1, through.perSecond / 2);
     ctx.log(`webhooks: latency at ${fmt(halfRate, 1)} events/s for ${plan.latencyS} s`);
     const latency = await openLoop(halfRate, plan.latencyS, healthyOnce);
 
-    // 3. The same with a hook whose receiver never answers: its attempts hold connections until the 100 s timeout.
-    ctx.log(`webhooks: hung receiver gets ${plan.hungRate} events/s`);
-    let hungStop = false;
-    let hungSent = 0;
-    hungLoad = (async () => {
-      while (!hungStop) {
-        apiCall(agent, `${gw.url}/api/v1/hook/${hungHook}/ping`, { method: 'POST', token }).then(
-          () => (hungSent += 1),
-          () => undefined,
-        );
-        await sleep(1000 / plan.hungRate);
-      }
-    })();
+    // Control: the same extra event load as the hung receiver's, to a healthy receiver.
+    ctx.log(`webhooks: a second healthy receiver gets ${plan.hungRate} events/s`);
+    const control = background(secondHook);
+    const mControl = await cpu.measureCpu(pids, () => closedLoop(plan.concurrency, plan.throughputS, healthyOnce));
+    const throughControl = { ...mControl.result, cpu: cpu.cpuCost(mControl, mControl.result.done, ctx.cores) };
+    const latencyControl = await openLoop(halfRate, plan.latencyS, healthyOnce);
+    const controlSent = await control.stop();
+
+    // A hook whose receiver never answers: its attempts hold connections until the 100 s timeout.
+    ctx.log(`webhooks: a hung receiver gets ${plan.hungRate} events/s`);
+    const hungLoad = background(hungHook);
     // Let it fill its per-hook cap before measuring.
     const fillDeadline = Date.now() + 30_000;
     while (hung.openConnections() < 20 && Date.now() < fillDeadline) await sleep(250);
     const hungHeldAtStart = hung.openConnections();
-    ctx.log(`webhooks: throughput with the hung receiver (${hungHeldAtStart} connections held)`);
-    const throughHung = await closedLoop(plan.concurrency, plan.throughputS, healthyOnce);
-    ctx.log(`webhooks: latency at ${fmt(halfRate, 1)} events/s with the hung receiver`);
+    ctx.log(`webhooks: throughput and latency with the hung receiver (${hungHeldAtStart} connections held)`);
+    const mHung = await cpu.measureCpu(pids, () => closedLoop(plan.concurrency, plan.throughputS, healthyOnce));
+    const throughHung = { ...mHung.result, cpu: cpu.cpuCost(mHung, mHung.result.done, ctx.cores) };
     const latencyHung = await openLoop(halfRate, plan.latencyS, healthyOnce);
     const hungHeldAtEnd = hung.openConnections();
-    hungStop = true;
-    await hungLoad;
+    const hungSent = await hungLoad.stop();
     result.profiles = (await gw.stopProfiles('webhooks')).map((p) => ({ ...p, pass: 'throughput and latency passes' }));
     const crashed = gw.crashed();
     if (crashed.length) throw new Error(crashed.join('\n'));
@@ -285,6 +312,8 @@ async function run(ctx) {
       ['baseline', baseline],
       ['throughput', through],
       ['latency', latency],
+      ['throughput, second receiver', throughControl],
+      ['latency, second receiver', latencyControl],
       ['throughput, hung receiver', throughHung],
       ['latency, hung receiver', latencyHung],
     ]) {
@@ -298,8 +327,10 @@ async function run(ctx) {
         [`baseline: no-op workflow + activity, ${plan.concurrency} loops`, fmt(baseline.perSecond, 1), String(baseline.done), baseline.latency.p50, baseline.latency.p90, baseline.latency.p99, baseline.latency.max],
         [`deliveries, ${plan.concurrency} loops`, fmt(through.perSecond, 1), String(through.done), through.latency.p50, through.latency.p90, through.latency.p99, through.latency.max],
         [`deliveries at ${fmt(halfRate, 1)}/s (open loop)`, fmt(halfRate, 1), String(latency.done), latency.latency.p50, latency.latency.p90, latency.latency.p99, latency.latency.max],
-        [`deliveries, ${plan.concurrency} loops, hung receiver`, fmt(throughHung.perSecond, 1), String(throughHung.done), throughHung.latency.p50, throughHung.latency.p90, throughHung.latency.p99, throughHung.latency.max],
-        [`deliveries at ${fmt(halfRate, 1)}/s, hung receiver`, fmt(halfRate, 1), String(latencyHung.done), latencyHung.latency.p50, latencyHung.latency.p90, latencyHung.latency.p99, latencyHung.latency.max],
+        [`deliveries, ${plan.concurrency} loops, + ${plan.hungRate}/s to a second receiver`, fmt(throughControl.perSecond, 1), String(throughControl.done), throughControl.latency.p50, throughControl.latency.p90, throughControl.latency.p99, throughControl.latency.max],
+        [`deliveries at ${fmt(halfRate, 1)}/s, + ${plan.hungRate}/s to a second receiver`, fmt(halfRate, 1), String(latencyControl.done), latencyControl.latency.p50, latencyControl.latency.p90, latencyControl.latency.p99, latencyControl.latency.max],
+        [`deliveries, ${plan.concurrency} loops, + ${plan.hungRate}/s to a hung receiver`, fmt(throughHung.perSecond, 1), String(throughHung.done), throughHung.latency.p50, throughHung.latency.p90, throughHung.latency.p99, throughHung.latency.max],
+        [`deliveries at ${fmt(halfRate, 1)}/s, + ${plan.hungRate}/s to a hung receiver`, fmt(halfRate, 1), String(latencyHung.done), latencyHung.latency.p50, latencyHung.latency.p90, latencyHung.latency.p99, latencyHung.latency.max],
       ],
     });
     result.figures.push(
@@ -311,9 +342,22 @@ async function run(ctx) {
       { id: 'webhook-latency-p50-hung', label: 'event→delivery p50, with a hung receiver', value: latencyHung.latency.p50, unit: 'ms' },
       { id: 'webhook-latency-p99-hung', label: 'event→delivery p99, with a hung receiver', value: latencyHung.latency.p99, unit: 'ms' },
     );
+    const cpuRow = (label, r) => {
+      const c = r.cpu;
+      if (!c) return [label, '-', '-', '-', '-', '-', '-', '-'];
+      const ms = (k) => (c.perRequestMs[k] === undefined ? '-' : fmt(c.perRequestMs[k], 1));
+      return [label, ms('api'), ms('worker'), ms('database'), ms('temporal'), ms('loadGenerator'), `${fmt(100 * c.machineBusyShare)}%`, `${fmt(100 * c.othersShare)}%`];
+    };
+    result.tables.push({
+      title: 'CPU ms per delivery (per workflow for the baseline) by process; "bench" = receivers, event producer and baseline client',
+      header: ['pass', 'API', 'worker', 'database', 'Temporal', 'bench', 'machine busy', 'other programs'],
+      rows: [cpuRow('baseline', baseline), cpuRow('deliveries', through), cpuRow('deliveries, second receiver', throughControl), cpuRow('deliveries, hung receiver', throughHung)],
+    });
     const ratio = through.perSecond / baseline.perSecond;
     const change = (a, b) => Math.abs(b - a) / a;
-    const worst = Math.max(change(through.perSecond, throughHung.perSecond), change(latency.latency.p50, latencyHung.latency.p50), change(latency.latency.p99, latencyHung.latency.p99));
+    const effects = (ref) => [change(ref.t.perSecond, throughHung.perSecond), change(ref.l.latency.p50, latencyHung.latency.p50), change(ref.l.latency.p99, latencyHung.latency.p99)];
+    const worst = Math.max(...effects({ t: throughControl, l: latencyControl }));
+    const worstVsAlone = Math.max(...effects({ t: through, l: latency }));
     const pct = (v) => Math.round(v * 1000) / 10;
     result.targets.push(
       {
@@ -325,12 +369,20 @@ async function run(ctx) {
         pass: ratio >= 0.6,
       },
       { id: 'webhook-p99', label: `p99 event→delivery at half the rate (${fmt(halfRate, 1)}/s)`, measured: latency.latency.p99, unit: 'ms', target: 1000, pass: latency.latency.p99 < 1000 },
-      { id: 'webhook-hung-effect', label: 'largest change a hung receiver causes in those figures', measured: pct(worst), unit: '%', target: 10, pass: worst <= 0.1 },
+      {
+        id: 'webhook-hung-effect',
+        label: 'largest change a hung receiver causes in those figures (against the same event load to a healthy one)',
+        measured: pct(worst),
+        unit: '%',
+        target: 10,
+        pass: worst <= 0.1,
+      },
     );
     result.notes.push(
-      `delivery throughput is ${fmt(ratio * 100)} % of the baseline; the hung receiver changed throughput by ${fmt(change(through.perSecond, throughHung.perSecond) * 100, 1)} %, ` +
-        `p50 by ${fmt(change(latency.latency.p50, latencyHung.latency.p50) * 100, 1)} %, p99 by ${fmt(change(latency.latency.p99, latencyHung.latency.p99) * 100, 1)} %`,
-      `hung receiver: ${hungSent} events sent to it at ${plan.hungRate}/s; connections it held: ${hungHeldAtStart} at the start of its passes, ${hungHeldAtEnd} at the end (cap WEBHOOK_MAX_CONCURRENCY_PER_HOOK=20, timeout 100 s)`,
+      `delivery throughput is ${fmt(ratio * 100)} % of the baseline`,
+      `hung receiver against the control (throughput, p50, p99): ${effects({ t: throughControl, l: latencyControl }).map((v) => `${fmt(v * 100, 1)} %`).join(', ')}; ` +
+        `against the healthy receiver alone: ${effects({ t: through, l: latency }).map((v) => `${fmt(v * 100, 1)} %`).join(', ')} (largest ${fmt(worstVsAlone * 100, 1)} %)`,
+      `second healthy receiver: ${controlSent} events at ${plan.hungRate}/s; hung receiver: ${hungSent} events at ${plan.hungRate}/s, connections held ${hungHeldAtStart} at the start of its passes and ${hungHeldAtEnd} at the end (cap WEBHOOK_MAX_CONCURRENCY_PER_HOOK=20, timeout 100 s)`,
       'events are produced through POST /api/v1/hook/{id}/ping (API → publishEvent → deliverWebhook workflow → signed POST); receivers on 127.0.0.1 answer 204',
       `healthy receiver requests: ${healthy.requests()}`,
     );
@@ -339,6 +391,7 @@ async function run(ctx) {
     agent.destroy();
     await gw.stop();
     await healthy.close();
+    await second.close();
     await hung.close();
     if (ctx.svc.providers.database === 'env') await gateway.dropDatabase(ctx.svc.mongodbUri, gw.dbName).catch(() => {});
   }

@@ -26,7 +26,7 @@ const publishSteps = proxyActivities<Activities>({
 
 /** Tries refused by the per-hook concurrency cap wait this long at first, doubling up to the cap, with jitter. */
 const THROTTLE_FIRST_WAIT_MS = 100;
-const THROTTLE_MAX_WAIT_MS = 10_000;
+const THROTTLE_MAX_WAIT_MS = 30_000;
 /** Continue as new well before the history limits (51,200 events): a five-day delivery of a busy hook may loop long. */
 const MAX_HISTORY_EVENTS = 4_000;
 
@@ -90,7 +90,9 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     if (r.kind === 'throttled') {
       progress.throttled += 1;
       const top = Math.min(THROTTLE_MAX_WAIT_MS, THROTTLE_FIRST_WAIT_MS * 2 ** Math.min(progress.throttled - 1, 20));
-      const wait = Math.round(top / 2 + Math.random() * (top / 2));
+      // A stuck hook (receiver hanging) says how long to stay away; otherwise back off from a short first wait.
+      const base = r.retryInMs !== undefined ? Math.max(r.retryInMs, top) : top;
+      const wait = Math.round(base / 2 + Math.random() * (base / 2));
       if (Date.now() + wait - progress.startedAtMs > throttleBoundMs(input.schedule)) {
         const failed = { kind: 'failed' as const, error: 'the hook stayed at its concurrency cap for longer than the delivery may wait', timedOut: false, latencyMs: 0, url: '' };
         await publish(progress.attempts, failed, { topic: 'HookSentError', reason: 'exhausted' });

@@ -100,8 +100,11 @@ export type AttemptResult =
       url: string;
       outputTopic?: string;
     }
-  /** The per-hook concurrency cap is reached in this worker: nothing was sent; try again shortly. */
-  | { kind: 'throttled' }
+  /**
+   * The per-hook concurrency cap is reached in this worker: nothing was sent; try again. `retryInMs` when the hook's
+   * slots are stuck (its receiver hangs): come back after that instead of polling.
+   */
+  | { kind: 'throttled'; retryInMs?: number }
   | { kind: 'skipped'; reason: 'hook-deleted' | 'hook-inactive' | 'event-missing' | 'unsupported-action'; detail: string };
 
 /** Input of the activity that publishes HookSentRetry / HookSentError / an output rule's topic for a delivery. */

@@ -11,6 +11,12 @@ type Release = () => void;
 /** Attempts per hook that may wait in the worker for a slot (smooths a burst without pinning many activity slots). */
 export const MAX_WAITERS = 2;
 
+/**
+ * A hook at its cap with no slot freed for this long is stuck (a receiver that hangs until the timeout): its attempts
+ * do not wait in the worker, and their workflows are told to come back much later instead of polling.
+ */
+export const STUCK_AFTER_MS = 5_000;
+
 interface Waiter {
   grant(release: Release | null): void;
   timer: ReturnType<typeof setTimeout>;
@@ -19,8 +25,13 @@ interface Waiter {
 export class HookConcurrency {
   private readonly inFlight = new Map<string, number>();
   private readonly waiting = new Map<string, Waiter[]>();
+  /** When a slot of the hook was last taken from empty or given back: how fast its slots turn over. */
+  private readonly turnover = new Map<string, number>();
 
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    private readonly now: () => number = Date.now,
+  ) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be an integer >= 1');
   }
 
@@ -28,8 +39,19 @@ export class HookConcurrency {
   tryAcquire(hookId: string): Release | null {
     const n = this.inFlight.get(hookId) ?? 0;
     if (n >= this.limit) return null;
+    if (n === 0) this.turnover.set(hookId, this.now());
     this.inFlight.set(hookId, n + 1);
     return this.releaser(hookId);
+  }
+
+  /** How long the hook has been at its cap without a slot coming free; 0 when it is not at its cap. */
+  stuckForMs(hookId: string): number {
+    if ((this.inFlight.get(hookId) ?? 0) < this.limit) return 0;
+    return Math.max(0, this.now() - (this.turnover.get(hookId) ?? this.now()));
+  }
+
+  isStuck(hookId: string): boolean {
+    return this.stuckForMs(hookId) >= STUCK_AFTER_MS;
   }
 
   /**
@@ -38,7 +60,7 @@ export class HookConcurrency {
    */
   acquire(hookId: string, maxWaitMs: number): Promise<Release | null> {
     const now = this.tryAcquire(hookId);
-    if (now || maxWaitMs <= 0) return Promise.resolve(now);
+    if (now || maxWaitMs <= 0 || this.isStuck(hookId)) return Promise.resolve(now);
     const queue = this.waiting.get(hookId) ?? [];
     if (queue.length >= Math.min(this.limit, MAX_WAITERS)) return Promise.resolve(null);
     return new Promise((resolve) => {
@@ -66,6 +88,7 @@ export class HookConcurrency {
     return () => {
       if (released) return;
       released = true;
+      this.turnover.set(hookId, this.now());
       // Hand the slot straight to the longest waiter, if any; the count stays as it is.
       const queue = this.waiting.get(hookId);
       const next = queue?.shift();
@@ -76,8 +99,10 @@ export class HookConcurrency {
         return;
       }
       const left = (this.inFlight.get(hookId) ?? 1) - 1;
-      if (left <= 0) this.inFlight.delete(hookId);
-      else this.inFlight.set(hookId, left);
+      if (left <= 0) {
+        this.inFlight.delete(hookId);
+        this.turnover.delete(hookId);
+      } else this.inFlight.set(hookId, left);
     };
   }
 }

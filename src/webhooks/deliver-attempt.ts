@@ -19,6 +19,16 @@ import { signDelivery } from './sign-payload';
 /** How long an attempt over the per-hook cap waits in the worker for a slot before handing back to its workflow. */
 export const SLOT_WAIT_MS = 2_000;
 
+/**
+ * When a hook's slots are stuck, its throttled deliveries come back after about as long as the hook has been stuck
+ * (at least 30 s, at most 10 min) rather than polling: the deliveries waiting on it grow with time, their tries per
+ * second stay near the rate of new events for that hook, so a hanging receiver does not load the engine more and
+ * more.
+ */
+export function stuckRetryMs(stuckForMs: number): number {
+  return Math.min(10 * 60_000, Math.max(30_000, stuckForMs));
+}
+
 export interface AttemptInput {
   tenantId: string;
   eventId: string;
@@ -67,7 +77,10 @@ export class DeliveryAttempts {
   async attempt(input: AttemptInput, heartbeat: () => void = () => undefined): Promise<AttemptResult> {
     // The slot first: a hook at its cap costs no database reads, however often its deliveries come back to try.
     const release = await this.deps.concurrency.acquire(input.hookId, SLOT_WAIT_MS);
-    if (!release) return { kind: 'throttled' };
+    if (!release) {
+      const stuckFor = this.deps.concurrency.stuckForMs(input.hookId);
+      return this.deps.concurrency.isStuck(input.hookId) ? { kind: 'throttled', retryInMs: stuckRetryMs(stuckFor) } : { kind: 'throttled' };
+    }
     try {
       const hook = await this.deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
       if (!hook) return await this.skip(input, 'hook-deleted', 'the hook was deleted');

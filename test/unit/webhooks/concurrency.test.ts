@@ -1,4 +1,4 @@
-import { HookConcurrency, MAX_WAITERS } from '../../../src/webhooks/concurrency';
+import { HookConcurrency, MAX_WAITERS, STUCK_AFTER_MS } from '../../../src/webhooks/concurrency';
 
 describe('HookConcurrency', () => {
   it('caps each hook separately and frees slots once', () => {
@@ -41,6 +41,26 @@ describe('HookConcurrency', () => {
     expect(await c.acquire('h', 50)).toBeNull();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
     expect(await c.acquire('other', 0)).not.toBeNull();
+  });
+
+  it('calls a hook stuck when its slots stay full without turning over, and then lets nobody wait', async () => {
+    let now = 1_000_000;
+    const c = new HookConcurrency(2, () => now);
+    const a = c.tryAcquire('h')!;
+    c.tryAcquire('h');
+    now += STUCK_AFTER_MS - 1;
+    expect(c.isStuck('h')).toBe(false);
+    // A slot turning over resets the clock: busy but moving is not stuck.
+    a();
+    c.tryAcquire('h');
+    now += STUCK_AFTER_MS - 1;
+    expect(c.isStuck('h')).toBe(false);
+    now += 1;
+    expect(c.isStuck('h')).toBe(true);
+    expect(c.stuckForMs('h')).toBe(STUCK_AFTER_MS);
+    // Stuck: no waiting in the worker, an immediate refusal.
+    expect(await c.acquire('h', 60_000)).toBeNull();
+    expect(c.isStuck('other')).toBe(false);
   });
 
   it('refuses a nonsensical cap', () => {
