@@ -101,6 +101,14 @@ export function createValidator(options: ValidatorOptions): Validator {
 
   async function run(p: Prepared, refs: PackRef[]): Promise<ValidationResult> {
     const packs = await load(refs);
+    // Accepted previous versions (transition window) are loaded and checked up front too; not for an explicit version.
+    const olderOf = new Map(
+      await Promise.all(
+        packs
+          .filter((x) => x.pack.kind === 'schematron' && x.ref.version === undefined)
+          .map(async (x) => [x.pack.id, await Promise.all((previous.get(x.pack.id) ?? []).map((v) => store.get(x.pack.id, v)))] as const),
+      ),
+    );
     const assertions: Assertion[] = [];
     const outcomes: RuleSetOutcome[] = [];
     let schemaFailed = false;
@@ -137,8 +145,7 @@ export function createValidator(options: ValidatorOptions): Validator {
     let rulesFailed = false;
     for (const { ref, pack } of packs) {
       if (pack.kind !== 'schematron') continue;
-      // During a transition window the accepted previous versions run too (not for an explicitly chosen version).
-      const older = ref.version === undefined ? await Promise.all((previous.get(pack.id) ?? []).map((v) => store.get(pack.id, v))) : [];
+      const older = ref.version === undefined ? (olderOf.get(pack.id) ?? []) : [];
       if (schemaFailed) {
         for (const q of [pack, ...older]) outcomes.push({ id: q.id, version: q.version, outcome: 'not-run' });
         continue;
