@@ -34,13 +34,14 @@ export interface WebhookRouteDeps {
   webhooks?: WebhookApiServices | undefined;
 }
 
-/** A hook as the API shows it: never the secureKey, an httpsin password masked. */
+/** A hook as the API shows it: never the secureKey, a password in the URL masked. */
 export function hookView(h: HookRecord) {
   return {
     id: h.id,
     action: h.action,
     name: h.name,
-    url: h.url === null ? null : h.action === 'httpsin' ? redactHttpsinUrl(h.url) : h.url,
+    // Credentials in a URL (httpsin always, https sometimes) are as secret as the secureKey.
+    url: h.url === null ? null : /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:[^/?#]*@/i.test(h.url) ? redactHttpsinUrl(h.url) : h.url,
     topic: h.topic,
     topics: h.topics,
     filter: h.filter,

@@ -118,6 +118,11 @@ export function validateHookBody(raw: unknown, options: HookValidationOptions): 
     if (!url || !MAILTO.test(url)) err('url', 'a mailto hook needs a url of the form mailto:name@example.com');
   }
 
+  // A URL as the API shows it (password masked) sent back would store the mask as the password.
+  if (url && /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:\*\*\*@/i.test(url)) {
+    err('url', 'the password in the URL is masked (***) in answers; send the real one');
+  }
+
   // topics
   const topic = b.topic === undefined || b.topic === null || b.topic === '' ? null : b.topic;
   const topics = [...new Set((b.topics ?? []).filter((t) => t !== ''))];

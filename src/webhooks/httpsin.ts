@@ -54,7 +54,7 @@ export function httpsinTarget(hookUrl: string, endpoint: string, token: string):
   return { url: target.toString(), authorization };
 }
 
-/** The URL for display: password replaced. */
+/** The URL for display: password replaced (any URL with userinfo, not only httpsin). */
 export function redactHttpsinUrl(url: string): string {
   try {
     const u = new URL(url);

@@ -134,6 +134,13 @@ describe('hook API', () => {
       expect((res.body as { detail: string }).detail).toMatch(reason);
     });
 
+    it('masks a password in an https URL', async () => {
+      const res = await post('/api/v1/hook', tokenA, { url: 'https://user:pa55word@receiver.example.com/h', topic: 'Ping', secureKey: KEY });
+      expect(res.status).toBe(201);
+      expect((res.body as HookJson).url).toBe('https://user:***@receiver.example.com/h');
+      expect(res.text).not.toContain('pa55word');
+    });
+
     it('refuses a body that is not JSON', async () => {
       const wrongType = await request(ctx.app).post('/api/v1/hook').auth(tokenA, { type: 'bearer' }).type('text/plain').send('url=x');
       expect(wrongType.status).toBe(415);

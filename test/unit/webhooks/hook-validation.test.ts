@@ -48,6 +48,11 @@ describe('validateHookBody', () => {
     expect(validateHookBody(body, { ...base, allowHttp: true, allowList: parseAllowList(['10.0.0.0/8']) }).ok).toBe(true);
   });
 
+  it('refuses a URL whose password is the mask the API answers with', () => {
+    const v = validateHookBody({ url: 'httpsin://user:***@inbound?token=$token$', topic: 'X', secureKey: KEY }, base);
+    expect(!v.ok && v.errors[0]).toMatchObject({ path: 'url', message: expect.stringMatching(/masked/) as unknown });
+  });
+
   it('refuses a shape that is not a hook', () => {
     for (const body of [null, 'x', [], { topics: 'A' }, { isActive: 'yes' }, { timeoutSeconds: 0 }]) {
       expect(validateHookBody(body, base).ok).toBe(false);
