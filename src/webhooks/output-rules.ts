@@ -20,6 +20,8 @@ export type AttemptOutcomeForRules = { httpStatus: number } | { httpStatus?: und
 
 export const MAX_OUTPUT_RULES = 20;
 
+const GATEWAY_TOPICS: ReadonlySet<string> = new Set(['HookSentRetry', 'HookSentError', 'Ping']);
+
 const STATUS = /^[1-5]\d\d$/;
 const STATUS_CLASS = /^[1-5]xx$/;
 
@@ -39,6 +41,8 @@ export function validateOutputRule(rule: { when: unknown; topic: unknown }): str
   if (typeof rule.topic !== 'string') return 'topic must be a string';
   const problem = validateTopicPattern(rule.topic);
   if (problem) return problem;
+  // The gateway's own topics carry details only it can fill in.
+  if (GATEWAY_TOPICS.has(rule.topic)) return `topic ${rule.topic} is published by the gateway itself`;
   return null;
 }
 

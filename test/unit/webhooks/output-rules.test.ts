@@ -7,6 +7,7 @@ describe('output rules (spec 6.7)', () => {
     expect(validateOutputRule({ when: '500', topic: 'Send*Fallback' })).toBeNull();
     expect(validateOutputRule({ when: '500', topic: 'Send.Fallback' })).toMatch(/only letters/);
     expect(validateOutputRule({ when: 'later', topic: 'X' })).toMatch(/HTTP status/);
+    expect(validateOutputRule({ when: '500', topic: 'HookSentError' })).toMatch(/gateway itself/);
   });
 
   it('matches a result', () => {
