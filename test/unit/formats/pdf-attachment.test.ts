@@ -62,7 +62,7 @@ function refusal(fn: () => unknown): GatewayError {
   } catch (e) {
     caught = e;
   }
-  expect(Date.now() - started).toBeLessThan(2000);
+  expect(Date.now() - started).toBeLessThan(10_000);
   expect(caught).toBeInstanceOf(GatewayError);
   return caught as GatewayError;
 }
@@ -200,7 +200,7 @@ describe('extractFromPdf with PDFs built here', () => {
       } catch (e) {
         expect(e).toBeInstanceOf(GatewayError);
       }
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(10_000);
     }
   });
 });

@@ -21,7 +21,7 @@ function refusal(fn: () => unknown): GatewayError {
     caught = e;
   }
   const elapsed = Date.now() - started;
-  expect(elapsed).toBeLessThan(2000);
+  expect(elapsed).toBeLessThan(10_000);
   expect(caught).toBeInstanceOf(GatewayError);
   return caught as GatewayError;
 }
@@ -107,7 +107,7 @@ describe('parseXml: safety refusals', () => {
     const started = Date.now();
     expect(() => parseXml(doc, { maxNodes: 100 })).toThrow(/more than 100 markup nodes/);
     expect(() => detectFormat(utf8(doc), { strategy: 'stream' })).toThrow(GatewayError);
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
 
