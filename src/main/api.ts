@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../config/load-config';
-import { createApp } from '../../api/app';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
-import { composeCore, composeIdentity, createMetricsRegistry } from './compose';
+import { composeApp, composeCore, composeIdentity } from './compose';
 import { composeWebhookApi } from './webhooks';
 
 export interface RunningApi {
@@ -18,20 +17,7 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const workflows = await TemporalWorkflowStarter.connect(config.temporal);
   const webhooks = composeWebhookApi(config, core.db.models);
 
-  const app = createApp({
-    config,
-    logger: core.logger,
-    metrics: createMetricsRegistry('gateway_api_'),
-    identity: core.identity,
-    tokens,
-    signingKeys,
-    directory: core.directory,
-    documents: core.documents,
-    blobs: core.db.blobs,
-    workflows,
-    readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
-    webhooks: webhooks.services,
-  });
+  const app = composeApp(core, { signingKeys, tokens }, workflows, { metricsPrefix: 'gateway_api_', webhooks: webhooks.services });
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.http.port, config.http.host, () => resolve(s));

@@ -1,4 +1,7 @@
+import type { Application } from 'express';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { createApp, type AppDeps } from '../../api/app';
+import type { WorkflowStarter } from '../../api/workflow-client';
 import type { Config } from '../config/load-config';
 import { createLogger, type Logger } from '../observability/logger';
 import { connectDatabase, type Database } from '../storage/connection';
@@ -42,4 +45,27 @@ export function createMetricsRegistry(prefix: string): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix });
   return registry;
+}
+
+/** The HTTP application over a composed core: the one wiring the API process and the HTTP tests share. */
+export function composeApp(
+  core: Core,
+  identity: { signingKeys: SigningKeyService; tokens: TokenService },
+  workflows: WorkflowStarter,
+  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks'] },
+): Application {
+  return createApp({
+    config: core.config,
+    logger: core.logger,
+    metrics: createMetricsRegistry(options.metricsPrefix),
+    identity: core.identity,
+    tokens: identity.tokens,
+    signingKeys: identity.signingKeys,
+    directory: core.directory,
+    documents: core.documents,
+    blobs: core.db.blobs,
+    workflows,
+    readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+  });
 }

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Application } from 'express';
 import request from 'supertest';
-import { createApp } from '../../api/app';
 import type { WorkflowStarter } from '../../api/workflow-client';
 import { loadConfig, type Config } from '../../src/config/load-config';
 import { GatewayError } from '../../src/core/gateway-error';
 import { generateClientSecret, hashClientSecret } from '../../src/auth/secret-hash';
-import { composeCore, composeIdentity, createMetricsRegistry, type Core } from '../../src/main/compose';
+import { composeApp, composeCore, composeIdentity, type Core } from '../../src/main/compose';
 import type { SendInvoiceInput } from '../../workflows/messages';
 import { requireEnv, uniqueDbUri } from './services';
 
@@ -63,19 +62,7 @@ export async function createTestContext(name: string, options: { workflows?: Wor
   const core = await composeCore(config, 'test');
   const { signingKeys, tokens } = await composeIdentity(core);
   const workflows = options.workflows ?? new RecordingWorkflowStarter();
-  const app = createApp({
-    config,
-    logger: core.logger,
-    metrics: createMetricsRegistry('test_'),
-    identity: core.identity,
-    tokens,
-    signingKeys,
-    directory: core.directory,
-    documents: core.documents,
-    blobs: core.db.blobs,
-    workflows,
-    readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
-  });
+  const app = composeApp(core, { signingKeys, tokens }, workflows, { metricsPrefix: 'test_' });
 
   async function tokenRequest(form: Record<string, string>): Promise<string> {
     const res = await request(app).post('/connect/token').type('form').send(form);
