@@ -2,14 +2,20 @@ import { heartbeat } from '@temporalio/activity';
 import { GatewayError, isGatewayError } from '../src/core/gateway-error';
 import { DocumentState } from '../src/core/document-states';
 import { detectFormat } from '../src/formats/detect';
+import { peppolDocumentTypeId } from '../src/formats/document-type-id';
 import type { BlobStore } from '../src/storage/blob-store';
+import type { DirectoryRepository } from '../src/storage/directory.repository';
 import type { DocumentRepository } from '../src/storage/document.repository';
-import type { DetectionOutcome, SendInvoiceInput } from '../workflows/messages';
+import type { EventPublisher } from '../src/webhooks/publish';
+import type { DetectionOutcome, FailSendInput, PublishedDocumentEvent, SendInvoiceInput } from '../workflows/messages';
 
 export interface DocumentActivityDeps {
   documents: DocumentRepository;
   blobs: BlobStore;
+  directory: DirectoryRepository;
   maxDocumentBytes: number;
+  /** The one publish path (webhooks); absent in processes that publish nothing, where the step then fails clearly. */
+  webhooks?: { publisher: EventPublisher };
 }
 
 /** Document problems are results, not failures: the workflow records them and ends; infrastructure errors retry. */
@@ -34,6 +40,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
             documentType: f.documentType,
             ...(f.customizationId ? { customizationId: f.customizationId } : {}),
             ...(f.profileId ? { profileId: f.profileId } : {}),
+            ...(peppolDocumentTypeId(f) ? { documentTypeId: peppolDocumentTypeId(f) } : {}),
           },
         };
       } catch (e) {
@@ -55,6 +62,43 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
         });
       }
       return outcome;
+    },
+
+    /**
+     * The final error state of a sales invoice (spec 3): the state and its cause go on the record, then the
+     * InvoiceSentError event through publishEvent. The event id comes from the workflow, so a retried activity
+     * publishes once; the history entry is keyed, so it is written once.
+     */
+    async failSend(input: FailSendInput): Promise<PublishedDocumentEvent> {
+      const publisher = deps.webhooks?.publisher;
+      if (!publisher) throw new GatewayError('NOT_IMPLEMENTED', 'event publishing is not wired in this worker (ActivityDeps.webhooks missing)', { retryable: false });
+      const record = await deps.documents.find(input.tenantId, input.documentId);
+      if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
+      await deps.documents.appendHistory(input.tenantId, input.documentId, { state: DocumentState.InvoiceSentError, detail: input.message, key: 'send-error' });
+      const party = await deps.directory.findParty(record.partyId);
+      const { event } = await publisher.publishEvent({
+        id: input.eventId,
+        tenantId: input.tenantId,
+        topic: 'InvoiceSentError',
+        party: party && party.tenantId === input.tenantId ? { partyId: party.partyId, legalEntityId: party.legalEntityId } : null,
+        documentId: input.documentId,
+        message: input.message,
+        details: {
+          id: input.documentId,
+          recipient: input.recipient ?? '',
+          endpoint: '',
+          protocol: '',
+          attempt: String(input.attempt ?? 0),
+          messageId: '',
+          sourceDocumentTypeId: record.format?.documentTypeId ?? '',
+          targetDocumentTypeId: '',
+          // Beyond the spec's fields (receivers ignore unknown ones): which step ended the document, and why.
+          stage: input.stage,
+          reasonCode: input.reasonCode,
+        },
+        createdBy: record.createdBy,
+      });
+      return { eventId: event.id, label: event.label };
     },
   };
 }

@@ -1,13 +1,15 @@
 import { createDocumentActivities, type DocumentActivityDeps } from './documents.activities';
 import { withFailureMapping } from './to-application-failure';
+import { createValidationActivities, type ValidationActivityDeps } from './validation.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.activities';
 
-export type ActivityDeps = DocumentActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = DocumentActivityDeps & ValidationActivityDeps & WebhookActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies (no globals). */
 export function createActivities(deps: ActivityDeps) {
   return withFailureMapping({
     ...createDocumentActivities(deps),
+    ...createValidationActivities(deps),
     ...createWebhookActivities(deps),
   });
 }

@@ -14,14 +14,48 @@ export interface DetectedFormatSummary {
   documentType: string;
   customizationId?: string;
   profileId?: string;
+  /** Peppol document type identifier value, where the format has one. */
+  documentTypeId?: string;
 }
 
 export type DetectionOutcome =
   | { ok: true; format: DetectedFormatSummary }
   | { ok: false; code: string; message: string };
 
+export interface ValidateDocumentInput extends SendInvoiceInput {
+  /** The format detection found; validation judges the same one. */
+  formatId: string;
+}
+
+export type ValidationOutcome =
+  | { kind: 'valid'; warnings: number; ruleSets: string[] }
+  | { kind: 'invalid'; errors: number; reasonCodes: string[]; summary: string }
+  | { kind: 'not-validated'; reason: string };
+
+/** Ends a sales invoice in InvoiceSentError and publishes the event. */
+export interface FailSendInput extends SendInvoiceInput {
+  /** Workflow-made, so a retried publish is the same event. */
+  eventId: string;
+  /** Which step ended it. */
+  stage: 'detection' | 'validation';
+  /** Spec 7 cause text, e.g. `Invalid payload: ...`. */
+  message: string;
+  /** SV / BV (validation) or the detection error code. */
+  reasonCode: string;
+  recipient?: string;
+  attempt?: number;
+}
+
+export interface PublishedDocumentEvent {
+  eventId: string;
+  label: string;
+}
+
 export interface SendInvoiceResult {
   documentId: string;
   state: string;
   detection: DetectionOutcome;
+  validation?: ValidationOutcome;
+  /** The event that announced a final error state. */
+  event?: PublishedDocumentEvent;
 }

@@ -67,12 +67,36 @@ export const Me = z
 
 export const DocumentAccepted = z.object({ id: z.string().uuid() }).meta({ id: 'DocumentAccepted' });
 
+/** One fired rule or schema error (decisions.md "Validate"). */
+export const ValidationAssertion = z
+  .object({
+    artifact: z.enum(['schema', 'business-rules']),
+    flag: z.enum(['error', 'warning']),
+    ruleId: z.string(),
+    location: z.string().describe('XPath of the offending node'),
+    text: z.string(),
+    reasonCode: z.enum(['SV', 'BV', 'BW']),
+    ruleSet: z.string().describe('The rule pack that produced it'),
+  })
+  .meta({ id: 'ValidationAssertion' });
+
 export const DocumentStatus = z
   .object({
     id: z.string().uuid(),
     state: z.string(),
     history: z.array(z.object({ state: z.string(), at: z.string().datetime({ offset: true }), detail: z.string().optional() })),
     format: z.object({ id: z.string(), name: z.string(), documentType: z.string() }).optional(),
+    validation: z
+      .object({
+        isValid: z.boolean(),
+        ruleSets: z.array(z.object({ id: z.string(), version: z.string(), outcome: z.enum(['passed', 'failed', 'not-run']) })),
+        errorCount: z.number().int(),
+        warningCount: z.number().int(),
+        truncated: z.boolean().describe('More assertions fired than the record keeps (errors are kept first)'),
+        assertions: z.array(ValidationAssertion),
+      })
+      .optional()
+      .describe('The outcome of the validation step, once it ran'),
   })
   .meta({ id: 'DocumentStatus' });
 
@@ -86,17 +110,7 @@ export const ValidationResult = z
     isValid: z.boolean(),
     format: z.object({ id: z.string(), name: z.string(), customizationId: z.string().optional(), profileId: z.string().optional() }),
     ruleSets: z.array(z.object({ id: z.string(), version: z.string(), outcome: z.enum(['passed', 'failed', 'not-run']) })),
-    assertions: z.array(
-      z.object({
-        artifact: z.enum(['schema', 'business-rules']),
-        flag: z.enum(['error', 'warning']),
-        ruleId: z.string(),
-        location: z.string(),
-        text: z.string(),
-        reasonCode: z.enum(['SV', 'BV', 'BW']),
-        ruleSet: z.string(),
-      }),
-    ),
+    assertions: z.array(ValidationAssertion),
     truncated: z.boolean().optional(),
   })
   .meta({ id: 'ValidationResult', description: 'Outcome of validating one document with the pinned official rule packs' });

@@ -72,6 +72,26 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
       state: doc.state,
       history: doc.history.map((h) => ({ state: h.state, at: h.at.toISOString(), ...(h.detail ? { detail: h.detail } : {}) })),
       ...(doc.format ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } } : {}),
+      ...(doc.validation
+        ? {
+            validation: {
+              isValid: doc.validation.isValid,
+              ruleSets: doc.validation.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
+              errorCount: doc.validation.errorCount,
+              warningCount: doc.validation.warningCount,
+              truncated: doc.validation.truncated,
+              assertions: doc.validation.assertions.map((a) => ({
+                artifact: a.artifact,
+                flag: a.flag,
+                ruleId: a.ruleId,
+                location: a.location,
+                text: a.text,
+                reasonCode: a.reasonCode,
+                ruleSet: a.ruleSet,
+              })),
+            },
+          }
+        : {}),
     });
   });
 

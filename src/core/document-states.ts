@@ -6,8 +6,22 @@ export const DocumentState = {
   Accepted: 'accepted',
   /** The format was recognised. */
   Detected: 'detected',
-  /** The document cannot be processed (unknown format, malformed or unsafe XML): final. */
+  /**
+   * The document cannot be processed (unknown format, malformed or unsafe XML): final. Written by runs started before
+   * the validation step existed; newer runs end such documents in InvoiceSentError.
+   */
   Rejected: 'rejected',
+  /** Failed the official rules of its format; the assertions are on the record. InvoiceSentError follows. */
+  Invalid: 'invalid',
+  /** Passed the official rules of its format (warnings allowed). */
+  Validated: 'validated',
+  /** Its format has no pinned official rules, so it was not validated (the reason is in the history detail). */
+  NotValidated: 'not-validated',
+  /**
+   * Final error state of a sales invoice (spec 3, 7): an invalid payload, a refused format, or (with delivery) a
+   * permanent failure or exhausted retries. Named as the spec's state and event.
+   */
+  InvoiceSentError: 'InvoiceSentError',
 } as const;
 
 export type DocumentStateName = (typeof DocumentState)[keyof typeof DocumentState];

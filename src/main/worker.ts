@@ -4,6 +4,7 @@ import { createActivities } from '../../activities';
 import { composeCore } from './compose';
 import { Client } from '@temporalio/client';
 import { composeWebhookWorker, TemporalDeliveryStarter } from './webhooks';
+import { createValidator } from '../validation';
 
 export interface RunningWorker {
   worker: Worker;
@@ -54,12 +55,21 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
     searchAttributes: config.webhooks.searchAttributes,
   });
   const webhooks = composeWebhookWorker(config, core.db.models, starter);
+  // Built at start so a bad manifest or transition-window setting stops the worker; packs load on first use.
+  const validator = createValidator({ rulesDir: config.validation.rulesDir, acceptedPrevious: config.validation.acceptedPrevious });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...workflowSource(config),
-    activities: createActivities({ documents: core.documents, blobs: core.db.blobs, maxDocumentBytes: config.http.maxUploadBytes, webhooks: webhooks.services }),
+    activities: createActivities({
+      documents: core.documents,
+      directory: core.directory,
+      blobs: core.db.blobs,
+      maxDocumentBytes: config.http.maxUploadBytes,
+      validator,
+      webhooks: webhooks.services,
+    }),
     ...overrides,
   });
   const run = worker.run();

@@ -1,4 +1,4 @@
-import type { Models, DocumentDoc, DocumentFormatInfo } from './models';
+import type { Models, DocumentDoc, DocumentFormatInfo, DocumentValidationInfo } from './models';
 import { isDuplicateKeyError } from './connection';
 
 export type DocumentRecord = DocumentDoc;
@@ -85,12 +85,22 @@ export class DocumentRepository {
     await this.appendHistory(tenantId, documentId, { state: 'accepted', key: 'accepted' });
   }
 
-  async appendHistory(tenantId: string, documentId: string, update: HistoryUpdate, extra: { format?: DocumentFormatInfo } = {}): Promise<void> {
+  async appendHistory(
+    tenantId: string,
+    documentId: string,
+    update: HistoryUpdate,
+    extra: { format?: DocumentFormatInfo; validation?: DocumentValidationInfo } = {},
+  ): Promise<void> {
     const now = new Date();
     await this.models.Document.updateOne(
       { _id: documentKey(tenantId, documentId), 'history.key': { $ne: update.key } },
       {
-        $set: { state: update.state, updatedAt: now, ...(extra.format ? { format: extra.format } : {}) },
+        $set: {
+          state: update.state,
+          updatedAt: now,
+          ...(extra.format ? { format: extra.format } : {}),
+          ...(extra.validation ? { validation: extra.validation } : {}),
+        },
         $push: { history: { state: update.state, at: now, key: update.key, ...(update.detail ? { detail: update.detail } : {}) } },
       },
     ).exec();

@@ -77,6 +77,31 @@ export interface DocumentFormatInfo {
   documentType: string;
   customizationId?: string;
   profileId?: string;
+  /** Peppol document type identifier value (UBL and CII with a CustomizationID). */
+  documentTypeId?: string;
+}
+
+/** One assertion kept on the record (the validate endpoint's shape). */
+export interface ValidationAssertionInfo {
+  artifact: string;
+  flag: string;
+  ruleId: string;
+  location: string;
+  text: string;
+  reasonCode: string;
+  ruleSet: string;
+}
+
+/** The outcome of the validation step, kept on the record for the status endpoint and the audit trail. */
+export interface DocumentValidationInfo {
+  isValid: boolean;
+  ruleSets: Array<{ id: string; version: string; outcome: string }>;
+  /** Errors first, capped (see `truncated`); warnings are kept after them while room remains. */
+  assertions: ValidationAssertionInfo[];
+  errorCount: number;
+  warningCount: number;
+  truncated: boolean;
+  validatedAt: Date;
 }
 
 export interface DocumentDoc {
@@ -98,6 +123,7 @@ export interface DocumentDoc {
   state: string;
   history: HistoryEntry[];
   format?: DocumentFormatInfo | null;
+  validation?: DocumentValidationInfo | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -175,7 +201,25 @@ export function buildModels(conn: Connection) {
       history: { type: [{ _id: false, state: str, at: { type: Date, required: true }, detail: String, key: str }], default: [] },
       format: {
         type: new Schema(
-          { id: str, name: str, syntax: str, documentType: str, customizationId: String, profileId: String },
+          { id: str, name: str, syntax: str, documentType: str, customizationId: String, profileId: String, documentTypeId: String },
+          { _id: false },
+        ),
+        default: null,
+      },
+      validation: {
+        type: new Schema(
+          {
+            isValid: { type: Boolean, required: true },
+            ruleSets: { type: [{ _id: false, id: str, version: str, outcome: str }], default: [] },
+            assertions: {
+              type: [{ _id: false, artifact: str, flag: str, ruleId: str, location: str, text: str, reasonCode: str, ruleSet: str }],
+              default: [],
+            },
+            errorCount: { type: Number, required: true },
+            warningCount: { type: Number, required: true },
+            truncated: { type: Boolean, required: true },
+            validatedAt: { type: Date, required: true },
+          },
           { _id: false },
         ),
         default: null,

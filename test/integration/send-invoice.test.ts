@@ -16,6 +16,9 @@ import { createTestContext, type TestClient, type TestContext } from '../support
 const PARTY = '0106:33333333';
 const temporalEnums = temporal.api.enums.v1;
 const REPO = path.resolve(__dirname, '../..');
+/** States a sales invoice ends in, in this version of the pipeline. */
+const FINAL = new Set(['validated', 'not-validated', 'InvoiceSentError']);
+const isFinal = (s: string) => FINAL.has(s);
 
 /** Polls the status endpoint until the document leaves the given states (bounded). */
 async function waitForState(ctx: TestContext, token: string, id: string, done: (s: string) => boolean, timeoutMs = 60_000) {
@@ -61,30 +64,30 @@ describe('sendInvoice on the real Temporal dev server', () => {
   const upload = (body: Buffer, documentId = randomUUID()) =>
     request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(body);
 
-  it('detects UBL and CII invoices and records the history', async () => {
+  it('detects and validates UBL and CII invoices and records the history', async () => {
     worker = await startWorker(ctx.config, { workflowBundle });
     const ubl = await upload(corpusFile(SAMPLE_UBL_INVOICE));
     const cii = await upload(corpusFile(SAMPLE_CII_INVOICE));
     expect([ubl.status, cii.status]).toEqual([200, 200]);
-    const ublStatus = await waitForState(ctx, token, (ubl.body as { id: string }).id, (s) => s === 'detected' || s === 'rejected');
-    const ciiStatus = await waitForState(ctx, token, (cii.body as { id: string }).id, (s) => s === 'detected' || s === 'rejected');
-    expect(ublStatus.state).toBe('detected');
-    expect(ublStatus.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected']);
+    const ublStatus = await waitForState(ctx, token, (ubl.body as { id: string }).id, isFinal);
+    const ciiStatus = await waitForState(ctx, token, (cii.body as { id: string }).id, isFinal);
+    expect(ublStatus.state).toBe('validated');
+    expect(ublStatus.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated']);
     expect(ublStatus.format?.id).toMatch(/ubl/);
-    expect(ciiStatus.state).toBe('detected');
+    expect(ciiStatus.state).toBe('validated');
     expect(ciiStatus.format?.id).toMatch(/cii/);
 
     // The workflow id is the business key, and its result says the same as the record.
     const conn = await Connection.connect({ address: temporalAddress });
     try {
       const handle = new Client({ connection: conn }).workflow.getHandle(sendInvoiceWorkflowId('tenantS', (ubl.body as { id: string }).id));
-      await expect(handle.result()).resolves.toMatchObject({ state: 'detected', detection: { ok: true } });
+      await expect(handle.result()).resolves.toMatchObject({ state: 'validated', detection: { ok: true }, validation: { kind: 'valid' } });
     } finally {
       await conn.close();
     }
   });
 
-  it('records malformed and unsafe XML as rejected with the reason, without retrying forever', async () => {
+  it('ends malformed and unsafe XML in InvoiceSentError with the reason, without retrying forever', async () => {
     worker ??= await startWorker(ctx.config, { workflowBundle });
     const bomb = Buffer.from('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]><x>&b;</x>');
     const broken = Buffer.from('<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><unclosed></Invoice>');
@@ -96,9 +99,11 @@ describe('sendInvoice on the real Temporal dev server', () => {
     ] as const) {
       const res = await upload(body);
       expect(res.status).toBe(200);
-      const status = await waitForState(ctx, token, (res.body as { id: string }).id, (s) => s === 'detected' || s === 'rejected');
-      expect(status.state).toBe('rejected');
-      expect(status.history.at(-1)?.detail).toMatch(new RegExp(`^${code}: `));
+      const status = await waitForState(ctx, token, (res.body as { id: string }).id, isFinal);
+      expect(status.state).toBe('InvoiceSentError');
+      expect(status.history.map((h) => h.state)).toEqual(['received', 'accepted', 'rejected', 'InvoiceSentError']);
+      expect(status.history.at(-2)?.detail).toMatch(new RegExp(`^${code}: `));
+      expect(status.history.at(-1)?.detail).toMatch(new RegExp(`^Invalid payload: `));
     }
   });
 
@@ -151,9 +156,9 @@ describe('sendInvoice on the real Temporal dev server', () => {
         killedMidRun = desc.status.name === 'RUNNING';
         const second = spawnWorker();
         try {
-          const status = await waitForState(ctx, token, id, (s) => s === 'detected' || s === 'rejected', 90_000);
-          expect(status.state).toBe('detected');
-          await expect(handle.result()).resolves.toMatchObject({ state: 'detected' });
+          const status = await waitForState(ctx, token, id, isFinal, 180_000);
+          expect(status.state).toBe('validated');
+          await expect(handle.result()).resolves.toMatchObject({ state: 'validated' });
         } finally {
           second.kill('SIGTERM');
           await new Promise((r) => second.once('exit', r));

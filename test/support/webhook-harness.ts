@@ -7,6 +7,7 @@ import { composeIdentity, createMetricsRegistry } from '../../src/main/compose';
 import { composeWebhookRoutes } from '../../src/main/webhooks';
 import type { DeliveryMeta, DeliveryStarter } from '../../src/webhooks/publish';
 import type { WebhookApiServices } from '../../api/routes/hooks.routes';
+import type { WorkflowStarter } from '../../api/workflow-client';
 import { createTestContext, type TestContext } from './test-app';
 
 /** Records delivery starts instead of running workflows (HTTP tests). `running` ids answer as in progress. */
@@ -35,9 +36,12 @@ export interface WebhookTestContext extends TestContext {
  */
 export async function createWebhookTestContext(
   name: string,
-  options: { env?: Record<string, string>; starter: DeliveryStarter },
+  options: { env?: Record<string, string>; starter: DeliveryStarter; workflows?: WorkflowStarter },
 ): Promise<WebhookTestContext> {
-  const ctx = await createTestContext(name, { env: { WEBHOOK_ALLOWED_RANGES: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true', ...options.env } });
+  const ctx = await createTestContext(name, {
+    env: { WEBHOOK_ALLOWED_RANGES: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true', ...options.env },
+    ...(options.workflows ? { workflows: options.workflows } : {}),
+  });
   const { signingKeys, tokens } = await composeIdentity(ctx.core);
   const webhooks = composeWebhookRoutes(ctx.config, ctx.core.db.models, options.starter);
   const app = createApp({

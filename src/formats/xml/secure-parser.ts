@@ -234,6 +234,57 @@ export function scanXmlInput(input: Buffer | Uint8Array | string, limits?: Parti
   return { ...decoded, ...scanXml(decoded.text, l, visitor) };
 }
 
+/**
+ * Comments longer than this are emptied before the DOM is built: xmldom checks a comment against its grammar with one
+ * regular expression, which overflows V8's stack on comments of a few megabytes and would report well-formed XML as
+ * malformed. The scanner has already checked every comment; comments carry nothing an invoice means.
+ */
+const MAX_DOM_COMMENT_CHARS = 64 * 1024;
+
+/**
+ * `text` with the body of every comment over MAX_DOM_COMMENT_CHARS replaced by its line breaks only, so line numbers
+ * (which schema errors are mapped back by) stay the same. Runs on scanned, well-formed input: a raw `<` only starts
+ * markup, and CDATA sections and processing instructions are skipped whole. Throws INVALID_XML for a long comment
+ * that breaks the comment grammar.
+ */
+export function withoutLongComments(text: string): string {
+  if (!text.includes('<!--')) return text;
+  const parts: string[] = [];
+  let copied = 0;
+  let i = text.indexOf('<');
+  while (i !== -1) {
+    if (text.startsWith('<![CDATA[', i)) {
+      const end = text.indexOf(']]>', i + 9);
+      if (end === -1) break;
+      i = text.indexOf('<', end + 3);
+    } else if (text.startsWith('<?', i)) {
+      const end = text.indexOf('?>', i + 2);
+      if (end === -1) break;
+      i = text.indexOf('<', end + 2);
+    } else if (text.startsWith('<!--', i)) {
+      const end = text.indexOf('-->', i + 4);
+      if (end === -1) break;
+      if (end - (i + 4) > MAX_DOM_COMMENT_CHARS) {
+        const body = text.slice(i + 4, end);
+        // The one rule of the comment grammar that xmldom would have checked (XML 1.0 [15]).
+        if (body.includes('--') || body.endsWith('-')) {
+          const before = text.slice(0, i);
+          const line = before.split('\n').length;
+          throw invalid('"--" is not allowed inside a comment', line, i - before.lastIndexOf('\n'));
+        }
+        parts.push(text.slice(copied, i + 4), body.replace(/[^\n]+/g, ''));
+        copied = end;
+      }
+      i = text.indexOf('<', end + 3);
+    } else {
+      i = text.indexOf('<', i + 1);
+    }
+  }
+  if (parts.length === 0) return text;
+  parts.push(text.slice(copied));
+  return parts.join('');
+}
+
 function buildDom(text: string): Document {
   let first: { message: string; line: number; column: number } | undefined;
   const parser = new DOMParser({
@@ -270,7 +321,7 @@ function buildDom(text: string): Document {
  */
 export function parseXml(input: Buffer | Uint8Array | string, limits?: Partial<XmlLimits>): Document {
   const { text } = scanXmlInput(input, limits);
-  return buildDom(text);
+  return buildDom(withoutLongComments(text));
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import {
   select,
   selectOne,
   text,
+  withoutLongComments,
 } from '../../../src/formats/xml/secure-parser';
 
 /** Runs `fn`, expects a GatewayError, and proves by the clock that refusing did not hang. */
@@ -250,5 +251,32 @@ describe('namespace-aware XPath helpers', () => {
   it('evaluates unprefixed names as no-namespace names', () => {
     const plain = parseXml('<root><item>1</item></root>');
     expect(text(plain, '/root/item')).toBe('1');
+  });
+});
+
+describe('parseXml: very long comments', () => {
+  const big = (n: number) => 'c'.repeat(n);
+
+  it('parses a document with a 20 MB comment (xmldom alone overflows its stack on it)', () => {
+    const xml = `<?xml version="1.0"?>\n<!--${big(20 * 1024 * 1024)}\nsecond line-->\n<root><a>1</a></root>`;
+    const doc = parseXml(xml, { maxBytes: 24 * 1024 * 1024 });
+    expect(text(doc, '/root/a')).toBe('1');
+    // Line numbers after the comment are unchanged: schema errors are mapped back to elements by line.
+    const root = selectOne(doc, '/root') as unknown as { lineNumber: number };
+    expect(root.lineNumber).toBe(4);
+  });
+
+  it('keeps short comments and never touches comment-like text in CDATA or processing instructions', () => {
+    const long = big(70 * 1024);
+    const xml = `<r><![CDATA[<!--${long}-->]]><?pi <!--${long}--> ?><!--short--><!--${long}--></r>`;
+    const out = withoutLongComments(xml);
+    expect(out).toBe(`<r><![CDATA[<!--${long}-->]]><?pi <!--${long}--> ?><!--short--><!----></r>`);
+    const doc = parseXml(xml);
+    expect(doc.documentElement!.firstChild!.nodeValue).toBe(`<!--${long}-->`);
+  });
+
+  it('still refuses a malformed long comment (the scanner checks it before anything is emptied)', () => {
+    const e = refusal(() => parseXml(`<r><!--${big(70 * 1024)}--x--></r>`));
+    expect(e.code).toBe('INVALID_XML');
   });
 });
