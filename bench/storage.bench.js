@@ -30,10 +30,11 @@ async function timeEach(n, fn) {
 /** A record shaped like DocumentRepository.insertOutbound writes it; inserted in bulk to keep seeding quick. */
 function documentRecord(tenantId, i) {
   const now = new Date();
+  const documentId = crypto.randomUUID();
   return {
-    _id: crypto.randomUUID(),
+    _id: `${tenantId}:${documentId}`,
     tenantId,
-    documentId: crypto.randomUUID(),
+    documentId,
     partyId: '0106:12345678',
     channel: null,
     createdBy: 'api',
