@@ -84,6 +84,41 @@ describe('database operations of intake and detection', () => {
     ]);
   });
 
+  it('stores and downloads a document of several chunks byte for byte', async () => {
+    const body = Buffer.concat([invoice, Buffer.alloc(ctx.core.db.blobs.chunkSize * 2 + 12345, 0x20)]);
+    const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).type('application/xml').send(body);
+    expect(res.status).toBe(200);
+    const id = (res.body as { id: string }).id;
+    const record = await ctx.core.documents.find('tenantOps', id);
+    expect(await ctx.core.db.connection.db!.collection<{ _id: string }>(ctx.core.db.blobs.filesCollection).findOne({ _id: record!.blobId })).toMatchObject({ chunks: 3, size: body.length });
+    const download = await request(ctx.app)
+      .get(`/api/v1/${PARTY}/generic/${id}/download`)
+      .auth(token, { type: 'bearer' })
+      .buffer(true)
+      .parse((r, cb) => {
+        const parts: Buffer[] = [];
+        r.on('data', (c: Buffer) => parts.push(c));
+        r.on('end', () => cb(null, Buffer.concat(parts)));
+      });
+    expect(download.status).toBe(200);
+    expect(download.headers['content-length']).toBe(String(body.length));
+    expect(Buffer.compare(download.body as Buffer, body)).toBe(0);
+  });
+
+  it('answers a problem, not a broken attachment, when a record\'s stored bytes are gone', async () => {
+    const documentId = randomUUID();
+    const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
+    expect(res.status).toBe(200);
+    const record = await ctx.core.documents.find('tenantOps', documentId);
+    await ctx.core.db.blobs.delete(record!.blobId);
+    const download = await request(ctx.app).get(`/api/v1/${PARTY}/generic/${documentId}/download`).auth(token, { type: 'bearer' });
+    expect(download.status).toBe(503);
+    expect(download.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(download.headers['content-disposition']).toBeUndefined();
+    expect(download.headers['etag']).not.toBe(`"${record!.sha256}"`);
+    expect(download.body).toMatchObject({ code: 'STORAGE_FAILED' });
+  });
+
   it('marks a record accepted once, and keeps a state the worker recorded first', async () => {
     const blob = await ctx.core.db.blobs.put(Readable.from([invoice]), { limit: 1 << 20, filename: 'document', contentType: 'application/xml' });
     const base = { tenantId: 'tenantOps', partyId: PARTY, createdBy: 'api', contentType: 'application/xml', ...blob };
