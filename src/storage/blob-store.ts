@@ -176,10 +176,10 @@ class ChunkWriter extends Writable {
 
 /**
  * Document bytes, stored the same way on MongoDB and FerretDB: a file record per blob and chunk records keyed
- * `<blobId>:<n>`. Every read and delete addresses records by their whole `_id`, the one filter FerretDB's SQLite
- * backend answers from its key; GridFS's `{ files_id }` chunk query makes it scan every chunk ever stored
- * (docs/decisions.md, "Blob store"). Uploads stream in with backpressure; a body over the limit, or any failure
- * while writing, removes what was written.
+ * `<blobId>:<n>`. Reads find every record by its whole `_id`, the one filter FerretDB's SQLite backend answers from
+ * its key; GridFS's `{ files_id }` chunk query made it scan every chunk ever stored (docs/decisions.md, "Blob
+ * store"). Uploads stream in with backpressure; a body over the limit, or any failure while writing, removes what
+ * was written.
  */
 export class BlobStore {
   readonly chunkSize: number;
