@@ -19,6 +19,8 @@ export interface PutOptions {
   filename: string;
   contentType: string;
   metadata?: Record<string, unknown>;
+  /** Refuse an empty input with this message (400) before anything is written, instead of storing it. */
+  refuseEmpty?: string;
 }
 
 /**
@@ -96,6 +98,7 @@ class ChunkWriter extends Writable {
     private readonly chunkSize: number,
     private readonly insertChunk: (record: BlobChunkRecord) => Promise<unknown>,
     private readonly insertFile: (fields: { size: number; chunks: number; sha256: string; data?: Buffer }) => Promise<unknown>,
+    private readonly refuseEmpty: string | undefined,
   ) {
     super();
   }
@@ -139,6 +142,8 @@ class ChunkWriter extends Writable {
   }
 
   private async finish(): Promise<void> {
+    // Refused here rather than stored and deleted: a delete scans its collection on FerretDB.
+    if (this.size === 0 && this.refuseEmpty !== undefined) throw new GatewayError('BAD_REQUEST', this.refuseEmpty);
     const sha256 = this.hash.digest('hex');
     this.sha256 = sha256;
     if (this.chunksStarted === 0) {
@@ -217,6 +222,7 @@ export class BlobStore {
           createdAt: new Date(),
           ...(fields.data ? { data: fields.data } : {}),
         }),
+      options.refuseEmpty,
     );
     try {
       await pipeline(source, writer);

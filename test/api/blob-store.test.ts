@@ -118,6 +118,14 @@ describe('BlobStore (chunk records keyed <blobId>:<n>) on the real database', ()
     expect(Buffer.compare(after.result, bytes)).toBe(0);
   });
 
+  it('refuses an empty input when asked to, without writing anything', async () => {
+    const { result, sent } = await recording(() => failure(store.put(Readable.from([Buffer.alloc(0)]), { limit: 1 << 20, filename: 'x', contentType: 'application/xml', refuseEmpty: 'Request body is empty' })));
+    expect(result).toEqual({ code: 'BAD_REQUEST', message: 'Request body is empty' });
+    expect(sent).toEqual([]);
+    // One byte is not empty.
+    await expect(store.put(Readable.from([Buffer.from('x')]), { limit: 1 << 20, filename: 'x', contentType: 'application/xml', refuseEmpty: 'empty' })).resolves.toMatchObject({ size: 1 });
+  });
+
   it('keeps concurrent writes apart', async () => {
     const inputs = Array.from({ length: 12 }, (_, i) => randomBytes(i % 3 === 0 ? 100 + i : CHUNK * (i % 5) + 300 * i));
     const stored = await Promise.all(inputs.map((b, i) => store.put(pieces(b, 333 + i * 97), { limit: 1 << 20, filename: `f${i}`, contentType: 'application/xml' })));

@@ -66,6 +66,20 @@ describe('database operations of intake and detection', () => {
     expect(doc!.history.map((h) => h.key)).toEqual(['received', 'accepted']);
   });
 
+  it('refuses an empty body without writing or deleting anything', async () => {
+    for (const send of [
+      () => request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).type('application/xml').send(''),
+      () => request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).attach('file', Buffer.alloc(0), { filename: 'empty.xml', contentType: 'application/xml' }),
+    ]) {
+      let status = 0;
+      const calls = await storageCalls(async () => {
+        status = (await send()).status;
+      });
+      expect(status).toBe(400);
+      expect(calls.map((c) => c.name)).toEqual(['find']);
+    }
+  });
+
   it('detects the format with a record lookup, one blob read and one update', async () => {
     const documentId = randomUUID();
     const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
