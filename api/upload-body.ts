@@ -27,11 +27,7 @@ export async function receiveUpload(req: Request, blobs: BlobStore, limit: numbe
   const type = mediaType(req.headers['content-type']);
   if (RAW_TYPES.test(type)) {
     const contentType = req.headers['content-type'] ?? type;
-    const blob = await blobs.put(req, { limit, filename: 'document', contentType, metadata });
-    if (blob.size === 0) {
-      await blobs.delete(blob.blobId);
-      throw new GatewayError('BAD_REQUEST', 'Request body is empty');
-    }
+    const blob = await blobs.put(req, { limit, filename: 'document', contentType, metadata, refuseEmpty: 'Request body is empty' });
     return { ...blob, contentType, filename: undefined };
   }
   if (type === 'multipart/form-data') return receiveMultipart(req, blobs, limit, metadata);
@@ -71,14 +67,8 @@ function receiveMultipart(req: Request, blobs: BlobStore, limit: number, metadat
       current = file;
       const contentType = info.mimeType && info.mimeType !== 'application/octet-stream' ? info.mimeType : 'application/xml';
       blobs
-        .put(file, { limit, filename: info.filename || 'document', contentType, metadata })
-        .then(async (blob) => {
-          if (blob.size === 0) {
-            await blobs.delete(blob.blobId);
-            throw new GatewayError('BAD_REQUEST', 'The uploaded file is empty');
-          }
-          resolve({ ...blob, contentType, filename: info.filename || undefined });
-        })
+        .put(file, { limit, filename: info.filename || 'document', contentType, metadata, refuseEmpty: 'The uploaded file is empty' })
+        .then((blob) => resolve({ ...blob, contentType, filename: info.filename || undefined }))
         .catch(reject);
     });
     parser.on('error', () => reject(new GatewayError('BAD_REQUEST', 'Malformed multipart/form-data body')));

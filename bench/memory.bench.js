@@ -1,6 +1,6 @@
 'use strict';
 // Memory benchmark: the API process's resident memory while 24 MB invoices stream in, several at a time, against the
-// real API and worker processes on an empty database. Uploads go straight to GridFS, so the API should hold none of
+// real API and worker processes on an empty database. Uploads go straight to the blob store, so the API should hold none of
 // them whole and its memory should stay flat however large they are.
 
 const gateway = require('./lib/gateway');

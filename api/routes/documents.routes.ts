@@ -100,18 +100,22 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     const documentId = documentIdParam(req);
     const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
     if (!doc) throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
-    res.status(200);
-    res.set('Content-Type', doc.contentType);
-    res.set('Content-Length', String(doc.size));
-    res.set('Content-Disposition', `attachment; filename="${downloadName(doc)}"`);
-    res.set('ETag', `"${doc.sha256}"`);
-    res.set('X-Content-Type-Options', 'nosniff');
     await new Promise<void>((resolve, reject) => {
       const stream = deps.blobs.open(doc.blobId);
+      // The attachment headers go out with the first byte: a blob that cannot be read at all is answered as a
+      // problem, not as an attachment of the promised length with no body.
+      stream.once('readable', () => {
+        res.status(200);
+        res.set('Content-Type', doc.contentType);
+        res.set('Content-Length', String(doc.size));
+        res.set('Content-Disposition', `attachment; filename="${downloadName(doc)}"`);
+        res.set('ETag', `"${doc.sha256}"`);
+        res.set('X-Content-Type-Options', 'nosniff');
+        stream.pipe(res);
+      });
       stream.on('error', reject);
       res.on('finish', resolve);
       res.on('close', resolve);
-      stream.pipe(res);
     });
   });
 }

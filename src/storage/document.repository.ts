@@ -48,6 +48,7 @@ export class DocumentRepository {
         accepted: false,
         state: 'received',
         history: [{ state: 'received', at: now, key: 'received' }],
+        historyKeys: ['received'],
         format: null,
         createdAt: now,
         updatedAt: now,
@@ -77,12 +78,25 @@ export class DocumentRepository {
     return res.modifiedCount === 1;
   }
 
+  /**
+   * Records that the workflow start was confirmed. One write in the usual case (flag, state and history entry
+   * together); the entry is written once however often this runs.
+   */
   async markAccepted(tenantId: string, documentId: string): Promise<void> {
-    await this.models.Document.updateOne(
-      { _id: documentKey(tenantId, documentId), accepted: false },
-      { $set: { accepted: true, updatedAt: new Date() } },
+    const _id = documentKey(tenantId, documentId);
+    const now = new Date();
+    const entry = { state: 'accepted', at: now, key: 'accepted' };
+    const first = await this.models.Document.updateOne(
+      { _id, accepted: false, state: 'received' },
+      { $set: { accepted: true, state: 'accepted', updatedAt: now }, $push: { history: entry, historyKeys: entry.key } },
     ).exec();
-    await this.appendHistory(tenantId, documentId, { state: 'accepted', key: 'accepted' });
+    if (first.modifiedCount === 1) return;
+    // The worker starts as soon as the workflow does and may already have recorded a later state; keep that state
+    // and only add the flag and the entry (unless an earlier call did).
+    await this.models.Document.updateOne(
+      { _id, historyKeys: { $ne: entry.key } },
+      { $set: { accepted: true, updatedAt: now }, $push: { history: entry, historyKeys: entry.key } },
+    ).exec();
   }
 
   async appendHistory(
@@ -93,7 +107,7 @@ export class DocumentRepository {
   ): Promise<void> {
     const now = new Date();
     await this.models.Document.updateOne(
-      { _id: documentKey(tenantId, documentId), 'history.key': { $ne: update.key } },
+      { _id: documentKey(tenantId, documentId), historyKeys: { $ne: update.key } },
       {
         $set: {
           state: update.state,
@@ -101,7 +115,10 @@ export class DocumentRepository {
           ...(extra.format ? { format: extra.format } : {}),
           ...(extra.validation ? { validation: extra.validation } : {}),
         },
-        $push: { history: { state: update.state, at: now, key: update.key, ...(update.detail ? { detail: update.detail } : {}) } },
+        $push: {
+          history: { state: update.state, at: now, key: update.key, ...(update.detail ? { detail: update.detail } : {}) },
+          historyKeys: update.key,
+        },
       },
     ).exec();
   }

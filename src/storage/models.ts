@@ -122,6 +122,11 @@ export interface DocumentDoc {
   accepted: boolean;
   state: string;
   history: HistoryEntry[];
+  /**
+   * The keys of `history`, as plain strings: the guard that writes each entry once. FerretDB 1.24 answers
+   * `{ 'history.key': { $ne: k } }` wrongly (it matches although an entry has key k); on an array of strings it is right.
+   */
+  historyKeys: string[];
   format?: DocumentFormatInfo | null;
   validation?: DocumentValidationInfo | null;
   createdAt: Date;
@@ -199,6 +204,7 @@ export function buildModels(conn: Connection) {
       accepted: { type: Boolean, required: true },
       state: str,
       history: { type: [{ _id: false, state: str, at: { type: Date, required: true }, detail: String, key: str }], default: [] },
+      historyKeys: { type: [String], default: [] },
       format: {
         type: new Schema(
           { id: str, name: str, syntax: str, documentType: str, customizationId: String, profileId: String, documentTypeId: String },

@@ -32,8 +32,8 @@ describe('sales invoice intake', () => {
   });
   afterAll(async () => ctx.close());
 
-  const blobCount = async () => ctx.core.db.connection.db!.collection('documents.files').countDocuments();
-  const chunkCount = async () => ctx.core.db.connection.db!.collection('documents.chunks').countDocuments();
+  const blobCount = async () => ctx.core.db.connection.db!.collection(ctx.core.db.blobs.filesCollection).countDocuments();
+  const chunkCount = async () => ctx.core.db.connection.db!.collection(ctx.core.db.blobs.chunksCollection).countDocuments();
 
   it('stores the XML, starts the workflow, and returns the id', async () => {
     const res = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).type('application/xml').send(invoice);
@@ -85,7 +85,7 @@ describe('sales invoice intake', () => {
     expect(await ctx.core.db.models.Document.countDocuments({ documentId })).toBe(1);
     // Every blob that is not referenced by a record was cleaned up.
     const referenced = new Set((await ctx.core.db.models.Document.find().lean()).map((d) => d.blobId));
-    const files = await ctx.core.db.connection.db!.collection('documents.files').find().toArray();
+    const files = await ctx.core.db.connection.db!.collection(ctx.core.db.blobs.filesCollection).find().toArray();
     expect(files.every((f) => referenced.has(String(f._id)))).toBe(true);
   });
 
@@ -161,7 +161,7 @@ describe('sales invoice intake', () => {
     expect(retried.body).toEqual({ id: documentId });
     const doc = await ctx.core.documents.find('tenantA', documentId);
     expect(doc).toMatchObject({ accepted: true, state: 'accepted' });
-    expect(await ctx.core.db.connection.db!.collection('documents.files').countDocuments({ 'metadata.documentId': documentId })).toBe(1);
+    expect(await ctx.core.db.connection.db!.collection(ctx.core.db.blobs.filesCollection).countDocuments({ 'metadata.documentId': documentId })).toBe(1);
   });
 
   it('keeps tenants apart: another tenant\'s party is 403 on every party route, its documents invisible', async () => {
