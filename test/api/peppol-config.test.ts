@@ -37,6 +37,9 @@ describe('Peppol configuration API', () => {
   let manualApp: Application;
   /** No access point certificate: our SMP is not served. */
   let bareApp: Application;
+  /** An SML that fails until told otherwise. */
+  let flakyApp: Application;
+  const flaky = { kind: 'dns-zone', down: true, calls: [] as string[] };
   let tokenA: string;
   let tokenB: string;
   let tokenAB: string;
@@ -62,6 +65,21 @@ describe('Peppol configuration API', () => {
       peppol: composePeppolApi(ctx.config, models, ctx.core.logger, { registrar: new ManualSmlRegistrar() }),
     });
     const bare = { ...ctx.config, peppol: { ...ctx.config.peppol, apCertificatePath: undefined } };
+    const flakyRegistrar = {
+      kind: flaky.kind,
+      async register(p: { value: string }) {
+        flaky.calls.push(`register ${p.value}`);
+        if (flaky.down) throw new Error('SML answered 503');
+      },
+      async unregister(p: { value: string }) {
+        flaky.calls.push(`unregister ${p.value}`);
+        if (flaky.down) throw new Error('SML answered 503');
+      },
+    };
+    flakyApp = composeApp(ctx.core, identity, ctx.workflows, {
+      metricsPrefix: 'test_',
+      peppol: composePeppolApi(ctx.config, models, ctx.core.logger, { registrar: flakyRegistrar }),
+    });
     bareApp = composeApp(ctx.core, identity, ctx.workflows, { metricsPrefix: 'test_', peppol: composePeppolApi(bare, models, ctx.core.logger) });
 
     const d = ctx.core.directory;
@@ -262,15 +280,41 @@ describe('Peppol configuration API', () => {
     });
   });
 
+  describe('an SML that fails', () => {
+    it('a failed registration is recorded as failed (503) and a retried PUT completes it', async () => {
+      const res = await put(party(PA2), tokenA, { registered: true }, flakyApp);
+      expect(res.status).toBe(503);
+      expectContract('put', '/api/v1/peppol/config/party/:partyId', res);
+      expect((res.body as { detail: string }).detail).toMatch(/published in our SMP but its SML registration failed \(retry the PUT\): SML answered 503/);
+      expect((await get(party(PA2), tokenA)).body).toMatchObject({ registered: true, sml: { state: 'failed', error: 'SML answered 503' } });
+
+      flaky.down = false;
+      const retry = await put(party(PA2), tokenA, { registered: true }, flakyApp);
+      expect(retry.status).toBe(200);
+      expect(retry.body).toMatchObject({ registered: true, sml: { state: 'registered', error: null } });
+    });
+
+    it('a failed unregistration changes nothing: the party stays published', async () => {
+      flaky.down = true;
+      const res = await put(party(PA2), tokenA, { registered: false }, flakyApp);
+      expect(res.status).toBe(503);
+      expect((await get(party(PA2), tokenA)).body).toMatchObject({ registered: true, sml: { state: 'registered' } });
+      expect((await request(app).get(`/smp/${encodeURIComponent(`iso6523-actorid-upis::${PA2}`)}`)).status).toBe(200);
+      flaky.down = false;
+      expect((await put(party(PA2), tokenA, { registered: false }, flakyApp)).status).toBe(200);
+      expect(flaky.calls).toEqual([`register ${PA2}`, `register ${PA2}`, `unregister ${PA2}`, `unregister ${PA2}`]);
+    });
+  });
+
   describe('parts not configured', () => {
     it('our SMP answers 503 without an access point certificate, and registering is refused before anything is stored', async () => {
-      const smp = await request(bareApp).get(`/smp/${encodeURIComponent(`iso6523-actorid-upis::${PA2}`)}`);
+      const smp = await request(bareApp).get(`/smp/${encodeURIComponent(`iso6523-actorid-upis::${PB}`)}`);
       expect(smp.status).toBe(503);
       expectContract('get', '/smp/:participantId', smp);
       expect((smp.body as { detail: string }).detail).toMatch(/PEPPOL_AP_CERTIFICATE/);
-      const reg = await put(party(PA2), tokenA, { registered: true }, bareApp);
+      const reg = await put(party(PB), tokenB, { registered: true }, bareApp);
       expect(reg.status).toBe(503);
-      expect((await get(party(PA2), tokenA)).body).toMatchObject({ configured: false });
+      expect((await get(party(PB), tokenB)).body).toMatchObject({ configured: false });
       expect((await get('/api/v1/peppol/config', tokenA, bareApp)).body).toMatchObject({ accessPoint: { certificate: null, seatId: null }, smp: { available: false } });
     });
 
