@@ -15,11 +15,9 @@ import { composeApp, composeIdentity } from '../../src/main/compose';
 import { composePeppolApi } from '../../src/main/peppol';
 import {
   DOCTYPE_SCHEME_BUSDOX,
-  PROCESS_SCHEME,
   TRANSPORT_PROFILE_AS4_V2,
   documentTypeId,
   peppolParticipant,
-  processId,
   type DocumentTypeId,
 } from '../../src/peppol/identifiers';
 import { PeppolError } from '../../src/peppol/peppol-error';
