@@ -11,6 +11,7 @@ import {
   TRANSPORT_PROFILE_AS4_V2,
   documentTypeId,
   documentTypeIdEquals,
+  formatId,
   processId,
   type DocumentTypeId,
   type ParticipantId,
@@ -55,6 +56,8 @@ export interface SmpPublisherOptions {
   technicalContactUrl?: string;
   serviceDescription?: string;
   now?: () => Date;
+  /** Signed answers kept (the SMP is public; an RSA signature per request would be cheap to abuse). Default 1000. */
+  cacheSize?: number;
 }
 
 /** Of `certs`, the one valid at `at` that was issued last; undefined when none is valid. */
@@ -66,6 +69,8 @@ export function currentCertificate(certs: readonly X509Certificate[], at: Date):
 
 export class SmpPublisher {
   private readonly now: () => Date;
+  /** Insertion-ordered: the oldest entry is evicted first. Keys hold everything that goes into the document. */
+  private readonly signed = new Map<string, string>();
 
   constructor(private readonly options: SmpPublisherOptions) {
     if (options.apCertificates.length === 0) throw new Error('SmpPublisher needs the access point certificate');
@@ -101,6 +106,9 @@ export class SmpPublisher {
     const service = p.services.find((s) => documentTypeIdEquals(s.documentType, documentType));
     if (!service) return undefined;
     const certificate = this.apCertificate();
+    const key = [formatId(p.participant), formatId(service.documentType), ...service.processes.map(formatId), certificate.fingerprint256].join('\n');
+    const hit = this.signed.get(key);
+    if (hit !== undefined) return hit;
     const endpoint = {
       transportProfile: TRANSPORT_PROFILE_AS4_V2,
       url: this.options.endpointUrl,
@@ -113,6 +121,9 @@ export class SmpPublisher {
       service.documentType,
       service.processes.map((process) => ({ process, endpoints: [endpoint] })),
     );
-    return signServiceMetadata(xml, this.options.signer);
+    const out = signServiceMetadata(xml, this.options.signer);
+    this.signed.set(key, out);
+    if (this.signed.size > (this.options.cacheSize ?? 1000)) this.signed.delete(this.signed.keys().next().value as string);
+    return out;
   }
 }

@@ -5,13 +5,14 @@
 import type { Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 import { parseXml, select } from '../../../src/formats/xml/secure-parser';
-import { DOCTYPE_SCHEME_BUSDOX, documentTypeId, peppolParticipant } from '../../../src/peppol/identifiers';
+import { DOCTYPE_SCHEME_BUSDOX, PROCESS_SCHEME, documentTypeId, peppolParticipant, processId } from '../../../src/peppol/identifiers';
 import { useCorrectC14n } from '../../../src/peppol/c14n';
 import type { TestPki } from '../../../src/peppol/pki/test-pki';
 import { failureCategory, familyRank } from '../../../src/peppol/recipient-lookup';
 import { applyNaptrRegexp, naptrName } from '../../../src/peppol/sml';
 import { DnsZoneSmlRegistrar, ManualSmlRegistrar, UnconfiguredSmlRegistrar, smpNaptrRecord } from '../../../src/peppol/sml-registrar';
 import { BILLING_PROCESS, BIS3_CREDIT_NOTE, BIS3_INVOICE, SmpPublisher, currentCertificate } from '../../../src/peppol/smp-publisher';
+import * as smpDocuments from '../../../src/peppol/smp-documents';
 import { DSIG_NS } from '../../../src/peppol/smp-documents';
 import { testPki } from './support/pki-fixture';
 
@@ -39,6 +40,23 @@ describe('SmpPublisher', () => {
     expect(sig.checkSignature(signed.replace('https://ap.example.test/as4', 'https://attacker.test/as4'))).toBe(false);
 
     expect(publisher.serviceMetadataXml(p, BIS3_CREDIT_NOTE)).toBeUndefined();
+  });
+
+  it('serves repeated requests from its cache, and a changed entry gets a fresh signature', () => {
+    const publisher = new SmpPublisher({ publicUrl: 'https://smp.test', signer: pki.smp, endpointUrl: 'https://ap.test/as4', apCertificates: [pki.apReceiver.certificate], cacheSize: 1 });
+    const signing = jest.spyOn(smpDocuments, 'signServiceMetadata');
+    const one = { participant: who, services: [{ documentType: BIS3_INVOICE, processes: [BILLING_PROCESS] }] };
+    const first = publisher.serviceMetadataXml(one, BIS3_INVOICE) as string;
+    expect(publisher.serviceMetadataXml(one, BIS3_INVOICE)).toBe(first);
+    expect(signing).toHaveBeenCalledTimes(1);
+    const other = processId(PROCESS_SCHEME, 'urn:fdc:peppol.eu:poacc:bis:ordering:3');
+    const changed = publisher.serviceMetadataXml({ participant: who, services: [{ documentType: BIS3_INVOICE, processes: [BILLING_PROCESS, other] }] }, BIS3_INVOICE) as string;
+    expect(changed).not.toBe(first);
+    expect(changed).toContain('urn:fdc:peppol.eu:poacc:bis:ordering:3');
+    // Evicted (cache size 1) and signed again: the same bytes, since the signature is deterministic.
+    expect(publisher.serviceMetadataXml(one, BIS3_INVOICE)).toBe(first);
+    expect(signing).toHaveBeenCalledTimes(3);
+    signing.mockRestore();
   });
 
   it('publishes the newest valid AP certificate during a rollover, and refuses when none is valid', () => {
