@@ -34,6 +34,24 @@ function apCertificatesOf(path: string): X509Certificate[] {
 }
 
 /**
+ * Recipient lookups (SML → SMP → checked endpoint) as configured; also what a sender's worker needs to find a
+ * receiving access point. Unavailable, with the reason, while a trust store is not configured.
+ */
+export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick<PeppolApiOverrides, 'resolver'> = {}): RecipientLookup | Unavailable {
+  const c = config.peppol;
+  if (!c.smpTruststorePath || !c.apTruststorePath) {
+    return { unavailable: `${[!c.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE', !c.apTruststorePath && 'PEPPOL_AP_TRUSTSTORE'].filter(Boolean).join(' and ')} not set` };
+  }
+  const client = new SmpClient({
+    smpCertificateAuthorities: loadTrustedCertificates({ kind: 'pem', path: c.smpTruststorePath }),
+    apCertificateAuthorities: loadTrustedCertificates({ kind: 'pem', path: c.apTruststorePath }),
+    timeoutMs: c.lookupTimeoutMs,
+  });
+  const resolver = overrides.resolver ?? createDnsResolver({ servers: [...c.dnsServers], timeoutMs: c.lookupTimeoutMs, tries: 2 });
+  return new RecipientLookup({ zone: c.smlZone, resolver, client });
+}
+
+/**
  * The Peppol directory and lookup services of the API process. Files named in the configuration are read now, so a
  * wrong path or password stops the process at start; parts whose settings are absent answer 503 naming them.
  */
@@ -55,18 +73,7 @@ export function composePeppolApi(config: Readonly<Config>, models: Models, logge
     });
   }
 
-  let lookup: RecipientLookup | Unavailable;
-  if (!c.smpTruststorePath || !c.apTruststorePath) {
-    lookup = { unavailable: `${[!c.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE', !c.apTruststorePath && 'PEPPOL_AP_TRUSTSTORE'].filter(Boolean).join(' and ')} not set` };
-  } else {
-    const client = new SmpClient({
-      smpCertificateAuthorities: loadTrustedCertificates({ kind: 'pem', path: c.smpTruststorePath }),
-      apCertificateAuthorities: loadTrustedCertificates({ kind: 'pem', path: c.apTruststorePath }),
-      timeoutMs: c.lookupTimeoutMs,
-    });
-    const resolver = overrides.resolver ?? createDnsResolver({ servers: [...c.dnsServers], timeoutMs: c.lookupTimeoutMs, tries: 2 });
-    lookup = new RecipientLookup({ zone: c.smlZone, resolver, client });
-  }
+  const lookup = composeRecipientLookup(config, overrides);
 
   const registrar = overrides.registrar ?? (c.smlRegistrar === 'manual' ? new ManualSmlRegistrar() : new UnconfiguredSmlRegistrar());
   if ('unavailable' in smp) logger.debug({ reason: smp.unavailable }, 'our SMP is not served');
