@@ -18,6 +18,8 @@ import { registerHealthRoutes } from './routes/health.routes';
 import { registerMeRoutes } from './routes/me.routes';
 import { registerValidateRoutes } from './routes/validate.routes';
 import { registerWebhookRoutes, type WebhookApiServices } from './routes/hooks.routes';
+import { registerPeppolRoutes, type PeppolApiServices } from './routes/peppol.routes';
+import { registerSmpRoutes } from './routes/smp.routes';
 import { notFoundHandler, problemDetailsHandler } from './problem-details';
 import { buildOpenApiDocument } from './openapi';
 import type { WorkflowStarter } from './workflow-client';
@@ -39,6 +41,8 @@ export interface AppDeps {
   readiness: Record<string, () => Promise<boolean>>;
   /** Hooks, events and the delivery log; without it those routes answer 503. */
   webhooks?: WebhookApiServices;
+  /** Our SMP, its management API and recipient lookups; without it those routes answer 503. */
+  peppol?: PeppolApiServices;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -81,6 +85,8 @@ export function createApp(deps: AppDeps): Application {
   open.get('/openapi.json', (_req, res) => {
     res.json(openapi);
   });
+  // Our SMP is public, as every SMP: before authentication.
+  registerSmpRoutes(open, { basePath: config.peppol.smpBasePath, peppol: deps.peppol });
   app.use(open);
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' } }));
   app.use(createTokenRouter({ store: deps.identity, tokens: deps.tokens, signingKeys: deps.signingKeys, config, logger }));
@@ -89,6 +95,7 @@ export function createApp(deps: AppDeps): Application {
   api.use('/api', createSubscriptionKeyCheck(config), createAuthenticate({ store: deps.identity, tokens: deps.tokens, config }), createApiRateLimit(config));
   registerMeRoutes(api, { directory: deps.directory });
   registerWebhookRoutes(api, { directory: deps.directory, webhooks: deps.webhooks });
+  registerPeppolRoutes(api, { directory: deps.directory, peppol: deps.peppol });
   registerDocumentRoutes(api, {
     directory: deps.directory,
     documents: deps.documents,

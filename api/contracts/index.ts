@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { webhookRoutes } from './webhooks';
+import { peppolRoutes } from './peppol';
 
 /*
  * The public HTTP contract: every route with its responses, as data. api/openapi.ts turns this into the OpenAPI
@@ -302,6 +303,7 @@ export const ROUTES: RouteContract[] = [
     responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': null } } },
   },
   ...webhookRoutes({ problem, authenticated, partyScoped, partyParam }),
+  ...peppolRoutes({ problem, authenticated, partyScoped, partyParam }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {

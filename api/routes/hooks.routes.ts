@@ -96,7 +96,7 @@ function eventIdParam(req: Request): string {
   return id;
 }
 
-function queryString(req: Request, name: string): string | undefined {
+export function queryString(req: Request, name: string): string | undefined {
   const v = (req.query as Record<string, unknown>)[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'string') throw new GatewayError('BAD_REQUEST', `query parameter ${name} must be given once`);
@@ -104,7 +104,7 @@ function queryString(req: Request, name: string): string | undefined {
 }
 
 /** The tenant an environment-level call acts on: the caller's only tenant, or the one chosen with ?tenantId=. */
-function environmentTenant(req: Request, p: Principal): string {
+export function environmentTenant(req: Request, p: Principal): string {
   if (p.grantType === 'password') {
     throw new GatewayError('FORBIDDEN', 'Environment-level hooks need a client_credentials token; a user token reaches only its linked parties');
   }

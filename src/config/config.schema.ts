@@ -59,6 +59,23 @@ export const configEnvSchema = z.object({
   RULES_CACHE_DIR: z.string().optional().describe('Directory of the validation rule packs built by `npm run rules:fetch`; default <INVOICE_GATEWAY_CACHE>/rules.'),
   RULES_ACCEPTED_PREVIOUS: csv.describe('Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. `peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a document passes a pack when it passes either.'),
 
+  PEPPOL_AP_ENDPOINT_URL: z.string().url().optional().describe('Our AS4 receiver URL as peers reach it, published by our SMP; default <PUBLIC_BASE_URL>/as4.'),
+  PEPPOL_AP_CERTIFICATE: z.string().optional().describe('PEM file with our access point certificate (several during a rollover: the newest valid one is published); our SMP answers 503 while unset.'),
+  PEPPOL_SMP_KEYSTORE: z.string().optional().describe('PKCS#12 file with the key and certificate our SMP signs its answers with (or use PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY).'),
+  PEPPOL_SMP_KEYSTORE_PASSWORD: z.string().optional().describe('Password of PEPPOL_SMP_KEYSTORE.'),
+  PEPPOL_SMP_KEYSTORE_ALIAS: z.string().optional().describe('Alias of the key in PEPPOL_SMP_KEYSTORE when it holds several.'),
+  PEPPOL_SMP_CERTIFICATE: z.string().optional().describe('PEM certificate of our SMP signing key (with PEPPOL_SMP_PRIVATE_KEY).'),
+  PEPPOL_SMP_PRIVATE_KEY: z.string().optional().describe('PEM private key of our SMP (unencrypted PKCS#8).'),
+  PEPPOL_SMP_BASE_PATH: z.string().regex(/^(\/[A-Za-z0-9._~-]+)+$/).default('/smp').describe('Path under which the API process serves our SMP (unauthenticated, Peppol SMP 1.x).'),
+  PEPPOL_SMP_PUBLIC_URL: z.string().url().optional().describe('Our SMP base URL as the SML publishes it; default <PUBLIC_BASE_URL><PEPPOL_SMP_BASE_PATH>.'),
+  PEPPOL_SMP_TECHNICAL_CONTACT: z.string().optional().describe('TechnicalContactUrl our SMP publishes with every endpoint (a mailto: or https: URL).'),
+  PEPPOL_SML_ZONE: z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/).default('test').describe('SML DNS zone for lookups and registrations: `production`, `test` (the OpenPeppol zones) or a DNS zone name (a local zone in tests).'),
+  PEPPOL_SML_REGISTRAR: z.enum(['off', 'manual']).default('off').describe('How party registrations reach the SML: `off` refuses them (no SML client configured), `manual` publishes in our SMP and leaves the SML entry to the operator.'),
+  PEPPOL_DNS_SERVERS: csv.describe('Name servers for SML lookups (`host` or `host:port`, comma-separated); default the system resolvers.'),
+  PEPPOL_SMP_TRUSTSTORE: z.string().optional().describe('PEM file of the SMP CA certificates SMP answers must be signed under (the Peppol SMP CA); recipient lookups answer 503 while unset.'),
+  PEPPOL_AP_TRUSTSTORE: z.string().optional().describe('PEM file of the AP CA certificates a recipient\'s endpoint certificate must chain to (the Peppol AP CA); recipient lookups answer 503 while unset.'),
+  PEPPOL_LOOKUP_TIMEOUT_MS: int(10_000, 100).describe('Timeout of one DNS query or SMP request during a recipient lookup.'),
+
 } satisfies Record<string, z.ZodType>);
 
 export type ConfigEnv = z.infer<typeof configEnvSchema>;

@@ -41,6 +41,42 @@ export interface Config {
     /** `id@version` of previous pack versions still accepted. */
     acceptedPrevious: readonly string[];
   };
+  peppol: {
+    /** Our AS4 receiver URL as published by our SMP. */
+    apEndpointUrl: string;
+    apCertificatePath: string | undefined;
+    smpKey:
+      | { kind: 'pkcs12'; path: string; password: string; alias?: string }
+      | { kind: 'pem'; certificatePath: string; privateKeyPath: string }
+      | undefined;
+    smpBasePath: string;
+    smpPublicUrl: string;
+    smpTechnicalContact: string | undefined;
+    /** The DNS zone itself (the names production and test resolved). */
+    smlZone: string;
+    smlRegistrar: 'off' | 'manual';
+    dnsServers: readonly string[];
+    smpTruststorePath: string | undefined;
+    apTruststorePath: string | undefined;
+    lookupTimeoutMs: number;
+  };
+}
+
+const SML_ZONE_NAMES: Record<string, string> = { production: 'participant.sml.prod.tech.peppol.org', test: 'participant.sml.test.tech.peppol.org' };
+
+function smpKeyOf(e: { PEPPOL_SMP_KEYSTORE?: string | undefined; PEPPOL_SMP_KEYSTORE_PASSWORD?: string | undefined; PEPPOL_SMP_KEYSTORE_ALIAS?: string | undefined; PEPPOL_SMP_CERTIFICATE?: string | undefined; PEPPOL_SMP_PRIVATE_KEY?: string | undefined }): Config['peppol']['smpKey'] {
+  if (e.PEPPOL_SMP_KEYSTORE && (e.PEPPOL_SMP_CERTIFICATE || e.PEPPOL_SMP_PRIVATE_KEY)) {
+    throw new Error('Invalid configuration:\n  PEPPOL_SMP_KEYSTORE: give either a key store or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY, not both');
+  }
+  if (e.PEPPOL_SMP_KEYSTORE) {
+    if (e.PEPPOL_SMP_KEYSTORE_PASSWORD === undefined) throw new Error('Invalid configuration:\n  PEPPOL_SMP_KEYSTORE_PASSWORD: required with PEPPOL_SMP_KEYSTORE');
+    return { kind: 'pkcs12', path: e.PEPPOL_SMP_KEYSTORE, password: e.PEPPOL_SMP_KEYSTORE_PASSWORD, ...(e.PEPPOL_SMP_KEYSTORE_ALIAS ? { alias: e.PEPPOL_SMP_KEYSTORE_ALIAS } : {}) };
+  }
+  if (e.PEPPOL_SMP_CERTIFICATE || e.PEPPOL_SMP_PRIVATE_KEY) {
+    if (!e.PEPPOL_SMP_CERTIFICATE || !e.PEPPOL_SMP_PRIVATE_KEY) throw new Error('Invalid configuration:\n  PEPPOL_SMP_CERTIFICATE: PEPPOL_SMP_CERTIFICATE and PEPPOL_SMP_PRIVATE_KEY go together');
+    return { kind: 'pem', certificatePath: e.PEPPOL_SMP_CERTIFICATE, privateKeyPath: e.PEPPOL_SMP_PRIVATE_KEY };
+  }
+  return undefined;
 }
 
 /** WEBHOOK_RETRY_SCHEDULE: JSON checked by the schedule's own validator; the default when unset. */
@@ -109,6 +145,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     validation: {
       rulesDir: path.resolve(e.RULES_CACHE_DIR || path.join(e.INVOICE_GATEWAY_CACHE || path.join(os.homedir(), '.cache', 'invoice-gateway'), 'rules')),
       acceptedPrevious: e.RULES_ACCEPTED_PREVIOUS,
+    },
+    peppol: {
+      apEndpointUrl: e.PEPPOL_AP_ENDPOINT_URL ?? `${publicBaseUrl}/as4`,
+      apCertificatePath: e.PEPPOL_AP_CERTIFICATE,
+      smpKey: smpKeyOf(e),
+      smpBasePath: e.PEPPOL_SMP_BASE_PATH,
+      smpPublicUrl: (e.PEPPOL_SMP_PUBLIC_URL ?? `${publicBaseUrl}${e.PEPPOL_SMP_BASE_PATH}`).replace(/\/+$/, ''),
+      smpTechnicalContact: e.PEPPOL_SMP_TECHNICAL_CONTACT,
+      smlZone: SML_ZONE_NAMES[e.PEPPOL_SML_ZONE] ?? e.PEPPOL_SML_ZONE,
+      smlRegistrar: e.PEPPOL_SML_REGISTRAR,
+      dnsServers: e.PEPPOL_DNS_SERVERS,
+      smpTruststorePath: e.PEPPOL_SMP_TRUSTSTORE,
+      apTruststorePath: e.PEPPOL_AP_TRUSTSTORE,
+      lookupTimeoutMs: e.PEPPOL_LOOKUP_TIMEOUT_MS,
     },
   });
 }

@@ -10,6 +10,7 @@ import { DocumentRepository } from '../storage/document.repository';
 import { MongoIdentityStore } from '../storage/identity.store';
 import { SigningKeyService } from '../auth/signing-keys';
 import { TokenService } from '../auth/token-service';
+import { composePeppolApi } from './peppol';
 
 /** What every process of the gateway shares: logger, database and repositories. */
 export interface Core {
@@ -52,7 +53,7 @@ export function composeApp(
   core: Core,
   identity: { signingKeys: SigningKeyService; tokens: TokenService },
   workflows: WorkflowStarter,
-  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks'] },
+  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol'] },
 ): Application {
   return createApp({
     config: core.config,
@@ -67,5 +68,6 @@ export function composeApp(
     workflows,
     readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    peppol: options.peppol ?? composePeppolApi(core.config, core.db.models, core.logger),
   });
 }

@@ -220,6 +220,12 @@ export class SmpClient {
     transportProfile: string = TRANSPORT_PROFILE_AS4_V2,
   ): Promise<EndpointLookupResult> {
     const metadata = await this.getServiceMetadata(smpUrl, participant, documentType);
+    return this.selectEndpoint(metadata, process, transportProfile);
+  }
+
+  /** The checked endpoint for `process` / `transportProfile` out of metadata already fetched and verified. */
+  selectEndpoint(metadata: SignedServiceMetadata, process: ProcessId, transportProfile: string = TRANSPORT_PROFILE_AS4_V2): EndpointLookupResult {
+    const { participant, documentType } = metadata;
     const proc = metadata.processes.find((p) => p.process.scheme === process.scheme && p.process.value === process.value);
     if (!proc) {
       throw fail('UNPROCESSABLE', 'process-not-supported', `${formatId(participant)} does not receive ${formatId(documentType)} in process ${formatId(process)}`, {

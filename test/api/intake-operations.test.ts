@@ -84,7 +84,7 @@ describe('database operations of intake and detection', () => {
     const documentId = randomUUID();
     const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
     expect(res.status).toBe(200);
-    const activities = createDocumentActivities({ documents: ctx.core.documents, blobs: ctx.core.db.blobs, maxDocumentBytes: 1 << 20 });
+    const activities = createDocumentActivities({ documents: ctx.core.documents, directory: ctx.core.directory, blobs: ctx.core.db.blobs, maxDocumentBytes: 1 << 20 });
     const record = await ctx.core.documents.find('tenantOps', documentId);
     let outcome: unknown;
     const calls = await storageCalls(async () => {

@@ -67,6 +67,11 @@ export class LocalDnsZone {
     this.records.set(name.toLowerCase().replace(/\.$/, ''), records);
   }
 
+  /** Removes every record of `name` (it then answers NXDOMAIN). */
+  remove(name: string): void {
+    this.records.delete(name.toLowerCase().replace(/\.$/, ''));
+  }
+
   /** Answer SERVFAIL for this name (a broken or unreachable authority). */
   fail(name: string): void {
     this.failing.add(name.toLowerCase().replace(/\.$/, ''));

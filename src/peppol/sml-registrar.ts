@@ -1,0 +1,77 @@
+/**
+ * Registering our participants in the SML, so that senders' lookups (sml.ts) find our SMP.
+ *
+ * The OpenPeppol SML is managed through the BDMSL SOAP interface with the SMP's client certificate; that client is not
+ * built. What exists: an implementation that writes the U-NAPTR record into a DNS zone we control (a local zone in
+ * tests, or a private network's own zone), and a "manual" one for operators who register through other means.
+ */
+import { GatewayError } from '../core/gateway-error';
+import { formatId, type ParticipantId } from './identifiers';
+import { naptrName, type NaptrRecord } from './sml';
+
+export interface SmlRegistrar {
+  /** `dns-zone`, `manual`, `off`: shown in the API so an operator sees what a registration did. */
+  readonly kind: string;
+  /** Points the SML entry of `participant` at the SMP base URL `smpUrl`. Idempotent. */
+  register(participant: ParticipantId, smpUrl: string): Promise<void>;
+  /** Removes the SML entry of `participant`. Idempotent. */
+  unregister(participant: ParticipantId): Promise<void>;
+}
+
+/** The DNS zone the registrar writes to (an authoritative server's record store). */
+export interface DnsZoneWriter {
+  setRecords(name: string, records: NaptrRecord[]): Promise<void> | void;
+  removeRecords(name: string): Promise<void> | void;
+}
+
+/** The U-NAPTR record that sends lookups of a participant to `smpUrl` (flag U, service Meta:SMP, `!^.*$!<url>!`). */
+export function smpNaptrRecord(smpUrl: string): NaptrRecord {
+  const url = smpUrl.replace(/\/+$/, '');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new GatewayError('BAD_REQUEST', `the SMP URL "${smpUrl}" is not a URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new GatewayError('BAD_REQUEST', `the SMP URL "${smpUrl}" is not http(s)`);
+  // "!" delimits the regexp field; a URL containing it would need escaping no resolver is known to undo.
+  if (url.includes('!')) throw new GatewayError('BAD_REQUEST', `the SMP URL "${smpUrl}" contains "!"`);
+  return { flags: 'U', service: 'Meta:SMP', regexp: `!^.*$!${url}!`, replacement: '', order: 100, preference: 10 };
+}
+
+/** Writes NAPTR records into a zone of ours under the configured SML zone name. */
+export class DnsZoneSmlRegistrar implements SmlRegistrar {
+  readonly kind = 'dns-zone';
+
+  constructor(
+    private readonly zone: string,
+    private readonly writer: DnsZoneWriter,
+  ) {}
+
+  async register(participant: ParticipantId, smpUrl: string): Promise<void> {
+    await this.writer.setRecords(naptrName(participant, this.zone), [smpNaptrRecord(smpUrl)]);
+  }
+
+  async unregister(participant: ParticipantId): Promise<void> {
+    await this.writer.removeRecords(naptrName(participant, this.zone));
+  }
+}
+
+/** The operator registers participants with the SML by other means; calls succeed and change nothing. */
+export class ManualSmlRegistrar implements SmlRegistrar {
+  readonly kind = 'manual';
+  async register(): Promise<void> {}
+  async unregister(): Promise<void> {}
+}
+
+/** No SML registration configured: registering is refused with a message that says what to configure. */
+export class UnconfiguredSmlRegistrar implements SmlRegistrar {
+  readonly kind = 'off';
+  async register(participant: ParticipantId): Promise<void> {
+    throw new GatewayError(
+      'NOT_IMPLEMENTED',
+      `${formatId(participant)} cannot be registered in the SML: no SML registration is configured (PEPPOL_SML_REGISTRAR=manual publishes in our SMP and leaves the SML to the operator; the BDMSL client is not built)`,
+    );
+  }
+  async unregister(): Promise<void> {}
+}

@@ -1,0 +1,91 @@
+/**
+ * The Peppol settings: defaults, derived URLs, refused combinations, and what composing the Peppol services does with
+ * files that are missing or wrong (stop at start, not at the first request).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../../src/config/load-config';
+import { composePeppolApi } from '../../../src/main/peppol';
+import { createLogger } from '../../../src/observability/logger';
+import { TEST_PKI_PASSWORD, type TestPki } from '../../../src/peppol/pki/test-pki';
+import type { Models } from '../../../src/storage/models';
+import { TEST_PKI_DIR, testPki } from '../peppol/support/pki-fixture';
+
+const logger = createLogger({ level: 'silent' });
+// Composing reads files only; the repositories touch the database on use, which these tests never do.
+const noModels = {} as Models;
+
+let pki: TestPki;
+let dir: string;
+beforeAll(async () => {
+  pki = await testPki();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'peppol-config-'));
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('Peppol configuration', () => {
+  it('derives our endpoint and SMP URLs from the public base URL and resolves the named SML zones', () => {
+    const c = loadConfig({ PUBLIC_BASE_URL: 'https://gw.example.test/' }).peppol;
+    expect(c).toMatchObject({
+      apEndpointUrl: 'https://gw.example.test/as4',
+      smpBasePath: '/smp',
+      smpPublicUrl: 'https://gw.example.test/smp',
+      smlZone: 'participant.sml.test.tech.peppol.org',
+      smlRegistrar: 'off',
+      smpKey: undefined,
+      lookupTimeoutMs: 10_000,
+    });
+    expect(loadConfig({ PEPPOL_SML_ZONE: 'production' }).peppol.smlZone).toBe('participant.sml.prod.tech.peppol.org');
+    expect(loadConfig({ PEPPOL_SML_ZONE: 'sml.local.test', PEPPOL_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.1' }).peppol).toMatchObject({ smlZone: 'sml.local.test', dnsServers: ['127.0.0.1:5353', '10.0.0.1'] });
+  });
+
+  it('reads the SMP key from a PKCS#12 store or a PEM pair, never both, and refuses incomplete settings', () => {
+    expect(loadConfig({ PEPPOL_SMP_KEYSTORE: '/k.p12', PEPPOL_SMP_KEYSTORE_PASSWORD: 'pw', PEPPOL_SMP_KEYSTORE_ALIAS: 'smp' }).peppol.smpKey).toEqual({ kind: 'pkcs12', path: '/k.p12', password: 'pw', alias: 'smp' });
+    expect(loadConfig({ PEPPOL_SMP_CERTIFICATE: '/c.pem', PEPPOL_SMP_PRIVATE_KEY: '/k.pem' }).peppol.smpKey).toEqual({ kind: 'pem', certificatePath: '/c.pem', privateKeyPath: '/k.pem' });
+    expect(() => loadConfig({ PEPPOL_SMP_KEYSTORE: '/k.p12' })).toThrow(/PEPPOL_SMP_KEYSTORE_PASSWORD/);
+    expect(() => loadConfig({ PEPPOL_SMP_CERTIFICATE: '/c.pem' })).toThrow(/PEPPOL_SMP_PRIVATE_KEY go together/);
+    expect(() => loadConfig({ PEPPOL_SMP_KEYSTORE: '/k.p12', PEPPOL_SMP_KEYSTORE_PASSWORD: 'pw', PEPPOL_SMP_CERTIFICATE: '/c.pem' })).toThrow(/not both/);
+    expect(() => loadConfig({ PEPPOL_SMP_BASE_PATH: 'smp' })).toThrow(/PEPPOL_SMP_BASE_PATH/);
+    expect(() => loadConfig({ PEPPOL_SML_ZONE: 'bad zone!' })).toThrow(/PEPPOL_SML_ZONE/);
+    expect(() => loadConfig({ PEPPOL_SML_REGISTRAR: 'bdmsl' })).toThrow(/PEPPOL_SML_REGISTRAR/);
+  });
+
+  it('composes: parts without settings are unavailable with the reason, bad files stop the start', () => {
+    const bare = composePeppolApi(loadConfig({}), noModels, logger);
+    expect(bare.smp).toEqual({ unavailable: expect.stringMatching(/PEPPOL_AP_CERTIFICATE/) });
+    expect(bare.lookup).toEqual({ unavailable: 'PEPPOL_SMP_TRUSTSTORE and PEPPOL_AP_TRUSTSTORE not set' });
+    expect(bare.registrar.kind).toBe('off');
+
+    const onlyCert = composePeppolApi(loadConfig({ PEPPOL_AP_CERTIFICATE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'), PEPPOL_SML_REGISTRAR: 'manual' }), noModels, logger);
+    expect(onlyCert.smp).toEqual({ unavailable: expect.stringMatching(/PEPPOL_SMP_KEYSTORE/) });
+    expect(onlyCert.registrar.kind).toBe('manual');
+    expect(onlyCert.settings.apCertificates.map((c) => c.fingerprint256)).toEqual([pki.apReceiver.certificate.fingerprint256]);
+
+    const caOnly = path.join(dir, 'ca-only.pem');
+    writeFileSync(caOnly, pki.apCa.certificate.toString());
+    expect(() => composePeppolApi(loadConfig({ PEPPOL_AP_CERTIFICATE: caOnly }), noModels, logger)).toThrow(/holds no end-entity certificate/);
+    expect(() => composePeppolApi(loadConfig({ PEPPOL_AP_CERTIFICATE: path.join(dir, 'missing.pem') }), noModels, logger)).toThrow(/PEPPOL_AP_CERTIFICATE: cannot read/);
+    expect(() =>
+      composePeppolApi(loadConfig({ PEPPOL_SMP_KEYSTORE: path.join(TEST_PKI_DIR, 'smp.p12'), PEPPOL_SMP_KEYSTORE_PASSWORD: 'wrong' }), noModels, logger),
+    ).toThrow(/smp\.p12/);
+    // A trust store must hold CA certificates only.
+    expect(() =>
+      composePeppolApi(loadConfig({ PEPPOL_SMP_TRUSTSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'), PEPPOL_AP_TRUSTSTORE: caOnly }), noModels, logger),
+    ).toThrow(/not a CA/);
+
+    const full = composePeppolApi(
+      loadConfig({
+        PEPPOL_AP_CERTIFICATE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'),
+        PEPPOL_SMP_KEYSTORE: path.join(TEST_PKI_DIR, 'smp.p12'),
+        PEPPOL_SMP_KEYSTORE_PASSWORD: TEST_PKI_PASSWORD,
+        PEPPOL_SMP_TRUSTSTORE: caOnly,
+        PEPPOL_AP_TRUSTSTORE: caOnly,
+      }),
+      noModels,
+      logger,
+    );
+    expect('unavailable' in full.smp || 'unavailable' in full.lookup).toBe(false);
+    expect(full.settings.smpCertificate?.fingerprint256).toBe(pki.smp.certificate.fingerprint256);
+  });
+});
