@@ -1,6 +1,7 @@
 import { Schema, type Connection } from 'mongoose';
 import { buildHookModels } from './hooks/hook.schema';
 import { buildEventModels } from './events/event.schema';
+import { buildAs4Models } from './as4/as4-inbound.schema';
 
 /*
  * Persistence shapes. Only features that both MongoDB and FerretDB 1.24 support: no multi-document transactions,
@@ -198,6 +199,7 @@ export function buildModels(conn: Connection) {
     Document: conn.model<DocumentDoc>('Document', document, 'documents'),
     ...buildHookModels(conn),
     ...buildEventModels(conn),
+    ...buildAs4Models(conn),
   };
 }
 
