@@ -6,38 +6,16 @@ import type { X509Certificate } from 'node:crypto';
 import { parseXml } from '../../../../src/formats/xml/secure-parser';
 import { buildPeppolMessage } from '../../../../src/peppol/as4/message';
 import { stableMessageIds } from '../../../../src/peppol/as4/message-ids';
-import { As4Receiver, type InboundAs4Record, type InboundAs4Store, type StoredInbound } from '../../../../src/peppol/as4/receiver';
+import { As4Receiver, type StoredInbound } from '../../../../src/peppol/as4/receiver';
 import { readSignal } from '../../../../src/peppol/as4/signals';
 import { verifyEnvelopeSignature, type SignatureReference } from '../../../../src/peppol/as4/signature';
 import { peppolParticipant } from '../../../../src/peppol/identifiers';
 import { ApKeyRing } from '../../../../src/peppol/pki/key-ring';
 import type { TestPki } from '../../../../src/peppol/pki/test-pki';
 import { HEADER, RECEIVER, message, sbd } from '../../../support/as4-messages';
+import { MemoryInboundStore } from '../support/memory-inbound-store';
 import { testPki } from '../support/pki-fixture';
 
-export class MemoryInboundStore implements InboundAs4Store {
-  readonly records: StoredInbound[] = [];
-  readonly blobs = new Map<string, Buffer>();
-  failNext = false;
-  async findByMessageId(id: string): Promise<StoredInbound | null> {
-    return this.records.find((r) => r.messageId === id) ?? null;
-  }
-  async findByInstanceKey(key: string): Promise<StoredInbound | null> {
-    return this.records.find((r) => r.instanceKey === key) ?? null;
-  }
-  async store(record: InboundAs4Record, data: Buffer): Promise<{ stored: StoredInbound } | { existing: StoredInbound }> {
-    if (this.failNext) {
-      this.failNext = false;
-      throw new Error('database unavailable');
-    }
-    const existing = this.records.find((r) => r.messageId === record.messageId || r.instanceKey === record.instanceKey);
-    if (existing) return { existing };
-    const stored = { ...record, blobId: `blob-${this.records.length}` };
-    this.blobs.set(stored.blobId, data);
-    this.records.push(stored);
-    return { stored };
-  }
-}
 
 let pki: TestPki;
 beforeAll(async () => {
