@@ -22,6 +22,7 @@ import { EbmsError } from './ebms-error';
 import { openPeppolMessage, type ReceivedPeppolMessage } from './message';
 import { parseMultipart, splitSoapAndAttachments } from './mime';
 import { buildErrorSignal, buildReceipt } from './signals';
+import type { SignatureReference } from './signature';
 
 export const SOAP_CONTENT_TYPE = 'application/soap+xml;charset=UTF-8';
 
@@ -42,6 +43,8 @@ export interface InboundAs4Record {
   signerSha256: string;
   size: number;
   sha256: string;
+  /** SHA-256 over the signed references (URI, transforms, digests): equal for a bit-identical resend. */
+  referencesSha256: string;
   receiptXml: string;
   receivedAt: Date;
 }
@@ -100,6 +103,12 @@ export function peekMessageId(contentType: string, body: Buffer): string | undef
   } catch {
     return undefined;
   }
+}
+
+function referencesDigest(refs: readonly SignatureReference[]): string {
+  const h = createHash('sha256');
+  for (const r of refs) h.update(JSON.stringify([r.uri, r.transforms, r.digestMethod, r.digestValue]));
+  return h.digest('hex');
 }
 
 export class As4Receiver {
@@ -180,6 +189,7 @@ export class As4Receiver {
       signerSha256: fingerprintSha256(msg.signerCertificate),
       size: msg.sbd.length,
       sha256,
+      referencesSha256: referencesDigest(msg.references),
       receiptXml,
       receivedAt: now,
     };
@@ -204,7 +214,10 @@ export class As4Receiver {
       if (byId.sha256 !== sha256 || byId.instanceKey !== instanceKey) {
         throw new EbmsError('EBMS:0004', `MessageId ${um.messageId} was already received with another document`);
       }
-      return { status: 200, contentType: SOAP_CONTENT_TYPE, body: byId.receiptXml, outcome: 'duplicate', messageId: um.messageId, stored: byId };
+      // A conforming resend signs to the same digests and gets the stored receipt; a sender that rebuilt the message
+      // (new ids, same document) gets a receipt for what it signed this time.
+      const body = byId.referencesSha256 === referencesDigest(msg.references) ? byId.receiptXml : buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
+      return { status: 200, contentType: SOAP_CONTENT_TYPE, body, outcome: 'duplicate', messageId: um.messageId, stored: byId };
     }
     const byInstance = await this.options.store.findByInstanceKey(instanceKey);
     if (byInstance) {

@@ -21,6 +21,7 @@ export interface As4InboundRecord {
   signerSha256: string;
   size: number;
   sha256: string;
+  referencesSha256: string;
   receiptXml: string;
   receivedAt: Date;
 }

@@ -23,6 +23,7 @@ export interface As4InboundDoc {
   blobId: string;
   size: number;
   sha256: string;
+  referencesSha256: string;
   receiptXml: string;
   receivedAt: Date;
 }
@@ -48,6 +49,7 @@ export function buildAs4Models(conn: Connection) {
       blobId: str,
       size: { type: Number, required: true },
       sha256: str,
+      referencesSha256: str,
       receiptXml: str,
       receivedAt: { type: Date, required: true },
     },

@@ -86,6 +86,20 @@ describe('AS4 receiver', () => {
     expect(store.records).toHaveLength(1);
   });
 
+  it('confirms a resend rebuilt with new ids under the same MessageId with a receipt for what it signed', async () => {
+    const { receiver, store } = setup();
+    const doc = sbd();
+    const first = message(pki, { sbd: doc, messageId: 'same@x' });
+    const rebuilt = message(pki, { sbd: doc, messageId: 'same@x' });
+    expect(rebuilt.references).not.toEqual(first.references);
+    const a = await receiver.receive(first.contentType, first.body);
+    const b = await receiver.receive(rebuilt.contentType, rebuilt.body);
+    expect(b.outcome).toBe('duplicate');
+    expect(b.body).not.toBe(a.body);
+    expect(readSignal(b.body, signalOpts(rebuilt, [pki.apCa.certificate])).kind).toBe('receipt');
+    expect(store.records).toHaveLength(1);
+  });
+
   it('treats the same document (sender + InstanceIdentifier) in a new message as a duplicate, and refuses other content under that id', async () => {
     const { receiver, store } = setup();
     const doc = sbd({ instanceIdentifier: 'inst-2' });

@@ -108,11 +108,11 @@ describe('AS4 sender', () => {
 
   it('treats plain 5xx as retryable and 4xx or 2xx without a receipt as permanent', async () => {
     const msg = message(pki);
-    handler = (_req, _body, res) => res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
+    handler = (_req, _body, res) => void res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
     expect(await sendAs4Message(msg, url, opts())).toEqual({ outcome: 'retryable', httpStatus: 502, reason: 'HTTP 502: bad gateway' });
-    handler = (_req, _body, res) => res.writeHead(400, { 'content-type': 'text/plain' }).end('Invalid AS4 profile');
+    handler = (_req, _body, res) => void res.writeHead(400, { 'content-type': 'text/plain' }).end('Invalid AS4 profile');
     expect(await sendAs4Message(msg, url, opts())).toEqual({ outcome: 'failed', httpStatus: 400, reason: 'HTTP 400: Invalid AS4 profile' });
-    handler = (_req, _body, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>ok</html>');
+    handler = (_req, _body, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>ok</html>');
     expect(await sendAs4Message(msg, url, opts())).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/^HTTP 200 without a receipt/) });
   });
 
