@@ -8,7 +8,7 @@
  *   failed     an ebMS error signal, any other SOAP Fault, HTTP 4xx/3xx, or an answer that is not a valid receipt —
  *              with the peer's reason.
  *
- * A duplicate refusal (phase4's EBMS:4001) is its own outcome: after an attempt with an unknown outcome it means the
+ * A duplicate refusal (phase4's EBMS:4001, or its EBMS:0004 "already handled") is its own outcome: after an attempt with an unknown outcome it means the
  * peer already has the message, and the caller decides (AS4 §3.2 leaves duplicate handling to the receiver).
  * Retries must resend the same message (same ids and timestamp, see message-ids.ts), never a new one.
  */
@@ -47,6 +47,14 @@ export interface SendAs4Options {
 
 /** phase4's non-standard DuplicateDetected code. */
 export const EBMS_DUPLICATE = 'EBMS:4001';
+
+/**
+ * A refusal because the peer already has this MessageId: EBMS:4001, or (phase4 4.4) EBMS:0004 whose description says
+ * the message "was already handled (this is a duplicate)".
+ */
+export function isDuplicateError(e: EbmsErrorEntry): boolean {
+  return e.errorCode === EBMS_DUPLICATE || (e.errorCode === 'EBMS:0004' && /already handled \(this is a duplicate\)/i.test(`${e.description ?? ''} ${e.errorDetail ?? ''}`));
+}
 
 function isElement(n: Node | null | undefined): n is Element {
   return !!n && n.nodeType === 1;
@@ -179,7 +187,7 @@ export async function sendAs4Message(message: OutgoingPeppolMessage, url: string
       });
       if (read.kind === 'error') {
         const reason = describeErrors(read.errors);
-        if (read.errors.some((e) => e.errorCode === EBMS_DUPLICATE)) return { outcome: 'duplicate', httpStatus: status, reason, errors: read.errors };
+        if (read.errors.some(isDuplicateError)) return { outcome: 'duplicate', httpStatus: status, reason, errors: read.errors };
         // Our own receiver answers 503 with EBMS:0202 when it could not store the message: worth another attempt.
         if (status >= 500) return { outcome: 'retryable', httpStatus: status, reason };
         return { outcome: 'failed', httpStatus: status, reason, errors: read.errors };

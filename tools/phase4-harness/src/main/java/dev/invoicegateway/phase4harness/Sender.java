@@ -1,11 +1,15 @@
 package dev.invoicegateway.phase4harness;
 
+import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
+import com.helger.peppol.sbdh.PeppolSBDHData;
+import com.helger.peppol.sbdh.PeppolSBDHDataReader;
+import com.helger.peppolid.factory.PeppolIdentifierFactory;
 import com.helger.phase4.crypto.IAS4CryptoFactory;
 import com.helger.phase4.messaging.http.HttpRetrySettings;
 import com.helger.phase4.peppol.Phase4PeppolSender;
@@ -40,8 +44,10 @@ final class Sender {
     try {
       X509Certificate receiverCert = Harness.pem(receiverCertPath);
       byte[] sbd = Files.readAllBytes(Path.of(sbdPath));
+      // The SBD as phase4 reads it: sender, receiver, document type, process and C1 country come from its header.
+      PeppolSBDHData data = new PeppolSBDHDataReader(PeppolIdentifierFactory.INSTANCE).extractData(new ByteArrayInputStream(sbd));
       result = Phase4PeppolSender.sbdhBuilder()
-          .payload(sbd)
+          .payloadAndMetadata(data)
           .senderPartyID(seatId)
           .receiverEndpointDetails(receiverCert, url)
           .cryptoFactory(crypto)
