@@ -145,8 +145,9 @@ describe('phase4 sender → our receiver', () => {
     const before = await storedCount();
     const file = sbdFile('unknown.xml', sbd({ receiver: peppolParticipant('0088:1111111111111') }));
     const r = await phase4Out.send(ourUrl, pkiFile('ap-receiver.crt.pem'), file, 'phase4-unknown-1@phase4-test');
-    expect(r.result).not.toBe('success');
-    expect(r.detail + r.result).toMatch(/error/i);
+    // phase4 received our signed ebMS error (its detail is our answer).
+    expect(r.result).toBe('as4-error-msg-received');
+    expect(r.detail).toMatch(/errorCode="EBMS:0004".*PEPPOL:NOT_SERVICED/);
     expect(await storedCount()).toBe(before);
   });
 
@@ -155,7 +156,8 @@ describe('phase4 sender → our receiver', () => {
     const other = await Phase4Sender.start({ ...keys('ap-sender'), keystore: path.join(tmp, 'foreign.p12'), alias: 'foreign', seatId: 'POP000001' });
     try {
       const r = await other.send(ourUrl, pkiFile('ap-receiver.crt.pem'), sbdFile('foreign.xml', sbd()), 'phase4-foreign-1@phase4-test');
-      expect(r.result).not.toBe('success');
+      expect(r.result).toBe('as4-error-msg-received');
+      expect(r.detail).toMatch(/errorCode="EBMS:0101".*not issued by a configured CA/);
     } finally {
       await other.stop();
     }
