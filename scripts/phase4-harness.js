@@ -9,6 +9,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { cacheDir } = require('./lib/services');
+const { ensureTool } = require('./rules/lib/system-tools');
+
+// The same pinned plugin the rule packs are fetched with (transforms/rules-manifest.json).
+const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.6.1';
 
 const HARNESS_DIR = path.join(__dirname, '..', 'tools', 'phase4-harness');
 
@@ -26,7 +30,9 @@ function fingerprint(files) {
 }
 
 /** Returns { classpath } for `java -cp`; builds what is missing or stale. Throws with the tool's output on failure. */
-function ensurePhase4Harness(env = process.env) {
+function ensurePhase4Harness(env = process.env, log = (m) => process.stderr.write(`${m}\n`)) {
+  const mvn = ensureTool('mvn', 'maven', log);
+  const javac = ensureTool('javac', 'default-jdk-headless', log);
   const out = path.join(cacheDir(env), 'phase4-harness');
   fs.mkdirSync(out, { recursive: true });
   const pom = path.join(HARNESS_DIR, 'pom.xml');
@@ -34,7 +40,8 @@ function ensurePhase4Harness(env = process.env) {
   const cpStamp = path.join(out, 'classpath.stamp');
   const pomPrint = fingerprint([pom]);
   if (!fs.existsSync(cpFile) || !fs.existsSync(cpStamp) || fs.readFileSync(cpStamp, 'utf8') !== pomPrint) {
-    execFileSync('mvn', ['-q', '-B', '-f', pom, 'dependency:build-classpath', `-Dmdep.outputFile=${cpFile}`], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20 * 60_000 });
+    log('phase4 harness: resolving phase4 and Jetty from Maven Central (once)');
+    execFileSync(mvn, ['-q', '-B', '-f', pom, `${DEPENDENCY_PLUGIN}:build-classpath`, `-Dmdep.outputFile=${cpFile}`], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20 * 60_000 });
     fs.writeFileSync(cpStamp, pomPrint);
   }
   const deps = fs.readFileSync(cpFile, 'utf8').trim();
@@ -44,7 +51,7 @@ function ensurePhase4Harness(env = process.env) {
   const print = fingerprint([...srcs, cpFile]);
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== print) {
     fs.rmSync(classes, { recursive: true, force: true });
-    execFileSync('javac', ['--release', '17', '-d', classes, '-cp', deps, ...srcs], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 5 * 60_000 });
+    execFileSync(javac, ['--release', '17', '-d', classes, '-cp', deps, ...srcs], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 5 * 60_000 });
     fs.writeFileSync(stamp, print);
   }
   return { classpath: `${classes}${path.delimiter}${deps}` };
