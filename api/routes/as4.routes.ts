@@ -47,6 +47,7 @@ export function registerAs4Routes(router: Router, deps: As4RouteDeps): void {
       return;
     }
     const send = (a: As4Answer): void => {
+      if (a.internalError !== undefined) deps.logger.error({ requestId: requestIdOf(req), as4MessageId: a.messageId, err: a.internalError }, 'AS4 message could not be stored');
       deps.logger.info(
         { requestId: requestIdOf(req), as4MessageId: a.messageId, outcome: a.outcome, ebmsCode: a.ebmsCode, reason: a.description, status: a.status },
         a.outcome === 'refused' ? 'AS4 message refused' : 'AS4 message received',

@@ -12,7 +12,6 @@
  * checked (not built); the configuration refuses to switch it on.
  */
 import { createHash, type X509Certificate } from 'node:crypto';
-import { isGatewayError } from '../../core/gateway-error';
 import { parseXml } from '../../formats/xml/secure-parser';
 import { formatId, type ParticipantId } from '../identifiers';
 import { fingerprintSha256 } from '../pki/certificates';
@@ -90,6 +89,8 @@ export interface As4Answer {
   ebmsCode?: string;
   description?: string;
   stored?: StoredInbound;
+  /** Why the message could not be stored (logged by the edge; not sent). */
+  internalError?: unknown;
 }
 
 /** The MessageId of a request that is being refused, if it can be read at all (for refToMessageId; never trusted). */
@@ -151,9 +152,9 @@ export class As4Receiver {
       return await this.accept(msg, now);
     } catch (e) {
       if (e instanceof EbmsError) return this.refuse(e, messageId);
-      // Storage or other infrastructure trouble: nothing was kept; the sender should try again.
-      const reason = isGatewayError(e) || e instanceof Error ? e.message : String(e);
-      return this.refuse(new EbmsError('EBMS:0202', `the message could not be stored, try again later (${reason})`), messageId, 503);
+      // Storage or other infrastructure trouble: nothing was kept; the sender should try again. The cause is for our
+      // log only, never for the peer.
+      return { ...this.refuse(new EbmsError('EBMS:0202', 'the message could not be stored, try again later'), messageId, 503), internalError: e };
     }
   }
 

@@ -145,7 +145,10 @@ describe('AS4 receiver', () => {
     const msg = message(pki);
     store.failNext = true;
     const a = await receiver.receive(msg.contentType, msg.body);
-    expect([a.status, a.ebmsCode, a.description]).toEqual([503, 'EBMS:0202', expect.stringMatching(/could not be stored.*database unavailable/)]);
+    expect([a.status, a.ebmsCode, a.description]).toEqual([503, 'EBMS:0202', 'the message could not be stored, try again later']);
+    // The cause is kept for the log, not told to the peer.
+    expect((a.internalError as Error).message).toBe('database unavailable');
+    expect(a.body).not.toContain('database unavailable');
     expect(store.records).toHaveLength(0);
     expect((await receiver.receive(msg.contentType, msg.body)).outcome).toBe('stored');
   });
