@@ -1,14 +1,16 @@
+import { createAs4Activities, type As4ActivityDeps } from './as4.activities';
 import { createDocumentActivities, type DocumentActivityDeps } from './documents.activities';
 import { withFailureMapping } from './to-application-failure';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.activities';
 
-export type ActivityDeps = DocumentActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = DocumentActivityDeps & WebhookActivityDeps & As4ActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies (no globals). */
 export function createActivities(deps: ActivityDeps) {
   return withFailureMapping({
     ...createDocumentActivities(deps),
     ...createWebhookActivities(deps),
+    ...createAs4Activities(deps),
   });
 }
 

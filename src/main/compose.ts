@@ -51,7 +51,7 @@ export function createMetricsRegistry(prefix: string): Registry {
 }
 
 /** The Peppol AS4 receiver over a composed core, or undefined when no AP key is configured. */
-export function composeAs4Receiver(core: Core, options: { now?: () => Date } = {}): As4Receiver | undefined {
+export function composeAs4Receiver(core: Core, options: { now?: () => Date; workflows?: WorkflowStarter } = {}): As4Receiver | undefined {
   const cfg = core.config.as4;
   if (!cfg.enabled) return undefined;
   const { keys, apCertificateAuthorities } = loadAs4Keys(cfg);
@@ -66,6 +66,14 @@ export function composeAs4Receiver(core: Core, options: { now?: () => Date } = {
     },
     maxDecompressedBytes: cfg.maxDecompressedBytes,
     duplicateWindowMs: cfg.duplicateWindowHours * 3_600_000,
+    ...(options.workflows?.startReceiveDocument
+      ? {
+          onStored: async (stored) => {
+            await options.workflows?.startReceiveDocument?.({ tenantId: stored.tenantId, messageId: stored.messageId });
+          },
+          onStoredFailed: (stored, error) => core.logger.error({ as4MessageId: stored.messageId, tenantId: stored.tenantId, err: error }, 'receive workflow not started; a resend of the message retries'),
+        }
+      : {}),
     ...(options.now ? { now: options.now } : {}),
   });
 }
@@ -77,7 +85,7 @@ export function composeApp(
   workflows: WorkflowStarter,
   options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; as4?: AppDeps['as4'] },
 ): Application {
-  const as4 = options.as4 ?? composeAs4Receiver(core);
+  const as4 = options.as4 ?? composeAs4Receiver(core, { workflows });
   return createApp({
     config: core.config,
     logger: core.logger,

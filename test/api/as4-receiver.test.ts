@@ -11,7 +11,7 @@ import type { KeyMaterial } from '../../src/peppol/pki/key-material';
 import { apSubject, createIntermediateCa, createRootCa, issueCertificate, type TestPki } from '../../src/peppol/pki/test-pki';
 import { peppolParticipant } from '../../src/peppol/identifiers';
 import { HEADER, RECEIVER, flipByte, gzipped, manualMessage, message, rewrap, sbd, wrapSignature } from '../support/as4-messages';
-import { createTestContext, type TestContext } from '../support/test-app';
+import { RecordingWorkflowStarter, createTestContext, type TestContext } from '../support/test-app';
 import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
 
 const DAY = 86_400_000;
@@ -85,7 +85,9 @@ describe('POST /as4', () => {
     expect(await stored()).toEqual({ records: before.records + 1, blobs: before.blobs + 1 });
 
     const record = await ctx.core.db.models.As4Inbound.findById(msg.messageId).lean().exec();
-    expect(record).toMatchObject({ partyId: RECEIVER.value, fromSeatId: 'POP000001', sender: `iso6523-actorid-upis::${HEADER.sender.value}`, countryC1: 'NL' });
+    expect(record).toMatchObject({ partyId: RECEIVER.value, fromSeatId: 'POP000001', sender: `iso6523-actorid-upis::${HEADER.sender.value}`, countryC1: 'NL', state: 'stored' });
+    // The receive workflow is started for the stored message, with ids only.
+    expect((ctx.workflows as RecordingWorkflowStarter).receiveStarted).toContainEqual({ tenantId: record?.tenantId, messageId: msg.messageId });
     expect((await ctx.core.db.blobs.read(record?.blobId as string)).equals(doc)).toBe(true);
 
     const again = await post(msg);

@@ -50,6 +50,8 @@ export interface InboundAs4Record {
 
 export interface StoredInbound extends InboundAs4Record {
   blobId: string;
+  /** `stored` until the receive workflow records what it found. */
+  state?: string;
 }
 
 /** Durable storage of received messages (implemented in src/storage). */
@@ -77,6 +79,14 @@ export interface As4ReceiverOptions {
   maxDecompressedBytes: number;
   /** How long a duplicate is answered with the stored receipt; later the reused id is refused. */
   duplicateWindowMs: number;
+  /**
+   * Starts the processing of a stored message (the receive workflow); must be idempotent. Called after the commit and
+   * again for a resend while the message is still only `stored`, so a failed start is retried by the sender's resend.
+   * A failure does not withhold the receipt: the message is durable.
+   */
+  onStored?: (stored: StoredInbound) => Promise<void>;
+  /** Told about a failed onStored (the edge logs it). */
+  onStoredFailed?: (stored: StoredInbound, error: unknown) => void;
   now?: () => Date;
 }
 
@@ -201,7 +211,17 @@ export class As4Receiver {
       if (answer) return answer;
       throw new EbmsError('EBMS:0004', 'the message conflicts with one stored at the same moment');
     }
+    await this.started(result.stored);
     return { status: 200, contentType: SOAP_CONTENT_TYPE, body: receiptXml, outcome: 'stored', messageId: um.messageId, stored: result.stored };
+  }
+
+  private async started(stored: StoredInbound): Promise<void> {
+    if (!this.options.onStored) return;
+    try {
+      await this.options.onStored(stored);
+    } catch (e) {
+      this.options.onStoredFailed?.(stored, e);
+    }
   }
 
   private async duplicateAnswer(msg: ReceivedPeppolMessage, instanceKey: string, sha256: string, now: Date): Promise<As4Answer | undefined> {
@@ -217,6 +237,7 @@ export class As4Receiver {
       }
       // A conforming resend signs to the same digests and gets the stored receipt; a sender that rebuilt the message
       // (new ids, same document) gets a receipt for what it signed this time.
+      if ((byId.state ?? 'stored') === 'stored') await this.started(byId);
       const body = byId.referencesSha256 === referencesDigest(msg.references) ? byId.receiptXml : buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
       return { status: 200, contentType: SOAP_CONTENT_TYPE, body, outcome: 'duplicate', messageId: um.messageId, stored: byId };
     }

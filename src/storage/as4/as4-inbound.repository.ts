@@ -28,11 +28,14 @@ export interface As4InboundRecord {
 
 export interface StoredAs4Inbound extends As4InboundRecord {
   blobId: string;
+  state: string;
+  stateDetail: string | null;
+  format: Record<string, unknown> | null;
 }
 
 function fromDoc(d: As4InboundDoc): StoredAs4Inbound {
   const { _id, countryC1, ...rest } = d;
-  return { ...rest, messageId: _id, countryC1: countryC1 ?? undefined };
+  return { ...rest, messageId: _id, countryC1: countryC1 ?? undefined, state: d.state ?? 'stored', stateDetail: d.stateDetail ?? null, format: d.format ?? null };
 }
 
 /**
@@ -55,6 +58,11 @@ export class As4InboundRepository {
     return d ? fromDoc(d) : null;
   }
 
+  /** Records what the receive workflow found; writing the same outcome again changes nothing (idempotent). */
+  async recordState(messageId: string, update: { state: string; stateDetail?: string; format?: Record<string, unknown> }): Promise<void> {
+    await this.models.As4Inbound.updateOne({ _id: messageId }, { $set: { state: update.state, stateDetail: update.stateDetail ?? null, format: update.format ?? null } }).exec();
+  }
+
   async count(filter: { tenantId?: string } = {}): Promise<number> {
     return this.models.As4Inbound.countDocuments(filter).exec();
   }
@@ -67,7 +75,7 @@ export class As4InboundRepository {
       metadata: { tenantId: record.tenantId, as4MessageId: record.messageId },
     });
     const { messageId, countryC1, ...rest } = record;
-    const doc: As4InboundDoc = { _id: messageId, ...rest, countryC1: countryC1 ?? null, blobId: blob.blobId };
+    const doc: As4InboundDoc = { _id: messageId, ...rest, countryC1: countryC1 ?? null, blobId: blob.blobId, state: 'stored', stateDetail: null, format: null };
     try {
       await this.models.As4Inbound.create(doc);
       return { stored: fromDoc(doc) };

@@ -26,6 +26,10 @@ export interface As4InboundDoc {
   referencesSha256: string;
   receiptXml: string;
   receivedAt: Date;
+  /** `stored`, then what the receive workflow found: `detected` (with `format`) or `rejected` (with `stateDetail`). */
+  state: string;
+  stateDetail: string | null;
+  format: Record<string, unknown> | null;
 }
 
 const str = { type: String, required: true } as const;
@@ -52,6 +56,9 @@ export function buildAs4Models(conn: Connection) {
       referencesSha256: str,
       receiptXml: str,
       receivedAt: { type: Date, required: true },
+      state: { type: String, default: 'stored' },
+      stateDetail: { type: String, default: null },
+      format: { type: Schema.Types.Mixed, default: null },
     },
     { versionKey: false },
   );

@@ -6,7 +6,7 @@ import type { X509Certificate } from 'node:crypto';
 import { parseXml } from '../../../../src/formats/xml/secure-parser';
 import { buildPeppolMessage } from '../../../../src/peppol/as4/message';
 import { stableMessageIds } from '../../../../src/peppol/as4/message-ids';
-import { As4Receiver, type StoredInbound } from '../../../../src/peppol/as4/receiver';
+import { As4Receiver, type As4ReceiverOptions, type StoredInbound } from '../../../../src/peppol/as4/receiver';
 import { readSignal } from '../../../../src/peppol/as4/signals';
 import { verifyEnvelopeSignature, type SignatureReference } from '../../../../src/peppol/as4/signature';
 import { peppolParticipant } from '../../../../src/peppol/identifiers';
@@ -24,7 +24,7 @@ beforeAll(async () => {
 
 const HOUR = 3_600_000;
 
-function setup(over: { now?: () => Date } = {}): { receiver: As4Receiver; store: MemoryInboundStore } {
+function setup(over: Partial<Pick<As4ReceiverOptions, 'now' | 'onStored' | 'onStoredFailed'>> = {}): { receiver: As4Receiver; store: MemoryInboundStore } {
   const store = new MemoryInboundStore();
   const receiver = new As4Receiver({
     keys: new ApKeyRing([pki.apReceiver]),
@@ -138,6 +138,32 @@ describe('AS4 receiver', () => {
     // The error signal's signature verifies with our certificate.
     expect(verifyEnvelopeSignature(parseXml(a.body), []).certificate.fingerprint256).toBe(pki.apReceiver.certificate.fingerprint256);
     expect(store.records).toHaveLength(0);
+  });
+
+  it('starts processing only after storing, retries a failed start on a resend, and never withholds the receipt', async () => {
+    const starts: string[] = [];
+    const failures: string[] = [];
+    let failStart = true;
+    const { receiver, store } = setup({
+      onStored: async (s) => {
+        expect(store.records.some((r) => r.messageId === s.messageId)).toBe(true);
+        starts.push(s.messageId);
+        if (failStart) throw new Error('Temporal unavailable');
+      },
+      onStoredFailed: (s, e) => failures.push(`${s.messageId}: ${(e as Error).message}`),
+    });
+    const msg = message(pki);
+    const first = await receiver.receive(msg.contentType, msg.body);
+    expect(first.outcome).toBe('stored');
+    expect(failures).toEqual([`${msg.messageId}: Temporal unavailable`]);
+    failStart = false;
+    const again = await receiver.receive(msg.contentType, msg.body);
+    expect(again.outcome).toBe('duplicate');
+    expect(starts).toEqual([msg.messageId, msg.messageId]);
+    // A refused message starts nothing.
+    const refused = await receiver.receive('text/plain', Buffer.from('x'));
+    expect(refused.outcome).toBe('refused');
+    expect(starts).toHaveLength(2);
   });
 
   it('answers 503 with EBMS:0202 when the message cannot be stored, and accepts it on the next attempt', async () => {
