@@ -1,9 +1,10 @@
+import { createAs4Activities, type As4ActivityDeps } from './as4.activities';
 import { createDocumentActivities, type DocumentActivityDeps } from './documents.activities';
 import { withFailureMapping } from './to-application-failure';
 import { createValidationActivities, type ValidationActivityDeps } from './validation.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.activities';
 
-export type ActivityDeps = DocumentActivityDeps & ValidationActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = DocumentActivityDeps & ValidationActivityDeps & WebhookActivityDeps & As4ActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies (no globals). */
 export function createActivities(deps: ActivityDeps) {
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDocumentActivities(deps),
     ...createValidationActivities(deps),
     ...createWebhookActivities(deps),
+    ...createAs4Activities(deps),
   });
 }
 

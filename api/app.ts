@@ -20,6 +20,8 @@ import { registerValidateRoutes } from './routes/validate.routes';
 import { registerWebhookRoutes, type WebhookApiServices } from './routes/hooks.routes';
 import { registerPeppolRoutes, type PeppolApiServices } from './routes/peppol.routes';
 import { registerSmpRoutes } from './routes/smp.routes';
+import { registerAs4Routes } from './routes/as4.routes';
+import type { As4Receiver } from '../src/peppol/as4/receiver';
 import { notFoundHandler, problemDetailsHandler } from './problem-details';
 import { buildOpenApiDocument } from './openapi';
 import type { WorkflowStarter } from './workflow-client';
@@ -43,6 +45,8 @@ export interface AppDeps {
   webhooks?: WebhookApiServices;
   /** Our SMP, its management API and recipient lookups; without it those routes answer 503. */
   peppol?: PeppolApiServices;
+  /** The Peppol AS4 receiver; without it `POST /as4` answers 503. */
+  as4?: As4Receiver;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -89,6 +93,10 @@ export function createApp(deps: AppDeps): Application {
   registerSmpRoutes(open, { basePath: config.peppol.smpBasePath, peppol: deps.peppol });
   app.use(open);
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' } }));
+  // Peppol AS4: authenticated by the message signature, not by a bearer token.
+  const as4 = Router();
+  registerAs4Routes(as4, { receiver: deps.as4, maxMessageBytes: config.as4.maxMessageBytes, logger });
+  app.use(as4);
   app.use(createTokenRouter({ store: deps.identity, tokens: deps.tokens, signingKeys: deps.signingKeys, config, logger }));
 
   const api = Router();

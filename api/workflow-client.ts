@@ -1,8 +1,8 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { GatewayError } from '../src/core/gateway-error';
-import { sendInvoiceWorkflowId } from '../src/core/identifiers';
-import { SEND_INVOICE_WORKFLOW, type SendInvoiceInput } from '../workflows/messages';
+import { receiveDocumentWorkflowId, sendInvoiceWorkflowId } from '../src/core/identifiers';
+import { RECEIVE_DOCUMENT_WORKFLOW, SEND_INVOICE_WORKFLOW, type ReceiveDocumentInput, type SendInvoiceInput } from '../workflows/messages';
 
 export const TenantIdAttribute = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
 export const DocumentIdAttribute = defineSearchAttributeKey('DocumentId', SearchAttributeType.KEYWORD);
@@ -11,6 +11,8 @@ export const DocumentIdAttribute = defineSearchAttributeKey('DocumentId', Search
 export interface WorkflowStarter {
   /** Idempotent: a second start for the same document is a success ('already-started'). */
   startSendInvoice(input: SendInvoiceInput): Promise<'started' | 'already-started'>;
+  /** The receive workflow of a stored AS4 message; idempotent like startSendInvoice. Optional for test starters. */
+  startReceiveDocument?(input: ReceiveDocumentInput): Promise<'started' | 'already-started'>;
   ping(): Promise<boolean>;
 }
 
@@ -58,6 +60,22 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
       throw new GatewayError('WORKFLOW_START_FAILED', 'The document was stored but processing could not be started; retry with the same X-Service-DocumentId', { cause: e });
+    }
+  }
+
+  async startReceiveDocument(input: ReceiveDocumentInput): Promise<'started' | 'already-started'> {
+    try {
+      await this.client.workflow.start(RECEIVE_DOCUMENT_WORKFLOW, {
+        taskQueue: this.settings.taskQueue,
+        workflowId: receiveDocumentWorkflowId(input.tenantId, input.messageId),
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(this.settings.searchAttributes === false ? {} : { typedSearchAttributes: [{ key: TenantIdAttribute, value: input.tenantId }] }),
+      });
+      return 'started';
+    } catch (e) {
+      if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
+      throw new GatewayError('WORKFLOW_START_FAILED', 'The received message was stored but its processing could not be started', { cause: e });
     }
   }
 

@@ -1,3 +1,4 @@
 // Entry point of the workflow bundle: every workflow the worker runs is exported here.
 export { sendInvoice } from './send-invoice.workflow';
 export { deliverWebhook } from './deliver-webhook.workflow';
+export { receiveDocument } from './receive-document.workflow';

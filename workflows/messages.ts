@@ -59,3 +59,17 @@ export interface SendInvoiceResult {
   /** The event that announced a final error state. */
   event?: PublishedDocumentEvent;
 }
+
+export const RECEIVE_DOCUMENT_WORKFLOW = 'receiveDocument';
+
+/** A Peppol AS4 message this access point received and stored (`as4inbound`, keyed by the AS4 MessageId). */
+export interface ReceiveDocumentInput {
+  tenantId: string;
+  messageId: string;
+}
+
+export interface ReceiveDocumentResult {
+  messageId: string;
+  state: string;
+  detection: DetectionOutcome;
+}

@@ -302,6 +302,22 @@ export const ROUTES: RouteContract[] = [
     auth: false,
     responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': null } } },
   },
+  {
+    method: 'post',
+    path: '/as4',
+    summary: 'Peppol AS4 receiving endpoint (ebMS 3 / AS4, Peppol AS4 profile): authenticated by the message signature, not by a token',
+    tags: ['Peppol'],
+    auth: false,
+    requestBody: {
+      description: 'A signed, encrypted and compressed AS4 user message: multipart/related with the SOAP 1.2 envelope first and the SBD as the one attachment',
+      content: { 'multipart/related': null },
+    },
+    responses: {
+      200: { description: 'The signed non-repudiation receipt, or a signed ebMS error signal (refusals, as phase4 answers them)', content: { 'application/soap+xml': null } },
+      413: { description: 'Message over AS4_MAX_MESSAGE_BYTES: a signed ebMS error; nothing stored', content: { 'application/soap+xml': null } },
+      503: { description: 'The message could not be stored (signed EBMS:0202, retry), or no AP key is configured (text/plain)', content: { 'application/soap+xml': null, 'text/plain': null } },
+    },
+  },
   ...webhookRoutes({ problem, authenticated, partyScoped, partyParam }),
   ...peppolRoutes({ problem, authenticated, partyScoped, partyParam }),
 ];

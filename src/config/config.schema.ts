@@ -59,8 +59,18 @@ export const configEnvSchema = z.object({
   RULES_CACHE_DIR: z.string().optional().describe('Directory of the validation rule packs built by `npm run rules:fetch`; default <INVOICE_GATEWAY_CACHE>/rules.'),
   RULES_ACCEPTED_PREVIOUS: csv.describe('Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. `peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a document passes a pack when it passes either.'),
 
+  PEPPOL_AP_KEYSTORE: csv.describe('PKCS#12 key store(s) of this access point\'s Peppol AP key and certificate, comma-separated `path` or `path#alias`; two during a certificate rollover (sign with the newest valid one, decrypt with whichever a sender used). Unset (and no PEM) = AS4 is off and `POST /as4` answers 503.'),
+  PEPPOL_AP_KEYSTORE_PASSWORD: z.string().optional().describe('Password of the PEPPOL_AP_KEYSTORE files.'),
+  PEPPOL_AP_CERTIFICATE: z.string().optional().describe('Instead of PKCS#12: PEM file with the AP certificate (then its chain). Our SMP publishes the AP certificate of whichever key source is set.'),
+  PEPPOL_AP_PRIVATE_KEY: z.string().optional().describe('Instead of PKCS#12: PEM file with the AP private key (PKCS#8 or PKCS#1).'),
+  PEPPOL_AP_PRIVATE_KEY_PASSWORD: z.string().optional().describe('Passphrase of an encrypted PEPPOL_AP_PRIVATE_KEY.'),
+  PEPPOL_AP_CA: csv.describe('Peppol AP CA certificate(s) a sending or receiving access point must chain to: PEM bundles or PKCS#12 trust stores (`.p12`/`.pfx`), comma-separated. Required when AS4 is on; recipient lookups answer 503 while unset.'),
+  PEPPOL_AP_CA_PASSWORD: z.string().optional().describe('Password of PKCS#12 trust stores in PEPPOL_AP_CA.'),
+  AS4_MAX_MESSAGE_BYTES: int(50 * 1024 * 1024, 1024).describe('Largest AS4 request body `POST /as4` reads (counted while streaming); larger → HTTP 413 with a signed ebMS error, nothing stored.'),
+  AS4_MAX_DECOMPRESSED_BYTES: int(100 * 1024 * 1024, 1024).describe('Largest SBD a compressed AS4 payload may inflate to (gzip bombs) → EBMS:0303.'),
+  AS4_DUPLICATE_WINDOW_HOURS: int(168, 1).describe('How long a resent AS4 message (same MessageId, or same sender and SBDH InstanceIdentifier) is answered with a receipt instead of being stored again; later a reused id is refused (EBMS:0004).'),
+  AS4_REVOCATION_CHECK: bool(false).describe('Check OCSP/CRL revocation of sending AP certificates. Not built yet: `true` stops the process at start rather than pretending to check.'),
   PEPPOL_AP_ENDPOINT_URL: z.string().url().optional().describe('Our AS4 receiver URL as peers reach it, published by our SMP; default <PUBLIC_BASE_URL>/as4.'),
-  PEPPOL_AP_CERTIFICATE: z.string().optional().describe('PEM file with our access point certificate (several during a rollover: the newest valid one is published); our SMP answers 503 while unset.'),
   PEPPOL_SMP_KEYSTORE: z.string().optional().describe('PKCS#12 file with the key and certificate our SMP signs its answers with (or use PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY).'),
   PEPPOL_SMP_KEYSTORE_PASSWORD: z.string().optional().describe('Password of PEPPOL_SMP_KEYSTORE.'),
   PEPPOL_SMP_KEYSTORE_ALIAS: z.string().optional().describe('Alias of the key in PEPPOL_SMP_KEYSTORE when it holds several.'),
@@ -73,7 +83,6 @@ export const configEnvSchema = z.object({
   PEPPOL_SML_REGISTRAR: z.enum(['off', 'manual']).default('off').describe('How party registrations reach the SML: `off` refuses them (no SML client configured), `manual` publishes in our SMP and leaves the SML entry to the operator.'),
   PEPPOL_DNS_SERVERS: csv.describe('Name servers for SML lookups (`host` or `host:port`, comma-separated); default the system resolvers.'),
   PEPPOL_SMP_TRUSTSTORE: z.string().optional().describe('PEM file of the SMP CA certificates SMP answers must be signed under (the Peppol SMP CA); recipient lookups answer 503 while unset.'),
-  PEPPOL_AP_TRUSTSTORE: z.string().optional().describe('PEM file of the AP CA certificates a recipient\'s endpoint certificate must chain to (the Peppol AP CA); recipient lookups answer 503 while unset.'),
   PEPPOL_LOOKUP_TIMEOUT_MS: int(10_000, 100).describe('Timeout of one DNS query or SMP request during a recipient lookup.'),
 
 } satisfies Record<string, z.ZodType>);

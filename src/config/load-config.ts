@@ -35,6 +35,21 @@ export interface Config {
     httpsinUrl: string | undefined;
     searchAttributes: boolean;
   };
+  /** Peppol AS4 (keys loaded and checked by the composition root, src/main/compose.ts). */
+  as4: {
+    keystores: ReadonlyArray<{ path: string; alias: string | undefined }>;
+    keystorePassword: string | undefined;
+    certificatePath: string | undefined;
+    privateKeyPath: string | undefined;
+    privateKeyPassword: string | undefined;
+    apCaFiles: readonly string[];
+    apCaPassword: string | undefined;
+    maxMessageBytes: number;
+    maxDecompressedBytes: number;
+    duplicateWindowHours: number;
+    /** True when a key is configured (PKCS#12 or PEM). */
+    enabled: boolean;
+  };
   validation: {
     /** Fetched rule packs (scripts/rules/lib/paths.js applies the same rule). */
     rulesDir: string;
@@ -44,7 +59,6 @@ export interface Config {
   peppol: {
     /** Our AS4 receiver URL as published by our SMP. */
     apEndpointUrl: string;
-    apCertificatePath: string | undefined;
     smpKey:
       | { kind: 'pkcs12'; path: string; password: string; alias?: string }
       | { kind: 'pem'; certificatePath: string; privateKeyPath: string }
@@ -57,7 +71,6 @@ export interface Config {
     smlRegistrar: 'off' | 'manual';
     dnsServers: readonly string[];
     smpTruststorePath: string | undefined;
-    apTruststorePath: string | undefined;
     lookupTimeoutMs: number;
   };
 }
@@ -109,6 +122,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.AS4_REVOCATION_CHECK) {
+    throw new Error('Invalid configuration:\n  AS4_REVOCATION_CHECK: revocation checking (OCSP/CRL) of AP certificates is not built yet; leave it false');
+  }
+  const pem = !!(e.PEPPOL_AP_CERTIFICATE || e.PEPPOL_AP_PRIVATE_KEY);
+  if (pem && !(e.PEPPOL_AP_CERTIFICATE && e.PEPPOL_AP_PRIVATE_KEY)) {
+    throw new Error('Invalid configuration:\n  PEPPOL_AP_CERTIFICATE / PEPPOL_AP_PRIVATE_KEY: set both or neither');
+  }
+  const as4Enabled = pem || e.PEPPOL_AP_KEYSTORE.length > 0;
+  if (as4Enabled && e.PEPPOL_AP_CA.length === 0) throw new Error('Invalid configuration:\n  PEPPOL_AP_CA: required when an AP key is configured');
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, '');
   const authBaseUrl = (e.AUTH_BASE_URL ?? publicBaseUrl).replace(/\/$/, '');
   return deepFreeze({
@@ -142,13 +164,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       httpsinUrl: e.WEBHOOK_HTTPSIN_URL,
       searchAttributes: e.WEBHOOK_SEARCH_ATTRIBUTES,
     },
+    as4: {
+      keystores: e.PEPPOL_AP_KEYSTORE.map((entry) => {
+        const i = entry.lastIndexOf('#');
+        return i > 0 ? { path: entry.slice(0, i), alias: entry.slice(i + 1) } : { path: entry, alias: undefined };
+      }),
+      keystorePassword: e.PEPPOL_AP_KEYSTORE_PASSWORD,
+      certificatePath: e.PEPPOL_AP_CERTIFICATE,
+      privateKeyPath: e.PEPPOL_AP_PRIVATE_KEY,
+      privateKeyPassword: e.PEPPOL_AP_PRIVATE_KEY_PASSWORD,
+      apCaFiles: e.PEPPOL_AP_CA,
+      apCaPassword: e.PEPPOL_AP_CA_PASSWORD,
+      maxMessageBytes: e.AS4_MAX_MESSAGE_BYTES,
+      maxDecompressedBytes: e.AS4_MAX_DECOMPRESSED_BYTES,
+      duplicateWindowHours: e.AS4_DUPLICATE_WINDOW_HOURS,
+      enabled: as4Enabled,
+    },
     validation: {
       rulesDir: path.resolve(e.RULES_CACHE_DIR || path.join(e.INVOICE_GATEWAY_CACHE || path.join(os.homedir(), '.cache', 'invoice-gateway'), 'rules')),
       acceptedPrevious: e.RULES_ACCEPTED_PREVIOUS,
     },
     peppol: {
       apEndpointUrl: e.PEPPOL_AP_ENDPOINT_URL ?? `${publicBaseUrl}/as4`,
-      apCertificatePath: e.PEPPOL_AP_CERTIFICATE,
       smpKey: smpKeyOf(e),
       smpBasePath: e.PEPPOL_SMP_BASE_PATH,
       smpPublicUrl: (e.PEPPOL_SMP_PUBLIC_URL ?? `${publicBaseUrl}${e.PEPPOL_SMP_BASE_PATH}`).replace(/\/+$/, ''),
@@ -157,7 +194,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       smlRegistrar: e.PEPPOL_SML_REGISTRAR,
       dnsServers: e.PEPPOL_DNS_SERVERS,
       smpTruststorePath: e.PEPPOL_SMP_TRUSTSTORE,
-      apTruststorePath: e.PEPPOL_AP_TRUSTSTORE,
       lookupTimeoutMs: e.PEPPOL_LOOKUP_TIMEOUT_MS,
     },
   });

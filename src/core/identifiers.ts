@@ -36,3 +36,8 @@ export function isUuid(s: string): boolean {
 export function sendInvoiceWorkflowId(tenantId: string, documentId: string): string {
   return `send-invoice:${tenantId}:${documentId.toLowerCase()}`;
 }
+
+/** The receive workflow of one stored AS4 message (MessageIds are case-sensitive, kept as received). */
+export function receiveDocumentWorkflowId(tenantId: string, messageId: string): string {
+  return `receive-document:${tenantId}:${messageId}`;
+}

@@ -11,6 +11,9 @@ import { MongoIdentityStore } from '../storage/identity.store';
 import { SigningKeyService } from '../auth/signing-keys';
 import { TokenService } from '../auth/token-service';
 import { composePeppolApi } from './peppol';
+import { loadAs4Keys } from '../peppol/as4/as4-keys';
+import { As4Receiver } from '../peppol/as4/receiver';
+import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 
 /** What every process of the gateway shares: logger, database and repositories. */
 export interface Core {
@@ -48,13 +51,42 @@ export function createMetricsRegistry(prefix: string): Registry {
   return registry;
 }
 
+/** The Peppol AS4 receiver over a composed core, or undefined when no AP key is configured. */
+export function composeAs4Receiver(core: Core, options: { now?: () => Date; workflows?: WorkflowStarter } = {}): As4Receiver | undefined {
+  const cfg = core.config.as4;
+  if (!cfg.enabled) return undefined;
+  const { keys, apCertificateAuthorities } = loadAs4Keys(cfg);
+  return new As4Receiver({
+    keys,
+    apCertificateAuthorities,
+    store: new As4InboundRepository(core.db.models, core.db.blobs),
+    // Participant identifiers are case-insensitive; party ids are stored as registered.
+    findParty: async (participant) => {
+      const party = (await core.directory.findParty(participant.value)) ?? (await core.directory.findParty(participant.value.toLowerCase()));
+      return party ? { tenantId: party.tenantId, partyId: party.partyId } : null;
+    },
+    maxDecompressedBytes: cfg.maxDecompressedBytes,
+    duplicateWindowMs: cfg.duplicateWindowHours * 3_600_000,
+    ...(options.workflows?.startReceiveDocument
+      ? {
+          onStored: async (stored) => {
+            await options.workflows?.startReceiveDocument?.({ tenantId: stored.tenantId, messageId: stored.messageId });
+          },
+          onStoredFailed: (stored, error) => core.logger.error({ as4MessageId: stored.messageId, tenantId: stored.tenantId, err: error }, 'receive workflow not started; a resend of the message retries'),
+        }
+      : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+}
+
 /** The HTTP application over a composed core: the one wiring the API process and the HTTP tests share. */
 export function composeApp(
   core: Core,
   identity: { signingKeys: SigningKeyService; tokens: TokenService },
   workflows: WorkflowStarter,
-  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol'] },
+  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4'] },
 ): Application {
+  const as4 = options.as4 ?? composeAs4Receiver(core, { workflows });
   return createApp({
     config: core.config,
     logger: core.logger,
@@ -69,5 +101,6 @@ export function composeApp(
     readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     peppol: options.peppol ?? composePeppolApi(core.config, core.db.models, core.logger),
+    ...(as4 ? { as4 } : {}),
   });
 }

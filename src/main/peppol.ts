@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { PeppolApiServices, Unavailable } from '../../api/routes/peppol.routes';
 import type { Config } from '../config/load-config';
 import type { Logger } from '../observability/logger';
-import { parseCertificates } from '../peppol/pki/certificates';
+import { loadApCertificateAuthorities, loadAs4Keys } from '../peppol/as4/as4-keys';
 import { loadKeyMaterial, loadTrustedCertificates, type KeyMaterial } from '../peppol/pki/key-material';
 import { RecipientLookup } from '../peppol/recipient-lookup';
 import { createDnsResolver, type DnsResolverLike } from '../peppol/sml';
@@ -20,31 +20,20 @@ export interface PeppolApiOverrides {
   resolver?: DnsResolverLike;
 }
 
-/** Our AP certificates from a PEM file: every end-entity certificate in it (CA certificates of the chain skipped). */
-function apCertificatesOf(path: string): X509Certificate[] {
-  let text: Buffer;
-  try {
-    text = readFileSync(path);
-  } catch (e) {
-    throw new Error(`Invalid configuration:\n  PEPPOL_AP_CERTIFICATE: cannot read ${path}: ${(e as Error).message}`);
-  }
-  const certs = parseCertificates(text).filter((c) => !c.ca);
-  if (certs.length === 0) throw new Error(`Invalid configuration:\n  PEPPOL_AP_CERTIFICATE: ${path} holds no end-entity certificate`);
-  return certs;
-}
-
 /**
  * Recipient lookups (SML → SMP → checked endpoint) as configured; also what a sender's worker needs to find a
  * receiving access point. Unavailable, with the reason, while a trust store is not configured.
  */
 export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick<PeppolApiOverrides, 'resolver'> = {}): RecipientLookup | Unavailable {
   const c = config.peppol;
-  if (!c.smpTruststorePath || !c.apTruststorePath) {
-    return { unavailable: `${[!c.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE', !c.apTruststorePath && 'PEPPOL_AP_TRUSTSTORE'].filter(Boolean).join(' and ')} not set` };
+  const apCaFiles = config.as4.apCaFiles;
+  if (!c.smpTruststorePath || apCaFiles.length === 0) {
+    return { unavailable: `${[!c.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE', apCaFiles.length === 0 && 'PEPPOL_AP_CA'].filter(Boolean).join(' and ')} not set` };
   }
   const client = new SmpClient({
     smpCertificateAuthorities: loadTrustedCertificates({ kind: 'pem', path: c.smpTruststorePath }),
-    apCertificateAuthorities: loadTrustedCertificates({ kind: 'pem', path: c.apTruststorePath }),
+    // The same AP CA the AS4 layer trusts: a recipient's endpoint certificate must chain to it.
+    apCertificateAuthorities: loadApCertificateAuthorities(config.as4),
     timeoutMs: c.lookupTimeoutMs,
   });
   const resolver = overrides.resolver ?? createDnsResolver({ servers: [...c.dnsServers], timeoutMs: c.lookupTimeoutMs, tries: 2 });
@@ -57,11 +46,12 @@ export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick
  */
 export function composePeppolApi(config: Readonly<Config>, models: Models, logger: Logger, overrides: PeppolApiOverrides = {}): PeppolApiServices {
   const c = config.peppol;
-  const apCertificates = c.apCertificatePath ? apCertificatesOf(c.apCertificatePath) : [];
+  // Our SMP publishes the certificate of the AS4 key source (PKCS#12 or PEM), so the two can never disagree.
+  const apCertificates = config.as4.enabled ? loadAs4Keys(config.as4).keys.certificates() : [];
   const smpKey: KeyMaterial | undefined = c.smpKey ? loadKeyMaterial(c.smpKey) : undefined;
 
   let smp: SmpPublisher | Unavailable;
-  if (apCertificates.length === 0) smp = { unavailable: 'PEPPOL_AP_CERTIFICATE (our access point certificate) is not set' };
+  if (apCertificates.length === 0) smp = { unavailable: 'no access point key is configured (PEPPOL_AP_KEYSTORE, or PEPPOL_AP_CERTIFICATE + PEPPOL_AP_PRIVATE_KEY)' };
   else if (!smpKey) smp = { unavailable: 'PEPPOL_SMP_KEYSTORE (or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY), the key our SMP signs with, is not set' };
   else {
     smp = new SmpPublisher({

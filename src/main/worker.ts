@@ -2,6 +2,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type W
 import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
 import { composeCore } from './compose';
+import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { Client } from '@temporalio/client';
 import { composeWebhookWorker, TemporalDeliveryStarter } from './webhooks';
 import { createValidator } from '../validation';
@@ -69,6 +70,7 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
       maxDocumentBytes: config.http.maxUploadBytes,
       validator,
       webhooks: webhooks.services,
+      as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
     }),
     ...overrides,
   });

@@ -2,6 +2,7 @@ import { Schema, type Connection } from 'mongoose';
 import { buildHookModels } from './hooks/hook.schema';
 import { buildEventModels } from './events/event.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
+import { buildAs4Models } from './as4/as4-inbound.schema';
 
 /*
  * Persistence shapes. Only features that both MongoDB and FerretDB 1.24 support: no multi-document transactions,
@@ -250,6 +251,7 @@ export function buildModels(conn: Connection) {
     ...buildHookModels(conn),
     ...buildEventModels(conn),
     ...buildPeppolDirectoryModels(conn),
+    ...buildAs4Models(conn),
   };
 }
 

@@ -51,6 +51,8 @@ describe('Peppol configuration API', () => {
     ctx = await createTestContext('peppolconfig', {
       env: {
         PEPPOL_AP_CERTIFICATE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'),
+        PEPPOL_AP_PRIVATE_KEY: path.join(TEST_PKI_DIR, 'ap-receiver.key.pem'),
+        PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
         PEPPOL_SMP_KEYSTORE: path.join(TEST_PKI_DIR, 'smp.p12'),
         PEPPOL_SMP_KEYSTORE_PASSWORD: TEST_PKI_PASSWORD,
         PEPPOL_AP_ENDPOINT_URL: 'https://ap.gateway.test/as4',
@@ -64,7 +66,7 @@ describe('Peppol configuration API', () => {
       metricsPrefix: 'test_',
       peppol: composePeppolApi(ctx.config, models, ctx.core.logger, { registrar: new ManualSmlRegistrar() }),
     });
-    const bare = { ...ctx.config, peppol: { ...ctx.config.peppol, apCertificatePath: undefined } };
+    const bare = { ...ctx.config, as4: { ...ctx.config.as4, enabled: false } };
     const flakyRegistrar = {
       kind: flaky.kind,
       async register(p: { value: string }) {
@@ -121,7 +123,7 @@ describe('Peppol configuration API', () => {
       });
       // Only the leaf: the CA certificates of the PEM chain are not ours.
       expect((res.body as { accessPoint: { certificates: unknown[] } }).accessPoint.certificates).toHaveLength(1);
-      expect((res.body as { lookups: { problem: string } }).lookups.problem).toMatch(/PEPPOL_SMP_TRUSTSTORE and PEPPOL_AP_TRUSTSTORE not set/);
+      expect((res.body as { lookups: { problem: string } }).lookups.problem).toMatch(/^PEPPOL_SMP_TRUSTSTORE not set/);
     });
 
     it('sets the defaults per tenant, accepts its own GET back, and applies them to unconfigured parties', async () => {
@@ -311,7 +313,7 @@ describe('Peppol configuration API', () => {
       const smp = await request(bareApp).get(`/smp/${encodeURIComponent(`iso6523-actorid-upis::${PB}`)}`);
       expect(smp.status).toBe(503);
       expectContract('get', '/smp/:participantId', smp);
-      expect((smp.body as { detail: string }).detail).toMatch(/PEPPOL_AP_CERTIFICATE/);
+      expect((smp.body as { detail: string }).detail).toMatch(/no access point key is configured \(PEPPOL_AP_KEYSTORE, or PEPPOL_AP_CERTIFICATE/);
       const reg = await put(party(PB), tokenB, { registered: true }, bareApp);
       expect(reg.status).toBe(503);
       expect((await get(party(PB), tokenB)).body).toMatchObject({ configured: false });

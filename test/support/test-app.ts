@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config/load-config';
 import { GatewayError } from '../../src/core/gateway-error';
 import { generateClientSecret, hashClientSecret } from '../../src/auth/secret-hash';
 import { composeApp, composeCore, composeIdentity, type Core } from '../../src/main/compose';
-import type { SendInvoiceInput } from '../../workflows/messages';
+import type { ReceiveDocumentInput, SendInvoiceInput } from '../../workflows/messages';
 import { requireEnv, uniqueDbUri } from './services';
 
 /** Records starts; can be told to fail, to exercise the "stored but not started" path. */
@@ -20,6 +20,12 @@ export class RecordingWorkflowStarter implements WorkflowStarter {
     }
     const again = this.started.some((s) => s.tenantId === input.tenantId && s.documentId === input.documentId);
     this.started.push(input);
+    return again ? 'already-started' : 'started';
+  }
+  readonly receiveStarted: ReceiveDocumentInput[] = [];
+  async startReceiveDocument(input: ReceiveDocumentInput): Promise<'started' | 'already-started'> {
+    const again = this.receiveStarted.some((s) => s.tenantId === input.tenantId && s.messageId === input.messageId);
+    this.receiveStarted.push(input);
     return again ? 'already-started' : 'started';
   }
   async ping(): Promise<boolean> {

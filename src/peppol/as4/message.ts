@@ -22,7 +22,7 @@ import { EbmsError } from './ebms-error';
 import { decryptAttachments, encryptAttachments } from './encryption';
 import { buildMultipart, parseMultipart, splitSoapAndAttachments } from './mime';
 import { envelopeParts, signEnvelope, verifyEnvelopeSignature, type SignatureReference } from './signature';
-import { buildUserMessageEnvelope, checkAgainstSbdh, checkPeppolUserMessage, peppolUserMessage, readUserMessage, type UserMessage } from './user-message';
+import { buildUserMessageEnvelope, checkAgainstSbdh, checkPeppolUserMessage, peppolUserMessage, readUserMessage, type EnvelopeIds, type UserMessage } from './user-message';
 
 export interface BuildPeppolMessageInput {
   /** The Standard Business Document (SBDH + business document) as built by buildSbd. */
@@ -35,6 +35,10 @@ export interface BuildPeppolMessageInput {
   messageId?: string;
   conversationId?: string;
   timestamp?: Date;
+  /** Content-ID of the payload and wsu:Ids of eb:Messaging and Body; fixed (with messageId and timestamp) they make a
+   * rebuilt message sign to the same digests, so a resend is bit-identical where AS4 requires it (see message-ids.ts). */
+  contentId?: string;
+  envelopeIds?: EnvelopeIds;
 }
 
 export interface OutgoingPeppolMessage {
@@ -53,7 +57,7 @@ function seatIdOf(cert: X509Certificate, whose: string): string {
 }
 
 export function buildPeppolMessage(input: BuildPeppolMessageInput): OutgoingPeppolMessage {
-  const contentId = `att-${randomUUID()}@invoice-gateway`;
+  const contentId = input.contentId ?? `att-${randomUUID()}@invoice-gateway`;
   const compressed = gzipSync(input.sbd);
   const userMessage = peppolUserMessage({
     fromSeatId: seatIdOf(input.signer.certificate, 'sending'),
@@ -70,7 +74,7 @@ export function buildPeppolMessage(input: BuildPeppolMessageInput): OutgoingPepp
   const payload = { contentId, mimeType: PEPPOL_AS4.compressionGzip, data: compressed };
   // Sign first (the digest covers the compressed plaintext), then encrypt (CEF AS4 1.14 §1.4.2.6).
   const encrypted = encryptAttachments([payload], input.receiverCertificate);
-  const signed = signEnvelope(buildUserMessageEnvelope(userMessage), input.signer, [payload], { securityPrefixXml: encrypted.securityXml });
+  const signed = signEnvelope(buildUserMessageEnvelope(userMessage, input.envelopeIds), input.signer, [payload], { securityPrefixXml: encrypted.securityXml });
   const mime = buildMultipart(
     [
       { contentType: 'application/soap+xml;charset=UTF-8', body: Buffer.from(signed.xml, 'utf8') },

@@ -59,6 +59,11 @@ export class ApKeyRing {
     return this.byFingerprint.get(fingerprintSha256(cert));
   }
 
+  /** Every configured certificate (what our SMP may publish; it picks the newest valid one). */
+  certificates(): X509Certificate[] {
+    return this.entries.map((e) => e.certificate);
+  }
+
   /** All configured key pairs whose certificate is valid at `at`, newest first. */
   validAt(at: Date = new Date()): KeyMaterial[] {
     return this.entries

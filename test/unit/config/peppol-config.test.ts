@@ -53,34 +53,45 @@ describe('Peppol configuration', () => {
 
   it('composes: parts without settings are unavailable with the reason, bad files stop the start', () => {
     const bare = composePeppolApi(loadConfig({}), noModels, logger);
-    expect(bare.smp).toEqual({ unavailable: expect.stringMatching(/PEPPOL_AP_CERTIFICATE/) });
-    expect(bare.lookup).toEqual({ unavailable: 'PEPPOL_SMP_TRUSTSTORE and PEPPOL_AP_TRUSTSTORE not set' });
+    expect(bare.smp).toEqual({ unavailable: expect.stringMatching(/no access point key is configured/) });
+    expect(bare.lookup).toEqual({ unavailable: 'PEPPOL_SMP_TRUSTSTORE and PEPPOL_AP_CA not set' });
     expect(bare.registrar.kind).toBe('off');
 
-    const onlyCert = composePeppolApi(loadConfig({ PEPPOL_AP_CERTIFICATE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'), PEPPOL_SML_REGISTRAR: 'manual' }), noModels, logger);
-    expect(onlyCert.smp).toEqual({ unavailable: expect.stringMatching(/PEPPOL_SMP_KEYSTORE/) });
-    expect(onlyCert.registrar.kind).toBe('manual');
-    expect(onlyCert.settings.apCertificates.map((c) => c.fingerprint256)).toEqual([pki.apReceiver.certificate.fingerprint256]);
+    // Our SMP publishes the certificate of the AS4 key source, PEM or PKCS#12.
+    const apPem = {
+      PEPPOL_AP_CERTIFICATE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'),
+      PEPPOL_AP_PRIVATE_KEY: path.join(TEST_PKI_DIR, 'ap-receiver.key.pem'),
+      PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+    };
+    const onlyAp = composePeppolApi(loadConfig({ ...apPem, PEPPOL_SML_REGISTRAR: 'manual' }), noModels, logger);
+    expect(onlyAp.smp).toEqual({ unavailable: expect.stringMatching(/PEPPOL_SMP_KEYSTORE/) });
+    expect(onlyAp.registrar.kind).toBe('manual');
+    expect(onlyAp.settings.apCertificates.map((c) => c.fingerprint256)).toEqual([pki.apReceiver.certificate.fingerprint256]);
+    const fromP12 = composePeppolApi(
+      loadConfig({ PEPPOL_AP_KEYSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.p12'), PEPPOL_AP_KEYSTORE_PASSWORD: TEST_PKI_PASSWORD, PEPPOL_AP_CA: apPem.PEPPOL_AP_CA }),
+      noModels,
+      logger,
+    );
+    expect(fromP12.settings.apCertificates.map((c) => c.fingerprint256)).toEqual([pki.apReceiver.certificate.fingerprint256]);
 
     const caOnly = path.join(dir, 'ca-only.pem');
     writeFileSync(caOnly, pki.apCa.certificate.toString());
-    expect(() => composePeppolApi(loadConfig({ PEPPOL_AP_CERTIFICATE: caOnly }), noModels, logger)).toThrow(/holds no end-entity certificate/);
-    expect(() => composePeppolApi(loadConfig({ PEPPOL_AP_CERTIFICATE: path.join(dir, 'missing.pem') }), noModels, logger)).toThrow(/PEPPOL_AP_CERTIFICATE: cannot read/);
+    expect(() => composePeppolApi(loadConfig({ ...apPem, PEPPOL_AP_CERTIFICATE: path.join(dir, 'missing.pem') }), noModels, logger)).toThrow(/missing\.pem/);
     expect(() =>
       composePeppolApi(loadConfig({ PEPPOL_SMP_KEYSTORE: path.join(TEST_PKI_DIR, 'smp.p12'), PEPPOL_SMP_KEYSTORE_PASSWORD: 'wrong' }), noModels, logger),
     ).toThrow(/smp\.p12/);
     // A trust store must hold CA certificates only.
     expect(() =>
-      composePeppolApi(loadConfig({ PEPPOL_SMP_TRUSTSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'), PEPPOL_AP_TRUSTSTORE: caOnly }), noModels, logger),
+      composePeppolApi(loadConfig({ PEPPOL_SMP_TRUSTSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'), PEPPOL_AP_CA: caOnly }), noModels, logger),
     ).toThrow(/not a CA/);
 
     const full = composePeppolApi(
       loadConfig({
-        PEPPOL_AP_CERTIFICATE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'),
+        ...apPem,
         PEPPOL_SMP_KEYSTORE: path.join(TEST_PKI_DIR, 'smp.p12'),
         PEPPOL_SMP_KEYSTORE_PASSWORD: TEST_PKI_PASSWORD,
         PEPPOL_SMP_TRUSTSTORE: caOnly,
-        PEPPOL_AP_TRUSTSTORE: caOnly,
+        PEPPOL_AP_CA: caOnly,
       }),
       noModels,
       logger,

@@ -1,0 +1,255 @@
+/**
+ * The receiving access point's processing of one AS4 request, after the HTTP edge has read the body within its cap:
+ *
+ *   open (MIME → SOAP by namespace → decrypt → verify signature over the processed elements → signer chains to the AP
+ *   CA and is valid → capped gunzip → SBDH and its consistency with the ebMS header)
+ *   → addressed to us (To PartyId = our Seat ID) and to a party we serve (else EBMS:0004 PEPPOL:NOT_SERVICED)
+ *   → duplicate? (same MessageId: the stored receipt again; same sender + SBDH InstanceIdentifier with the same bytes:
+ *     a receipt for this message, nothing stored again)
+ *   → store the SBD and the record (one insert is the commit point) → the signed receipt.
+ *
+ * Every refusal is a signed ebMS error and leaves nothing stored. Revocation of the sender's certificate is not
+ * checked (not built); the configuration refuses to switch it on.
+ */
+import { createHash, type X509Certificate } from 'node:crypto';
+import { parseXml } from '../../formats/xml/secure-parser';
+import { formatId, type ParticipantId } from '../identifiers';
+import { fingerprintSha256 } from '../pki/certificates';
+import type { ApKeyRing } from '../pki/key-ring';
+import { NS } from './constants';
+import { EbmsError } from './ebms-error';
+import { openPeppolMessage, type ReceivedPeppolMessage } from './message';
+import { parseMultipart, splitSoapAndAttachments } from './mime';
+import { buildErrorSignal, buildReceipt } from './signals';
+import type { SignatureReference } from './signature';
+
+export const SOAP_CONTENT_TYPE = 'application/soap+xml;charset=UTF-8';
+
+export interface InboundAs4Record {
+  messageId: string;
+  /** `<sender participant>|<SBDH InstanceIdentifier>`: unique, so one sender cannot deliver one document twice. */
+  instanceKey: string;
+  instanceId: string;
+  tenantId: string;
+  partyId: string;
+  sender: string;
+  receiver: string;
+  documentType: string;
+  process: string;
+  countryC1: string | undefined;
+  fromSeatId: string;
+  toSeatId: string;
+  signerSha256: string;
+  size: number;
+  sha256: string;
+  /** SHA-256 over the signed references (URI, transforms, digests): equal for a bit-identical resend. */
+  referencesSha256: string;
+  receiptXml: string;
+  receivedAt: Date;
+}
+
+export interface StoredInbound extends InboundAs4Record {
+  blobId: string;
+  /** `stored` until the receive workflow records what it found. */
+  state?: string;
+}
+
+/** Durable storage of received messages (implemented in src/storage). */
+export interface InboundAs4Store {
+  findByMessageId(messageId: string): Promise<StoredInbound | null>;
+  findByInstanceKey(instanceKey: string): Promise<StoredInbound | null>;
+  /**
+   * Stores the SBD bytes and the record. When another request stored the same MessageId or instance key first, keeps
+   * nothing of this one and returns that record.
+   */
+  store(record: InboundAs4Record, sbd: Buffer): Promise<{ stored: StoredInbound } | { existing: StoredInbound }>;
+}
+
+export interface ServedParty {
+  tenantId: string;
+  partyId: string;
+}
+
+export interface As4ReceiverOptions {
+  keys: ApKeyRing;
+  apCertificateAuthorities: readonly X509Certificate[];
+  store: InboundAs4Store;
+  /** The party of ours a participant identifier names, or null when we do not serve it. */
+  findParty: (participant: ParticipantId) => Promise<ServedParty | null>;
+  maxDecompressedBytes: number;
+  /** How long a duplicate is answered with the stored receipt; later the reused id is refused. */
+  duplicateWindowMs: number;
+  /**
+   * Starts the processing of a stored message (the receive workflow); must be idempotent. Called after the commit and
+   * again for a resend while the message is still only `stored`, so a failed start is retried by the sender's resend.
+   * A failure does not withhold the receipt: the message is durable.
+   */
+  onStored?: (stored: StoredInbound) => Promise<void>;
+  /** Told about a failed onStored (the edge logs it). */
+  onStoredFailed?: (stored: StoredInbound, error: unknown) => void;
+  now?: () => Date;
+}
+
+export interface As4Answer {
+  status: number;
+  contentType: string;
+  body: string;
+  outcome: 'stored' | 'duplicate' | 'refused';
+  messageId?: string;
+  ebmsCode?: string;
+  description?: string;
+  stored?: StoredInbound;
+  /** Why the message could not be stored (logged by the edge; not sent). */
+  internalError?: unknown;
+}
+
+/** The MessageId of a request that is being refused, if it can be read at all (for refToMessageId; never trusted). */
+export function peekMessageId(contentType: string, body: Buffer): string | undefined {
+  try {
+    const { soap } = splitSoapAndAttachments(parseMultipart(body, contentType));
+    const doc = parseXml(soap.body);
+    const ids = doc.getElementsByTagNameNS(NS.eb, 'MessageId');
+    const id = (ids[0]?.textContent ?? '').trim();
+    return id && id.length <= 512 ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function referencesDigest(refs: readonly SignatureReference[]): string {
+  const h = createHash('sha256');
+  for (const r of refs) h.update(JSON.stringify([r.uri, r.transforms, r.digestMethod, r.digestValue]));
+  return h.digest('hex');
+}
+
+export class As4Receiver {
+  private readonly now: () => Date;
+
+  constructor(private readonly options: As4ReceiverOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** A signed ebMS error answer (HTTP 200 as phase4 answers, unless the edge asks for another status). */
+  refuse(error: EbmsError, refToMessageId: string | undefined, status = 200): As4Answer {
+    const now = this.now();
+    return {
+      status,
+      contentType: SOAP_CONTENT_TYPE,
+      body: buildErrorSignal(refToMessageId, error, this.options.keys.signing(now), now),
+      outcome: 'refused',
+      ebmsCode: error.ebmsCode,
+      description: error.message,
+      ...(refToMessageId ? { messageId: refToMessageId } : {}),
+    };
+  }
+
+  async receive(contentType: string, body: Buffer): Promise<As4Answer> {
+    const now = this.now();
+    let msg: ReceivedPeppolMessage;
+    try {
+      msg = openPeppolMessage(contentType, body, {
+        keyFor: (c) => this.options.keys.forCertificate(c)?.privateKey,
+        apCertificateAuthorities: this.options.apCertificateAuthorities,
+        maxDecompressedBytes: this.options.maxDecompressedBytes,
+        now,
+      });
+    } catch (e) {
+      if (e instanceof EbmsError) return this.refuse(e, peekMessageId(contentType, body));
+      throw e;
+    }
+    const messageId = msg.userMessage.messageId;
+    try {
+      return await this.accept(msg, now);
+    } catch (e) {
+      if (e instanceof EbmsError) return this.refuse(e, messageId);
+      // Storage or other infrastructure trouble: nothing was kept; the sender should try again. The cause is for our
+      // log only, never for the peer.
+      return { ...this.refuse(new EbmsError('EBMS:0202', 'the message could not be stored, try again later'), messageId, 503), internalError: e };
+    }
+  }
+
+  private async accept(msg: ReceivedPeppolMessage, now: Date): Promise<As4Answer> {
+    const um = msg.userMessage;
+    const header = msg.parsedSbd.header;
+    if (um.to.partyId !== this.options.keys.seatId) {
+      throw new EbmsError('EBMS:0004', `the message is addressed to ${um.to.partyId}, this access point is ${this.options.keys.seatId}`);
+    }
+    const party = await this.options.findParty(header.receiver);
+    if (!party) throw new EbmsError('EBMS:0004', `the receiver ${formatId(header.receiver)} is not served by this access point`, { errorDetail: 'PEPPOL:NOT_SERVICED' });
+
+    const sha256 = createHash('sha256').update(msg.sbd).digest('hex');
+    const instanceKey = `${formatId(header.sender).toLowerCase()}|${header.instanceIdentifier}`;
+
+    const again = await this.duplicateAnswer(msg, instanceKey, sha256, now);
+    if (again) return again;
+
+    const receiptXml = buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
+    const record: InboundAs4Record = {
+      messageId: um.messageId,
+      instanceKey,
+      instanceId: header.instanceIdentifier,
+      tenantId: party.tenantId,
+      partyId: party.partyId,
+      sender: formatId(header.sender),
+      receiver: formatId(header.receiver),
+      documentType: formatId(header.documentType),
+      process: formatId(header.process),
+      countryC1: header.countryC1,
+      fromSeatId: um.from.partyId,
+      toSeatId: um.to.partyId,
+      signerSha256: fingerprintSha256(msg.signerCertificate),
+      size: msg.sbd.length,
+      sha256,
+      referencesSha256: referencesDigest(msg.references),
+      receiptXml,
+      receivedAt: now,
+    };
+    const result = await this.options.store.store(record, msg.sbd);
+    if ('existing' in result) {
+      // A concurrent copy of this message won the insert: answer as for any duplicate.
+      const answer = await this.duplicateAnswer(msg, instanceKey, sha256, now);
+      if (answer) return answer;
+      throw new EbmsError('EBMS:0004', 'the message conflicts with one stored at the same moment');
+    }
+    await this.started(result.stored);
+    return { status: 200, contentType: SOAP_CONTENT_TYPE, body: receiptXml, outcome: 'stored', messageId: um.messageId, stored: result.stored };
+  }
+
+  private async started(stored: StoredInbound): Promise<void> {
+    if (!this.options.onStored) return;
+    try {
+      await this.options.onStored(stored);
+    } catch (e) {
+      this.options.onStoredFailed?.(stored, e);
+    }
+  }
+
+  private async duplicateAnswer(msg: ReceivedPeppolMessage, instanceKey: string, sha256: string, now: Date): Promise<As4Answer | undefined> {
+    const um = msg.userMessage;
+    const window = this.options.duplicateWindowMs;
+    const byId = await this.options.store.findByMessageId(um.messageId);
+    if (byId) {
+      if (now.getTime() - byId.receivedAt.getTime() > window) {
+        throw new EbmsError('EBMS:0004', `MessageId ${um.messageId} was already used on ${byId.receivedAt.toISOString()}; message ids must be unique`);
+      }
+      if (byId.sha256 !== sha256 || byId.instanceKey !== instanceKey) {
+        throw new EbmsError('EBMS:0004', `MessageId ${um.messageId} was already received with another document`);
+      }
+      // A conforming resend signs to the same digests and gets the stored receipt; a sender that rebuilt the message
+      // (new ids, same document) gets a receipt for what it signed this time.
+      if ((byId.state ?? 'stored') === 'stored') await this.started(byId);
+      const body = byId.referencesSha256 === referencesDigest(msg.references) ? byId.receiptXml : buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
+      return { status: 200, contentType: SOAP_CONTENT_TYPE, body, outcome: 'duplicate', messageId: um.messageId, stored: byId };
+    }
+    const byInstance = await this.options.store.findByInstanceKey(instanceKey);
+    if (byInstance) {
+      if (byInstance.sha256 !== sha256 || now.getTime() - byInstance.receivedAt.getTime() > window) {
+        throw new EbmsError('EBMS:0004', `the SBDH InstanceIdentifier ${msg.parsedSbd.header.instanceIdentifier} of this sender was already received on ${byInstance.receivedAt.toISOString()}`);
+      }
+      // The same document in a new AS4 message: confirm this message, keep the first copy only.
+      const receiptXml = buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
+      return { status: 200, contentType: SOAP_CONTENT_TYPE, body: receiptXml, outcome: 'duplicate', messageId: um.messageId, stored: byInstance };
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * A received AS4 message on the real Temporal dev server: POST /as4 stores it and starts receiveDocument, whose
+ * worker detects the business document's format inside the SBD and records it on the message.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import request from 'supertest';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { TemporalWorkflowStarter } from '../../api/workflow-client';
+import { receiveDocumentWorkflowId } from '../../src/core/identifiers';
+import { startWorker, type RunningWorker } from '../../src/main/worker';
+import type { TestPki } from '../../src/peppol/pki/test-pki';
+import type { ReceiveDocumentResult } from '../../workflows/messages';
+import { DOCTYPE_SCHEME_BUSDOX, documentTypeId } from '../../src/peppol/identifiers';
+import { HEADER, RECEIVER, message, sbd } from '../support/as4-messages';
+import { requireEnv } from '../support/services';
+import { createTestContext, type TestContext } from '../support/test-app';
+import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
+
+describe('receiveDocument on the real Temporal dev server', () => {
+  const { temporalAddress } = requireEnv();
+  const taskQueue = `receive-document-${randomUUID()}`;
+  let pki: TestPki;
+  let ctx: TestContext;
+  let starter: TemporalWorkflowStarter;
+  let worker: RunningWorker | undefined;
+  let tenantId: string;
+
+  beforeAll(async () => {
+    pki = await testPki();
+    starter = await TemporalWorkflowStarter.connect({ address: temporalAddress, namespace: 'default', taskQueue });
+    ctx = await createTestContext('asfourreceivewf', {
+      workflows: starter,
+      env: {
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        WORKER_METRICS_ADDRESS: '',
+        PEPPOL_AP_KEYSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.p12'),
+        PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
+        PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+      },
+    });
+    tenantId = (await ctx.core.directory.createTenant({ name: 'receiving tenant' }))._id;
+    await ctx.core.directory.createParty({ tenantId, partyId: RECEIVER.value, legalEntityId: `NL:${RECEIVER.value}`, name: 'Receiver BV' });
+    const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
+    worker = await startWorker(ctx.config, { workflowBundle });
+  }, 300_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await starter?.close();
+    await ctx?.close();
+  });
+
+  async function received(msg: { contentType: string; body: Buffer; messageId: string }): Promise<ReceiveDocumentResult> {
+    const res = await request(ctx.app).post('/as4').set('Content-Type', msg.contentType).send(msg.body);
+    expect(res.status).toBe(200);
+    const conn = await Connection.connect({ address: temporalAddress });
+    try {
+      return (await new Client({ connection: conn }).workflow.getHandle(receiveDocumentWorkflowId(tenantId, msg.messageId)).result()) as ReceiveDocumentResult;
+    } finally {
+      await conn.close();
+    }
+  }
+
+  it('detects the invoice inside the SBD and records it on the received message', async () => {
+    const msg = message(pki);
+    const result = await received(msg);
+    expect(result).toMatchObject({ messageId: msg.messageId, state: 'detected', detection: { ok: true, format: { id: expect.stringMatching(/ubl/) } } });
+    const record = await ctx.core.db.models.As4Inbound.findById(msg.messageId).lean().exec();
+    expect(record).toMatchObject({ state: 'detected', stateDetail: result.detection.ok ? result.detection.format.id : '', format: { id: expect.stringMatching(/ubl/) } });
+  });
+
+  it('records a business document it cannot read as rejected, with the reason', async () => {
+    // A well-formed envelope around a document no format of ours reads.
+    const documentType = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:example:unknown::Order##urn:example:custom::1.0');
+    const doc = sbd({ documentType, payload: { xml: Buffer.from('<x:Order xmlns:x="urn:example:unknown"><x:ID>1</x:ID></x:Order>') } });
+    const msg = message(pki, { sbd: doc, header: { ...HEADER, documentType } });
+    const result = await received(msg);
+    expect(result).toMatchObject({ state: 'rejected', detection: { ok: false, code: 'UNKNOWN_FORMAT' } });
+    const record = await ctx.core.db.models.As4Inbound.findById(msg.messageId).lean().exec();
+    expect(record).toMatchObject({ state: 'rejected', stateDetail: expect.stringMatching(/^UNKNOWN_FORMAT: /) });
+  });
+});

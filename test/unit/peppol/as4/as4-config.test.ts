@@ -1,0 +1,53 @@
+/**
+ * AS4 settings: off without a key, key stores with aliases (rollover), PEM pairs, required CA, and the revocation
+ * switch that is refused while revocation checking is not built. Loading the configured files into keys.
+ */
+import path from 'node:path';
+import { loadConfig } from '../../../../src/config/load-config';
+import { loadAs4Keys } from '../../../../src/peppol/as4/as4-keys';
+import { TEST_PKI_DIR, testPki } from '../support/pki-fixture';
+
+const f = (name: string): string => path.join(TEST_PKI_DIR, name);
+
+describe('AS4 configuration', () => {
+  beforeAll(async () => {
+    await testPki();
+  }, 120_000);
+
+  it('is off without an AP key, with the documented limits', () => {
+    const c = loadConfig({});
+    expect(c.as4).toMatchObject({ enabled: false, keystores: [], maxMessageBytes: 50 * 1024 * 1024, maxDecompressedBytes: 100 * 1024 * 1024, duplicateWindowHours: 168 });
+  });
+
+  it('reads key stores with aliases (rollover) and loads them into one key ring with the CAs', async () => {
+    const c = loadConfig({
+      PEPPOL_AP_KEYSTORE: `${f('ap-sender.p12')}#ap-sender, ${f('ap-sender-next.p12')}`,
+      PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
+      PEPPOL_AP_CA: `${f('ap-ca.crt.pem')},${f('ap-truststore.p12')}`,
+      PEPPOL_AP_CA_PASSWORD: 'test',
+    });
+    expect(c.as4.enabled).toBe(true);
+    expect(c.as4.keystores).toEqual([
+      { path: f('ap-sender.p12'), alias: 'ap-sender' },
+      { path: f('ap-sender-next.p12'), alias: undefined },
+    ]);
+    const pki = await testPki();
+    const { keys, apCertificateAuthorities } = loadAs4Keys(c.as4);
+    expect(keys.seatId).toBe('POP000001');
+    expect(keys.forCertificate(pki.apSenderNext.certificate)).toBeDefined();
+    expect(apCertificateAuthorities.map((x) => x.fingerprint256)).toContain(pki.apCa.certificate.fingerprint256);
+  });
+
+  it('loads a PEM certificate and key', () => {
+    const c = loadConfig({ PEPPOL_AP_CERTIFICATE: f('ap-receiver.crt.pem'), PEPPOL_AP_PRIVATE_KEY: f('ap-receiver.key.pem'), PEPPOL_AP_CA: f('ap-ca.crt.pem') });
+    expect(loadAs4Keys(c.as4).keys.seatId).toBe('POP000002');
+  });
+
+  it('refuses half a PEM pair, a key without CA, the revocation switch, and a wrong password', () => {
+    expect(() => loadConfig({ PEPPOL_AP_CERTIFICATE: f('ap-receiver.crt.pem'), PEPPOL_AP_CA: f('ap-ca.crt.pem') })).toThrow(/set both or neither/);
+    expect(() => loadConfig({ PEPPOL_AP_KEYSTORE: f('ap-sender.p12') })).toThrow(/PEPPOL_AP_CA: required/);
+    expect(() => loadConfig({ AS4_REVOCATION_CHECK: 'true' })).toThrow(/AS4_REVOCATION_CHECK: revocation checking .* is not built yet/);
+    const c = loadConfig({ PEPPOL_AP_KEYSTORE: f('ap-sender.p12'), PEPPOL_AP_KEYSTORE_PASSWORD: 'wrong', PEPPOL_AP_CA: f('ap-ca.crt.pem') });
+    expect(() => loadAs4Keys(c.as4)).toThrow(/ap-sender\.p12/);
+  });
+});
