@@ -1,5 +1,3 @@
-import type { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { PeppolApiServices, Unavailable } from '../../api/routes/peppol.routes';
 import type { Config } from '../config/load-config';
 import type { Logger } from '../observability/logger';
