@@ -1,12 +1,12 @@
 import { XMLSerializer } from '@xmldom/xmldom';
 import { heartbeat } from '@temporalio/activity';
 import { DocumentState } from '../src/core/document-states';
-import { GatewayError, isGatewayError } from '../src/core/gateway-error';
-import { detectFormat } from '../src/formats/detect';
+import { GatewayError } from '../src/core/gateway-error';
 import { parseSbd } from '../src/peppol/sbdh';
 import type { BlobStore } from '../src/storage/blob-store';
 import type { As4InboundRepository } from '../src/storage/as4/as4-inbound.repository';
 import type { DetectionOutcome, ReceiveDocumentInput } from '../workflows/messages';
+import { detectionOutcome } from './detection';
 
 export interface As4ActivityDeps {
   as4Inbound: As4InboundRepository;
@@ -22,8 +22,6 @@ function businessDocument(sbd: Buffer): Buffer {
   return Buffer.from(payload.text, 'utf8');
 }
 
-const DOCUMENT_PROBLEMS = new Set(['UNKNOWN_FORMAT', 'INVALID_XML', 'UNSAFE_XML', 'UNPROCESSABLE', 'PAYLOAD_TOO_LARGE', 'BAD_REQUEST']);
-
 export function createAs4Activities(deps: As4ActivityDeps) {
   return {
     /** Detects the format of a received document and records it on the message (idempotent: same input, same write). */
@@ -31,24 +29,7 @@ export function createAs4Activities(deps: As4ActivityDeps) {
       const record = await deps.as4Inbound.findByMessageId(input.messageId);
       if (!record || record.tenantId !== input.tenantId) throw new GatewayError('DOCUMENT_NOT_FOUND', `received message ${input.messageId} not found`);
       const sbd = await deps.blobs.read(record.blobId, deps.maxDocumentBytes, () => heartbeat());
-      let outcome: DetectionOutcome;
-      try {
-        const f = detectFormat(businessDocument(sbd));
-        outcome = {
-          ok: true,
-          format: {
-            id: f.id,
-            name: f.name,
-            syntax: f.syntax,
-            documentType: f.documentType,
-            ...(f.customizationId ? { customizationId: f.customizationId } : {}),
-            ...(f.profileId ? { profileId: f.profileId } : {}),
-          },
-        };
-      } catch (e) {
-        if (!isGatewayError(e) || !DOCUMENT_PROBLEMS.has(e.code)) throw e;
-        outcome = { ok: false, code: e.code, message: e.message };
-      }
+      const outcome = detectionOutcome(businessDocument(sbd));
       await deps.as4Inbound.recordState(
         input.messageId,
         outcome.ok ? { state: DocumentState.Detected, stateDetail: outcome.format.id, format: { ...outcome.format } } : { state: DocumentState.Rejected, stateDetail: `${outcome.code}: ${outcome.message}` },

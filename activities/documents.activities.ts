@@ -1,13 +1,12 @@
 import { heartbeat } from '@temporalio/activity';
-import { GatewayError, isGatewayError } from '../src/core/gateway-error';
+import { GatewayError } from '../src/core/gateway-error';
 import { DocumentState } from '../src/core/document-states';
-import { detectFormat } from '../src/formats/detect';
-import { peppolDocumentTypeId } from '../src/formats/document-type-id';
 import type { BlobStore } from '../src/storage/blob-store';
 import type { DirectoryRepository } from '../src/storage/directory.repository';
 import type { DocumentRepository } from '../src/storage/document.repository';
 import type { EventPublisher } from '../src/webhooks/publish';
 import type { DetectionOutcome, FailSendInput, PublishedDocumentEvent, SendInvoiceInput } from '../workflows/messages';
+import { detectionOutcome } from './detection';
 
 export interface DocumentActivityDeps {
   documents: DocumentRepository;
@@ -18,8 +17,6 @@ export interface DocumentActivityDeps {
   webhooks?: { publisher: EventPublisher };
 }
 
-/** Document problems are results, not failures: the workflow records them and ends; infrastructure errors retry. */
-const DOCUMENT_PROBLEMS = new Set(['UNKNOWN_FORMAT', 'INVALID_XML', 'UNSAFE_XML', 'UNPROCESSABLE', 'PAYLOAD_TOO_LARGE']);
 
 export function createDocumentActivities(deps: DocumentActivityDeps) {
   return {
@@ -28,25 +25,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
       // heartbeat() is throttled by the SDK, so calling it per chunk costs nothing.
       const bytes = await deps.blobs.read(record.blobId, deps.maxDocumentBytes, () => heartbeat());
-      let outcome: DetectionOutcome;
-      try {
-        const f = detectFormat(bytes);
-        outcome = {
-          ok: true,
-          format: {
-            id: f.id,
-            name: f.name,
-            syntax: f.syntax,
-            documentType: f.documentType,
-            ...(f.customizationId ? { customizationId: f.customizationId } : {}),
-            ...(f.profileId ? { profileId: f.profileId } : {}),
-            ...(peppolDocumentTypeId(f) ? { documentTypeId: peppolDocumentTypeId(f) } : {}),
-          },
-        };
-      } catch (e) {
-        if (!isGatewayError(e) || !DOCUMENT_PROBLEMS.has(e.code)) throw e;
-        outcome = { ok: false, code: e.code, message: e.message };
-      }
+      const outcome = detectionOutcome(bytes);
       if (outcome.ok) {
         await deps.documents.appendHistory(
           input.tenantId,

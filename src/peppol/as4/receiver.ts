@@ -16,6 +16,7 @@ import { parseXml } from '../../formats/xml/secure-parser';
 import { formatId, type ParticipantId } from '../identifiers';
 import { fingerprintSha256 } from '../pki/certificates';
 import type { ApKeyRing } from '../pki/key-ring';
+import type { As4InboundRecord } from '../../storage/as4/as4-inbound.repository';
 import { NS } from './constants';
 import { EbmsError } from './ebms-error';
 import { openPeppolMessage, type ReceivedPeppolMessage } from './message';
@@ -25,28 +26,8 @@ import type { SignatureReference } from './signature';
 
 export const SOAP_CONTENT_TYPE = 'application/soap+xml;charset=UTF-8';
 
-export interface InboundAs4Record {
-  messageId: string;
-  /** `<sender participant>|<SBDH InstanceIdentifier>`: unique, so one sender cannot deliver one document twice. */
-  instanceKey: string;
-  instanceId: string;
-  tenantId: string;
-  partyId: string;
-  sender: string;
-  receiver: string;
-  documentType: string;
-  process: string;
-  countryC1: string | undefined;
-  fromSeatId: string;
-  toSeatId: string;
-  signerSha256: string;
-  size: number;
-  sha256: string;
-  /** SHA-256 over the signed references (URI, transforms, digests): equal for a bit-identical resend. */
-  referencesSha256: string;
-  receiptXml: string;
-  receivedAt: Date;
-}
+/** What the receiver stores per message; the storage layer owns the shape (src/storage/as4). */
+export type InboundAs4Record = As4InboundRecord;
 
 export interface StoredInbound extends InboundAs4Record {
   blobId: string;

@@ -4,9 +4,10 @@ import { isDuplicateKeyError } from '../connection';
 import type { Models } from '../models';
 import type { As4InboundDoc } from './as4-inbound.schema';
 
-/** The record as the receiver sees it (src/peppol/as4/receiver.ts InboundAs4Record, structurally). */
+/** A received AS4 message as the receiver stores it (src/peppol/as4/receiver.ts works on this shape). */
 export interface As4InboundRecord {
   messageId: string;
+  /** `<sender participant>|<SBDH InstanceIdentifier>`: unique, so one sender cannot deliver one document twice. */
   instanceKey: string;
   instanceId: string;
   tenantId: string;
@@ -21,6 +22,7 @@ export interface As4InboundRecord {
   signerSha256: string;
   size: number;
   sha256: string;
+  /** SHA-256 over the signed references (URI, transforms, digests): equal for a bit-identical resend. */
   referencesSha256: string;
   receiptXml: string;
   receivedAt: Date;
