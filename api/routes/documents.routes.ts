@@ -5,6 +5,7 @@ import { isUuid } from '../../src/core/identifiers';
 import type { BlobStore } from '../../src/storage/blob-store';
 import type { DirectoryRepository } from '../../src/storage/directory.repository';
 import type { DocumentRecord, DocumentRepository } from '../../src/storage/document.repository';
+import { isTransientStorageError, withStorageRetries } from '../../src/storage/retry';
 import type { Logger } from '../../src/observability/logger';
 import type { WorkflowStarter } from '../workflow-client';
 import { documentIdParam, partyOf, requireParty } from '../access';
@@ -57,7 +58,17 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
 
     const record = await storeRecord(deps, { tenantId, partyId, documentId, channel, upload });
     await deps.workflows.startSendInvoice({ tenantId, documentId });
-    await deps.documents.markAccepted(tenantId, documentId);
+    try {
+      // Idempotent, so a lock timeout of the database (FerretDB under write load) is simply repeated.
+      await withStorageRetries(() => deps.documents.markAccepted(tenantId, documentId));
+    } catch (e) {
+      if (!isTransientStorageError(e)) throw e;
+      throw new GatewayError(
+        'STORAGE_FAILED',
+        'The invoice is stored and its processing has started, but its acceptance could not be recorded; repeat the request with the same X-Service-DocumentId',
+        { cause: e, details: { documentId } },
+      );
+    }
     deps.logger.info({ requestId: requestIdOf(req), tenantId, documentId, size: record.size }, 'sales invoice accepted');
     res.status(200).json({ id: documentId });
   });
