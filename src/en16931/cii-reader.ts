@@ -11,7 +11,7 @@ import {
   type ReadResult,
   type Seller,
 } from './model';
-import { compact, ReadContext } from './xml-read';
+import { compact, paymentOrNothing, ReadContext } from './xml-read';
 
 /** UN/CEFACT CII D16B → EN 16931 model, following CEN/TS 16931-3-3. Dates are format 102 (CCYYMMDD). */
 
@@ -201,7 +201,7 @@ export function readCii(doc: Document): ReadResult {
       if (card) pay.card = compact({ primaryAccountNumber: val(card, 'ID') ?? '', holderName: val(card, 'CardholderName') }) as { primaryAccountNumber: string };
       const debtor = val(r(pm, 'PayerPartyDebtorFinancialAccount'), 'IBANID');
       if (debtor !== undefined) pay.directDebit = { debitedAccountIdentifier: debtor };
-    } else if (pay && (codeEl?.textContent ?? '').trim() === pay.meansTypeCode && (infoEl ? (infoEl.textContent ?? '').trim() : undefined) === pay.meansText) {
+    } else if (pay && (codeEl?.textContent ?? '').trim() === pay.meansTypeCode && (!infoEl || (infoEl.textContent ?? '').trim() === pay.meansText)) {
       x.take(codeEl);
       x.take(infoEl);
     } else continue;
@@ -268,7 +268,7 @@ export function readCii(doc: Document): ReadResult {
     pay ??= { creditTransfers: [] };
     pay.directDebit = { mandateReference: mandate, ...(pay.directDebit ?? {}) };
   }
-  if (pay) inv.paymentInstructions = compact(pay) as PaymentInstructions;
+  if (pay) inv.paymentInstructions = paymentOrNothing(pay);
 
   const sum = r(settlement, 'SpecifiedTradeSettlementHeaderMonetarySummation');
   let totalVat: string | undefined;

@@ -14,7 +14,7 @@ import {
   type ReadResult,
   type Seller,
 } from './model';
-import { compact, ReadContext } from './xml-read';
+import { compact, paymentOrNothing, ReadContext } from './xml-read';
 
 /**
  * UBL 2.1 Invoice / CreditNote → EN 16931 model, following CEN/TS 16931-3-2. The differences between the two UBL
@@ -59,7 +59,7 @@ export function readUbl(doc: Document): ReadResult {
     const t = x.take(n) ?? '';
     // BT-21 travels as a #CODE# prefix of the note (the binding's convention, as KoSIT's visualisation reads it).
     const m = /^#([A-Za-z0-9]{1,10})#([\s\S]*)$/.exec(t);
-    inv.notes.push(m ? { subjectCode: m[1] as string, note: m[2] as string } : { note: t });
+    inv.notes.push(m ? { subjectCode: m[1] as string, note: (m[2] as string).trim() } : { note: t });
   }
   inv.vatPointDate = x.isoDate(kid(root, 'TaxPointDate'), 'BT-7');
   inv.currencyCode = val(root, 'DocumentCurrencyCode');
@@ -218,7 +218,7 @@ export function readUbl(doc: Document): ReadResult {
       }
       const mandate = agg(pm, 'PaymentMandate');
       if (mandate) pay.directDebit = compact({ mandateReference: val(mandate, 'ID'), debitedAccountIdentifier: val(agg(mandate, 'PayerFinancialAccount'), 'ID') });
-    } else if (pay && code === pay.meansTypeCode && text === pay.meansText && refText === pay.remittanceInformation) {
+    } else if (pay && code === pay.meansTypeCode && (text === undefined || text === pay.meansText) && (refText === undefined || refText === pay.remittanceInformation)) {
       // A further PaymentMeans that only adds an account (UBL has one account per PaymentMeans). One that differs
       // in code, text or reference is not EN 16931 (BG-16 is 0..1) and stays unmapped as a whole.
       x.take(codeEl);
@@ -239,7 +239,7 @@ export function readUbl(doc: Document): ReadResult {
     pay ??= { creditTransfers: [] };
     pay.directDebit = { ...(pay.directDebit ?? {}), bankAssignedCreditorIdentifier: sepaCreditor };
   }
-  if (pay) inv.paymentInstructions = compact(pay) as PaymentInstructions;
+  if (pay) inv.paymentInstructions = paymentOrNothing(pay);
   inv.paymentTerms = val(agg(root, 'PaymentTerms'), 'Note');
 
   // BG-20 / BG-21

@@ -7,6 +7,7 @@ import {
   type InvoiceLine,
   type PostalAddress,
 } from './model';
+import { isDecimal, subtract } from './decimal';
 import { el, group, leaf, serialize, type XmlElement } from './xml-write';
 
 /**
@@ -174,6 +175,11 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
       );
     });
   }
+  if (pay && paymentMeans.length === 0) {
+    for (const [term, v] of [['BT-82 Payment means text', pay.meansText], ['BT-83 Remittance information', pay.remittanceInformation]] as const) {
+      if (v !== undefined) notCarried.push(`${term}: UBL carries it in cac:PaymentMeans, which needs BT-81 Payment means type code, absent here`);
+    }
+  }
   if (!dueDateCarried && inv.paymentDueDate !== undefined) {
     notCarried.push('BT-9 Payment due date: a UBL CreditNote carries it only in cac:PaymentMeans, and the document has no payment instructions (BT-81)');
   }
@@ -261,7 +267,15 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
     inv.invoicingPeriod || inv.vatPointDateCode !== undefined
       ? el('cac:InvoicePeriod', {}, leaf('cbc:StartDate', inv.invoicingPeriod?.startDate), leaf('cbc:EndDate', inv.invoicingPeriod?.endDate), leaf('cbc:DescriptionCode', inv.vatPointDateCode))
       : undefined;
-  const notes = inv.notes.map((n) => leaf('cbc:Note', n.subjectCode !== undefined ? `#${n.subjectCode}#${n.note}` : n.note));
+  const notes = inv.notes.map((n) => {
+    if (n.subjectCode === undefined) return leaf('cbc:Note', n.note);
+    // The #CODE# prefix can only carry a code without '#' or spaces.
+    if (!/^[A-Za-z0-9]{1,10}$/.test(n.subjectCode)) {
+      notCarried.push(`BT-21 Invoice note subject code "${n.subjectCode}": cannot be written as a #CODE# prefix of cbc:Note`);
+      return leaf('cbc:Note', n.note);
+    }
+    return leaf('cbc:Note', `#${n.subjectCode}#${n.note}`);
+  });
 
   const rootName = cn ? 'CreditNote' : 'Invoice';
   const root = el(
@@ -302,6 +316,17 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
     inv.lines.map((l) => line(l, cn, cur, filled)),
   );
   return { xml: serialize(root), notCarried, filled };
+}
+
+/**
+ * UBL needs an amount on the price allowance that carries BT-148; without BT-147 it is BT-148 − BT-146 (the norm's
+ * definition of the net price), computed exactly and reported.
+ */
+function derivedDiscount(l: InvoiceLine, filled: string[]): string {
+  const { grossPrice, netPrice } = l.price;
+  const value = grossPrice !== undefined && netPrice !== undefined && isDecimal(grossPrice) && isDecimal(netPrice) ? subtract(grossPrice, netPrice) : '0';
+  filled.push(`line ${l.identifier}: BT-147 Item price discount = ${value} (BT-148 − BT-146; UBL needs an amount beside the gross price)`);
+  return value;
 }
 
 function fill(filled: string[], what: string, value: string): string {
@@ -358,7 +383,7 @@ function line(l: InvoiceLine, cn: boolean, cur: string | undefined, filled: stri
       amt('cbc:PriceAmount', pr.netPrice),
       leaf('cbc:BaseQuantity', pr.baseQuantity, { unitCode: pr.baseQuantityUnitCode }),
       (pr.discount !== undefined || pr.grossPrice !== undefined) &&
-        el('cac:AllowanceCharge', {}, leaf('cbc:ChargeIndicator', 'false'), amt('cbc:Amount', pr.discount ?? fill(filled, `line ${l.identifier} cac:Price/cac:AllowanceCharge/cbc:Amount`, '0.00')), amt('cbc:BaseAmount', pr.grossPrice)),
+        el('cac:AllowanceCharge', {}, leaf('cbc:ChargeIndicator', 'false'), amt('cbc:Amount', pr.discount ?? derivedDiscount(l, filled)), amt('cbc:BaseAmount', pr.grossPrice)),
     ),
   );
 }

@@ -1,6 +1,6 @@
 import type { Element, Node } from '@xmldom/xmldom';
 import { NS } from '../formats/xml/namespaces';
-import type { Decimal, IsoDate, ReadProblem, UnmappedElement } from './model';
+import type { Decimal, IsoDate, PaymentInstructions, ReadProblem, UnmappedElement } from './model';
 
 /**
  * Reading helpers shared by the UBL and CII readers. Every element and attribute a reader takes a value from is marked;
@@ -126,6 +126,8 @@ export class ReadContext {
         if (c.nodeType !== 1) continue;
         const ce = c as Element;
         if (covered.has(ce)) walk(ce);
+        // An element without text, attributes or children carries nothing that could be lost.
+        else if (ce.firstChild === null && ce.attributes.length === 0) continue;
         else out.push({ path: pathOf(ce), ...(hasText(ce) ? { text: shorten((ce.textContent ?? '').trim()) } : {}) });
       }
     };
@@ -178,4 +180,24 @@ export function compact<T extends object>(o: T): T | undefined {
   const entries = Object.entries(o).filter(([, v]) => v !== undefined);
   if (entries.length === 0) return undefined;
   return Object.fromEntries(entries) as T;
+}
+
+/** JSON with object keys sorted, for comparing models regardless of the order readers filled them in. */
+export function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, val: unknown) =>
+    val && typeof val === 'object' && !Array.isArray(val)
+      ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : val,
+  );
+}
+
+/** BG-16 as read, or undefined when nothing of it was in the document. */
+export function paymentOrNothing(p: PaymentInstructions): PaymentInstructions | undefined {
+  const c = compact(p) as PaymentInstructions;
+  const directDebit = c.directDebit && compact(c.directDebit);
+  const out: PaymentInstructions = { ...c, creditTransfers: c.creditTransfers ?? [] };
+  if (directDebit) out.directDebit = directDebit;
+  else delete out.directDebit;
+  const empty = out.creditTransfers.length === 0 && out.meansTypeCode === undefined && out.meansText === undefined && out.remittanceInformation === undefined && !out.card && !out.directDebit;
+  return empty ? undefined : out;
 }
