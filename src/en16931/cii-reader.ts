@@ -198,7 +198,7 @@ export function readCii(doc: Document): ReadResult {
       pay.meansTypeCode = x.take(codeEl);
       pay.meansText = x.take(infoEl);
       const card = r(pm, 'ApplicableTradeSettlementFinancialCard');
-      if (card) pay.card = compact({ primaryAccountNumber: val(card, 'ID') ?? '', holderName: val(card, 'CardholderName') }) as { primaryAccountNumber: string };
+      if (card) pay.card = compact({ primaryAccountNumber: val(card, 'ID') ?? '', holderName: val(card, 'CardholderName') });
       const debtor = val(r(pm, 'PayerPartyDebtorFinancialAccount'), 'IBANID');
       if (debtor !== undefined) pay.directDebit = { debitedAccountIdentifier: debtor };
     } else if (pay && (codeEl?.textContent ?? '').trim() === pay.meansTypeCode && (!infoEl || (infoEl.textContent ?? '').trim() === pay.meansText)) {
@@ -368,7 +368,7 @@ export function readCii(doc: Document): ReadResult {
     line.vat = compact({ categoryCode: val(lt, 'CategoryCode'), rate: dec(lt, 'RateApplicablePercent', 'BT-152') }) ?? {};
     const it = line.item;
     const std = r(prod, 'GlobalID');
-    if (std) it.standardIdentifier = ident(std) as Identifier;
+    if (std) it.standardIdentifier = ident(std);
     const sid = val(prod, 'SellerAssignedID');
     if (sid !== undefined) it.sellersIdentifier = sid;
     const bid = val(prod, 'BuyerAssignedID');

@@ -1,6 +1,6 @@
 import { NS } from '../formats/xml/namespaces';
 import { TAX_POINT_CODE_2005_TO_2475 } from './cii-reader';
-import type { Contact, Identifier, Invoice, InvoiceLine, PostalAddress } from './model';
+import { isCreditNote, type Contact, type Identifier, type Invoice, type InvoiceLine, type PostalAddress } from './model';
 import type { WriteResult } from './ubl-writer';
 import { el, group, leaf, serialize, to102, type XmlElement } from './xml-write';
 
@@ -275,7 +275,7 @@ export function writeCii(inv: Invoice): WriteResult {
     ),
     el('rsm:SupplyChainTradeTransaction', {}, inv.lines.map(line), agreement, delivery, settlement),
   );
-  return { xml: serialize(root), notCarried, filled };
+  return { xml: serialize(root), notCarried, filled, documentType: isCreditNote(inv) ? 'CreditNote' : 'Invoice' };
 }
 
 function fill(filled: string[], what: string, value: string): string {

@@ -8,8 +8,8 @@ import { canonicalJson } from './xml-read';
  * cannot write a gross price without a discount amount and the writer derives it (BT-148 − BT-146).
  */
 export function comparableCore(inv: Invoice): string {
-  const copy = JSON.parse(JSON.stringify(inv)) as Invoice & { extensions?: unknown };
-  delete copy.extensions;
+  const { extensions: _syntaxSpecific, ...core } = JSON.parse(JSON.stringify(inv)) as Invoice;
+  const copy = core as Omit<Invoice, 'extensions'>;
   for (const l of copy.lines) {
     const p = l.price;
     if (p.discount === undefined && p.grossPrice !== undefined && p.netPrice !== undefined && isDecimal(p.grossPrice) && isDecimal(p.netPrice)) {

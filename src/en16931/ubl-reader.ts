@@ -6,7 +6,6 @@ import {
   type Buyer,
   type Contact,
   type Identifier,
-  type Invoice,
   type InvoiceLine,
   type PaymentInstructions,
   type Period,
@@ -59,7 +58,7 @@ export function readUbl(doc: Document): ReadResult {
     const t = x.take(n) ?? '';
     // BT-21 travels as a #CODE# prefix of the note (the binding's convention, as KoSIT's visualisation reads it).
     const m = /^#([A-Za-z0-9]{1,10})#([\s\S]*)$/.exec(t);
-    inv.notes.push(m ? { subjectCode: m[1] as string, note: (m[2] as string).trim() } : { note: t });
+    inv.notes.push(m ? { subjectCode: m[1], note: (m[2] as string).trim() } : { note: t });
   }
   inv.vatPointDate = x.isoDate(kid(root, 'TaxPointDate'), 'BT-7');
   inv.currencyCode = val(root, 'DocumentCurrencyCode');
@@ -213,7 +212,7 @@ export function readUbl(doc: Document): ReadResult {
       if (isCn) inv.paymentDueDate ??= x.isoDate(kid(pm, 'PaymentDueDate'), 'BT-9');
       const card = agg(pm, 'CardAccount');
       if (card) {
-        pay.card = compact({ primaryAccountNumber: val(card, 'PrimaryAccountNumberID') ?? '', holderName: val(card, 'HolderName') }) as { primaryAccountNumber: string };
+        pay.card = compact({ primaryAccountNumber: val(card, 'PrimaryAccountNumberID') ?? '', holderName: val(card, 'HolderName') });
         inv.extensions.cardNetworkId = val(card, 'NetworkID');
       }
       const mandate = agg(pm, 'PaymentMandate');

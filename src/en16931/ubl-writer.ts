@@ -22,6 +22,8 @@ export interface WriteResult {
   notCarried: string[];
   /** Values the syntax requires that the model does not have, and what was written instead. */
   filled: string[];
+  /** The business document written (UBL root; for CII from BT-3). */
+  documentType: 'Invoice' | 'CreditNote';
 }
 
 export interface UblWriteOptions {
@@ -315,7 +317,7 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
     monetary,
     inv.lines.map((l) => line(l, cn, cur, filled)),
   );
-  return { xml: serialize(root), notCarried, filled };
+  return { xml: serialize(root), notCarried, filled, documentType: cn ? 'CreditNote' : 'Invoice' };
 }
 
 /**

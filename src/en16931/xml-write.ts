@@ -52,7 +52,7 @@ export function serialize(root: XmlElement): string {
       return;
     }
     if (e.children.every((c) => typeof c === 'string')) {
-      out.push('>', ...e.children.map((c) => escapeText(c as string)), '</', e.name, '>\n');
+      out.push('>', ...e.children.map((c) => escapeText(c)), '</', e.name, '>\n');
       return;
     }
     out.push('>\n');
