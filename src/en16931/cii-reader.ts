@@ -56,7 +56,8 @@ export function readCii(doc: Document): ReadResult {
   const contact = (c: Element | undefined): Contact | undefined =>
     c
       ? compact({
-          point: val(c, 'PersonName'),
+          // BT-41 is the person or, failing one, the department (CEN/TS 16931-3-3).
+          point: val(c, 'PersonName') ?? val(c, 'DepartmentName'),
           telephone: val(r(c, 'TelephoneUniversalCommunication'), 'CompleteNumber'),
           email: val(r(c, 'EmailURIUniversalCommunication'), 'URIID'),
         })
@@ -260,6 +261,20 @@ export function readCii(doc: Document): ReadResult {
       }) as { charge: boolean; amount: string },
     );
   }
+  // A logistics service charge (CII D16B, used by Factur-X EXTENDED) is a document level charge in EN 16931 terms.
+  for (const lc of rs(settlement, 'SpecifiedLogisticsServiceCharge')) {
+    const tax = r(lc, 'AppliedTradeTax');
+    x.take(r(tax, 'TypeCode'));
+    inv.allowanceCharges.push(
+      compact({
+        charge: true,
+        amount: dec(lc, 'AppliedAmount', 'BT-99') ?? '',
+        reason: val(lc, 'Description'),
+        vatCategoryCode: val(tax, 'CategoryCode'),
+        vatRate: dec(tax, 'RateApplicablePercent', 'BT-103'),
+      }) as { charge: boolean; amount: string },
+    );
+  }
   const terms = r(settlement, 'SpecifiedTradePaymentTerms');
   inv.paymentTerms = val(terms, 'Description');
   inv.paymentDueDate = dt(r(terms, 'DueDateDateTime'), 'BT-9');
@@ -275,7 +290,8 @@ export function readCii(doc: Document): ReadResult {
   let totalVatAcc: string | undefined;
   for (const ta of rs(sum, 'TaxTotalAmount')) {
     const currency = x.attr(ta, 'currencyID');
-    if (currency !== undefined && currency === inv.vatAccountingCurrencyCode && currency !== inv.currencyCode) totalVatAcc = x.decimal(ta, 'BT-111');
+    // The one in BT-6 is BT-111; when BT-6 equals BT-5 the second of the two is.
+    if (currency !== undefined && currency === inv.vatAccountingCurrencyCode && (currency !== inv.currencyCode || totalVat !== undefined)) totalVatAcc = x.decimal(ta, 'BT-111');
     else totalVat = x.decimal(ta, 'BT-110');
   }
   inv.totals =
@@ -301,6 +317,10 @@ export function readCii(doc: Document): ReadResult {
   // BG-25
   for (const li of rs(tx, 'IncludedSupplyChainTradeLineItem')) {
     const doc = r(li, 'AssociatedDocumentLineDocument');
+    // Sub-lines (ParentLineID) and information lines of Factur-X EXTENDED are not EN 16931 lines and do not count in
+    // BT-106; they stay unmapped as a whole. A GROUP line is the EN 16931 line that carries their sum.
+    const status = (r(doc, 'LineStatusReasonCode')?.textContent ?? '').trim();
+    if (r(doc, 'ParentLineID') || status === 'INFORMATION') continue;
     const prod = r(li, 'SpecifiedTradeProduct');
     const la = r(li, 'SpecifiedLineTradeAgreement');
     const ld = r(li, 'SpecifiedLineTradeDelivery');

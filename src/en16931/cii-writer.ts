@@ -1,5 +1,6 @@
 import { NS } from '../formats/xml/namespaces';
 import { TAX_POINT_CODE_2005_TO_2475 } from './cii-reader';
+import { add, isDecimal } from './decimal';
 import { isCreditNote, type Contact, type Identifier, type Invoice, type InvoiceLine, type PostalAddress } from './model';
 import type { WriteResult } from './ubl-writer';
 import { el, group, leaf, serialize, to102, type XmlElement } from './xml-write';
@@ -180,7 +181,7 @@ export function writeCii(inv: Invoice): WriteResult {
   if (inv.extensions.cardNetworkId !== undefined) notCarried.push(`card network "${inv.extensions.cardNetworkId}" (UBL cac:CardAccount/cbc:NetworkID): CII has no element for it`);
 
   const dueCode = inv.vatPointDateCode !== undefined ? (TAX_POINT_CODE_2005_TO_2475[inv.vatPointDateCode] ?? inv.vatPointDateCode) : undefined;
-  const taxes = inv.vatBreakdown.map((v) =>
+  const taxes = inv.vatBreakdown.map((v, k) =>
     el(
       'ram:ApplicableTradeTax',
       {},
@@ -190,7 +191,8 @@ export function writeCii(inv: Invoice): WriteResult {
       leaf('ram:BasisAmount', v.taxableAmount),
       leaf('ram:CategoryCode', v.categoryCode),
       leaf('ram:ExemptionReasonCode', v.exemptionReasonCode),
-      inv.vatPointDate !== undefined && el('ram:TaxPointDate', {}, leaf('udt:DateString', to102(inv.vatPointDate), { format: '102' })),
+      // CII-SR-461: one TaxPointDate per document.
+      k === 0 && inv.vatPointDate !== undefined && el('ram:TaxPointDate', {}, leaf('udt:DateString', to102(inv.vatPointDate), { format: '102' })),
       leaf('ram:DueDateTypeCode', dueCode),
       leaf('ram:RateApplicablePercent', v.rate),
     ),
@@ -273,7 +275,7 @@ export function writeCii(inv: Invoice): WriteResult {
       date('ram:IssueDateTime', inv.issueDate),
       inv.notes.map((n) => el('ram:IncludedNote', {}, leaf('ram:Content', n.note), leaf('ram:SubjectCode', n.subjectCode))),
     ),
-    el('rsm:SupplyChainTradeTransaction', {}, inv.lines.map(line), agreement, delivery, settlement),
+    el('rsm:SupplyChainTradeTransaction', {}, inv.lines.map((l) => line(l, filled)), agreement, delivery, settlement),
   );
   return { xml: serialize(root), notCarried, filled, documentType: isCreditNote(inv) ? 'CreditNote' : 'Invoice' };
 }
@@ -283,9 +285,15 @@ function fill(filled: string[], what: string, value: string): string {
   return value;
 }
 
-function line(l: InvoiceLine): XmlElement {
+function line(l: InvoiceLine, filled: string[]): XmlElement {
   const it = l.item;
   const pr = l.price;
+  // CII writes a discount only beside a gross price; without BT-148 it is BT-146 + BT-147 (the norm's definition).
+  let gross = pr.grossPrice;
+  if (gross === undefined && pr.discount !== undefined && pr.netPrice !== undefined && isDecimal(pr.discount) && isDecimal(pr.netPrice)) {
+    gross = add(pr.netPrice, pr.discount);
+    filled.push(`line ${l.identifier}: BT-148 Item gross price = ${gross} (BT-146 + BT-147; CII carries a price discount only with the gross price)`);
+  }
   const bq = leaf('ram:BasisQuantity', pr.baseQuantity, { unitCode: pr.baseQuantityUnitCode });
   return el(
     'ram:IncludedSupplyChainTradeLineItem',
@@ -309,11 +317,11 @@ function line(l: InvoiceLine): XmlElement {
       'ram:SpecifiedLineTradeAgreement',
       {},
       l.purchaseOrderLineReference !== undefined && el('ram:BuyerOrderReferencedDocument', {}, leaf('ram:LineID', l.purchaseOrderLineReference)),
-      (pr.grossPrice !== undefined || pr.discount !== undefined) &&
+      gross !== undefined &&
         el(
           'ram:GrossPriceProductTradePrice',
           {},
-          leaf('ram:ChargeAmount', pr.grossPrice),
+          leaf('ram:ChargeAmount', gross),
           pr.discount !== undefined &&
             el('ram:AppliedTradeAllowanceCharge', {}, el('ram:ChargeIndicator', {}, leaf('udt:Indicator', 'false')), leaf('ram:ActualAmount', pr.discount)),
         ),

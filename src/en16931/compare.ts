@@ -1,11 +1,12 @@
-import { isDecimal, subtract } from './decimal';
+import { add, isDecimal, subtract } from './decimal';
 import type { Invoice } from './model';
 import { canonicalJson } from './xml-read';
 
 /**
  * The part of a model that must survive any UBL ↔ CII conversion unchanged: everything of EN 16931 (the extensions are
- * by definition syntax-specific), with BT-147 made explicit where a gross price (BT-148) stands without it, because UBL
- * cannot write a gross price without a discount amount and the writer derives it (BT-148 − BT-146).
+ * by definition syntax-specific), with the values one syntax forces a writer to derive made explicit on both sides:
+ * BT-147 = BT-148 − BT-146 (UBL needs a discount amount beside a gross price), BT-148 = BT-146 + BT-147 (CII needs a
+ * gross price beside a discount) and BT-110 = Σ BT-117 (UBL needs a total VAT amount). Writers report each such fill.
  */
 export function comparableCore(inv: Invoice): string {
   const { extensions: _syntaxSpecific, ...core } = JSON.parse(JSON.stringify(inv)) as Invoice;
@@ -15,6 +16,13 @@ export function comparableCore(inv: Invoice): string {
     if (p.discount === undefined && p.grossPrice !== undefined && p.netPrice !== undefined && isDecimal(p.grossPrice) && isDecimal(p.netPrice)) {
       p.discount = subtract(p.grossPrice, p.netPrice);
     }
+    if (p.grossPrice === undefined && p.discount !== undefined && p.netPrice !== undefined && isDecimal(p.discount) && isDecimal(p.netPrice)) {
+      p.grossPrice = add(p.netPrice, p.discount);
+    }
+  }
+  if (copy.totals.totalVatAmount === undefined && copy.vatBreakdown.length > 0) {
+    const parts = copy.vatBreakdown.map((v) => v.taxAmount ?? '0');
+    if (parts.every(isDecimal)) copy.totals.totalVatAmount = parts.reduce((a, b) => add(a, b), '0.00');
   }
   return canonicalJson(copy);
 }

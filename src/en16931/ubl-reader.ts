@@ -263,7 +263,10 @@ export function readUbl(doc: Document): ReadResult {
     const amountEl = kid(tt, 'TaxAmount');
     const currency = amountEl?.getAttribute('currencyID') ?? '';
     x.attr(amountEl, 'currencyID');
-    const isAccounting = inv.vatAccountingCurrencyCode !== undefined && currency === inv.vatAccountingCurrencyCode && currency !== inv.currencyCode;
+    // BT-111 is the TaxTotal in the VAT accounting currency without a breakdown; BT-6 may equal BT-5.
+    const hasBreakdown = aggs(tt, 'TaxSubtotal').length > 0;
+    const isAccounting =
+      !hasBreakdown && inv.vatAccountingCurrencyCode !== undefined && currency === inv.vatAccountingCurrencyCode && (currency !== inv.currencyCode || inv.totals.totalVatAmount !== undefined);
     if (isAccounting) inv.totals.totalVatAmountInAccountingCurrency = x.decimal(amountEl, 'BT-111');
     else inv.totals.totalVatAmount = x.decimal(amountEl, 'BT-110');
     for (const st of aggs(tt, 'TaxSubtotal')) {

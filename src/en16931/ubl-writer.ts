@@ -7,7 +7,7 @@ import {
   type InvoiceLine,
   type PostalAddress,
 } from './model';
-import { isDecimal, subtract } from './decimal';
+import { add as addDecimal, isDecimal, subtract } from './decimal';
 import { el, group, leaf, serialize, type XmlElement } from './xml-write';
 
 /**
@@ -145,7 +145,8 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
         el(
           'cac:PaymentMeans',
           {},
-          leaf('cbc:PaymentMeansCode', pay.meansTypeCode, { name: pay.meansText }),
+          // UBL-SR-46: the payment means text once, on the first PaymentMeans.
+          leaf('cbc:PaymentMeansCode', pay.meansTypeCode, { name: first ? pay.meansText : undefined }),
           cn && first ? leaf('cbc:PaymentDueDate', inv.paymentDueDate) : undefined,
           leaf('cbc:PaymentID', pay.remittanceInformation),
           first && pay.card
@@ -206,7 +207,7 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
       el(
         'cac:TaxTotal',
         {},
-        amt('cbc:TaxAmount', tot.totalVatAmount),
+        amt('cbc:TaxAmount', tot.totalVatAmount ?? derivedTotalVat(inv, filled)),
         inv.vatBreakdown.map((v) =>
           el(
             'cac:TaxSubtotal',
@@ -328,6 +329,14 @@ function derivedDiscount(l: InvoiceLine, filled: string[]): string {
   const { grossPrice, netPrice } = l.price;
   const value = grossPrice !== undefined && netPrice !== undefined && isDecimal(grossPrice) && isDecimal(netPrice) ? subtract(grossPrice, netPrice) : '0';
   filled.push(`line ${l.identifier}: BT-147 Item price discount = ${value} (BT-148 − BT-146; UBL needs an amount beside the gross price)`);
+  return value;
+}
+
+/** cbc:TaxAmount is mandatory in UBL; without BT-110 it is the sum of BT-117 (BR-CO-14), computed exactly. */
+function derivedTotalVat(inv: Invoice, filled: string[]): string {
+  const parts = inv.vatBreakdown.map((v) => v.taxAmount ?? '0');
+  const value = parts.every(isDecimal) ? parts.reduce((a, b) => addDecimal(a, b), '0.00') : '0.00';
+  filled.push(`BT-110 Invoice total VAT amount = ${value} (Σ BT-117, BR-CO-14; UBL needs cac:TaxTotal/cbc:TaxAmount)`);
   return value;
 }
 

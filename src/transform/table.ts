@@ -17,7 +17,16 @@ export interface TransformationRow {
 }
 
 /** EN 16931 sources the model reads without loss of core content. */
-export const EN16931_UBL_SOURCES = ['en16931-ubl', 'peppol-bis3-ubl', 'nlcius-ubl', 'xrechnung-ubl', 'xrechnung-extension-ubl', 'xrechnung-cvd-ubl'] as const;
+export const EN16931_UBL_SOURCES = [
+  'en16931-ubl',
+  'peppol-bis3-ubl',
+  'nlcius-ubl',
+  // The G-account extension's second payment is not EN 16931: it stays in the report's unmapped list.
+  'nlcius-gaccount-ubl',
+  'xrechnung-ubl',
+  'xrechnung-extension-ubl',
+  'xrechnung-cvd-ubl',
+] as const;
 export const EN16931_CII_SOURCES = [
   'en16931-cii',
   'peppol-bis3-cii',

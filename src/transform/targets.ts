@@ -90,6 +90,22 @@ const NLCIUS_RULES: Requirement[] = [
   },
 ];
 
+/**
+ * The NLCIUS-CII artefact's BR-NL-10 is stricter than SI-UBL's: for a seller in the Netherlands it requires a buyer
+ * legal registration identifier (BT-47) whatever the buyer's country, and KVK/OIN when the buyer is in the Netherlands.
+ */
+const NLCIUS_CII_RULES: Requirement[] = NLCIUS_RULES.map((r) =>
+  r.rule !== 'BR-NL-10'
+    ? r
+    : {
+        rule: 'BR-NL-10',
+        terms: ['BT-47', 'BT-47-1'],
+        message: 'For a seller in the Netherlands NLCIUS-CII requires the buyer legal registration identifier (BT-47), a KVK (0106) or OIN (0190) number when the buyer is in the Netherlands',
+        holds: (i: Invoice) =>
+          !sellerNl(i) || (present(i.buyer.legalRegistrationIdentifier?.value) && (!isNl(i.buyer.postalAddress?.countryCode) || kvkOrOin(i.buyer.legalRegistrationIdentifier?.schemeId))),
+      },
+);
+
 const XRECHNUNG_RULES: Requirement[] = [
   { rule: 'BR-DE-1', terms: ['BG-16'], message: 'Payment instructions (BG-16) must be provided', holds: (i) => i.paymentInstructions?.meansTypeCode !== undefined },
   { rule: 'BR-DE-2', terms: ['BG-6'], message: 'Seller contact (BG-6) must be provided', holds: (i) => i.seller.contact !== undefined },
@@ -127,7 +143,7 @@ export const TARGET_FLAVOURS: readonly TargetFlavour[] = [
   { id: 'xrechnung-ubl', name: 'XRechnung 3.0 UBL', syntax: 'UBL', family: 'xrechnung', specificationId: XRECHNUNG_3, defaultProcess: PEPPOL_PROCESS, requirements: XRECHNUNG_RULES },
   { id: 'xrechnung-cii', name: 'XRechnung 3.0 CII', syntax: 'CII', family: 'xrechnung', specificationId: XRECHNUNG_3, defaultProcess: PEPPOL_PROCESS, requirements: XRECHNUNG_RULES },
   { id: 'nlcius-ubl', name: 'NLCIUS (SI-UBL 2.0)', syntax: 'UBL', family: 'nlcius', specificationId: NLCIUS, requirements: NLCIUS_RULES },
-  { id: 'nlcius-cii', name: 'NLCIUS CII', syntax: 'CII', family: 'nlcius', specificationId: NLCIUS, requirements: NLCIUS_RULES },
+  { id: 'nlcius-cii', name: 'NLCIUS CII', syntax: 'CII', family: 'nlcius', specificationId: NLCIUS, requirements: NLCIUS_CII_RULES },
 ];
 
 export function targetFlavour(id: string): TargetFlavour | undefined {
