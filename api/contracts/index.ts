@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { transformRoutes } from './transform';
 import { webhookRoutes } from './webhooks';
 
 /*
@@ -288,6 +289,7 @@ export const ROUTES: RouteContract[] = [
     responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': null } } },
   },
   ...webhookRoutes({ problem, authenticated, partyScoped, partyParam }),
+  ...transformRoutes({ problem, authenticated }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {

@@ -51,6 +51,12 @@ const IBAN = /^[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}$/;
 export function writeCii(inv: Invoice): WriteResult {
   const notCarried: string[] = [];
   const filled: string[] = [];
+  const normalised: string[] = [];
+  // BR-53 in CII: BT-6 must differ from BT-5. Equal, it says nothing beyond BT-5 (UBL allows it, CII does not).
+  const taxCurrency = inv.vatAccountingCurrencyCode !== undefined && inv.vatAccountingCurrencyCode === inv.currencyCode ? undefined : inv.vatAccountingCurrencyCode;
+  if (taxCurrency === undefined && inv.vatAccountingCurrencyCode !== undefined) {
+    normalised.push(`BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which CII does not allow (BR-53)`);
+  }
   const s = inv.seller;
   const b = inv.buyer;
   const pay = inv.paymentInstructions;
@@ -227,7 +233,7 @@ export function writeCii(inv: Invoice): WriteResult {
     leaf('ram:AllowanceTotalAmount', tot.sumOfAllowances),
     leaf('ram:TaxBasisTotalAmount', tot.totalWithoutVat),
     leaf('ram:TaxTotalAmount', tot.totalVatAmount, { currencyID: inv.currencyCode }),
-    leaf('ram:TaxTotalAmount', tot.totalVatAmountInAccountingCurrency, { currencyID: inv.vatAccountingCurrencyCode }),
+    leaf('ram:TaxTotalAmount', taxCurrency !== undefined ? tot.totalVatAmountInAccountingCurrency : undefined, { currencyID: taxCurrency }),
     leaf('ram:RoundingAmount', tot.roundingAmount),
     leaf('ram:GrandTotalAmount', tot.totalWithVat),
     leaf('ram:TotalPrepaidAmount', tot.paidAmount),
@@ -238,7 +244,7 @@ export function writeCii(inv: Invoice): WriteResult {
     {},
     leaf('ram:CreditorReferenceID', dd?.bankAssignedCreditorIdentifier),
     leaf('ram:PaymentReference', pay?.remittanceInformation),
-    leaf('ram:TaxCurrencyCode', inv.vatAccountingCurrencyCode),
+    leaf('ram:TaxCurrencyCode', taxCurrency),
     leaf('ram:InvoiceCurrencyCode', inv.currencyCode),
     payee,
     means,
@@ -277,7 +283,7 @@ export function writeCii(inv: Invoice): WriteResult {
     ),
     el('rsm:SupplyChainTradeTransaction', {}, inv.lines.map((l) => line(l, filled)), agreement, delivery, settlement),
   );
-  return { xml: serialize(root), notCarried, filled, documentType: isCreditNote(inv) ? 'CreditNote' : 'Invoice' };
+  return { xml: serialize(root), notCarried, filled, normalised, documentType: isCreditNote(inv) ? 'CreditNote' : 'Invoice' };
 }
 
 function fill(filled: string[], what: string, value: string): string {

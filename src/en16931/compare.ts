@@ -7,6 +7,8 @@ import { canonicalJson } from './xml-read';
  * by definition syntax-specific), with the values one syntax forces a writer to derive made explicit on both sides:
  * BT-147 = BT-148 − BT-146 (UBL needs a discount amount beside a gross price), BT-148 = BT-146 + BT-147 (CII needs a
  * gross price beside a discount) and BT-110 = Σ BT-117 (UBL needs a total VAT amount). Writers report each such fill.
+ * BT-6 equal to BT-5 says nothing beyond BT-5 and CII forbids it (BR-53): it is left out on both sides, with a BT-111
+ * that could only repeat BT-110.
  */
 export function comparableCore(inv: Invoice): string {
   const { extensions: _syntaxSpecific, ...core } = JSON.parse(JSON.stringify(inv)) as Invoice;
@@ -19,6 +21,10 @@ export function comparableCore(inv: Invoice): string {
     if (p.grossPrice === undefined && p.discount !== undefined && p.netPrice !== undefined && isDecimal(p.discount) && isDecimal(p.netPrice)) {
       p.grossPrice = add(p.netPrice, p.discount);
     }
+  }
+  if (copy.vatAccountingCurrencyCode !== undefined && copy.vatAccountingCurrencyCode === copy.currencyCode) {
+    delete copy.vatAccountingCurrencyCode;
+    delete copy.totals.totalVatAmountInAccountingCurrency;
   }
   if (copy.totals.totalVatAmount === undefined && copy.vatBreakdown.length > 0) {
     const parts = copy.vatBreakdown.map((v) => v.taxAmount ?? '0');

@@ -22,6 +22,8 @@ export interface WriteResult {
   notCarried: string[];
   /** Values the syntax requires that the model does not have, and what was written instead. */
   filled: string[];
+  /** Redundant values left out because the target syntax's rules forbid them (no information lost). */
+  normalised: string[];
   /** The business document written (UBL root; for CII from BT-3). */
   documentType: 'Invoice' | 'CreditNote';
 }
@@ -318,7 +320,7 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
     monetary,
     inv.lines.map((l) => line(l, cn, cur, filled)),
   );
-  return { xml: serialize(root), notCarried, filled, documentType: cn ? 'CreditNote' : 'Invoice' };
+  return { xml: serialize(root), notCarried, filled, normalised: [], documentType: cn ? 'CreditNote' : 'Invoice' };
 }
 
 /**
