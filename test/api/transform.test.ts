@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { readUbl, readCii } from '../../src/en16931';
+import { readUbl, readCii, writeCii } from '../../src/en16931';
+import { fullInvoice } from '../unit/transform/fixture';
 import { CII_URN, PEPPOL_BIS3, XRECHNUNG_3 } from '../../src/formats/format-ids';
 import { parseXml } from '../../src/formats';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
@@ -51,7 +52,19 @@ describe('POST /api/v1/generic/transform', () => {
     expect(cii.invoice.totals).toEqual(ubl.invoice.totals);
   });
 
-  it('converts CII to Peppol BIS 3 (the spec’s BIS URN, # encoded as %23) and fills BT-23', async () => {
+  it('converts CII to Peppol BIS 3 (the spec’s BIS URN, # encoded as %23), filling BT-23 and saying so', async () => {
+    const inv = fullInvoice();
+    delete inv.processControl.businessProcessType;
+    const ok = await post(writeCii(inv).xml, `?targetFormat=${encodeURIComponent(PEPPOL_BIS3)}&targetSyntax=UBL&report=true`);
+    expect(ok.status).toBe(200);
+    expectContract('post', PATH, ok);
+    const body = ok.body as { document: string; report: { target: { id: string; customizationId: string }; filled: string[]; changed: string[] } };
+    expect(body.report.target).toMatchObject({ id: 'peppol-bis3-ubl-invoice', customizationId: PEPPOL_BIS3 });
+    expect(body.report.filled).toEqual([expect.stringContaining('BT-23')]);
+    expect(body.document).toContain(`<cbc:CustomizationID>${PEPPOL_BIS3}</cbc:CustomizationID>`);
+  });
+
+  it('refuses Peppol BIS 3 for a document without the data Peppol requires', async () => {
     const res = await post(corpusFile(SAMPLE_CII_INVOICE), `?targetFormat=${encodeURIComponent(PEPPOL_BIS3)}&targetSyntax=UBL&report=true`);
     // The EN 16931 example has neither a buyer reference nor an order reference nor electronic addresses: Peppol refuses.
     expect(res.status).toBe(422);
