@@ -155,6 +155,12 @@ function adaptFlavour(inv: Invoice, sourceFamily: Family, target: TargetFlavour,
       pc.specificationIdentifier = target.specificationId;
     }
   }
+  // PEPPOL-EN16931-R005: BT-6 must differ from BT-5. Equal, it repeats BT-5 (and BT-111 repeats BT-110): left out.
+  if (target.family === 'peppol-bis3' && inv.vatAccountingCurrencyCode !== undefined && inv.vatAccountingCurrencyCode === inv.currencyCode) {
+    changed.push(`BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which Peppol does not allow (PEPPOL-EN16931-R005)`);
+    delete inv.vatAccountingCurrencyCode;
+    delete inv.totals.totalVatAmountInAccountingCurrency;
+  }
   if (target.defaultProcess !== undefined) {
     const current = pc.businessProcessType;
     if (current === undefined || current === '') {

@@ -52,6 +52,11 @@ export function fullInvoice(): Invoice {
     contact: { point: 'Accounts payable', email: 'ap@example.nl' },
   };
   inv.payee = { name: 'Factoring B.V.', identifier: { value: 'PAYEE-1' }, legalRegistrationIdentifier: { value: '11223344', schemeId: '0106' } };
+  inv.taxRepresentative = {
+    name: 'Fiscaal Vertegenwoordiger B.V.',
+    vatIdentifier: 'NL111222333B01',
+    postalAddress: { line1: 'Stationsplein 2', city: 'Den Haag', postCode: '2515 BX', countryCode: 'NL' },
+  };
   inv.delivery = {
     partyName: 'Koper Magazijn',
     locationIdentifier: { value: '5790000436057', schemeId: '0088' },

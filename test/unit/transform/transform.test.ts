@@ -115,6 +115,16 @@ describe('transformation table: golden conversions, each validated', () => {
     expect(p.xml).toContain('<cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>');
   });
 
+  it('fixes what Peppol requires where nothing is lost: BT-6 equal to BT-5 is left out (R005)', () => {
+    const inv = fullInvoice();
+    inv.vatAccountingCurrencyCode = 'EUR';
+    inv.totals.totalVatAmountInAccountingCurrency = '28.53';
+    const r = transformDocument(writeUbl(inv).xml, { targetFormat: PEPPOL_BIS3 });
+    expect(r.report.changed).toContain('BT-6 VAT accounting currency code "EUR" left out: it equals BT-5, which Peppol does not allow (PEPPOL-EN16931-R005)');
+    expect(r.xml).not.toContain('TaxCurrencyCode');
+    expect(r.xml.match(/<cac:TaxTotal>/g)).toHaveLength(1);
+  });
+
   it('a URN both syntaxes share picks the source syntax unless targetSyntax says otherwise', () => {
     expect(transformDocument(UBL_SOURCE, { targetFormat: NLCIUS }).report.target.id).toBe('nlcius-ubl-invoice');
     expect(transformDocument(UBL_SOURCE, { targetFormat: NLCIUS, targetSyntax: 'CII' }).report.target.id).toBe('nlcius-cii');
@@ -201,12 +211,28 @@ describe('422: the document cannot be converted', () => {
     expect(e.message).toContain('BR-DE-15 (BT-10): Buyer reference (BT-10) must be provided');
   });
 
+  it('refuses a second note for Peppol unless both parties are German (R002), and an NL order line reference without BT-13', () => {
+    const inv = fullInvoice();
+    inv.notes.push({ note: 'Second note' });
+    delete inv.purchaseOrderReference;
+    expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: PEPPOL_BIS3 })).details).toMatchObject({ missing: [{ rule: 'PEPPOL-EN16931-R002' }] });
+    expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: NLCIUS })).details).toMatchObject({ missing: [{ rule: 'BR-NL-13', terms: ['BT-13', 'BT-132'] }] });
+  });
+
   it('names the NLCIUS and Peppol requirements', () => {
     const inv = fullInvoice();
     inv.seller.legalRegistrationIdentifier = { value: 'X1' };
     delete inv.buyer.electronicAddress;
     expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: NLCIUS })).details).toMatchObject({ missing: [{ rule: 'BR-NL-1', terms: ['BT-30', 'BT-30-1'] }] });
     expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: PEPPOL_BIS3 })).details).toMatchObject({ missing: [{ rule: 'PEPPOL-EN16931-R010', terms: ['BT-49'] }] });
+  });
+
+  it('names the norm\'s own mandatory terms a document lacks, for every target', () => {
+    const inv = fullInvoice();
+    delete inv.number;
+    delete inv.lines[1]!.item.name;
+    const e = refusal(() => transformDocument(writeCii(inv).xml, { targetFormat: 'en16931-ubl' }));
+    expect(e.details).toMatchObject({ reason: 'CANNOT_CONVERT', missing: [{ rule: 'BR-02', terms: ['BT-1'] }, { rule: 'BR-25', terms: ['BT-153'] }] });
   });
 
   it('refuses values the model cannot take (scientific notation, a date that is not 102)', () => {
