@@ -214,7 +214,9 @@ describe('422: the document cannot be converted', () => {
   it('refuses a second note for Peppol unless both parties are German (R002), and an NL order line reference without BT-13', () => {
     const inv = fullInvoice();
     inv.notes.push({ note: 'Second note' });
+    // (without BT-14 too: a UBL OrderReference with only a sales order carries the binding's "NA" as BT-13)
     delete inv.purchaseOrderReference;
+    delete inv.salesOrderReference;
     expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: PEPPOL_BIS3 })).details).toMatchObject({ missing: [{ rule: 'PEPPOL-EN16931-R002' }] });
     expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: NLCIUS })).details).toMatchObject({ missing: [{ rule: 'BR-NL-13', terms: ['BT-13', 'BT-132'] }] });
   });
