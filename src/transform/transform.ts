@@ -52,17 +52,6 @@ export interface TransformResult {
 
 const baseId = (id: string): string => id.replace(/-(invoice|creditnote)$/, '');
 
-type Family = TargetFlavour['family'] | 'xrechnung-extension' | 'other';
-
-function familyOf(sourceBase: string): Family {
-  if (/^(en16931-(ubl|cii)|facturx-en16931)$/.test(sourceBase)) return 'en16931';
-  if (/^peppol-bis3-/.test(sourceBase)) return 'peppol-bis3';
-  if (/^nlcius-(ubl|cii)$/.test(sourceBase)) return 'nlcius';
-  if (/^(xrechnung-(ubl|cii)|facturx-xrechnung)$/.test(sourceBase)) return 'xrechnung';
-  if (/^xrechnung-extension-/.test(sourceBase)) return 'xrechnung-extension';
-  return 'other';
-}
-
 function notSupported(from: string, to: string, why: string): GatewayError {
   return new GatewayError('BAD_REQUEST', `Transformation from ${from} to ${to} is not supported: ${why}`, {
     details: { reason: 'TRANSFORMATION_NOT_SUPPORTED', sourceFormat: from, targetFormat: to },
@@ -118,7 +107,7 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
   const inv = read.invoice;
   const changed: string[] = [];
   const filled: string[] = [];
-  adaptFlavour(inv, familyOf(sourceBase), target, changed, filled);
+  adaptFlavour(inv, target, changed, filled);
   const missing = target.requirements.filter((r) => !r.holds(inv));
   if (missing.length > 0) {
     throw cannotConvert(`${target.name} requires data the document does not have: ${missing.map((m) => `${m.rule} (${m.terms.join(', ')}): ${m.message}`).join('; ')}`, {
@@ -146,14 +135,15 @@ function describeProblems(problems: readonly ReadProblem[]): string {
   return shown.join('; ') + (problems.length > 5 ? ` (and ${problems.length - 5} more)` : '');
 }
 
-/** BT-24 to the target CIUS (kept when the family is the same, so its version survives); BT-23 where required. */
-function adaptFlavour(inv: Invoice, sourceFamily: Family, target: TargetFlavour, changed: string[], filled: string[]): void {
+/**
+ * BT-24 names the target CIUS in the version the gateway writes (an XRechnung 2.x source becomes 3.0; an unknown CIUS
+ * becomes plain EN 16931, whose rules are the only ones known to hold); BT-23 where the target requires one.
+ */
+function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], filled: string[]): void {
   const pc = inv.processControl;
-  if (sourceFamily !== target.family || pc.specificationIdentifier === '') {
-    if (pc.specificationIdentifier !== target.specificationId) {
-      changed.push(`BT-24 Specification identifier: "${pc.specificationIdentifier}" → "${target.specificationId}"`);
-      pc.specificationIdentifier = target.specificationId;
-    }
+  if (pc.specificationIdentifier !== target.specificationId) {
+    changed.push(`BT-24 Specification identifier: "${pc.specificationIdentifier}" → "${target.specificationId}"`);
+    pc.specificationIdentifier = target.specificationId;
   }
   // PEPPOL-EN16931-R005: BT-6 must differ from BT-5. Equal, it repeats BT-5 (and BT-111 repeats BT-110): left out.
   if (target.family === 'peppol-bis3' && inv.vatAccountingCurrencyCode !== undefined && inv.vatAccountingCurrencyCode === inv.currencyCode) {
