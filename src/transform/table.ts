@@ -109,3 +109,31 @@ export function listTransformations(): TransformationListing[] {
   }
   return out;
 }
+
+/**
+ * The table as Markdown (docs/transformations.md, kept equal by a test): the supported pairs per source, then every
+ * refusal row with its reason.
+ */
+export function renderTransformationTable(): string {
+  const out: string[] = [
+    '# Transformations',
+    '',
+    'Generated from `src/transform/table.ts` (a test keeps this file equal to it). `POST /api/v1/generic/transform`',
+    'takes a target format URN or id; a URN both syntaxes share resolves to the source syntax unless `targetSyntax` says',
+    'otherwise. Choices: [decisions.md](decisions.md) "Transformation".',
+    '',
+    '## Supported',
+    '',
+    '| Source format | Target formats |',
+    '| --- | --- |',
+  ];
+  const supported = listTransformations().filter((l) => l.supported);
+  for (const from of [...new Set(supported.map((l) => l.from))]) {
+    out.push(`| \`${from}\` | ${supported.filter((l) => l.from === from).map((l) => `\`${l.to}\``).join(', ')} |`);
+  }
+  out.push('', '## Not supported (400 `TRANSFORMATION_NOT_SUPPORTED`)', '', '| Source | Target | Why |', '| --- | --- | --- |');
+  const list = (set: readonly string[] | '*'): string => (set === '*' ? 'any' : set.map((s) => `\`${s}\``).join(', '));
+  for (const row of TRANSFORMATIONS) if (row.notSupported) out.push(`| ${list(row.from)} | ${list(row.to)} | ${row.notSupported} |`);
+  out.push('', 'Any pair not listed above is not supported either.', '');
+  return out.join('\n');
+}

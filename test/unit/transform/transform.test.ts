@@ -4,7 +4,7 @@ import { comparableCore, readCii, readUbl, writeCii, writeUbl } from '../../../s
 import { GatewayError } from '../../../src/core/gateway-error';
 import { CII_URN, EN16931, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../../../src/formats/format-ids';
 import { parseXml } from '../../../src/formats';
-import { EN16931_TARGETS, listTransformations, lookupTransformation, transformDocument, type TransformResult } from '../../../src/transform';
+import { EN16931_TARGETS, listTransformations, lookupTransformation, renderTransformationTable, transformDocument, type TransformResult } from '../../../src/transform';
 import { corpusFile } from '../../support/corpus';
 import { requirePacks, validator } from '../validation/support';
 import { fullCreditNote, fullInvoice } from './fixture';
@@ -189,6 +189,12 @@ describe('400: source not recognised or transformation not supported', () => {
     const e = refusal(fn);
     expect(e).toMatchObject({ status: 400, details: { reason: 'TRANSFORMATION_NOT_SUPPORTED' } });
     expect(e.message).toMatch(why);
+  });
+
+  it('docs/transformations.md is the table as it is', () => {
+    const file = path.join(__dirname, '../../../docs/transformations.md');
+    if (UPDATE) writeFileSync(file, renderTransformationTable());
+    expect(readFileSync(file, 'utf8')).toBe(renderTransformationTable());
   });
 
   it('the table answers every pair it lists, and refuses what it does not know', () => {
