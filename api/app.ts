@@ -17,6 +17,7 @@ import { registerDocumentRoutes } from './routes/documents.routes';
 import { registerHealthRoutes } from './routes/health.routes';
 import { registerMeRoutes } from './routes/me.routes';
 import { registerValidateRoutes } from './routes/validate.routes';
+import { registerTransformRoutes } from './routes/transform.routes';
 import { registerWebhookRoutes, type WebhookApiServices } from './routes/hooks.routes';
 import { registerPeppolRoutes, type PeppolApiServices } from './routes/peppol.routes';
 import { registerSmpRoutes } from './routes/smp.routes';
@@ -113,6 +114,7 @@ export function createApp(deps: AppDeps): Application {
     maxUploadBytes: config.http.maxUploadBytes,
   });
   registerValidateRoutes(api, { rulesDir: config.validation.rulesDir, acceptedPrevious: config.validation.acceptedPrevious, maxUploadBytes: config.http.maxUploadBytes });
+  registerTransformRoutes(api, { maxUploadBytes: config.http.maxUploadBytes });
   app.use(api);
 
   app.use(notFoundHandler);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { transformRoutes } from './transform';
 import { webhookRoutes } from './webhooks';
 import { peppolRoutes } from './peppol';
 
@@ -320,6 +321,7 @@ export const ROUTES: RouteContract[] = [
   },
   ...webhookRoutes({ problem, authenticated, partyScoped, partyParam }),
   ...peppolRoutes({ problem, authenticated, partyScoped, partyParam }),
+  ...transformRoutes({ problem, authenticated }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {

@@ -11,9 +11,9 @@ export interface ValidateRouteDeps {
   validator?: Validator;
 }
 
-const ACCEPTED = /^(application\/xml|text\/xml|application\/[a-z0-9.+-]+\+xml|application\/pdf)$/;
+export const ACCEPTED = /^(application\/xml|text\/xml|application\/[a-z0-9.+-]+\+xml|application\/pdf)$/;
 
-function queryString(req: Request, name: string): string | undefined {
+export function queryString(req: Request, name: string): string | undefined {
   const v = req.query[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'string') throw new GatewayError('BAD_REQUEST', `${name} must be given once, as a string`);
@@ -21,7 +21,7 @@ function queryString(req: Request, name: string): string | undefined {
 }
 
 /** The raw body, refused above `limit` bytes as it arrives (nothing is stored: validation keeps no document). */
-function readBody(req: Request, limit: number): Promise<Buffer> {
+export function readBody(req: Request, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.reject(new GatewayError('PAYLOAD_TOO_LARGE', `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`, { details: { limit } }));

@@ -1,0 +1,59 @@
+import type { Request, Response, Router } from 'express';
+import { GatewayError } from '../../src/core/gateway-error';
+import { transformDocument } from '../../src/transform';
+import { ACCEPTED, queryString, readBody } from './validate.routes';
+
+export interface TransformRouteDeps {
+  maxUploadBytes: number;
+}
+
+/** JSON instead of bare XML: `report=true`, or an Accept header that prefers application/json to XML. */
+function wantsReport(req: Request): boolean {
+  const flag = queryString(req, 'report');
+  if (flag !== undefined) {
+    if (flag !== 'true' && flag !== 'false') throw new GatewayError('BAD_REQUEST', 'report must be true or false');
+    return flag === 'true';
+  }
+  // No Accept, */* or XML first: the XML itself (spec 4.9); JSON only when the client prefers it.
+  return req.accepts(['application/xml', 'application/json']) === 'application/json';
+}
+
+/**
+ * POST /api/v1/generic/transform?targetFormat=&sourceFormat=&targetSyntax=&report= (spec 4.9, decisions.md
+ * "Transformation"): converts one document; nothing is stored and no event fires. A lossy conversion is never silent:
+ * the counts are in X-Transform-* headers and the full report comes with `Accept: application/json` or `report=true`.
+ */
+export function registerTransformRoutes(router: Router, deps: TransformRouteDeps): void {
+  router.post('/api/v1/generic/transform', async (req: Request, res: Response) => {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!ACCEPTED.test(type)) {
+      throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Content-Type "${type || '(none)'}" is not accepted; send application/xml, text/xml or application/pdf`);
+    }
+    const targetFormat = queryString(req, 'targetFormat');
+    if (targetFormat === undefined) throw new GatewayError('BAD_REQUEST', 'targetFormat is required: the URN (or format id) of the format to convert to', { details: { reason: 'TARGET_FORMAT_MISSING' } });
+    const sourceFormat = queryString(req, 'sourceFormat');
+    const targetSyntax = queryString(req, 'targetSyntax');
+    if (targetSyntax !== undefined && targetSyntax !== 'UBL' && targetSyntax !== 'CII') throw new GatewayError('BAD_REQUEST', 'targetSyntax must be UBL or CII');
+    const report = wantsReport(req);
+    let body: Buffer;
+    try {
+      body = await readBody(req, deps.maxUploadBytes);
+    } catch (e) {
+      res.set('Connection', 'close');
+      throw e;
+    }
+    if (body.length === 0) throw new GatewayError('BAD_REQUEST', 'Request body is empty');
+    const result = transformDocument(body, { targetFormat, ...(sourceFormat ? { sourceFormat } : {}), ...(targetSyntax ? { targetSyntax } : {}) });
+    res.set({
+      'X-Transform-Source-Format': result.report.source.id,
+      'X-Transform-Target-Format': result.report.target.id,
+      'X-Transform-Unmapped': String(result.report.unmapped.length),
+      'X-Transform-Not-Carried': String(result.report.notCarried.length),
+    });
+    if (report) {
+      res.status(200).json({ document: result.xml, report: result.report });
+      return;
+    }
+    res.status(200).type('application/xml').send(result.xml);
+  });
+}

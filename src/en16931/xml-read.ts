@@ -1,0 +1,203 @@
+import type { Element, Node } from '@xmldom/xmldom';
+import { NS } from '../formats/xml/namespaces';
+import type { Decimal, IsoDate, PaymentInstructions, ReadProblem, UnmappedElement } from './model';
+
+/**
+ * Reading helpers shared by the UBL and CII readers. Every element and attribute a reader takes a value from is marked;
+ * afterwards `unmapped()` walks the document and lists the top-most elements (and attributes of used elements) nobody
+ * took, so a reader can never drop content silently: whatever it does not know shows up in the list.
+ */
+
+const PREFIX_BY_NS: Record<string, string> = {
+  [NS.cbc]: 'cbc',
+  [NS.cac]: 'cac',
+  [NS.ext]: 'ext',
+  [NS.ram]: 'ram',
+  [NS.rsm]: 'rsm',
+  [NS.udt]: 'udt',
+  [NS.qdt]: 'qdt',
+};
+
+/** Attributes that carry no business content of their own. */
+const IGNORED_ATTRIBUTES = new Set(['xmlns', 'xsi:schemaLocation', 'schemaLocation']);
+
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export class ReadContext {
+  private readonly used = new Set<Node>();
+  readonly problems: ReadProblem[] = [];
+
+  /** Child elements of `el` with this namespace and local name, in document order. */
+  children(el: Element, ns: string, local: string): Element[] {
+    const out: Element[] = [];
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1 && (c as Element).localName === local && ((c as Element).namespaceURI ?? '') === ns) out.push(c as Element);
+    }
+    return out;
+  }
+
+  child(el: Element | undefined, ns: string, local: string): Element | undefined {
+    if (!el) return undefined;
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1 && (c as Element).localName === local && ((c as Element).namespaceURI ?? '') === ns) return c as Element;
+    }
+    return undefined;
+  }
+
+  /** Follows a chain of `[ns, local]` steps through first children. */
+  path(el: Element | undefined, ...steps: Array<readonly [string, string]>): Element | undefined {
+    let cur = el;
+    for (const [ns, local] of steps) cur = this.child(cur, ns, local);
+    return cur;
+  }
+
+  /** Marks the element as read and returns its text (whitespace-trimmed). */
+  take(el: Element | undefined): string | undefined {
+    if (!el) return undefined;
+    this.used.add(el);
+    return (el.textContent ?? '').trim();
+  }
+
+  /** Marks an element as fully consumed (structure-only elements whose content the reader checked itself). */
+  accept(el: Element | undefined): void {
+    if (el) this.used.add(el);
+  }
+
+  attr(el: Element | undefined, name: string): string | undefined {
+    if (!el) return undefined;
+    const a = el.getAttributeNode(name);
+    if (!a) return undefined;
+    this.used.add(a);
+    return a.value.trim();
+  }
+
+  decimal(el: Element | undefined, term: string): Decimal | undefined {
+    const v = this.take(el);
+    if (v === undefined || !el) return undefined;
+    if (!DECIMAL.test(v)) this.problems.push({ path: pathOf(el), term, message: `"${v}" is not a decimal number in fixed notation` });
+    return v;
+  }
+
+  isoDate(el: Element | undefined, term: string): IsoDate | undefined {
+    const v = this.take(el);
+    if (v === undefined || !el) return undefined;
+    if (!ISO_DATE.test(v)) this.problems.push({ path: pathOf(el), term, message: `"${v}" is not a date (YYYY-MM-DD)` });
+    return v;
+  }
+
+  /** A CII `udt:DateTimeString` / `qdt:DateTimeString` / `udt:DateString` with format 102 → ISO date. */
+  date102(el: Element | undefined, term: string): IsoDate | undefined {
+    if (!el) return undefined;
+    const format = this.attr(el, 'format');
+    const v = this.take(el) ?? '';
+    const m = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
+    if (format !== undefined && format !== '102') {
+      this.problems.push({ path: pathOf(el), term, message: `date format "${format}" is not 102 (CCYYMMDD), which EN 16931 requires` });
+      return v;
+    }
+    if (!m) {
+      this.problems.push({ path: pathOf(el), term, message: `"${v}" is not a format 102 date (CCYYMMDD)` });
+      return v;
+    }
+    return `${m[1]}-${m[2]}-${m[3]}`;
+  }
+
+  /** The top-most elements below `root` that nothing took, and unread attributes of taken elements. */
+  unmapped(root: Element): UnmappedElement[] {
+    const covered = new Set<Node>();
+    const mark = (el: Element): boolean => {
+      let any = this.used.has(el);
+      for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && mark(c as Element)) any = true;
+      if (any) covered.add(el);
+      return any;
+    };
+    mark(root);
+    const out: UnmappedElement[] = [];
+    const walk = (el: Element): void => {
+      if (this.used.has(el)) {
+        for (let k = 0; k < el.attributes.length; k++) {
+          const a = el.attributes.item(k);
+          if (!a || this.used.has(a) || a.name.startsWith('xmlns') || IGNORED_ATTRIBUTES.has(a.name) || a.namespaceURI === 'http://www.w3.org/2001/XMLSchema-instance') continue;
+          out.push({ path: `${pathOf(el)}/@${a.name}`, text: shorten(a.value) });
+        }
+      }
+      for (let c = el.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType !== 1) continue;
+        const ce = c as Element;
+        if (covered.has(ce)) walk(ce);
+        // An element without text, attributes or children carries nothing that could be lost.
+        else if (ce.firstChild === null && ce.attributes.length === 0) continue;
+        else out.push({ path: pathOf(ce), ...(hasText(ce) ? { text: shorten((ce.textContent ?? '').trim()) } : {}) });
+      }
+    };
+    walk(root);
+    return out;
+  }
+}
+
+function hasText(el: Element): boolean {
+  return (el.textContent ?? '').trim() !== '';
+}
+
+function shorten(s: string): string {
+  const t = s.replace(/\s+/g, ' ');
+  return t.length > 80 ? `${t.slice(0, 77)}...` : t;
+}
+
+function nameOf(el: Element): string {
+  const p = PREFIX_BY_NS[el.namespaceURI ?? ''];
+  const local = el.localName ?? el.nodeName;
+  return p ? `${p}:${local}` : local;
+}
+
+/** `/Invoice/cac:InvoiceLine[2]/cbc:Note` with canonical prefixes; the index only where siblings share the name. */
+export function pathOf(node: Element): string {
+  const parts: string[] = [];
+  let cur: Node | null = node;
+  while (cur && cur.nodeType === 1) {
+    const el = cur as Element;
+    const parent = el.parentNode;
+    let index = 0;
+    let count = 0;
+    if (parent) {
+      for (let s = parent.firstChild; s; s = s.nextSibling) {
+        if (s.nodeType === 1 && (s as Element).localName === el.localName && (s as Element).namespaceURI === el.namespaceURI) {
+          count++;
+          if (s === el) index = count;
+        }
+      }
+    }
+    const isRoot = !parent || parent.nodeType !== 1;
+    parts.unshift(isRoot ? (el.localName ?? el.nodeName) : `${nameOf(el)}${count > 1 ? `[${index}]` : ''}`);
+    cur = parent;
+  }
+  return `/${parts.join('/')}`;
+}
+
+/** Removes undefined members and empty objects, so models compare by content. */
+export function compact<T extends object>(o: T): T | undefined {
+  const entries = Object.entries(o).filter(([, v]) => v !== undefined);
+  if (entries.length === 0) return undefined;
+  return Object.fromEntries(entries) as T;
+}
+
+/** JSON with object keys sorted, for comparing models regardless of the order readers filled them in. */
+export function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, val: unknown) =>
+    val && typeof val === 'object' && !Array.isArray(val)
+      ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : val,
+  );
+}
+
+/** BG-16 as read, or undefined when nothing of it was in the document. */
+export function paymentOrNothing(p: PaymentInstructions): PaymentInstructions | undefined {
+  const c = compact(p) as PaymentInstructions;
+  const directDebit = c.directDebit && compact(c.directDebit);
+  const out: PaymentInstructions = { ...c, creditTransfers: c.creditTransfers ?? [] };
+  if (directDebit) out.directDebit = directDebit;
+  else delete out.directDebit;
+  const empty = out.creditTransfers.length === 0 && out.meansTypeCode === undefined && out.meansText === undefined && out.remittanceInformation === undefined && !out.card && !out.directDebit;
+  return empty ? undefined : out;
+}

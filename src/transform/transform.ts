@@ -1,0 +1,164 @@
+import { GatewayError } from '../core/gateway-error';
+import { readCii, readUbl, writeCii, writeUbl, type Invoice, type ReadProblem, type UnmappedElement } from '../en16931';
+import { detectFormatFromDocument, extractFromPdf, findFormats, getFormat, isPdf, parseXml, type DetectedFormat, type XmlLimits } from '../formats';
+import { lookupTransformation } from './table';
+import { TARGET_FLAVOURS, targetFlavour, type Requirement, type TargetFlavour } from './targets';
+
+/**
+ * One document from one format into another, through the EN 16931 model: detect (or take `sourceFormat`), read,
+ * look the pair up in the transformation table, adapt the CIUS identifiers, check what the target CIUS requires, write.
+ * Nothing is stored. What could not be carried over is in the result, never silently dropped.
+ *
+ * Errors (GatewayError): 400 INVALID_XML / UNSAFE_XML / UNKNOWN_FORMAT (source not recognised), 400 BAD_REQUEST with
+ * `reason` UNKNOWN_TARGET_FORMAT or TRANSFORMATION_NOT_SUPPORTED, 422 UNPROCESSABLE with `reason` CANNOT_CONVERT and
+ * `missing` (target requirements not met) or `invalid` (values the model cannot take).
+ */
+
+export interface TransformOptions {
+  /** Target format URN or format id (`xrechnung-cii`, `peppol-bis3-ubl`, ...). */
+  targetFormat: string;
+  /** Source format URN or id, when detection is not wanted or fails. */
+  sourceFormat?: string;
+  /** For a URN both syntaxes share (EN 16931, XRechnung, NLCIUS, BIS 3): which one. Default: the source's syntax. */
+  targetSyntax?: 'UBL' | 'CII';
+  limits?: Partial<XmlLimits>;
+}
+
+export interface FormatRef {
+  id: string;
+  name: string;
+  syntax: string;
+  documentType: string;
+  customizationId?: string;
+}
+
+export interface TransformReport {
+  source: FormatRef;
+  target: FormatRef;
+  /** Source elements the model has no place for (XPath-like paths, with their text). */
+  unmapped: UnmappedElement[];
+  /** Model content the target syntax cannot carry. */
+  notCarried: string[];
+  /** Values the target requires that the source lacks, and what was written instead (e.g. BT-23 default). */
+  filled: string[];
+  /** Identifiers changed for the target flavour (BT-24, BT-23). */
+  changed: string[];
+}
+
+export interface TransformResult {
+  xml: string;
+  report: TransformReport;
+}
+
+const baseId = (id: string): string => id.replace(/-(invoice|creditnote)$/, '');
+
+function notSupported(from: string, to: string, why: string): GatewayError {
+  return new GatewayError('BAD_REQUEST', `Transformation from ${from} to ${to} is not supported: ${why}`, {
+    details: { reason: 'TRANSFORMATION_NOT_SUPPORTED', sourceFormat: from, targetFormat: to },
+  });
+}
+
+/** The target: a flavour the gateway writes, or the base id of a known format (for the table's refusal). */
+function resolveTarget(targetFormat: string, sourceSyntax: string, targetSyntax: 'UBL' | 'CII' | undefined): TargetFlavour | string {
+  const asId = baseId(targetFormat.trim().toLowerCase());
+  const byId = targetFlavour(asId);
+  if (byId) return byId;
+  if (getFormat(targetFormat) || getFormat(`${asId}-invoice`)) return asId;
+  const named = [...new Set(findFormats(targetFormat).filter((f) => !f.refused).map((f) => baseId(f.id)))];
+  if (named.length === 0) {
+    throw new GatewayError('BAD_REQUEST', `targetFormat "${targetFormat}" is not a known format URN or id`, { details: { reason: 'UNKNOWN_TARGET_FORMAT', targetFormat } });
+  }
+  const flavours = TARGET_FLAVOURS.filter((t) => named.includes(t.id));
+  if (flavours.length === 0) return named[0] as string;
+  const wanted = targetSyntax ?? sourceSyntax;
+  return flavours.find((t) => t.syntax === wanted) ?? (flavours[0] as TargetFlavour);
+}
+
+function readSource(input: Buffer | Uint8Array | string, opts: TransformOptions): { doc: ReturnType<typeof parseXml>; format: DetectedFormat } {
+  let xml: Buffer | Uint8Array | string = input;
+  let container: 'pdf' | undefined;
+  if (typeof input !== 'string' && isPdf(input)) {
+    xml = extractFromPdf(input).xml;
+    container = 'pdf';
+  }
+  const doc = parseXml(xml, opts.limits);
+  const format = detectFormatFromDocument(doc, { ...(opts.sourceFormat ? { sourceFormat: opts.sourceFormat } : {}), ...(container ? { container } : {}) });
+  return { doc, format };
+}
+
+function cannotConvert(message: string, details: Record<string, unknown>): GatewayError {
+  return new GatewayError('UNPROCESSABLE', message, { details: { reason: 'CANNOT_CONVERT', ...details } });
+}
+
+export function transformDocument(input: Buffer | Uint8Array | string, opts: TransformOptions): TransformResult {
+  const { doc, format } = readSource(input, opts);
+  const sourceBase = baseId(format.id);
+  const target = resolveTarget(opts.targetFormat, format.syntax, opts.targetSyntax);
+  const targetId = typeof target === 'string' ? target : target.id;
+  const lookup = lookupTransformation(sourceBase, targetId);
+  if ('notSupported' in lookup) throw notSupported(format.id, targetId, lookup.notSupported);
+  if (typeof target === 'string') throw notSupported(format.id, targetId, 'the target is not a format the gateway writes');
+  if (format.documentType !== 'Invoice' && format.documentType !== 'CreditNote') throw notSupported(format.id, targetId, 'only invoices and credit notes can be transformed');
+
+  const read = format.syntax === 'UBL' ? readUbl(doc) : readCii(doc);
+  if (read.problems.length > 0) {
+    throw cannotConvert(`The document has values that cannot be converted: ${describeProblems(read.problems)}`, { invalid: read.problems });
+  }
+  const inv = read.invoice;
+  const changed: string[] = [];
+  const filled: string[] = [];
+  adaptFlavour(inv, target, changed, filled);
+  const missing = target.requirements.filter((r) => !r.holds(inv));
+  if (missing.length > 0) {
+    throw cannotConvert(`${target.name} requires data the document does not have: ${missing.map((m) => `${m.rule} (${m.terms.join(', ')}): ${m.message}`).join('; ')}`, {
+      target: target.id,
+      missing: missing.map((m: Requirement) => ({ rule: m.rule, terms: m.terms, message: m.message })),
+    });
+  }
+  const written = target.syntax === 'UBL' ? writeUbl(inv) : writeCii(inv);
+  const documentType = written.documentType;
+  return {
+    xml: written.xml,
+    report: {
+      source: { id: format.id, name: format.name, syntax: format.syntax, documentType: format.documentType, ...(format.customizationId !== undefined ? { customizationId: format.customizationId } : {}) },
+      target: { id: target.syntax === 'UBL' ? `${target.id}-${documentType.toLowerCase()}` : target.id, name: target.name, syntax: target.syntax, documentType, customizationId: inv.processControl.specificationIdentifier },
+      unmapped: read.unmapped,
+      notCarried: written.notCarried,
+      filled: [...filled, ...written.filled],
+      changed: [...changed, ...written.normalised],
+    },
+  };
+}
+
+function describeProblems(problems: readonly ReadProblem[]): string {
+  const shown = problems.slice(0, 5).map((p) => `${p.term} at ${p.path}: ${p.message}`);
+  return shown.join('; ') + (problems.length > 5 ? ` (and ${problems.length - 5} more)` : '');
+}
+
+/**
+ * BT-24 names the target CIUS in the version the gateway writes (an XRechnung 2.x source becomes 3.0; an unknown CIUS
+ * becomes plain EN 16931, whose rules are the only ones known to hold); BT-23 where the target requires one.
+ */
+function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], filled: string[]): void {
+  const pc = inv.processControl;
+  if (pc.specificationIdentifier !== target.specificationId) {
+    changed.push(`BT-24 Specification identifier: "${pc.specificationIdentifier}" → "${target.specificationId}"`);
+    pc.specificationIdentifier = target.specificationId;
+  }
+  // PEPPOL-EN16931-R005: BT-6 must differ from BT-5. Equal, it repeats BT-5 (and BT-111 repeats BT-110): left out.
+  if (target.family === 'peppol-bis3' && inv.vatAccountingCurrencyCode !== undefined && inv.vatAccountingCurrencyCode === inv.currencyCode) {
+    changed.push(`BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which Peppol does not allow (PEPPOL-EN16931-R005)`);
+    delete inv.vatAccountingCurrencyCode;
+    delete inv.totals.totalVatAmountInAccountingCurrency;
+  }
+  if (target.defaultProcess !== undefined) {
+    const current = pc.businessProcessType;
+    if (current === undefined || current === '') {
+      filled.push(`BT-23 Business process type = "${target.defaultProcess}" (${target.name} requires one; the source has none)`);
+      pc.businessProcessType = target.defaultProcess;
+    } else if (target.acceptsProcess && !target.acceptsProcess.test(current)) {
+      changed.push(`BT-23 Business process type: "${current}" → "${target.defaultProcess}" (${target.name} accepts only its own process identifiers)`);
+      pc.businessProcessType = target.defaultProcess;
+    }
+  }
+}
