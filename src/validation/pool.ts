@@ -88,7 +88,7 @@ interface Slot {
   timedOut?: boolean;
   /** Stopped on purpose (close); its exit is not a crash. */
   retiring?: boolean;
-  error?: Error;
+  error?: NodeJS.ErrnoException;
 }
 
 function revive(e: SerializedError): Error {
@@ -234,7 +234,7 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
             details: { reason: 'VALIDATION_TIMEOUT' },
           }),
         );
-      } else if ((slot.error as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      } else if (slot.error?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
         job.reject(
           new GatewayError('UNPROCESSABLE', `validating this document needed more memory than a validation worker may use (${maxHeapMb ?? 'default'} MB heap); the worker was replaced`, {
             details: { reason: 'VALIDATION_OUT_OF_MEMORY' },

@@ -132,6 +132,7 @@ describe('validator pool', () => {
 
   it('stops a job that runs past its time limit and replaces its worker', async () => {
     // A 1,000-line invoice takes seconds; 200 ms is far less.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { buildInvoice } = require('../../../bench/lib/validation-documents') as { buildInvoice(o: { lines: number }): { body: Buffer } };
     const big = buildInvoice({ lines: 1000 }).body;
     const pool = createValidatorPool({ rulesDir: RULES_DIR, size: 1, jobTimeoutMs: 200, workerScript: WORKER, preload: UBL_PACKS });
