@@ -126,8 +126,8 @@ async function environment(svc, opts) {
     memoryBytes: os.totalmem(),
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
-    database: await describeDatabase(svc),
-    temporal: await describeTemporal(svc),
+    database: svc ? await describeDatabase(svc) : 'not started (the suites run need no servers)',
+    temporal: svc ? await describeTemporal(svc) : 'not started (the suites run need no servers)',
     autocannon: require('autocannon/package.json').version,
     // Other programs on a shared machine take cores from the gateway; the figures are only comparable at low load.
     loadAverage: { start: os.loadavg() },
@@ -194,26 +194,29 @@ async function main() {
     // Fresh servers for every suite: FerretDB keeps running queries for clients that are gone, so one suite's
     // leftovers would otherwise load the next one's figures.
     let svc;
-    try {
-      svc = await services.startServices({ ui: false, handleSignals: true });
-    } catch (e) {
-      say(`could not start the local servers:\n${e.message}`);
-      entry.error = `local servers did not start: ${e.message}`;
-      report.suites.push(entry);
-      ok = false;
-      break;
+    // A suite that exports `servers: false` (validation) runs without them.
+    if (mod.servers !== false) {
+      try {
+        svc = await services.startServices({ ui: false, handleSignals: true });
+      } catch (e) {
+        say(`could not start the local servers:\n${e.message}`);
+        entry.error = `local servers did not start: ${e.message}`;
+        report.suites.push(entry);
+        ok = false;
+        break;
+      }
     }
     const started = Date.now();
     try {
       if (!report.environment) report.environment = await environment(svc, opts);
-      const serverPids = findServerPids();
-      say(`${entry.name}: servers Temporal ${svc.temporalAddress}, database ${svc.mongodbUri}`);
+      const serverPids = svc ? findServerPids() : {};
+      say(svc ? `${entry.name}: servers Temporal ${svc.temporalAddress}, database ${svc.mongodbUri}` : `${entry.name}: no servers needed`);
       Object.assign(entry, await mod.run({ svc, serverPids, cores: os.cpus().length, quick: opts.quick, logDir, cpuProfileDir, log: say }));
     } catch (e) {
       entry.error = e && e.message ? e.message : String(e);
       say(`${s.name} broke: ${entry.error}`);
     } finally {
-      await svc.stop();
+      if (svc) await svc.stop();
     }
     entry.seconds = Math.round((Date.now() - started) / 1000);
     if (entry.error || (entry.problems && entry.problems.length)) ok = false;

@@ -109,7 +109,7 @@ function cpuBetween(a, b) {
   };
 }
 
-module.exports = { supported, findServerPids, snapshot, cpuBetween, processCpuSeconds, machineCpuSeconds };
+module.exports = { supported, findServerPids, snapshot, cpuBetween, processCpuSeconds, machineCpuSeconds, clockTicks };
 
 /**
  * Runs `pass` (a load pass) and then `settle` (waiting for follow-up work such as the worker's backlog), reading CPU

@@ -50,8 +50,10 @@ function scenarioTable(scenarios) {
 }
 
 function targetLine(t) {
-  if (t.pass === undefined) return `N/A   ${t.label}: not judged${t.why ? ` (${t.why})` : ''}; reading ${fmtValue(t.measured, t.unit)} (target < ${fmtValue(t.target, t.unit)})`;
-  return `${t.pass ? 'PASS' : 'MISS'}  ${t.label}: ${fmtValue(t.measured, t.unit)} (target < ${fmtValue(t.target, t.unit)})`;
+  // Most targets are ceilings; `atLeast` marks a floor (e.g. a speed-up).
+  const cmp = t.atLeast ? '≥' : '<';
+  if (t.pass === undefined) return `N/A   ${t.label}: not judged${t.why ? ` (${t.why})` : ''}; reading ${fmtValue(t.measured, t.unit)} (target ${cmp} ${fmtValue(t.target, t.unit)})`;
+  return `${t.pass ? 'PASS' : 'MISS'}  ${t.label}: ${fmtValue(t.measured, t.unit)} (target ${cmp} ${fmtValue(t.target, t.unit)})`;
 }
 
 const CPU_COLUMNS = [

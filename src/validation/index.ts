@@ -5,3 +5,4 @@ export { loadManifest, parseManifest, packFingerprint, canonicalJson, defaultMan
 export { selectRulePacks, parseRuleSet, type PackRef, type Selection } from './selection';
 export { reasonCodeOf, flagOf, type Assertion, type AssertionArtifact, type AssertionFlag, type ReasonCode, type RuleSetOutcome, type ValidationResult, type ValidatedFormat } from './types';
 export { benchmarkValidation, type BenchmarkOptions, type BenchmarkReport } from './bench';
+export { createValidatorPool, defaultWorkerScript, type ValidatorPool, type ValidatorPoolOptions, type ValidatorPoolStats } from './pool';

@@ -1,0 +1,157 @@
+'use strict';
+// Child process of the validation suite (bench/validation.bench.js), so that each pass has a process of its own and
+// its peak RSS (VmHWM) is that pass's alone. Runs the compiled gateway code from dist/. Started with fork(); gets
+// { mode, plan, rulesDir, poolSize } over IPC and answers with one { ok, ... } message.
+//   single: the Validator on the main thread, documents one after another: latency and throughput per document, and
+//           the business rules alone (SaxonJS parse + Schematron packs) for the comparison with Saxon-HE.
+//   pool:   the worker-thread pool (dist/src/validation/pool-worker.js), `poolSize` workers, kept saturated.
+//   large:  one validation of the 24 MiB invoice.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { performance } = require('node:perf_hooks');
+const { clockTicks } = require('./cpu');
+const memory = require('./memory');
+const docs = require('./validation-documents');
+
+const DIST = path.resolve(__dirname, '..', '..', 'dist', 'src', 'validation');
+
+/** CPU milliseconds of this process (every thread) plus its waited-for children (the xmllint runs). */
+function cpuMs() {
+  const u = process.cpuUsage();
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (u.user + u.system) / 1000 + ((Number(f[13]) + Number(f[14])) * 1000) / clockTicks();
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return undefined;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Runs `once` until `budgetMs` is spent (at least minRuns, at most maxRuns); returns the sorted run times. */
+async function timed(once, { minRuns, maxRuns, budgetMs }) {
+  const runs = [];
+  const start = performance.now();
+  while (runs.length < minRuns || (runs.length < maxRuns && performance.now() - start < budgetMs)) {
+    const t = performance.now();
+    await once();
+    runs.push(performance.now() - t);
+  }
+  return runs.sort((a, b) => a - b);
+}
+
+function summary(runs) {
+  const total = runs.reduce((a, b) => a + b, 0);
+  return { runs: runs.length, p50Ms: percentile(runs, 50), p95Ms: percentile(runs, 95), maxMs: runs[runs.length - 1], docsPerS: (1000 * runs.length) / total };
+}
+
+function assertValid(name, result) {
+  if (!result.isValid) {
+    const first = result.assertions.slice(0, 3).map((a) => `${a.ruleId} ${a.text}`).join(' | ');
+    throw new Error(`benchmark document "${name}" is not valid, so the figures would not be about valid invoices: ${first}`);
+  }
+}
+
+async function single({ plan, rulesDir }) {
+  const { createValidator } = require(path.join(DIST, 'validator.js'));
+  const { parseForSaxon, runSchematronPack } = require(path.join(DIST, 'schematron.js'));
+  const v = createValidator({ rulesDir });
+  const out = [];
+  for (const d of docs.benchmarkDocuments()) {
+    // Warm-up: loads the packs and lets the JIT settle; also proves the document valid.
+    const first = await v.validate(d.body);
+    assertValid(d.name, first);
+    const c0 = cpuMs();
+    const validate = summary(await timed(() => v.validate(d.body), plan.latency));
+    validate.cpuMsPerDoc = (cpuMs() - c0) / validate.runs;
+    // The business rules alone, as Saxon-HE runs them: parse, then every Schematron pack the validation used.
+    const schematron = [];
+    for (const r of first.ruleSets) {
+      const pack = await v.store.get(r.id, r.version);
+      if (pack.kind === 'schematron') schematron.push(pack);
+    }
+    const text = d.body.toString('utf8');
+    const rulesOnly = summary(
+      await timed(async () => {
+        const doc = await parseForSaxon(text);
+        for (const p of schematron) runSchematronPack(p, doc);
+      }, plan.rulesOnly),
+    );
+    out.push({ name: d.name, bytes: d.body.length, lines: d.lines, packs: first.ruleSets.map((r) => `${r.id} ${r.version}`), schematronPacks: schematron.map((p) => ({ id: p.id, version: p.version })), validate, rulesOnly });
+  }
+  return { documents: out };
+}
+
+async function pool({ plan, rulesDir, poolSize }) {
+  const { createValidatorPool } = require(path.join(DIST, 'pool.js'));
+  const list = docs.benchmarkDocuments();
+  const inFlight = 2 * poolSize;
+  // Enough room for every job in flight: this pass measures throughput, not refusals.
+  const p = createValidatorPool({ rulesDir, size: poolSize, maxQueue: inFlight, preload: ['ubl-2.1', 'en16931-ubl'] });
+  const startMs = performance.now();
+  await p.ready();
+  const readyMs = performance.now() - startMs;
+  const out = [];
+  try {
+    for (const d of list) {
+      // Warm-up: every worker validates the document once.
+      const warm = await Promise.all(Array.from({ length: poolSize }, () => p.validate(d.body)));
+      for (const r of warm) assertValid(d.name, r);
+      // Closed loop: `inFlight` jobs outstanding, so no worker waits for the main thread to hand it the next one.
+      let done = 0;
+      let started = 0;
+      const c0 = cpuMs();
+      const t0 = performance.now();
+      const minJobs = Math.max(plan.pool.minJobs, inFlight);
+      const more = () => started < minJobs || (started < plan.pool.maxJobs && performance.now() - t0 < plan.pool.budgetMs);
+      await new Promise((resolve, reject) => {
+        const next = () => {
+          if (!more()) {
+            if (done === started) resolve();
+            return;
+          }
+          started += 1;
+          p.validate(d.body).then((r) => {
+            assertValid(d.name, r);
+            done += 1;
+            next();
+          }, reject);
+        };
+        for (let k = 0; k < inFlight; k++) next();
+      });
+      const wallMs = performance.now() - t0;
+      out.push({ name: d.name, bytes: d.body.length, jobs: done, wallMs, docsPerS: (1000 * done) / wallMs, cpuMsPerDoc: (cpuMs() - c0) / done });
+    }
+    return { documents: out, readyMs, stats: p.stats() };
+  } finally {
+    await p.close();
+  }
+}
+
+async function large({ rulesDir, bytes, lines }) {
+  const { createValidator } = require(path.join(DIST, 'validator.js'));
+  const d = docs.invoiceWithAttachment(bytes, lines);
+  const v = createValidator({ rulesDir });
+  const before = memory.readStatus(process.pid);
+  const t = performance.now();
+  const r = await v.validate(d.body);
+  const ms = performance.now() - t;
+  assertValid('24 MiB', r);
+  return { bytes: d.body.length, lines: d.lines, attachmentBytes: d.attachmentBytes, ms, rssBefore: before.rss, ...memory.readStatus(process.pid) };
+}
+
+const MODES = { single, pool, large };
+
+process.once('message', (msg) => {
+  const mode = MODES[msg.mode];
+  Promise.resolve()
+    .then(() => {
+      if (!mode) throw new Error(`unknown mode ${msg.mode}`);
+      return mode(msg);
+    })
+    .then(
+      (result) => process.send({ ok: true, ...result, status: memory.readStatus(process.pid) }, () => process.exit(0)),
+      (e) => process.send({ ok: false, error: e && e.stack ? e.stack : String(e) }, () => process.exit(1)),
+    );
+});
