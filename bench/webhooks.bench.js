@@ -90,8 +90,21 @@ async function startReceiver({ hang }) {
   };
 }
 
-/** A JSON request to the API over a keep-alive agent. */
-function apiCall(agent, url, { method, token, body }) {
+/**
+ * A JSON request to the API over a keep-alive agent. A request that fails with a reset on a reused socket is sent
+ * once more: the server closed that idle keep-alive socket as the request went out, so it never read it (the retry
+ * Node's http documentation gives for this race).
+ */
+async function apiCall(agent, url, opts) {
+  try {
+    return await apiRequest(agent, url, opts);
+  } catch (e) {
+    if (!e.reusedSocket || !(e.code === 'ECONNRESET' || /socket hang up/.test(e.message))) throw e;
+    return apiRequest(agent, url, opts);
+  }
+}
+
+function apiRequest(agent, url, { method, token, body }) {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const req = http.request(
@@ -114,7 +127,10 @@ function apiCall(agent, url, { method, token, body }) {
       },
     );
     req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
-    req.on('error', reject);
+    req.on('error', (e) => {
+      e.reusedSocket = req.reusedSocket;
+      reject(e);
+    });
     req.end(data);
   });
 }
