@@ -6,15 +6,19 @@
 // - p50/p99 event→delivery latency at half that rate (open loop);
 // - the same two figures while a second hook gets events at a low rate, once with a healthy receiver (the control:
 //   the same extra event load) and once with a receiver that never answers (attempts hang until the 100 s timeout).
-//   The hung receiver's own effect is the difference between those two.
+//   The hung receiver's own effect is the difference between those two;
+// - the two delivery models side by side on one worker of their own (bench/lib/delivery-models.js): one run per
+//   (event, hook), the product's, against one run per event fanning out to its hooks, with 1 and 3 hooks per event.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const os = require('node:os');
 const http = require('node:http');
 const path = require('node:path');
 const gateway = require('./lib/gateway');
-const { summarize } = require('./lib/load');
+const { closedLoop, openLoop } = require('./lib/loops');
 const cpu = require('./lib/cpu');
+const { prepareComparison, comparisonTables } = require('./lib/delivery-models');
 const services = require('../scripts/lib/services');
 
 const ROOT = services.REPO_ROOT;
@@ -26,8 +30,8 @@ const API_RATE_LIMIT = '1000000000';
 const DELIVERY_WAIT_MS = 60_000;
 
 const PLANS = {
-  full: { concurrency: 20, warmupS: 5, throughputS: 20, latencyS: 20, hungRate: 2 },
-  quick: { concurrency: 10, warmupS: 2, throughputS: 5, latencyS: 5, hungRate: 2 },
+  full: { concurrency: 20, warmupS: 5, throughputS: 20, latencyS: 20, hungRate: 2, compareS: 15 },
+  quick: { concurrency: 10, warmupS: 2, throughputS: 5, latencyS: 5, hungRate: 2, compareS: 4 },
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -86,8 +90,21 @@ async function startReceiver({ hang }) {
   };
 }
 
-/** A JSON request to the API over a keep-alive agent. */
-function apiCall(agent, url, { method, token, body }) {
+/**
+ * A JSON request to the API over a keep-alive agent. A request that fails with a reset on a reused socket is sent
+ * once more: the server closed that idle keep-alive socket as the request went out, so it never read it (the retry
+ * Node's http documentation gives for this race).
+ */
+async function apiCall(agent, url, opts) {
+  try {
+    return await apiRequest(agent, url, opts);
+  } catch (e) {
+    if (!e.reusedSocket || !(e.code === 'ECONNRESET' || /socket hang up/.test(e.message))) throw e;
+    return apiRequest(agent, url, opts);
+  }
+}
+
+function apiRequest(agent, url, { method, token, body }) {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const req = http.request(
@@ -110,50 +127,12 @@ function apiCall(agent, url, { method, token, body }) {
       },
     );
     req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
-    req.on('error', reject);
+    req.on('error', (e) => {
+      e.reusedSocket = req.reusedSocket;
+      reject(e);
+    });
     req.end(data);
   });
-}
-
-/** `concurrency` loops, each running `op` again as soon as it resolves, for `seconds`; counts and latencies. */
-async function closedLoop(concurrency, seconds, op) {
-  const latencies = [];
-  let failed = 0;
-  const firstError = [];
-  const end = performance.now() + seconds * 1000;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        try {
-          latencies.push(await op());
-        } catch (e) {
-          failed += 1;
-          if (firstError.length === 0) firstError.push(e.message);
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - t0) / 1000;
-  return { done: latencies.length, failed, elapsedS: elapsed, perSecond: latencies.length / elapsed, latency: summarize(latencies), firstError: firstError[0] };
-}
-
-/** `op` started at a fixed rate for `seconds`, whatever the earlier ones are doing; waits for the stragglers. */
-async function openLoop(rate, seconds, op) {
-  const interval = 1000 / rate;
-  const pending = [];
-  const t0 = performance.now();
-  const count = Math.max(1, Math.round(rate * seconds));
-  for (let i = 0; i < count; i++) {
-    const due = t0 + i * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    pending.push(op().then((v) => ({ ok: true, v }), (e) => ({ ok: false, e })));
-  }
-  const results = await Promise.all(pending);
-  const latencies = results.filter((r) => r.ok).map((r) => r.v);
-  const errors = results.filter((r) => !r.ok);
-  return { sent: count, done: latencies.length, failed: errors.length, latency: summarize(latencies), firstError: errors[0] && errors[0].e.message };
 }
 
 function startNoopWorker(ctx, taskQueue) {
@@ -232,6 +211,9 @@ async function run(ctx) {
     cpuProfileDir: ctx.cpuProfileDir,
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: plan.concurrency * 4 });
+  // Its worker bundles its workflows at start: started now and awaited before any pass, so that costs no figure.
+  const comparison = prepareComparison({ ctx, gw });
+  const loads = [['start of the suite', os.loadavg()]];
   try {
     const creds = await gateway.seedTenant(gw);
     const token = await gateway.fetchToken(gw, creds);
@@ -239,6 +221,10 @@ async function run(ctx) {
     const healthyHook = await hook('BenchHealthy', healthy.url);
     const secondHook = await hook('BenchSecond', second.url);
     const hungHook = await hook('BenchHung', hung.url);
+    const compareHooks = [];
+    for (const t of ['BenchFanA', 'BenchFanB', 'BenchFanC']) compareHooks.push(await hook(t, healthy.url));
+    ctx.log('webhooks: waiting for the comparison worker');
+    await comparison.ready();
 
     /** One event through the API (ping → publishEvent), until the receiver has it; ms from send to arrival. */
     const deliverOnce = async (hookId, receiver) => {
@@ -282,6 +268,12 @@ async function run(ctx) {
     const halfRate = Math.max(1, through.perSecond / 2);
     ctx.log(`webhooks: latency at ${fmt(halfRate, 1)} events/s for ${plan.latencyS} s`);
     const latency = await openLoop(halfRate, plan.latencyS, healthyOnce);
+    loads.push(['after the healthy passes', os.loadavg()]);
+
+    // The two delivery models on the comparison worker (the product worker idles meanwhile).
+    const models = await comparison.run({ tenantId: creds.tenantId, hooks: compareHooks, receiver: healthy, plan });
+    await comparison.stop();
+    loads.push(['after the model comparison', os.loadavg()]);
 
     // Control: the same extra event load as the hung receiver's, to a healthy receiver.
     ctx.log(`webhooks: a second healthy receiver gets ${plan.hungRate} events/s`);
@@ -304,6 +296,7 @@ async function run(ctx) {
     const latencyHung = await openLoop(halfRate, plan.latencyS, healthyOnce);
     const hungHeldAtEnd = hung.openConnections();
     const hungSent = await hungLoad.stop();
+    loads.push(['after the hung-receiver passes', os.loadavg()]);
     result.profiles = (await gw.stopProfiles('webhooks')).map((p) => ({ ...p, pass: 'throughput and latency passes' }));
     const crashed = gw.crashed();
     if (crashed.length) throw new Error(crashed.join('\n'));
@@ -319,6 +312,7 @@ async function run(ctx) {
     ]) {
       if (r.failed) result.problems.push(`${name}: ${r.failed} failed (${r.firstError})`);
     }
+    for (const r of models) if (r.failed) result.problems.push(`${r.label}: ${r.failed} events failed (${r.firstError})`);
 
     result.tables.push({
       title: 'Passes (latency: event sent to the API → delivery received; baseline: workflow start → result)',
@@ -353,6 +347,15 @@ async function run(ctx) {
       header: ['pass', 'API', 'worker', 'database', 'Temporal', 'bench', 'machine busy', 'other programs'],
       rows: [cpuRow('baseline', baseline), cpuRow('deliveries', through), cpuRow('deliveries, second receiver', throughControl), cpuRow('deliveries, hung receiver', throughHung)],
     });
+    result.tables.push(...comparisonTables(models, plan));
+    for (const r of models) {
+      const key = `webhook-model-${r.model === 'fan-out' ? 'fanout' : 'perhook'}-${r.hooksPerEvent}`;
+      result.figures.push(
+        { id: `${key}-deliveries-ps`, label: `${r.label}: deliveries per second`, value: Number(fmt(r.deliveriesPerSecond, 1)), unit: '/s' },
+        { id: `${key}-latency-p99`, label: `${r.label}: p99 store→delivery at ${fmt(r.halfRateEvents, 1)} events/s`, value: r.latency.p99, unit: 'ms' },
+        { id: `${key}-history-per-delivery`, label: `${r.label}: Temporal history events per delivery`, value: Number(fmt(r.historyEventsPerDelivery, 1)), unit: '' },
+      );
+    }
     const ratio = through.perSecond / baseline.perSecond;
     const change = (a, b) => Math.abs(b - a) / a;
     const effects = (ref) => [change(ref.t.perSecond, throughHung.perSecond), change(ref.l.latency.p50, latencyHung.latency.p50), change(ref.l.latency.p99, latencyHung.latency.p99)];
@@ -385,10 +388,13 @@ async function run(ctx) {
       `second healthy receiver: ${controlSent} events at ${plan.hungRate}/s; hung receiver: ${hungSent} events at ${plan.hungRate}/s, connections held ${hungHeldAtStart} at the start of its passes and ${hungHeldAtEnd} at the end (cap WEBHOOK_MAX_CONCURRENCY_PER_HOOK=20, timeout 100 s)`,
       'events are produced through POST /api/v1/hook/{id}/ping (API → publishEvent → deliverWebhook workflow → signed POST); receivers on 127.0.0.1 answer 204',
       `healthy receiver requests: ${healthy.requests()}`,
+      `load average (1, 5, 15 min) on ${ctx.cores} cores: ${loads.map(([when, l]) => `${when} ${l.map((v) => v.toFixed(1)).join(' / ')}`).join('; ')}`,
+      'model comparison: events stored by the benchmark with the product\'s EventRepository, runs started as the publisher starts them (per hook) or as one run per event (fan-out); both on one worker process of the gateway\'s own composition on its own task queue, hooks on the same healthy receiver; history events from a sample of closed runs (describe().historyLength)',
     );
     return result;
   } finally {
     agent.destroy();
+    await comparison.stop().catch(() => {});
     await gw.stop();
     await healthy.close();
     await second.close();
