@@ -1,9 +1,7 @@
 import { heartbeat } from '@temporalio/activity';
 import { GatewayError, isGatewayError } from '../src/core/gateway-error';
 import { DocumentState } from '../src/core/document-states';
-import { detectFormatFromDocument, extractFromPdf, isPdf, parseXml } from '../src/formats';
-import type { Validator } from '../src/validation';
-import type { Assertion, ValidationResult } from '../src/validation';
+import type { Assertion, ValidateOptions, ValidationResult } from '../src/validation';
 import type { BlobStore } from '../src/storage/blob-store';
 import type { DocumentRepository } from '../src/storage/document.repository';
 import type { DocumentValidationInfo } from '../src/storage/models';
@@ -13,8 +11,11 @@ export interface ValidationActivityDeps {
   documents: DocumentRepository;
   blobs: BlobStore;
   maxDocumentBytes: number;
-  /** Absent in a worker built without rule packs: the step then fails with a clear, non-retryable error. */
-  validator?: Validator;
+  /**
+   * The Validator, or the worker-thread pool with the same `validate` (the process's choice). Absent in a worker built
+   * without rule packs: the step then fails with a clear, non-retryable error.
+   */
+  validator?: { validate(input: Buffer, options?: ValidateOptions): Promise<ValidationResult> };
 }
 
 /** Assertions kept on a record: enough to act on, bounded so a broken document cannot bloat the record. */
@@ -68,12 +69,8 @@ export function createValidationActivities(deps: ValidationActivityDeps) {
       let outcome: ValidationOutcome;
       let result: ValidationResult | undefined;
       try {
-        const pdf = isPdf(bytes);
-        const xml = pdf ? extractFromPdf(bytes).xml : bytes;
-        const doc = parseXml(xml, { maxBytes: deps.maxDocumentBytes });
-        const format = detectFormatFromDocument(doc, { sourceFormat: input.formatId, ...(pdf ? { container: 'pdf' as const } : {}) });
         heartbeat();
-        result = await validator.validateDocument(doc, xml, format);
+        result = await validator.validate(bytes, { sourceFormat: input.formatId });
         const errors = result.assertions.filter((a) => a.flag === 'error');
         outcome = result.isValid
           ? { kind: 'valid', warnings: result.assertions.length - errors.length, ruleSets: result.ruleSets.map((r) => `${r.id}@${r.version}`) }

@@ -55,6 +55,8 @@ export interface Config {
     rulesDir: string;
     /** `id@version` of previous pack versions still accepted. */
     acceptedPrevious: readonly string[];
+    /** Validation threads in the worker process; 0 = on the activity thread. */
+    threads: number;
   };
   peppol: {
     /** Our AS4 receiver URL as published by our SMP. */
@@ -183,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     validation: {
       rulesDir: path.resolve(e.RULES_CACHE_DIR || path.join(e.INVOICE_GATEWAY_CACHE || path.join(os.homedir(), '.cache', 'invoice-gateway'), 'rules')),
       acceptedPrevious: e.RULES_ACCEPTED_PREVIOUS,
+      threads: e.VALIDATION_THREADS ?? os.availableParallelism(),
     },
     peppol: {
       apEndpointUrl: e.PEPPOL_AP_ENDPOINT_URL ?? `${publicBaseUrl}/as4`,

@@ -5,7 +5,9 @@ import { composeCore } from './compose';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { Client } from '@temporalio/client';
 import { composeWebhookWorker, TemporalDeliveryStarter } from './webhooks';
-import { createValidator } from '../validation';
+import { createValidator, createValidatorPool, defaultWorkerScript, type Validator, type ValidatorPool } from '../validation';
+import type { Logger } from '../observability/logger';
+import { existsSync } from 'node:fs';
 
 export interface RunningWorker {
   worker: Worker;
@@ -44,6 +46,27 @@ export function workflowSource(config: Readonly<Config>): Pick<WorkerOptions, 'w
   return { workflowsPath: require.resolve('../../workflows') };
 }
 
+/**
+ * Validation for the worker's activities. The official rules run synchronously (seconds for a large invoice), which
+ * on the activity thread would stall heartbeats and every other activity of the process; so they run on a pool of
+ * worker threads. Built at start so a bad manifest or transition-window setting stops the worker; packs load on
+ * first use. Code running from the TypeScript sources (the tests) has no compiled thread script and validates on the
+ * activity thread.
+ */
+function composeValidation(config: Readonly<Config>, logger: Logger): Validator | ValidatorPool {
+  const options = {
+    rulesDir: config.validation.rulesDir,
+    acceptedPrevious: config.validation.acceptedPrevious,
+    xmlLimits: { maxBytes: config.http.maxUploadBytes },
+  };
+  if (config.validation.threads > 0 && existsSync(defaultWorkerScript())) {
+    // A heap cap per thread: a document that needs more fails alone instead of taking the process down.
+    return createValidatorPool({ ...options, size: config.validation.threads, maxHeapMb: 2048 });
+  }
+  if (config.validation.threads > 0) logger.info('running from sources: validation runs on the activity thread (no compiled pool-worker.js)');
+  return createValidator(options);
+}
+
 /** Worker process: config → database → activities → Worker on the task queue. */
 export async function startWorker(config: Readonly<Config>, overrides: Partial<WorkerOptions> = {}): Promise<RunningWorker> {
   installRuntime(config);
@@ -56,8 +79,7 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
     searchAttributes: config.webhooks.searchAttributes,
   });
   const webhooks = composeWebhookWorker(config, core.db.models, starter);
-  // Built at start so a bad manifest or transition-window setting stops the worker; packs load on first use.
-  const validator = createValidator({ rulesDir: config.validation.rulesDir, acceptedPrevious: config.validation.acceptedPrevious });
+  const validator = composeValidation(config, core.logger);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -83,6 +105,7 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await run.catch(() => undefined);
       await webhooks.close();
+      if ('close' in validator) await validator.close();
       await connection.close();
       await core.db.close();
     },
