@@ -6,6 +6,7 @@ import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { Client } from '@temporalio/client';
 import { composeWebhookWorker, TemporalDeliveryStarter } from './webhooks';
 import { createValidator } from '../validation';
+import { composePeppolSender } from './peppol';
 
 export interface RunningWorker {
   worker: Worker;
@@ -71,6 +72,7 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
       validator,
       webhooks: webhooks.services,
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
+      peppolSender: composePeppolSender(config),
     }),
     ...overrides,
   });
