@@ -41,6 +41,8 @@ const BUYER = '0106:12345670';
 const FLAKY_BUYER = '0106:12345671';
 /** Reachable in the SML, but its access point refuses everything with HTTP 400. */
 const REFUSING_BUYER = '0106:12345672';
+/** Its access point answers 503 to everything: the schedule runs out. */
+const DOWN_BUYER = '0106:12345673';
 const UNKNOWN_BUYER = '0106:99999999';
 const ORIGINAL_BUYER_ENDPOINT = '<cbc:EndpointID schemeID="0007">2244668800</cbc:EndpointID>';
 const FINAL = new Set(['delivered', 'InvoiceSentError']);
@@ -65,6 +67,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
   /** Requests to the flaky endpoint so far; the first two get 503. */
   let flakyCalls = 0;
   let refusingCalls = 0;
+  let downCalls = 0;
   let ctx: WebhookTestContext;
   let starter: TemporalWorkflowStarter;
   let worker: RunningWorker;
@@ -118,6 +121,12 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
         req.on('end', () => res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request'));
         return;
       }
+      if (req.url === '/down/as4') {
+        downCalls++;
+        req.resume();
+        req.on('end', () => res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance'));
+        return;
+      }
       if (req.url === '/flaky/as4') req.url = '/as4';
       receiving.app(req, res);
     });
@@ -126,6 +135,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     publish(BUYER, `${frontUrl}/as4`);
     publish(FLAKY_BUYER, `${frontUrl}/flaky/as4`);
     publish(REFUSING_BUYER, `${frontUrl}/refusing/as4`);
+    publish(DOWN_BUYER, `${frontUrl}/down/as4`);
 
     // The sending gateway: API + worker with our AP key (the sender certificate), lookups through the local zone.
     receiver = await startReceiver();
@@ -241,6 +251,22 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     expect(events[0]!.details).toMatchObject({ protocol: 'peppol', endpoint: `${frontUrl}/flaky/as4`, reasonCode: 'HTTP 503', recipient: FLAKY_BUYER });
     // Every attempt is the same AS4 message.
     expect(new Set(events.map((e) => e.details['messageId'])).size).toBe(1);
+  });
+
+  it('gives up when the schedule runs out: an InvoiceSentRetry per failed attempt, then InvoiceSentError (final)', async () => {
+    const s = await send(withBuyer(DOWN_BUYER));
+    expect(s.state).toBe('InvoiceSentError');
+    // FAST has three waits: four attempts.
+    expect(downCalls).toBe(4);
+    const events = await eventsFor(s.id, 'InvoiceSentError');
+    expect(events.map((e) => [e.topic, e.details['attempt']])).toEqual([
+      ['InvoiceSentRetry', '1'],
+      ['InvoiceSentRetry', '2'],
+      ['InvoiceSentRetry', '3'],
+      ['InvoiceSentError', '4'],
+    ]);
+    expect(events[3]!.message).toBe('Not delivered after 4 attempts; the last failed: HTTP 503: down for maintenance');
+    expect(s.history.filter((h) => h.state === 'sending')).toHaveLength(4);
   });
 
   it('a 4xx from the receiving access point ends in InvoiceSentError at once, without a retry', async () => {
