@@ -19,7 +19,7 @@ import type { TestPki } from '../../src/peppol/pki/test-pki';
 import { naptrName } from '../../src/peppol/sml';
 import { BILLING_PROCESS } from '../../src/peppol/smp-publisher';
 import { verifyWebhook } from '../../src/webhooks/verify-webhook';
-import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
+import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
 import { RecordingDeliveryStarter, createWebhookTestContext, eventually, startReceiver, type TestReceiver, type WebhookTestContext } from '../support/webhook-harness';
@@ -308,5 +308,16 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     expect(s.history.at(-1)?.detail).toMatch(/^Not sent: buyer EndpointID .*\(BT-49\) 0106:1234 5670 is not a valid Peppol participant identifier: .*POLICY 1/);
     const events = await eventsFor(s.id, 'InvoiceSentError');
     expect(events[0]!.details).toMatchObject({ stage: 'recipient', reasonCode: 'ENDPOINT_INVALID', attempt: '0' });
+  });
+
+  it('a format without official rules here (BIS 3 CII) is not sent: InvoiceSentError naming why', async () => {
+    const xml = corpusFile(SAMPLE_CII_INVOICE)
+      .toString('utf8')
+      .replace(/(<ram:GuidelineSpecifiedDocumentContextParameter>\s*<ram:ID>)[^<]+</, '$1urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0<');
+    const s = await send(Buffer.from(xml));
+    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'not-validated', 'InvoiceSentError']);
+    expect(s.history.at(-1)?.detail).toMatch(/^Not sent over Peppol: the document was not validated against official rules \(No validation rules are available for Peppol BIS Billing 3.0 CII/);
+    const events = await eventsFor(s.id, 'InvoiceSentError');
+    expect(events[0]!.details).toMatchObject({ stage: 'validation', reasonCode: 'NOT_VALIDATED', attempt: '0', protocol: '' });
   });
 });
