@@ -14,7 +14,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import type { RetrySchedule } from '../../src/core/retry-schedule';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
-import { DOCTYPE_SCHEME_BUSDOX, TRANSPORT_PROFILE_AS4_V2, documentTypeId, peppolParticipant } from '../../src/peppol/identifiers';
+import { DOCTYPE_SCHEME_BUSDOX, TRANSPORT_PROFILE_AS4_V2, documentTypeId, formatId, peppolParticipant } from '../../src/peppol/identifiers';
+import { buildServiceMetadataXml, signServiceMetadata } from '../../src/peppol/smp-documents';
 import type { TestPki } from '../../src/peppol/pki/test-pki';
 import { naptrName } from '../../src/peppol/sml';
 import { BILLING_PROCESS } from '../../src/peppol/smp-publisher';
@@ -43,7 +44,13 @@ const FLAKY_BUYER = '0106:12345671';
 const REFUSING_BUYER = '0106:12345672';
 /** Its access point answers 503 to everything: the schedule runs out. */
 const DOWN_BUYER = '0106:12345673';
+/** Its SMP answers 503 once: the lookup is retried on the schedule like a failed attempt. */
+const SMP_HICCUP_BUYER = '0106:12345674';
 const UNKNOWN_BUYER = '0106:99999999';
+const BIS3_DOCUMENT_TYPE = documentTypeId(
+  DOCTYPE_SCHEME_BUSDOX,
+  'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
+);
 const ORIGINAL_BUYER_ENDPOINT = '<cbc:EndpointID schemeID="0007">2244668800</cbc:EndpointID>';
 const FINAL = new Set(['delivered', 'InvoiceSentError']);
 /** A few hundred ms between attempts instead of hours; four attempts in all. */
@@ -68,6 +75,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
   let flakyCalls = 0;
   let refusingCalls = 0;
   let downCalls = 0;
+  let smpCalls = 0;
   let ctx: WebhookTestContext;
   let starter: TemporalWorkflowStarter;
   let worker: RunningWorker;
@@ -105,7 +113,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       },
     });
     const buyerTenant = await receiving.core.directory.createTenant({ name: 'buyers' });
-    for (const id of [BUYER, FLAKY_BUYER, REFUSING_BUYER]) {
+    for (const id of [BUYER, FLAKY_BUYER, REFUSING_BUYER, SMP_HICCUP_BUYER]) {
       await receiving.core.directory.createParty({ tenantId: buyerTenant._id, partyId: id, legalEntityId: `SE:${id}`, name: `Buyer ${id}` });
     }
     // One listener in front of the receiving app: /as4 is the app itself; /flaky/as4 fails twice first; /refusing/as4 is a 400.
@@ -136,6 +144,16 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     publish(FLAKY_BUYER, `${frontUrl}/flaky/as4`);
     publish(REFUSING_BUYER, `${frontUrl}/refusing/as4`);
     publish(DOWN_BUYER, `${frontUrl}/down/as4`);
+    publish(SMP_HICCUP_BUYER, `${frontUrl}/as4`);
+    const hiccup = peppolParticipant(SMP_HICCUP_BUYER);
+    const metadata = signServiceMetadata(
+      buildServiceMetadataXml(hiccup, BIS3_DOCUMENT_TYPE, [{ process: BILLING_PROCESS, endpoints: [{ transportProfile: TRANSPORT_PROFILE_AS4_V2, url: `${frontUrl}/as4`, certificate: pki.apReceiver.certificate }] }]),
+      pki.smp,
+    );
+    smp.override(`/${formatId(hiccup)}/services/${formatId(BIS3_DOCUMENT_TYPE)}`, (res) => {
+      if (++smpCalls === 1) res.writeHead(503, { 'content-type': 'text/plain' }).end('SMP maintenance');
+      else res.writeHead(200, { 'content-type': 'application/xml' }).end(metadata);
+    });
 
     // The sending gateway: API + worker with our AP key (the sender certificate), lookups through the local zone.
     receiver = await startReceiver();
@@ -267,6 +285,20 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     ]);
     expect(events[3]!.message).toBe('Not delivered after 4 attempts; the last failed: HTTP 503: down for maintenance');
     expect(s.history.filter((h) => h.state === 'sending')).toHaveLength(4);
+  });
+
+  it('an SMP that cannot answer is retried like a failed attempt: InvoiceSentRetry (stage lookup), then delivered', async () => {
+    const s = await send(withBuyer(SMP_HICCUP_BUYER));
+    expect(s.state).toBe('delivered');
+    expect(smpCalls).toBe(2);
+    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'retrying', 'sending', 'delivered']);
+    const events = await eventsFor(s.id, 'InvoiceSent');
+    expect(events.map((e) => [e.topic, e.details['attempt']])).toEqual([
+      ['InvoiceSentRetry', '1'],
+      ['InvoiceSent', '2'],
+    ]);
+    expect(events[0]!.details).toMatchObject({ stage: 'lookup', reasonCode: 'SMP_UNREACHABLE', recipient: SMP_HICCUP_BUYER, endpoint: '', protocol: '' });
+    expect(events[0]!.message).toMatch(/^Attempt 1 failed temporarily \(The recipient's Peppol registration could not be read: .+\); the next follows in 300 ms$/);
   });
 
   it('a 4xx from the receiving access point ends in InvoiceSentError at once, without a retry', async () => {
