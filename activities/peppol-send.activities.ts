@@ -43,6 +43,17 @@ const refused = (stage: 'configuration' | 'recipient' | 'lookup', reasonCode: st
   ...(recipient ? { recipient } : {}),
 });
 
+/** Runs `work` with a heartbeat every 5 s (the proxies' heartbeat timeout is 30 s). */
+async function whileBeating<T>(work: () => Promise<T>): Promise<T> {
+  heartbeat();
+  const beat = setInterval(() => heartbeat(), 5_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
   async function load(input: SendInvoiceInput) {
     const record = await deps.documents.find(input.tenantId, input.documentId);
@@ -80,7 +91,8 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
       } catch (e) {
         return refused('recipient', 'INVALID_IDENTIFIER', `Not sent: ${(e as Error).message}`, recipient);
       }
-      const found = await sender.lookup.findEndpoint(routing.receiver, [documentType], process);
+      // DNS and SMP requests are each bounded by PEPPOL_LOOKUP_TIMEOUT_MS, but several of them can outlast a heartbeat.
+      const found = await whileBeating(() => sender.lookup.findEndpoint(routing.receiver, [documentType], process));
       if (!found.ok) {
         switch (found.failure) {
           case 'participant-unknown':
@@ -124,7 +136,8 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
     async sendPeppol(input: SendPeppolInput): Promise<SendPeppolOutcome> {
       const sender = deps.peppolSender;
       if (!sender || 'unavailable' in sender) {
-        throw new GatewayError('NOT_IMPLEMENTED', `Peppol sending is not configured: ${sender?.unavailable ?? 'no Peppol sender in this worker'}`, { retryable: false });
+        // Only reachable when workers differ in configuration (this one resolved nowhere): another worker may send it.
+        throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Peppol sending is not configured on this worker: ${sender?.unavailable ?? 'no Peppol sender'}`, { retryable: true });
       }
       const { route } = input;
       const { bytes } = await load(input);
@@ -149,18 +162,13 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
         ...ids,
       });
       // The exchange can take up to the AS4 timeout; heartbeats keep a live attempt from being taken for a dead worker.
-      const beat = setInterval(() => heartbeat(), 5_000);
-      let out;
-      try {
-        heartbeat();
-        out = await sendAs4Message(message, route.endpointUrl, {
+      const out = await whileBeating(() =>
+        sendAs4Message(message, route.endpointUrl, {
           apCertificateAuthorities: sender.apCertificateAuthorities,
           receiverCertificate,
           ...(sender.sendTimeoutMs ? { timeoutMs: sender.sendTimeoutMs } : {}),
-        });
-      } finally {
-        clearInterval(beat);
-      }
+        }),
+      );
       const result: SendPeppolOutcome = {
         outcome: out.outcome,
         messageId: message.messageId,
