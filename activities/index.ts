@@ -1,10 +1,11 @@
 import { createAs4Activities, type As4ActivityDeps } from './as4.activities';
 import { createDocumentActivities, type DocumentActivityDeps } from './documents.activities';
+import { createPeppolSendActivities, type PeppolSendActivityDeps } from './peppol-send.activities';
 import { withFailureMapping } from './to-application-failure';
 import { createValidationActivities, type ValidationActivityDeps } from './validation.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.activities';
 
-export type ActivityDeps = DocumentActivityDeps & ValidationActivityDeps & WebhookActivityDeps & As4ActivityDeps;
+export type ActivityDeps = DocumentActivityDeps & ValidationActivityDeps & WebhookActivityDeps & As4ActivityDeps & PeppolSendActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies (no globals). */
 export function createActivities(deps: ActivityDeps) {
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createValidationActivities(deps),
     ...createWebhookActivities(deps),
     ...createAs4Activities(deps),
+    ...createPeppolSendActivities(deps),
   });
 }
 

@@ -1,6 +1,7 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { GatewayError } from '../src/core/gateway-error';
+import type { RetrySchedule } from '../src/core/retry-schedule';
 import { receiveDocumentWorkflowId, sendInvoiceWorkflowId } from '../src/core/identifiers';
 import { RECEIVE_DOCUMENT_WORKFLOW, SEND_INVOICE_WORKFLOW, type ReceiveDocumentInput, type SendInvoiceInput } from '../workflows/messages';
 
@@ -22,6 +23,8 @@ export interface TemporalSettings {
   taskQueue: string;
   /** Set TenantId/DocumentId search attributes (they must be registered on the server). */
   searchAttributes?: boolean;
+  /** Peppol delivery retry schedule put into each sendInvoice run's input (PEPPOL_SEND_RETRY_SCHEDULE). */
+  peppolSendSchedule?: RetrySchedule;
 }
 
 /** The only importer of @temporalio/client in the API. */
@@ -44,7 +47,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       await this.client.workflow.start(SEND_INVOICE_WORKFLOW, {
         taskQueue: this.settings.taskQueue,
         workflowId,
-        args: [input],
+        args: [this.settings.peppolSendSchedule ? { ...input, peppolSchedule: this.settings.peppolSendSchedule } : input],
         // A document id is used once, ever: a finished run must not be started again.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         ...(this.settings.searchAttributes === false

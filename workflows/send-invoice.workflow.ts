@@ -1,15 +1,20 @@
-import { patched, uuid4 } from '@temporalio/workflow';
-import type { SendInvoiceInput, SendInvoiceResult } from './messages';
-import { documentSteps, validationSteps } from './activity-stubs';
+import { patched, sleep, uuid4 } from '@temporalio/workflow';
+import type { DetectionOutcome, PeppolRoute, SendEventInput, SendInvoiceInput, SendInvoiceResult, ValidationOutcome } from './messages';
+import { documentSteps, peppolSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
+import { nextDelay, PEPPOL_SEND_SCHEDULE } from '../src/core/retry-schedule';
 
 /** Patch marker: runs recorded before the validation step replay without it. */
 export const VALIDATION_STEP_PATCH = 'send-invoice-validation-step';
+/** Patch marker: runs recorded before Peppol delivery end at validated / not-validated. */
+export const PEPPOL_DELIVERY_PATCH = 'send-invoice-peppol-delivery-step';
 
 /**
  * One run per uploaded sales invoice; the workflow id is the business key (tenant + documentId). Carries ids only:
- * the bytes stay in storage (payload limits). Steps: detect → validate; a refused format or an invalid payload ends
- * in InvoiceSentError with its event (spec 3, 7). Steps that are not built yet are not in this workflow.
+ * the bytes stay in storage (payload limits). Steps: detect → validate → resolve the recipient → deliver over Peppol
+ * AS4. A refused format, an invalid payload or a permanent delivery failure ends in InvoiceSentError with its event;
+ * temporary failures are retried on the run's schedule with an InvoiceSentRetry event each; a receipt ends in
+ * delivered with InvoiceSent (spec 3, 7). Steps that are not built yet (transformation, e-mail fallback) are not here.
  */
 export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceResult> {
   const detection = await documentSteps.detectDocumentFormat(input);
@@ -39,10 +44,76 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
     });
     return { documentId: input.documentId, state: DocumentState.InvoiceSentError, detection, validation, event };
   }
-  return {
-    documentId: input.documentId,
-    state: validation.kind === 'valid' ? DocumentState.Validated : DocumentState.NotValidated,
-    detection,
-    validation,
+  if (!patched(PEPPOL_DELIVERY_PATCH)) {
+    return {
+      documentId: input.documentId,
+      state: validation.kind === 'valid' ? DocumentState.Validated : DocumentState.NotValidated,
+      detection,
+      validation,
+    };
+  }
+  return deliver(input, detection, validation);
+}
+
+/** Human-readable wait, for event messages. */
+function duration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round((ms / 3_600_000) * 10) / 10} h`;
+}
+
+async function deliver(input: SendInvoiceInput, detection: DetectionOutcome, validation: ValidationOutcome): Promise<SendInvoiceResult> {
+  const base = { documentId: input.documentId, detection, validation };
+  const ids = { tenantId: input.tenantId, documentId: input.documentId };
+  const publish = (e: Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId'>) => documentSteps.publishSendEvent({ ...ids, eventId: uuid4(), ...e });
+  const fail = async (e: Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId' | 'topic'>, attempts: number) => {
+    const event = await publish({ topic: 'InvoiceSentError', ...e });
+    return { ...base, state: DocumentState.InvoiceSentError, event, delivery: { attempts, ...(e.messageId ? { messageId: e.messageId } : {}), ...(e.endpoint ? { endpoint: e.endpoint } : {}) } };
   };
+
+  // Only documents that passed their official rules go out: the network's receivers refuse what fails them, and a
+  // format without rules here cannot be vouched for (the reason is the validation outcome's).
+  if (validation.kind !== 'valid') {
+    const reason = validation.kind === 'not-validated' ? validation.reason : validation.summary;
+    return fail({ stage: 'validation', reasonCode: 'NOT_VALIDATED', message: `Not sent over Peppol: the document was not validated against official rules (${reason})` }, 0);
+  }
+
+  const schedule = input.peppolSchedule ?? PEPPOL_SEND_SCHEDULE;
+  const startedAt = Date.now();
+  const firstAttemptAt = new Date(startedAt).toISOString();
+  let route: PeppolRoute | undefined;
+  let previousDelay: number | undefined;
+  for (let attempt = 1; ; attempt++) {
+    let failure: Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId' | 'topic'>;
+    if (!route) {
+      const resolved = await peppolSteps.resolveRecipient(ids);
+      if (resolved.kind === 'refused') {
+        const e = { stage: resolved.stage, reasonCode: resolved.reasonCode, message: resolved.message, attempt, ...(resolved.recipient ? { recipient: resolved.recipient } : {}) };
+        if (!resolved.retryable) return fail({ ...e, attempt: attempt - 1 }, attempt - 1);
+        failure = e;
+      } else route = resolved.route;
+    }
+    if (route) {
+      const sent = await peppolSteps.sendPeppol({ ...ids, route, attempt, firstAttemptAt });
+      const where = { recipient: route.receiver.value, endpoint: sent.endpoint, messageId: sent.messageId, attempt, targetDocumentTypeId: route.documentType.value };
+      if (sent.outcome === 'delivered' || sent.outcome === 'duplicate') {
+        const how = sent.outcome === 'duplicate' ? 'the receiving access point already had it from an earlier attempt' : `receipt ${sent.receiptMessageId ?? ''}`.trim();
+        const event = await publish({ topic: 'InvoiceSent', stage: 'delivery', message: `Delivered to ${route.receiver.value} over Peppol (${how})`, ...where });
+        return { ...base, state: DocumentState.Delivered, event, delivery: { attempts: attempt, messageId: sent.messageId, endpoint: sent.endpoint } };
+      }
+      const status = sent.httpStatus !== undefined ? `HTTP ${sent.httpStatus}` : 'NO_ANSWER';
+      if (sent.outcome === 'failed') {
+        return fail({ stage: 'delivery', reasonCode: status, message: `Delivery refused by the receiving access point: ${sent.reason ?? status}`, ...where }, attempt);
+      }
+      failure = { stage: 'delivery', reasonCode: status, message: sent.reason ?? status, ...where };
+    }
+    const delay = nextDelay(schedule, attempt, Date.now() - startedAt, undefined, Math.random, previousDelay);
+    if (delay === null) {
+      return fail({ ...failure!, message: `Not delivered after ${attempt} attempts; the last failed: ${failure!.message}` }, attempt);
+    }
+    await publish({ topic: 'InvoiceSentRetry', ...failure!, message: `Attempt ${attempt} failed temporarily (${failure!.message}); the next follows in ${duration(delay)}` });
+    previousDelay = delay;
+    await sleep(delay);
+  }
 }

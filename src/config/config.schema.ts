@@ -85,6 +85,7 @@ export const configEnvSchema = z.object({
   PEPPOL_DNS_SERVERS: csv.describe('Name servers for SML lookups (`host` or `host:port`, comma-separated); default the system resolvers.'),
   PEPPOL_SMP_TRUSTSTORE: z.string().optional().describe('PEM file of the SMP CA certificates SMP answers must be signed under (the Peppol SMP CA); recipient lookups answer 503 while unset.'),
   PEPPOL_LOOKUP_TIMEOUT_MS: int(10_000, 100).describe('Timeout of one DNS query or SMP request during a recipient lookup.'),
+  PEPPOL_SEND_RETRY_SCHEDULE: z.string().optional().describe('Waits between failed Peppol delivery attempts of a sales invoice (5xx, no answer) as JSON (src/core/retry-schedule.ts); read by the API process and carried in each run\'s input. Unset = 10 min, 20 min, 30 min, 2 h, 6 h, 12 h, 14 h (8 attempts over 35 h).'),
 
 } satisfies Record<string, z.ZodType>);
 

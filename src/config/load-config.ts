@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { configEnvSchema } from './config.schema';
-import { validateRetrySchedule, WEBHOOK_RETRY_SCHEDULE, type RetrySchedule } from '../core/retry-schedule';
+import { PEPPOL_SEND_SCHEDULE, validateRetrySchedule, WEBHOOK_RETRY_SCHEDULE, type RetrySchedule } from '../core/retry-schedule';
 
 export interface Config {
   env: 'development' | 'test' | 'production';
@@ -74,6 +74,8 @@ export interface Config {
     dnsServers: readonly string[];
     smpTruststorePath: string | undefined;
     lookupTimeoutMs: number;
+    /** Waits between failed delivery attempts of a sales invoice; travels in each sendInvoice run's input. */
+    sendRetrySchedule: RetrySchedule;
   };
 }
 
@@ -94,17 +96,17 @@ function smpKeyOf(e: { PEPPOL_SMP_KEYSTORE?: string | undefined; PEPPOL_SMP_KEYS
   return undefined;
 }
 
-/** WEBHOOK_RETRY_SCHEDULE: JSON checked by the schedule's own validator; the default when unset. */
-function retryScheduleOf(text: string | undefined): RetrySchedule {
-  if (text === undefined || text.trim() === '') return WEBHOOK_RETRY_SCHEDULE;
+/** A retry schedule setting (WEBHOOK_RETRY_SCHEDULE, PEPPOL_SEND_RETRY_SCHEDULE): JSON checked by the schedule's own validator; the default when unset. */
+function retryScheduleOf(text: string | undefined, name = 'WEBHOOK_RETRY_SCHEDULE', fallback: RetrySchedule = WEBHOOK_RETRY_SCHEDULE): RetrySchedule {
+  if (text === undefined || text.trim() === '') return fallback;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new Error('Invalid configuration:\n  WEBHOOK_RETRY_SCHEDULE: not valid JSON');
+    throw new Error(`Invalid configuration:\n  ${name}: not valid JSON`);
   }
   const problem = validateRetrySchedule(value);
-  if (problem) throw new Error(`Invalid configuration:\n  WEBHOOK_RETRY_SCHEDULE: ${problem}`);
+  if (problem) throw new Error(`Invalid configuration:\n  ${name}: ${problem}`);
   return value as RetrySchedule;
 }
 
@@ -198,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       dnsServers: e.PEPPOL_DNS_SERVERS,
       smpTruststorePath: e.PEPPOL_SMP_TRUSTSTORE,
       lookupTimeoutMs: e.PEPPOL_LOOKUP_TIMEOUT_MS,
+      sendRetrySchedule: retryScheduleOf(e.PEPPOL_SEND_RETRY_SCHEDULE, 'PEPPOL_SEND_RETRY_SCHEDULE', PEPPOL_SEND_SCHEDULE),
     },
   });
 }

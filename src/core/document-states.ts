@@ -17,6 +17,12 @@ export const DocumentState = {
   Validated: 'validated',
   /** Its format has no pinned official rules, so it was not validated (the reason is in the history detail). */
   NotValidated: 'not-validated',
+  /** A Peppol delivery attempt was made (one keyed history entry per attempt, with its outcome). */
+  Sending: 'sending',
+  /** An attempt failed temporarily (5xx, no answer); the next one follows the retry schedule (spec 3). */
+  Retrying: 'retrying',
+  /** Delivered over Peppol with a verified AS4 receipt: final (spec 3). */
+  Delivered: 'delivered',
   /**
    * Final error state of a sales invoice (spec 3, 7): an invalid payload, a refused format, or (with delivery) a
    * permanent failure or exhausted retries. Named as the spec's state and event.

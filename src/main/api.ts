@@ -14,7 +14,7 @@ export interface RunningApi {
 export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const core = await composeCore(config, 'api');
   const { signingKeys, tokens } = await composeIdentity(core);
-  const workflows = await TemporalWorkflowStarter.connect(config.temporal);
+  const workflows = await TemporalWorkflowStarter.connect({ ...config.temporal, peppolSendSchedule: config.peppol.sendRetrySchedule });
   const webhooks = composeWebhookApi(config, core.db.models);
 
   const app = composeApp(core, { signingKeys, tokens }, workflows, { metricsPrefix: 'gateway_api_', webhooks: webhooks.services });

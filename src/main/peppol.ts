@@ -1,4 +1,5 @@
 import type { PeppolApiServices, Unavailable } from '../../api/routes/peppol.routes';
+import type { PeppolSender } from '../../activities/peppol-send.activities';
 import type { Config } from '../config/load-config';
 import type { Logger } from '../observability/logger';
 import { loadApCertificateAuthorities, loadAs4Keys } from '../peppol/as4/as4-keys';
@@ -36,6 +37,24 @@ export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick
   });
   const resolver = overrides.resolver ?? createDnsResolver({ servers: [...c.dnsServers], timeoutMs: c.lookupTimeoutMs, tries: 2 });
   return new RecipientLookup({ zone: c.smlZone, resolver, client });
+}
+
+/**
+ * What a worker needs to deliver sales invoices over Peppol: our AP keys, the AP CA and recipient lookups. Files are
+ * read now (a wrong path stops the worker at start); missing settings give `unavailable` naming them, and each
+ * invoice then ends in InvoiceSentError saying so instead of waiting for a sender that cannot exist.
+ */
+export function composePeppolSender(config: Readonly<Config>, overrides: Pick<PeppolApiOverrides, 'resolver'> = {}): PeppolSender | Unavailable {
+  const missing = [
+    !config.as4.enabled && 'PEPPOL_AP_KEYSTORE (or PEPPOL_AP_CERTIFICATE + PEPPOL_AP_PRIVATE_KEY)',
+    config.as4.apCaFiles.length === 0 && 'PEPPOL_AP_CA',
+    !config.peppol.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE',
+  ].filter((m): m is string => typeof m === 'string');
+  if (missing.length > 0) return { unavailable: `${missing.join(', ')} not set` };
+  const lookup = composeRecipientLookup(config, overrides);
+  if ('unavailable' in lookup) return lookup;
+  const { keys, apCertificateAuthorities } = loadAs4Keys(config.as4);
+  return { lookup, keys, apCertificateAuthorities };
 }
 
 /**

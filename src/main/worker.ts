@@ -8,6 +8,7 @@ import { composeWebhookWorker, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, createValidatorPool, defaultWorkerScript, type Validator, type ValidatorPool } from '../validation';
 import type { Logger } from '../observability/logger';
 import { existsSync } from 'node:fs';
+import { composePeppolSender } from './peppol';
 
 export interface RunningWorker {
   worker: Worker;
@@ -93,6 +94,7 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
       validator,
       webhooks: webhooks.services,
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
+      peppolSender: composePeppolSender(config),
     }),
     ...overrides,
   });

@@ -13,7 +13,7 @@ import { RecordingDeliveryStarter, createWebhookTestContext, eventually, startRe
 const PARTY = '0106:44444444';
 const LEGAL_ENTITY = `NL:${PARTY}`;
 const KEY = 'validation-step-secure-key';
-const FINAL = new Set(['validated', 'not-validated', 'InvoiceSentError']);
+const FINAL = new Set(['delivered', 'InvoiceSentError']);
 
 interface Status {
   state: string;
@@ -86,18 +86,19 @@ describe('sendInvoice validation step and InvoiceSentError events (real Temporal
     return req.json();
   }
 
-  it('a valid UBL and a valid CII invoice end validated, with the rule packs that passed', async () => {
+  it('a valid UBL and a valid CII invoice pass validation with the rule packs; without Peppol settings the worker ends them clearly', async () => {
     for (const file of [SAMPLE_UBL_INVOICE, SAMPLE_CII_INVOICE]) {
       const s = await send(corpusFile(file));
-      expect(s.state).toBe('validated');
-      expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated']);
+      expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
       expect(s.validation?.isValid).toBe(true);
       expect(s.validation?.errorCount).toBe(0);
       expect(s.validation?.ruleSets.length).toBeGreaterThanOrEqual(2);
       expect(s.validation?.ruleSets.every((r) => r.outcome === 'passed')).toBe(true);
+      // Not an invalid payload: the event names the missing settings, stage configuration, nothing was sent.
+      const event = await errorEventFor(s.id);
+      expect(String(event['message'])).toMatch(/^Peppol sending is not configured: .*PEPPOL_AP_KEYSTORE.* not set$/);
+      expect(event['details']).toMatchObject({ stage: 'configuration', reasonCode: 'PEPPOL_NOT_CONFIGURED', attempt: '0', protocol: '', endpoint: '' });
     }
-    // No error event was published for them.
-    expect(receiver.requests).toHaveLength(0);
   });
 
   it('an amount in scientific notation ends in InvoiceSentError: Invalid payload, SV assertion on the record, signed event', async () => {

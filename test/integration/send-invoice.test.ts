@@ -16,8 +16,10 @@ import { createTestContext, type TestClient, type TestContext } from '../support
 const PARTY = '0106:33333333';
 const temporalEnums = temporal.api.enums.v1;
 const REPO = path.resolve(__dirname, '../..');
-/** States a sales invoice ends in, in this version of the pipeline. */
-const FINAL = new Set(['validated', 'not-validated', 'InvoiceSentError']);
+/** States a sales invoice ends in. */
+const FINAL = new Set(['delivered', 'InvoiceSentError']);
+/** This file's worker has no Peppol settings: valid invoices end here, saying which settings are missing. */
+const NOT_CONFIGURED = /^Peppol sending is not configured: PEPPOL_AP_KEYSTORE \(or PEPPOL_AP_CERTIFICATE \+ PEPPOL_AP_PRIVATE_KEY\), PEPPOL_AP_CA, PEPPOL_SMP_TRUSTSTORE not set$/;
 const isFinal = (s: string) => FINAL.has(s);
 
 /** Polls the status endpoint until the document leaves the given states (bounded). */
@@ -64,24 +66,26 @@ describe('sendInvoice on the real Temporal dev server', () => {
   const upload = (body: Buffer, documentId = randomUUID()) =>
     request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(body);
 
-  it('detects and validates UBL and CII invoices and records the history', async () => {
+  it('detects and validates UBL and CII invoices, records the history, and ends them clearly on a worker without Peppol settings', async () => {
     worker = await startWorker(ctx.config, { workflowBundle });
     const ubl = await upload(corpusFile(SAMPLE_UBL_INVOICE));
     const cii = await upload(corpusFile(SAMPLE_CII_INVOICE));
     expect([ubl.status, cii.status]).toEqual([200, 200]);
     const ublStatus = await waitForState(ctx, token, (ubl.body as { id: string }).id, isFinal);
     const ciiStatus = await waitForState(ctx, token, (cii.body as { id: string }).id, isFinal);
-    expect(ublStatus.state).toBe('validated');
-    expect(ublStatus.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated']);
+    expect(ublStatus.state).toBe('InvoiceSentError');
+    expect(ublStatus.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
+    expect(ublStatus.history.at(-1)?.detail).toMatch(NOT_CONFIGURED);
     expect(ublStatus.format?.id).toMatch(/ubl/);
-    expect(ciiStatus.state).toBe('validated');
+    expect(ciiStatus.state).toBe('InvoiceSentError');
+    expect(ciiStatus.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
     expect(ciiStatus.format?.id).toMatch(/cii/);
 
     // The workflow id is the business key, and its result says the same as the record.
     const conn = await Connection.connect({ address: temporalAddress });
     try {
       const handle = new Client({ connection: conn }).workflow.getHandle(sendInvoiceWorkflowId('tenantS', (ubl.body as { id: string }).id));
-      await expect(handle.result()).resolves.toMatchObject({ state: 'validated', detection: { ok: true }, validation: { kind: 'valid' } });
+      await expect(handle.result()).resolves.toMatchObject({ state: 'InvoiceSentError', detection: { ok: true }, validation: { kind: 'valid' }, delivery: { attempts: 0 } });
     } finally {
       await conn.close();
     }
@@ -157,8 +161,9 @@ describe('sendInvoice on the real Temporal dev server', () => {
         const second = spawnWorker();
         try {
           const status = await waitForState(ctx, token, id, isFinal, 180_000);
-          expect(status.state).toBe('validated');
-          await expect(handle.result()).resolves.toMatchObject({ state: 'validated' });
+          expect(status.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
+          expect(status.history.at(-1)?.detail).toMatch(NOT_CONFIGURED);
+          await expect(handle.result()).resolves.toMatchObject({ state: 'InvoiceSentError' });
         } finally {
           second.kill('SIGTERM');
           await new Promise((r) => second.once('exit', r));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../../src/config/load-config';
 import { renderConfigurationDoc } from '../../../src/config/config-doc';
+import { PEPPOL_SEND_SCHEDULE } from '../../../src/core/retry-schedule';
 
 describe('configuration', () => {
   it('has working defaults, derived URLs and is frozen', () => {
@@ -25,6 +26,13 @@ describe('configuration', () => {
   it('names every invalid variable', () => {
     expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', PUBLIC_BASE_URL: 'not a url' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
     expect(() => loadConfig({ MONGODB_DB: 'bad-name1' })).toThrow(/MONGODB_DB/);
+  });
+
+  it('reads the Peppol delivery schedule (default: eight attempts over 35 h) and names a bad one', () => {
+    expect(loadConfig({}).peppol.sendRetrySchedule).toEqual(PEPPOL_SEND_SCHEDULE);
+    expect(loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{"kind":"table","delaysMs":[100,200]}' }).peppol.sendRetrySchedule).toEqual({ kind: 'table', delaysMs: [100, 200] });
+    expect(() => loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{kind' })).toThrow(/PEPPOL_SEND_RETRY_SCHEDULE: not valid JSON/);
+    expect(() => loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{"kind":"table","delaysMs":[-1]}' })).toThrow(/PEPPOL_SEND_RETRY_SCHEDULE: delaysMs must be/);
   });
 
   it('is documented: docs/configuration.md matches the schema', () => {

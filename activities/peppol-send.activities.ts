@@ -1,0 +1,189 @@
+import { X509Certificate } from 'node:crypto';
+import { heartbeat } from '@temporalio/activity';
+import { DocumentState } from '../src/core/document-states';
+import { GatewayError } from '../src/core/gateway-error';
+import { buildPeppolMessage } from '../src/peppol/as4/message';
+import { stableMessageIds } from '../src/peppol/as4/message-ids';
+import { sendAs4Message } from '../src/peppol/as4/sender';
+import { DOCTYPE_SCHEME_BUSDOX, PROCESS_SCHEME, documentTypeId, formatId, processId, type DocumentTypeId, type ProcessId } from '../src/peppol/identifiers';
+import { readInvoiceRouting } from '../src/peppol/invoice-routing';
+import type { ApKeyRing } from '../src/peppol/pki/key-ring';
+import type { RecipientLookup } from '../src/peppol/recipient-lookup';
+import { buildSbd } from '../src/peppol/sbdh';
+import type { BlobStore } from '../src/storage/blob-store';
+import type { DocumentRepository } from '../src/storage/document.repository';
+import type { ResolveRecipientOutcome, SendInvoiceInput, SendPeppolInput, SendPeppolOutcome } from '../workflows/messages';
+
+/** What a worker needs to send over Peppol: recipient lookups (SML → SMP) and our AP keys. */
+export interface PeppolSender {
+  lookup: Pick<RecipientLookup, 'findEndpoint'>;
+  keys: ApKeyRing;
+  apCertificateAuthorities: readonly X509Certificate[];
+  /** One AS4 exchange; default 120 s. */
+  sendTimeoutMs?: number;
+}
+
+export interface PeppolSendActivityDeps {
+  documents: DocumentRepository;
+  blobs: BlobStore;
+  maxDocumentBytes: number;
+  /** Absent or `unavailable`: this worker cannot send, and each invoice ends saying which settings are missing. */
+  peppolSender?: PeppolSender | { unavailable: string };
+}
+
+/** Formats whose stored bytes are a PDF: the XML inside is not what the stored document is, so it is not sent as is. */
+const PDF_CONTAINER = /^facturx-/;
+
+const refused = (stage: 'configuration' | 'recipient' | 'lookup', reasonCode: string, message: string, recipient?: string, retryable = false): ResolveRecipientOutcome => ({
+  kind: 'refused',
+  retryable,
+  stage,
+  reasonCode,
+  message,
+  ...(recipient ? { recipient } : {}),
+});
+
+/** Runs `work` with a heartbeat every 5 s (the proxies' heartbeat timeout is 30 s). */
+async function whileBeating<T>(work: () => Promise<T>): Promise<T> {
+  heartbeat();
+  const beat = setInterval(() => heartbeat(), 5_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
+  async function load(input: SendInvoiceInput) {
+    const record = await deps.documents.find(input.tenantId, input.documentId);
+    if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
+    const bytes = await deps.blobs.read(record.blobId, deps.maxDocumentBytes, () => heartbeat());
+    return { record, bytes };
+  }
+
+  return {
+    /**
+     * The invoice's Peppol addresses (BT-49 receiver, BT-34 sender) and the receiver's checked AS4 endpoint for the
+     * document's own document type and process. Every answer is data: only database and blob store failures throw.
+     */
+    async resolveRecipient(input: SendInvoiceInput): Promise<ResolveRecipientOutcome> {
+      const sender = deps.peppolSender;
+      if (!sender || 'unavailable' in sender) {
+        return refused('configuration', 'PEPPOL_NOT_CONFIGURED', `Peppol sending is not configured: ${sender?.unavailable ?? 'no Peppol sender in this worker'}`);
+      }
+      const { record, bytes } = await load(input);
+      const format = record.format;
+      if (!format?.documentTypeId) {
+        return refused('recipient', 'NO_DOCUMENT_TYPE', `Not sent over Peppol: the format ${format?.id ?? '(unknown)'} has no Peppol document type identifier`);
+      }
+      if (PDF_CONTAINER.test(format.id)) {
+        return refused('recipient', 'PDF_CONTAINER', `Not sent over Peppol: ${format.name} is a PDF with embedded XML; sending its XML over Peppol is not available in this version`);
+      }
+      const routing = readInvoiceRouting(bytes);
+      if (!routing.ok) return refused('recipient', routing.code, `Not sent: ${routing.message}`);
+      const recipient = routing.receiver.value;
+      let documentType: DocumentTypeId;
+      let process: ProcessId | undefined;
+      try {
+        documentType = documentTypeId(DOCTYPE_SCHEME_BUSDOX, format.documentTypeId);
+        process = format.profileId ? processId(PROCESS_SCHEME, format.profileId) : undefined;
+      } catch (e) {
+        return refused('recipient', 'INVALID_IDENTIFIER', `Not sent: ${(e as Error).message}`, recipient);
+      }
+      // DNS and SMP requests are each bounded by PEPPOL_LOOKUP_TIMEOUT_MS, but several of them can outlast a heartbeat.
+      const found = await whileBeating(() => sender.lookup.findEndpoint(routing.receiver, [documentType], process));
+      if (!found.ok) {
+        switch (found.failure) {
+          case 'participant-unknown':
+            return refused(
+              'lookup',
+              'PARTICIPANT_UNKNOWN',
+              `The recipient ${recipient} is not reachable on Peppol (${found.message}); the e-mail fallback is not available in this version`,
+              recipient,
+            );
+          case 'document-type-not-supported':
+            return refused('lookup', 'DOCUMENT_TYPE_NOT_SUPPORTED', `The recipient ${recipient} does not receive ${format.documentTypeId} over Peppol AS4: ${found.message}`, recipient);
+          case 'smp-unreachable':
+            return refused('lookup', 'SMP_UNREACHABLE', `The recipient's Peppol registration could not be read: ${found.message}`, recipient, true);
+          case 'certificate-problem':
+            return refused('lookup', 'CERTIFICATE_PROBLEM', `The recipient's Peppol registration does not check out: ${found.message}`, recipient);
+          case 'invalid-identifier':
+            return refused('recipient', 'ENDPOINT_INVALID', `Not sent: ${found.message}`, recipient);
+        }
+      }
+      const endpoint = found.result.endpoint;
+      return {
+        kind: 'found',
+        route: {
+          sender: { ...routing.sender },
+          receiver: { ...routing.receiver },
+          countryC1: routing.countryC1,
+          documentType: { ...found.documentType },
+          process: { ...found.process },
+          smpUrl: found.smpUrl,
+          endpointUrl: endpoint.url,
+          receiverCertificate: endpoint.certificate.raw.toString('base64'),
+        },
+      };
+    },
+
+    /**
+     * One delivery attempt: SBDH + AS4 message with the document's stable ids and the first attempt's timestamp (so
+     * a resend is the same message), POSTed and classified. The attempt and its outcome go on the record under the key
+     * `send-attempt-<n>`. What the peer does is a result; only our own infrastructure failures throw.
+     */
+    async sendPeppol(input: SendPeppolInput): Promise<SendPeppolOutcome> {
+      const sender = deps.peppolSender;
+      if (!sender || 'unavailable' in sender) {
+        // Only reachable when workers differ in configuration (this one resolved nowhere): another worker may send it.
+        throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Peppol sending is not configured on this worker: ${sender?.unavailable ?? 'no Peppol sender'}`, { retryable: true });
+      }
+      const { route } = input;
+      const { bytes } = await load(input);
+      const firstAttemptAt = new Date(input.firstAttemptAt);
+      const ids = stableMessageIds(`${input.tenantId}:${input.documentId}`);
+      const header = { sender: route.sender, receiver: route.receiver, documentType: route.documentType, process: route.process };
+      const sbd = buildSbd({
+        ...header,
+        countryC1: route.countryC1,
+        // The same instance identifier and creation time on every attempt: a resend carries the same SBD.
+        instanceIdentifier: ids.conversationId,
+        creationDateAndTime: firstAttemptAt,
+        payload: { xml: bytes },
+      });
+      const receiverCertificate = new X509Certificate(Buffer.from(route.receiverCertificate, 'base64'));
+      const message = buildPeppolMessage({
+        sbd: sbd.xml,
+        header,
+        signer: sender.keys.signing(),
+        receiverCertificate,
+        timestamp: firstAttemptAt,
+        ...ids,
+      });
+      // The exchange can take up to the AS4 timeout; heartbeats keep a live attempt from being taken for a dead worker.
+      const out = await whileBeating(() =>
+        sendAs4Message(message, route.endpointUrl, {
+          apCertificateAuthorities: sender.apCertificateAuthorities,
+          receiverCertificate,
+          ...(sender.sendTimeoutMs ? { timeoutMs: sender.sendTimeoutMs } : {}),
+        }),
+      );
+      const result: SendPeppolOutcome = {
+        outcome: out.outcome,
+        messageId: message.messageId,
+        endpoint: route.endpointUrl,
+        ...(out.httpStatus !== undefined ? { httpStatus: out.httpStatus } : {}),
+        ...('reason' in out ? { reason: out.reason } : {}),
+        ...(out.outcome === 'delivered' ? { receiptMessageId: out.receiptMessageId } : {}),
+      };
+      const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
+      await deps.documents.appendHistory(input.tenantId, input.documentId, {
+        state: DocumentState.Sending,
+        key: `send-attempt-${input.attempt}`,
+        detail: `attempt ${input.attempt} to ${formatId(route.receiver)} at ${route.endpointUrl} (AS4 MessageId ${message.messageId}): ${out.outcome}, ${status}${result.reason ? `: ${result.reason}` : ''}`,
+      });
+      return result;
+    },
+  };
+}
