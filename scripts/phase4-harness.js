@@ -3,7 +3,7 @@
 // Builds the phase4 loopback harness (tools/phase4-harness) into the cache, outside the repository:
 //   <cache>/phase4-harness/classpath.txt   the resolved Maven dependencies (phase4, Jetty), fetched from Maven Central once
 //   <cache>/phase4-harness/classes/         our few classes, compiled with javac (no Maven plugins needed)
-// `node scripts/phase4-harness.js` builds and prints the java classpath; tests call ensurePhase4Harness().
+// `node scripts/phase4-harness.js [--quiet]` builds and prints the java classpath; tests call ensurePhase4Harness().
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -61,7 +61,9 @@ module.exports = { ensurePhase4Harness };
 
 if (require.main === module) {
   try {
-    process.stdout.write(`${ensurePhase4Harness().classpath}\n`);
+    const { classpath } = ensurePhase4Harness();
+    // `--quiet`: build only (npm test prepares the harness beside the other tools before jest runs).
+    if (!process.argv.includes('--quiet')) process.stdout.write(`${classpath}\n`);
   } catch (e) {
     process.stderr.write(`${e.stderr ? e.stderr.toString() : ''}${e.stdout ? e.stdout.toString() : ''}${e.message}\n`);
     process.exit(1);

@@ -114,7 +114,12 @@ async function main() {
   // The validation tests need the official rule packs (transforms/rules-manifest.json): fetched and compiled once
   // into the cache outside git, a no-op when the cache is warm.
   const rules = run('rules:fetch', [path.join(__dirname, 'rules', 'fetch.js')], baseEnv);
-  const [tscCode, svcOrErr, rulesCode] = await Promise.all([tsc, started, rules]);
+  // The phase4 interop tests need the Java harness (Maven Central, once); built here so its first resolve does not
+  // run inside a test's time limit.
+  // After rules:fetch, not beside it: both run Maven, and Maven 3.8 does not guard its local repository against two
+  // processes downloading the same artefact at once.
+  const harness = rules.then((code) => (code === 0 ? run('phase4 harness', [path.join(__dirname, 'phase4-harness.js'), '--quiet'], baseEnv) : 0));
+  const [tscCode, svcOrErr, rulesCode, harnessCode] = await Promise.all([tsc, started, rules, harness]);
   if (svcOrErr instanceof Error) {
     say(`could not start the test servers; server-backed tests cannot run:\n${svcOrErr.message}`);
     return 1;
@@ -130,6 +135,10 @@ async function main() {
     if (rulesCode !== 0) {
       say('npm run rules:fetch failed; the validation tests cannot run without the rule packs');
       return rulesCode;
+    }
+    if (harnessCode !== 0) {
+      say('the phase4 harness could not be built (node scripts/phase4-harness.js); the AS4 interop tests cannot run');
+      return harnessCode;
     }
     // The SDK bundler is the last determinism guard: it refuses workflow code that imports Node built-ins.
     const bundleCode = typecheck ? await run('workflow bundle', [path.join(__dirname, 'build-workflow-bundle.js'), WORKFLOW_BUNDLE], baseEnv) : 0;
