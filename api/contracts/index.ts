@@ -117,29 +117,8 @@ export const ValidationResult = z
   })
   .meta({ id: 'ValidationResult', description: 'Outcome of validating one document with the pinned official rule packs' });
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
-
-export interface ResponseContract {
-  description: string;
-  /** Media type → body schema; a schema of `null` means a body the contract does not model (XML, PDF, text). */
-  content?: Record<string, z.ZodType | null>;
-  headers?: Record<string, string>;
-}
-
-export interface RouteContract {
-  method: HttpMethod;
-  /** Express path syntax (`:param`). */
-  path: string;
-  summary: string;
-  tags: string[];
-  /** Bearer token required. */
-  auth: boolean;
-  params?: Record<string, string>;
-  query?: Record<string, string>;
-  headers?: Record<string, string>;
-  requestBody?: { description: string; content: Record<string, z.ZodType | null> };
-  responses: Record<number, ResponseContract>;
-}
+export type { HttpMethod, ResponseContract, RouteContract } from './route-contract';
+import type { ResponseContract, RouteContract } from './route-contract';
 
 const problem = (description: string): ResponseContract => ({ description, content: { 'application/problem+json': Problem } });
 const oauthError = (description: string): ResponseContract => ({ description, content: { 'application/json': OAuthError } });

@@ -1,28 +1,11 @@
 import { z } from 'zod';
+import type { RouteContract } from './route-contract';
 import type { ContractHelpers } from './webhooks';
 
 /*
  * Contract of the Peppol directory routes (our SMP and its management API) and the recipient lookups (spec 4.4, 4.5;
- * decisions.md "queryRecipientParty", "deliveryOption"; docs/decisions.md "Peppol layer"). The route shape restates
- * index.ts's RouteContract structurally, as webhooks.ts does.
+ * decisions.md "queryRecipientParty", "deliveryOption"; docs/decisions.md "Peppol layer").
  */
-
-interface ResponseContract {
-  description: string;
-  content?: Record<string, z.ZodType | null>;
-}
-
-interface RouteContract {
-  method: 'get' | 'post' | 'put' | 'delete';
-  path: string;
-  summary: string;
-  tags: string[];
-  auth: boolean;
-  params?: Record<string, string>;
-  query?: Record<string, string>;
-  requestBody?: { description: string; content: Record<string, z.ZodType | null> };
-  responses: Record<number, ResponseContract>;
-}
 
 const iso = z.string().datetime({ offset: true });
 

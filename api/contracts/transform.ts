@@ -1,27 +1,11 @@
 import { z } from 'zod';
+import type { ResponseContract, RouteContract } from './route-contract';
 
 /*
  * Contract of POST /api/v1/generic/transform (spec 4.9; decisions.md "Transformation"). Built by a function of
  * index.ts's shared response helpers; the two types below are the structural shape of index.ts's RouteContract,
  * restated so this file does not import index.ts (which imports it).
  */
-
-interface ResponseContract {
-  description: string;
-  content?: Record<string, z.ZodType | null>;
-  headers?: Record<string, string>;
-}
-
-interface RouteContract {
-  method: 'get' | 'post' | 'put' | 'delete';
-  path: string;
-  summary: string;
-  tags: string[];
-  auth: boolean;
-  query?: Record<string, string>;
-  requestBody?: { description: string; content: Record<string, z.ZodType | null> };
-  responses: Record<number, ResponseContract>;
-}
 
 const FormatRef = z.object({
   id: z.string(),

@@ -1,28 +1,11 @@
 import { z } from 'zod';
+import type { ResponseContract, RouteContract } from './route-contract';
 
 /*
  * Contract of the hook, events and delivery-log routes (decisions.md "Hook endpoints", "Missed events", "Delivery
- * log"). Built by a function of index.ts's shared response helpers; the two types below are the structural shape of
- * index.ts's RouteContract, restated so this file does not import index.ts (which imports it).
+ * log"). Built by a function of index.ts's shared response helpers; the route types come from route-contract.ts, which
+ * index.ts (the importer of this file) re-exports.
  */
-
-interface ResponseContract {
-  description: string;
-  content?: Record<string, z.ZodType | null>;
-  headers?: Record<string, string>;
-}
-
-interface RouteContract {
-  method: 'get' | 'post' | 'put' | 'delete';
-  path: string;
-  summary: string;
-  tags: string[];
-  auth: boolean;
-  params?: Record<string, string>;
-  query?: Record<string, string>;
-  requestBody?: { description: string; content: Record<string, z.ZodType | null> };
-  responses: Record<number, ResponseContract>;
-}
 
 const iso = z.string().datetime({ offset: true });
 
