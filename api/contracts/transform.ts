@@ -3,8 +3,8 @@ import type { ResponseContract, RouteContract } from './route-contract';
 
 /*
  * Contract of POST /api/v1/generic/transform (spec 4.9; decisions.md "Transformation"). Built by a function of
- * index.ts's shared response helpers; the two types below are the structural shape of index.ts's RouteContract,
- * restated so this file does not import index.ts (which imports it).
+ * index.ts's shared response helpers; the route types come from route-contract.ts (index.ts, which imports this
+ * file, re-exports them).
  */
 
 const FormatRef = z.object({
