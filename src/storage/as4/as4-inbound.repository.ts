@@ -2,31 +2,10 @@ import { Readable } from 'node:stream';
 import type { BlobStore } from '../blob-store';
 import { isDuplicateKeyError } from '../connection';
 import type { Models } from '../models';
-import type { As4InboundDoc } from './as4-inbound.schema';
+import type { As4InboundDoc, As4InboundRecord } from './as4-inbound.schema';
 
-/** A received AS4 message as the receiver stores it (src/peppol/as4/receiver.ts works on this shape). */
-export interface As4InboundRecord {
-  messageId: string;
-  /** `<sender participant>|<SBDH InstanceIdentifier>`: unique, so one sender cannot deliver one document twice. */
-  instanceKey: string;
-  instanceId: string;
-  tenantId: string;
-  partyId: string;
-  sender: string;
-  receiver: string;
-  documentType: string;
-  process: string;
-  countryC1: string | undefined;
-  fromSeatId: string;
-  toSeatId: string;
-  signerSha256: string;
-  size: number;
-  sha256: string;
-  /** SHA-256 over the signed references (URI, transforms, digests): equal for a bit-identical resend. */
-  referencesSha256: string;
-  receiptXml: string;
-  receivedAt: Date;
-}
+export type { As4InboundRecord } from './as4-inbound.schema';
+
 
 export interface StoredAs4Inbound extends As4InboundRecord {
   blobId: string;

@@ -1,13 +1,9 @@
 import { Schema, type Connection } from 'mongoose';
 
-/**
- * A Peppol AS4 message this access point received and stored: the SBD bytes live in the blob store (`blobId`), the record keeps
- * what duplicate detection and the receive processing need, and the signed receipt that was answered (a duplicate gets
- * the same receipt back). Keyed by the AS4 MessageId (a key lookup on FerretDB); the unique `instanceKey` (sender and
- * SBDH InstanceIdentifier) stops one document from being stored twice under different message ids.
- */
-export interface As4InboundDoc {
-  _id: string;
+/** A received AS4 message as the receiver stores it (src/peppol/as4/receiver.ts works on this shape). */
+export interface As4InboundRecord {
+  messageId: string;
+  /** `<sender participant>|<SBDH InstanceIdentifier>`: unique, so one sender cannot deliver one document twice. */
   instanceKey: string;
   instanceId: string;
   tenantId: string;
@@ -16,16 +12,29 @@ export interface As4InboundDoc {
   receiver: string;
   documentType: string;
   process: string;
-  countryC1: string | null;
+  countryC1: string | undefined;
   fromSeatId: string;
   toSeatId: string;
   signerSha256: string;
-  blobId: string;
   size: number;
   sha256: string;
+  /** SHA-256 over the signed references (URI, transforms, digests): equal for a bit-identical resend. */
   referencesSha256: string;
   receiptXml: string;
   receivedAt: Date;
+}
+
+/**
+ * A Peppol AS4 message this access point received and stored: the SBD bytes live in the blob store (`blobId`), the record keeps
+ * what duplicate detection and the receive processing need, and the signed receipt that was answered (a duplicate gets
+ * the same receipt back). Keyed by the AS4 MessageId (a key lookup on FerretDB); the unique `instanceKey` (sender and
+ * SBDH InstanceIdentifier) stops one document from being stored twice under different message ids.
+ */
+export interface As4InboundDoc extends Omit<As4InboundRecord, 'messageId' | 'countryC1'> {
+  /** The AS4 MessageId. */
+  _id: string;
+  countryC1: string | null;
+  blobId: string;
   /** `stored`, then what the receive workflow found: `detected` (with `format`) or `rejected` (with `stateDetail`). */
   state: string;
   stateDetail: string | null;
