@@ -1,37 +1,16 @@
 import type { Request, Response, Router } from 'express';
+import { isGatewayError } from '../../src/core/gateway-error';
 import { EbmsError } from '../../src/peppol/as4/ebms-error';
 import type { As4Answer, As4Receiver } from '../../src/peppol/as4/receiver';
 import type { Logger } from '../../src/observability/logger';
 import { requestIdOf } from '../problem-details';
+import { readBody } from '../read-body';
 
 export interface As4RouteDeps {
   /** Undefined when no AP key is configured: the endpoint then answers 503. */
   receiver: As4Receiver | undefined;
   maxMessageBytes: number;
   logger: Logger;
-}
-
-class TooLarge extends Error {}
-
-/** Reads the body up to `limit` bytes; stops reading (and refuses) the moment it is crossed. */
-function readBody(req: Request, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (c: Buffer): void => {
-      size += c.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.pause();
-        reject(new TooLarge());
-        return;
-      }
-      chunks.push(c);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
 }
 
 /**
@@ -59,16 +38,11 @@ export function registerAs4Routes(router: Router, deps: As4RouteDeps): void {
       res.set('Connection', 'close');
       send(receiver.refuse(new EbmsError('EBMS:0004', `the AS4 message exceeds ${deps.maxMessageBytes} bytes`), undefined, 413));
     };
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > deps.maxMessageBytes) {
-      tooLarge();
-      return;
-    }
     let body: Buffer;
     try {
       body = await readBody(req, deps.maxMessageBytes);
     } catch (e) {
-      if (e instanceof TooLarge) {
+      if (isGatewayError(e) && e.code === 'PAYLOAD_TOO_LARGE') {
         tooLarge();
         return;
       }

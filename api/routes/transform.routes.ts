@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { GatewayError } from '../../src/core/gateway-error';
 import { transformDocument } from '../../src/transform';
-import { ACCEPTED, queryString, readBody } from './validate.routes';
+import { queryString, readDocumentBody, requireDocumentContentType } from './validate.routes';
 
 export interface TransformRouteDeps {
   maxUploadBytes: number;
@@ -25,24 +25,14 @@ function wantsReport(req: Request): boolean {
  */
 export function registerTransformRoutes(router: Router, deps: TransformRouteDeps): void {
   router.post('/api/v1/generic/transform', async (req: Request, res: Response) => {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (!ACCEPTED.test(type)) {
-      throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Content-Type "${type || '(none)'}" is not accepted; send application/xml, text/xml or application/pdf`);
-    }
+    requireDocumentContentType(req);
     const targetFormat = queryString(req, 'targetFormat');
     if (targetFormat === undefined) throw new GatewayError('BAD_REQUEST', 'targetFormat is required: the URN (or format id) of the format to convert to', { details: { reason: 'TARGET_FORMAT_MISSING' } });
     const sourceFormat = queryString(req, 'sourceFormat');
     const targetSyntax = queryString(req, 'targetSyntax');
     if (targetSyntax !== undefined && targetSyntax !== 'UBL' && targetSyntax !== 'CII') throw new GatewayError('BAD_REQUEST', 'targetSyntax must be UBL or CII');
     const report = wantsReport(req);
-    let body: Buffer;
-    try {
-      body = await readBody(req, deps.maxUploadBytes);
-    } catch (e) {
-      res.set('Connection', 'close');
-      throw e;
-    }
-    if (body.length === 0) throw new GatewayError('BAD_REQUEST', 'Request body is empty');
+    const body = await readDocumentBody(req, res, deps.maxUploadBytes);
     const result = transformDocument(body, { targetFormat, ...(sourceFormat ? { sourceFormat } : {}), ...(targetSyntax ? { targetSyntax } : {}) });
     res.set({
       'X-Transform-Source-Format': result.report.source.id,

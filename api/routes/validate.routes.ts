@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { GatewayError } from '../../src/core/gateway-error';
 import { createValidator, type Validator } from '../../src/validation';
+import { readBody } from '../read-body';
 
 export interface ValidateRouteDeps {
   /** Where the rule packs are; used to build the validator on first use when none is given. */
@@ -20,37 +21,25 @@ export function queryString(req: Request, name: string): string | undefined {
   return v.trim() === '' ? undefined : v;
 }
 
-/** The raw body, refused above `limit` bytes as it arrives (nothing is stored: validation keeps no document). */
-export function readBody(req: Request, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    return Promise.reject(new GatewayError('PAYLOAD_TOO_LARGE', `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`, { details: { limit } }));
+/** 415 unless the body is XML or a PDF (the generic document endpoints: validate, transform). */
+export function requireDocumentContentType(req: Request): void {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!ACCEPTED.test(type)) {
+    throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Content-Type "${type || '(none)'}" is not accepted; send application/xml, text/xml or application/pdf`);
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.resume();
-        reject(new GatewayError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${limit} bytes`, { details: { limit } }));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    let ended = false;
-    req.on('data', onData);
-    req.on('end', () => {
-      ended = true;
-      resolve(Buffer.concat(chunks));
-    });
-    req.on('error', reject);
-    // A client that goes away mid-body must not leave the request waiting for an end that never comes.
-    req.on('close', () => {
-      if (!ended) reject(new GatewayError('BAD_REQUEST', 'Request body incomplete: the connection closed'));
-    });
-  });
+}
+
+/** The whole body of a generic document endpoint: bounded, not empty; a refused one closes the connection. */
+export async function readDocumentBody(req: Request, res: Response, limit: number): Promise<Buffer> {
+  let body: Buffer;
+  try {
+    body = await readBody(req, limit);
+  } catch (e) {
+    res.set('Connection', 'close');
+    throw e;
+  }
+  if (body.length === 0) throw new GatewayError('BAD_REQUEST', 'Request body is empty');
+  return body;
 }
 
 /**
@@ -62,20 +51,10 @@ export function registerValidateRoutes(router: Router, deps: ValidateRouteDeps):
   const validator = deps.validator ?? createValidator({ rulesDir: deps.rulesDir, ...(deps.acceptedPrevious ? { acceptedPrevious: deps.acceptedPrevious } : {}) });
 
   router.post('/api/v1/generic/validate', async (req: Request, res: Response) => {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (!ACCEPTED.test(type)) {
-      throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Content-Type "${type || '(none)'}" is not accepted; send application/xml, text/xml or application/pdf`);
-    }
+    requireDocumentContentType(req);
     const sourceFormat = queryString(req, 'sourceFormat');
     const ruleSet = queryString(req, 'ruleSet');
-    let body: Buffer;
-    try {
-      body = await readBody(req, deps.maxUploadBytes);
-    } catch (e) {
-      res.set('Connection', 'close');
-      throw e;
-    }
-    if (body.length === 0) throw new GatewayError('BAD_REQUEST', 'Request body is empty');
+    const body = await readDocumentBody(req, res, deps.maxUploadBytes);
     const result = await validator.validate(body, { ...(sourceFormat ? { sourceFormat } : {}), ...(ruleSet ? { ruleSet } : {}) });
     res.status(200).json(result);
   });
