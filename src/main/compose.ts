@@ -89,9 +89,10 @@ export function composeApp(
   core: Core,
   identity: { signingKeys: SigningKeyService; tokens: TokenService },
   workflows: WorkflowStarter,
-  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4'] },
+  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4']; revocation?: RevocationChecker },
 ): Application {
-  const as4 = options.as4 ?? composeAs4Receiver(core, { workflows });
+  const revocation = options.revocation ? { revocation: options.revocation } : {};
+  const as4 = options.as4 ?? composeAs4Receiver(core, { workflows, ...revocation });
   return createApp({
     config: core.config,
     logger: core.logger,
@@ -105,7 +106,7 @@ export function composeApp(
     workflows,
     readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
-    peppol: options.peppol ?? composePeppolApi(core.config, core.db.models, core.logger),
+    peppol: options.peppol ?? composePeppolApi(core.config, core.db.models, core.logger, revocation),
     ...(as4 ? { as4 } : {}),
   });
 }

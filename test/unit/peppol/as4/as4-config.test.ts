@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { loadConfig } from '../../../../src/config/load-config';
+import { composeRevocationChecker } from '../../../../src/main/peppol';
 import { loadAs4Keys } from '../../../../src/peppol/as4/as4-keys';
 import { TEST_PKI_DIR, testPki } from '../support/pki-fixture';
 
@@ -42,6 +43,12 @@ describe('AS4 configuration', () => {
     expect(loadConfig({}).as4.revocation).toEqual({ enabled: false, softFail: false, timeoutMs: 5000, maxCrlBytes: 10 * 1024 * 1024, cacheEntries: 100 });
     const c = loadConfig({ AS4_REVOCATION_CHECK: 'true', AS4_REVOCATION_SOFT_FAIL: 'yes', AS4_REVOCATION_TIMEOUT_MS: '2000', AS4_REVOCATION_MAX_CRL_BYTES: '65536', AS4_REVOCATION_CACHE_ENTRIES: '7' });
     expect(c.as4.revocation).toEqual({ enabled: true, softFail: true, timeoutMs: 2000, maxCrlBytes: 65536, cacheEntries: 7 });
+    // One checker (one CRL cache) per configuration, in the configured failure mode; none while switched off.
+    const checker = composeRevocationChecker(c);
+    expect(checker?.mode).toBe('soft');
+    expect(composeRevocationChecker(c)).toBe(checker);
+    expect(composeRevocationChecker(loadConfig({ AS4_REVOCATION_CHECK: 'true' }))?.mode).toBe('hard');
+    expect(composeRevocationChecker(loadConfig({}))).toBeUndefined();
   });
 
   it('loads a PEM certificate and key', () => {
