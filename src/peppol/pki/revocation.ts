@@ -134,7 +134,8 @@ export class RevocationChecker {
         continue;
       }
       const revoked = entry.crl.findRevoked(new x509.X509Certificate(new Uint8Array(cert.raw)));
-      if (revoked && revoked.revocationDate.getTime() <= at.getTime() && revoked.reason !== 8) {
+      // removeFromCRL only appears in delta CRLs, where it undoes a hold; it is not a revocation.
+      if (revoked && revoked.revocationDate.getTime() <= at.getTime() && revoked.reason !== x509.X509CrlReason.removeFromCRL) {
         return { status: 'revoked', source: 'crl', url, revokedAt: revoked.revocationDate, reason: REASONS[revoked.reason ?? 0] ?? `reason ${revoked.reason}` };
       }
       return { status: 'good', source: 'crl', url, thisUpdate: entry.crl.thisUpdate, nextUpdate: entry.crl.nextUpdate };
