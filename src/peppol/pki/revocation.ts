@@ -1,27 +1,29 @@
 /**
- * Revocation of Peppol AP and SMP certificates through CRLs (RFC 5280 §5, §6.3).
+ * Revocation of Peppol AP and SMP certificates through OCSP (RFC 6960, ./ocsp.ts) and CRLs (RFC 5280 §5, §6.3).
  *
  * For a certificate and the CA that issued it (taken from the path checkCertificate validated, never from the peer):
- * the CRL Distribution Points of the certificate are read (http/https URLs only), the first CRL that can be fetched
+ * the OCSP responders the certificate names (Authority Information Access) are asked first — an answer signed by the
+ * CA or its authorised responder for exactly this certificate, current, decides. When none decides, the CRL
+ * Distribution Points of the certificate are read (http/https URLs only), the first CRL that can be fetched
  * within the timeout and size cap is checked — issuer name equals the CA's subject, signature verifies with the CA's
  * key, thisUpdate is not in the future and nextUpdate not in the past — and the certificate's serial is looked up.
- * Good CRLs are cached per distribution point and CA until their nextUpdate (bounded, least recently used out), and
- * concurrent checks share one fetch.
+ * OCSP answers (per certificate) and CRLs (per distribution point and CA) are cached until their nextUpdate (bounded,
+ * least recently used out), and concurrent checks share one fetch.
  *
- * Outcomes: `good`, `revoked` (date and reason), or `unknown` (no distribution point, fetch failed, no acceptable CRL).
- * What `unknown` means is the policy: hard fail (the default, refuse) or soft fail (accept). OCSP is not implemented:
- * a certificate that names only an OCSP responder is `unknown`, and the message says so.
+ * Outcomes: `good`, `revoked` (date and reason), or `unknown` (nothing to ask, fetch failed, no acceptable answer).
+ * What `unknown` means is the policy: hard fail (the default, refuse) or soft fail (accept).
  */
 import { webcrypto, type X509Certificate } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import type * as X509 from '@peculiar/x509';
+import { buildOcspRequest, readOcspResponse, type OcspAnswer } from './ocsp';
 import { x509 } from './x509-lib';
 
 const crypto = webcrypto as unknown as Crypto;
 
 export type RevocationStatus =
-  | { status: 'good'; source: 'crl'; url: string; thisUpdate: Date; nextUpdate: Date | undefined }
-  | { status: 'revoked'; source: 'crl'; url: string; revokedAt: Date; reason: string }
+  | { status: 'good'; source: 'crl' | 'ocsp'; url: string; thisUpdate: Date; nextUpdate: Date | undefined }
+  | { status: 'revoked'; source: 'crl' | 'ocsp'; url: string; revokedAt: Date; reason: string }
   | { status: 'unknown'; message: string };
 
 export interface RevocationVerdict {
@@ -36,13 +38,13 @@ export interface RevocationVerdict {
 export interface RevocationCheckerOptions {
   /** `soft`: a certificate whose status cannot be determined is accepted. Default `hard`. */
   failureMode?: 'hard' | 'soft';
-  /** Per CRL download (connect, headers and body). Default 5 s. */
+  /** Per CRL download or OCSP request (connect, headers and body). Default 5 s. */
   timeoutMs?: number;
   /** Largest CRL accepted. Default 10 MiB. */
   maxCrlBytes?: number;
-  /** CRLs kept in memory. Default 100. */
+  /** CRLs and OCSP answers kept in memory. Default 100. */
   maxCacheEntries?: number;
-  /** How long a CRL without nextUpdate is reused. Default 1 hour. */
+  /** How long a CRL or OCSP answer without nextUpdate is reused. Default 1 hour. */
   defaultCacheMs?: number;
   /** Tolerated clock difference when judging thisUpdate / nextUpdate. Default 5 minutes. */
   clockSkewMs?: number;
@@ -71,6 +73,14 @@ interface CachedCrl {
   expires: number;
 }
 
+interface CachedOcsp {
+  answer: OcspAnswer;
+  expires: number;
+}
+
+/** Largest OCSP response read (they are a few KB). */
+const MAX_OCSP_BYTES = 256 * 1024;
+
 function describe(cert: X509Certificate): string {
   return `"${cert.subject.split('\n').join(', ')}" (serial ${cert.serialNumber})`;
 }
@@ -92,8 +102,8 @@ export function revocationPointsOf(cert: X509Certificate): { crlUrls: string[]; 
 }
 
 export class RevocationChecker {
-  private readonly cache = new Map<string, CachedCrl>();
-  private readonly inflight = new Map<string, Promise<CachedCrl>>();
+  private readonly cache = new Map<string, CachedCrl | CachedOcsp>();
+  private readonly inflight = new Map<string, Promise<CachedCrl | CachedOcsp>>();
   private readonly failureMode: 'hard' | 'soft';
   private readonly timeoutMs: number;
   private readonly maxCrlBytes: number;
@@ -101,7 +111,7 @@ export class RevocationChecker {
   private readonly defaultCacheMs: number;
   private readonly skewMs: number;
   private readonly now: () => Date;
-  /** CRL downloads made (not cache hits); for metrics and tests. */
+  /** CRL downloads and OCSP requests made (not cache hits); for metrics and tests. */
   fetches = 0;
 
   constructor(private readonly options: RevocationCheckerOptions = {}) {
@@ -121,10 +131,27 @@ export class RevocationChecker {
   /** The revocation status of `cert`, issued by `issuer`, at `at`. Never throws for anything a CRL server does. */
   async status(cert: X509Certificate, issuer: X509Certificate, at: Date = this.now()): Promise<RevocationStatus> {
     const { crlUrls, ocspUrls } = revocationPointsOf(cert);
-    if (crlUrls.length === 0) {
-      return { status: 'unknown', message: `${describe(cert)} names no http(s) CRL distribution point${ocspUrls.length ? ' (only an OCSP responder, which is not supported)' : ''}` };
+    if (crlUrls.length === 0 && ocspUrls.length === 0) {
+      return { status: 'unknown', message: `${describe(cert)} names neither an OCSP responder nor an http(s) CRL distribution point` };
     }
     const problems: string[] = [];
+    for (const url of ocspUrls) {
+      let answer: OcspAnswer;
+      try {
+        answer = (await this.cached(`ocsp|${issuer.fingerprint256}|${cert.fingerprint256}|${url}`, () => this.askOcsp(url, cert, issuer))).answer;
+      } catch (e) {
+        problems.push(`OCSP ${url}: ${(e as Error).message}`);
+        continue;
+      }
+      if (answer.status === 'revoked' && answer.revokedAt.getTime() <= at.getTime()) {
+        return { status: 'revoked', source: 'ocsp', url, revokedAt: answer.revokedAt, reason: REASONS[answer.reason ?? 0] ?? `reason ${answer.reason}` };
+      }
+      if (answer.status === 'unknown') {
+        problems.push(`OCSP ${url}: the responder does not know the certificate`);
+        continue;
+      }
+      return { status: 'good', source: 'ocsp', url, thisUpdate: answer.thisUpdate, nextUpdate: answer.nextUpdate };
+    }
     for (const url of crlUrls) {
       let entry: CachedCrl;
       try {
@@ -162,23 +189,36 @@ export class RevocationChecker {
     return unknown && unknown.result.status === 'unknown' ? { accepted: true, statuses, message: unknown.result.message } : { accepted: true, statuses };
   }
 
-  private async crlFor(url: string, issuer: X509Certificate): Promise<CachedCrl> {
-    const key = `${issuer.fingerprint256}|${url}`;
+  private crlFor(url: string, issuer: X509Certificate): Promise<CachedCrl> {
+    return this.cached(`crl|${issuer.fingerprint256}|${url}`, () => this.download(url, issuer));
+  }
+
+  private async askOcsp(url: string, cert: X509Certificate, issuer: X509Certificate): Promise<CachedOcsp> {
+    this.fetches++;
+    const body = await this.fetchBytes(url, MAX_OCSP_BYTES, buildOcspRequest(cert, issuer));
+    const now = this.now();
+    const answer = readOcspResponse(body, cert, issuer, now, this.skewMs);
+    const next = answer.nextUpdate?.getTime();
+    return { answer, expires: next !== undefined ? Math.max(now.getTime(), next) : now.getTime() + this.defaultCacheMs };
+  }
+
+  /** A cached value until its expiry; one load at a time per key; failures are not cached. */
+  private async cached<T extends CachedCrl | CachedOcsp>(key: string, load: () => Promise<T>): Promise<T> {
     const now = this.now().getTime();
     const hit = this.cache.get(key);
     if (hit && hit.expires > now) {
       // Re-insert: the map's order is the eviction order (least recently used first).
       this.cache.delete(key);
       this.cache.set(key, hit);
-      return hit;
+      return hit as T;
     }
     if (hit) this.cache.delete(key);
     let pending = this.inflight.get(key);
     if (!pending) {
-      pending = this.download(url, issuer).finally(() => this.inflight.delete(key));
+      pending = load().finally(() => this.inflight.delete(key));
       this.inflight.set(key, pending);
     }
-    const entry = await pending;
+    const entry = (await pending) as T;
     this.cache.set(key, entry);
     while (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
     return entry;
@@ -186,7 +226,7 @@ export class RevocationChecker {
 
   private async download(url: string, issuer: X509Certificate): Promise<CachedCrl> {
     this.fetches++;
-    const body = await this.fetchBytes(url);
+    const body = await this.fetchBytes(url, this.maxCrlBytes);
     let crl: X509.X509Crl;
     try {
       crl = new x509.X509Crl(new Uint8Array(body));
@@ -213,16 +253,20 @@ export class RevocationChecker {
     return { crl, url, expires: next !== undefined ? Math.max(now, next) : now + this.defaultCacheMs };
   }
 
-  private async fetchBytes(url: string): Promise<Buffer> {
+  /** GET `url`, or POST `ocspRequest` to it; the body within `maxBytes`. */
+  private async fetchBytes(url: string, maxBytes: number, ocspRequest?: Buffer): Promise<Buffer> {
     const signal = AbortSignal.timeout(this.timeoutMs);
     let res: Dispatcher.ResponseData;
     try {
       res = await request(url, {
-        method: 'GET',
+        method: ocspRequest ? 'POST' : 'GET',
         signal,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        headers: { accept: 'application/pkix-crl, application/x-pkcs7-crl, */*' },
+        headers: ocspRequest
+          ? { 'content-type': 'application/ocsp-request', accept: 'application/ocsp-response' }
+          : { accept: 'application/pkix-crl, application/x-pkcs7-crl, */*' },
+        ...(ocspRequest ? { body: ocspRequest } : {}),
         ...(this.options.dispatcher ? { dispatcher: this.options.dispatcher } : {}),
       });
     } catch (e) {
@@ -239,9 +283,9 @@ export class RevocationChecker {
     try {
       for await (const chunk of res.body) {
         size += (chunk as Buffer).length;
-        if (size > this.maxCrlBytes) {
+        if (size > maxBytes) {
           res.body.destroy();
-          throw new CrlProblem(`the CRL exceeds ${this.maxCrlBytes} bytes`);
+          throw new CrlProblem(`the ${ocspRequest ? 'OCSP response' : 'CRL'} exceeds ${maxBytes} bytes`);
         }
         chunks.push(chunk as Buffer);
       }

@@ -1,11 +1,13 @@
 /**
- * CRL revocation checks against a real local HTTP server serving real CRLs issued by the test PKI's CAs: good,
- * revoked, expired CRL, CRL signed by the wrong key or issued by another CA, unreachable distribution points, size
- * cap, no distribution point, and the cache (one download until nextUpdate).
+ * Revocation checks against a real local HTTP server serving real CRLs issued by the test PKI's CAs: good, revoked,
+ * expired CRL, CRL signed by the wrong key or issued by another CA, unreachable distribution points, size cap, no
+ * distribution point, and the cache (one download until nextUpdate); and a real OCSP responder on the same server
+ * (CA-signed answers, unauthorised signer, error status, expired answer, unknown certificate).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RevocationChecker, revocationPointsOf, type RevocationCheckerOptions } from '../../../../src/peppol/pki/revocation';
+import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
 import { TEST_CRL_BASE_URL, apSubject, issueCertificate, issueCrl, type TestPki } from '../../../../src/peppol/pki/test-pki';
 import { startCrlServer, type CrlServer } from '../support/crl-server';
 import { testPki } from '../support/pki-fixture';
@@ -110,14 +112,12 @@ describe('RevocationChecker (CRL)', () => {
     expect(await checker().status(cert.certificate, pki.apCa.certificate)).toMatchObject({ status: 'good', url: `${TEST_CRL_BASE_URL}/ap-ca.crl` });
   });
 
-  it('says so when a certificate names no distribution point, or only an OCSP responder', async () => {
-    const [none, ocspOnly] = await Promise.all([
-      issueCertificate(pki.apCa, { subject: apSubject('POP000009') }),
-      issueCertificate(pki.apCa, { subject: apSubject('POP000009'), ocspUrl: 'http://ocsp.example.test' }),
-    ]);
-    expect(await checker().status(none.certificate, pki.apCa.certificate)).toMatchObject({ status: 'unknown', message: expect.stringMatching(/names no http\(s\) CRL distribution point$/) });
-    expect(revocationPointsOf(ocspOnly.certificate).ocspUrls).toEqual(['http://ocsp.example.test']);
-    expect(await checker().status(ocspOnly.certificate, pki.apCa.certificate)).toMatchObject({ status: 'unknown', message: expect.stringMatching(/only an OCSP responder, which is not supported/) });
+  it('says so when a certificate names neither an OCSP responder nor a distribution point', async () => {
+    const none = await issueCertificate(pki.apCa, { subject: apSubject('POP000009') });
+    expect(await checker().status(none.certificate, pki.apCa.certificate)).toMatchObject({
+      status: 'unknown',
+      message: expect.stringMatching(/names neither an OCSP responder nor an http\(s\) CRL distribution point$/),
+    });
     expect(server.hits.size).toBe(0);
   });
 
@@ -143,5 +143,48 @@ describe('RevocationChecker (CRL)', () => {
     await c.status(pki.smp.certificate, pki.smpCa.certificate);
     await c.status(pki.apSender.certificate, pki.apCa.certificate);
     expect(c.fetches).toBe(3);
+  });
+
+  describe('OCSP', () => {
+    const OCSP = 'http://ocsp.test-pki.invoice-gateway.invalid/ocsp';
+    let withOcsp: KeyMaterial;
+    let ocspOnly: KeyMaterial;
+    beforeAll(async () => {
+      [withOcsp, ocspOnly] = await Promise.all([
+        issueCertificate(pki.apCa, { subject: apSubject('POP000010'), ocspUrl: OCSP, crlUrls: [`${TEST_CRL_BASE_URL}/ap-ca.crl`] }),
+        issueCertificate(pki.apCa, { subject: apSubject('POP000011'), ocspUrl: OCSP }),
+      ]);
+    });
+    beforeEach(() => server.ocsp.clear());
+
+    it('asks the responder first: good and revoked answers signed by the CA decide, without the CRL', async () => {
+      server.ocsp.set('/ocsp', { signer: pki.apCa, revoked: new Map([[ocspOnly.certificate.serialNumber, new Date(Date.now() - 3600_000)]]) });
+      expect(revocationPointsOf(withOcsp.certificate).ocspUrls).toEqual([OCSP]);
+      const c = checker();
+      expect(await c.status(withOcsp.certificate, pki.apCa.certificate)).toMatchObject({ status: 'good', source: 'ocsp', url: OCSP });
+      expect(await c.status(ocspOnly.certificate, pki.apCa.certificate)).toMatchObject({ status: 'revoked', source: 'ocsp', reason: 'keyCompromise' });
+      expect(server.hits.get(AP_CRL)).toBeUndefined();
+      // Answers are cached until their nextUpdate.
+      await c.status(withOcsp.certificate, pki.apCa.certificate);
+      expect(server.hits.get('/ocsp')).toBe(2);
+    });
+
+    it('refuses answers signed by a responder the CA did not authorise, and falls back to the CRL', async () => {
+      server.ocsp.set('/ocsp', { signer: pki.apReceiver });
+      expect(await checker().status(withOcsp.certificate, pki.apCa.certificate)).toMatchObject({ status: 'good', source: 'crl' });
+      const r = await checker().status(ocspOnly.certificate, pki.apCa.certificate);
+      expect(r).toMatchObject({ status: 'unknown', message: expect.stringMatching(/OCSP response is not signed by .*ACCESS POINT TEST CA/) });
+    });
+
+    it('treats error statuses, expired answers and certificates the responder does not know as undetermined', async () => {
+      server.ocsp.set('/ocsp', { signer: pki.apCa, status: 3 /* tryLater */ });
+      expect(await checker().status(ocspOnly.certificate, pki.apCa.certificate)).toMatchObject({ status: 'unknown', message: expect.stringMatching(/responder answered tryLater/) });
+      server.ocsp.set('/ocsp', { signer: pki.apCa, thisUpdate: new Date(Date.now() - 10 * DAY), nextUpdate: new Date(Date.now() - DAY) });
+      expect(await checker().status(ocspOnly.certificate, pki.apCa.certificate)).toMatchObject({ status: 'unknown', message: expect.stringMatching(/OCSP response expired on/) });
+      server.ocsp.set('/ocsp', { signer: pki.apCa, unknown: new Set([ocspOnly.certificate.serialNumber.toLowerCase().replace(/^(00)+/, '')]) });
+      expect(await checker().status(ocspOnly.certificate, pki.apCa.certificate)).toMatchObject({ status: 'unknown', message: expect.stringMatching(/does not know the certificate/) });
+      server.ocsp.clear();
+      expect(await checker().status(ocspOnly.certificate, pki.apCa.certificate)).toMatchObject({ status: 'unknown', message: expect.stringMatching(/OCSP .*: HTTP 404/) });
+    });
   });
 });
