@@ -1,6 +1,10 @@
+/**
+ * The answers of a test OCSP responder: built with the ASN.1 module the checker reads them with, signed with
+ * node:crypto by whichever key a test chooses.
+ */
 import { sign } from 'node:crypto';
-import { AsnConvert } from '@peculiar/asn1-schema';
-import { AlgorithmIdentifier, Certificate, CRLReason, Name } from '@peculiar/asn1-x509';
+import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import { AlgorithmIdentifier, Certificate, CRLReason } from '@peculiar/asn1-x509';
 import {
   BasicOCSPResponse,
   CertStatus,
@@ -14,7 +18,6 @@ import {
   SingleResponse,
   id_pkix_ocsp_basic,
 } from '@peculiar/asn1-ocsp';
-import { OctetString } from '@peculiar/asn1-schema';
 import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
 
 export interface OcspBehaviour {
@@ -48,7 +51,7 @@ export function answerOcsp(requestDer: Buffer, b: OcspBehaviour): Buffer {
     return new SingleResponse({ certID: r.reqCert, certStatus, thisUpdate, ...(b.nextUpdate !== undefined ? { nextUpdate: b.nextUpdate } : { nextUpdate: new Date(thisUpdate.getTime() + 86_400_000) }) });
   });
   const signerCert = AsnConvert.parse(b.signer.certificate.raw, Certificate);
-  const data = new ResponseData({ responderID: new ResponderID({ byName: signerCert.tbsCertificate.subject as Name }), producedAt: new Date(), responses });
+  const data = new ResponseData({ responderID: new ResponderID({ byName: signerCert.tbsCertificate.subject }), producedAt: new Date(), responses });
   const tbs = Buffer.from(AsnConvert.serialize(data));
   const basic = new BasicOCSPResponse({
     tbsResponseData: data,
