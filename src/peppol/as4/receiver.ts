@@ -3,7 +3,7 @@
  *
  *   open (MIME → SOAP by namespace → decrypt → verify signature over the processed elements → signer chains to the AP
  *   CA and is valid → capped gunzip → SBDH and its consistency with the ebMS header)
- *   → the signer is not revoked (CRL, when a RevocationChecker is configured; EBMS:0101 otherwise)
+ *   → the signer is not revoked (OCSP or CRL, when a RevocationChecker is configured; EBMS:0101 otherwise)
  *   → addressed to us (To PartyId = our Seat ID) and to a party we serve (else EBMS:0004 PEPPOL:NOT_SERVICED)
  *   → duplicate? (same MessageId: the stored receipt again; same sender + SBDH InstanceIdentifier with the same bytes:
  *     a receipt for this message, nothing stored again)
