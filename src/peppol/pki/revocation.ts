@@ -128,8 +128,17 @@ export class RevocationChecker {
     return this.failureMode;
   }
 
-  /** The revocation status of `cert`, issued by `issuer`, at `at`. Never throws for anything a CRL server does. */
+  /** The revocation status of `cert`, issued by `issuer`, at `at`. Never throws: what cannot be read is `unknown`. */
   async status(cert: X509Certificate, issuer: X509Certificate, at: Date = this.now()): Promise<RevocationStatus> {
+    try {
+      return await this.determine(cert, issuer, at);
+    } catch (e) {
+      // Certificates have passed node:crypto's parser, but a malformed extension must not turn into a 500.
+      return { status: 'unknown', message: `the revocation status of ${describe(cert)} cannot be determined: ${(e as Error).message}` };
+    }
+  }
+
+  private async determine(cert: X509Certificate, issuer: X509Certificate, at: Date): Promise<RevocationStatus> {
     const { crlUrls, ocspUrls } = revocationPointsOf(cert);
     if (crlUrls.length === 0 && ocspUrls.length === 0) {
       return { status: 'unknown', message: `${describe(cert)} names neither an OCSP responder nor an http(s) CRL distribution point` };
