@@ -5,6 +5,7 @@ import { GatewayError } from '../src/core/gateway-error';
 import { buildPeppolMessage } from '../src/peppol/as4/message';
 import { stableMessageIds } from '../src/peppol/as4/message-ids';
 import { sendAs4Message } from '../src/peppol/as4/sender';
+import type { RevocationChecker } from '../src/peppol/pki/revocation';
 import { DOCTYPE_SCHEME_BUSDOX, PROCESS_SCHEME, documentTypeId, formatId, processId, type DocumentTypeId, type ProcessId } from '../src/peppol/identifiers';
 import { readInvoiceRouting } from '../src/peppol/invoice-routing';
 import type { ApKeyRing } from '../src/peppol/pki/key-ring';
@@ -19,6 +20,8 @@ export interface PeppolSender {
   lookup: Pick<RecipientLookup, 'findEndpoint'>;
   keys: ApKeyRing;
   apCertificateAuthorities: readonly X509Certificate[];
+  /** Checks the receipt signer's certificate for revocation (AS4_REVOCATION_CHECK); absent when switched off. */
+  revocation?: RevocationChecker;
   /** One AS4 exchange; default 120 s. */
   sendTimeoutMs?: number;
 }
@@ -166,6 +169,7 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
         sendAs4Message(message, route.endpointUrl, {
           apCertificateAuthorities: sender.apCertificateAuthorities,
           receiverCertificate,
+          ...(sender.revocation ? { revocation: sender.revocation } : {}),
           ...(sender.sendTimeoutMs ? { timeoutMs: sender.sendTimeoutMs } : {}),
         }),
       );

@@ -47,6 +47,8 @@ export interface Config {
     maxMessageBytes: number;
     maxDecompressedBytes: number;
     duplicateWindowHours: number;
+    /** CRL revocation checks of AP and SMP certificates (src/peppol/pki/revocation.ts). */
+    revocation: { enabled: boolean; softFail: boolean; timeoutMs: number; maxCrlBytes: number; cacheEntries: number };
     /** True when a key is configured (PKCS#12 or PEM). */
     enabled: boolean;
   };
@@ -126,9 +128,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  if (e.AS4_REVOCATION_CHECK) {
-    throw new Error('Invalid configuration:\n  AS4_REVOCATION_CHECK: revocation checking (OCSP/CRL) of AP certificates is not built yet; leave it false');
-  }
   const pem = !!(e.PEPPOL_AP_CERTIFICATE || e.PEPPOL_AP_PRIVATE_KEY);
   if (pem && !(e.PEPPOL_AP_CERTIFICATE && e.PEPPOL_AP_PRIVATE_KEY)) {
     throw new Error('Invalid configuration:\n  PEPPOL_AP_CERTIFICATE / PEPPOL_AP_PRIVATE_KEY: set both or neither');
@@ -182,6 +181,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxMessageBytes: e.AS4_MAX_MESSAGE_BYTES,
       maxDecompressedBytes: e.AS4_MAX_DECOMPRESSED_BYTES,
       duplicateWindowHours: e.AS4_DUPLICATE_WINDOW_HOURS,
+      revocation: {
+        enabled: e.AS4_REVOCATION_CHECK,
+        softFail: e.AS4_REVOCATION_SOFT_FAIL,
+        timeoutMs: e.AS4_REVOCATION_TIMEOUT_MS,
+        maxCrlBytes: e.AS4_REVOCATION_MAX_CRL_BYTES,
+        cacheEntries: e.AS4_REVOCATION_CACHE_ENTRIES,
+      },
       enabled: as4Enabled,
     },
     validation: {

@@ -10,9 +10,10 @@ import { DocumentRepository } from '../storage/document.repository';
 import { MongoIdentityStore } from '../storage/identity.store';
 import { SigningKeyService } from '../auth/signing-keys';
 import { TokenService } from '../auth/token-service';
-import { composePeppolApi } from './peppol';
+import { composePeppolApi, composeRevocationChecker } from './peppol';
 import { loadAs4Keys } from '../peppol/as4/as4-keys';
 import { As4Receiver } from '../peppol/as4/receiver';
+import type { RevocationChecker } from '../peppol/pki/revocation';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 
 /** What every process of the gateway shares: logger, database and repositories. */
@@ -52,10 +53,11 @@ export function createMetricsRegistry(prefix: string): Registry {
 }
 
 /** The Peppol AS4 receiver over a composed core, or undefined when no AP key is configured. */
-export function composeAs4Receiver(core: Core, options: { now?: () => Date; workflows?: WorkflowStarter } = {}): As4Receiver | undefined {
+export function composeAs4Receiver(core: Core, options: { now?: () => Date; workflows?: WorkflowStarter; revocation?: RevocationChecker } = {}): As4Receiver | undefined {
   const cfg = core.config.as4;
   if (!cfg.enabled) return undefined;
   const { keys, apCertificateAuthorities } = loadAs4Keys(cfg);
+  const revocation = options.revocation ?? composeRevocationChecker(core.config);
   return new As4Receiver({
     keys,
     apCertificateAuthorities,
@@ -66,6 +68,9 @@ export function composeAs4Receiver(core: Core, options: { now?: () => Date; work
       return party ? { tenantId: party.tenantId, partyId: party.partyId } : null;
     },
     maxDecompressedBytes: cfg.maxDecompressedBytes,
+    ...(revocation
+      ? { revocation, onRevocationUnknown: (message: string) => core.logger.warn({ reason: message }, 'AS4 sender certificate accepted without a revocation status (AS4_REVOCATION_SOFT_FAIL)') }
+      : {}),
     duplicateWindowMs: cfg.duplicateWindowHours * 3_600_000,
     ...(options.workflows?.startReceiveDocument
       ? {
@@ -84,9 +89,10 @@ export function composeApp(
   core: Core,
   identity: { signingKeys: SigningKeyService; tokens: TokenService },
   workflows: WorkflowStarter,
-  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4'] },
+  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4']; revocation?: RevocationChecker },
 ): Application {
-  const as4 = options.as4 ?? composeAs4Receiver(core, { workflows });
+  const revocation = options.revocation ? { revocation: options.revocation } : {};
+  const as4 = options.as4 ?? composeAs4Receiver(core, { workflows, ...revocation });
   return createApp({
     config: core.config,
     logger: core.logger,
@@ -100,7 +106,7 @@ export function composeApp(
     workflows,
     readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
-    peppol: options.peppol ?? composePeppolApi(core.config, core.db.models, core.logger),
+    peppol: options.peppol ?? composePeppolApi(core.config, core.db.models, core.logger, revocation),
     ...(as4 ? { as4 } : {}),
   });
 }

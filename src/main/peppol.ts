@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger';
 import { loadApCertificateAuthorities, loadAs4Keys } from '../peppol/as4/as4-keys';
 import { loadKeyMaterial, loadTrustedCertificates, type KeyMaterial } from '../peppol/pki/key-material';
 import { RecipientLookup } from '../peppol/recipient-lookup';
+import { RevocationChecker } from '../peppol/pki/revocation';
 import { createDnsResolver, type DnsResolverLike } from '../peppol/sml';
 import { ManualSmlRegistrar, UnconfiguredSmlRegistrar, type SmlRegistrar } from '../peppol/sml-registrar';
 import { SmpClient } from '../peppol/smp-client';
@@ -17,13 +18,37 @@ export interface PeppolApiOverrides {
   /** The SML registrar (tests: one that writes into their local DNS zone). */
   registrar?: SmlRegistrar;
   resolver?: DnsResolverLike;
+  /** The revocation checker (tests: one that reaches their local CRL server). */
+  revocation?: RevocationChecker;
+}
+
+const revocationCheckers = new WeakMap<object, RevocationChecker>();
+
+/**
+ * The process's revocation checker, one per configuration so the AS4 receiver and recipient lookups share one CRL
+ * cache; undefined while AS4_REVOCATION_CHECK is off.
+ */
+export function composeRevocationChecker(config: Readonly<Config>): RevocationChecker | undefined {
+  const r = config.as4.revocation;
+  if (!r.enabled) return undefined;
+  let checker = revocationCheckers.get(config);
+  if (!checker) {
+    checker = new RevocationChecker({ failureMode: r.softFail ? 'soft' : 'hard', timeoutMs: r.timeoutMs, maxCrlBytes: r.maxCrlBytes, maxCacheEntries: r.cacheEntries });
+    revocationCheckers.set(config, checker);
+  }
+  return checker;
+}
+
+function revocationOf(config: Readonly<Config>, overrides: Pick<PeppolApiOverrides, 'revocation'>): { revocation?: RevocationChecker } {
+  const revocation = overrides.revocation ?? composeRevocationChecker(config);
+  return revocation ? { revocation } : {};
 }
 
 /**
  * Recipient lookups (SML → SMP → checked endpoint) as configured; also what a sender's worker needs to find a
  * receiving access point. Unavailable, with the reason, while a trust store is not configured.
  */
-export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick<PeppolApiOverrides, 'resolver'> = {}): RecipientLookup | Unavailable {
+export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick<PeppolApiOverrides, 'resolver' | 'revocation'> = {}): RecipientLookup | Unavailable {
   const c = config.peppol;
   const apCaFiles = config.as4.apCaFiles;
   if (!c.smpTruststorePath || apCaFiles.length === 0) {
@@ -34,6 +59,7 @@ export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick
     // The same AP CA the AS4 layer trusts: a recipient's endpoint certificate must chain to it.
     apCertificateAuthorities: loadApCertificateAuthorities(config.as4),
     timeoutMs: c.lookupTimeoutMs,
+    ...revocationOf(config, overrides),
   });
   const resolver = overrides.resolver ?? createDnsResolver({ servers: [...c.dnsServers], timeoutMs: c.lookupTimeoutMs, tries: 2 });
   return new RecipientLookup({ zone: c.smlZone, resolver, client });
@@ -54,7 +80,8 @@ export function composePeppolSender(config: Readonly<Config>, overrides: Pick<Pe
   const lookup = composeRecipientLookup(config, overrides);
   if ('unavailable' in lookup) return lookup;
   const { keys, apCertificateAuthorities } = loadAs4Keys(config.as4);
-  return { lookup, keys, apCertificateAuthorities };
+  const revocation = composeRevocationChecker(config);
+  return { lookup, keys, apCertificateAuthorities, ...(revocation ? { revocation } : {}) };
 }
 
 /**

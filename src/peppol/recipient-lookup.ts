@@ -137,12 +137,12 @@ export class RecipientLookup {
   }
 
   /** The checked endpoint of `process` (or the best process) out of verified metadata. */
-  private endpointOf(metadata: SignedServiceMetadata, process?: ProcessId): EndpointLookupResult {
+  private async endpointOf(metadata: SignedServiceMetadata, process?: ProcessId): Promise<EndpointLookupResult> {
     const candidates = process ? [process] : rankProcesses(metadata);
     let last: unknown = new PeppolError('UNPROCESSABLE', 'process-not-supported', `${formatId(metadata.participant)} lists no process for ${formatId(metadata.documentType)}`);
     for (const p of candidates) {
       try {
-        return this.options.client.selectEndpoint(metadata, p, TRANSPORT_PROFILE_AS4_V2);
+        return await this.options.client.selectEndpoint(metadata, p, TRANSPORT_PROFILE_AS4_V2);
       } catch (e) {
         last = e;
       }
@@ -171,7 +171,7 @@ export class RecipientLookup {
     for (const documentType of documentTypes) {
       try {
         const metadata = await this.options.client.getServiceMetadata(smpUrl, participant, documentType);
-        const result = this.endpointOf(metadata, process);
+        const result = await this.endpointOf(metadata, process);
         return { ok: true, participant, smpUrl, documentType, process: result.process, result };
       } catch (e) {
         const r = refusal(e);
@@ -223,7 +223,7 @@ export class RecipientLookup {
         const metadata = await this.options.client.getServiceMetadata(smpUrl, participant, d);
         for (const process of rankProcesses(metadata)) {
           try {
-            const r = this.options.client.selectEndpoint(metadata, process, TRANSPORT_PROFILE_AS4_V2);
+            const r = await this.options.client.selectEndpoint(metadata, process, TRANSPORT_PROFILE_AS4_V2);
             options.push({
               participant,
               documentType: d,

@@ -8,7 +8,9 @@
  * chains to a configured SMP CA; the data is then read from what the signature covers (xml-crypto's signed
  * references), never from the received tree, so nothing unsigned can be slipped in. At most one redirect is followed,
  * and the target's signing certificate must be the one the redirect names (CertificateUID). The endpoint must use the
- * requested transport profile, be active now, and — when an AP CA is configured — carry a valid AP certificate.
+ * requested transport profile, be active now, and — when an AP CA is configured — carry a valid AP certificate. With a
+ * RevocationChecker, the SMP signer and the endpoint certificate must not be revoked (a revoked one is refused, one
+ * whose status cannot be determined under hard fail too, as retryable); results say `revocationChecked`.
  *
  * Failure reasons (PeppolError.reason): participant-unknown, document-type-not-supported, process-not-supported,
  * transport-profile-not-supported, endpoint-not-active, smp-unreachable (retryable), smp-response-invalid,
@@ -37,6 +39,7 @@ import { useCorrectC14n } from './c14n';
 import { PeppolError, type PeppolErrorReason } from './peppol-error';
 import { AP_KEY_USAGES, SMP_KEY_USAGES, checkCertificate } from './pki/cert-validation';
 import { parseCertificate, subjectMatches } from './pki/certificates';
+import type { RevocationChecker } from './pki/revocation';
 import { DSIG_NS, SMP_IDS_NS, SMP_NS, WSA_NS } from './smp-documents';
 
 const NS = { smp: SMP_NS, ids: SMP_IDS_NS, wsa: WSA_NS, ds: DSIG_NS } as const;
@@ -46,6 +49,8 @@ export interface SmpClientOptions {
   smpCertificateAuthorities: readonly X509Certificate[];
   /** When set, the endpoint certificate must chain to one of these (the Peppol AP CA). */
   apCertificateAuthorities?: readonly X509Certificate[];
+  /** Checks the SMP signer and endpoint certificates for revocation; without it they are not (`revocationChecked: false`). */
+  revocation?: RevocationChecker;
   /** Per request (connect, headers and body). Default 10 s. */
   timeoutMs?: number;
   /** Largest response accepted. Default 4 MiB. */
@@ -78,6 +83,8 @@ export interface SignedServiceMetadata {
   processes: SmpProcess[];
   /** The certificate that signed the metadata (after a redirect: the target SMP's). */
   signer: X509Certificate;
+  /** Whether the signer (and a redirecting SMP's signer) was checked for revocation. */
+  signerRevocationChecked: boolean;
   /** The URL the metadata came from (after a redirect: the target's). */
   url: string;
   redirected: boolean;
@@ -89,6 +96,8 @@ export interface EndpointLookupResult {
   process: ProcessId;
   endpoint: SmpEndpoint;
   metadata: SignedServiceMetadata;
+  /** Whether the SMP signer and the endpoint certificate were checked for revocation. */
+  revocationChecked: boolean;
 }
 
 export interface ServiceGroup {
@@ -205,7 +214,7 @@ export class SmpClient {
         false,
       );
     }
-    return { ...second.metadata, url: target.toString(), redirected: true };
+    return { ...second.metadata, signerRevocationChecked: second.metadata.signerRevocationChecked && first.signerRevocationChecked, url: target.toString(), redirected: true };
   }
 
   /**
@@ -220,11 +229,11 @@ export class SmpClient {
     transportProfile: string = TRANSPORT_PROFILE_AS4_V2,
   ): Promise<EndpointLookupResult> {
     const metadata = await this.getServiceMetadata(smpUrl, participant, documentType);
-    return this.selectEndpoint(metadata, process, transportProfile);
+    return await this.selectEndpoint(metadata, process, transportProfile);
   }
 
   /** The checked endpoint for `process` / `transportProfile` out of metadata already fetched and verified. */
-  selectEndpoint(metadata: SignedServiceMetadata, process: ProcessId, transportProfile: string = TRANSPORT_PROFILE_AS4_V2): EndpointLookupResult {
+  async selectEndpoint(metadata: SignedServiceMetadata, process: ProcessId, transportProfile: string = TRANSPORT_PROFILE_AS4_V2): Promise<EndpointLookupResult> {
     const { participant, documentType } = metadata;
     const proc = metadata.processes.find((p) => p.process.scheme === process.scheme && p.process.value === process.value);
     if (!proc) {
@@ -254,12 +263,32 @@ export class SmpClient {
     } catch (e) {
       throw fail('UNPROCESSABLE', 'endpoint-certificate-invalid', `the endpoint certificate of ${formatId(participant)} cannot be read`, {}, false, e);
     }
+    let endpointChecked = false;
     if (this.options.apCertificateAuthorities) {
       const check = checkCertificate(certificate, { anchors: this.options.apCertificateAuthorities, requiredKeyUsages: AP_KEY_USAGES, role: 'receiving access point' }, now);
       if (!check.valid) throw fail('UNPROCESSABLE', 'endpoint-certificate-invalid', check.message, { problem: check.problem }, false);
+      endpointChecked = await this.checkRevocation(check.chain, 'endpoint-certificate-invalid', `the endpoint certificate of ${formatId(participant)}`, {});
     }
     const { certificateBase64: _unused, ...rest } = raw;
-    return { participant, documentType, process: proc.process, endpoint: { ...rest, certificate }, metadata };
+    return {
+      participant,
+      documentType,
+      process: proc.process,
+      endpoint: { ...rest, certificate },
+      metadata,
+      revocationChecked: endpointChecked && metadata.signerRevocationChecked,
+    };
+  }
+
+  /** True when checked and accepted; throws `reason` when revoked (or unknown under hard fail); false without a checker. */
+  private async checkRevocation(chain: readonly X509Certificate[], reason: PeppolErrorReason, what: string, details: Record<string, unknown>): Promise<boolean> {
+    const checker = this.options.revocation;
+    if (!checker) return false;
+    const verdict = await checker.checkChain(chain, this.now());
+    if (verdict.accepted) return true;
+    const revoked = verdict.statuses.some((s) => s.result.status === 'revoked');
+    // Revoked is final; an undeterminable status (CRL server down) may clear up, so that one is retryable.
+    throw fail(revoked ? 'UNPROCESSABLE' : 'DEPENDENCY_UNAVAILABLE', reason, `${what}: ${verdict.message ?? 'revocation status not accepted'}`, { ...details, problem: revoked ? 'revoked' : 'revocation-unknown' }, !revoked);
   }
 
   // -------------------------------------------------------------------------------------------------------------------
@@ -312,13 +341,14 @@ export class SmpClient {
     url: string,
     participant: ParticipantId,
     documentType: DocumentTypeId,
-  ): Promise<{ kind: 'metadata'; metadata: Omit<SignedServiceMetadata, 'url' | 'redirected'> } | { kind: 'redirect'; href: string; certificateUid: string; signer: X509Certificate }> {
+  ): Promise<{ kind: 'metadata'; metadata: Omit<SignedServiceMetadata, 'url' | 'redirected'> } | { kind: 'redirect'; href: string; certificateUid: string; signer: X509Certificate; signerRevocationChecked: boolean }> {
     const res = await this.get(url);
     if (res.status === 404) {
       throw fail('UNPROCESSABLE', 'document-type-not-supported', `${formatId(participant)} does not receive ${formatId(documentType)} (HTTP 404 from ${url})`, { url }, false);
     }
     const doc = this.parse(res.body, url);
-    const { signed, signer } = this.verify(doc, res.body, url);
+    const { signed, signer, chain } = this.verify(doc, res.body, url);
+    const signerRevocationChecked = await this.checkRevocation(chain, 'smp-certificate-untrusted', `the SMP certificate (signature of ${url})`, { url });
     const root = signed.documentElement as Element;
 
     const redirect = el(select(root, 'smp:ServiceMetadata/smp:Redirect', NS)[0]);
@@ -326,7 +356,7 @@ export class SmpClient {
       const href = (redirect.getAttribute('href') ?? '').trim();
       const certificateUid = text(redirect, 'smp:CertificateUID', NS) ?? '';
       if (!href || !certificateUid) throw fail('DEPENDENCY_UNAVAILABLE', 'smp-redirect-invalid', `the SMP redirect at ${url} lacks href or CertificateUID`, { url }, false);
-      return { kind: 'redirect', href, certificateUid, signer };
+      return { kind: 'redirect', href, certificateUid, signer, signerRevocationChecked };
     }
 
     const info = select(root, 'smp:ServiceMetadata/smp:ServiceInformation', NS)[0];
@@ -375,14 +405,14 @@ export class SmpClient {
       });
       return { process: Object.freeze({ scheme: pid.scheme, value: pid.value }), endpoints };
     });
-    return { kind: 'metadata', metadata: { participant, documentType, processes, signer } };
+    return { kind: 'metadata', metadata: { participant, documentType, processes, signer, signerRevocationChecked } };
   }
 
   /**
    * Checks the enveloped signature and its certificate; returns the signed content re-parsed (what the signature
    * covers, without the signature) and the signing certificate.
    */
-  private verify(doc: Document, body: Buffer, url: string): { signed: Document; signer: X509Certificate } {
+  private verify(doc: Document, body: Buffer, url: string): { signed: Document; signer: X509Certificate; chain: X509Certificate[] } {
     const root = doc.documentElement as Element;
     if (root.namespaceURI !== SMP_NS || root.localName !== 'SignedServiceMetadata') {
       throw invalidResponse(`the SMP answered ${url} with {${root.namespaceURI ?? ''}}${root.localName ?? ''} instead of SignedServiceMetadata`, { url });
@@ -421,7 +451,7 @@ export class SmpClient {
     if (!valid || signedXml === undefined) {
       throw fail('UNPROCESSABLE', 'smp-signature-invalid', `the SMP signature of ${url} does not verify${why ? `: ${why}` : ''}`, { url }, false);
     }
-    return { signed: parseXml(signedXml, { maxBytes: this.maxBytes }), signer };
+    return { signed: parseXml(signedXml, { maxBytes: this.maxBytes }), signer, chain: check.chain };
   }
 }
 

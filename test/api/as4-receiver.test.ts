@@ -8,10 +8,12 @@ import { parseXml } from '../../src/formats/xml/secure-parser';
 import { readSignal } from '../../src/peppol/as4/signals';
 import { verifyEnvelopeSignature } from '../../src/peppol/as4/signature';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
+import { RevocationChecker } from '../../src/peppol/pki/revocation';
 import { apSubject, createIntermediateCa, createRootCa, issueCertificate, type TestPki } from '../../src/peppol/pki/test-pki';
 import { peppolParticipant } from '../../src/peppol/identifiers';
 import { HEADER, RECEIVER, flipByte, gzipped, manualMessage, message, rewrap, sbd, wrapSignature } from '../support/as4-messages';
 import { RecordingWorkflowStarter, createTestContext, type TestContext } from '../support/test-app';
+import { startCrlServer, type CrlServer } from '../unit/peppol/support/crl-server';
 import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
 
 const DAY = 86_400_000;
@@ -22,6 +24,7 @@ let pki: TestPki;
 let foreign: KeyMaterial;
 let expired: KeyMaterial;
 let ctx: TestContext;
+let crl: CrlServer;
 
 beforeAll(async () => {
   pki = await testPki();
@@ -31,8 +34,14 @@ beforeAll(async () => {
     issueCertificate(ca, { subject: apSubject('POP000001') }),
     issueCertificate(pki.apCa, { subject: apSubject('POP000001'), notBefore: new Date(Date.now() - 900 * DAY), notAfter: new Date(Date.now() - DAY) }),
   ]);
+  // The test PKI's CRLs, served by a local server its distribution point names are routed to; every message here is
+  // checked for revocation.
+  crl = await startCrlServer();
+  crl.files.set('/ap-ca.crl', pki.crls.apCa);
   ctx = await createTestContext('asfourreceiver', {
+    revocation: new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 2000 }),
     env: {
+      AS4_REVOCATION_CHECK: 'true',
       PEPPOL_AP_KEYSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.p12'),
       PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
       // The PKCS#12 trust store (root + AP CA), as an operator would configure the Peppol one.
@@ -48,6 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ctx?.close();
+  await crl?.close();
 });
 
 async function stored(): Promise<{ records: number; blobs: number }> {
@@ -113,6 +123,11 @@ describe('POST /as4', () => {
   it('refuses a signer from another CA and an expired signer (EBMS:0101)', async () => {
     await refused(message(pki, { signer: foreign }), 'EBMS:0101', /not issued by a configured CA/);
     await refused(message(pki, { signer: expired }), 'EBMS:0101', /expired/);
+  });
+
+  it('refuses a revoked signer (EBMS:0101) after fetching the AP CA\'s CRL', async () => {
+    await refused(message(pki, { signer: pki.apRevoked }), 'EBMS:0101', /was revoked on .*keyCompromise/);
+    expect(crl.hits.get('/ap-ca.crl')).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses a gzip bomb (EBMS:0303)', async () => {

@@ -17,12 +17,14 @@ import {
 } from '../../src/peppol/identifiers';
 import { PeppolError } from '../../src/peppol/peppol-error';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
-import { createIntermediateCa, createRootCa, issueCertificate, apSubject, type TestPki } from '../../src/peppol/pki/test-pki';
+import { RevocationChecker } from '../../src/peppol/pki/revocation';
+import { TEST_CRL_BASE_URL, createIntermediateCa, createRootCa, issueCertificate, issueCrl, apSubject, type TestPki } from '../../src/peppol/pki/test-pki';
 import { SmpClient } from '../../src/peppol/smp-client';
 import { buildServiceMetadataXml, rfc2253Subject, type SmpEndpointInput, type SmpProcessInput } from '../../src/peppol/smp-documents';
 import { createDnsResolver, lookupSmp, naptrName } from '../../src/peppol/sml';
 import { LocalDnsZone } from '../unit/peppol/support/local-dns';
 import { LocalSmp } from '../unit/peppol/support/local-smp';
+import { startCrlServer } from '../unit/peppol/support/crl-server';
 import { testPki } from '../unit/peppol/support/pki-fixture';
 
 const DAY = 86_400_000;
@@ -278,5 +280,44 @@ describe('redirects', () => {
     const e = await refusal(client.lookupEndpoint(smp.url, who('twice'), INVOICE, BILLING));
     expect(e.reason).toBe('smp-redirect-invalid');
     expect(e.message).toMatch(/redirects again/);
+  });
+
+  it('revocation: the SMP signer and the endpoint certificate are checked against their CAs\' CRLs when a checker is set', async () => {
+    const rp = (v: string): ParticipantId => peppolParticipant(`9915:${v}`);
+    const crl = await startCrlServer();
+    const revokedSmpKey = await issueCertificate(pki.smpCa, { subject: 'C=NL, O=Invoice Gateway, OU=PEPPOL TEST SMP, CN=PSM000009', crlUrls: [`${TEST_CRL_BASE_URL}/smp-ca.crl`] });
+    const revokedSmp = await new LocalSmp(revokedSmpKey).start();
+    try {
+      crl.files.set('/ap-ca.crl', pki.crls.apCa);
+      crl.files.set('/smp-ca.crl', await issueCrl(pki.smpCa, { revoked: [{ certificate: revokedSmpKey.certificate }] }));
+      const checking = new SmpClient({
+        smpCertificateAuthorities: [pki.smpCa.certificate],
+        apCertificateAuthorities: [pki.apCa.certificate],
+        timeoutMs: 1500,
+        revocation: new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 1500 }),
+      });
+
+      smp.publish(rp('rev-good'), INVOICE, billing(as4()));
+      expect(await checking.lookupEndpoint(smp.url, rp('rev-good'), INVOICE, BILLING)).toMatchObject({ revocationChecked: true, metadata: { signerRevocationChecked: true } });
+      expect(await client.lookupEndpoint(smp.url, rp('rev-good'), INVOICE, BILLING)).toMatchObject({ revocationChecked: false, metadata: { signerRevocationChecked: false } });
+
+      smp.publish(rp('rev-endpoint'), INVOICE, billing(as4(pki.apRevoked.certificate)));
+      const endpoint = await refusal(checking.lookupEndpoint(smp.url, rp('rev-endpoint'), INVOICE, BILLING));
+      expect([endpoint.reason, endpoint.details?.problem, endpoint.retryable]).toEqual(['endpoint-certificate-invalid', 'revoked', false]);
+      expect(endpoint.message).toMatch(/endpoint certificate of .*was revoked on .*keyCompromise/);
+
+      revokedSmp.publish(rp('rev-smp'), INVOICE, billing(as4()));
+      const signer = await refusal(checking.lookupEndpoint(revokedSmp.url, rp('rev-smp'), INVOICE, BILLING));
+      expect([signer.reason, signer.details?.problem]).toEqual(['smp-certificate-untrusted', 'revoked']);
+      expect(signer.message).toMatch(/PSM000009.*was revoked/);
+
+      // The SMP CA's CRL cannot be fetched: hard fail refuses, retryable.
+      crl.files.set('/smp-ca.crl', 503);
+      const fresh = new SmpClient({ smpCertificateAuthorities: [pki.smpCa.certificate], revocation: new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 1500 }) });
+      const unknown = await refusal(fresh.lookupEndpoint(smp.url, rp('rev-good'), INVOICE, BILLING));
+      expect([unknown.reason, unknown.details?.problem, unknown.retryable]).toEqual(['smp-certificate-untrusted', 'revocation-unknown', true]);
+    } finally {
+      await Promise.all([crl.close(), revokedSmp.stop()]);
+    }
   });
 });

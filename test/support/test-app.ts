@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config/load-config';
 import { GatewayError } from '../../src/core/gateway-error';
 import { generateClientSecret, hashClientSecret } from '../../src/auth/secret-hash';
 import { composeApp, composeCore, composeIdentity, type Core } from '../../src/main/compose';
+import type { RevocationChecker } from '../../src/peppol/pki/revocation';
 import type { ReceiveDocumentInput, SendInvoiceInput } from '../../workflows/messages';
 import { requireEnv, uniqueDbUri } from './services';
 
@@ -57,7 +58,10 @@ export interface TestContext {
  * A real app on a real database (its own per test file) with a real identity server; only Temporal is replaced
  * unless a starter is given.
  */
-export async function createTestContext(name: string, options: { workflows?: WorkflowStarter; env?: Record<string, string> } = {}): Promise<TestContext> {
+export async function createTestContext(
+  name: string,
+  options: { workflows?: WorkflowStarter; env?: Record<string, string>; revocation?: RevocationChecker } = {},
+): Promise<TestContext> {
   const { mongodbUri } = requireEnv();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -68,7 +72,7 @@ export async function createTestContext(name: string, options: { workflows?: Wor
   const core = await composeCore(config, 'test');
   const { signingKeys, tokens } = await composeIdentity(core);
   const workflows = options.workflows ?? new RecordingWorkflowStarter();
-  const app = composeApp(core, { signingKeys, tokens }, workflows, { metricsPrefix: 'test_' });
+  const app = composeApp(core, { signingKeys, tokens }, workflows, { metricsPrefix: 'test_', ...(options.revocation ? { revocation: options.revocation } : {}) });
 
   async function tokenRequest(form: Record<string, string>): Promise<string> {
     const res = await request(app).post('/connect/token').type('form').send(form);

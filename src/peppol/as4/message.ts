@@ -97,8 +97,10 @@ export interface OpenPeppolMessageOptions {
 
 export interface ReceivedPeppolMessage {
   userMessage: UserMessage;
-  /** The sender's AP certificate (checked against the AP CA, validity period; revocation not checked). */
+  /** The sender's AP certificate (checked against the AP CA and its validity period; revocation is the caller's step). */
   signerCertificate: X509Certificate;
+  /** The validated path: the signer certificate first, the trusted AP CA last (what revocation is checked along). */
+  signerChain: X509Certificate[];
   /** Our certificate the message was encrypted for. */
   recipientCertificate: X509Certificate;
   /** The signed references, to be returned in the receipt. */
@@ -160,5 +162,5 @@ export function openPeppolMessage(contentType: string, body: Buffer, options: Op
     throw e;
   }
   checkAgainstSbdh(userMessage, parsedSbd.header);
-  return { userMessage, signerCertificate: signature.certificate, recipientCertificate: plain.recipientCertificate, references: signature.references, sbd, parsedSbd };
+  return { userMessage, signerCertificate: signature.certificate, signerChain: cert.chain, recipientCertificate: plain.recipientCertificate, references: signature.references, sbd, parsedSbd };
 }

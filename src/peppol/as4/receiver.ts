@@ -3,19 +3,20 @@
  *
  *   open (MIME → SOAP by namespace → decrypt → verify signature over the processed elements → signer chains to the AP
  *   CA and is valid → capped gunzip → SBDH and its consistency with the ebMS header)
+ *   → the signer is not revoked (OCSP or CRL, when a RevocationChecker is configured; EBMS:0101 otherwise)
  *   → addressed to us (To PartyId = our Seat ID) and to a party we serve (else EBMS:0004 PEPPOL:NOT_SERVICED)
  *   → duplicate? (same MessageId: the stored receipt again; same sender + SBDH InstanceIdentifier with the same bytes:
  *     a receipt for this message, nothing stored again)
  *   → store the SBD and the record (one insert is the commit point) → the signed receipt.
  *
- * Every refusal is a signed ebMS error and leaves nothing stored. Revocation of the sender's certificate is not
- * checked (not built); the configuration refuses to switch it on.
+ * Every refusal is a signed ebMS error and leaves nothing stored.
  */
 import { createHash, type X509Certificate } from 'node:crypto';
 import { parseXml } from '../../formats/xml/secure-parser';
 import { formatId, type ParticipantId } from '../identifiers';
 import { fingerprintSha256 } from '../pki/certificates';
 import type { ApKeyRing } from '../pki/key-ring';
+import type { RevocationChecker } from '../pki/revocation';
 import type { As4InboundRecord } from '../../storage/as4/as4-inbound.repository';
 import { NS } from './constants';
 import { EbmsError } from './ebms-error';
@@ -58,6 +59,10 @@ export interface As4ReceiverOptions {
   /** The party of ours a participant identifier names, or null when we do not serve it. */
   findParty: (participant: ParticipantId) => Promise<ServedParty | null>;
   maxDecompressedBytes: number;
+  /** Checks the sender's certificate for revocation; without it revocation is not checked (`revocationChecked: false`). */
+  revocation?: RevocationChecker;
+  /** Told when a certificate was accepted although its revocation status is unknown (soft fail); the edge logs it. */
+  onRevocationUnknown?: (message: string) => void;
   /** How long a duplicate is answered with the stored receipt; later the reused id is refused. */
   duplicateWindowMs: number;
   /**
@@ -82,6 +87,8 @@ export interface As4Answer {
   stored?: StoredInbound;
   /** Why the message could not be stored (logged by the edge; not sent). */
   internalError?: unknown;
+  /** Whether the sender's certificate was checked for revocation (set once the message was opened). */
+  revocationChecked?: boolean;
 }
 
 /** The MessageId of a request that is being refused, if it can be read at all (for refToMessageId; never trusted). */
@@ -139,8 +146,14 @@ export class As4Receiver {
       throw e;
     }
     const messageId = msg.userMessage.messageId;
+    const revocation = this.options.revocation;
+    if (revocation) {
+      const verdict = await revocation.checkChain(msg.signerChain, now);
+      if (!verdict.accepted) return this.refuse(new EbmsError('EBMS:0101', `sending access point certificate: ${verdict.message ?? 'revocation status not accepted'}`), messageId);
+      if (verdict.message) this.options.onRevocationUnknown?.(verdict.message);
+    }
     try {
-      return await this.accept(msg, now);
+      return { ...(await this.accept(msg, now)), revocationChecked: !!revocation };
     } catch (e) {
       if (e instanceof EbmsError) return this.refuse(e, messageId);
       // Storage or other infrastructure trouble: nothing was kept; the sender should try again. The cause is for our

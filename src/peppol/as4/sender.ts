@@ -1,12 +1,16 @@
 /**
  * Sending one built AS4 user message over HTTP and classifying what came back:
  *
- *   delivered  a signed non-repudiation receipt that answers our MessageId, signed by a valid AP certificate of the
- *              Seat ID we sent to, returning exactly the references we signed;
+ *   delivered  a signed non-repudiation receipt that answers our MessageId, signed by a valid (and, with a
+ *              RevocationChecker, not revoked) AP certificate of the Seat ID we sent to, returning exactly the
+ *              references we signed;
  *   retryable  no answer (connection refused or reset, timeout), HTTP 5xx without an ebMS error, or a SOAP 1.2 Fault
  *              whose code is env:Receiver on a 5xx (the peer's own trouble);
  *   failed     an ebMS error signal, any other SOAP Fault, HTTP 4xx/3xx, or an answer that is not a valid receipt —
- *              with the peer's reason.
+ *              with the peer's reason; a receipt signed by a revoked certificate.
+ *
+ * A receipt whose signer's revocation status cannot be determined (hard fail) is retryable: the resend is the same
+ * message, which the peer answers as a duplicate with its receipt, checked again then.
  *
  * A duplicate refusal (phase4's EBMS:4001, or its EBMS:0004 "already handled") is its own outcome: after an attempt with an unknown outcome it means the
  * peer already has the message, and the caller decides (AS4 §3.2 leaves duplicate handling to the receiver).
@@ -17,6 +21,7 @@ import type { Element, Node } from '@xmldom/xmldom';
 import { request, type Dispatcher } from 'undici';
 import { parseXml } from '../../formats/xml/secure-parser';
 import { commonNameOf } from '../pki/certificates';
+import type { RevocationChecker } from '../pki/revocation';
 import { NS } from './constants';
 import { EbmsError } from './ebms-error';
 import type { OutgoingPeppolMessage } from './message';
@@ -25,7 +30,7 @@ import { readSignal, type EbmsErrorEntry } from './signals';
 import type { SignatureReference } from './signature';
 
 export type As4SendOutcome =
-  | { outcome: 'delivered'; httpStatus: number; receiptMessageId: string; references: SignatureReference[]; receiverCertificate: X509Certificate }
+  | { outcome: 'delivered'; httpStatus: number; receiptMessageId: string; references: SignatureReference[]; receiverCertificate: X509Certificate; revocationChecked: boolean }
   | { outcome: 'duplicate'; httpStatus: number; reason: string; errors: EbmsErrorEntry[] }
   | { outcome: 'retryable'; httpStatus?: number; reason: string }
   | { outcome: 'failed'; httpStatus?: number; reason: string; errors?: EbmsErrorEntry[] };
@@ -42,6 +47,8 @@ export interface SendAs4Options {
   /** Largest signal accepted. Default 1 MiB (a receipt is a few KB). */
   maxResponseBytes?: number;
   dispatcher?: Dispatcher;
+  /** Checks the receipt signer for revocation; without it revocation is not checked (`revocationChecked: false`). */
+  revocation?: RevocationChecker;
   now?: Date;
 }
 
@@ -198,7 +205,14 @@ export async function sendAs4Message(message: OutgoingPeppolMessage, url: string
         return { outcome: 'failed', httpStatus: status, reason: `the receipt is signed by ${signerSeat ?? 'a certificate without CN'}, not by the receiving access point ${expectedSeat ?? '?'}` };
       }
       if (status < 200 || status >= 300) return { outcome: status >= 500 ? 'retryable' : 'failed', httpStatus: status, reason: `a receipt with HTTP ${status}` };
-      return { outcome: 'delivered', httpStatus: status, receiptMessageId: read.messageId, references: read.references, receiverCertificate: read.signerCertificate };
+      if (options.revocation) {
+        const verdict = await options.revocation.checkChain(read.signerChain, options.now ?? new Date());
+        if (!verdict.accepted) {
+          const revoked = verdict.statuses.some((s) => s.result.status === 'revoked');
+          return { outcome: revoked ? 'failed' : 'retryable', httpStatus: status, reason: `the receipt signer is not accepted: ${verdict.message ?? 'revocation status unknown'}` };
+        }
+      }
+      return { outcome: 'delivered', httpStatus: status, receiptMessageId: read.messageId, references: read.references, receiverCertificate: read.signerCertificate, revocationChecked: !!options.revocation };
     } catch (e) {
       if (status >= 500) return { outcome: 'retryable', httpStatus: status, reason: `HTTP ${status}: ${snippet(body)}` };
       const reason = e instanceof EbmsError ? `${e.ebmsCode} ${e.shortDescription}: ${e.message}` : `unreadable answer: ${(e as Error).message}`;

@@ -90,7 +90,7 @@ export function buildErrorSignal(refToMessageId: string | undefined, error: Ebms
 }
 
 export type SignalResult =
-  | { kind: 'receipt'; messageId: string; refToMessageId: string; references: SignatureReference[]; signerCertificate: X509Certificate }
+  | { kind: 'receipt'; messageId: string; refToMessageId: string; references: SignatureReference[]; signerCertificate: X509Certificate; signerChain: X509Certificate[] }
   | { kind: 'error'; refToMessageId: string | undefined; errors: EbmsErrorEntry[]; signed: boolean };
 
 function readNrrReference(ref: Element): SignatureReference {
@@ -190,7 +190,7 @@ export function readSignal(xml: Buffer | string, options: ReadSignalOptions): Si
   if (missing.length || extra.length) {
     throw new EbmsError('EBMS:0302', `the receipt does not return what was signed (missing: ${missing.join(', ') || '-'}; unexpected: ${extra.join(', ') || '-'})`);
   }
-  return { kind: 'receipt', messageId: textOf(info ? kids(info, NS.eb, 'MessageId')[0] : undefined), refToMessageId: refTo, references: returned, signerCertificate: verified.certificate };
+  return { kind: 'receipt', messageId: textOf(info ? kids(info, NS.eb, 'MessageId')[0] : undefined), refToMessageId: refTo, references: returned, signerCertificate: verified.certificate, signerChain: cert.chain };
 }
 
 /** For callers that map an error signal to their own outcome: is this ebMS code known, and what is its meaning? */

@@ -4,8 +4,8 @@
  * trust them directly), every certificate on the path must be within its validity period at the checked instant, and
  * the leaf must be an end-entity certificate with the key usages its role needs.
  *
- * Revocation (OCSP/CRL) is not checked here; the result says so (`revocationChecked: false`) so callers cannot mistake
- * a path check for a full one.
+ * Revocation is not checked here (it needs the network): the result says so (`revocationChecked: false`) so callers
+ * cannot mistake a path check for a full one; ./revocation.ts checks the returned chain.
  */
 import type { X509Certificate } from 'node:crypto';
 import { PeppolError } from '../peppol-error';

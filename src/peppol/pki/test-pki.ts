@@ -2,8 +2,13 @@
  * A project-owned test PKI shaped like Peppol's G3 hierarchy:
  *
  *   root CA ─┬─ AP CA ──┬─ AP certificate POP000001 (sender), plus a second one for rollover tests
- *            │          └─ AP certificate POP000002 (receiver)
+ *            │          ├─ AP certificate POP000002 (receiver)
+ *            │          └─ AP certificate POP000001, revoked (keyCompromise) in the AP CA's CRL
  *            └─ SMP CA ──── SMP certificate
+ *
+ * Each intermediate CA issues a CRL (`ap-ca.crl`, `smp-ca.crl`, DER, valid a year), and every leaf names it as its CRL
+ * Distribution Point under `crlBaseUrl` (default TEST_CRL_BASE_URL, a name that never resolves: tests serve the files
+ * from a local HTTP server and route that name to it).
  *
  * Leaves follow the G3 AP profile: RSA-2048, KeyUsage (critical) digitalSignature + keyEncipherment +
  * dataEncipherment, ExtendedKeyUsage (critical) clientAuth, BasicConstraints CA=false, CN = Seat ID. CAs carry
@@ -25,6 +30,8 @@ import { writePkcs12 } from './pkcs12';
 export const TEST_PKI_PASSWORD = 'test';
 export const TEST_SENDER_SEAT_ID = 'POP000001';
 export const TEST_RECEIVER_SEAT_ID = 'POP000002';
+/** Where the test PKI's certificates say their CRLs are, unless generated with another base URL. */
+export const TEST_CRL_BASE_URL = 'http://crl.test-pki.invoice-gateway.invalid';
 
 const DAY = 86_400_000;
 const crypto = webcrypto as unknown as Crypto;
@@ -37,6 +44,10 @@ export interface IssueOptions {
   notAfter?: Date;
   /** Overrides the profile's key usages (negative tests). */
   keyUsages?: number;
+  /** CRL Distribution Point URLs the certificate names. */
+  crlUrls?: string[];
+  /** OCSP responder URL (Authority Information Access). */
+  ocspUrl?: string;
 }
 
 export interface CaOptions {
@@ -53,10 +64,19 @@ export interface TestPki {
   /** A second, newer certificate of the sender's Seat ID, valid at the same time (rollover). */
   apSenderNext: KeyMaterial;
   apReceiver: KeyMaterial;
+  /** The sender's Seat ID, listed as revoked in the AP CA's CRL. */
+  apRevoked: KeyMaterial;
   smp: KeyMaterial;
+  /** DER CRLs of the intermediates (the AP CA's lists apRevoked). */
+  crls: { apCa: Buffer; smpCa: Buffer };
+  /** The base URL the leaves' CRL Distribution Points are under (`<base>/ap-ca.crl`, `<base>/smp-ca.crl`). */
+  crlBaseUrl: string;
 }
 
-export const TEST_PKI_ENTRIES = ['rootCa', 'apCa', 'smpCa', 'apSender', 'apSenderNext', 'apReceiver', 'smp'] as const;
+export const TEST_PKI_ENTRIES = ['rootCa', 'apCa', 'smpCa', 'apSender', 'apSenderNext', 'apReceiver', 'apRevoked', 'smp'] as const;
+
+/** The CRL file names, also the last path segment of the distribution point URLs. */
+export const TEST_CRL_FILES = { apCa: 'ap-ca.crl', smpCa: 'smp-ca.crl' } as const;
 
 function generateRsa(): Promise<{ privateKey: KeyObject; publicKey: KeyObject }> {
   return new Promise((resolve, reject) =>
@@ -138,45 +158,100 @@ export async function issueCertificate(issuer: KeyMaterial, options: IssueOption
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(options.keyUsages ?? x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.dataEncipherment, true),
     new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth], true),
+    ...(options.crlUrls?.length ? [new x509.CRLDistributionPointsExtension(options.crlUrls)] : []),
+    ...(options.ocspUrl ? [new x509.AuthorityInfoAccessExtension({ ocsp: options.ocspUrl })] : []),
   ]);
   return { privateKey, certificate, chain: [issuer.certificate, ...issuer.chain] };
+}
+
+export interface CrlOptions {
+  /** Revoked certificates; the reason defaults to keyCompromise, the date to an hour ago. */
+  revoked?: Array<{ certificate: X509Certificate; revokedAt?: Date; reason?: X509.X509CrlReason }>;
+  thisUpdate?: Date;
+  nextUpdate?: Date;
+  /** Sign with another key than the CA's (negative tests). */
+  signingKey?: KeyObject;
+}
+
+/** A DER CRL issued by `ca` (valid a year from an hour ago unless told otherwise). */
+export async function issueCrl(ca: KeyMaterial, options: CrlOptions = {}): Promise<Buffer> {
+  const thisUpdate = options.thisUpdate ?? new Date(Date.now() - 3600_000);
+  const crl = await x509.X509CrlGenerator.create(
+    {
+      issuer: ca.certificate.subject.split('\n').join(', '),
+      thisUpdate,
+      nextUpdate: options.nextUpdate ?? new Date(thisUpdate.getTime() + 365 * DAY),
+      signingAlgorithm: SIGNING,
+      signingKey: await signingKey(options.signingKey ?? ca.privateKey),
+      entries: (options.revoked ?? []).map((r) => ({
+        serialNumber: r.certificate.serialNumber.toLowerCase(),
+        revocationDate: r.revokedAt ?? new Date(Date.now() - 3600_000),
+        reason: r.reason ?? x509.X509CrlReason.keyCompromise,
+      })),
+      extensions: [await x509.AuthorityKeyIdentifierExtension.create(spki(ca.privateKey), false, crypto)],
+    },
+    crypto,
+  );
+  return Buffer.from(crl.rawData);
+}
+
+/** The distribution point URL of a CA's CRL under `base`. */
+export function crlUrl(base: string, file: string): string {
+  return `${base.replace(/\/+$/, '')}/${file}`;
 }
 
 export function apSubject(seatId: string): string {
   return `${ORG}, OU=PEPPOL TEST AP, CN=${seatId}`;
 }
 
-/** Generates the whole hierarchy in memory (about a second: seven RSA-2048 keys). */
-export async function createTestPki(): Promise<TestPki> {
+/** Generates the whole hierarchy in memory (about a second: eight RSA-2048 keys). */
+export async function createTestPki(options: { crlBaseUrl?: string } = {}): Promise<TestPki> {
+  const crlBaseUrl = options.crlBaseUrl ?? TEST_CRL_BASE_URL;
+  const apCrl = [crlUrl(crlBaseUrl, TEST_CRL_FILES.apCa)];
   const rootCa = await createRootCa({ subject: `${ORG}, OU=FOR TEST ONLY, CN=Invoice Gateway Root TEST CA` });
   const [apCa, smpCa] = await Promise.all([
     createIntermediateCa(rootCa, { subject: `${ORG}, OU=FOR TEST ONLY, CN=Invoice Gateway ACCESS POINT TEST CA` }),
     createIntermediateCa(rootCa, { subject: `${ORG}, OU=FOR TEST ONLY, CN=Invoice Gateway SERVICE METADATA PUBLISHER TEST CA` }),
   ]);
-  const [apSender, apSenderNext, apReceiver, smp] = await Promise.all([
-    issueCertificate(apCa, { subject: apSubject(TEST_SENDER_SEAT_ID) }),
-    issueCertificate(apCa, { subject: apSubject(TEST_SENDER_SEAT_ID), notBefore: new Date(Date.now() - 3600_000) }),
-    issueCertificate(apCa, { subject: apSubject(TEST_RECEIVER_SEAT_ID) }),
-    issueCertificate(smpCa, { subject: `${ORG}, OU=PEPPOL TEST SMP, CN=PSM000001` }),
+  const [apSender, apSenderNext, apReceiver, apRevoked, smp] = await Promise.all([
+    issueCertificate(apCa, { subject: apSubject(TEST_SENDER_SEAT_ID), crlUrls: apCrl }),
+    issueCertificate(apCa, { subject: apSubject(TEST_SENDER_SEAT_ID), notBefore: new Date(Date.now() - 3600_000), crlUrls: apCrl }),
+    issueCertificate(apCa, { subject: apSubject(TEST_RECEIVER_SEAT_ID), crlUrls: apCrl }),
+    issueCertificate(apCa, { subject: apSubject(TEST_SENDER_SEAT_ID), crlUrls: apCrl }),
+    issueCertificate(smpCa, { subject: `${ORG}, OU=PEPPOL TEST SMP, CN=PSM000001`, crlUrls: [crlUrl(crlBaseUrl, TEST_CRL_FILES.smpCa)] }),
   ]);
-  return { rootCa, apCa, smpCa, apSender, apSenderNext, apReceiver, smp };
+  const [apCaCrl, smpCaCrl] = await Promise.all([issueCrl(apCa, { revoked: [{ certificate: apRevoked.certificate }] }), issueCrl(smpCa)]);
+  return { rootCa, apCa, smpCa, apSender, apSenderNext, apReceiver, apRevoked, smp, crls: { apCa: apCaCrl, smpCa: smpCaCrl }, crlBaseUrl };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Files
 
-const FILE_NAMES: Record<(typeof TEST_PKI_ENTRIES)[number], string> = {
+type EntryName = (typeof TEST_PKI_ENTRIES)[number];
+
+const FILE_NAMES: Record<EntryName, string> = {
   rootCa: 'root-ca',
   apCa: 'ap-ca',
   smpCa: 'smp-ca',
   apSender: 'ap-sender',
   apSenderNext: 'ap-sender-next',
   apReceiver: 'ap-receiver',
+  apRevoked: 'ap-revoked',
   smp: 'smp',
 };
 
+/**
+ * `version` stays 1 (the file layout, which older readers check); `revision` is bumped whenever the contents change,
+ * so caches written by older code are regenerated while older code can still read newer caches.
+ */
+const MANIFEST_VERSION = 1;
+const MANIFEST_REVISION = 2;
+
 interface Manifest {
-  version: 1;
+  version: number;
+  revision?: number;
+  crlBaseUrl: string;
+  crls: { apCa: string; smpCa: string; nextUpdate: string };
   created: string;
   password: string;
   entries: Record<string, { subject: string; notAfter: string; sha256: string; files: { p12: string; certificate: string; privateKey: string } }>;
@@ -195,7 +270,10 @@ export function defaultTestPkiDir(): string {
 export function writeTestPki(pki: TestPki, dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const manifest: Manifest = {
-    version: 1,
+    version: MANIFEST_VERSION,
+    revision: MANIFEST_REVISION,
+    crlBaseUrl: pki.crlBaseUrl,
+    crls: { ...TEST_CRL_FILES, nextUpdate: new x509.X509Crl(new Uint8Array(pki.crls.apCa)).nextUpdate?.toISOString() ?? '' },
     created: new Date().toISOString(),
     password: TEST_PKI_PASSWORD,
     entries: {},
@@ -216,26 +294,33 @@ export function writeTestPki(pki: TestPki, dir: string): void {
   ];
   writeFileSync(path.join(dir, manifest.truststores.ap), writePkcs12({ password: TEST_PKI_PASSWORD, trusted: trust(pki.apCa, 'ap-ca') }));
   writeFileSync(path.join(dir, manifest.truststores.smp), writePkcs12({ password: TEST_PKI_PASSWORD, trusted: trust(pki.smpCa, 'smp-ca') }));
+  writeFileSync(path.join(dir, TEST_CRL_FILES.apCa), pki.crls.apCa);
+  writeFileSync(path.join(dir, TEST_CRL_FILES.smpCa), pki.crls.smpCa);
   writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /** Reads a test PKI written by writeTestPki (through the PKCS#12 reader, so the files are checked too). */
 export function readTestPki(dir: string): TestPki {
   const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
-  if (manifest.version !== 1) throw new Error(`unsupported test PKI manifest version in ${dir}`);
-  const out: Partial<TestPki> = {};
+  if (manifest.version !== MANIFEST_VERSION || manifest.revision !== MANIFEST_REVISION) throw new Error(`unsupported test PKI manifest version in ${dir}`);
+  const keys: Partial<Record<EntryName, KeyMaterial>> = {};
   for (const entry of TEST_PKI_ENTRIES) {
     const e = manifest.entries[entry];
     if (!e) throw new Error(`test PKI in ${dir} lacks ${entry}`);
-    out[entry] = keyMaterialFromPkcs12(readFileSync(path.join(dir, e.files.p12)), manifest.password, FILE_NAMES[entry]);
+    keys[entry] = keyMaterialFromPkcs12(readFileSync(path.join(dir, e.files.p12)), manifest.password, FILE_NAMES[entry]);
   }
-  return out as TestPki;
+  return {
+    ...(keys as Record<EntryName, KeyMaterial>),
+    crls: { apCa: readFileSync(path.join(dir, manifest.crls.apCa)), smpCa: readFileSync(path.join(dir, manifest.crls.smpCa)) },
+    crlBaseUrl: manifest.crlBaseUrl,
+  };
 }
 
 function usable(dir: string, minRemainingMs: number): boolean {
   try {
     const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
     const horizon = Date.now() + minRemainingMs;
+    if (manifest.version !== MANIFEST_VERSION || manifest.revision !== MANIFEST_REVISION || !(new Date(manifest.crls.nextUpdate).getTime() > horizon)) return false;
     return TEST_PKI_ENTRIES.every((e) => manifest.entries[e] && new Date(manifest.entries[e].notAfter).getTime() > horizon);
   } catch {
     return false;

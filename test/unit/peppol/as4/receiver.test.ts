@@ -11,9 +11,11 @@ import { readSignal } from '../../../../src/peppol/as4/signals';
 import { verifyEnvelopeSignature, type SignatureReference } from '../../../../src/peppol/as4/signature';
 import { peppolParticipant } from '../../../../src/peppol/identifiers';
 import { ApKeyRing } from '../../../../src/peppol/pki/key-ring';
-import type { TestPki } from '../../../../src/peppol/pki/test-pki';
+import { RevocationChecker } from '../../../../src/peppol/pki/revocation';
+import { apSubject, issueCertificate, type TestPki } from '../../../../src/peppol/pki/test-pki';
 import { HEADER, RECEIVER, message, sbd } from '../../../support/as4-messages';
 import { MemoryInboundStore } from '../support/memory-inbound-store';
+import { startCrlServer, type CrlServer } from '../support/crl-server';
 import { testPki } from '../support/pki-fixture';
 
 
@@ -24,7 +26,7 @@ beforeAll(async () => {
 
 const HOUR = 3_600_000;
 
-function setup(over: Partial<Pick<As4ReceiverOptions, 'now' | 'onStored' | 'onStoredFailed'>> = {}): { receiver: As4Receiver; store: MemoryInboundStore } {
+function setup(over: Partial<Pick<As4ReceiverOptions, 'now' | 'onStored' | 'onStoredFailed' | 'revocation' | 'onRevocationUnknown'>> = {}): { receiver: As4Receiver; store: MemoryInboundStore } {
   const store = new MemoryInboundStore();
   const receiver = new As4Receiver({
     keys: new ApKeyRing([pki.apReceiver]),
@@ -177,5 +179,76 @@ describe('AS4 receiver', () => {
     expect(a.body).not.toContain('database unavailable');
     expect(store.records).toHaveLength(0);
     expect((await receiver.receive(msg.contentType, msg.body)).outcome).toBe('stored');
+  });
+
+  describe('with revocation checks (CRLs from a local server)', () => {
+    let crl: CrlServer;
+    beforeAll(async () => {
+      crl = await startCrlServer();
+    });
+    afterAll(async () => {
+      await crl?.close();
+    });
+    beforeEach(() => crl.files.set('/ap-ca.crl', pki.crls.apCa));
+    const checker = (failureMode: 'hard' | 'soft' = 'hard') => new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 2000, failureMode });
+
+    it('stores a message whose signer is not revoked and says it checked', async () => {
+      const { receiver, store } = setup({ revocation: checker() });
+      const msg = message(pki);
+      const a = await receiver.receive(msg.contentType, msg.body);
+      expect([a.outcome, a.revocationChecked]).toEqual(['stored', true]);
+      expect(store.records).toHaveLength(1);
+      expect(crl.hits.get('/ap-ca.crl')).toBeGreaterThanOrEqual(1);
+      // Without a checker the answer says revocation was not checked.
+      const plain = await setup().receiver.receive(msg.contentType, msg.body);
+      expect([plain.outcome, plain.revocationChecked]).toEqual(['stored', false]);
+    });
+
+    it('refuses a message signed with a revoked certificate (EBMS:0101, signed, nothing stored), also under soft fail', async () => {
+      for (const mode of ['hard', 'soft'] as const) {
+        const { receiver, store } = setup({ revocation: checker(mode) });
+        const msg = message(pki, { signer: pki.apRevoked });
+        const a = await receiver.receive(msg.contentType, msg.body);
+        expect([a.status, a.outcome, a.ebmsCode]).toEqual([200, 'refused', 'EBMS:0101']);
+        expect(a.description).toMatch(/^sending access point certificate: .*POP000001.* was revoked on .* \(keyCompromise\)$/);
+        const signal = readSignal(a.body, signalOpts(msg, [pki.apCa.certificate]));
+        expect(signal).toMatchObject({ kind: 'error', signed: true, refToMessageId: msg.messageId, errors: [{ errorCode: 'EBMS:0101' }] });
+        expect(store.records).toHaveLength(0);
+        expect(store.blobs.size).toBe(0);
+      }
+    });
+
+    it('refuses when the status cannot be determined (hard fail), accepts and reports it under soft fail', async () => {
+      crl.files.set('/ap-ca.crl', 503);
+      const msg = message(pki);
+      const hard = setup({ revocation: checker('hard') });
+      const a = await hard.receiver.receive(msg.contentType, msg.body);
+      expect([a.outcome, a.ebmsCode]).toEqual(['refused', 'EBMS:0101']);
+      expect(a.description).toMatch(/revocation status of .* cannot be determined: .*ap-ca\.crl: HTTP 503/);
+      expect(hard.store.records).toHaveLength(0);
+
+      const unknown: string[] = [];
+      const soft = setup({ revocation: checker('soft'), onRevocationUnknown: (m) => unknown.push(m) });
+      const b = await soft.receiver.receive(msg.contentType, msg.body);
+      expect([b.outcome, b.revocationChecked]).toEqual(['stored', true]);
+      expect(unknown).toEqual([expect.stringMatching(/HTTP 503/)]);
+    });
+
+    it('refuses an expired sender certificate before any CRL is fetched (EBMS:0101)', async () => {
+      const expired = await issueCertificate(pki.apCa, {
+        subject: apSubject('POP000001'),
+        notBefore: new Date(Date.now() - 900 * 86_400_000),
+        notAfter: new Date(Date.now() - 86_400_000),
+        crlUrls: ['http://crl.test-pki.invoice-gateway.invalid/ap-ca.crl'],
+      });
+      crl.hits.clear();
+      const { receiver, store } = setup({ revocation: checker() });
+      const msg = message(pki, { signer: expired });
+      const a = await receiver.receive(msg.contentType, msg.body);
+      expect([a.outcome, a.ebmsCode]).toEqual(['refused', 'EBMS:0101']);
+      expect(a.description).toMatch(/expired on/);
+      expect(crl.hits.size).toBe(0);
+      expect(store.records).toHaveLength(0);
+    });
   });
 });

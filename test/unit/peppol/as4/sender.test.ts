@@ -9,8 +9,11 @@ import { As4Receiver } from '../../../../src/peppol/as4/receiver';
 import { sendAs4Message, type SendAs4Options } from '../../../../src/peppol/as4/sender';
 import { buildErrorSignal, buildReceipt } from '../../../../src/peppol/as4/signals';
 import { ApKeyRing } from '../../../../src/peppol/pki/key-ring';
+import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
+import { RevocationChecker } from '../../../../src/peppol/pki/revocation';
 import type { TestPki } from '../../../../src/peppol/pki/test-pki';
 import { RECEIVER, message } from '../../../support/as4-messages';
+import { startCrlServer } from '../support/crl-server';
 import { testPki } from '../support/pki-fixture';
 import { MemoryInboundStore } from '../support/memory-inbound-store';
 
@@ -126,5 +129,34 @@ describe('AS4 sender', () => {
 
     handler = () => undefined; // reads the request, never answers
     expect(await sendAs4Message(msg, url, opts({ timeoutMs: 300 }))).toMatchObject({ outcome: 'retryable', reason: 'no answer within 300 ms' });
+  });
+
+  it('checks the receipt signer for revocation: revoked fails, an unknown status is retryable, good is delivered', async () => {
+    const crl = await startCrlServer();
+    try {
+      crl.files.set('/ap-ca.crl', pki.crls.apCa);
+      const revocation = (): RevocationChecker => new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 2000 });
+      const msg = message(pki);
+      let signer: KeyMaterial = pki.apReceiver;
+      handler = (_req, _body, res) => soap(res, 200, buildReceipt(msg.messageId, msg.references, signer, new Date()));
+
+      expect(await sendAs4Message(msg, url, opts({ revocation: revocation() }))).toMatchObject({ outcome: 'delivered', revocationChecked: true });
+      expect(await sendAs4Message(msg, url, opts())).toMatchObject({ outcome: 'delivered', revocationChecked: false });
+
+      signer = pki.apRevoked;
+      expect(await sendAs4Message(msg, url, opts({ revocation: revocation(), receiverCertificate: pki.apRevoked.certificate }))).toMatchObject({
+        outcome: 'failed',
+        reason: expect.stringMatching(/^the receipt signer is not accepted: .*was revoked on .*keyCompromise/),
+      });
+
+      signer = pki.apReceiver;
+      crl.files.set('/ap-ca.crl', 500);
+      expect(await sendAs4Message(msg, url, opts({ revocation: revocation() }))).toMatchObject({
+        outcome: 'retryable',
+        reason: expect.stringMatching(/receipt signer is not accepted: the revocation status .* cannot be determined/),
+      });
+    } finally {
+      await crl.close();
+    }
   });
 });

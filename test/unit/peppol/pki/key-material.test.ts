@@ -137,5 +137,15 @@ describe('test PKI files', () => {
     expect(renewed.created).toBe(true);
     expect(renewed.pki.rootCa.certificate.fingerprint256).not.toBe(fp);
     expect(existsSync(path.join(dir, 'manifest.json'))).toBe(true);
+    // A cache written before the CRLs existed (no manifest revision) is regenerated; the new one has them.
+    const manifestPath = path.join(dir, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ version: 1, revision: 2, crls: { apCa: 'ap-ca.crl', smpCa: 'smp-ca.crl' } });
+    delete manifest.revision;
+    writeFileSync(manifestPath, JSON.stringify(manifest));
+    const upgraded = await ensureTestPki(dir);
+    expect(upgraded.created).toBe(true);
+    expect(upgraded.pki.crls.apCa.equals(readFileSync(path.join(dir, 'ap-ca.crl')))).toBe(true);
+    expect(upgraded.pki.apRevoked.certificate.subject).toContain('CN=POP000001');
   }, 60_000);
 });

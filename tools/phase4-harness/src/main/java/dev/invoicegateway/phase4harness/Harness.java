@@ -31,7 +31,7 @@ import com.helger.security.revocation.ERevocationCheckMode;
  *     "RESULT &lt;messageId&gt; &lt;phase4 result&gt; &lt;receipt check&gt; &lt;detail&gt;" line per message
  * </pre>
  *
- * Revocation is not checked (the test PKI publishes no OCSP responder or CRL).
+ * Revocation is not checked here (the test PKI's CRL distribution points are served only inside the tests).
  */
 public final class Harness {
   private Harness() {}
