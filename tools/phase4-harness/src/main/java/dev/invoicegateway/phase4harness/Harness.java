@@ -28,7 +28,9 @@ import com.helger.security.revocation.ERevocationCheckMode;
  *     prints "READY &lt;url&gt;", then "RECEIVED &lt;messageId&gt; &lt;file&gt;" per stored message
  *   send    --keystore ap.p12 --password pw --alias a --truststore ap-truststore.p12 --ap-ca ap-ca.crt.pem
  *     reads "SEND &lt;url&gt; &lt;receiver-cert.pem&gt; &lt;sbd-file&gt; &lt;messageId&gt;" lines from stdin and prints one
- *     "RESULT &lt;messageId&gt; &lt;phase4 result&gt; &lt;receipt check&gt; &lt;detail&gt;" line per message
+ *     "RESULT &lt;messageId&gt; &lt;phase4 result&gt; &lt;receipt check&gt; &lt;detail&gt;" line per message;
+ *     "BENCH &lt;url&gt; &lt;receiver-cert.pem&gt; &lt;sbd-file&gt; &lt;count&gt; &lt;concurrency&gt; &lt;id-prefix&gt;" sends count
+ *     messages closed-loop on concurrency threads and prints one "BENCHRESULT &lt;json&gt;" line (Sender.bench)
  * </pre>
  *
  * Revocation is not checked here (the test PKI's CRL distribution points are served only inside the tests).
@@ -96,6 +98,13 @@ public final class Harness {
           while ((line = in.readLine()) != null) {
             String[] p = line.trim().split(" ");
             if (p.length == 5 && p[0].equals("SEND")) System.out.println(sender.send(p[1], p[2], p[3], p[4]));
+            else if (p.length == 7 && p[0].equals("BENCH")) {
+              try {
+                System.out.println("BENCHRESULT " + sender.bench(p[1], p[2], p[3], Integer.parseInt(p[4]), Integer.parseInt(p[5]), p[6]));
+              } catch (Exception e) {
+                System.out.println("BENCHRESULT {\"error\":\"" + oneLine(e.toString()).replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
+              }
+            }
             else System.out.println("RESULT - BAD_COMMAND - " + oneLine(line));
             System.out.flush();
           }
