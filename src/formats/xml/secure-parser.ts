@@ -272,7 +272,10 @@ export function withoutLongComments(text: string): string {
           const line = before.split('\n').length;
           throw invalid('"--" is not allowed inside a comment', line, i - before.lastIndexOf('\n'));
         }
-        parts.push(text.slice(copied, i + 4), body.replace(/[^\n]+/g, ''));
+        // Only the line breaks stay; counted without a regular expression, which could itself overflow on megabytes.
+        let lines = 0;
+        for (let k = body.indexOf('\n'); k !== -1; k = body.indexOf('\n', k + 1)) lines++;
+        parts.push(text.slice(copied, i + 4), '\n'.repeat(lines));
         copied = end;
       }
       i = text.indexOf('<', end + 3);
