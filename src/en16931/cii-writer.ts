@@ -1,7 +1,7 @@
 import { NS } from '../formats/xml/namespaces';
 import { TAX_POINT_CODE_2005_TO_2475 } from './cii-reader';
 import { add, isDecimal } from './decimal';
-import { isCreditNote, type Contact, type Identifier, type Invoice, type InvoiceLine, type PostalAddress } from './model';
+import { isCreditNote, type Contact, type Identifier, type Invoice, type InvoiceLine, type LineAllowanceCharge, type PostalAddress } from './model';
 import type { WriteResult } from './ubl-writer';
 import { el, group, leaf, serialize, to102, type XmlElement } from './xml-write';
 
@@ -22,6 +22,21 @@ function address(a: PostalAddress | undefined): XmlElement | undefined {
     leaf('ram:CityName', a.city),
     leaf('ram:CountryID', a.countryCode),
     leaf('ram:CountrySubDivisionName', a.countrySubdivision),
+  );
+}
+
+/** BG-20/21 (document level, with its tax) and BG-27/28 (line level): one element order for both. */
+function allowanceCharge(ac: LineAllowanceCharge, categoryTax?: XmlElement): XmlElement {
+  return el(
+    'ram:SpecifiedTradeAllowanceCharge',
+    {},
+    el('ram:ChargeIndicator', {}, leaf('udt:Indicator', String(ac.charge))),
+    leaf('ram:CalculationPercent', ac.percentage),
+    leaf('ram:BasisAmount', ac.baseAmount),
+    leaf('ram:ActualAmount', ac.amount),
+    leaf('ram:ReasonCode', ac.reasonCode),
+    leaf('ram:Reason', ac.reason),
+    categoryTax,
   );
 }
 
@@ -207,17 +222,7 @@ export function writeCii(inv: Invoice): WriteResult {
     notCarried.push('BT-7 / BT-8: CII carries the tax point date in the VAT breakdown (BG-23), which this document lacks');
   }
   const allowanceCharges = inv.allowanceCharges.map((ac) =>
-    el(
-      'ram:SpecifiedTradeAllowanceCharge',
-      {},
-      el('ram:ChargeIndicator', {}, leaf('udt:Indicator', String(ac.charge))),
-      leaf('ram:CalculationPercent', ac.percentage),
-      leaf('ram:BasisAmount', ac.baseAmount),
-      leaf('ram:ActualAmount', ac.amount),
-      leaf('ram:ReasonCode', ac.reasonCode),
-      leaf('ram:Reason', ac.reason),
-      el('ram:CategoryTradeTax', {}, leaf('ram:TypeCode', 'VAT'), leaf('ram:CategoryCode', ac.vatCategoryCode), leaf('ram:RateApplicablePercent', ac.vatRate)),
-    ),
+    allowanceCharge(ac, el('ram:CategoryTradeTax', {}, leaf('ram:TypeCode', 'VAT'), leaf('ram:CategoryCode', ac.vatCategoryCode), leaf('ram:RateApplicablePercent', ac.vatRate))),
   );
   const dd = pay?.directDebit;
   const terms =
@@ -339,18 +344,7 @@ function line(l: InvoiceLine, filled: string[]): XmlElement {
       {},
       el('ram:ApplicableTradeTax', {}, leaf('ram:TypeCode', 'VAT'), leaf('ram:CategoryCode', l.vat.categoryCode), leaf('ram:RateApplicablePercent', l.vat.rate)),
       l.period && el('ram:BillingSpecifiedPeriod', {}, date('ram:StartDateTime', l.period.startDate), date('ram:EndDateTime', l.period.endDate)),
-      l.allowanceCharges.map((ac) =>
-        el(
-          'ram:SpecifiedTradeAllowanceCharge',
-          {},
-          el('ram:ChargeIndicator', {}, leaf('udt:Indicator', String(ac.charge))),
-          leaf('ram:CalculationPercent', ac.percentage),
-          leaf('ram:BasisAmount', ac.baseAmount),
-          leaf('ram:ActualAmount', ac.amount),
-          leaf('ram:ReasonCode', ac.reasonCode),
-          leaf('ram:Reason', ac.reason),
-        ),
-      ),
+      l.allowanceCharges.map((ac) => allowanceCharge(ac)),
       el('ram:SpecifiedTradeSettlementLineMonetarySummation', {}, leaf('ram:LineTotalAmount', l.netAmount)),
       l.objectIdentifier &&
         el(

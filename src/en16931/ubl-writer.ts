@@ -5,6 +5,7 @@ import {
   type Identifier,
   type Invoice,
   type InvoiceLine,
+  type LineAllowanceCharge,
   type PostalAddress,
 } from './model';
 import { add as addDecimal, isDecimal, subtract } from './decimal';
@@ -47,6 +48,25 @@ function address(name: string, a: PostalAddress | undefined): XmlElement | undef
     a.line3 !== undefined && el('cac:AddressLine', {}, leaf('cbc:Line', a.line3)),
     // cac:Country is mandatory in EN 16931 addresses; written when the model has it.
     a.countryCode !== undefined && el('cac:Country', {}, leaf('cbc:IdentificationCode', a.countryCode)),
+  );
+}
+
+/** BG-20/21 (document level, with its tax category) and BG-27/28 (line level): one element order for both. */
+function allowanceCharge(
+  ac: LineAllowanceCharge,
+  amt: (name: string, v: string | undefined) => XmlElement | undefined,
+  taxCategory?: XmlElement,
+): XmlElement {
+  return el(
+    'cac:AllowanceCharge',
+    {},
+    leaf('cbc:ChargeIndicator', String(ac.charge)),
+    leaf('cbc:AllowanceChargeReasonCode', ac.reasonCode),
+    leaf('cbc:AllowanceChargeReason', ac.reason),
+    leaf('cbc:MultiplierFactorNumeric', ac.percentage),
+    amt('cbc:Amount', ac.amount),
+    amt('cbc:BaseAmount', ac.baseAmount),
+    taxCategory,
   );
 }
 
@@ -190,17 +210,7 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
   }
 
   const allowanceCharges = inv.allowanceCharges.map((ac) =>
-    el(
-      'cac:AllowanceCharge',
-      {},
-      leaf('cbc:ChargeIndicator', String(ac.charge)),
-      leaf('cbc:AllowanceChargeReasonCode', ac.reasonCode),
-      leaf('cbc:AllowanceChargeReason', ac.reason),
-      leaf('cbc:MultiplierFactorNumeric', ac.percentage),
-      amt('cbc:Amount', ac.amount),
-      amt('cbc:BaseAmount', ac.baseAmount),
-      el('cac:TaxCategory', {}, leaf('cbc:ID', ac.vatCategoryCode), leaf('cbc:Percent', ac.vatRate), taxScheme()),
-    ),
+    allowanceCharge(ac, amt, el('cac:TaxCategory', {}, leaf('cbc:ID', ac.vatCategoryCode), leaf('cbc:Percent', ac.vatRate), taxScheme())),
   );
   const tot = inv.totals;
   const taxTotals: XmlElement[] = [];
@@ -350,18 +360,7 @@ function fill(filled: string[], what: string, value: string): string {
 function line(l: InvoiceLine, cn: boolean, cur: string | undefined, filled: string[]): XmlElement {
   const amt = (name: string, v: string | undefined): XmlElement | undefined => leaf(name, v, { currencyID: cur });
   const it = l.item;
-  const charges = l.allowanceCharges.map((ac) =>
-    el(
-      'cac:AllowanceCharge',
-      {},
-      leaf('cbc:ChargeIndicator', String(ac.charge)),
-      leaf('cbc:AllowanceChargeReasonCode', ac.reasonCode),
-      leaf('cbc:AllowanceChargeReason', ac.reason),
-      leaf('cbc:MultiplierFactorNumeric', ac.percentage),
-      amt('cbc:Amount', ac.amount),
-      amt('cbc:BaseAmount', ac.baseAmount),
-    ),
-  );
+  const charges = l.allowanceCharges.map((ac) => allowanceCharge(ac, amt));
   const pr = l.price;
   return el(
     cn ? 'cac:CreditNoteLine' : 'cac:InvoiceLine',
