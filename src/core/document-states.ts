@@ -7,8 +7,8 @@ export const DocumentState = {
   /** The format was recognised. */
   Detected: 'detected',
   /**
-   * The document cannot be processed (unknown format, malformed or unsafe XML): final. Written by runs started before
-   * the validation step existed; newer runs end such documents in InvoiceSentError.
+   * The format was refused (unknown format, malformed or unsafe XML). Final for received documents and for sales
+   * invoices recorded before the validation step existed; newer sales-invoice runs follow it with InvoiceSentError.
    */
   Rejected: 'rejected',
   /** Failed the official rules of its format; the assertions are on the record. InvoiceSentError follows. */
