@@ -64,8 +64,12 @@ describe('RevocationChecker (CRL)', () => {
   });
 
   it('does not count a revocation dated after the instant checked', async () => {
-    const at = new Date(Date.now() - 2 * 3600_000);
+    // Relative to the CRL's own revocation date: the cached test PKI may have been issued hours ago.
+    const now = await checker().status(pki.apRevoked.certificate, pki.apCa.certificate);
+    if (now.status !== 'revoked') throw new Error(`expected revoked, got ${now.status}`);
+    const at = new Date(now.revokedAt.getTime() - 60_000);
     expect((await checker().status(pki.apRevoked.certificate, pki.apCa.certificate, at)).status).toBe('good');
+    expect((await checker().status(pki.apRevoked.certificate, pki.apCa.certificate, now.revokedAt)).status).toBe('revoked');
   });
 
   it('refuses an expired CRL (nextUpdate passed): unknown, refused under hard fail, accepted with the reason under soft fail', async () => {
