@@ -1,3 +1,4 @@
+import type { Syntax } from '../formats/format-ids';
 import { EN16931, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../formats/format-ids';
 import { compareDecimal, isDecimal, type Invoice } from '../en16931';
 
@@ -21,7 +22,8 @@ export interface TargetFlavour {
   /** Base format id (without -invoice / -creditnote). */
   id: string;
   name: string;
-  syntax: 'UBL' | 'CII';
+  /** The syntax written (codecs.ts has a writer per syntax). */
+  syntax: Syntax;
   /** CIUS family: same family keeps the source's BT-24 (its version), another family sets `specificationId`. */
   family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius';
   specificationId: string;

@@ -1,6 +1,7 @@
 import { GatewayError } from '../core/gateway-error';
-import { readCii, readUbl, writeCii, writeUbl, type Invoice, type ReadProblem, type UnmappedElement } from '../en16931';
+import type { Invoice, ReadProblem, UnmappedElement } from '../en16931';
 import { detectFormatFromDocument, extractFromPdf, findFormats, getFormat, isPdf, parseXml, type DetectedFormat, type XmlLimits } from '../formats';
+import { modelReader, modelWriter } from './codecs';
 import { lookupTransformation } from './table';
 import { TARGET_FLAVOURS, targetFlavour, type Requirement, type TargetFlavour } from './targets';
 
@@ -100,7 +101,10 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
   if (typeof target === 'string') throw notSupported(format.id, targetId, 'the target is not a format the gateway writes');
   if (format.documentType !== 'Invoice' && format.documentType !== 'CreditNote') throw notSupported(format.id, targetId, 'only invoices and credit notes can be transformed');
 
-  const read = format.syntax === 'UBL' ? readUbl(doc) : readCii(doc);
+  const reader = modelReader(format);
+  const writer = modelWriter(target);
+  if (!reader || !writer) throw notSupported(format.id, targetId, `no ${reader ? 'writer' : 'reader'} for the ${reader ? target.syntax : format.syntax} syntax is built`);
+  const read = reader(doc, format);
   if (read.problems.length > 0) {
     throw cannotConvert(`The document has values that cannot be converted: ${describeProblems(read.problems)}`, { invalid: read.problems });
   }
@@ -115,7 +119,7 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
       missing: missing.map((m: Requirement) => ({ rule: m.rule, terms: m.terms, message: m.message })),
     });
   }
-  const written = target.syntax === 'UBL' ? writeUbl(inv) : writeCii(inv);
+  const written = writer(inv, target);
   const documentType = written.documentType;
   return {
     xml: written.xml,

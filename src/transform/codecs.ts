@@ -1,0 +1,46 @@
+import type { Document } from '@xmldom/xmldom';
+import { readCii, readUbl, writeCii, writeUbl, type Invoice, type ReadResult, type WriteResult } from '../en16931';
+import type { DetectedFormat } from '../formats';
+import type { TargetFlavour } from './targets';
+
+/**
+ * How each syntax enters and leaves the EN 16931 model. Every conversion of the table goes source → model → target,
+ * so a new syntax plugs in here (a reader, a writer or both) and in the table; transform.ts does not change.
+ */
+
+/** Reads a parsed source document into the model; `format` is what detection (or `sourceFormat`) said it is. */
+export type ModelReader = (doc: Document, format: DetectedFormat) => ReadResult;
+
+/** Writes the model in the target's syntax. */
+export type ModelWriter = (inv: Invoice, target: TargetFlavour) => WriteResult;
+
+/** Readers by source base format id (checked first, for formats sharing a syntax name) and by syntax. */
+const READERS_BY_FORMAT = new Map<string, ModelReader>();
+const READERS_BY_SYNTAX = new Map<string, ModelReader>([
+  ['UBL', (doc) => readUbl(doc)],
+  ['CII', (doc) => readCii(doc)],
+]);
+const WRITERS_BY_SYNTAX = new Map<string, ModelWriter>([
+  ['UBL', (inv) => writeUbl(inv)],
+  ['CII', (inv) => writeCii(inv)],
+]);
+
+const baseId = (id: string): string => id.replace(/-(invoice|creditnote)$/, '');
+
+export function modelReader(format: DetectedFormat): ModelReader | undefined {
+  return READERS_BY_FORMAT.get(baseId(format.id)) ?? READERS_BY_SYNTAX.get(format.syntax);
+}
+
+export function modelWriter(target: TargetFlavour): ModelWriter | undefined {
+  return WRITERS_BY_SYNTAX.get(target.syntax);
+}
+
+/** Registers a reader for source formats (base ids) that need their own, e.g. a UBL 1.0 dialect. */
+export function registerFormatReader(baseIds: readonly string[], reader: ModelReader): void {
+  for (const id of baseIds) READERS_BY_FORMAT.set(id, reader);
+}
+
+export function registerSyntax(syntax: string, codec: { read?: ModelReader; write?: ModelWriter }): void {
+  if (codec.read) READERS_BY_SYNTAX.set(syntax, codec.read);
+  if (codec.write) WRITERS_BY_SYNTAX.set(syntax, codec.write);
+}
