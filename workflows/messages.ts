@@ -91,6 +91,14 @@ export interface PeppolRoute {
   endpointUrl: string;
   /** The receiving AP certificate, base64 DER (encryption target; the receipt must be signed by its Seat ID). */
   receiverCertificate: string;
+  /** Set when the recipient does not take the document's own format: what it is converted to before sending. */
+  transform?: {
+    /** Target format id (src/transform). */
+    targetFormat: string;
+    targetName: string;
+    /** Elements the conversion could not carry over (unmapped + not carried); 0 for a lossless conversion. */
+    notCarried: number;
+  };
 }
 
 export type ResolveRecipientOutcome =
