@@ -152,4 +152,20 @@ export interface ReceiveDocumentResult {
   messageId: string;
   state: string;
   detection: DetectionOutcome;
+  /** The party's purchase document made of the message (runs recorded before that step have none). */
+  received?: ReceivedDocumentOutcome;
+}
+
+export interface ReceivedDocumentInput extends ReceiveDocumentInput {
+  detection: DetectionOutcome;
+  /** Id of the event to publish (from the workflow, so a retried step publishes the same event). */
+  eventId: string;
+}
+
+export interface ReceivedDocumentOutcome {
+  documentId: string;
+  state: string;
+  /** The event published (InvoiceReceived / InvoiceReceivedError); none for other document kinds. */
+  eventId?: string;
+  topic?: string;
 }
