@@ -49,7 +49,9 @@ const elementsByLocal = (doc: Document, ns: string, local: string): Element[] =>
 export function readPint(doc: Document, format: DetectedFormat): ReadResult {
   const read = readUbl(doc);
   const problems: ReadProblem[] = [...read.problems];
-  for (const scheme of elementsByLocal(doc, NS.cac, 'TaxScheme')) {
+  // The tax charged is named in the tax categories; PartyTaxScheme may also carry a "TAX" registration (BT-32).
+  const charged = (e: Element): boolean => e.parentNode !== null && ['TaxCategory', 'ClassifiedTaxCategory'].includes((e.parentNode as Element).localName ?? '');
+  for (const scheme of elementsByLocal(doc, NS.cac, 'TaxScheme').filter(charged)) {
     let idEl: Element | undefined;
     for (let c = scheme.firstChild; c && !idEl; c = c.nextSibling) {
       if (c.nodeType === 1 && (c as Element).localName === 'ID' && (c as Element).namespaceURI === NS.cbc) idEl = c as Element;

@@ -73,7 +73,12 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
   { from: '*', to: ['peppol-selfbilling-ubl'], notSupported: 'self-billing changes who issues the invoice; converting an invoice into one is not a format change' },
   { from: PINT_SELF_BILLING, to: '*', notSupported: 'self-billing (and the Japanese non-tax invoice) changes who issues the document or what it is; converting it into a billing invoice is not a format change' },
   { from: '*', to: PINT_SELF_BILLING, notSupported: 'self-billing changes who issues the invoice; converting an invoice into one is not a format change' },
-  { from: PINT_BILLING_SOURCES, to: [...PINT_TARGETS, ...PINT_OTHER_TARGETS], notSupported: 'moving a PINT invoice to another PINT jurisdiction changes the tax rules it follows; that is not a format change' },
+  { from: ['pint-eu-ubl'], to: ['pint-eu-ubl'], converter: 'en16931' },
+  {
+    from: PINT_BILLING_SOURCES,
+    to: [...PINT_TARGETS, ...PINT_OTHER_TARGETS],
+    notSupported: 'a PINT invoice converts to the EN 16931 formats (PINT-EU also to itself); moving it to another PINT jurisdiction changes the tax rules it follows, which is not a format change',
+  },
   { from: PINT_BILLING_SOURCES, to: EN16931_TARGETS, converter: 'en16931' },
   { from: ['svefaktura-1.0', 'setu-invoice-ubl'], to: [...EN16931_TARGETS, ...PINT_TARGETS], converter: 'en16931' },
   { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES], to: PINT_TARGETS, converter: 'en16931' },
