@@ -94,7 +94,7 @@ export function svefakturaInvoice(): string {
       </cac:PartyTaxScheme>
       <cac:Contact>
         <cbc:Name>Kundtjänst</cbc:Name>
-        <cbc:Telephone>090-123456</cbc:Telephone>
+        <cbc:Telephone>090123456</cbc:Telephone>
         <cbc:ElectronicMail>faktura@nordiskkontor.example</cbc:ElectronicMail>
       </cac:Contact>
     </cac:Party>
