@@ -109,6 +109,35 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
     );
   });
 
+  it('a Svefaktura credit note (381) referencing the invoice becomes a valid BIS 3 CreditNote', async () => {
+    const credit = SOURCE.replace('<InvoiceTypeCode>380</InvoiceTypeCode>', '<InvoiceTypeCode>381</InvoiceTypeCode>').replace(
+      '</RequisitionistDocumentReference>',
+      '</RequisitionistDocumentReference>\n  <InitialInvoiceDocumentReference>\n    <cac:ID>SF-2026-0990</cac:ID>\n  </InitialInvoiceDocumentReference>',
+    );
+    expect(await errorsOf(credit)).toEqual({ format: 'svefaktura-1.0', errors: [] });
+    const r = transformDocument(credit, { targetFormat: 'peppol-bis3-ubl' });
+    expect(r.report.target.id).toBe('peppol-bis3-ubl-creditnote');
+    expect(r.xml).toContain('<cac:InvoiceDocumentReference>');
+    await expectValid(r);
+  });
+
+  it('Plusgiro becomes SE:PLUSGIRO; a second payment means with another OCR reference stays unmapped (EN 16931 has one BT-83)', async () => {
+    const second = `<cac:PaymentMeans>
+    <cac:PaymentMeansTypeCode>1</cac:PaymentMeansTypeCode>
+    <cac:PayeeFinancialAccount>
+      <cac:ID>1234566</cac:ID>
+      <cac:FinancialInstitutionBranch><cac:FinancialInstitution><cac:ID>BGABSESS</cac:ID></cac:FinancialInstitution></cac:FinancialInstitutionBranch>
+      <cac:PaymentInstructionID>9999999999</cac:PaymentInstructionID>
+    </cac:PayeeFinancialAccount>
+  </cac:PaymentMeans>
+  <cac:PaymentTerms>`;
+    const xml = SOURCE.replace('<cac:ID>BGABSESS</cac:ID>', '<cac:ID>PGSISESS</cac:ID>').replace('<cac:PaymentTerms>', second);
+    const r = transformDocument(xml, { targetFormat: 'peppol-bis3-ubl' });
+    expect(back(r.xml).paymentInstructions?.creditTransfers).toEqual([{ accountIdentifier: '50501055', serviceProviderIdentifier: 'SE:PLUSGIRO' }]);
+    expect(r.report.unmapped).toEqual(expect.arrayContaining([{ path: '/Invoice/cac:PaymentMeans[2]', text: expect.stringContaining('9999999999') }]));
+    await expectValid(r);
+  });
+
   it('without a GLN or Swedish organisation number there is no Peppol address: 422 naming R020 / R010', () => {
     const xml = SOURCE.replace(/<cac:PartyIdentification>\s*<cac:ID identificationSchemeAgencyID="9">7350000000016<\/cac:ID>\s*<\/cac:PartyIdentification>/, '').replace(
       /<cac:CompanyID>5560360793<\/cac:CompanyID>/,
