@@ -502,8 +502,10 @@ export interface ReadProblem {
 export interface ReadResult {
   invoice: Invoice;
   /** UBL root or CII; the model itself does not depend on it. */
-  syntax: 'UBL' | 'CII';
+  syntax: 'UBL' | 'CII' | 'Svefaktura';
   unmapped: UnmappedElement[];
+  /** Values the reader derived from the source by its dialect's mapping rules (e.g. an endpoint from a GLN). */
+  filled?: string[];
   problems: ReadProblem[];
 }
 

@@ -21,7 +21,7 @@ const READERS_BY_SYNTAX = new Map<string, ModelReader>([
   ['CII', (doc) => readCii(doc)],
 ]);
 const WRITERS_BY_SYNTAX = new Map<string, ModelWriter>([
-  ['UBL', (inv) => writeUbl(inv)],
+  ['UBL', (inv, target) => writeUbl(inv, target.taxSchemeId !== undefined ? { taxSchemeId: target.taxSchemeId } : {})],
   ['CII', (inv) => writeCii(inv)],
 ]);
 

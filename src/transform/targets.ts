@@ -1,6 +1,7 @@
 import type { Syntax } from '../formats/format-ids';
 import { EN16931, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../formats/format-ids';
 import { compareDecimal, isDecimal, type Invoice } from '../en16931';
+import { adaptAunz, PINT_AUNZ, PINT_AUNZ_RULES, PINT_EU, PINT_PROCESS } from './pint';
 
 /**
  * The EN 16931 flavours the gateway can write, per syntax: which specification identifier (BT-24) and business
@@ -25,12 +26,16 @@ export interface TargetFlavour {
   /** The syntax written (codecs.ts has a writer per syntax). */
   syntax: Syntax;
   /** CIUS family: same family keeps the source's BT-24 (its version), another family sets `specificationId`. */
-  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius';
+  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius' | 'pint';
   specificationId: string;
   /** BT-23 written when the document has none (or one the target does not accept). */
   defaultProcess?: string;
   acceptsProcess?: RegExp;
   requirements: readonly Requirement[];
+  /** cac:TaxScheme/cbc:ID written for the sales tax when it is not VAT (PINT A-NZ: GST). */
+  taxSchemeId?: string;
+  /** Target-specific rewriting of identifiers before the requirements are checked (each change listed in `changed`). */
+  adapt?: (inv: Invoice, changed: string[]) => void;
 }
 
 const PEPPOL_PROCESS = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
@@ -191,6 +196,20 @@ export const TARGET_FLAVOURS: readonly TargetFlavour[] = [
   { id: 'xrechnung-cii', name: 'XRechnung 3.0 CII', syntax: 'CII', family: 'xrechnung', specificationId: XRECHNUNG_3, defaultProcess: PEPPOL_PROCESS, requirements: [...EN16931_CORE, ...XRECHNUNG_RULES] },
   { id: 'nlcius-ubl', name: 'NLCIUS (SI-UBL 2.0)', syntax: 'UBL', family: 'nlcius', specificationId: NLCIUS, requirements: [...EN16931_CORE, ...NLCIUS_RULES] },
   { id: 'nlcius-cii', name: 'NLCIUS CII', syntax: 'CII', family: 'nlcius', specificationId: NLCIUS, requirements: [...EN16931_CORE, ...NLCIUS_CII_RULES] },
+  // PINT-EU carries the EN 16931 and Peppol rules unchanged (its jurisdiction-aligned rules are BIS Billing 3's).
+  { id: 'pint-eu-ubl', name: 'Peppol PINT Europe Billing', syntax: 'UBL', family: 'pint', specificationId: PINT_EU, defaultProcess: PINT_PROCESS, acceptsProcess: /^urn:peppol:bis:billing$/, requirements: [...EN16931_CORE, ...PEPPOL_RULES] },
+  {
+    id: 'pint-aunz-ubl',
+    name: 'Peppol PINT Australia / New Zealand Billing',
+    syntax: 'UBL',
+    family: 'pint',
+    specificationId: PINT_AUNZ,
+    defaultProcess: PINT_PROCESS,
+    acceptsProcess: /^urn:peppol:bis:billing$/,
+    requirements: [...EN16931_CORE, ...PEPPOL_RULES.filter((r) => r.rule !== 'PEPPOL-EN16931-R002'), ...PINT_AUNZ_RULES],
+    taxSchemeId: 'GST',
+    adapt: adaptAunz,
+  },
 ];
 
 export function targetFlavour(id: string): TargetFlavour | undefined {

@@ -2,6 +2,7 @@ import { GatewayError } from '../core/gateway-error';
 import type { Invoice, ReadProblem, UnmappedElement } from '../en16931';
 import { detectFormatFromDocument, extractFromPdf, findFormats, getFormat, isPdf, parseXml, type DetectedFormat, type XmlLimits } from '../formats';
 import { modelReader, modelWriter } from './codecs';
+import './dialects';
 import { lookupTransformation } from './table';
 import { TARGET_FLAVOURS, targetFlavour, type Requirement, type TargetFlavour } from './targets';
 
@@ -128,7 +129,7 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
       target: { id: target.syntax === 'UBL' ? `${target.id}-${documentType.toLowerCase()}` : target.id, name: target.name, syntax: target.syntax, documentType, customizationId: inv.processControl.specificationIdentifier },
       unmapped: read.unmapped,
       notCarried: written.notCarried,
-      filled: [...filled, ...written.filled],
+      filled: [...(read.filled ?? []), ...filled, ...written.filled],
       changed: [...changed, ...written.normalised],
     },
   };
@@ -155,6 +156,7 @@ function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], fi
     delete inv.vatAccountingCurrencyCode;
     delete inv.totals.totalVatAmountInAccountingCurrency;
   }
+  target.adapt?.(inv, changed);
   if (target.defaultProcess !== undefined) {
     const current = pc.businessProcessType;
     if (current === undefined || current === '') {

@@ -178,7 +178,7 @@ describe('400: source not recognised or transformation not supported', () => {
   const NOT_SUPPORTED: Array<[string, () => unknown, RegExp]> = [
     ['Factur-X PDF output', () => transformDocument(UBL_SOURCE, { targetFormat: 'facturx-extended' }), /Factur-X \/ ZUGFeRD output .* not built yet/],
     ['FatturaPA output', () => transformDocument(UBL_SOURCE, { targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }), /FatturaPA conversions are not built yet/],
-    ['PINT output', () => transformDocument(UBL_SOURCE, { targetFormat: 'urn:peppol:pint:billing-1@eu-1' }), /PINT conversions are not built yet/],
+    ['PINT Japan output', () => transformDocument(UBL_SOURCE, { targetFormat: 'urn:peppol:pint:billing-1@jp-1' }), /PINT Japan needs Japanese consumption tax content/],
     ['ebInterface source', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), { targetFormat: CII_URN }), /ebInterface conversions are not built yet/],
     ['Factur-X MINIMUM source', () => transformDocument(corpusFile('facturx/mustang/cii/facturFrMinimum.xml'), { targetFormat: 'en16931-ubl' }), /MINIMUM and BASIC WL carry no invoice lines/],
     ['G-account output', () => transformDocument(UBL_SOURCE, { targetFormat: 'nlcius-gaccount-ubl' }), /G-account/],
@@ -198,9 +198,13 @@ describe('400: source not recognised or transformation not supported', () => {
   });
 
   it('the table answers every pair it lists, and refuses what it does not know', () => {
-    // 7 UBL and 11 CII EN 16931 sources, each to the 8 targets; MINIMUM and BASIC WL refused
-    expect(listTransformations().filter((l) => l.supported)).toHaveLength(18 * 8);
-    expect(listTransformations().filter((l) => !l.supported).map((l) => l.from)).toEqual([...Array(8).fill("facturx-minimum"), ...Array(8).fill("facturx-basicwl")]);
+    // 7 UBL and 11 CII EN 16931 sources, Svefaktura and SETU, each to the 8 EN 16931 targets and PINT-EU / A-NZ; the 8 PINT
+    // billing flavours to the 8 EN 16931 targets (and PINT-EU to itself); MINIMUM and BASIC WL refused, PINT to PINT refused
+    expect(listTransformations().filter((l) => l.supported)).toHaveLength(20 * 10 + 8 * 8 + 1);
+    const refused = listTransformations().filter((l) => !l.supported).map((l) => l.from);
+    expect(refused.slice(0, 20)).toEqual([...Array(10).fill('facturx-minimum'), ...Array(10).fill('facturx-basicwl')]);
+    expect(refused.slice(20).every((f) => f.startsWith('pint-'))).toBe(true);
+    expect(refused).toHaveLength(20 + 8 * 2 - 1);
     expect(lookupTransformation('en16931-ubl', 'xrechnung-cii')).toEqual({ converter: 'en16931' });
     expect(lookupTransformation('something-else', 'en16931-ubl')).toEqual({ notSupported: expect.stringContaining('no transformation from something-else') });
   });
