@@ -501,10 +501,12 @@ export interface ReadProblem {
 
 export interface ReadResult {
   invoice: Invoice;
-  /** UBL root or CII; the model itself does not depend on it. */
-  syntax: 'UBL' | 'CII';
+  /** The syntax read (UBL root, CII or a national syntax); the model itself does not depend on it. */
+  syntax: 'UBL' | 'CII' | 'FatturaPA';
   unmapped: UnmappedElement[];
   problems: ReadProblem[];
+  /** Values the model requires that the source leaves implicit, and what the reader put in (e.g. BT-24 for FatturaPA). */
+  filled?: string[];
 }
 
 /** UNCL1001 codes that make a UBL CreditNote (EN 16931 / Peppol credit note code list). */

@@ -40,6 +40,7 @@ export const EN16931_CII_SOURCES = [
   'facturx-extended-ctc-fr',
   'facturx-xrechnung',
 ] as const;
+export const FATTURAPA = 'fatturapa-1.2';
 export const EN16931_TARGETS = ['en16931-ubl', 'peppol-bis3-ubl', 'nlcius-ubl', 'xrechnung-ubl', 'en16931-cii', 'peppol-bis3-cii', 'nlcius-cii', 'xrechnung-cii'] as const;
 
 const FACTURX_PDF_TARGETS = ['facturx-minimum', 'facturx-basicwl', 'facturx-basic', 'facturx-en16931', 'facturx-extended', 'facturx-extended-ctc-fr', 'facturx-xrechnung'];
@@ -64,8 +65,12 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
   { from: '*', to: ['peppol-selfbilling-ubl'], notSupported: 'self-billing changes who issues the invoice; converting an invoice into one is not a format change' },
   { from: '*', to: PINT, notSupported: 'Peppol PINT conversions are not built yet' },
   { from: PINT, to: '*', notSupported: 'Peppol PINT conversions are not built yet' },
-  { from: ['fatturapa-1.2'], to: '*', notSupported: 'FatturaPA conversions are not built yet' },
-  { from: '*', to: ['fatturapa-1.2'], notSupported: 'FatturaPA conversions are not built yet' },
+  // FatturaPA 1.2 ↔ EN 16931 after the Italian mapping (src/transform/fatturapa/).
+  { from: ['fatturapa-1.2'], to: EN16931_TARGETS, converter: 'en16931' },
+  { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES], to: [FATTURAPA], converter: 'en16931' },
+  { from: [FATTURAPA], to: [FATTURAPA], notSupported: 'the document is FatturaPA 1.2 already' },
+  { from: [FATTURAPA], to: '*', notSupported: 'FatturaPA converts to the EN 16931 formats (UBL, CII and their CIUS) only' },
+  { from: '*', to: [FATTURAPA], notSupported: 'only EN 16931 invoices (UBL, CII and their CIUS) convert to FatturaPA' },
   { from: ['ebinterface-4.0', 'ebinterface-4.1', 'ebinterface-4.2', 'ebinterface-4.3', 'ebinterface-5.0', 'ebinterface-6.0', 'ebinterface-6.1'], to: '*', notSupported: 'ebInterface conversions are not built yet' },
   { from: '*', to: ['ebinterface-6.1', 'ebinterface-6.0', 'ebinterface-5.0', 'ebinterface-4.3', 'ebinterface-4.2', 'ebinterface-4.1', 'ebinterface-4.0'], notSupported: 'ebInterface conversions are not built yet' },
   { from: ['svefaktura-1.0'], to: '*', notSupported: 'Svefaktura 1.0 conversion (to BIS Billing 3) is not built yet' },
@@ -98,11 +103,11 @@ export interface TransformationListing {
   reason?: string;
 }
 
-/** Every supported pair of the table (the EN 16931 family), for documentation and reports. */
+/** Every pair of the EN 16931 family and FatturaPA, supported or not, for documentation and reports. */
 export function listTransformations(): TransformationListing[] {
   const out: TransformationListing[] = [];
-  for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, 'facturx-minimum', 'facturx-basicwl']) {
-    for (const to of EN16931_TARGETS) {
+  for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, FATTURAPA, 'facturx-minimum', 'facturx-basicwl']) {
+    for (const to of [...EN16931_TARGETS, FATTURAPA]) {
       const l = lookupTransformation(from, to);
       out.push('converter' in l ? { from, to, supported: true } : { from, to, supported: false, reason: l.notSupported });
     }

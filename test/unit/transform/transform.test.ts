@@ -177,7 +177,7 @@ describe('400: source not recognised or transformation not supported', () => {
 
   const NOT_SUPPORTED: Array<[string, () => unknown, RegExp]> = [
     ['Factur-X PDF output', () => transformDocument(UBL_SOURCE, { targetFormat: 'facturx-extended' }), /Factur-X \/ ZUGFeRD output .* not built yet/],
-    ['FatturaPA output', () => transformDocument(UBL_SOURCE, { targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }), /FatturaPA conversions are not built yet/],
+    ['FatturaPA output from a source that is not EN 16931', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), { targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }), /only EN 16931 invoices .* convert to FatturaPA/],
     ['PINT output', () => transformDocument(UBL_SOURCE, { targetFormat: 'urn:peppol:pint:billing-1@eu-1' }), /PINT conversions are not built yet/],
     ['ebInterface source', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), { targetFormat: CII_URN }), /ebInterface conversions are not built yet/],
     ['Factur-X MINIMUM source', () => transformDocument(corpusFile('facturx/mustang/cii/facturFrMinimum.xml'), { targetFormat: 'en16931-ubl' }), /MINIMUM and BASIC WL carry no invoice lines/],
@@ -198,9 +198,10 @@ describe('400: source not recognised or transformation not supported', () => {
   });
 
   it('the table answers every pair it lists, and refuses what it does not know', () => {
-    // 7 UBL and 11 CII EN 16931 sources, each to the 8 targets; MINIMUM and BASIC WL refused
-    expect(listTransformations().filter((l) => l.supported)).toHaveLength(18 * 8);
-    expect(listTransformations().filter((l) => !l.supported).map((l) => l.from)).toEqual([...Array(8).fill("facturx-minimum"), ...Array(8).fill("facturx-basicwl")]);
+    // 7 UBL and 11 CII EN 16931 sources, each to the 8 targets and FatturaPA; FatturaPA to the 8 targets (not to
+    // itself); MINIMUM and BASIC WL refused
+    expect(listTransformations().filter((l) => l.supported)).toHaveLength(18 * 9 + 8);
+    expect(listTransformations().filter((l) => !l.supported).map((l) => l.from)).toEqual(['fatturapa-1.2', ...Array(9).fill('facturx-minimum'), ...Array(9).fill('facturx-basicwl')]);
     expect(lookupTransformation('en16931-ubl', 'xrechnung-cii')).toEqual({ converter: 'en16931' });
     expect(lookupTransformation('something-else', 'en16931-ubl')).toEqual({ notSupported: expect.stringContaining('no transformation from something-else') });
   });
