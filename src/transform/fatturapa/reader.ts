@@ -35,7 +35,13 @@ export function readFatturaPa(doc: Document): ReadResult {
     throw new Error('not a FatturaPA 1.2 FatturaElettronica document');
   }
   const r = new FatturaPaReader(root);
-  return r.read();
+  try {
+    return r.read();
+  } catch (e) {
+    // Arithmetic on a value that is not a decimal: the value was already reported as a problem (422), or is now.
+    if (!(e instanceof RangeError)) throw e;
+    return r.failed(e.message);
+  }
 }
 
 class FatturaPaReader {
@@ -63,6 +69,11 @@ class FatturaPaReader {
   /** Read, but kept in the unmapped list with a note: the value was interpreted, not carried as it is. */
   private interpreted(el: Element, note: string): void {
     this.extraUnmapped.push({ path: pathOf(el), text: note });
+  }
+
+  failed(message: string): ReadResult {
+    if (this.ctx.problems.length === 0) this.problem(this.root, 'BG-22', `amounts cannot be computed: ${message}`);
+    return { invoice: this.inv, syntax: 'FatturaPA', unmapped: [], problems: this.ctx.problems };
   }
 
   read(): ReadResult {

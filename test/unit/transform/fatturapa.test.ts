@@ -387,3 +387,28 @@ function normalise(inv: Invoice): Invoice {
   for (const k of Object.keys(copy.totals) as Array<keyof Invoice['totals']>) copy.totals[k] = n(copy.totals[k]);
   return copy;
 }
+
+describe('FatturaPA input never fails with anything but a clear 4xx', () => {
+  // Every element's text of every fixture replaced, one at a time, by a value of the wrong kind.
+  const cases = FIXTURES.flatMap((name) => {
+    const xml = fixture(name);
+    const texts = [...xml.matchAll(/<([A-Za-z]+)>[^<]+<\/\1>/g)];
+    return texts.map((m, k) => [name, k, m.index] as const);
+  });
+
+  it('mutates enough', () => expect(cases.length).toBeGreaterThan(150));
+
+  it.each(cases)('%s element #%d', (name, _k, index) => {
+    const xml = fixture(name);
+    const start = xml.indexOf('>', index) + 1;
+    const end = xml.indexOf('<', start);
+    const mutated = `${xml.slice(0, start)}-x,1e3${xml.slice(end)}`;
+    try {
+      const r = transformDocument(mutated, { targetFormat: 'en16931-ubl' });
+      expect(r.xml.startsWith('<?xml')).toBe(true);
+    } catch (e) {
+      if (!(e instanceof GatewayError)) throw e;
+      expect([400, 422]).toContain(e.status);
+    }
+  });
+});
