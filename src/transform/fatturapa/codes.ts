@@ -35,7 +35,7 @@ export const BT3_TO_TIPO_DOCUMENTO: Readonly<Record<string, string>> = {
   '386': 'TD02',
   '381': 'TD04',
   '383': 'TD05',
-  '389': 'TD20',
+  '389': 'TD01', // self-billed: an ordinary invoice with SoggettoEmittente CC (issued by the buyer)
   '751': 'TD01',
 };
 

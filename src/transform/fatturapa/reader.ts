@@ -94,6 +94,10 @@ class FatturaPaReader {
     this.readTaxRepresentative(this.c(header, 'RappresentanteFiscale'));
     this.readBuyer(this.c(header, 'CessionarioCommittente'));
     if (body) this.readBody(body);
+    // An ordinary invoice the buyer issued on the seller's behalf is a self-billed invoice (BT-3 389).
+    const issuer = this.c(header, 'SoggettoEmittente');
+    if (this.ctx.take(issuer) === 'CC' && inv.typeCode === '380' && this.text(body, 'DatiGenerali', 'DatiGeneraliDocumento', 'TipoDocumento') === 'TD01') inv.typeCode = '389';
+    else if (issuer) this.interpreted(issuer, `${issuer.textContent?.trim() ?? ''} (who issued the invoice has no EN 16931 term beyond BT-3 389)`);
 
     const unmapped = [...ctx.unmapped(this.root), ...this.extraUnmapped];
     return { invoice: inv, syntax: 'FatturaPA', unmapped, problems: ctx.problems, filled: this.filled };

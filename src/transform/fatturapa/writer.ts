@@ -111,7 +111,16 @@ class FatturaPaWriter {
     const root = el(
       'p:FatturaElettronica',
       { 'xmlns:p': NS.fatturaPA12, 'xmlns:ds': 'http://www.w3.org/2000/09/xmldsig#', versione },
-      el('FatturaElettronicaHeader', {}, this.transmission(versione), this.seller(), this.taxRepresentative(), this.buyer()),
+      el(
+        'FatturaElettronicaHeader',
+        {},
+        this.transmission(versione),
+        this.seller(),
+        this.taxRepresentative(),
+        this.buyer(),
+        // BT-3 389: the buyer issues the invoice on the seller's behalf
+        leaf('SoggettoEmittente', inv.typeCode === '389' ? 'CC' : undefined),
+      ),
       this.body(),
     );
     this.notCarriedHeader();
@@ -461,6 +470,7 @@ class FatturaPaWriter {
     const p = inv.paymentInstructions;
     if (!p) {
       this.lost('BT-9 Payment due date', inv.paymentDueDate, 'FatturaPA states it with the payment means (BG-16), which the invoice does not have');
+      this.lost('BT-59 Payee name', inv.payee?.name, 'FatturaPA names the payee (Beneficiario) with the payment means (BG-16), which the invoice does not have');
       return undefined;
     }
     let modalita = MEANS_TO_MODALITA[p.meansTypeCode ?? ''];

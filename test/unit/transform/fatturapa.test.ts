@@ -414,3 +414,17 @@ describe('FatturaPA input never fails with anything but a clear 4xx', () => {
     }
   });
 });
+
+describe('self-billing', () => {
+  it('BT-3 389 is an ordinary invoice issued by the buyer (SoggettoEmittente CC), and reads back as 389', () => {
+    const inv = italianInvoice();
+    inv.typeCode = '389';
+    const r = transformDocument(writeUbl(inv).xml, { targetFormat: FPA });
+    expect(r.xml).toMatch(/<\/CessionarioCommittente>\s*<SoggettoEmittente>CC<\/SoggettoEmittente>\s*<\/FatturaElettronicaHeader>/);
+    expect(r.xml).toContain('<TipoDocumento>TD01</TipoDocumento>');
+    expect(readFpa(r.xml).typeCode).toBe('389');
+    const thirdParty = readFatturaPa(parseXml(r.xml.replace('<SoggettoEmittente>CC<', '<SoggettoEmittente>TZ<')));
+    expect(thirdParty.invoice.typeCode).toBe('380');
+    expect(thirdParty.unmapped).toContainEqual({ path: '/FatturaElettronica/FatturaElettronicaHeader/SoggettoEmittente', text: 'TZ (who issued the invoice has no EN 16931 term beyond BT-3 389)' });
+  });
+});
