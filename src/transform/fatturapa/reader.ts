@@ -457,6 +457,17 @@ class FatturaPaReader {
       const el = this.c(r, 'RiferimentoNormativo');
       if (el) this.interpreted(el, `${law} (EN 16931 has no exemption reason for a taxed category)`);
     }
+    // EN 16931 has one breakdown per category and rate; FatturaPA may split one (e.g. by EsigibilitaIVA): merged.
+    const same = this.inv.vatBreakdown.find((v) => v.categoryCode === vb.categoryCode && v.rate === vb.rate);
+    if (same) {
+      same.taxableAmount = add(same.taxableAmount ?? '0', vb.taxableAmount ?? '0');
+      same.taxAmount = add(same.taxAmount ?? '0', vb.taxAmount ?? '0');
+      if (vb.exemptionReasonText !== undefined && vb.exemptionReasonText !== same.exemptionReasonText) {
+        same.exemptionReasonText = same.exemptionReasonText !== undefined ? `${same.exemptionReasonText}; ${vb.exemptionReasonText}` : vb.exemptionReasonText;
+      }
+      this.interpreted(r, `merged into the VAT breakdown of category ${vb.categoryCode ?? '?'} at ${vb.rate ?? '?'} %`);
+      return;
+    }
     this.inv.vatBreakdown.push(compact(vb) ?? {});
   }
 

@@ -173,6 +173,19 @@ describe('FatturaPA → EN 16931', () => {
     expect(r.report.unmapped).toContainEqual({ path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DettaglioLinee/UnitaMisura', text: 'ore (read as UN/ECE Rec 20 HUR)' });
   });
 
+  it('two summaries of one rate (immediate and deferred VAT) are one EN 16931 breakdown', async () => {
+    const xml = fixture('goods-22').replace(
+      /<DatiRiepilogo>[\s\S]*<\/DatiRiepilogo>/,
+      '<DatiRiepilogo><AliquotaIVA>22.00</AliquotaIVA><ImponibileImporto>340.00</ImponibileImporto><Imposta>74.80</Imposta><EsigibilitaIVA>I</EsigibilitaIVA></DatiRiepilogo>' +
+        '<DatiRiepilogo><AliquotaIVA>22.00</AliquotaIVA><ImponibileImporto>250.00</ImponibileImporto><Imposta>55.00</Imposta><EsigibilitaIVA>D</EsigibilitaIVA></DatiRiepilogo>',
+    );
+    const r = transformDocument(xml, { targetFormat: 'en16931-ubl' });
+    expect(readUbl(parseXml(r.xml)).invoice.vatBreakdown).toEqual([{ taxableAmount: '590.00', taxAmount: '129.80', categoryCode: 'S', rate: '22' }]);
+    expect(r.report.unmapped).toContainEqual({ path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[2]', text: 'merged into the VAT breakdown of category S at 22 %' });
+    expect(r.report.unmapped).toContainEqual({ path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[2]/EsigibilitaIVA', text: 'D' });
+    await expectValid(r);
+  });
+
   it('a prepayment shows as BT-113 when the amount to pay is smaller and nothing was withheld', () => {
     const xml = fixture('goods-22').replace('<ImportoPagamento>719.80</ImportoPagamento>', '<ImportoPagamento>619.80</ImportoPagamento>');
     const inv = readFpa(xml);
