@@ -501,12 +501,15 @@ export interface ReadProblem {
 
 export interface ReadResult {
   invoice: Invoice;
-  /** UBL root or CII; the model itself does not depend on it. */
-  syntax: 'UBL' | 'CII' | 'Svefaktura';
+  /** The syntax read (UBL root, CII or a national syntax); the model itself does not depend on it. */
+  syntax: 'UBL' | 'CII' | 'Svefaktura' | 'FatturaPA';
   unmapped: UnmappedElement[];
-  /** Values the reader derived from the source by its dialect's mapping rules (e.g. an endpoint from a GLN). */
-  filled?: string[];
   problems: ReadProblem[];
+  /**
+   * Values the reader derived or put in by its syntax's mapping rules (e.g. an endpoint from a GLN, BT-24 for
+   * FatturaPA), reported as filled.
+   */
+  filled?: string[];
 }
 
 /** UNCL1001 codes that make a UBL CreditNote (EN 16931 / Peppol credit note code list). */

@@ -42,6 +42,7 @@ export const EN16931_CII_SOURCES = [
   'facturx-extended-ctc-fr',
   'facturx-xrechnung',
 ] as const;
+export const FATTURAPA = 'fatturapa-1.2';
 export const EN16931_TARGETS = ['en16931-ubl', 'peppol-bis3-ubl', 'nlcius-ubl', 'xrechnung-ubl', 'en16931-cii', 'peppol-bis3-cii', 'nlcius-cii', 'xrechnung-cii'] as const;
 
 /**
@@ -88,8 +89,12 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
   { from: '*', to: ['pint-my-ubl'], notSupported: 'PINT Malaysia needs MyInvois content (seller and buyer TIN, SST registration, Malaysian tax types and classification codes) that an EN 16931 invoice does not hold' },
   { from: '*', to: ['pint-ae-ubl'], notSupported: 'PINT UAE needs UAE VAT content (TRN of seller and buyer, emirate codes, AED amounts and the UAE transaction type flags) that an EN 16931 invoice does not hold' },
   { from: '*', to: ['pint-om-ubl'], notSupported: 'PINT Oman needs Omani VAT content (VAT and commercial registration numbers, OMR tax amounts) that an EN 16931 invoice does not hold' },
-  { from: ['fatturapa-1.2'], to: '*', notSupported: 'FatturaPA conversions are not built yet' },
-  { from: '*', to: ['fatturapa-1.2'], notSupported: 'FatturaPA conversions are not built yet' },
+  // FatturaPA 1.2 ↔ EN 16931 after the Italian mapping (src/transform/fatturapa/).
+  { from: ['fatturapa-1.2'], to: EN16931_TARGETS, converter: 'en16931' },
+  { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES], to: [FATTURAPA], converter: 'en16931' },
+  { from: [FATTURAPA], to: [FATTURAPA], notSupported: 'the document is FatturaPA 1.2 already' },
+  { from: [FATTURAPA], to: '*', notSupported: 'FatturaPA converts to the EN 16931 formats (UBL, CII and their CIUS) only' },
+  { from: '*', to: [FATTURAPA], notSupported: 'only EN 16931 invoices (UBL, CII and their CIUS) convert to FatturaPA' },
   { from: ['ebinterface-4.0', 'ebinterface-4.1', 'ebinterface-4.2', 'ebinterface-4.3', 'ebinterface-5.0', 'ebinterface-6.0', 'ebinterface-6.1'], to: '*', notSupported: 'ebInterface conversions are not built yet' },
   { from: '*', to: ['ebinterface-6.1', 'ebinterface-6.0', 'ebinterface-5.0', 'ebinterface-4.3', 'ebinterface-4.2', 'ebinterface-4.1', 'ebinterface-4.0'], notSupported: 'ebInterface conversions are not built yet' },
   { from: '*', to: ['svefaktura-1.0'], notSupported: 'Svefaktura 1.0 is a legacy inbound format (SFTI withdrew it in favour of Peppol BIS Billing 3); no conversion produces it' },
@@ -122,11 +127,11 @@ export interface TransformationListing {
   reason?: string;
 }
 
-/** Every pair of the table's written targets (EN 16931 family and PINT), for documentation and reports. */
+/** Every pair of the table's written targets (EN 16931 family, PINT, FatturaPA), for documentation and reports. */
 export function listTransformations(): TransformationListing[] {
   const out: TransformationListing[] = [];
-  for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, 'facturx-minimum', 'facturx-basicwl', ...DIALECT_SOURCES]) {
-    for (const to of [...EN16931_TARGETS, ...PINT_TARGETS]) {
+  for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, FATTURAPA, 'facturx-minimum', 'facturx-basicwl', ...DIALECT_SOURCES]) {
+    for (const to of [...EN16931_TARGETS, ...PINT_TARGETS, FATTURAPA]) {
       const l = lookupTransformation(from, to);
       out.push('converter' in l ? { from, to, supported: true } : { from, to, supported: false, reason: l.notSupported });
     }

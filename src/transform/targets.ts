@@ -2,6 +2,7 @@ import type { Syntax } from '../formats/format-ids';
 import { EN16931, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../formats/format-ids';
 import { compareDecimal, isDecimal, type Invoice } from '../en16931';
 import { adaptAunz, PINT_AUNZ, PINT_AUNZ_RULES, PINT_EU, PINT_PROCESS } from './pint';
+import { FATTURAPA_RULES } from './fatturapa/requirements';
 
 /**
  * The EN 16931 flavours the gateway can write, per syntax: which specification identifier (BT-24) and business
@@ -25,8 +26,11 @@ export interface TargetFlavour {
   name: string;
   /** The syntax written (codecs.ts has a writer per syntax). */
   syntax: Syntax;
-  /** CIUS family: same family keeps the source's BT-24 (its version), another family sets `specificationId`. */
-  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius' | 'pint';
+  /**
+   * CIUS family: same family keeps the source's BT-24 (its version), another family sets `specificationId`.
+   * 'fatturapa' is the Italian national syntax, which has no BT-24 (its `specificationId` is empty).
+   */
+  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius' | 'pint' | 'fatturapa';
   specificationId: string;
   /** BT-23 written when the document has none (or one the target does not accept). */
   defaultProcess?: string;
@@ -71,6 +75,14 @@ const EN16931_CORE: Requirement[] = [
   { rule: 'BR-25', terms: ['BT-153'], message: 'Every invoice line needs an item name (BT-153)', holds: (i) => i.lines.every((l) => present(l.item.name)) },
   { rule: 'BR-26', terms: ['BT-146'], message: 'Every invoice line needs an item net price (BT-146)', holds: (i) => i.lines.every((l) => present(l.price.netPrice)) },
   { rule: 'BR-CO-04', terms: ['BT-151'], message: 'Every invoice line needs a VAT category code (BT-151)', holds: (i) => i.lines.every((l) => present(l.vat.categoryCode)) },
+  {
+    // Matters for sources with their own tax codes: an Italian "non soggetta" (Natura N1, N2.x, N7) line is category O,
+    // but the Italian seller always has a VAT identifier.
+    rule: 'BR-O-02',
+    terms: ['BT-151', 'BT-31', 'BT-63', 'BT-48'],
+    message: 'With a line in VAT category O (not subject to VAT) the seller VAT identifier (BT-31), tax representative VAT identifier (BT-63) and buyer VAT identifier (BT-48) must not be given',
+    holds: (i) => !i.lines.some((l) => l.vat.categoryCode === 'O') || (!present(i.seller.vatIdentifier) && !present(i.taxRepresentative?.vatIdentifier) && !present(i.buyer.vatIdentifier)),
+  },
 ];
 
 const PEPPOL_RULES: Requirement[] = [
@@ -210,6 +222,8 @@ export const TARGET_FLAVOURS: readonly TargetFlavour[] = [
     taxSchemeId: 'GST',
     adapt: adaptAunz,
   },
+  // BT-24 is not written (FatturaPA names itself by namespace and versione), so BR-01 does not apply.
+  { id: 'fatturapa-1.2', name: 'FatturaPA 1.2', syntax: 'FatturaPA', family: 'fatturapa', specificationId: '', requirements: [...EN16931_CORE.filter((r) => r.rule !== 'BR-01'), ...FATTURAPA_RULES] },
 ];
 
 export function targetFlavour(id: string): TargetFlavour | undefined {

@@ -126,7 +126,13 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
     xml: written.xml,
     report: {
       source: { id: format.id, name: format.name, syntax: format.syntax, documentType: format.documentType, ...(format.customizationId !== undefined ? { customizationId: format.customizationId } : {}) },
-      target: { id: target.syntax === 'UBL' ? `${target.id}-${documentType.toLowerCase()}` : target.id, name: target.name, syntax: target.syntax, documentType, customizationId: inv.processControl.specificationIdentifier },
+      target: {
+        id: target.syntax === 'UBL' ? `${target.id}-${documentType.toLowerCase()}` : target.id,
+        name: target.name,
+        syntax: target.syntax,
+        documentType,
+        ...(target.specificationId !== '' ? { customizationId: inv.processControl.specificationIdentifier } : {}),
+      },
       unmapped: read.unmapped,
       notCarried: written.notCarried,
       filled: [...(read.filled ?? []), ...filled, ...written.filled],
@@ -146,7 +152,8 @@ function describeProblems(problems: readonly ReadProblem[]): string {
  */
 function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], filled: string[]): void {
   const pc = inv.processControl;
-  if (pc.specificationIdentifier !== target.specificationId) {
+  // A syntax without BT-24 (FatturaPA) has an empty specificationId: nothing to change.
+  if (target.specificationId !== '' && pc.specificationIdentifier !== target.specificationId) {
     changed.push(`BT-24 Specification identifier: "${pc.specificationIdentifier}" → "${target.specificationId}"`);
     pc.specificationIdentifier = target.specificationId;
   }

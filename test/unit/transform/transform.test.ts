@@ -177,7 +177,7 @@ describe('400: source not recognised or transformation not supported', () => {
 
   const NOT_SUPPORTED: Array<[string, () => unknown, RegExp]> = [
     ['Factur-X PDF output', () => transformDocument(UBL_SOURCE, { targetFormat: 'facturx-extended' }), /Factur-X \/ ZUGFeRD output .* not built yet/],
-    ['FatturaPA output', () => transformDocument(UBL_SOURCE, { targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }), /FatturaPA conversions are not built yet/],
+    ['FatturaPA output from a source that is not EN 16931', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), { targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }), /only EN 16931 invoices .* convert to FatturaPA/],
     ['PINT Japan output', () => transformDocument(UBL_SOURCE, { targetFormat: 'urn:peppol:pint:billing-1@jp-1' }), /PINT Japan needs Japanese consumption tax content/],
     ['ebInterface source', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), { targetFormat: CII_URN }), /ebInterface conversions are not built yet/],
     ['Factur-X MINIMUM source', () => transformDocument(corpusFile('facturx/mustang/cii/facturFrMinimum.xml'), { targetFormat: 'en16931-ubl' }), /MINIMUM and BASIC WL carry no invoice lines/],
