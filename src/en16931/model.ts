@@ -501,8 +501,8 @@ export interface ReadProblem {
 
 export interface ReadResult {
   invoice: Invoice;
-  /** UBL root or CII; the model itself does not depend on it. */
-  syntax: 'UBL' | 'CII';
+  /** The syntax read (UBL root, CII or ebInterface); the model itself does not depend on it. */
+  syntax: 'UBL' | 'CII' | 'ebInterface';
   unmapped: UnmappedElement[];
   problems: ReadProblem[];
 }

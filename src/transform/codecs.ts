@@ -1,5 +1,5 @@
 import type { Document } from '@xmldom/xmldom';
-import { readCii, readUbl, writeCii, writeUbl, type Invoice, type ReadResult, type WriteResult } from '../en16931';
+import { readCii, readEbInterface, readUbl, writeCii, writeEbInterface, writeUbl, type Invoice, type ReadResult, type WriteResult } from '../en16931';
 import type { DetectedFormat } from '../formats';
 import type { TargetFlavour } from './targets';
 
@@ -19,10 +19,12 @@ const READERS_BY_FORMAT = new Map<string, ModelReader>();
 const READERS_BY_SYNTAX = new Map<string, ModelReader>([
   ['UBL', (doc) => readUbl(doc)],
   ['CII', (doc) => readCii(doc)],
+  ['ebInterface', (doc) => readEbInterface(doc)],
 ]);
 const WRITERS_BY_SYNTAX = new Map<string, ModelWriter>([
   ['UBL', (inv) => writeUbl(inv)],
   ['CII', (inv) => writeCii(inv)],
+  ['ebInterface', (inv) => writeEbInterface(inv)],
 ]);
 
 const baseId = (id: string): string => id.replace(/-(invoice|creditnote)$/, '');

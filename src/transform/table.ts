@@ -41,6 +41,11 @@ export const EN16931_CII_SOURCES = [
   'facturx-xrechnung',
 ] as const;
 export const EN16931_TARGETS = ['en16931-ubl', 'peppol-bis3-ubl', 'nlcius-ubl', 'xrechnung-ubl', 'en16931-cii', 'peppol-bis3-cii', 'nlcius-cii', 'xrechnung-cii'] as const;
+/** ebInterface versions the EN 16931 model reads (one structure; 6.1 adds below-the-line items). */
+export const EBINTERFACE_SOURCES = ['ebinterface-6.1', 'ebinterface-6.0', 'ebinterface-5.0'] as const;
+const EBINTERFACE_4 = ['ebinterface-4.3', 'ebinterface-4.2', 'ebinterface-4.1', 'ebinterface-4.0'];
+/** The ebInterface version the gateway writes. */
+export const EBINTERFACE_TARGETS = ['ebinterface-6.1'] as const;
 
 const FACTURX_PDF_TARGETS = ['facturx-minimum', 'facturx-basicwl', 'facturx-basic', 'facturx-en16931', 'facturx-extended', 'facturx-extended-ctc-fr', 'facturx-xrechnung'];
 const PINT = ['pint-ubl', 'pint-selfbilling-ubl', 'pint-eu-ubl', 'pint-aunz-ubl', 'pint-jp-ubl', 'pint-sg-ubl', 'pint-my-ubl', 'pint-ae-ubl', 'pint-om-ubl'];
@@ -66,8 +71,12 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
   { from: PINT, to: '*', notSupported: 'Peppol PINT conversions are not built yet' },
   { from: ['fatturapa-1.2'], to: '*', notSupported: 'FatturaPA conversions are not built yet' },
   { from: '*', to: ['fatturapa-1.2'], notSupported: 'FatturaPA conversions are not built yet' },
-  { from: ['ebinterface-4.0', 'ebinterface-4.1', 'ebinterface-4.2', 'ebinterface-4.3', 'ebinterface-5.0', 'ebinterface-6.0', 'ebinterface-6.1'], to: '*', notSupported: 'ebInterface conversions are not built yet' },
-  { from: '*', to: ['ebinterface-6.1', 'ebinterface-6.0', 'ebinterface-5.0', 'ebinterface-4.3', 'ebinterface-4.2', 'ebinterface-4.1', 'ebinterface-4.0'], notSupported: 'ebInterface conversions are not built yet' },
+  { from: EBINTERFACE_SOURCES, to: EN16931_TARGETS, converter: 'en16931' },
+  { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, ...EBINTERFACE_SOURCES], to: EBINTERFACE_TARGETS, converter: 'en16931' },
+  { from: EBINTERFACE_4, to: '*', notSupported: 'ebInterface 4.x (VAT/VATItem without tax category codes) is not read yet; ebInterface 5.0, 6.0 and 6.1 are' },
+  { from: '*', to: ['ebinterface-6.0', 'ebinterface-5.0', ...EBINTERFACE_4], notSupported: 'the gateway writes ebInterface 6.1 only (the current version Austrian recipients accept); choose ebinterface-6.1' },
+  { from: EBINTERFACE_SOURCES, to: '*', notSupported: 'ebInterface converts to the EN 16931 formats (UBL, CII and their CIUSes) and to ebInterface 6.1 only' },
+  { from: '*', to: EBINTERFACE_TARGETS, notSupported: 'ebInterface 6.1 is written from EN 16931 sources only' },
   { from: ['svefaktura-1.0'], to: '*', notSupported: 'Svefaktura 1.0 conversion (to BIS Billing 3) is not built yet' },
   { from: '*', to: ['svefaktura-1.0'], notSupported: 'Svefaktura 1.0 is a legacy inbound format; no conversion produces it' },
   { from: ['setu-invoice-ubl'], to: '*', notSupported: 'SETU Invoice conversions (hour types and staffing extensions) are not built yet' },
@@ -98,11 +107,11 @@ export interface TransformationListing {
   reason?: string;
 }
 
-/** Every supported pair of the table (the EN 16931 family), for documentation and reports. */
+/** Every pair of the table among the EN 16931 family and ebInterface, for documentation and reports. */
 export function listTransformations(): TransformationListing[] {
   const out: TransformationListing[] = [];
-  for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, 'facturx-minimum', 'facturx-basicwl']) {
-    for (const to of EN16931_TARGETS) {
+  for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, ...EBINTERFACE_SOURCES, 'facturx-minimum', 'facturx-basicwl']) {
+    for (const to of [...EN16931_TARGETS, ...EBINTERFACE_TARGETS]) {
       const l = lookupTransformation(from, to);
       out.push('converter' in l ? { from, to, supported: true } : { from, to, supported: false, reason: l.notSupported });
     }

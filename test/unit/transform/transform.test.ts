@@ -179,7 +179,7 @@ describe('400: source not recognised or transformation not supported', () => {
     ['Factur-X PDF output', () => transformDocument(UBL_SOURCE, { targetFormat: 'facturx-extended' }), /Factur-X \/ ZUGFeRD output .* not built yet/],
     ['FatturaPA output', () => transformDocument(UBL_SOURCE, { targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }), /FatturaPA conversions are not built yet/],
     ['PINT output', () => transformDocument(UBL_SOURCE, { targetFormat: 'urn:peppol:pint:billing-1@eu-1' }), /PINT conversions are not built yet/],
-    ['ebInterface source', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), { targetFormat: CII_URN }), /ebInterface conversions are not built yet/],
+    ['ebInterface 4.x source', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi43/example-ebi43.xml'), { targetFormat: CII_URN }), /ebInterface 4\.x .* is not read yet/],
     ['Factur-X MINIMUM source', () => transformDocument(corpusFile('facturx/mustang/cii/facturFrMinimum.xml'), { targetFormat: 'en16931-ubl' }), /MINIMUM and BASIC WL carry no invoice lines/],
     ['G-account output', () => transformDocument(UBL_SOURCE, { targetFormat: 'nlcius-gaccount-ubl' }), /G-account/],
     ['an MLS message', () => transformDocument(corpusFile('peppol/mls/good/MessageLevelStatus_Example_AB.xml'), { targetFormat: CII_URN }), /only invoices and credit notes/],
@@ -198,9 +198,9 @@ describe('400: source not recognised or transformation not supported', () => {
   });
 
   it('the table answers every pair it lists, and refuses what it does not know', () => {
-    // 7 UBL and 11 CII EN 16931 sources, each to the 8 targets; MINIMUM and BASIC WL refused
-    expect(listTransformations().filter((l) => l.supported)).toHaveLength(18 * 8);
-    expect(listTransformations().filter((l) => !l.supported).map((l) => l.from)).toEqual([...Array(8).fill("facturx-minimum"), ...Array(8).fill("facturx-basicwl")]);
+    // 7 UBL, 11 CII and 3 ebInterface sources, each to the 8 EN 16931 targets and ebInterface 6.1; MINIMUM and BASIC WL refused
+    expect(listTransformations().filter((l) => l.supported)).toHaveLength(21 * 9);
+    expect(listTransformations().filter((l) => !l.supported).map((l) => l.from)).toEqual([...Array(9).fill("facturx-minimum"), ...Array(9).fill("facturx-basicwl")]);
     expect(lookupTransformation('en16931-ubl', 'xrechnung-cii')).toEqual({ converter: 'en16931' });
     expect(lookupTransformation('something-else', 'en16931-ubl')).toEqual({ notSupported: expect.stringContaining('no transformation from something-else') });
   });
