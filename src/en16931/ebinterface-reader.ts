@@ -49,6 +49,17 @@ const categoryOf = (code: string): string | undefined => (code === 'AA' ? 'S' : 
 /** Categories whose breakdown carries an exemption reason (BT-120); S and Z must not have one. */
 const EXEMPT_CATEGORIES = new Set(['E', 'AE', 'K', 'G', 'O']);
 
+/**
+ * Unit abbreviations customary in Austrian ebInterface documents (the schema leaves Unit free) and their UN/ECE
+ * Recommendation 20 codes, which EN 16931 requires for BT-130. Any other unit that does not look like a Rec 20 code is
+ * refused rather than guessed.
+ */
+const UNIT_TO_REC20: Readonly<Record<string, string>> = {
+  STK: 'H87', Stk: 'H87', stk: 'H87', Stück: 'H87', kg: 'KGM', g: 'GRM', t: 'TNE', l: 'LTR', m: 'MTR', km: 'KMT',
+  m2: 'MTK', m3: 'MTQ', h: 'HUR', Std: 'HUR', STD: 'HUR', min: 'MIN', Paar: 'PR', Tag: 'DAY', Tage: 'DAY', Monat: 'MON',
+};
+const REC20_SHAPE = /^[A-Z0-9]{2,3}$/;
+
 const VAT_ID = /^[A-Z]{2}[0-9A-Za-z+*.]{2,}$/;
 /** ebInterface writes 00000000 when the party has no VAT identification number. */
 const NO_VAT_ID = /^0+$/;
@@ -97,6 +108,7 @@ export function readEbInterface(doc: Document): ReadResult {
   const all = (el: Element | undefined, local: string): Element[] => (el ? c.children(el, ns, local) : []);
   const text = (el: Element | undefined, local: string): string | undefined => c.take(ch(el, local));
   const inv = emptyInvoice();
+  const normalised: string[] = [];
   c.accept(root);
   inv.processControl = { specificationIdentifier: EN16931 };
 
@@ -181,7 +193,7 @@ export function readEbInterface(doc: Document): ReadResult {
     c.accept(list);
     for (const item of all(list, 'ListLineItem')) {
       index++;
-      inv.lines.push(readLine(c, ns, item, index, inv.purchaseOrderReference));
+      inv.lines.push(readLine(c, ns, item, index, inv.purchaseOrderReference, normalised));
     }
   }
   c.accept(details);
@@ -222,7 +234,7 @@ export function readEbInterface(doc: Document): ReadResult {
   if (comment !== undefined && comment !== '') inv.notes.push({ note: comment });
 
   const cleaned = compact(inv) as Invoice;
-  return { invoice: { ...emptyInvoice(), ...cleaned }, syntax: 'ebInterface', unmapped: c.unmapped(root), problems: c.problems };
+  return { invoice: { ...emptyInvoice(), ...cleaned }, syntax: 'ebInterface', unmapped: c.unmapped(root), problems: c.problems, normalised };
 }
 
 function vatId(c: ReadContext, el: Element | undefined, takeOther: boolean): { vat?: string; other?: string } {
@@ -283,7 +295,7 @@ function contactOf(c: ReadContext, ns: string, addr: Element | undefined, contac
   return compact({ point, telephone, email });
 }
 
-function readLine(c: ReadContext, ns: string, item: Element, index: number, orderId: string | undefined): InvoiceLine {
+function readLine(c: ReadContext, ns: string, item: Element, index: number, orderId: string | undefined, normalised: string[]): InvoiceLine {
   const ch = (el: Element | undefined, local: string): Element | undefined => c.child(el, ns, local);
   c.accept(item);
   const descriptions = c.children(item, ns, 'Description').map((d) => c.take(d) ?? '');
@@ -308,7 +320,14 @@ function readLine(c: ReadContext, ns: string, item: Element, index: number, orde
   const qty = ch(item, 'Quantity');
   line.quantity = c.decimal(qty, 'BT-129');
   const unit = c.attr(qty, 'Unit');
-  if (unit !== undefined && unit !== '') line.quantityUnitCode = unit;
+  const rec20 = unit !== undefined ? UNIT_TO_REC20[unit] : undefined;
+  if (rec20 !== undefined && qty) {
+    line.quantityUnitCode = rec20;
+    normalised.push(`BT-130 unit "${unit}" at ${pathOf(qty)} written as UN/ECE Rec 20 code ${rec20}`);
+  } else if (unit !== undefined && unit !== '') {
+    line.quantityUnitCode = unit;
+    if (!REC20_SHAPE.test(unit) && qty) c.problems.push({ path: `${pathOf(qty)}/@Unit`, term: 'BT-130', message: `unit "${unit}" is not a UN/ECE Recommendation 20 code, which EN 16931 requires` });
+  }
   const price = ch(item, 'UnitPrice');
   line.price.netPrice = c.decimal(price, 'BT-146');
   const base = c.attr(price, 'BaseQuantity');
@@ -359,7 +378,9 @@ function readLine(c: ReadContext, ns: string, item: Element, index: number, orde
   const code = c.attr(tp, 'TaxCategoryCode') ?? '';
   const cat = categoryOf(code);
   if (cat === undefined && tp) c.problems.push({ path: pathOf(tp), term: 'BT-151', message: `tax category "${code}" has no EN 16931 VAT category` });
-  line.vat = compact({ categoryCode: cat, rate: c.decimal(tp, 'BT-152') }) ?? {};
+  const rate = c.decimal(tp, 'BT-152');
+  // ebInterface always states a percentage; "not subject to VAT" (O) has no rate in EN 16931 (BR-O-05).
+  line.vat = compact({ categoryCode: cat, rate: cat === 'O' ? undefined : rate }) ?? {};
   line.netAmount = c.decimal(ch(item, 'LineItemAmount'), 'BT-131');
   return compact(line) as InvoiceLine;
 }
@@ -391,7 +412,7 @@ function documentAllowanceCharge(c: ReadContext, ns: string, e: Element): Docume
   if (tp && cat === undefined) c.problems.push({ path: pathOf(tp), term: charge ? 'BT-102' : 'BT-95', message: `tax category "${code}" has no EN 16931 VAT category` });
   if (cat !== undefined) ac.vatCategoryCode = cat;
   const rate = c.decimal(tp, charge ? 'BT-103' : 'BT-96');
-  if (rate !== undefined) ac.vatRate = rate;
+  if (rate !== undefined && cat !== 'O') ac.vatRate = rate;
   return ac;
 }
 

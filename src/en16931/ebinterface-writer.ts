@@ -258,7 +258,8 @@ function line(l: InvoiceLine, orderId: string | undefined, notCarried: string[],
   lost(l.objectIdentifier, 'BT-128 Invoice line object identifier');
   lost(l.buyerAccountingReference, 'BT-133 Invoice line buyer accounting reference');
   lost(l.price.grossPrice ?? l.price.discount, 'BT-147 / BT-148 Item price discount and gross price');
-  lost(l.price.baseQuantityUnitCode !== undefined && l.price.baseQuantityUnitCode !== l.quantityUnitCode, 'BT-150 Item price base quantity unit of measure');
+  // UnitPrice@BaseQuantity is in the quantity's unit: BT-150 itself has no place.
+  lost(l.price.baseQuantityUnitCode, 'BT-150 Item price base quantity unit of measure');
   lost(l.item.countryOfOrigin, 'BT-159 Item country of origin');
   lost(l.item.standardIdentifier && l.item.standardIdentifier.schemeId !== '0160', 'BT-157 Item standard identifier that is not a GTIN');
   lost(l.item.classificationIdentifiers.some((c) => c.schemeVersion !== undefined), 'BT-158-2 Item classification scheme version');
@@ -274,7 +275,7 @@ function line(l: InvoiceLine, orderId: string | undefined, notCarried: string[],
   return el(
     'ListLineItem',
     {},
-    positional && leaf('PositionNumber', String(Number(l.identifier))),
+    positional && leaf('PositionNumber', l.identifier),
     leaf('Description', l.item.name),
     leaf('Description', l.item.description),
     leaf('ArticleNumber', l.item.sellersIdentifier, { ArticleNumberType: 'BillersArticleNumber' }),

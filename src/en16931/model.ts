@@ -505,6 +505,8 @@ export interface ReadResult {
   syntax: 'UBL' | 'CII' | 'ebInterface';
   unmapped: UnmappedElement[];
   problems: ReadProblem[];
+  /** Values the reader rewrote into the code list EN 16931 requires (e.g. an ebInterface unit "STK" → H87), each said. */
+  normalised?: string[];
 }
 
 /** UNCL1001 codes that make a UBL CreditNote (EN 16931 / Peppol credit note code list). */
