@@ -337,7 +337,7 @@ describe('every EN 16931 document of the corpus → ebInterface 6.1', () => {
         r = transformDocument(corpusFile(file), { targetFormat: 'ebinterface-6.1' });
       } catch (e) {
         if (!(e instanceof GatewayError)) throw e;
-        const why = e.status === 422 ? missingRules(e).join(',') : String(e.details?.['reason'] ?? e.code);
+        const why = e.status === 422 ? missingRules(e).join(',') : (e.details?.['reason'] as string | undefined) ?? e.code;
         outcomes[`${e.status} ${why}`] = (outcomes[`${e.status} ${why}`] ?? 0) + 1;
         continue;
       }
