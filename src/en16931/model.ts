@@ -502,7 +502,7 @@ export interface ReadProblem {
 export interface ReadResult {
   invoice: Invoice;
   /** The syntax read (UBL root, CII or a national syntax); the model itself does not depend on it. */
-  syntax: 'UBL' | 'CII' | 'Svefaktura' | 'FatturaPA';
+  syntax: 'UBL' | 'CII' | 'Svefaktura' | 'FatturaPA' | 'ebInterface';
   unmapped: UnmappedElement[];
   problems: ReadProblem[];
   /**
@@ -510,6 +510,8 @@ export interface ReadResult {
    * FatturaPA), reported as filled.
    */
   filled?: string[];
+  /** Values the reader rewrote into the code list EN 16931 requires (e.g. an ebInterface unit "STK" → H87), each said. */
+  normalised?: string[];
 }
 
 /** UNCL1001 codes that make a UBL CreditNote (EN 16931 / Peppol credit note code list). */

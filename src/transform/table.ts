@@ -44,6 +44,11 @@ export const EN16931_CII_SOURCES = [
 ] as const;
 export const FATTURAPA = 'fatturapa-1.2';
 export const EN16931_TARGETS = ['en16931-ubl', 'peppol-bis3-ubl', 'nlcius-ubl', 'xrechnung-ubl', 'en16931-cii', 'peppol-bis3-cii', 'nlcius-cii', 'xrechnung-cii'] as const;
+/** ebInterface versions the EN 16931 model reads (one structure; 6.1 adds below-the-line items). */
+export const EBINTERFACE_SOURCES = ['ebinterface-6.1', 'ebinterface-6.0', 'ebinterface-5.0'] as const;
+const EBINTERFACE_4 = ['ebinterface-4.3', 'ebinterface-4.2', 'ebinterface-4.1', 'ebinterface-4.0'];
+/** The ebInterface version the gateway writes. */
+export const EBINTERFACE_TARGETS = ['ebinterface-6.1'] as const;
 
 /**
  * Dialects read into the model by their own readers (src/transform/dialects.ts): Svefaktura 1.0 (UBL 1.0), the PINT
@@ -95,8 +100,12 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
   { from: [FATTURAPA], to: [FATTURAPA], notSupported: 'the document is FatturaPA 1.2 already' },
   { from: [FATTURAPA], to: '*', notSupported: 'FatturaPA converts to the EN 16931 formats (UBL, CII and their CIUS) only' },
   { from: '*', to: [FATTURAPA], notSupported: 'only EN 16931 invoices (UBL, CII and their CIUS) convert to FatturaPA' },
-  { from: ['ebinterface-4.0', 'ebinterface-4.1', 'ebinterface-4.2', 'ebinterface-4.3', 'ebinterface-5.0', 'ebinterface-6.0', 'ebinterface-6.1'], to: '*', notSupported: 'ebInterface conversions are not built yet' },
-  { from: '*', to: ['ebinterface-6.1', 'ebinterface-6.0', 'ebinterface-5.0', 'ebinterface-4.3', 'ebinterface-4.2', 'ebinterface-4.1', 'ebinterface-4.0'], notSupported: 'ebInterface conversions are not built yet' },
+  { from: EBINTERFACE_SOURCES, to: EN16931_TARGETS, converter: 'en16931' },
+  { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, ...EBINTERFACE_SOURCES], to: EBINTERFACE_TARGETS, converter: 'en16931' },
+  { from: EBINTERFACE_4, to: '*', notSupported: 'ebInterface 4.x (VAT/VATItem without tax category codes) is not read yet; ebInterface 5.0, 6.0 and 6.1 are' },
+  { from: '*', to: ['ebinterface-6.0', 'ebinterface-5.0', ...EBINTERFACE_4], notSupported: 'the gateway writes ebInterface 6.1 only (the current version Austrian recipients accept); choose ebinterface-6.1' },
+  { from: EBINTERFACE_SOURCES, to: '*', notSupported: 'ebInterface converts to the EN 16931 formats (UBL, CII and their CIUSes) and to ebInterface 6.1 only' },
+  { from: '*', to: EBINTERFACE_TARGETS, notSupported: 'ebInterface 6.1 is written from EN 16931 sources only' },
   { from: '*', to: ['svefaktura-1.0'], notSupported: 'Svefaktura 1.0 is a legacy inbound format (SFTI withdrew it in favour of Peppol BIS Billing 3); no conversion produces it' },
   { from: ['svefaktura-1.0'], to: '*', notSupported: 'Svefaktura 1.0 converts to the EN 16931 formats and PINT-EU / PINT A-NZ only' },
   { from: '*', to: ['setu-invoice-ubl'], notSupported: 'SETU Invoice needs staffing data (hour types from the SETU code list, time card and assignment references) that EN 16931 does not hold; send NLCIUS' },
@@ -127,11 +136,11 @@ export interface TransformationListing {
   reason?: string;
 }
 
-/** Every pair of the table's written targets (EN 16931 family, PINT, FatturaPA), for documentation and reports. */
+/** Every pair of the table's written targets (EN 16931 family, PINT, FatturaPA, ebInterface), for documentation and reports. */
 export function listTransformations(): TransformationListing[] {
   const out: TransformationListing[] = [];
-  for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, FATTURAPA, 'facturx-minimum', 'facturx-basicwl', ...DIALECT_SOURCES]) {
-    for (const to of [...EN16931_TARGETS, ...PINT_TARGETS, FATTURAPA]) {
+  for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, FATTURAPA, ...EBINTERFACE_SOURCES, 'facturx-minimum', 'facturx-basicwl', ...DIALECT_SOURCES]) {
+    for (const to of [...EN16931_TARGETS, ...PINT_TARGETS, FATTURAPA, ...EBINTERFACE_TARGETS]) {
       const l = lookupTransformation(from, to);
       out.push('converter' in l ? { from, to, supported: true } : { from, to, supported: false, reason: l.notSupported });
     }

@@ -136,7 +136,7 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
       unmapped: read.unmapped,
       notCarried: written.notCarried,
       filled: [...(read.filled ?? []), ...filled, ...written.filled],
-      changed: [...changed, ...written.normalised],
+      changed: [...changed, ...(read.normalised ?? []), ...written.normalised],
     },
   };
 }
