@@ -141,7 +141,7 @@ async function run(ctx) {
       result.targets.push({
         id: `transform-${d.direction}-${d.name.replace(/\s+/g, '').toLowerCase()}`,
         label: `${DIRECTIONS[d.direction]} ${d.name}: ours ÷ Java converters, documents per second (ours ${fmt(o.docsPerS)}, Java ${j ? fmt(j.docsPerS) : '-'}; CPU ms/doc ours ${fmt(o.cpuMsPerDoc)}, Java ${j ? fmt(j.cpuMsPerDoc) : '-'}, CPU ratio ${cpuRatio ? cpuRatio.toFixed(2) : '-'})`,
-        measured: ratio === undefined ? undefined : Number(ratio.toFixed(2)),
+        measured: ratio === undefined ? '-' : Number(ratio.toFixed(2)),
         unit: '×',
         target: 1,
         atLeast: true,

@@ -10,8 +10,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { cacheDir } = require('./lib/services');
-const { onPath } = require('./rules/lib/system-tools');
+const { cacheDir, findOnPath } = require('./lib/services');
 
 // The same pinned plugin the rule packs and the phase4 harness are resolved with.
 const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.6.1';
@@ -41,8 +40,8 @@ function toolOutput(e) {
  * Builds only what is missing or stale; the dependencies are resolved once per pom.xml.
  */
 function ensureConverterHarness(env = process.env, log = (m) => process.stderr.write(`${m}\n`)) {
-  const java = onPath('java');
-  const javac = onPath('javac');
+  const java = findOnPath('java', env);
+  const javac = findOnPath('javac', env);
   if (!java || !javac) return { unavailable: 'no JDK on PATH (java and javac are needed; Debian: apt-get install default-jdk-headless)' };
   const out = path.join(cacheDir(env), 'en16931-converter-harness');
   fs.mkdirSync(out, { recursive: true });
@@ -51,7 +50,7 @@ function ensureConverterHarness(env = process.env, log = (m) => process.stderr.w
   const cpStamp = path.join(out, 'classpath.stamp');
   const pomPrint = fingerprint([pom]);
   if (!fs.existsSync(cpFile) || !fs.existsSync(cpStamp) || fs.readFileSync(cpStamp, 'utf8') !== pomPrint) {
-    const mvn = onPath('mvn');
+    const mvn = findOnPath('mvn', env);
     if (!mvn) return { unavailable: 'Maven (mvn) is not on PATH, so the converters cannot be fetched from Maven Central (Debian: apt-get install maven)' };
     log('en16931 converter harness: resolving en16931-ubl2cii and en16931-cii2ubl from Maven Central (once)');
     try {
