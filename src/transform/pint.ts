@@ -3,7 +3,7 @@ import { readUbl, type Invoice, type ReadProblem, type ReadResult } from '../en1
 import { pathOf } from '../en16931/xml-read';
 import type { DetectedFormat } from '../formats';
 import { NS } from '../formats/xml/namespaces';
-import type { Requirement } from './targets';
+import type { Requirement } from './requirement';
 
 /**
  * Peppol PINT (Peppol International Invoicing) ↔ the EN 16931 model. PINT is UBL 2.1 with its own BT-24

@@ -1,6 +1,7 @@
 import type { Syntax } from '../formats/format-ids';
 import { EN16931, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../formats/format-ids';
 import { compareDecimal, EBINTERFACE_61_NS, isDecimal, type Invoice } from '../en16931';
+import type { Requirement } from './requirement';
 import { adaptAunz, PINT_AUNZ, PINT_AUNZ_RULES, PINT_EU, PINT_PROCESS } from './pint';
 import { FATTURAPA_RULES } from './fatturapa/requirements';
 
@@ -10,15 +11,7 @@ import { FATTURAPA_RULES } from './fatturapa/requirements';
  * refuses the conversion (422) with its rule and term; nothing is invented to satisfy it.
  */
 
-export interface Requirement {
-  /** The rule of the target specification, e.g. BR-DE-15, PEPPOL-EN16931-R003, BR-NL-1. */
-  rule: string;
-  /** The business terms concerned. */
-  terms: string[];
-  message: string;
-  /** True when the document meets the requirement. */
-  holds(inv: Invoice): boolean;
-}
+export type { Requirement } from './requirement';
 
 export interface TargetFlavour {
   /** Base format id (without -invoice / -creditnote). */

@@ -1,17 +1,12 @@
 import type { Invoice } from '../../en16931';
+import type { Requirement } from '../requirement';
 import { BT3_TO_TIPO_DOCUMENTO, CATEGORY_TO_NATURA, EAS_CODDEST, EAS_IPA, EAS_PEC, ICD_CODICE_FISCALE, MEANS_TO_MODALITA } from './codes';
 
 /**
  * What a FatturaPA 1.2 invoice needs beyond EN 16931 (mandatory elements of the schema and SdI's checks). Each rule
  * names the FatturaPA field number of the specification ("Specifiche tecniche", e.g. 1.1.4 CodiceDestinatario).
- * The shape is targets.ts's `Requirement`, kept here to avoid an import cycle.
  */
-export interface FatturaPaRequirement {
-  rule: string;
-  terms: string[];
-  message: string;
-  holds(inv: Invoice): boolean;
-}
+export type FatturaPaRequirement = Requirement;
 
 const present = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
 const vatId = (v: string | undefined): boolean => present(v) && /^[A-Z]{2}[A-Za-z0-9+*.-]{1,28}$/.test(v.replace(/\s+/g, ''));
