@@ -7,7 +7,7 @@ export interface TransformRouteDeps {
   maxUploadBytes: number;
 }
 
-/** JSON instead of bare XML: `report=true`, or an Accept header that prefers application/json to XML. */
+/** JSON instead of the bare document: `report=true`, or an Accept header that prefers application/json to XML/PDF. */
 function wantsReport(req: Request): boolean {
   const flag = queryString(req, 'report');
   if (flag !== undefined) {
@@ -15,7 +15,7 @@ function wantsReport(req: Request): boolean {
     return flag === 'true';
   }
   // No Accept, */* or XML first: the XML itself (spec 4.9); JSON only when the client prefers it.
-  return req.accepts(['application/xml', 'application/json']) === 'application/json';
+  return req.accepts(['application/xml', 'application/pdf', 'application/json']) === 'application/json';
 }
 
 /**
@@ -41,7 +41,16 @@ export function registerTransformRoutes(router: Router, deps: TransformRouteDeps
       'X-Transform-Not-Carried': String(result.report.notCarried.length),
     });
     if (report) {
+      // A PDF target: the PDF base64-encoded beside the embedded XML, so one JSON answer has both.
+      if (result.pdf) {
+        res.status(200).json({ document: result.pdf.toString('base64'), documentEncoding: 'base64', contentType: 'application/pdf', xml: result.xml, report: result.report });
+        return;
+      }
       res.status(200).json({ document: result.xml, report: result.report });
+      return;
+    }
+    if (result.pdf) {
+      res.status(200).type('application/pdf').set('Content-Disposition', `attachment; filename="${result.report.target.id}.pdf"`).send(result.pdf);
       return;
     }
     res.status(200).type('application/xml').send(result.xml);

@@ -1,5 +1,5 @@
 import type { Syntax } from '../formats/format-ids';
-import { EN16931, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../formats/format-ids';
+import { EN16931, FACTURX_EXTENDED, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../formats/format-ids';
 import { compareDecimal, isDecimal, type Invoice } from '../en16931';
 
 /**
@@ -25,12 +25,24 @@ export interface TargetFlavour {
   /** The syntax written (codecs.ts has a writer per syntax). */
   syntax: Syntax;
   /** CIUS family: same family keeps the source's BT-24 (its version), another family sets `specificationId`. */
-  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius';
+  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius' | 'facturx';
   specificationId: string;
   /** BT-23 written when the document has none (or one the target does not accept). */
   defaultProcess?: string;
   acceptsProcess?: RegExp;
   requirements: readonly Requirement[];
+  /** Factur-X / ZUGFeRD targets: the CII goes into a PDF/A-3 (codecs.ts has the PDF writer). */
+  facturx?: FacturXProfile;
+}
+
+/** How a Factur-X profile is packaged (Factur-X 1.0 / ZUGFeRD 2.x, PDF part). */
+export interface FacturXProfile {
+  /** XMP fx:ConformanceLevel. */
+  conformanceLevel: string;
+  /** Embedded file name: `factur-x.xml`, `xrechnung.xml` for the XRECHNUNG profile (ZUGFeRD 2.1.1 and later). */
+  filename: string;
+  /** MINIMUM and BASIC WL are not invoices (`Data`); the invoice profiles are the invoice itself (`Alternative`). */
+  relationship: 'Alternative' | 'Data';
 }
 
 const PEPPOL_PROCESS = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
@@ -191,6 +203,36 @@ export const TARGET_FLAVOURS: readonly TargetFlavour[] = [
   { id: 'xrechnung-cii', name: 'XRechnung 3.0 CII', syntax: 'CII', family: 'xrechnung', specificationId: XRECHNUNG_3, defaultProcess: PEPPOL_PROCESS, requirements: [...EN16931_CORE, ...XRECHNUNG_RULES] },
   { id: 'nlcius-ubl', name: 'NLCIUS (SI-UBL 2.0)', syntax: 'UBL', family: 'nlcius', specificationId: NLCIUS, requirements: [...EN16931_CORE, ...NLCIUS_RULES] },
   { id: 'nlcius-cii', name: 'NLCIUS CII', syntax: 'CII', family: 'nlcius', specificationId: NLCIUS, requirements: [...EN16931_CORE, ...NLCIUS_CII_RULES] },
+  // Factur-X PDFs: the embedded CII is the EN 16931 content; EXTENDED is a superset of EN 16931, so every EN 16931
+  // invoice is a valid EXTENDED one; XRECHNUNG adds the XRechnung CIUS rules.
+  {
+    id: 'facturx-en16931',
+    name: 'Factur-X / ZUGFeRD EN 16931 (PDF/A-3)',
+    syntax: 'CII',
+    family: 'facturx',
+    specificationId: EN16931,
+    requirements: EN16931_CORE,
+    facturx: { conformanceLevel: 'EN 16931', filename: 'factur-x.xml', relationship: 'Alternative' },
+  },
+  {
+    id: 'facturx-extended',
+    name: 'Factur-X / ZUGFeRD EXTENDED (PDF/A-3)',
+    syntax: 'CII',
+    family: 'facturx',
+    specificationId: FACTURX_EXTENDED,
+    requirements: EN16931_CORE,
+    facturx: { conformanceLevel: 'EXTENDED', filename: 'factur-x.xml', relationship: 'Alternative' },
+  },
+  {
+    id: 'facturx-xrechnung',
+    name: 'Factur-X / ZUGFeRD XRECHNUNG (PDF/A-3)',
+    syntax: 'CII',
+    family: 'facturx',
+    specificationId: XRECHNUNG_3,
+    defaultProcess: PEPPOL_PROCESS,
+    requirements: [...EN16931_CORE, ...XRECHNUNG_RULES],
+    facturx: { conformanceLevel: 'XRECHNUNG', filename: 'xrechnung.xml', relationship: 'Alternative' },
+  },
 ];
 
 export function targetFlavour(id: string): TargetFlavour | undefined {
