@@ -43,7 +43,7 @@ export const EN16931_CII_SOURCES = [
 export const EN16931_TARGETS = ['en16931-ubl', 'peppol-bis3-ubl', 'nlcius-ubl', 'xrechnung-ubl', 'en16931-cii', 'peppol-bis3-cii', 'nlcius-cii', 'xrechnung-cii'] as const;
 
 /** Factur-X PDF/A-3 targets the gateway writes (the CII embedded in a rendering of the invoice). */
-export const FACTURX_PDF_TARGETS = ['facturx-en16931', 'facturx-extended', 'facturx-xrechnung'] as const;
+export const FACTURX_PDF_TARGETS = ['facturx-basic', 'facturx-en16931', 'facturx-extended', 'facturx-xrechnung'] as const;
 const PINT = ['pint-ubl', 'pint-selfbilling-ubl', 'pint-eu-ubl', 'pint-aunz-ubl', 'pint-jp-ubl', 'pint-sg-ubl', 'pint-my-ubl', 'pint-ae-ubl', 'pint-om-ubl'];
 
 export const TRANSFORMATIONS: readonly TransformationRow[] = [
@@ -63,14 +63,9 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
   {
     from: '*',
     to: ['facturx-minimum', 'facturx-basicwl'],
-    notSupported: 'Factur-X MINIMUM and BASIC WL drop the invoice lines (BG-25) and are not invoices in the legal sense (Factur-X: AFRelationship Data); the gateway does not turn an invoice into one. Use facturx-en16931, facturx-extended or facturx-xrechnung',
+    notSupported: 'Factur-X MINIMUM and BASIC WL drop the invoice lines (BG-25) and are not invoices in the legal sense (Factur-X: AFRelationship Data); the gateway does not turn an invoice into one. Use facturx-basic, facturx-en16931, facturx-extended or facturx-xrechnung',
   },
-  {
-    from: '*',
-    to: ['facturx-basic'],
-    notSupported: 'Factur-X BASIC restricts which EN 16931 terms a document may carry and the gateway does not yet check the content against that subset; facturx-en16931 carries the same invoice',
-  },
-  { from: '*', to: ['facturx-extended-ctc-fr'], notSupported: 'Factur-X EXTENDED-CTC-FR adds the French continuous transaction control requirements, which the gateway does not check yet' },
+  { from: '*', to: ['facturx-extended-ctc-fr'], notSupported: 'Factur-X EXTENDED-CTC-FR adds the French CTC requirements (continuous transaction control), which the gateway does not check yet' },
   { from: '*', to: ['nlcius-gaccount-ubl'], notSupported: 'the NLCIUS G-account extension needs a second payment to a blocked account, which EN 16931 does not hold' },
   { from: '*', to: ['xrechnung-extension-ubl', 'xrechnung-extension-cii', 'xrechnung-cvd-ubl', 'xrechnung-cvd-cii'], notSupported: 'XRechnung extension and CVD outputs need data beyond EN 16931 that the model does not carry yet' },
   { from: '*', to: ['peppol-selfbilling-ubl'], notSupported: 'self-billing changes who issues the invoice; converting an invoice into one is not a format change' },

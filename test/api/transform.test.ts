@@ -142,7 +142,7 @@ describe('POST /api/v1/generic/transform', () => {
     expect(readCii(parseXml(embedded.xml)).invoice.number).toBe(fullInvoice().number);
 
     const json = await post(source, q({ targetFormat: 'facturx-xrechnung', report: 'true' }));
-    // The Dutch fixture lacks nothing XRechnung needs except German specifics it does not check here: it converts.
+    // The fixture has everything the XRechnung rules require (as for xrechnung-cii).
     expect(json.status).toBe(200);
     expectContract('post', PATH, json);
     const body = json.body as { document: string; documentEncoding: string; contentType: string; xml: string; report: { target: { id: string; container: string; attachment: string } } };
@@ -151,9 +151,11 @@ describe('POST /api/v1/generic/transform', () => {
     expect(back.filename).toBe('xrechnung.xml');
     expect(back.xml.toString('utf8')).toBe(body.xml);
 
+    // The fixture has terms BASIC cannot hold (contacts, item descriptions, ...): 422, nothing dropped.
     const refused = await post(source, q({ targetFormat: 'facturx-basic' }));
-    expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ reason: 'TRANSFORMATION_NOT_SUPPORTED' });
+    expect(refused.status).toBe(422);
+    expectContract('post', PATH, refused);
+    expect(refused.body).toMatchObject({ reason: 'CANNOT_CONVERT' });
   });
 
   it('422 names the XRechnung data a plain EN 16931 invoice lacks', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { writeCii, writeUbl, type Invoice } from '../../../src/en16931';
 import { GatewayError } from '../../../src/core/gateway-error';
-import { EN16931, FACTURX_EXTENDED, XRECHNUNG_3 } from '../../../src/formats/format-ids';
+import { EN16931, FACTURX_BASIC, FACTURX_EXTENDED, XRECHNUNG_3 } from '../../../src/formats/format-ids';
 import { extractFromPdf } from '../../../src/formats';
 import { srgbIccProfile } from '../../../src/formats/facturx/icc';
 import { transformDocument, type TransformResult } from '../../../src/transform';
@@ -32,6 +32,28 @@ function xrechnungReady(): Invoice {
   inv.seller.postalAddress = { ...inv.seller.postalAddress, countryCode: 'DE' };
   inv.buyer.postalAddress = { ...inv.buyer.postalAddress, countryCode: 'DE' };
   inv.seller.contact = { point: 'Sales desk', telephone: '+49 30 123 4567', email: 'sales@example.de' };
+  return inv;
+}
+
+/** The fixture without the terms Factur-X BASIC has no place for (the invoice's amounts are unaffected). */
+function basicReady(): Invoice {
+  const inv = fullInvoice();
+  for (const k of ['projectReference', 'salesOrderReference', 'receivingAdviceReference', 'tenderOrLotReference', 'invoicedObjectIdentifier'] as const) delete inv[k];
+  delete inv.seller.contact;
+  delete inv.buyer.contact;
+  inv.supportingDocuments = [];
+  for (const t of inv.paymentInstructions?.creditTransfers ?? []) {
+    delete t.accountName;
+    delete t.serviceProviderIdentifier;
+  }
+  for (const l of inv.lines) {
+    delete l.objectIdentifier;
+    delete l.purchaseOrderLineReference;
+    delete l.buyerAccountingReference;
+    for (const k of ['description', 'sellersIdentifier', 'buyersIdentifier', 'countryOfOrigin'] as const) delete l.item[k];
+    l.item.classificationIdentifiers = [];
+    l.item.attributes = [];
+  }
   return inv;
 }
 
@@ -63,6 +85,7 @@ const cases: { name: string; input: string | Buffer; target: string; filename: s
   { name: 'UBL invoice → EN 16931', input: UBL, target: 'facturx-en16931', filename: 'factur-x.xml', level: 'EN 16931', bt24: EN16931 },
   { name: 'CII credit note → EN 16931', input: CII_CN, target: 'facturx-en16931', filename: 'factur-x.xml', level: 'EN 16931', bt24: EN16931 },
   { name: 'UBL invoice → EXTENDED (by URN)', input: UBL, target: FACTURX_EXTENDED, filename: 'factur-x.xml', level: 'EXTENDED', bt24: FACTURX_EXTENDED },
+  { name: 'slim UBL invoice → BASIC', input: writeUbl(basicReady()).xml, target: 'facturx-basic', filename: 'factur-x.xml', level: 'BASIC', bt24: FACTURX_BASIC },
   { name: 'German invoice → XRECHNUNG', input: writeUbl(xrechnungReady()).xml, target: 'facturx-xrechnung', filename: 'xrechnung.xml', level: 'XRECHNUNG', bt24: XRECHNUNG_3 },
 ];
 
@@ -175,7 +198,6 @@ describe('Factur-X PDF output: refusals', () => {
   it.each([
     ['facturx-minimum', /MINIMUM and BASIC WL/],
     ['facturx-basicwl', /MINIMUM and BASIC WL/],
-    ['facturx-basic', /BASIC restricts/],
     ['facturx-extended-ctc-fr', /CTC/],
   ])('%s → 400 TRANSFORMATION_NOT_SUPPORTED', (target, why) => {
     const e = refusal(() => transformDocument(UBL, { targetFormat: target }));
@@ -191,6 +213,14 @@ describe('Factur-X PDF output: refusals', () => {
     expect((e.details as { missing: { rule: string }[] }).missing.map((m) => m.rule)).toContain('BR-DE-15');
   });
 
+  it('BASIC for an invoice with terms BASIC has no place for → 422 naming each of them', () => {
+    const e = refusal(() => transformDocument(UBL, { targetFormat: 'facturx-basic' }));
+    expect(e.status).toBe(422);
+    const rules = (e.details as { missing: { rule: string; terms: string[] }[] }).missing.map((m) => m.rule);
+    expect(rules).toEqual(expect.arrayContaining(['FX-BASIC-BT-11', 'FX-BASIC-BG-6', 'FX-BASIC-BT-154', 'FX-BASIC-BG-32', 'FX-BASIC-BG-24']));
+    expect(e.message).toMatch(/Factur-X BASIC has no place for/);
+  });
+
   it('an invoice without lines → 422 (BR-16), never a PDF without the invoice', () => {
     const inv = fullInvoice();
     inv.lines = [];
@@ -200,7 +230,7 @@ describe('Factur-X PDF output: refusals', () => {
 });
 
 describe('Factur-X PDF output: official checks', () => {
-  beforeAll(() => requirePacks(['facturx-en16931', 'facturx-extended', 'xrechnung-cii', 'en16931-cii']));
+  beforeAll(() => requirePacks(['facturx-basic', 'facturx-en16931', 'facturx-extended', 'xrechnung-cii', 'en16931-cii']));
 
   it.each(cases)('$name: the embedded CII passes the official rules of its profile', async (c) => {
     const r = produce(c);

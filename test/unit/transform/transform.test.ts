@@ -176,7 +176,7 @@ describe('400: source not recognised or transformation not supported', () => {
   });
 
   const NOT_SUPPORTED: Array<[string, () => unknown, RegExp]> = [
-    ['Factur-X BASIC output', () => transformDocument(UBL_SOURCE, { targetFormat: 'facturx-basic' }), /BASIC restricts which EN 16931 terms/],
+    ['Factur-X EXTENDED-CTC-FR output', () => transformDocument(UBL_SOURCE, { targetFormat: 'facturx-extended-ctc-fr' }), /CTC requirements/],
     ['FatturaPA output', () => transformDocument(UBL_SOURCE, { targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }), /FatturaPA conversions are not built yet/],
     ['PINT output', () => transformDocument(UBL_SOURCE, { targetFormat: 'urn:peppol:pint:billing-1@eu-1' }), /PINT conversions are not built yet/],
     ['ebInterface source', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), { targetFormat: CII_URN }), /ebInterface conversions are not built yet/],
@@ -198,9 +198,9 @@ describe('400: source not recognised or transformation not supported', () => {
   });
 
   it('the table answers every pair it lists, and refuses what it does not know', () => {
-    // 7 UBL and 11 CII EN 16931 sources, each to the 8 XML targets and the 3 Factur-X PDF targets; MINIMUM and BASIC WL refused
-    expect(listTransformations().filter((l) => l.supported)).toHaveLength(18 * 11);
-    expect(listTransformations().filter((l) => !l.supported).map((l) => l.from)).toEqual([...Array(11).fill('facturx-minimum'), ...Array(11).fill('facturx-basicwl')]);
+    // 7 UBL and 11 CII EN 16931 sources, each to the 8 XML targets and the 4 Factur-X PDF targets; MINIMUM and BASIC WL refused
+    expect(listTransformations().filter((l) => l.supported)).toHaveLength(18 * 12);
+    expect(listTransformations().filter((l) => !l.supported).map((l) => l.from)).toEqual([...Array(12).fill('facturx-minimum'), ...Array(12).fill('facturx-basicwl')]);
     expect(lookupTransformation('en16931-ubl', 'xrechnung-cii')).toEqual({ converter: 'en16931' });
     expect(lookupTransformation('something-else', 'en16931-ubl')).toEqual({ notSupported: expect.stringContaining('no transformation from something-else') });
   });
