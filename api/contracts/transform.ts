@@ -63,7 +63,7 @@ export function transformRoutes(h: { problem: (d: string) => ResponseContract; a
       responses: {
         200: {
           description:
-            'The converted XML, or for a Factur-X target (`facturx-en16931`, `facturx-extended`, `facturx-xrechnung`) the PDF/A-3 with the CII embedded; with `Accept: application/json` / `report=true`, the document and the conversion report. Headers: X-Transform-Source-Format, X-Transform-Target-Format, X-Transform-Unmapped (count), X-Transform-Not-Carried (count)',
+            'The converted XML, or for a Factur-X target (`facturx-basic`, `facturx-en16931`, `facturx-extended`, `facturx-xrechnung`) the PDF/A-3 with the CII embedded; with `Accept: application/json` / `report=true`, the document and the conversion report. Headers: X-Transform-Source-Format, X-Transform-Target-Format, X-Transform-Unmapped (count), X-Transform-Not-Carried (count)',
           content: { 'application/xml': null, 'application/pdf': null, 'application/json': TransformResponse },
           headers: REPORT_HEADERS,
         },

@@ -196,7 +196,7 @@ const XRECHNUNG_RULES: Requirement[] = [
 
 /**
  * Factur-X BASIC is EN 16931 without some terms: its schema (FACTUR-X_BASIC, compared with FACTUR-X_EN16931) has no
- * element for them. A document carrying any of them is refused (422) rather than written without them: BASIC would
+ * element for them, or its Schematron marks them as not used. A document carrying any of them is refused (422) rather than written without them: BASIC would
  * then claim to be the whole invoice while leaving data out; `facturx-en16931` carries everything.
  */
 const absent = (rule: string, terms: string[], what: string, has: (i: Invoice) => boolean): Requirement => ({
@@ -233,6 +233,11 @@ const FACTURX_BASIC_RULES: Requirement[] = [
   absent('FX-BASIC-BT-158', ['BT-158'], 'item classification identifiers', (i) => anyLine(i, (l) => l.item.classificationIdentifiers.length > 0)),
   absent('FX-BASIC-BT-159', ['BT-159'], 'item countries of origin', (i) => anyLine(i, (l) => present(l.item.countryOfOrigin))),
   absent('FX-BASIC-BG-32', ['BG-32'], 'item attributes', (i) => anyLine(i, (l) => l.item.attributes.length > 0)),
+  // Not in the schema's terms but ruled out by the BASIC Schematron ("marked as not used in the given context").
+  absent('FX-BASIC-BT-45', ['BT-45'], 'a buyer trading name', (i) => present(i.buyer.tradingName)),
+  absent('FX-BASIC-BT-137', ['BT-137', 'BT-138', 'BT-142', 'BT-143'], 'base amounts or percentages of invoice line allowances and charges', (i) =>
+    anyLine(i, (l) => l.allowanceCharges.some((ac) => present(ac.baseAmount) || present(ac.percentage))),
+  ),
 ];
 
 export const TARGET_FLAVOURS: readonly TargetFlavour[] = [
