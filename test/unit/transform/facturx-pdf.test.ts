@@ -8,6 +8,7 @@ import { EN16931, FACTURX_BASIC, FACTURX_EXTENDED, XRECHNUNG_3 } from '../../../
 import { extractFromPdf } from '../../../src/formats';
 import { srgbIccProfile } from '../../../src/formats/facturx/icc';
 import { transformDocument, type TransformResult } from '../../../src/transform';
+import { corpusFile } from '../../support/corpus';
 import { requirePacks, validator } from '../validation/support';
 import { fullCreditNote, fullInvoice } from './fixture';
 
@@ -93,6 +94,8 @@ const cases: { name: string; input: string | Buffer; target: string; filename: s
   { name: 'slim UBL invoice → BASIC', input: writeUbl(basicReady()).xml, target: 'facturx-basic', filename: 'factur-x.xml', level: 'BASIC', bt24: FACTURX_BASIC },
   { name: 'German invoice → XRECHNUNG', input: writeUbl(xrechnungReady()).xml, target: 'facturx-xrechnung', filename: 'xrechnung.xml', level: 'XRECHNUNG', bt24: XRECHNUNG_3 },
 ];
+
+const CORPUS = ['en16931/cii-examples/CII_example1.xml', 'en16931/cii-examples/huf_example_cii.xml', 'en16931/ubl-examples/guide-example3.xml', 'en16931/ubl-examples/FT G2G_TD01 con Allegato, Bonifico e Split Payment.xml'];
 
 const results = new Map<string, TransformResult>();
 const produce = (c: (typeof cases)[number]): TransformResult => {
@@ -263,6 +266,14 @@ describe('Factur-X PDF output: PDF/A-3B (veraPDF)', () => {
         writeFileSync(f, Buffer.from(text, 'latin1'));
         return f;
       });
+      // Public documents too (other parties, long texts, Italian and Hungarian data), as EN 16931 PDFs.
+      for (const [k, name] of CORPUS.entries()) {
+        const r = transformDocument(corpusFile(name), { targetFormat: 'facturx-en16931', date: DATE });
+        expect(extractFromPdf(r.pdf as Buffer).xml.toString('utf8')).toBe(r.xml);
+        const f = path.join(dir, `corpus-${k}.pdf`);
+        writeFileSync(f, r.pdf as Buffer);
+        files.push(f);
+      }
       const verdicts = checkPdfA([...files, ...broken]);
       for (const v of verdicts.slice(0, files.length)) expect({ file: path.basename(v.file), compliant: v.compliant, failures: v.failures }).toEqual({ file: path.basename(v.file), compliant: true, failures: [] });
       const [noIntent, noFont] = verdicts.slice(files.length);
