@@ -12,8 +12,10 @@ import type { ApKeyRing } from '../src/peppol/pki/key-ring';
 import type { RecipientLookup } from '../src/peppol/recipient-lookup';
 import { buildSbd } from '../src/peppol/sbdh';
 import type { BlobStore } from '../src/storage/blob-store';
+import { convertForRecipient, recipientAlternatives } from '../src/transform/recipient';
+import type { ValidateOptions, ValidationResult } from '../src/validation';
 import type { DocumentRepository } from '../src/storage/document.repository';
-import type { ResolveRecipientOutcome, SendInvoiceInput, SendPeppolInput, SendPeppolOutcome } from '../workflows/messages';
+import type { PeppolRoute, ResolveRecipientOutcome, SendInvoiceInput, SendPeppolInput, SendPeppolOutcome } from '../workflows/messages';
 
 /** What a worker needs to send over Peppol: recipient lookups (SML → SMP) and our AP keys. */
 export interface PeppolSender {
@@ -32,6 +34,8 @@ export interface PeppolSendActivityDeps {
   maxDocumentBytes: number;
   /** Absent or `unavailable`: this worker cannot send, and each invoice ends saying which settings are missing. */
   peppolSender?: PeppolSender | { unavailable: string };
+  /** Validates a document converted for its recipient before it is offered (the validation step's validator). */
+  validator?: { validate(input: Buffer, options?: ValidateOptions): Promise<ValidationResult> };
 }
 
 /** Formats whose stored bytes are a PDF: the XML inside is not what the stored document is, so it is not sent as is. */
@@ -57,7 +61,44 @@ async function whileBeating<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+type FindEndpoint = (types: DocumentTypeId[], process: ProcessId | undefined) => ReturnType<RecipientLookup['findEndpoint']>;
+
 export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
+  /**
+   * The first conversion of the document (in recipientAlternatives' order) that passes the official validation of
+   * its format and that the recipient's SMP lists; undefined when there is none.
+   */
+  async function findConvertedFormat(bytes: Buffer, ownDocumentTypeId: string, findEndpoint: FindEndpoint) {
+    if (!deps.validator) return undefined;
+    for (const alt of recipientAlternatives(bytes, ownDocumentTypeId)) {
+      let types: DocumentTypeId[];
+      let process: ProcessId | undefined;
+      try {
+        types = [documentTypeId(DOCTYPE_SCHEME_BUSDOX, alt.documentTypeId)];
+        process = alt.profileId ? processId(PROCESS_SCHEME, alt.profileId) : undefined;
+      } catch {
+        continue;
+      }
+      const found = await findEndpoint(types, process);
+      if (!found.ok) {
+        if (found.failure === 'document-type-not-supported') continue;
+        return { found, transform: undefined };
+      }
+      const converted = convertForRecipient(bytes, alt.targetFormat);
+      const validation = await deps.validator.validate(converted.xml);
+      if (validation.assertions.some((a) => a.flag === 'error')) continue;
+      return {
+        found,
+        transform: {
+          targetFormat: alt.targetFormat,
+          targetName: converted.report.target.name,
+          notCarried: converted.report.notCarried.length + converted.report.unmapped.length,
+        },
+      };
+    }
+    return undefined;
+  }
+
   async function load(input: SendInvoiceInput) {
     const record = await deps.documents.find(input.tenantId, input.documentId);
     if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
@@ -95,7 +136,16 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
         return refused('recipient', 'INVALID_IDENTIFIER', `Not sent: ${(e as Error).message}`, recipient);
       }
       // DNS and SMP requests are each bounded by PEPPOL_LOOKUP_TIMEOUT_MS, but several of them can outlast a heartbeat.
-      const found = await whileBeating(() => sender.lookup.findEndpoint(routing.receiver, [documentType], process));
+      let found = await whileBeating(() => sender.lookup.findEndpoint(routing.receiver, [documentType], process));
+      let transform: PeppolRoute['transform'];
+      if (!found.ok && found.failure === 'document-type-not-supported') {
+        // The transform step: a format of the document's content that the recipient does take, if there is one.
+        const converted = await findConvertedFormat(bytes, format.documentTypeId, (types, p) => whileBeating(() => sender.lookup.findEndpoint(routing.receiver, types, p)));
+        if (converted) {
+          found = converted.found;
+          transform = converted.transform;
+        }
+      }
       if (!found.ok) {
         switch (found.failure) {
           case 'participant-unknown':
@@ -106,7 +156,7 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
               recipient,
             );
           case 'document-type-not-supported':
-            return refused('lookup', 'DOCUMENT_TYPE_NOT_SUPPORTED', `The recipient ${recipient} does not receive ${format.documentTypeId} over Peppol AS4: ${found.message}`, recipient);
+            return refused('lookup', 'DOCUMENT_TYPE_NOT_SUPPORTED', `The recipient ${recipient} does not receive ${format.documentTypeId} over Peppol AS4, nor a format the gateway can convert it to: ${found.message}`, recipient);
           case 'smp-unreachable':
             return refused('lookup', 'SMP_UNREACHABLE', `The recipient's Peppol registration could not be read: ${found.message}`, recipient, true);
           case 'certificate-problem':
@@ -127,6 +177,7 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
           smpUrl: found.smpUrl,
           endpointUrl: endpoint.url,
           receiverCertificate: endpoint.certificate.raw.toString('base64'),
+          ...(transform ? { transform } : {}),
         },
       };
     },
@@ -143,7 +194,8 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
         throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Peppol sending is not configured on this worker: ${sender?.unavailable ?? 'no Peppol sender'}`, { retryable: true });
       }
       const { route } = input;
-      const { bytes } = await load(input);
+      const loaded = await load(input);
+      const bytes = route.transform ? convertForRecipient(loaded.bytes, route.transform.targetFormat).xml : loaded.bytes;
       const firstAttemptAt = new Date(input.firstAttemptAt);
       const ids = stableMessageIds(`${input.tenantId}:${input.documentId}`);
       const header = { sender: route.sender, receiver: route.receiver, documentType: route.documentType, process: route.process };

@@ -80,7 +80,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     const attempt = progress.attempts + 1;
     let r: AttemptResult;
     try {
-      r = await attemptSteps.attemptDelivery({ ...ids, attempt, ...(input.ignoreInactive ? { ignoreInactive: true } : {}) });
+      r = await attemptSteps.attemptDelivery({ ...ids, attempt, ...(input.ignoreInactive ? { ignoreInactive: true } : {}), ...(input.event ? { event: input.event } : {}) });
     } catch (e) {
       if (!(e instanceof ActivityFailure)) throw e;
       // The gateway itself failed (storage down for minutes): count it as a failed attempt, keep to the schedule.
@@ -106,7 +106,8 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     if (r.kind === 'skipped') return { outcome: 'skipped', attempts: progress.attempts, reason: r.detail };
 
     progress.attempts = attempt;
-    if (input.searchAttributes) upsertSearchAttributes([{ key: DELIVERY_SEARCH_ATTRIBUTES.attempt, value: attempt }]);
+    // A start that already set attempt 1 saves the happy path one command (older runs started at 0 upsert it).
+    if (input.searchAttributes && !(attempt === 1 && input.attemptOneAtStart)) upsertSearchAttributes([{ key: DELIVERY_SEARCH_ATTRIBUTES.attempt, value: attempt }]);
     const status = r.kind === 'sent' ? { httpStatus: r.httpStatus } : {};
 
     if (r.kind === 'sent' && r.ok) {

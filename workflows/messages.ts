@@ -91,6 +91,14 @@ export interface PeppolRoute {
   endpointUrl: string;
   /** The receiving AP certificate, base64 DER (encryption target; the receipt must be signed by its Seat ID). */
   receiverCertificate: string;
+  /** Set when the recipient does not take the document's own format: what it is converted to before sending. */
+  transform?: {
+    /** Target format id (src/transform). */
+    targetFormat: string;
+    targetName: string;
+    /** Elements the conversion could not carry over (unmapped + not carried); 0 for a lossless conversion. */
+    notCarried: number;
+  };
 }
 
 export type ResolveRecipientOutcome =
@@ -144,4 +152,20 @@ export interface ReceiveDocumentResult {
   messageId: string;
   state: string;
   detection: DetectionOutcome;
+  /** The party's purchase document made of the message (runs recorded before that step have none). */
+  received?: ReceivedDocumentOutcome;
+}
+
+export interface ReceivedDocumentInput extends ReceiveDocumentInput {
+  detection: DetectionOutcome;
+  /** Id of the event to publish (from the workflow, so a retried step publishes the same event). */
+  eventId: string;
+}
+
+export interface ReceivedDocumentOutcome {
+  documentId: string;
+  state: string;
+  /** The event published (InvoiceReceived / InvoiceReceivedError); none for other document kinds. */
+  eventId?: string;
+  topic?: string;
 }

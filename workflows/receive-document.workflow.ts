@@ -1,13 +1,22 @@
+import { patched, uuid4 } from '@temporalio/workflow';
 import type { ReceiveDocumentInput, ReceiveDocumentResult } from './messages';
 import { documentSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
 
+/** Patch marker: runs recorded before the step that hands the document to its party end after detection. */
+export const RECEIVED_DOCUMENT_PATCH = 'receive-document-register-step';
+
 /**
  * One run per received Peppol message, started only after the message is stored (workflow id = tenant + AS4
- * MessageId). Today it detects the business document's format inside the SBD and records it; delivery to the party
- * (webhook events) follows when those steps exist.
+ * MessageId). Detects the business document's format inside the SBD and records it on the message, then makes the
+ * document the party's purchase document (downloadable, also converted with ?targetFormat=) and publishes
+ * InvoiceReceived, or InvoiceReceivedError when it cannot be read. The AS4 receipt went out before this run started:
+ * nothing here refuses the message towards the sender (that is the MLS's job).
  */
 export async function receiveDocument(input: ReceiveDocumentInput): Promise<ReceiveDocumentResult> {
   const detection = await documentSteps.detectReceivedFormat(input);
-  return { messageId: input.messageId, state: detection.ok ? DocumentState.Detected : DocumentState.Rejected, detection };
+  const state = detection.ok ? DocumentState.Detected : DocumentState.Rejected;
+  if (!patched(RECEIVED_DOCUMENT_PATCH)) return { messageId: input.messageId, state, detection };
+  const received = await documentSteps.registerReceivedDocument({ ...input, detection, eventId: uuid4() });
+  return { messageId: input.messageId, state, detection, received };
 }

@@ -12,9 +12,11 @@ export const PEPPOL_DELIVERY_PATCH = 'send-invoice-peppol-delivery-step';
 /**
  * One run per uploaded sales invoice; the workflow id is the business key (tenant + documentId). Carries ids only:
  * the bytes stay in storage (payload limits). Steps: detect → validate → resolve the recipient → deliver over Peppol
- * AS4. A refused format, an invalid payload or a permanent delivery failure ends in InvoiceSentError with its event;
- * temporary failures are retried on the run's schedule with an InvoiceSentRetry event each; a receipt ends in
- * delivered with InvoiceSent (spec 3, 7). Steps that are not built yet (transformation, e-mail fallback) are not here.
+ * AS4. A recipient that does not take the uploaded format gets a validated conversion that its SMP lists
+ * (resolveRecipient picks it, sendPeppol converts). A refused format, an invalid payload or a permanent delivery
+ * failure ends in InvoiceSentError with its event; temporary failures are retried on the run's schedule with an
+ * InvoiceSentRetry event each; a receipt ends in delivered with InvoiceSent (spec 3, 7). The e-mail fallback is not
+ * built yet.
  */
 export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceResult> {
   const detection = await documentSteps.detectDocumentFormat(input);
@@ -99,7 +101,8 @@ async function deliver(input: SendInvoiceInput, detection: DetectionOutcome, val
       const where = { recipient: route.receiver.value, endpoint: sent.endpoint, messageId: sent.messageId, attempt, targetDocumentTypeId: route.documentType.value };
       if (sent.outcome === 'delivered' || sent.outcome === 'duplicate') {
         const how = sent.outcome === 'duplicate' ? 'the receiving access point already had it from an earlier attempt' : `receipt ${sent.receiptMessageId ?? ''}`.trim();
-        const event = await publish({ topic: 'InvoiceSent', stage: 'delivery', message: `Delivered to ${route.receiver.value} over Peppol (${how})`, ...where });
+        const converted = route.transform ? ` as ${route.transform.targetName}, converted because the recipient does not take the uploaded format${route.transform.notCarried > 0 ? ` (${route.transform.notCarried} element(s) could not be carried over)` : ''}` : '';
+        const event = await publish({ topic: 'InvoiceSent', stage: 'delivery', message: `Delivered to ${route.receiver.value} over Peppol${converted} (${how})`, ...where });
         return { ...base, state: DocumentState.Delivered, event, delivery: { attempts: attempt, messageId: sent.messageId, endpoint: sent.endpoint } };
       }
       const status = sent.httpStatus !== undefined ? `HTTP ${sent.httpStatus}` : 'NO_ANSWER';

@@ -226,6 +226,38 @@ export const ROUTES: RouteContract[] = [
     },
   },
   {
+    method: 'get',
+    path: '/api/v1/:partyId/purchaseInvoice/:documentId/download',
+    summary: 'A received (purchase) document: byte for byte, or converted to targetFormat',
+    tags: ['Documents'],
+    auth: true,
+    params: { ...partyParam, documentId: 'Document id from the InvoiceReceived event' },
+    query: {
+      targetFormat: 'Optional target format URN or id (as POST /api/v1/generic/transform); without it the document as received',
+      targetSyntax: 'Optional UBL or CII, for a target URN both syntaxes share',
+    },
+    responses: {
+      200: { description: 'The document; when converted, X-Transform-* headers say what could not be carried over (a Factur-X target answers the PDF/A-3)', content: { 'application/xml': null, 'application/pdf': null } },
+      ...partyScoped,
+      400: problem('targetFormat unknown, or that conversion is not supported'),
+      404: problem('No such received document for this party'),
+      422: problem('The document lacks data the target format requires; the problem lists it'),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/:partyId/purchaseInvoice/:documentId',
+    summary: 'Remove a received document and its bytes',
+    tags: ['Documents'],
+    auth: true,
+    params: { ...partyParam, documentId: 'Document id from the InvoiceReceived event' },
+    responses: {
+      204: { description: 'Removed' },
+      ...partyScoped,
+      404: problem('No such received document for this party'),
+    },
+  },
+  {
     method: 'post',
     path: '/api/v1/generic/validate',
     summary: 'Validate a document (XML or Factur-X PDF) with the pinned official schemas and business rules; nothing is stored',

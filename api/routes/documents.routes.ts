@@ -11,6 +11,9 @@ import type { WorkflowStarter } from '../workflow-client';
 import { documentIdParam, partyOf, requireParty } from '../access';
 import { receiveUpload, type ReceivedUpload } from '../upload-body';
 import { requestIdOf } from '../problem-details';
+import { transformDocument } from '../../src/transform';
+import { queryString } from './validate.routes';
+import { setTransformHeaders } from './transform.routes';
 
 export interface DocumentRouteDeps {
   directory: DirectoryRepository;
@@ -111,23 +114,69 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     const documentId = documentIdParam(req);
     const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
     if (!doc) throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
-    await new Promise<void>((resolve, reject) => {
-      const stream = deps.blobs.open(doc.blobId);
-      // The attachment headers go out with the first byte: a blob that cannot be read at all is answered as a
-      // problem, not as an attachment of the promised length with no body.
-      stream.once('readable', () => {
-        res.status(200);
-        res.set('Content-Type', doc.contentType);
-        res.set('Content-Length', String(doc.size));
-        res.set('Content-Disposition', `attachment; filename="${downloadName(doc)}"`);
-        res.set('ETag', `"${doc.sha256}"`);
-        res.set('X-Content-Type-Options', 'nosniff');
-        stream.pipe(res);
-      });
-      stream.on('error', reject);
-      res.on('finish', resolve);
-      res.on('close', resolve);
+    await sendStored(deps, res, doc);
+  });
+
+  /** A received document: byte for byte, or converted with ?targetFormat= (the transform endpoint's rules). */
+  router.get('/api/v1/:partyId/purchaseInvoice/:documentId/download', party, async (req: Request, res: Response) => {
+    const doc = await purchaseDocument(deps, req, res);
+    const targetFormat = queryString(req, 'targetFormat');
+    if (targetFormat === undefined) {
+      await sendStored(deps, res, doc);
+      return;
+    }
+    const targetSyntax = queryString(req, 'targetSyntax');
+    if (targetSyntax !== undefined && targetSyntax !== 'UBL' && targetSyntax !== 'CII') throw new GatewayError('BAD_REQUEST', 'targetSyntax must be UBL or CII');
+    const bytes = await deps.blobs.read(doc.blobId, deps.maxUploadBytes);
+    const result = transformDocument(bytes, { targetFormat, ...(targetSyntax ? { targetSyntax } : {}) });
+    setTransformHeaders(res, result.report);
+    if (result.pdf) {
+      // A Factur-X target: the PDF/A-3 with the converted XML embedded.
+      res.set('Content-Disposition', `attachment; filename="${doc.documentId}.pdf"`);
+      res.status(200).type('application/pdf').send(result.pdf);
+      return;
+    }
+    res.set('Content-Disposition', `attachment; filename="${doc.documentId}.xml"`);
+    res.status(200).type('application/xml').send(result.xml);
+  });
+
+  /** Removes a received document and its bytes (the customer's copy; the AS4 record of the exchange stays). */
+  router.delete('/api/v1/:partyId/purchaseInvoice/:documentId', party, async (req: Request, res: Response) => {
+    const { tenantId, partyId } = partyOf(res);
+    const doc = await purchaseDocument(deps, req, res);
+    await deps.documents.deleteInbound(tenantId, partyId, doc.documentId);
+    await deps.blobs.delete(doc.blobId);
+    res.status(204).end();
+  });
+}
+
+/** The party's received document named in the path; 404 for an unknown id and for a sales (sent) document. */
+async function purchaseDocument(deps: DocumentRouteDeps, req: Request, res: Response): Promise<DocumentRecord> {
+  const { tenantId, partyId } = partyOf(res);
+  const documentId = documentIdParam(req);
+  const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
+  if (!doc || doc.direction !== 'inbound') throw new GatewayError('DOCUMENT_NOT_FOUND', `Purchase document ${documentId} not found`);
+  return doc;
+}
+
+/** Streams the stored bytes as an attachment. */
+async function sendStored(deps: DocumentRouteDeps, res: Response, doc: DocumentRecord): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const stream = deps.blobs.open(doc.blobId);
+    // The attachment headers go out with the first byte: a blob that cannot be read at all is answered as a
+    // problem, not as an attachment of the promised length with no body.
+    stream.once('readable', () => {
+      res.status(200);
+      res.set('Content-Type', doc.contentType);
+      res.set('Content-Length', String(doc.size));
+      res.set('Content-Disposition', `attachment; filename="${downloadName(doc)}"`);
+      res.set('ETag', `"${doc.sha256}"`);
+      res.set('X-Content-Type-Options', 'nosniff');
+      stream.pipe(res);
     });
+    stream.on('error', reject);
+    res.on('finish', resolve);
+    res.on('close', resolve);
   });
 }
 

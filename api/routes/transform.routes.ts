@@ -1,10 +1,20 @@
 import type { Request, Response, Router } from 'express';
 import { GatewayError } from '../../src/core/gateway-error';
-import { transformDocument } from '../../src/transform';
+import { transformDocument, type TransformReport } from '../../src/transform';
 import { queryString, readDocumentBody, requireDocumentContentType } from './validate.routes';
 
 export interface TransformRouteDeps {
   maxUploadBytes: number;
+}
+
+/** What a conversion did, in headers: formats and how much could not be carried over (never silent). */
+export function setTransformHeaders(res: Response, report: TransformReport): void {
+  res.set({
+    'X-Transform-Source-Format': report.source.id,
+    'X-Transform-Target-Format': report.target.id,
+    'X-Transform-Unmapped': String(report.unmapped.length),
+    'X-Transform-Not-Carried': String(report.notCarried.length),
+  });
 }
 
 /** JSON instead of the bare document: `report=true`, or an Accept header that prefers application/json to XML/PDF. */
@@ -34,12 +44,7 @@ export function registerTransformRoutes(router: Router, deps: TransformRouteDeps
     const report = wantsReport(req);
     const body = await readDocumentBody(req, res, deps.maxUploadBytes);
     const result = transformDocument(body, { targetFormat, ...(sourceFormat ? { sourceFormat } : {}), ...(targetSyntax ? { targetSyntax } : {}) });
-    res.set({
-      'X-Transform-Source-Format': result.report.source.id,
-      'X-Transform-Target-Format': result.report.target.id,
-      'X-Transform-Unmapped': String(result.report.unmapped.length),
-      'X-Transform-Not-Carried': String(result.report.notCarried.length),
-    });
+    setTransformHeaders(res, result.report);
     if (report) {
       // A PDF target: the PDF base64-encoded beside the embedded XML, so one JSON answer has both.
       if (result.pdf) {

@@ -24,6 +24,24 @@ export function deliverWebhookWorkflowId(tenantId: string, deliveryId: string): 
   return `webhook-delivery:${tenantId}:${deliveryId}`;
 }
 
+/** An event as stored once by publishEvent (spec 6.3 without the per-delivery hookId and sentOn); a payload is built from it per attempt. */
+export interface GatewayEvent {
+  readonly id: string;
+  readonly topic: string;
+  /** legalEntityId of the party, `<country>:<scheme>:<number>` (spec 2.3); "" for an environment-level event. */
+  readonly partyId: string;
+  readonly documentId?: string | null;
+  /** Only on some topics (MLS): the original invoice or order. */
+  readonly refToDocumentId?: string | null;
+  readonly message: string;
+  /** Topic-specific, all values strings (spec 6.3). */
+  readonly details: Readonly<Record<string, string>>;
+  /** Channel marker: peppol, email, network, manualUpload, ksef, … */
+  readonly createdBy: string;
+  /** ISO 8601 with offset; when the event happened. */
+  readonly createdOn: string;
+}
+
 export interface DeliverWebhookInput {
   tenantId: string;
   eventId: string;
@@ -40,6 +58,10 @@ export interface DeliverWebhookInput {
   ignoreInactive?: boolean;
   /** Set when the workflow continued as new: where the previous run stopped. */
   resume?: DeliveryProgress;
+  /** The event as published, so attempts need not read it (events never change). Older runs have none. */
+  event?: GatewayEvent;
+  /** The start set the attempt search attribute to 1 already; the first attempt need not upsert it. */
+  attemptOneAtStart?: boolean;
 }
 
 export interface DeliveryProgress {

@@ -501,10 +501,17 @@ export interface ReadProblem {
 
 export interface ReadResult {
   invoice: Invoice;
-  /** UBL root or CII; the model itself does not depend on it. */
-  syntax: 'UBL' | 'CII';
+  /** The syntax read (UBL root, CII or a national syntax); the model itself does not depend on it. */
+  syntax: 'UBL' | 'CII' | 'Svefaktura' | 'FatturaPA' | 'ebInterface';
   unmapped: UnmappedElement[];
   problems: ReadProblem[];
+  /**
+   * Values the reader derived or put in by its syntax's mapping rules (e.g. an endpoint from a GLN, BT-24 for
+   * FatturaPA), reported as filled.
+   */
+  filled?: string[];
+  /** Values the reader rewrote into the code list EN 16931 requires (e.g. an ebInterface unit "STK" → H87), each said. */
+  normalised?: string[];
 }
 
 /** UNCL1001 codes that make a UBL CreditNote (EN 16931 / Peppol credit note code list). */

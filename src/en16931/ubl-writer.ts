@@ -31,6 +31,8 @@ export interface WriteResult {
 
 export interface UblWriteOptions {
   root?: 'Invoice' | 'CreditNote';
+  /** cac:TaxScheme/cbc:ID of the sales tax (PINT A-NZ and SG call it GST); EN 16931 has only VAT. */
+  taxSchemeId?: string;
 }
 
 const id = (name: string, v: Identifier | undefined): XmlElement | undefined => (v ? leaf(name, v.value, { schemeID: v.schemeId }) : undefined);
@@ -75,11 +77,12 @@ function contact(c: Contact | undefined): XmlElement | undefined {
   return group('cac:Contact', {}, leaf('cbc:Name', c.point), leaf('cbc:Telephone', c.telephone), leaf('cbc:ElectronicMail', c.email));
 }
 
-const taxScheme = (): XmlElement => el('cac:TaxScheme', {}, leaf('cbc:ID', 'VAT'));
+const vatScheme = (schemeId = 'VAT'): XmlElement => el('cac:TaxScheme', {}, leaf('cbc:ID', schemeId));
 
 export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult {
   const notCarried: string[] = [];
   const filled: string[] = [];
+  const taxScheme = (): XmlElement => vatScheme(opts.taxSchemeId);
   const cn = (opts.root ?? (isCreditNote(inv) ? 'CreditNote' : 'Invoice')) === 'CreditNote';
   const cur = inv.currencyCode;
   const amt = (name: string, v: string | undefined, currency = cur): XmlElement | undefined => leaf(name, v, { currencyID: currency });
@@ -328,7 +331,7 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
     allowanceCharges,
     taxTotals,
     monetary,
-    inv.lines.map((l) => line(l, cn, cur, filled)),
+    inv.lines.map((l) => line(l, cn, cur, filled, taxScheme)),
   );
   return { xml: serialize(root), notCarried, filled, normalised: [], documentType: cn ? 'CreditNote' : 'Invoice' };
 }
@@ -357,7 +360,7 @@ function fill(filled: string[], what: string, value: string): string {
   return value;
 }
 
-function line(l: InvoiceLine, cn: boolean, cur: string | undefined, filled: string[]): XmlElement {
+function line(l: InvoiceLine, cn: boolean, cur: string | undefined, filled: string[], taxScheme: () => XmlElement): XmlElement {
   const amt = (name: string, v: string | undefined): XmlElement | undefined => leaf(name, v, { currencyID: cur });
   const it = l.item;
   const charges = l.allowanceCharges.map((ac) => allowanceCharge(ac, amt));

@@ -16,6 +16,9 @@ const PREFIX_BY_NS: Record<string, string> = {
   [NS.rsm]: 'rsm',
   [NS.udt]: 'udt',
   [NS.qdt]: 'qdt',
+  // Svefaktura 1.0 (UBL 1.0 basic components, SFTI aggregates), with the prefixes its documents use.
+  'urn:oasis:names:tc:ubl:CommonBasicComponents:1:0': 'cbc',
+  'urn:sfti:CommonAggregateComponents:1:0': 'cac',
 };
 
 /** Attributes that carry no business content of their own. */

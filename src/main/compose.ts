@@ -12,7 +12,8 @@ import { SigningKeyService } from '../auth/signing-keys';
 import { TokenService } from '../auth/token-service';
 import { composePeppolApi, composeRevocationChecker } from './peppol';
 import { loadAs4Keys } from '../peppol/as4/as4-keys';
-import { As4Receiver } from '../peppol/as4/receiver';
+import { As4Receiver, type ServedParty } from '../peppol/as4/receiver';
+import type { ParticipantId } from '../peppol/identifiers';
 import type { RevocationChecker } from '../peppol/pki/revocation';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 
@@ -52,6 +53,28 @@ export function createMetricsRegistry(prefix: string): Registry {
   return registry;
 }
 
+const SERVED_PARTY_TTL_MS = 10_000;
+const SERVED_PARTY_CACHE_SIZE = 10_000;
+
+/**
+ * Which party a received message is for, remembered for a few seconds: a busy sender sends many messages to the same
+ * receivers, and each lookup is a database round trip on the receive path. Only parties found are kept (a party
+ * registered a moment ago is served at once); one removed is still served for at most the TTL.
+ */
+function servedPartyCache(lookup: (participant: string) => Promise<ServedParty | null>): (participant: ParticipantId) => Promise<ServedParty | null> {
+  const cache = new Map<string, { party: ServedParty; until: number }>();
+  return async (participant) => {
+    const key = participant.value;
+    const hit = cache.get(key);
+    if (hit && hit.until > Date.now()) return hit.party;
+    const party = await lookup(key);
+    if (cache.size >= SERVED_PARTY_CACHE_SIZE) cache.clear();
+    if (party) cache.set(key, { party, until: Date.now() + SERVED_PARTY_TTL_MS });
+    else cache.delete(key);
+    return party;
+  };
+}
+
 /** The Peppol AS4 receiver over a composed core, or undefined when no AP key is configured. */
 export function composeAs4Receiver(core: Core, options: { now?: () => Date; workflows?: WorkflowStarter; revocation?: RevocationChecker } = {}): As4Receiver | undefined {
   const cfg = core.config.as4;
@@ -63,10 +86,10 @@ export function composeAs4Receiver(core: Core, options: { now?: () => Date; work
     apCertificateAuthorities,
     store: new As4InboundRepository(core.db.models, core.db.blobs),
     // Participant identifiers are case-insensitive; party ids are stored as registered.
-    findParty: async (participant) => {
-      const party = (await core.directory.findParty(participant.value)) ?? (await core.directory.findParty(participant.value.toLowerCase()));
+    findParty: servedPartyCache(async (participant) => {
+      const party = (await core.directory.findParty(participant)) ?? (await core.directory.findParty(participant.toLowerCase()));
       return party ? { tenantId: party.tenantId, partyId: party.partyId } : null;
-    },
+    }),
     maxDecompressedBytes: cfg.maxDecompressedBytes,
     ...(revocation
       ? { revocation, onRevocationUnknown: (message: string) => core.logger.warn({ reason: message }, 'AS4 sender certificate accepted without a revocation status (AS4_REVOCATION_SOFT_FAIL)') }

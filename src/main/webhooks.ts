@@ -53,13 +53,14 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
       { key: searchKeys.hookId, value: input.hookId },
       { key: searchKeys.topic, value: meta.topic },
       ...(meta.partyKey ? [{ key: searchKeys.partyId, value: meta.partyKey }] : []),
-      { key: searchKeys.attempt, value: 0 },
+      // The attempt about to run; the workflow raises it from the second attempt on.
+      { key: searchKeys.attempt, value: 1 },
     ];
     try {
       await this.client().workflow.start(DELIVER_WEBHOOK_WORKFLOW, {
         taskQueue: this.settings.taskQueue,
         workflowId: deliverWebhookWorkflowId(input.tenantId, input.deliveryId),
-        args: [{ ...input, searchAttributes }],
+        args: [{ ...input, searchAttributes, ...(searchAttributes ? { attemptOneAtStart: true } : {}) }],
         // A fresh delivery happens once per (event, hook), ever; a redelivery is a new run after the earlier ones closed.
         workflowIdReusePolicy: mode === 'fresh' ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
         ...(searchAttributes ? { typedSearchAttributes: pairs } : {}),

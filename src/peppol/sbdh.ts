@@ -13,7 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Document, Element, Node } from '@xmldom/xmldom';
 import { isGatewayError } from '../core/gateway-error';
-import { decodeXml, parseXml, type XmlLimits } from '../formats/xml/secure-parser';
+import { decodeXml, parseXml, scanXmlInput, type XmlLimits } from '../formats/xml/secure-parser';
+import type { ScanVisitor } from '../formats/xml/xml-scanner';
 import { readXmlDeclaration } from '../formats/xml/xml-scanner';
 import {
   DOCTYPE_SCHEME_BUSDOX,
@@ -474,13 +475,7 @@ export function parseSbd(input: Buffer | Uint8Array | string | Document, options
     try {
       doc = parseXml(input, options.limits);
     } catch (e) {
-      if (isGatewayError(e) && (e.code === 'INVALID_XML' || e.code === 'UNSAFE_XML' || e.code === 'PAYLOAD_TOO_LARGE')) {
-        throw new PeppolError(e.code === 'PAYLOAD_TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', 'sbdh:invalid-sbd-xml', `Invalid SBDH: the document is not readable XML: ${e.message}`, {
-          cause: e,
-          details: { errors: [{ code: 'invalid-sbd-xml', field: '', message: e.message }] },
-        });
-      }
-      throw e;
+      unreadable(e);
     }
   }
   const root = doc.documentElement;
@@ -504,6 +499,77 @@ export function parseSbd(input: Buffer | Uint8Array | string | Document, options
   if (problems.length > 0 || !parsed || !element) fail(problems);
   const payload: SbdPayload = shape.kind === 'xml' ? { kind: 'xml', element } : readWrappedPayload(element);
   return { header: parsed, payload, document: doc };
+}
+
+function unreadable(e: unknown): never {
+  if (isGatewayError(e) && (e.code === 'INVALID_XML' || e.code === 'UNSAFE_XML' || e.code === 'PAYLOAD_TOO_LARGE')) {
+    throw new PeppolError(e.code === 'PAYLOAD_TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', 'sbdh:invalid-sbd-xml', `Invalid SBDH: the document is not readable XML: ${e.message}`, {
+      cause: e,
+      details: { errors: [{ code: 'invalid-sbd-xml', field: '', message: e.message }] },
+    });
+  }
+  throw e;
+}
+
+/**
+ * The header of a Standard Business Document with the same checks as parseSbd, without a DOM of the business
+ * message: one lexical scan of the whole document (well-formedness, DOCTYPE refusal, limits, namespaces) notes the
+ * elements under the root, then only the root's start and the header are parsed. A receiving access point needs the
+ * header to route and de-duplicate; the receive workflow parses the business message anyway. For a 5 MB invoice this
+ * is the difference between a lexical pass and a full DOM. Wrapped payloads (BinaryContent, TextContent) and anything
+ * unusual take the full parse, whose errors are the precise ones.
+ */
+export function readSbdHeader(input: Buffer | Uint8Array, options: ParseSbdOptions = {}): { header: SbdhHeader } {
+  const under: Array<{ namespaceURI: string; localName: string }> = [];
+  let depth = 0;
+  let rootName = '';
+  let headerClose = -1;
+  let text = '';
+  const visitor: ScanVisitor = {
+    startElement(name, _attributes, _offset, namespaceURI, localName) {
+      if (depth === 0) rootName = name;
+      else if (depth === 1) under.push({ namespaceURI, localName });
+      depth += 1;
+    },
+    endElement(_name, offset) {
+      depth -= 1;
+      if (depth === 1 && under.length === 1) headerClose = offset;
+    },
+    get wantsText() {
+      return depth === 1;
+    },
+    text(value) {
+      if (text.length < 64) text += value.trim();
+    },
+  };
+  let decoded: string;
+  try {
+    decoded = scanXmlInput(input, options.limits, visitor).text;
+  } catch (e) {
+    unreadable(e);
+  }
+  const first = under[0];
+  const business = under[1];
+  const wrapped = business?.namespaceURI === SBDH_PAYLOAD_NS && (business.localName === 'BinaryContent' || business.localName === 'TextContent');
+  const end = headerClose < 0 ? -1 : decoded.indexOf('>', headerClose);
+  if (wrapped || !first || first.namespaceURI !== SBDH_NS || first.localName !== 'StandardBusinessDocumentHeader' || end < 0) return parseSbd(input, options);
+  let doc: Document;
+  try {
+    doc = parseXml(`${decoded.slice(0, end + 1)}</${rootName}>`, options.limits);
+  } catch {
+    return parseSbd(input, options);
+  }
+  const root = doc.documentElement;
+  const header = root ? children(root, 'StandardBusinessDocumentHeader')[0] : undefined;
+  if (!root || root.namespaceURI !== SBDH_NS || root.localName !== 'StandardBusinessDocument' || !header) return parseSbd(input, options);
+  let shape: PayloadShape;
+  if (!business) shape = { kind: 'missing', why: text !== '' ? 'the business message is text, not an element' : 'there is no business message after the StandardBusinessDocumentHeader' };
+  else if (under.length > 2) shape = { kind: 'invalid', why: `expected one business message element after the header, found ${under.length - 1}` };
+  else if (text !== '') shape = { kind: 'invalid', why: 'the StandardBusinessDocument contains text beside the business message' };
+  else shape = { kind: 'xml', namespaceURI: business.namespaceURI, localName: business.localName };
+  const { problems, header: parsed } = check(readHeader(header), shape, options.requireCountryC1 ?? true);
+  if (problems.length > 0 || !parsed) fail(problems);
+  return { header: parsed };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { isDuplicateKeyError } from './connection';
 
 export type DocumentRecord = DocumentDoc;
 
+/** A new document record, sent or received. */
 export interface NewOutboundDocument {
   tenantId: string;
   documentId: string;
@@ -37,6 +38,26 @@ export class DocumentRepository {
 
   /** Inserts the record; returns null when the (tenant, documentId) pair already exists. */
   async insertOutbound(doc: NewOutboundDocument): Promise<DocumentRecord | null> {
+    return this.insert(doc, 'outbound');
+  }
+
+  /**
+   * A received document (the business message of a received Peppol SBD), accepted at once: the AS4 receipt already
+   * confirmed it. Null when the id exists (a retried step), like insertOutbound.
+   */
+  async insertInbound(doc: NewOutboundDocument): Promise<DocumentRecord | null> {
+    return this.insert(doc, 'inbound');
+  }
+
+  /** Removes a received document's record and returns it (the caller removes its blob); null when there was none. */
+  async deleteInbound(tenantId: string, partyId: string, documentId: string): Promise<DocumentRecord | null> {
+    const doc = await this.findForParty(tenantId, partyId, documentId);
+    if (!doc || doc.direction !== 'inbound') return null;
+    await this.models.Document.deleteOne({ _id: documentKey(tenantId, documentId) }).exec();
+    return doc;
+  }
+
+  private async insert(doc: NewOutboundDocument, direction: 'outbound' | 'inbound'): Promise<DocumentRecord | null> {
     const now = new Date();
     try {
       const created = await this.models.Document.create({
@@ -44,8 +65,8 @@ export class DocumentRepository {
         ...doc,
         channel: doc.channel ?? null,
         filename: doc.filename ?? null,
-        direction: 'outbound',
-        accepted: false,
+        direction,
+        accepted: direction === 'inbound',
         state: 'received',
         history: [{ state: 'received', at: now, key: 'received' }],
         historyKeys: ['received'],

@@ -1,7 +1,9 @@
 import type { Document } from '@xmldom/xmldom';
-import { readCii, readUbl, writeCii, writeUbl, type Invoice, type ReadResult, type WriteResult } from '../en16931';
+import { readCii, readEbInterface, readUbl, writeCii, writeEbInterface, writeUbl, type Invoice, type ReadResult, type WriteResult } from '../en16931';
 import type { DetectedFormat } from '../formats';
 import { writeFacturXPdf } from './facturx-pdf';
+import { readFatturaPa } from './fatturapa/reader';
+import { writeFatturaPa } from './fatturapa/writer';
 import type { TargetFlavour } from './targets';
 
 /**
@@ -31,10 +33,14 @@ const READERS_BY_FORMAT = new Map<string, ModelReader>();
 const READERS_BY_SYNTAX = new Map<string, ModelReader>([
   ['UBL', (doc) => readUbl(doc)],
   ['CII', (doc) => readCii(doc)],
+  ['FatturaPA', (doc) => readFatturaPa(doc)],
+  ['ebInterface', (doc) => readEbInterface(doc)],
 ]);
 const WRITERS_BY_SYNTAX = new Map<string, ModelWriter>([
-  ['UBL', (inv) => writeUbl(inv)],
+  ['UBL', (inv, target) => writeUbl(inv, target.taxSchemeId !== undefined ? { taxSchemeId: target.taxSchemeId } : {})],
   ['CII', (inv) => writeCii(inv)],
+  ['FatturaPA', (inv) => writeFatturaPa(inv)],
+  ['ebInterface', (inv) => writeEbInterface(inv)],
 ]);
 
 const baseId = (id: string): string => id.replace(/-(invoice|creditnote)$/, '');

@@ -1,6 +1,8 @@
 import type { Syntax } from '../formats/format-ids';
 import { EN16931, FACTURX_BASIC, FACTURX_EXTENDED, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../formats/format-ids';
-import { compareDecimal, isDecimal, type Invoice } from '../en16931';
+import { compareDecimal, EBINTERFACE_61_NS, isDecimal, type Invoice } from '../en16931';
+import { adaptAunz, PINT_AUNZ, PINT_AUNZ_RULES, PINT_EU, PINT_PROCESS } from './pint';
+import { FATTURAPA_RULES } from './fatturapa/requirements';
 
 /**
  * The EN 16931 flavours the gateway can write, per syntax: which specification identifier (BT-24) and business
@@ -24,13 +26,20 @@ export interface TargetFlavour {
   name: string;
   /** The syntax written (codecs.ts has a writer per syntax). */
   syntax: Syntax;
-  /** CIUS family: same family keeps the source's BT-24 (its version), another family sets `specificationId`. */
-  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius' | 'facturx';
+  /**
+   * CIUS family: same family keeps the source's BT-24 (its version), another family sets `specificationId`.
+   * 'fatturapa' is the Italian national syntax, which has no BT-24 (its `specificationId` is empty).
+   */
+  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius' | 'pint' | 'fatturapa' | 'ebinterface' | 'facturx';
   specificationId: string;
   /** BT-23 written when the document has none (or one the target does not accept). */
   defaultProcess?: string;
   acceptsProcess?: RegExp;
   requirements: readonly Requirement[];
+  /** cac:TaxScheme/cbc:ID written for the sales tax when it is not VAT (PINT A-NZ: GST). */
+  taxSchemeId?: string;
+  /** Target-specific rewriting of identifiers before the requirements are checked (each change listed in `changed`). */
+  adapt?: (inv: Invoice, changed: string[]) => void;
   /** Factur-X / ZUGFeRD targets: the CII goes into a PDF/A-3 (codecs.ts has the PDF writer). */
   facturx?: FacturXProfile;
 }
@@ -78,6 +87,14 @@ const EN16931_CORE: Requirement[] = [
   { rule: 'BR-25', terms: ['BT-153'], message: 'Every invoice line needs an item name (BT-153)', holds: (i) => i.lines.every((l) => present(l.item.name)) },
   { rule: 'BR-26', terms: ['BT-146'], message: 'Every invoice line needs an item net price (BT-146)', holds: (i) => i.lines.every((l) => present(l.price.netPrice)) },
   { rule: 'BR-CO-04', terms: ['BT-151'], message: 'Every invoice line needs a VAT category code (BT-151)', holds: (i) => i.lines.every((l) => present(l.vat.categoryCode)) },
+  {
+    // Matters for sources with their own tax codes: an Italian "non soggetta" (Natura N1, N2.x, N7) line is category O,
+    // but the Italian seller always has a VAT identifier.
+    rule: 'BR-O-02',
+    terms: ['BT-151', 'BT-31', 'BT-63', 'BT-48'],
+    message: 'With a line in VAT category O (not subject to VAT) the seller VAT identifier (BT-31), tax representative VAT identifier (BT-63) and buyer VAT identifier (BT-48) must not be given',
+    holds: (i) => !i.lines.some((l) => l.vat.categoryCode === 'O') || (!present(i.seller.vatIdentifier) && !present(i.taxRepresentative?.vatIdentifier) && !present(i.buyer.vatIdentifier)),
+  },
 ];
 
 const PEPPOL_RULES: Requirement[] = [
@@ -240,6 +257,47 @@ const FACTURX_BASIC_RULES: Requirement[] = [
   ),
 ];
 
+const fractionDigits = (v: string | undefined, max: number): boolean => v === undefined || (v.split('.')[1] ?? '').replace(/0+$/, '').length <= max;
+const shorter = (v: string | undefined, max: number): boolean => v === undefined || v.length <= max;
+
+/**
+ * What the ebInterface 6.1 schema requires beyond EN 16931: every address has a town and ZIP, amounts and
+ * percentages have at most two decimals, quantities and prices at most four, and a few identifiers are length-limited.
+ * Cutting a value to fit would change it, so a document that does not fit is refused.
+ */
+const EBINTERFACE_RULES: Requirement[] = [
+  { rule: 'EBI61-ADDRESS-BILLER', terms: ['BT-37', 'BT-38'], message: 'ebInterface requires the seller (Biller) city (BT-37) and post code (BT-38)', holds: (i) => present(i.seller.postalAddress?.city) && present(i.seller.postalAddress?.postCode) },
+  { rule: 'EBI61-ADDRESS-RECIPIENT', terms: ['BT-52', 'BT-53'], message: 'ebInterface requires the buyer (InvoiceRecipient) city (BT-52) and post code (BT-53)', holds: (i) => present(i.buyer.postalAddress?.city) && present(i.buyer.postalAddress?.postCode) },
+  {
+    rule: 'EBI61-DECIMAL2',
+    terms: ['BT-92', 'BT-94', 'BT-99', 'BT-101', 'BT-112', 'BT-113', 'BT-114', 'BT-115', 'BT-116', 'BT-117', 'BT-119', 'BT-131', 'BT-136', 'BT-138', 'BT-141', 'BT-143', 'BT-152'],
+    message: 'ebInterface amounts, rates and percentages have at most two decimals',
+    holds: (i) =>
+      [i.totals.totalWithVat, i.totals.paidAmount, i.totals.roundingAmount, i.totals.amountDueForPayment].every((v) => fractionDigits(v, 2)) &&
+      i.allowanceCharges.every((a) => fractionDigits(a.amount, 2) && fractionDigits(a.baseAmount, 2) && fractionDigits(a.percentage, 2) && fractionDigits(a.vatRate, 2)) &&
+      i.vatBreakdown.every((v) => fractionDigits(v.taxableAmount, 2) && fractionDigits(v.taxAmount, 2) && fractionDigits(v.rate, 2)) &&
+      i.lines.every((l) => fractionDigits(l.netAmount, 2) && fractionDigits(l.vat.rate, 2) && l.allowanceCharges.every((a) => fractionDigits(a.amount, 2) && fractionDigits(a.baseAmount, 2) && fractionDigits(a.percentage, 2))),
+  },
+  {
+    rule: 'EBI61-DECIMAL4',
+    terms: ['BT-129', 'BT-146', 'BT-149'],
+    message: 'ebInterface quantities, unit prices and base quantities have at most four decimals',
+    holds: (i) => i.lines.every((l) => fractionDigits(l.quantity, 4) && fractionDigits(l.price.netPrice, 4) && fractionDigits(l.price.baseQuantity, 4)),
+  },
+  {
+    rule: 'EBI61-ID35',
+    terms: ['BT-83', 'BT-89', 'BT-90'],
+    message: 'ebInterface PaymentReference (BT-83), MandateReference (BT-89) and CreditorID (BT-90) have at most 35 characters',
+    holds: (i) => {
+      const p = i.paymentInstructions;
+      const transfer = p?.directDebit === undefined && p?.card === undefined;
+      return (!transfer || shorter(p?.remittanceInformation, 35)) && shorter(p?.directDebit?.mandateReference, 35) && shorter(p?.directDebit?.bankAssignedCreditorIdentifier, 35);
+    },
+  },
+  { rule: 'EBI61-ACCOUNT-OWNER', terms: ['BT-85'], message: 'ebInterface BankAccountOwner (BT-85 Payment account name) has at most 70 characters', holds: (i) => (i.paymentInstructions?.creditTransfers ?? []).every((c) => shorter(c.accountName, 70)) },
+  { rule: 'EBI61-IBAN', terms: ['BT-84', 'BT-91'], message: 'ebInterface account identifiers (IBAN, BT-84 / BT-91) have at most 34 characters', holds: (i) => (i.paymentInstructions?.creditTransfers ?? []).every((c) => shorter(c.accountIdentifier.replace(/\s+/g, ''), 34)) && shorter(i.paymentInstructions?.directDebit?.debitedAccountIdentifier, 34) },
+];
+
 export const TARGET_FLAVOURS: readonly TargetFlavour[] = [
   { id: 'en16931-ubl', name: 'EN 16931 UBL 2.1', syntax: 'UBL', family: 'en16931', specificationId: EN16931, requirements: EN16931_CORE },
   { id: 'en16931-cii', name: 'EN 16931 CII D16B', syntax: 'CII', family: 'en16931', specificationId: EN16931, requirements: EN16931_CORE },
@@ -248,7 +306,24 @@ export const TARGET_FLAVOURS: readonly TargetFlavour[] = [
   { id: 'xrechnung-ubl', name: 'XRechnung 3.0 UBL', syntax: 'UBL', family: 'xrechnung', specificationId: XRECHNUNG_3, defaultProcess: PEPPOL_PROCESS, requirements: [...EN16931_CORE, ...XRECHNUNG_RULES] },
   { id: 'xrechnung-cii', name: 'XRechnung 3.0 CII', syntax: 'CII', family: 'xrechnung', specificationId: XRECHNUNG_3, defaultProcess: PEPPOL_PROCESS, requirements: [...EN16931_CORE, ...XRECHNUNG_RULES] },
   { id: 'nlcius-ubl', name: 'NLCIUS (SI-UBL 2.0)', syntax: 'UBL', family: 'nlcius', specificationId: NLCIUS, requirements: [...EN16931_CORE, ...NLCIUS_RULES] },
+  { id: 'ebinterface-6.1', name: 'ebInterface 6.1', syntax: 'ebInterface', family: 'ebinterface', specificationId: EBINTERFACE_61_NS, requirements: [...EN16931_CORE, ...EBINTERFACE_RULES] },
   { id: 'nlcius-cii', name: 'NLCIUS CII', syntax: 'CII', family: 'nlcius', specificationId: NLCIUS, requirements: [...EN16931_CORE, ...NLCIUS_CII_RULES] },
+  // PINT-EU carries the EN 16931 and Peppol rules unchanged (its jurisdiction-aligned rules are BIS Billing 3's).
+  { id: 'pint-eu-ubl', name: 'Peppol PINT Europe Billing', syntax: 'UBL', family: 'pint', specificationId: PINT_EU, defaultProcess: PINT_PROCESS, acceptsProcess: /^urn:peppol:bis:billing$/, requirements: [...EN16931_CORE, ...PEPPOL_RULES] },
+  {
+    id: 'pint-aunz-ubl',
+    name: 'Peppol PINT Australia / New Zealand Billing',
+    syntax: 'UBL',
+    family: 'pint',
+    specificationId: PINT_AUNZ,
+    defaultProcess: PINT_PROCESS,
+    acceptsProcess: /^urn:peppol:bis:billing$/,
+    requirements: [...EN16931_CORE, ...PEPPOL_RULES.filter((r) => r.rule !== 'PEPPOL-EN16931-R002'), ...PINT_AUNZ_RULES],
+    taxSchemeId: 'GST',
+    adapt: adaptAunz,
+  },
+  // BT-24 is not written (FatturaPA names itself by namespace and versione), so BR-01 does not apply.
+  { id: 'fatturapa-1.2', name: 'FatturaPA 1.2', syntax: 'FatturaPA', family: 'fatturapa', specificationId: '', requirements: [...EN16931_CORE.filter((r) => r.rule !== 'BR-01'), ...FATTURAPA_RULES] },
   // Factur-X PDFs: the embedded CII is the EN 16931 content; EXTENDED is a superset of EN 16931, so every EN 16931
   // invoice is a valid EXTENDED one; XRECHNUNG adds the XRechnung CIUS rules.
   {

@@ -2,6 +2,7 @@ import { GatewayError } from '../core/gateway-error';
 import type { Invoice, ReadProblem, UnmappedElement } from '../en16931';
 import { detectFormatFromDocument, extractFromPdf, findFormats, getFormat, isPdf, parseXml, type DetectedFormat, type XmlLimits } from '../formats';
 import { modelReader, modelWriter } from './codecs';
+import './dialects';
 import { lookupTransformation } from './table';
 import { TARGET_FLAVOURS, targetFlavour, type Requirement, type TargetFlavour } from './targets';
 
@@ -148,13 +149,13 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
         name: target.name,
         syntax: target.syntax,
         documentType,
-        customizationId: inv.processControl.specificationIdentifier,
+        ...(target.specificationId !== '' ? { customizationId: inv.processControl.specificationIdentifier } : {}),
         ...(target.facturx ? { container: 'pdf' as const, attachment: target.facturx.filename } : {}),
       },
       unmapped: read.unmapped,
       notCarried: written.notCarried,
-      filled: [...filled, ...written.filled],
-      changed: [...changed, ...written.normalised],
+      filled: [...(read.filled ?? []), ...filled, ...written.filled],
+      changed: [...changed, ...(read.normalised ?? []), ...written.normalised],
     },
   };
 }
@@ -170,7 +171,8 @@ function describeProblems(problems: readonly ReadProblem[]): string {
  */
 function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], filled: string[]): void {
   const pc = inv.processControl;
-  if (pc.specificationIdentifier !== target.specificationId) {
+  // A syntax without BT-24 (FatturaPA) has an empty specificationId: nothing to change.
+  if (target.specificationId !== '' && pc.specificationIdentifier !== target.specificationId) {
     changed.push(`BT-24 Specification identifier: "${pc.specificationIdentifier}" → "${target.specificationId}"`);
     pc.specificationIdentifier = target.specificationId;
   }
@@ -180,6 +182,7 @@ function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], fi
     delete inv.vatAccountingCurrencyCode;
     delete inv.totals.totalVatAmountInAccountingCurrency;
   }
+  target.adapt?.(inv, changed);
   if (target.defaultProcess !== undefined) {
     const current = pc.businessProcessType;
     if (current === undefined || current === '') {

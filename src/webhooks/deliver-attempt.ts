@@ -1,9 +1,9 @@
 import { parseRetryAfter } from '../core/retry-schedule';
 import type { AttemptResult } from '../core/webhook-delivery';
-import type { DeliveryLogRepository, EventRecord, EventRepository } from '../storage/events/event.repository';
+import type { DeliveryLogRepository, EventRepository } from '../storage/events/event.repository';
 import type { HookRecord, HookRepository } from '../storage/hooks/hook.repository';
 import type { HookConcurrency } from './concurrency';
-import { buildEventPayload, redactUrl, serializeEventPayload, type GatewayEvent } from './event-payload';
+import { buildEventPayload, redactUrl, serializeEventPayload, toGatewayEvent, type GatewayEvent } from './event-payload';
 import type { SendResult, WebhookSender } from './http-sender';
 import { documentToken, httpsinTarget } from './httpsin';
 import { selectOutputTopic } from './output-rules';
@@ -38,6 +38,8 @@ export interface AttemptInput {
   /** Unique per delivery run (the workflow run id): with `attempt` it keys the log line. */
   runKey: string;
   ignoreInactive?: boolean;
+  /** The event as published (events never change); without it (older runs) the attempt reads it. */
+  event?: GatewayEvent;
 }
 
 export interface DeliveryAttemptsDeps {
@@ -53,19 +55,6 @@ export interface DeliveryAttemptsDeps {
   now?: () => Date;
 }
 
-export function toGatewayEvent(e: EventRecord): GatewayEvent {
-  return {
-    id: e.id,
-    topic: e.topic,
-    partyId: e.partyId,
-    documentId: e.documentId,
-    refToDocumentId: e.refToDocumentId,
-    message: e.message,
-    details: e.details,
-    createdBy: e.createdBy,
-    createdOn: e.createdOn.toISOString(),
-  };
-}
 
 export class DeliveryAttempts {
   private readonly now: () => Date;
@@ -86,7 +75,8 @@ export class DeliveryAttempts {
       if (!hook) return await this.skip(input, 'hook-deleted', 'the hook was deleted');
       if (!hook.isActive && !input.ignoreInactive) return await this.skip(input, 'hook-inactive', 'the hook is switched off');
       if (!DELIVERABLE_ACTIONS.has(hook.action)) return await this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
-      const event = await this.deps.events.get(input.tenantId, input.eventId);
+      const stored = input.event ? undefined : await this.deps.events.get(input.tenantId, input.eventId);
+      const event = input.event ?? (stored ? toGatewayEvent(stored) : undefined);
       if (!event) return await this.skip(input, 'event-missing', 'the event no longer exists');
       return await this.send(input, hook, event, heartbeat);
     } finally {
@@ -94,7 +84,7 @@ export class DeliveryAttempts {
     }
   }
 
-  private async send(input: AttemptInput, hook: HookRecord, event: EventRecord, heartbeat: () => void): Promise<AttemptResult> {
+  private async send(input: AttemptInput, hook: HookRecord, event: GatewayEvent, heartbeat: () => void): Promise<AttemptResult> {
     const sentOn = this.now();
     const shownUrl = redactUrl(hook.url ?? '');
     const secureKey = hook.secureKey;
@@ -102,7 +92,7 @@ export class DeliveryAttempts {
     if (!secureKey || !hook.url) {
       result = { kind: 'error', error: 'the hook has no url or secureKey', timedOut: false, latencyMs: 0 };
     } else {
-      const body = serializeEventPayload(buildEventPayload(toGatewayEvent(event), hook.id, sentOn));
+      const body = serializeEventPayload(buildEventPayload(event, hook.id, sentOn));
       const headers: Record<string, string> = signDelivery({ body, secureKey, deliveryId: input.deliveryId, timestamp: sentOn });
       const timeoutMs = Math.min(hook.timeoutMs ?? this.deps.maxTimeoutMs, this.deps.maxTimeoutMs);
       let url = hook.url;

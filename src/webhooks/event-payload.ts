@@ -1,22 +1,8 @@
 import { z } from 'zod';
+import type { GatewayEvent } from '../core/webhook-delivery';
+import type { EventRecord } from '../storage/events/event.repository';
 
-/** An event as stored once by publishEvent; a payload is built from it per delivery attempt. */
-export interface GatewayEvent {
-  readonly id: string;
-  readonly topic: string;
-  /** legalEntityId of the party, `<country>:<scheme>:<number>` (spec 2.3); "" for an environment-level event. */
-  readonly partyId: string;
-  readonly documentId?: string | null;
-  /** Only on some topics (MLS): the original invoice or order. */
-  readonly refToDocumentId?: string | null;
-  readonly message: string;
-  /** Topic-specific, all values strings (spec 6.3). */
-  readonly details: Readonly<Record<string, string>>;
-  /** Channel marker: peppol, email, network, manualUpload, ksef, … */
-  readonly createdBy: string;
-  /** ISO 8601 with offset; when the event happened. */
-  readonly createdOn: string;
-}
+export type { GatewayEvent } from '../core/webhook-delivery';
 
 /** The body of a delivery (spec 6.3), keys in this order. Absent optional ids are omitted rather than null. */
 export interface EventPayload {
@@ -182,4 +168,19 @@ export function redactUrl(url: string): string {
   u.search = '';
   const query = keys.map((k) => `${encodeURIComponent(k)}=***`).join('&');
   return u.toString() + (query ? `?${query}` : '');
+}
+
+/** An event record as the payload builder and the delivery workflow's input carry it. */
+export function toGatewayEvent(e: EventRecord): GatewayEvent {
+  return {
+    id: e.id,
+    topic: e.topic,
+    partyId: e.partyId,
+    documentId: e.documentId,
+    refToDocumentId: e.refToDocumentId,
+    message: e.message,
+    details: e.details,
+    createdBy: e.createdBy,
+    createdOn: e.createdOn.toISOString(),
+  };
 }

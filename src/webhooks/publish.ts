@@ -6,7 +6,7 @@ import type { DeliverWebhookInput } from '../core/webhook-delivery';
 import type { DeliveryLogRepository, EventRecord, EventRepository, EventRouteDoc } from '../storage/events/event.repository';
 import type { HookRecord, HookRepository } from '../storage/hooks/hook.repository';
 import { deliveryIdFor } from './delivery-id';
-import { validateEventDetails } from './event-payload';
+import { toGatewayEvent, validateEventDetails } from './event-payload';
 import { createFilterPredicate } from './filter';
 
 /**
@@ -205,6 +205,7 @@ export class EventPublisher {
           deliveryId: r.deliveryId,
           schedule: this.deps.settings.schedule,
           maxAttemptTimeoutMs: this.deps.settings.maxAttemptTimeoutMs,
+          event: toGatewayEvent(event),
           ...(event.targetHookId === r.hookId && event.topic === 'Ping' ? { ignoreInactive: true } : {}),
         };
         const result = await this.deps.starter.startDelivery(input, { topic: event.topic, partyKey: event.partyKey ?? '' }, mode);

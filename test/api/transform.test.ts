@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { readUbl, readCii, writeCii } from '../../src/en16931';
 import { fullInvoice } from '../unit/transform/fixture';
@@ -109,7 +111,7 @@ describe('POST /api/v1/generic/transform', () => {
     expect(minimum.body).toMatchObject({ code: 'BAD_REQUEST', reason: 'TRANSFORMATION_NOT_SUPPORTED' });
     expect((minimum.body as Problem).detail).toContain('MINIMUM and BASIC WL');
 
-    const fattura = await post(corpusFile(SAMPLE_UBL_INVOICE), q({ targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }));
+    const fattura = await post(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), q({ targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }));
     expect(fattura.body).toMatchObject({ status: 400, reason: 'TRANSFORMATION_NOT_SUPPORTED' });
 
     const missing = await post(corpusFile(SAMPLE_UBL_INVOICE), '');
@@ -156,6 +158,31 @@ describe('POST /api/v1/generic/transform', () => {
     expect(refused.status).toBe(422);
     expectContract('post', PATH, refused);
     expect(refused.body).toMatchObject({ reason: 'CANNOT_CONVERT' });
+  });
+
+  it('converts FatturaPA to EN 16931 CII and an EN 16931 invoice to FatturaPA, and names what an Italian buyer needs (422)', async () => {
+    const fpa = readFileSync(path.join(__dirname, '../unit/transform/fatturapa/goods-22.xml'));
+    const toCii = await post(fpa, q({ targetFormat: 'en16931-cii', report: 'true' }));
+    expect(toCii.status).toBe(200);
+    expectContract('post', PATH, toCii);
+    expect(toCii.headers['x-transform-source-format']).toBe('fatturapa-1.2');
+    const body = toCii.body as { document: string; report: { unmapped: Array<{ path: string }> } };
+    expect(Number(toCii.headers['x-transform-unmapped'])).toBe(body.report.unmapped.length);
+    expect(readCii(parseXml(body.document)).invoice).toMatchObject({ number: 'FT-2026/17', seller: { vatIdentifier: 'IT01234567890' }, buyer: { electronicAddress: { value: 'ABC1234', schemeId: '0205' } } });
+
+    const toFpa = await post(writeCii(fullInvoice()).xml, q({ targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }));
+    expect(toFpa.status).toBe(200);
+    expectContract('post', PATH, toFpa);
+    expect(toFpa.headers['x-transform-target-format']).toBe('fatturapa-1.2');
+    expect(Number(toFpa.headers['x-transform-not-carried'])).toBeGreaterThan(0);
+    expect(toFpa.text).toContain('<p:FatturaElettronica xmlns:p="http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2"');
+
+    const italian = fullInvoice();
+    italian.buyer.postalAddress = { line1: 'Corso Italia 5', city: 'Roma', postCode: '00185', countryCode: 'IT' };
+    const refused = await post(writeCii(italian).xml, q({ targetFormat: 'fatturapa-1.2' }));
+    expect(refused.status).toBe(422);
+    expectContract('post', PATH, refused);
+    expect((refused.body as Problem).missing).toEqual([expect.objectContaining({ rule: 'FatturaPA 1.1.4', terms: ['BT-49', 'BT-49-1'] })]);
   });
 
   it('422 names the XRechnung data a plain EN 16931 invoice lacks', async () => {

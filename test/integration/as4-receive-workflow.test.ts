@@ -12,7 +12,7 @@ import { receiveDocumentWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import type { TestPki } from '../../src/peppol/pki/test-pki';
 import type { ReceiveDocumentResult } from '../../workflows/messages';
-import { DOCTYPE_SCHEME_BUSDOX, documentTypeId } from '../../src/peppol/identifiers';
+import { DOCTYPE_SCHEME_BUSDOX, documentTypeId, formatId } from '../../src/peppol/identifiers';
 import { HEADER, RECEIVER, message, sbd } from '../support/as4-messages';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
@@ -72,6 +72,47 @@ describe('receiveDocument on the real Temporal dev server', () => {
     expect(record).toMatchObject({ state: 'detected', stateDetail: result.detection.ok ? result.detection.format.id : '', format: { id: expect.stringMatching(/ubl/) } });
   });
 
+  it('hands the invoice to its party: a purchase document (as received, or converted) and an InvoiceReceived event', async () => {
+    const msg = message(pki);
+    const result = await received(msg);
+    expect(result.received).toMatchObject({ state: 'detected', topic: 'InvoiceReceived' });
+    const documentId = result.received!.documentId;
+    const doc = await ctx.core.documents.find(tenantId, documentId);
+    expect(doc).toMatchObject({ direction: 'inbound', partyId: RECEIVER.value, createdBy: 'peppol', state: 'detected', format: { id: expect.stringMatching(/ubl/) } });
+
+    const event = await ctx.core.db.models.WebhookEvent.findById(result.received!.eventId).lean().exec();
+    expect(event).toMatchObject({ topic: 'InvoiceReceived', documentId, createdBy: 'peppol' });
+    expect(event?.details).toMatchObject({ id: documentId, sender: formatId(HEADER.sender), createdBy: 'peppol', documentTypeId: formatId(HEADER.documentType), messageId: msg.messageId });
+
+    const client = await ctx.createClient([tenantId]);
+    const token = await ctx.token(client);
+    const base = `/api/v1/${RECEIVER.value}/purchaseInvoice/${documentId}`;
+    const asReceived = await request(ctx.app).get(`${base}/download`).auth(token, { type: 'bearer' }).buffer(true).parse((res, cb) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+    expect(asReceived.status).toBe(200);
+    const xml = (asReceived.body as Buffer).toString('utf8');
+    expect(xml).toMatch(/^<(\w+:)?Invoice /);
+    expect(xml).toContain('urn:oasis:names:specification:ubl:schema:xsd:Invoice-2');
+
+    const cii = await request(ctx.app).get(`${base}/download`).query({ targetFormat: 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100' }).auth(token, { type: 'bearer' });
+    expect(cii.status).toBe(200);
+    expect(cii.headers['x-transform-target-format']).toMatch(/cii/);
+    expect(cii.text).toContain('<rsm:CrossIndustryInvoice');
+
+    const unknown = await request(ctx.app).get(`${base}/download`).query({ targetFormat: 'urn:example:nothing' }).auth(token, { type: 'bearer' });
+    expect(unknown.status).toBe(400);
+
+    // Another party's id, a sales document's id and a deleted one are all 404.
+    const seller = await ctx.core.directory.createParty({ tenantId, partyId: '0106:77777777', legalEntityId: 'NL:0106:77777777', name: 'Other' });
+    expect((await request(ctx.app).get(`/api/v1/${seller.partyId}/purchaseInvoice/${documentId}/download`).auth(token, { type: 'bearer' })).status).toBe(404);
+    expect((await request(ctx.app).delete(base).auth(token, { type: 'bearer' })).status).toBe(204);
+    expect((await request(ctx.app).get(`${base}/download`).auth(token, { type: 'bearer' })).status).toBe(404);
+    expect(await ctx.core.documents.find(tenantId, documentId)).toBeNull();
+  });
+
   it('records a business document it cannot read as rejected, with the reason', async () => {
     // A well-formed envelope around a document no format of ours reads.
     const documentType = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:example:unknown::Order##urn:example:custom::1.0');
@@ -81,5 +122,10 @@ describe('receiveDocument on the real Temporal dev server', () => {
     expect(result).toMatchObject({ state: 'rejected', detection: { ok: false, code: 'UNKNOWN_FORMAT' } });
     const record = await ctx.core.db.models.As4Inbound.findById(msg.messageId).lean().exec();
     expect(record).toMatchObject({ state: 'rejected', stateDetail: expect.stringMatching(/^UNKNOWN_FORMAT: /) });
+    // The party still gets what arrived, and an InvoiceReceivedError saying why it could not be read.
+    expect(result.received).toMatchObject({ state: 'rejected', topic: 'InvoiceReceivedError' });
+    const event = await ctx.core.db.models.WebhookEvent.findById(result.received!.eventId).lean().exec();
+    expect(event).toMatchObject({ topic: 'InvoiceReceivedError', documentId: result.received!.documentId });
+    expect(event?.details).toMatchObject({ reasonCode: 'UNKNOWN_FORMAT', messageId: msg.messageId });
   });
 });

@@ -46,7 +46,13 @@ const REFUSING_BUYER = '0106:12345672';
 const DOWN_BUYER = '0106:12345673';
 /** Its SMP answers 503 once: the lookup is retried on the schedule like a failed attempt. */
 const SMP_HICCUP_BUYER = '0106:12345674';
+/** Its SMP lists only EN 16931 CII: the BIS 3 UBL upload is converted before it is sent. */
+const CII_ONLY_BUYER = '0106:12345675';
+/** Its SMP lists only a format the invoice cannot be converted to (an Order). */
+const ORDERS_ONLY_BUYER = '0106:12345676';
 const UNKNOWN_BUYER = '0106:99999999';
+const CII_DOCUMENT_TYPE = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100::CrossIndustryInvoice##urn:cen.eu:en16931:2017::D16B');
+const ORDER_DOCUMENT_TYPE = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1');
 const BIS3_DOCUMENT_TYPE = documentTypeId(
   DOCTYPE_SCHEME_BUSDOX,
   'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
@@ -88,10 +94,14 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     return file;
   };
 
-  function publish(participant: string, url: string): void {
+  function publish(participant: string, url: string, only?: ReturnType<typeof documentTypeId>): void {
     const p = peppolParticipant(participant);
     dns.set(naptrName(p, ZONE), [{ type: 'NAPTR', order: 100, preference: 10, flags: 'U', service: 'Meta:SMP', regexp: `!^.*$!${smp.url}!` }]);
     const processes = [{ process: BILLING_PROCESS, endpoints: [{ transportProfile: TRANSPORT_PROFILE_AS4_V2, url, certificate: pki.apReceiver.certificate }] }];
+    if (only) {
+      smp.publish(p, only, processes);
+      return;
+    }
     // The document types of both test invoices: BIS Billing 3.0 and plain EN 16931 UBL.
     for (const customization of ['urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0', 'urn:cen.eu:en16931:2017']) {
       smp.publish(p, documentTypeId(DOCTYPE_SCHEME_BUSDOX, `urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##${customization}::2.1`), processes);
@@ -113,7 +123,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       },
     });
     const buyerTenant = await receiving.core.directory.createTenant({ name: 'buyers' });
-    for (const id of [BUYER, FLAKY_BUYER, REFUSING_BUYER, SMP_HICCUP_BUYER]) {
+    for (const id of [BUYER, FLAKY_BUYER, REFUSING_BUYER, SMP_HICCUP_BUYER, CII_ONLY_BUYER]) {
       await receiving.core.directory.createParty({ tenantId: buyerTenant._id, partyId: id, legalEntityId: `SE:${id}`, name: `Buyer ${id}` });
     }
     // One listener in front of the receiving app: /as4 is the app itself; /flaky/as4 fails twice first; /refusing/as4 is a 400.
@@ -145,6 +155,8 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     publish(REFUSING_BUYER, `${frontUrl}/refusing/as4`);
     publish(DOWN_BUYER, `${frontUrl}/down/as4`);
     publish(SMP_HICCUP_BUYER, `${frontUrl}/as4`);
+    publish(CII_ONLY_BUYER, `${frontUrl}/as4`, CII_DOCUMENT_TYPE);
+    publish(ORDERS_ONLY_BUYER, `${frontUrl}/as4`, ORDER_DOCUMENT_TYPE);
     const hiccup = peppolParticipant(SMP_HICCUP_BUYER);
     const metadata = signServiceMetadata(
       buildServiceMetadataXml(hiccup, BIS3_DOCUMENT_TYPE, [{ process: BILLING_PROCESS, endpoints: [{ transportProfile: TRANSPORT_PROFILE_AS4_V2, url: `${frontUrl}/as4`, certificate: pki.apReceiver.certificate }] }]),
@@ -309,6 +321,31 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     expect(events.map((e) => e.topic)).toEqual(['InvoiceSentError']);
     expect(events[0]!.message).toBe('Delivery refused by the receiving access point: HTTP 400: bad request');
     expect(events[0]!.details).toMatchObject({ attempt: '1', protocol: 'peppol', reasonCode: 'HTTP 400', stage: 'delivery' });
+  });
+
+  it('a recipient that takes only EN 16931 CII gets the UBL upload converted to CII, validated, and said so in InvoiceSent', async () => {
+    const s = await send(withBuyer(CII_ONLY_BUYER));
+    expect(s.state).toBe('delivered');
+    const events = await eventsFor(s.id, 'InvoiceSent');
+    expect(events.map((e) => e.topic)).toEqual(['InvoiceSent']);
+    expect(events[0]!.message).toMatch(/^Delivered to 0106:12345675 over Peppol as EN 16931 CII D16B, converted because the recipient does not take the uploaded format/);
+    expect(events[0]!.details).toMatchObject({ recipient: CII_ONLY_BUYER, targetDocumentTypeId: CII_DOCUMENT_TYPE.value });
+    expect(events[0]!.details['sourceDocumentTypeId']).toMatch(/^urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##/);
+    // What the receiving access point stored is the CII, with the invoice's number and buyer.
+    const stored = await receiving.core.db.models.As4Inbound.findById(events[0]!.details['messageId']).lean().exec();
+    expect(stored?.documentType).toBe(formatId(CII_DOCUMENT_TYPE));
+    const sbd = (await receiving.core.db.blobs.read(stored!.blobId)).toString('utf8');
+    expect(sbd).toContain('<rsm:CrossIndustryInvoice');
+    expect(sbd).toContain('<ram:URIID schemeID="0106">12345675</ram:URIID>');
+    expect(sbd).not.toContain('urn:oasis:names:specification:ubl:schema:xsd:Invoice-2');
+  });
+
+  it('a recipient that takes nothing the invoice can become ends in InvoiceSentError (DOCUMENT_TYPE_NOT_SUPPORTED)', async () => {
+    const s = await send(withBuyer(ORDERS_ONLY_BUYER));
+    expect(s.state).toBe('InvoiceSentError');
+    const events = await eventsFor(s.id, 'InvoiceSentError');
+    expect(events[0]!.message).toMatch(/^The recipient 0106:12345676 does not receive .+ over Peppol AS4, nor a format the gateway can convert it to: /);
+    expect(events[0]!.details).toMatchObject({ stage: 'lookup', reasonCode: 'DOCUMENT_TYPE_NOT_SUPPORTED', attempt: '0' });
   });
 
   it('an unknown participant ends in InvoiceSentError (stage lookup) without any attempt: no Peppol, no e-mail fallback yet', async () => {

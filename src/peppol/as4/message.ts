@@ -16,7 +16,7 @@ import { isPeppolError } from '../peppol-error';
 import { AP_KEY_USAGES, checkCertificate } from '../pki/cert-validation';
 import { commonNameOf } from '../pki/certificates';
 import type { KeyMaterial } from '../pki/key-material';
-import { parseSbd, type ParsedSbd, type SbdhHeader } from '../sbdh';
+import { readSbdHeader, type SbdhHeader } from '../sbdh';
 import { PEPPOL_AS4 } from './constants';
 import { EbmsError } from './ebms-error';
 import { decryptAttachments, encryptAttachments } from './encryption';
@@ -106,7 +106,8 @@ export interface ReceivedPeppolMessage {
   /** The signed references, to be returned in the receipt. */
   references: SignatureReference[];
   sbd: Buffer;
-  parsedSbd: ParsedSbd;
+  /** The SBDH, checked; the business message is checked for well-formedness only (the receive workflow reads it). */
+  parsedSbd: { header: SbdhHeader };
 }
 
 /** Opens a received Peppol AS4 user message. Throws EbmsError; nothing is trusted before the signature checks out. */
@@ -154,9 +155,9 @@ export function openPeppolMessage(contentType: string, body: Buffer, options: Op
     }
   } else sbd = plain.data;
 
-  let parsedSbd: ParsedSbd;
+  let parsedSbd: { header: SbdhHeader };
   try {
-    parsedSbd = parseSbd(sbd);
+    parsedSbd = readSbdHeader(sbd);
   } catch (e) {
     if (isPeppolError(e) || isGatewayError(e)) throw new EbmsError('EBMS:0004', `Peppol SBDH Issue: ${e.message}`, { cause: e });
     throw e;

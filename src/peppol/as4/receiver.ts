@@ -5,9 +5,9 @@
  *   CA and is valid → capped gunzip → SBDH and its consistency with the ebMS header)
  *   → the signer is not revoked (OCSP or CRL, when a RevocationChecker is configured; EBMS:0101 otherwise)
  *   → addressed to us (To PartyId = our Seat ID) and to a party we serve (else EBMS:0004 PEPPOL:NOT_SERVICED)
- *   → duplicate? (same MessageId: the stored receipt again; same sender + SBDH InstanceIdentifier with the same bytes:
- *     a receipt for this message, nothing stored again)
- *   → store the SBD and the record (one insert is the commit point) → the signed receipt.
+ *   → store the SBD and the record (one insert is the commit point; its unique keys catch duplicates) → the signed
+ *     receipt; a duplicate (same MessageId: the stored receipt again; same sender + SBDH InstanceIdentifier with the
+ *     same bytes: a receipt for this message) keeps nothing of the new copy.
  *
  * Every refusal is a signed ebMS error and leaves nothing stored.
  */
@@ -174,9 +174,8 @@ export class As4Receiver {
     const sha256 = createHash('sha256').update(msg.sbd).digest('hex');
     const instanceKey = `${formatId(header.sender).toLowerCase()}|${header.instanceIdentifier}`;
 
-    const again = await this.duplicateAnswer(msg, instanceKey, sha256, now);
-    if (again) return again;
-
+    // No lookups first: the insert's unique keys (MessageId, instance key) find a duplicate, and the rare duplicate pays
+    // for one blob write it removes again. A receive is then one blob insert and one record insert.
     const receiptXml = buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
     const record: InboundAs4Record = {
       messageId: um.messageId,
@@ -200,7 +199,7 @@ export class As4Receiver {
     };
     const result = await this.options.store.store(record, msg.sbd);
     if ('existing' in result) {
-      // A concurrent copy of this message won the insert: answer as for any duplicate.
+      // A copy of this message was stored before (a resend) or at the same moment: answer as for any duplicate.
       const answer = await this.duplicateAnswer(msg, instanceKey, sha256, now);
       if (answer) return answer;
       throw new EbmsError('EBMS:0004', 'the message conflicts with one stored at the same moment');

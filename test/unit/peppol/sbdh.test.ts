@@ -10,7 +10,7 @@ import {
   processId,
 } from '../../../src/peppol/identifiers';
 import { PeppolError } from '../../../src/peppol/peppol-error';
-import { buildSbd, parseSbd, parseXsdDateTime, type SbdhProblem } from '../../../src/peppol/sbdh';
+import { buildSbd, parseSbd, parseXsdDateTime, readSbdHeader, type SbdhProblem } from '../../../src/peppol/sbdh';
 
 const SBDH_DIR = path.join(CORPUS_DIR, 'peppol/sbdh');
 const describeCorpus = existsSync(SBDH_DIR) ? describe : describe.skip;
@@ -220,6 +220,46 @@ describe('parseSbd rules beyond the corpus', () => {
     const e = refusal(() => parseSbd(`<!DOCTYPE x [<!ENTITY a "b">]>${sbd(STD_SCOPES)}`));
     expect(e.reason).toBe('sbdh:invalid-sbd-xml');
     expect(e.code).toBe('BAD_REQUEST');
+  });
+});
+
+/** What a reader makes of a document: the header, or the refusal's reason and message. */
+function outcome(read: () => { header: unknown }): unknown {
+  try {
+    return { header: read().header };
+  } catch (e) {
+    if (e instanceof PeppolError) return { reason: e.reason, message: e.message };
+    throw e;
+  }
+}
+
+describe('readSbdHeader (receiving side, no DOM of the business message) agrees with parseSbd', () => {
+  const files = existsSync(SBDH_DIR) ? ['good', 'bad'].flatMap((d) => readdirSync(path.join(SBDH_DIR, d)).map((f) => `${d}/${f}`)) : [];
+  const sample = sbd(STD_SCOPES, corpusFile(SAMPLE_UBL_INVOICE).toString('utf8').replace(/^<\?xml[^>]*\?>/, ''));
+  const cases: Array<[string, string | Buffer]> = [
+    ...files.map((f): [string, Buffer] => [f, corpusFile(`peppol/sbdh/${f}`)]),
+    ['UBL invoice payload', sample],
+    ['prefixed SBDH', sbd(STD_SCOPES).replace(`xmlns="${SBDH}"`, `xmlns:q="${SBDH}"`).replace(/<(\/?)(?=[A-Z])(?!Invoice)/g, '<$1q:')],
+    ['two business messages', sbd(STD_SCOPES, '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>')],
+    ['element before the header', sbd(STD_SCOPES).replace('<StandardBusinessDocumentHeader>', '<X xmlns="urn:x"/><StandardBusinessDocumentHeader>')],
+    ['no business message', sbd(STD_SCOPES, '')],
+    ['text instead of a business message', sbd(STD_SCOPES, 'just text')],
+    ['text beside the business message', sbd(STD_SCOPES, 'text<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>')],
+    ['payload of another document type', sbd(STD_SCOPES, '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>')],
+    ['look-alike namespace', sbd(STD_SCOPES).replace(`xmlns="${SBDH}"`, 'xmlns="urn:other"')],
+    ['DOCTYPE', `<!DOCTYPE x [<!ENTITY a "b">]>${sbd(STD_SCOPES)}`],
+    ['truncated business message', sbd(STD_SCOPES).replace('Invoice-2"/>', 'Invoice-2"><cbc:ID>')],
+    ['unbound prefix in the business message', sbd(STD_SCOPES, '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><x:ID/></Invoice>')],
+    ['self-closing header', sbd(STD_SCOPES).replace(/<StandardBusinessDocumentHeader>[\s\S]*<\/StandardBusinessDocumentHeader>/, '<StandardBusinessDocumentHeader/>')],
+  ];
+
+  it('covers the corpus', () => {
+    expect(files.length === 0 || files.length > 20).toBe(true);
+  });
+
+  it.each(cases)('%s', (_name, doc) => {
+    const input = typeof doc === 'string' ? Buffer.from(doc, 'utf8') : doc;
+    expect(outcome(() => readSbdHeader(input))).toEqual(outcome(() => parseSbd(input)));
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -177,6 +177,19 @@ describe('Factur-X PDF output: structure', () => {
     const back = transformDocument(r.pdf as Buffer, { targetFormat: 'en16931-ubl' });
     expect(back.report.source.id).toBe('facturx-en16931');
     expect(back.contentType).toBe('application/xml');
+  });
+
+  it('any source the model reads becomes a Factur-X PDF: FatturaPA and ebInterface too', () => {
+    // The ebInterface sample without its below-the-line item, which EN 16931 has no term for (as in ebinterface.test.ts).
+    const ebi = corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1_sample_ph1.xml')
+      .toString('utf8')
+      .replace(/<BelowTheLineItem>[\s\S]*<\/BelowTheLineItem>/, '')
+      .replace('<PayableAmount>13.5</PayableAmount>', '<PayableAmount>12</PayableAmount>');
+    for (const source of [readFileSync(path.join(__dirname, 'fatturapa/goods-22.xml')), ebi]) {
+      const r = transformDocument(source, { targetFormat: 'facturx-en16931', date: DATE });
+      expect(r.contentType).toBe('application/pdf');
+      expect(extractFromPdf(r.pdf as Buffer).xml.toString('utf8')).toBe(r.xml);
+    }
   });
 
   it('characters the font lacks are drawn as "?" and reported, the XML keeps them', () => {

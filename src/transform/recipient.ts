@@ -1,0 +1,53 @@
+import { GatewayError } from '../core/gateway-error';
+import { detectFormat } from '../formats';
+import { peppolDocumentTypeId } from '../formats/document-type-id';
+import { transformDocument, type TransformReport } from './transform';
+
+/**
+ * What a document can be turned into for a recipient that does not receive its own format over Peppol, best first:
+ * BIS Billing 3 (what every Peppol receiver should take), then the national CIUSes, then plain EN 16931, UBL before CII.
+ * Each candidate is converted for real, so only formats the document actually meets (the target CIUS's requirements,
+ * the model's checks) are offered; the SMP then says which one the recipient takes.
+ */
+export const RECIPIENT_FORMAT_PREFERENCE = ['peppol-bis3-ubl', 'xrechnung-ubl', 'xrechnung-cii', 'nlcius-ubl', 'nlcius-cii', 'en16931-ubl', 'en16931-cii', 'peppol-bis3-cii'] as const;
+
+export interface RecipientAlternative {
+  /** The target format id to pass to transformDocument. */
+  targetFormat: string;
+  /** The Peppol document type identifier value of the converted document. */
+  documentTypeId: string;
+  /** Its BT-23 (the Peppol process), when it has one. */
+  profileId?: string;
+}
+
+export function recipientAlternatives(bytes: Buffer, ownDocumentTypeId: string): RecipientAlternative[] {
+  const out: RecipientAlternative[] = [];
+  const seen = new Set([ownDocumentTypeId]);
+  for (const targetFormat of RECIPIENT_FORMAT_PREFERENCE) {
+    let xml: string;
+    try {
+      xml = transformDocument(bytes, { targetFormat }).xml;
+    } catch (e) {
+      // Not convertible to this one (400 not supported, 422 data missing): the next candidate may do.
+      if (e instanceof GatewayError) continue;
+      throw e;
+    }
+    const format = detectFormat(xml);
+    const documentTypeId = peppolDocumentTypeId(format);
+    if (!documentTypeId || seen.has(documentTypeId)) continue;
+    seen.add(documentTypeId);
+    out.push({ targetFormat, documentTypeId, ...(format.profileId ? { profileId: format.profileId } : {}) });
+  }
+  return out;
+}
+
+export interface ConvertedForRecipient {
+  xml: Buffer;
+  report: TransformReport;
+}
+
+/** The document in the format the recipient takes (the same conversion every attempt: it is a pure function). */
+export function convertForRecipient(bytes: Buffer, targetFormat: string): ConvertedForRecipient {
+  const result = transformDocument(bytes, { targetFormat });
+  return { xml: Buffer.from(result.xml, 'utf8'), report: result.report };
+}
