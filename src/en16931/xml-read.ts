@@ -59,7 +59,7 @@ export class ReadContext {
   take(el: Element | undefined): string | undefined {
     if (!el) return undefined;
     this.used.add(el);
-    return (el.textContent ?? '').trim();
+    return textOf(el).trim();
   }
 
   /** Marks an element as fully consumed (structure-only elements whose content the reader checked itself). */
@@ -131,7 +131,7 @@ export class ReadContext {
         if (covered.has(ce)) walk(ce);
         // An element without text, attributes or children carries nothing that could be lost.
         else if (ce.firstChild === null && ce.attributes.length === 0) continue;
-        else out.push({ path: pathOf(ce), ...(hasText(ce) ? { text: shorten((ce.textContent ?? '').trim()) } : {}) });
+        else out.push({ path: pathOf(ce), ...(hasText(ce) ? { text: shorten(textOf(ce).trim()) } : {}) });
       }
     };
     walk(root);
@@ -140,7 +140,27 @@ export class ReadContext {
 }
 
 function hasText(el: Element): boolean {
-  return (el.textContent ?? '').trim() !== '';
+  return textOf(el).trim() !== '';
+}
+
+/**
+ * The element's text content (its text and CDATA descendants, concatenated), as `textContent` gives it, without the
+ * DOM tree walker xmldom's getter sets up for every call: readers take the text of nearly every leaf.
+ */
+export function textOf(el: Element): string {
+  const first = el.firstChild;
+  if (first === null) return '';
+  // The usual leaf: one text node.
+  if (first.nextSibling === null && (first.nodeType === 3 || first.nodeType === 4)) return (first as unknown as { data: string }).data;
+  let out = '';
+  const walk = (n: Node): void => {
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3 || c.nodeType === 4) out += (c as unknown as { data: string }).data;
+      else if (c.nodeType === 1) walk(c);
+    }
+  };
+  walk(el);
+  return out;
 }
 
 function shorten(s: string): string {

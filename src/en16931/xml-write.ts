@@ -13,9 +13,17 @@ export type Child = XmlElement | undefined | null | false;
 
 export function el(name: string, attrs: Record<string, string | undefined> = {}, ...children: Array<Child | Child[]>): XmlElement {
   const a: Array<[string, string]> = [];
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) a.push([k, v]);
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v !== undefined) a.push([k, v]);
+  }
+  // Plain loops rather than flat(): the writers build every element through here.
   const kids: XmlElement[] = [];
-  for (const c of children.flat()) if (c) kids.push(c);
+  for (const c of children) {
+    if (Array.isArray(c)) {
+      for (const d of c) if (d) kids.push(d);
+    } else if (c) kids.push(c);
+  }
   return { name, attrs: a, children: kids };
 }
 
@@ -33,37 +41,59 @@ export function group(name: string, attrs: Record<string, string | undefined>, .
   return e.children.length > 0 ? e : undefined;
 }
 
+// Most values (amounts, codes, dates) need no escaping: one test instead of four replacements.
+const TEXT_SPECIAL = /[&<>\r]/;
+const ATTR_SPECIAL = /[&<>\r"\t\n]/;
+
 function escapeText(s: string): string {
+  if (!TEXT_SPECIAL.test(s)) return s;
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;');
 }
 
 function escapeAttr(s: string): string {
+  if (!ATTR_SPECIAL.test(s)) return s;
   return escapeText(s).replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;');
 }
 
+const PADS: string[] = [];
+function padFor(depth: number): string {
+  let p = PADS[depth];
+  if (p === undefined) PADS[depth] = p = '  '.repeat(depth);
+  return p;
+}
+
+function onlyText(children: Array<XmlElement | string>): boolean {
+  for (const c of children) if (typeof c !== 'string') return false;
+  return true;
+}
+
 export function serialize(root: XmlElement): string {
-  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
+  // One string grown by appending: V8 keeps it as a rope and flattens it once, cheaper than an array of pieces.
+  let out = '<?xml version="1.0" encoding="UTF-8"?>\n';
   const write = (e: XmlElement, depth: number): void => {
-    const pad = '  '.repeat(depth);
-    out.push(pad, '<', e.name);
-    for (const [k, v] of e.attrs) out.push(' ', k, '="', escapeAttr(v), '"');
-    if (e.children.length === 0) {
-      out.push('/>\n');
+    const pad = padFor(depth);
+    out += pad + '<' + e.name;
+    for (const [k, v] of e.attrs) out += ' ' + k + '="' + escapeAttr(v) + '"';
+    const children = e.children;
+    if (children.length === 0) {
+      out += '/>\n';
       return;
     }
-    if (e.children.every((c) => typeof c === 'string')) {
-      out.push('>', ...e.children.map((c) => escapeText(c)), '</', e.name, '>\n');
+    if (onlyText(children)) {
+      out += '>';
+      for (const c of children) out += escapeText(c as string);
+      out += '</' + e.name + '>\n';
       return;
     }
-    out.push('>\n');
-    for (const c of e.children) {
-      if (typeof c === 'string') out.push(pad, '  ', escapeText(c), '\n');
+    out += '>\n';
+    for (const c of children) {
+      if (typeof c === 'string') out += pad + '  ' + escapeText(c) + '\n';
       else write(c, depth + 1);
     }
-    out.push(pad, '</', e.name, '>\n');
+    out += pad + '</' + e.name + '>\n';
   };
   write(root, 0);
-  return out.join('');
+  return out;
 }
 
 /** ISO date → CII format 102. */

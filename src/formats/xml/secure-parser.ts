@@ -10,6 +10,9 @@ import {
   type ScanSummary,
   type ScanVisitor,
 } from './xml-scanner';
+import { installXmldomRegexCache } from './xmldom-regex-cache';
+
+installXmldomRegexCache();
 
 /**
  * The one place where untrusted XML is parsed. Every document goes through three gates before xmldom sees it:
