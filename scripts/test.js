@@ -119,7 +119,10 @@ async function main() {
   // After rules:fetch, not beside it: both run Maven, and Maven 3.8 does not guard its local repository against two
   // processes downloading the same artefact at once.
   const harness = rules.then((code) => (code === 0 ? run('phase4 harness', [path.join(__dirname, 'phase4-harness.js'), '--quiet'], baseEnv) : 0));
-  const [tscCode, svcOrErr, rulesCode, harnessCode] = await Promise.all([tsc, started, rules, harness]);
+  // The Factur-X PDF/A tests check our PDFs with veraPDF (Java, Maven Central once); after the phase4 harness for the
+  // same reason (one Maven at a time).
+  const verapdf = harness.then((code) => (code === 0 ? run('veraPDF harness', [path.join(__dirname, 'verapdf-harness.js'), '--quiet'], baseEnv) : 0));
+  const [tscCode, svcOrErr, rulesCode, harnessCode, verapdfCode] = await Promise.all([tsc, started, rules, harness, verapdf]);
   if (svcOrErr instanceof Error) {
     say(`could not start the test servers; server-backed tests cannot run:\n${svcOrErr.message}`);
     return 1;
@@ -139,6 +142,10 @@ async function main() {
     if (harnessCode !== 0) {
       say('the phase4 harness could not be built (node scripts/phase4-harness.js); the AS4 interop tests cannot run');
       return harnessCode;
+    }
+    if (verapdfCode !== 0) {
+      say('the veraPDF harness could not be built (node scripts/verapdf-harness.js); the PDF/A tests cannot run');
+      return verapdfCode;
     }
     // The SDK bundler is the last determinism guard: it refuses workflow code that imports Node built-ins.
     const bundleCode = typecheck ? await run('workflow bundle', [path.join(__dirname, 'build-workflow-bundle.js'), WORKFLOW_BUNDLE], baseEnv) : 0;

@@ -237,7 +237,7 @@ export const ROUTES: RouteContract[] = [
       targetSyntax: 'Optional UBL or CII, for a target URN both syntaxes share',
     },
     responses: {
-      200: { description: 'The document; when converted, X-Transform-* headers say what could not be carried over', content: { 'application/xml': null } },
+      200: { description: 'The document; when converted, X-Transform-* headers say what could not be carried over (a Factur-X target answers the PDF/A-3)', content: { 'application/xml': null, 'application/pdf': null } },
       ...partyScoped,
       400: problem('targetFormat unknown, or that conversion is not supported'),
       404: problem('No such received document for this party'),

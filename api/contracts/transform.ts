@@ -13,6 +13,8 @@ const FormatRef = z.object({
   syntax: z.string(),
   documentType: z.string(),
   customizationId: z.string().optional(),
+  container: z.literal('pdf').optional().meta({ description: 'Factur-X targets: the XML travels in a PDF/A-3' }),
+  attachment: z.string().optional().meta({ description: 'Factur-X targets: the embedded file name (factur-x.xml or xrechnung.xml)' }),
 });
 
 export const TransformReport = z
@@ -27,8 +29,14 @@ export const TransformReport = z
   .meta({ id: 'TransformReport', description: 'What a conversion could not carry over, filled in or changed' });
 
 export const TransformResponse = z
-  .object({ document: z.string(), report: TransformReport })
-  .meta({ id: 'TransformResponse', description: 'The converted XML as a string, with the conversion report' });
+  .object({
+    document: z.string().meta({ description: 'The converted XML; for a Factur-X target the PDF, base64-encoded' }),
+    documentEncoding: z.literal('base64').optional().meta({ description: 'Set when `document` is base64 (a PDF)' }),
+    contentType: z.literal('application/pdf').optional().meta({ description: 'Set when `document` is a PDF' }),
+    xml: z.string().optional().meta({ description: 'Factur-X targets: the CII embedded in the PDF' }),
+    report: TransformReport,
+  })
+  .meta({ id: 'TransformResponse', description: 'The converted document with the conversion report (a PDF target: the PDF base64-encoded and its embedded XML)' });
 
 const REPORT_HEADERS = {
   'X-Transform-Source-Format': 'Format id of the source (detected or given)',
@@ -49,14 +57,14 @@ export function transformRoutes(h: { problem: (d: string) => ResponseContract; a
         targetFormat: 'Required. Target format URN (URL-encoded, `#` as `%23`) or format id (e.g. `xrechnung-cii`)',
         sourceFormat: 'Optional source format URN or id, when detection should not decide',
         targetSyntax: 'Optional `UBL` or `CII`, for a URN both syntaxes share (EN 16931, BIS 3, XRechnung, NLCIUS); default: the source syntax',
-        report: 'Optional `true`: answer JSON `{ document, report }` (same as `Accept: application/json`)',
+        report: 'Optional `true`: answer JSON `{ document, report }` (same as `Accept: application/json`); for a Factur-X target `document` is the PDF in base64 and `xml` the embedded CII',
       },
       requestBody: { description: 'The source document (XML, or a Factur-X / ZUGFeRD PDF whose XML is converted), up to 24 MB', content: { 'application/xml': null, 'text/xml': null, 'application/pdf': null } },
       responses: {
         200: {
           description:
-            'The converted XML; or, with `Accept: application/json` / `report=true`, the XML and the conversion report. Headers: X-Transform-Source-Format, X-Transform-Target-Format, X-Transform-Unmapped (count), X-Transform-Not-Carried (count)',
-          content: { 'application/xml': null, 'application/json': TransformResponse },
+            'The converted XML, or for a Factur-X target (`facturx-basic`, `facturx-en16931`, `facturx-extended`, `facturx-xrechnung`) the PDF/A-3 with the CII embedded; with `Accept: application/json` / `report=true`, the document and the conversion report. Headers: X-Transform-Source-Format, X-Transform-Target-Format, X-Transform-Unmapped (count), X-Transform-Not-Carried (count)',
+          content: { 'application/xml': null, 'application/pdf': null, 'application/json': TransformResponse },
           headers: REPORT_HEADERS,
         },
         ...h.authenticated,

@@ -130,6 +130,12 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     const bytes = await deps.blobs.read(doc.blobId, deps.maxUploadBytes);
     const result = transformDocument(bytes, { targetFormat, ...(targetSyntax ? { targetSyntax } : {}) });
     setTransformHeaders(res, result.report);
+    if (result.pdf) {
+      // A Factur-X target: the PDF/A-3 with the converted XML embedded.
+      res.set('Content-Disposition', `attachment; filename="${doc.documentId}.pdf"`);
+      res.status(200).type('application/pdf').send(result.pdf);
+      return;
+    }
     res.set('Content-Disposition', `attachment; filename="${doc.documentId}.xml"`);
     res.status(200).type('application/xml').send(result.xml);
   });

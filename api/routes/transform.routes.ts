@@ -17,7 +17,7 @@ export function setTransformHeaders(res: Response, report: TransformReport): voi
   });
 }
 
-/** JSON instead of bare XML: `report=true`, or an Accept header that prefers application/json to XML. */
+/** JSON instead of the bare document: `report=true`, or an Accept header that prefers application/json to XML/PDF. */
 function wantsReport(req: Request): boolean {
   const flag = queryString(req, 'report');
   if (flag !== undefined) {
@@ -25,7 +25,7 @@ function wantsReport(req: Request): boolean {
     return flag === 'true';
   }
   // No Accept, */* or XML first: the XML itself (spec 4.9); JSON only when the client prefers it.
-  return req.accepts(['application/xml', 'application/json']) === 'application/json';
+  return req.accepts(['application/xml', 'application/pdf', 'application/json']) === 'application/json';
 }
 
 /**
@@ -46,7 +46,16 @@ export function registerTransformRoutes(router: Router, deps: TransformRouteDeps
     const result = transformDocument(body, { targetFormat, ...(sourceFormat ? { sourceFormat } : {}), ...(targetSyntax ? { targetSyntax } : {}) });
     setTransformHeaders(res, result.report);
     if (report) {
+      // A PDF target: the PDF base64-encoded beside the embedded XML, so one JSON answer has both.
+      if (result.pdf) {
+        res.status(200).json({ document: result.pdf.toString('base64'), documentEncoding: 'base64', contentType: 'application/pdf', xml: result.xml, report: result.report });
+        return;
+      }
       res.status(200).json({ document: result.xml, report: result.report });
+      return;
+    }
+    if (result.pdf) {
+      res.status(200).type('application/pdf').set('Content-Disposition', `attachment; filename="${result.report.target.id}.pdf"`).send(result.pdf);
       return;
     }
     res.status(200).type('application/xml').send(result.xml);

@@ -1,6 +1,7 @@
 import type { Document } from '@xmldom/xmldom';
 import { readCii, readEbInterface, readUbl, writeCii, writeEbInterface, writeUbl, type Invoice, type ReadResult, type WriteResult } from '../en16931';
 import type { DetectedFormat } from '../formats';
+import { writeFacturXPdf } from './facturx-pdf';
 import { readFatturaPa } from './fatturapa/reader';
 import { writeFatturaPa } from './fatturapa/writer';
 import type { TargetFlavour } from './targets';
@@ -13,8 +14,19 @@ import type { TargetFlavour } from './targets';
 /** Reads a parsed source document into the model; `format` is what detection (or `sourceFormat`) said it is. */
 export type ModelReader = (doc: Document, format: DetectedFormat) => ReadResult;
 
+/** What a writer produced: the XML, and for a container target (Factur-X) the file that carries it. */
+export interface ModelOutput extends WriteResult {
+  /** The container document (a Factur-X PDF/A-3) when the target is not bare XML. */
+  pdf?: Buffer;
+}
+
+export interface WriterOptions {
+  /** Creation date written into a PDF (default: now); fixed in tests for stable bytes. */
+  date?: Date;
+}
+
 /** Writes the model in the target's syntax. */
-export type ModelWriter = (inv: Invoice, target: TargetFlavour) => WriteResult;
+export type ModelWriter = (inv: Invoice, target: TargetFlavour, options?: WriterOptions) => ModelOutput;
 
 /** Readers by source base format id (checked first, for formats sharing a syntax name) and by syntax. */
 const READERS_BY_FORMAT = new Map<string, ModelReader>();
@@ -37,7 +49,11 @@ export function modelReader(format: DetectedFormat): ModelReader | undefined {
   return READERS_BY_FORMAT.get(baseId(format.id)) ?? READERS_BY_SYNTAX.get(format.syntax);
 }
 
+/** Factur-X targets: the CII embedded in a PDF/A-3 with a rendering of the invoice. */
+const FACTURX_WRITER: ModelWriter = (inv, target, options) => writeFacturXPdf(inv, target, options?.date ? { date: options.date } : {});
+
 export function modelWriter(target: TargetFlavour): ModelWriter | undefined {
+  if (target.facturx) return FACTURX_WRITER;
   return WRITERS_BY_SYNTAX.get(target.syntax);
 }
 

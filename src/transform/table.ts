@@ -56,7 +56,8 @@ export const EBINTERFACE_TARGETS = ['ebinterface-6.1'] as const;
  */
 export const DIALECT_SOURCES = ['svefaktura-1.0', ...PINT_BILLING_SOURCES, 'setu-invoice-ubl'] as const;
 
-const FACTURX_PDF_TARGETS = ['facturx-minimum', 'facturx-basicwl', 'facturx-basic', 'facturx-en16931', 'facturx-extended', 'facturx-extended-ctc-fr', 'facturx-xrechnung'];
+/** Factur-X PDF/A-3 targets the gateway writes (the CII embedded in a rendering of the invoice). */
+export const FACTURX_PDF_TARGETS = ['facturx-basic', 'facturx-en16931', 'facturx-extended', 'facturx-xrechnung'] as const;
 const PINT_OTHER_TARGETS = ['pint-ubl', 'pint-jp-ubl', 'pint-sg-ubl', 'pint-my-ubl', 'pint-ae-ubl', 'pint-om-ubl'];
 const DICO = ['dico-insbou004', 'dico-sales005'];
 
@@ -73,7 +74,15 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     converter: 'en16931',
   },
   { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES], to: EN16931_TARGETS, converter: 'en16931' },
-  { from: '*', to: FACTURX_PDF_TARGETS, notSupported: 'Factur-X / ZUGFeRD output (a PDF/A-3 with the CII embedded) is not built yet; use the CII URN for the XML alone' },
+  { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES], to: FACTURX_PDF_TARGETS, converter: 'en16931' },
+  // Every other source the model reads as an EN 16931 invoice: the same CII, in a PDF.
+  { from: [FATTURAPA, ...EBINTERFACE_SOURCES, ...PINT_BILLING_SOURCES, 'svefaktura-1.0', 'setu-invoice-ubl'], to: FACTURX_PDF_TARGETS, converter: 'en16931' },
+  {
+    from: '*',
+    to: ['facturx-minimum', 'facturx-basicwl'],
+    notSupported: 'Factur-X MINIMUM and BASIC WL drop the invoice lines (BG-25) and are not invoices in the legal sense (Factur-X: AFRelationship Data); the gateway does not turn an invoice into one. Use facturx-basic, facturx-en16931, facturx-extended or facturx-xrechnung',
+  },
+  { from: '*', to: ['facturx-extended-ctc-fr'], notSupported: 'Factur-X EXTENDED-CTC-FR adds the French CTC requirements (continuous transaction control), which the gateway does not check yet' },
   { from: '*', to: ['nlcius-gaccount-ubl'], notSupported: 'the NLCIUS G-account extension needs a second payment to a blocked account, which EN 16931 does not hold' },
   { from: '*', to: ['xrechnung-extension-ubl', 'xrechnung-extension-cii', 'xrechnung-cvd-ubl', 'xrechnung-cvd-cii'], notSupported: 'XRechnung extension and CVD outputs need data beyond EN 16931 that the model does not carry yet' },
   { from: '*', to: ['peppol-selfbilling-ubl'], notSupported: 'self-billing changes who issues the invoice; converting an invoice into one is not a format change' },
@@ -140,7 +149,7 @@ export interface TransformationListing {
 export function listTransformations(): TransformationListing[] {
   const out: TransformationListing[] = [];
   for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, FATTURAPA, ...EBINTERFACE_SOURCES, 'facturx-minimum', 'facturx-basicwl', ...DIALECT_SOURCES]) {
-    for (const to of [...EN16931_TARGETS, ...PINT_TARGETS, FATTURAPA, ...EBINTERFACE_TARGETS]) {
+    for (const to of [...EN16931_TARGETS, ...PINT_TARGETS, FATTURAPA, ...EBINTERFACE_TARGETS, ...FACTURX_PDF_TARGETS]) {
       const l = lookupTransformation(from, to);
       out.push('converter' in l ? { from, to, supported: true } : { from, to, supported: false, reason: l.notSupported });
     }
@@ -158,7 +167,8 @@ export function renderTransformationTable(): string {
     '',
     'Generated from `src/transform/table.ts` (a test keeps this file equal to it). `POST /api/v1/generic/transform`',
     'takes a target format URN or id; a URN both syntaxes share resolves to the source syntax unless `targetSyntax` says',
-    'otherwise. Choices: [decisions.md](decisions.md) "Transformation".',
+    'otherwise. The `facturx-*` targets answer a PDF/A-3 with the CII embedded (`factur-x.xml`, or `xrechnung.xml` for',
+    'XRECHNUNG). Choices: [decisions.md](decisions.md) "Transformation" and "Factur-X / ZUGFeRD PDF output".',
     '',
     '## Supported',
     '',

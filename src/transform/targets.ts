@@ -1,5 +1,5 @@
 import type { Syntax } from '../formats/format-ids';
-import { EN16931, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../formats/format-ids';
+import { EN16931, FACTURX_BASIC, FACTURX_EXTENDED, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../formats/format-ids';
 import { compareDecimal, EBINTERFACE_61_NS, isDecimal, type Invoice } from '../en16931';
 import type { Requirement } from './requirement';
 import { adaptAunz, PINT_AUNZ, PINT_AUNZ_RULES, PINT_EU, PINT_PROCESS } from './pint';
@@ -23,7 +23,7 @@ export interface TargetFlavour {
    * CIUS family: same family keeps the source's BT-24 (its version), another family sets `specificationId`.
    * 'fatturapa' is the Italian national syntax, which has no BT-24 (its `specificationId` is empty).
    */
-  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius' | 'pint' | 'fatturapa' | 'ebinterface';
+  family: 'en16931' | 'peppol-bis3' | 'xrechnung' | 'nlcius' | 'pint' | 'fatturapa' | 'ebinterface' | 'facturx';
   specificationId: string;
   /** BT-23 written when the document has none (or one the target does not accept). */
   defaultProcess?: string;
@@ -33,6 +33,18 @@ export interface TargetFlavour {
   taxSchemeId?: string;
   /** Target-specific rewriting of identifiers before the requirements are checked (each change listed in `changed`). */
   adapt?: (inv: Invoice, changed: string[]) => void;
+  /** Factur-X / ZUGFeRD targets: the CII goes into a PDF/A-3 (codecs.ts has the PDF writer). */
+  facturx?: FacturXProfile;
+}
+
+/** How a Factur-X profile is packaged (Factur-X 1.0 / ZUGFeRD 2.x, PDF part). */
+export interface FacturXProfile {
+  /** XMP fx:ConformanceLevel. */
+  conformanceLevel: string;
+  /** Embedded file name: `factur-x.xml`, `xrechnung.xml` for the XRECHNUNG profile (ZUGFeRD 2.1.1 and later). */
+  filename: string;
+  /** MINIMUM and BASIC WL are not invoices (`Data`); the invoice profiles are the invoice itself (`Alternative`). */
+  relationship: 'Alternative' | 'Data';
 }
 
 const PEPPOL_PROCESS = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
@@ -192,6 +204,52 @@ const XRECHNUNG_RULES: Requirement[] = [
   ...PEPPOL_RULES.filter((r) => r.rule === 'PEPPOL-EN16931-R020' || r.rule === 'PEPPOL-EN16931-R010'),
 ];
 
+/**
+ * Factur-X BASIC is EN 16931 without some terms: its schema (FACTUR-X_BASIC, compared with FACTUR-X_EN16931) has no
+ * element for them, or its Schematron marks them as not used. A document carrying any of them is refused (422) rather than written without them: BASIC would
+ * then claim to be the whole invoice while leaving data out; `facturx-en16931` carries everything.
+ */
+const absent = (rule: string, terms: string[], what: string, has: (i: Invoice) => boolean): Requirement => ({
+  rule,
+  terms,
+  message: `Factur-X BASIC has no place for ${what} (${terms.join(', ')}); use the EN 16931 profile for this invoice`,
+  holds: (i) => !has(i),
+});
+const anyLine = (i: Invoice, f: (l: Invoice['lines'][number]) => boolean): boolean => i.lines.some(f);
+const transfers = (i: Invoice): readonly { accountName?: string; serviceProviderIdentifier?: string }[] => i.paymentInstructions?.creditTransfers ?? [];
+
+const FACTURX_BASIC_RULES: Requirement[] = [
+  absent('FX-BASIC-BT-7', ['BT-7'], 'the VAT point date', (i) => present(i.vatPointDate)),
+  absent('FX-BASIC-BT-11', ['BT-11'], 'a project reference', (i) => present(i.projectReference)),
+  absent('FX-BASIC-BT-14', ['BT-14'], 'a sales order reference', (i) => present(i.salesOrderReference)),
+  absent('FX-BASIC-BT-15', ['BT-15'], 'a receiving advice reference', (i) => present(i.receivingAdviceReference)),
+  absent('FX-BASIC-BT-17', ['BT-17'], 'a tender or lot reference', (i) => present(i.tenderOrLotReference)),
+  absent('FX-BASIC-BT-18', ['BT-18'], 'an invoiced object identifier', (i) => present(i.invoicedObjectIdentifier?.value)),
+  absent('FX-BASIC-BT-33', ['BT-33'], 'seller additional legal information', (i) => present(i.seller.additionalLegalInformation)),
+  absent('FX-BASIC-BG-6', ['BG-6'], 'a seller contact', (i) => i.seller.contact !== undefined),
+  absent('FX-BASIC-BG-9', ['BG-9'], 'a buyer contact', (i) => i.buyer.contact !== undefined),
+  absent('FX-BASIC-BT-82', ['BT-82'], 'a payment means text', (i) => present(i.paymentInstructions?.meansText)),
+  absent('FX-BASIC-BT-85', ['BT-85'], 'a payment account name', (i) => transfers(i).some((t) => present(t.accountName))),
+  absent('FX-BASIC-BT-86', ['BT-86'], 'a payment service provider identifier', (i) => transfers(i).some((t) => present(t.serviceProviderIdentifier))),
+  absent('FX-BASIC-BG-18', ['BG-18'], 'payment card information', (i) => i.paymentInstructions?.card !== undefined),
+  absent('FX-BASIC-BT-114', ['BT-114'], 'a rounding amount', (i) => present(i.totals.roundingAmount)),
+  absent('FX-BASIC-BG-24', ['BG-24'], 'additional supporting documents', (i) => i.supportingDocuments.length > 0),
+  absent('FX-BASIC-BT-128', ['BT-128'], 'invoice line object identifiers', (i) => anyLine(i, (l) => present(l.objectIdentifier?.value))),
+  absent('FX-BASIC-BT-132', ['BT-132'], 'referenced purchase order line references', (i) => anyLine(i, (l) => present(l.purchaseOrderLineReference))),
+  absent('FX-BASIC-BT-133', ['BT-133'], 'invoice line buyer accounting references', (i) => anyLine(i, (l) => present(l.buyerAccountingReference))),
+  absent('FX-BASIC-BT-154', ['BT-154'], 'item descriptions', (i) => anyLine(i, (l) => present(l.item.description))),
+  absent('FX-BASIC-BT-155', ['BT-155'], "item sellers' identifiers", (i) => anyLine(i, (l) => present(l.item.sellersIdentifier))),
+  absent('FX-BASIC-BT-156', ['BT-156'], "item buyers' identifiers", (i) => anyLine(i, (l) => present(l.item.buyersIdentifier))),
+  absent('FX-BASIC-BT-158', ['BT-158'], 'item classification identifiers', (i) => anyLine(i, (l) => l.item.classificationIdentifiers.length > 0)),
+  absent('FX-BASIC-BT-159', ['BT-159'], 'item countries of origin', (i) => anyLine(i, (l) => present(l.item.countryOfOrigin))),
+  absent('FX-BASIC-BG-32', ['BG-32'], 'item attributes', (i) => anyLine(i, (l) => l.item.attributes.length > 0)),
+  // Not in the schema's terms but ruled out by the BASIC Schematron ("marked as not used in the given context").
+  absent('FX-BASIC-BT-45', ['BT-45'], 'a buyer trading name', (i) => present(i.buyer.tradingName)),
+  absent('FX-BASIC-BT-137', ['BT-137', 'BT-138', 'BT-142', 'BT-143'], 'base amounts or percentages of invoice line allowances and charges', (i) =>
+    anyLine(i, (l) => l.allowanceCharges.some((ac) => present(ac.baseAmount) || present(ac.percentage))),
+  ),
+];
+
 const fractionDigits = (v: string | undefined, max: number): boolean => v === undefined || (v.split('.')[1] ?? '').replace(/0+$/, '').length <= max;
 const shorter = (v: string | undefined, max: number): boolean => v === undefined || v.length <= max;
 
@@ -259,6 +317,45 @@ export const TARGET_FLAVOURS: readonly TargetFlavour[] = [
   },
   // BT-24 is not written (FatturaPA names itself by namespace and versione), so BR-01 does not apply.
   { id: 'fatturapa-1.2', name: 'FatturaPA 1.2', syntax: 'FatturaPA', family: 'fatturapa', specificationId: '', requirements: [...EN16931_CORE.filter((r) => r.rule !== 'BR-01'), ...FATTURAPA_RULES] },
+  // Factur-X PDFs: the embedded CII is the EN 16931 content; EXTENDED is a superset of EN 16931, so every EN 16931
+  // invoice is a valid EXTENDED one; XRECHNUNG adds the XRechnung CIUS rules.
+  {
+    id: 'facturx-en16931',
+    name: 'Factur-X / ZUGFeRD EN 16931 (PDF/A-3)',
+    syntax: 'CII',
+    family: 'facturx',
+    specificationId: EN16931,
+    requirements: EN16931_CORE,
+    facturx: { conformanceLevel: 'EN 16931', filename: 'factur-x.xml', relationship: 'Alternative' },
+  },
+  {
+    id: 'facturx-basic',
+    name: 'Factur-X / ZUGFeRD BASIC (PDF/A-3)',
+    syntax: 'CII',
+    family: 'facturx',
+    specificationId: FACTURX_BASIC,
+    requirements: [...EN16931_CORE, ...FACTURX_BASIC_RULES],
+    facturx: { conformanceLevel: 'BASIC', filename: 'factur-x.xml', relationship: 'Alternative' },
+  },
+  {
+    id: 'facturx-extended',
+    name: 'Factur-X / ZUGFeRD EXTENDED (PDF/A-3)',
+    syntax: 'CII',
+    family: 'facturx',
+    specificationId: FACTURX_EXTENDED,
+    requirements: EN16931_CORE,
+    facturx: { conformanceLevel: 'EXTENDED', filename: 'factur-x.xml', relationship: 'Alternative' },
+  },
+  {
+    id: 'facturx-xrechnung',
+    name: 'Factur-X / ZUGFeRD XRECHNUNG (PDF/A-3)',
+    syntax: 'CII',
+    family: 'facturx',
+    specificationId: XRECHNUNG_3,
+    defaultProcess: PEPPOL_PROCESS,
+    requirements: [...EN16931_CORE, ...XRECHNUNG_RULES],
+    facturx: { conformanceLevel: 'XRECHNUNG', filename: 'xrechnung.xml', relationship: 'Alternative' },
+  },
 ];
 
 export function targetFlavour(id: string): TargetFlavour | undefined {

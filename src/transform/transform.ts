@@ -24,6 +24,8 @@ export interface TransformOptions {
   /** For a URN both syntaxes share (EN 16931, XRechnung, NLCIUS, BIS 3): which one. Default: the source's syntax. */
   targetSyntax?: 'UBL' | 'CII';
   limits?: Partial<XmlLimits>;
+  /** Creation date written into a PDF target (default: now). */
+  date?: Date;
 }
 
 export interface FormatRef {
@@ -32,6 +34,9 @@ export interface FormatRef {
   syntax: string;
   documentType: string;
   customizationId?: string;
+  /** Factur-X targets: the XML travels in a PDF/A-3, as the named attachment. */
+  container?: 'pdf';
+  attachment?: string;
 }
 
 export interface TransformReport {
@@ -48,7 +53,13 @@ export interface TransformReport {
 }
 
 export interface TransformResult {
+  /** The target XML; for a Factur-X target, the CII embedded in the PDF. */
   xml: string;
+  /** What to send: the XML for an XML target, the PDF/A-3 for a Factur-X target. */
+  body: Buffer;
+  contentType: 'application/xml' | 'application/pdf';
+  /** Set for Factur-X targets: the PDF/A-3 with the XML embedded. */
+  pdf?: Buffer;
   report: TransformReport;
 }
 
@@ -70,7 +81,11 @@ function resolveTarget(targetFormat: string, sourceSyntax: string, targetSyntax:
   if (named.length === 0) {
     throw new GatewayError('BAD_REQUEST', `targetFormat "${targetFormat}" is not a known format URN or id`, { details: { reason: 'UNKNOWN_TARGET_FORMAT', targetFormat } });
   }
-  const flavours = TARGET_FLAVOURS.filter((t) => named.includes(t.id));
+  // A URN shared by an XML flavour and a Factur-X one (EN 16931, XRechnung) means the XML; Factur-X PDFs are asked for
+  // by their own URN (EXTENDED) or id.
+  const all = TARGET_FLAVOURS.filter((t) => named.includes(t.id));
+  const xmlOnly = all.filter((t) => !t.facturx);
+  const flavours = xmlOnly.length > 0 ? xmlOnly : all;
   if (flavours.length === 0) return named[0] as string;
   const wanted = targetSyntax ?? sourceSyntax;
   return flavours.find((t) => t.syntax === wanted) ?? (flavours[0] as TargetFlavour);
@@ -120,10 +135,13 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
       missing: missing.map((m: Requirement) => ({ rule: m.rule, terms: m.terms, message: m.message })),
     });
   }
-  const written = writer(inv, target);
+  const written = writer(inv, target, opts.date ? { date: opts.date } : {});
   const documentType = written.documentType;
   return {
     xml: written.xml,
+    ...(written.pdf
+      ? { body: written.pdf, contentType: 'application/pdf' as const, pdf: written.pdf }
+      : { body: Buffer.from(written.xml, 'utf8'), contentType: 'application/xml' as const }),
     report: {
       source: { id: format.id, name: format.name, syntax: format.syntax, documentType: format.documentType, ...(format.customizationId !== undefined ? { customizationId: format.customizationId } : {}) },
       target: {
@@ -132,6 +150,7 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
         syntax: target.syntax,
         documentType,
         ...(target.specificationId !== '' ? { customizationId: inv.processControl.specificationIdentifier } : {}),
+        ...(target.facturx ? { container: 'pdf' as const, attachment: target.facturx.filename } : {}),
       },
       unmapped: read.unmapped,
       notCarried: written.notCarried,

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { readUbl, readCii, writeCii } from '../../src/en16931';
 import { fullInvoice } from '../unit/transform/fixture';
 import { CII_URN, PEPPOL_BIS3, XRECHNUNG_3 } from '../../src/formats/format-ids';
-import { parseXml } from '../../src/formats';
+import { extractFromPdf, parseXml } from '../../src/formats';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { expectContract } from '../support/contract';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
@@ -105,11 +105,11 @@ describe('POST /api/v1/generic/transform', () => {
     expectContract('post', PATH, unknown);
     expect((unknown.body as Problem).code).toBe('UNKNOWN_FORMAT');
 
-    const pdf = await post(corpusFile(SAMPLE_UBL_INVOICE), q({ targetFormat: 'facturx-en16931' }));
-    expect(pdf.status).toBe(400);
-    expectContract('post', PATH, pdf);
-    expect(pdf.body).toMatchObject({ code: 'BAD_REQUEST', reason: 'TRANSFORMATION_NOT_SUPPORTED' });
-    expect((pdf.body as Problem).detail).toContain('not built yet');
+    const minimum = await post(corpusFile(SAMPLE_UBL_INVOICE), q({ targetFormat: 'facturx-minimum' }));
+    expect(minimum.status).toBe(400);
+    expectContract('post', PATH, minimum);
+    expect(minimum.body).toMatchObject({ code: 'BAD_REQUEST', reason: 'TRANSFORMATION_NOT_SUPPORTED' });
+    expect((minimum.body as Problem).detail).toContain('MINIMUM and BASIC WL');
 
     const fattura = await post(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), q({ targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }));
     expect(fattura.body).toMatchObject({ status: 400, reason: 'TRANSFORMATION_NOT_SUPPORTED' });
@@ -124,6 +124,40 @@ describe('POST /api/v1/generic/transform', () => {
     const xxe = await post('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">&e;</Invoice>', q({ targetFormat: CII_URN }));
     expect(xxe.status).toBe(400);
     expect(JSON.stringify(xxe.body)).not.toContain('root:');
+  });
+
+  it('answers a Factur-X target with the PDF/A-3 itself, or with report=true the PDF in base64 beside the XML and the report', async () => {
+    const source = writeCii(fullInvoice()).xml;
+    const res = await post(source, q({ targetFormat: 'facturx-en16931' })).buffer(true).parse((r, cb) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+    expect(res.status).toBe(200);
+    expectContract('post', PATH, res);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    expect(res.headers['x-transform-target-format']).toBe('facturx-en16931');
+    const pdf = res.body as Buffer;
+    expect(pdf.subarray(0, 8).toString('latin1')).toBe('%PDF-1.7');
+    const embedded = extractFromPdf(pdf);
+    expect(embedded.filename).toBe('factur-x.xml');
+    expect(readCii(parseXml(embedded.xml)).invoice.number).toBe(fullInvoice().number);
+
+    const json = await post(source, q({ targetFormat: 'facturx-xrechnung', report: 'true' }));
+    // The fixture has everything the XRechnung rules require (as for xrechnung-cii).
+    expect(json.status).toBe(200);
+    expectContract('post', PATH, json);
+    const body = json.body as { document: string; documentEncoding: string; contentType: string; xml: string; report: { target: { id: string; container: string; attachment: string } } };
+    expect(body).toMatchObject({ documentEncoding: 'base64', contentType: 'application/pdf', report: { target: { id: 'facturx-xrechnung', container: 'pdf', attachment: 'xrechnung.xml' } } });
+    const back = extractFromPdf(Buffer.from(body.document, 'base64'));
+    expect(back.filename).toBe('xrechnung.xml');
+    expect(back.xml.toString('utf8')).toBe(body.xml);
+
+    // The fixture has terms BASIC cannot hold (contacts, item descriptions, ...): 422, nothing dropped.
+    const refused = await post(source, q({ targetFormat: 'facturx-basic' }));
+    expect(refused.status).toBe(422);
+    expectContract('post', PATH, refused);
+    expect(refused.body).toMatchObject({ reason: 'CANNOT_CONVERT' });
   });
 
   it('converts FatturaPA to EN 16931 CII and an EN 16931 invoice to FatturaPA, and names what an Italian buyer needs (422)', async () => {

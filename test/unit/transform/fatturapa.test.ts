@@ -229,7 +229,7 @@ describe('FatturaPA → EN 16931: 422 and 400', () => {
   });
 
   it.each([
-    ['FatturaPA to Factur-X PDF', 'facturx-en16931', /Factur-X \/ ZUGFeRD output/],
+    ['FatturaPA to Factur-X MINIMUM', 'facturx-minimum', /MINIMUM and BASIC WL/],
     ['FatturaPA to PINT', 'pint-eu-ubl', /FatturaPA converts to the EN 16931 formats/],
     ['FatturaPA to FatturaPA', NS.fatturaPA12, /FatturaPA 1.2 already/],
     ['FatturaPA to ebInterface', 'ebinterface-6.1', /FatturaPA converts to the EN 16931 formats/],

@@ -176,7 +176,7 @@ describe('400: source not recognised or transformation not supported', () => {
   });
 
   const NOT_SUPPORTED: Array<[string, () => unknown, RegExp]> = [
-    ['Factur-X PDF output', () => transformDocument(UBL_SOURCE, { targetFormat: 'facturx-extended' }), /Factur-X \/ ZUGFeRD output .* not built yet/],
+    ['Factur-X EXTENDED-CTC-FR output', () => transformDocument(UBL_SOURCE, { targetFormat: 'facturx-extended-ctc-fr' }), /CTC requirements/],
     ['FatturaPA output from a source that is not EN 16931', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'), { targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }), /only EN 16931 invoices .* convert to FatturaPA/],
     ['PINT Japan output', () => transformDocument(UBL_SOURCE, { targetFormat: 'urn:peppol:pint:billing-1@jp-1' }), /PINT Japan needs Japanese consumption tax content/],
     ['ebInterface 4.x source', () => transformDocument(corpusFile('ebinterface/ebinterface/ebi43/example-ebi43.xml'), { targetFormat: CII_URN }), /ebInterface 4\.x .* is not read yet/],
@@ -201,9 +201,9 @@ describe('400: source not recognised or transformation not supported', () => {
     // 7 UBL and 11 CII EN 16931 sources to the 8 EN 16931 targets, PINT-EU / A-NZ, FatturaPA and ebInterface 6.1;
     // FatturaPA to the 8 EN 16931 targets; ebInterface 5.0 / 6.0 / 6.1 to those and ebInterface 6.1; Svefaktura and SETU
     // to the EN 16931 targets and PINT-EU / A-NZ; the 8 PINT billing flavours to the EN 16931 targets (and PINT-EU to
-    // itself). MINIMUM and BASIC WL are refused everywhere.
-    expect(listTransformations().filter((l) => l.supported)).toHaveLength(18 * 12 + 8 + 3 * 9 + 2 * 10 + 8 * 8 + 1);
-    expect(listTransformations().filter((l) => !l.supported && l.from.startsWith('facturx-'))).toHaveLength(2 * 12);
+    // itself); every one of them also to the 4 Factur-X PDF targets. MINIMUM and BASIC WL are refused everywhere.
+    expect(listTransformations().filter((l) => l.supported)).toHaveLength(18 * 12 + 8 + 3 * 9 + 2 * 10 + 8 * 8 + 1 + 4 * (18 + 1 + 3 + 2 + 8));
+    expect(listTransformations().filter((l) => !l.supported && l.from.startsWith('facturx-'))).toHaveLength(2 * 16);
     expect(lookupTransformation('en16931-ubl', 'xrechnung-cii')).toEqual({ converter: 'en16931' });
     expect(lookupTransformation('something-else', 'en16931-ubl')).toEqual({ notSupported: expect.stringContaining('no transformation from something-else') });
   });
