@@ -13,6 +13,7 @@ import { startWorker, type RunningWorker } from '../../src/main/worker';
 import type { TestPki } from '../../src/peppol/pki/test-pki';
 import type { ReceiveDocumentResult } from '../../workflows/messages';
 import { DOCTYPE_SCHEME_BUSDOX, documentTypeId, formatId } from '../../src/peppol/identifiers';
+import { extractFromPdf } from '../../src/formats';
 import { HEADER, RECEIVER, message, sbd } from '../support/as4-messages';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
@@ -101,6 +102,15 @@ describe('receiveDocument on the real Temporal dev server', () => {
     expect(cii.status).toBe(200);
     expect(cii.headers['x-transform-target-format']).toMatch(/cii/);
     expect(cii.text).toContain('<rsm:CrossIndustryInvoice');
+
+    const pdf = await request(ctx.app).get(`${base}/download`).query({ targetFormat: 'facturx-en16931' }).auth(token, { type: 'bearer' }).buffer(true).parse((res, cb) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(extractFromPdf(pdf.body as Buffer).xml.toString('utf8')).toContain('<rsm:CrossIndustryInvoice');
 
     const unknown = await request(ctx.app).get(`${base}/download`).query({ targetFormat: 'urn:example:nothing' }).auth(token, { type: 'bearer' });
     expect(unknown.status).toBe(400);
