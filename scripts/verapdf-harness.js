@@ -6,58 +6,26 @@
 // `node scripts/verapdf-harness.js [--quiet]` builds and prints the java classpath;
 // `node scripts/verapdf-harness.js --check file.pdf ...` prints veraPDF's PDF/A-3B verdicts as JSON.
 // Tests call ensureVeraPdfHarness() / checkPdfA().
-const crypto = require('node:crypto');
-const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { cacheDir } = require('./lib/services');
+const { buildJavaHarness } = require('./lib/java-harness');
 const { ensureTool } = require('./rules/lib/system-tools');
 
-// The same pinned plugin the rule packs are fetched with (transforms/rules-manifest.json).
-const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.6.1';
 const MAIN_CLASS = 'dev.invoicegateway.verapdf.PdfACheck';
-
 const HARNESS_DIR = path.join(__dirname, '..', 'tools', 'verapdf-harness');
-
-function sources(dir) {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.java') ? [path.join(dir, e.name)] : []))
-    .sort();
-}
-
-function fingerprint(files) {
-  const h = crypto.createHash('sha256');
-  for (const f of files) h.update(f).update(fs.readFileSync(f));
-  return h.digest('hex');
-}
 
 /** Returns { classpath } for `java -cp`; builds what is missing or stale. Throws with the tool's output on failure. */
 function ensureVeraPdfHarness(env = process.env, log = (m) => process.stderr.write(`${m}\n`)) {
-  const mvn = ensureTool('mvn', 'maven', log);
   const javac = ensureTool('javac', 'default-jdk-headless', log);
-  const out = path.join(cacheDir(env), 'verapdf-harness');
-  fs.mkdirSync(out, { recursive: true });
-  const pom = path.join(HARNESS_DIR, 'pom.xml');
-  const cpFile = path.join(out, 'classpath.txt');
-  const cpStamp = path.join(out, 'classpath.stamp');
-  const pomPrint = fingerprint([pom]);
-  if (!fs.existsSync(cpFile) || !fs.existsSync(cpStamp) || fs.readFileSync(cpStamp, 'utf8') !== pomPrint) {
-    log('veraPDF harness: resolving veraPDF from Maven Central (once)');
-    execFileSync(mvn, ['-q', '-B', '-f', pom, `${DEPENDENCY_PLUGIN}:build-classpath`, `-Dmdep.outputFile=${cpFile}`], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20 * 60_000 });
-    fs.writeFileSync(cpStamp, pomPrint);
-  }
-  const deps = fs.readFileSync(cpFile, 'utf8').trim();
-  const classes = path.join(out, 'classes');
-  const srcs = sources(path.join(HARNESS_DIR, 'src', 'main', 'java'));
-  const stamp = path.join(out, 'classes.stamp');
-  const print = fingerprint([...srcs, cpFile]);
-  if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== print) {
-    fs.rmSync(classes, { recursive: true, force: true });
-    execFileSync(javac, ['--release', '17', '-d', classes, '-cp', deps, ...srcs], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 5 * 60_000 });
-    fs.writeFileSync(stamp, print);
-  }
-  return { classpath: `${classes}${path.delimiter}${deps}` };
+  return buildJavaHarness({
+    harnessDir: HARNESS_DIR,
+    out: path.join(cacheDir(env), 'verapdf-harness'),
+    javac,
+    mvn: () => ensureTool('mvn', 'maven', log),
+    resolving: 'veraPDF harness: resolving veraPDF from Maven Central (once)',
+    log,
+  });
 }
 
 /**
