@@ -18,9 +18,10 @@ function sources(dir) {
     .sort();
 }
 
-function fingerprint(files) {
+/** Over names relative to `base` and contents, so two checkouts of the same sources share one build. */
+function fingerprint(base, files) {
   const h = crypto.createHash('sha256');
-  for (const f of files) h.update(f).update(fs.readFileSync(f));
+  for (const f of files) h.update(path.relative(base, f)).update(fs.readFileSync(f));
   return h.digest('hex');
 }
 
@@ -47,7 +48,7 @@ function buildJavaHarness({ harnessDir, out, javac, mvn, resolving, log }) {
   const pom = path.join(harnessDir, 'pom.xml');
   const cpFile = path.join(out, 'classpath.txt');
   const cpStamp = path.join(out, 'classpath.stamp');
-  const pomPrint = fingerprint([pom]);
+  const pomPrint = fingerprint(harnessDir, [pom]);
   if (!fs.existsSync(cpFile) || !fs.existsSync(cpStamp) || fs.readFileSync(cpStamp, 'utf8') !== pomPrint) {
     const maven = mvn();
     log(resolving);
@@ -60,7 +61,7 @@ function buildJavaHarness({ harnessDir, out, javac, mvn, resolving, log }) {
   const classes = path.join(out, 'classes');
   const srcs = sources(path.join(harnessDir, 'src', 'main', 'java'));
   const stamp = path.join(out, 'classes.stamp');
-  const print = fingerprint([...srcs, cpFile]);
+  const print = fingerprint(harnessDir, [...srcs, cpFile]);
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== print) {
     fs.rmSync(classes, { recursive: true, force: true });
     step('compile', () => execFileSync(javac, ['--release', '17', '-d', classes, '-cp', deps, ...srcs], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 5 * 60_000 }));
