@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync,  readdirSync } from 'node:fs';
 import path from 'node:path';
 import { GatewayError } from '../../../src/core/gateway-error';
 import { comparableCore, readEbInterface, writeCii, writeEbInterface, writeUbl, type Invoice } from '../../../src/en16931';
@@ -6,8 +6,9 @@ import { EN16931 } from '../../../src/formats/format-ids';
 import { parseXml } from '../../../src/formats';
 import { lookupTransformation, transformDocument, type TransformResult } from '../../../src/transform';
 import { CORPUS_DIR, corpusFile } from '../../support/corpus';
-import { requirePacks, validator } from '../validation/support';
+import { requirePacks } from '../validation/support';
 import { fullCreditNote, fullInvoice } from './fixture';
+import { golden, refusal, errorsOf } from './support';
 
 jest.setTimeout(300_000);
 
@@ -18,38 +19,11 @@ jest.setTimeout(300_000);
  * ebInterface 6.1 and back (golden files), and the 400 / 422 answers.
  */
 
-const GOLDEN = path.join(__dirname, 'golden');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const EBI = 'http://www.ebinterface.at/schema/6p1/';
-
-function golden(name: string, xml: string): void {
-  const file = path.join(GOLDEN, name);
-  if (UPDATE || !existsSync(file)) {
-    if (!UPDATE) throw new Error(`golden file ${name} is missing; run with UPDATE_GOLDEN=1 to create it`);
-    mkdirSync(GOLDEN, { recursive: true });
-    writeFileSync(file, xml);
-  }
-  expect(xml).toBe(readFileSync(file, 'utf8'));
-}
-
-async function errorsOf(xml: string, ruleSet?: string): Promise<{ format: string; errors: string[] }> {
-  const r = await validator().validate(Buffer.from(xml, 'utf8'), ruleSet ? { ruleSet } : {});
-  return { format: r.format.id, errors: r.assertions.filter((a) => a.flag === 'error').map((a) => `${a.ruleId}: ${a.text.slice(0, 160)}`) };
-}
 
 async function expectValid(result: TransformResult): Promise<void> {
   const r = await errorsOf(result.xml);
   expect({ target: result.report.target.id, ...r }).toEqual({ target: result.report.target.id, format: result.report.target.id, errors: [] });
-}
-
-function refusal(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GatewayError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
 }
 
 const files = (dir: string): string[] =>

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { writeCii, writeUbl, type Invoice } from '../../../src/en16931';
-import { GatewayError } from '../../../src/core/gateway-error';
 import { EN16931, FACTURX_BASIC, FACTURX_EXTENDED, XRECHNUNG_3 } from '../../../src/formats/format-ids';
 import { extractFromPdf } from '../../../src/formats';
 import { srgbIccProfile } from '../../../src/formats/facturx/icc';
@@ -11,6 +10,7 @@ import { transformDocument, type TransformResult } from '../../../src/transform'
 import { corpusFile } from '../../support/corpus';
 import { requirePacks, validator } from '../validation/support';
 import { fullCreditNote, fullInvoice } from './fixture';
+import { refusal } from './support';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { checkPdfA } = require('../../../scripts/verapdf-harness.js') as {
@@ -75,16 +75,6 @@ function streamOf(pdf: Buffer, dictPattern: RegExp): { dict: string; data: Buffe
   const dict = text.slice(m.index, start);
   const raw = pdf.subarray(start, end);
   return { dict, data: /\/Filter \/FlateDecode/.test(dict) ? inflateSync(raw) : raw };
-}
-
-function refusal(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GatewayError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
 }
 
 const cases: { name: string; input: string | Buffer; target: string; filename: string; level: string; bt24: string }[] = [

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {   readFileSync } from 'node:fs';
 import path from 'node:path';
 import { comparableCore, readCii, readUbl, writeCii, writeUbl, type Invoice } from '../../../src/en16931';
 import { GatewayError } from '../../../src/core/gateway-error';
@@ -8,6 +8,7 @@ import { transformDocument, type TransformResult } from '../../../src/transform'
 import { readFatturaPa } from '../../../src/transform/fatturapa/reader';
 import { requirePacks, validator } from '../validation/support';
 import { fullCreditNote, fullInvoice } from './fixture';
+import { golden, refusal } from './support';
 
 jest.setTimeout(300_000);
 
@@ -18,22 +19,10 @@ jest.setTimeout(300_000);
  * Every FatturaPA we write must pass the official FatturaPA XSD; every EN 16931 result the target's official packs.
  */
 
-const GOLDEN = path.join(__dirname, 'golden');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const FPA = 'fatturapa-1.2';
 const FIXTURES = ['goods-22', 'mixed-natura-pa', 'credit-note-td04', 'professional-cassa-ritenuta'] as const;
 
 const fixture = (name: string): string => readFileSync(path.join(__dirname, 'fatturapa', `${name}.xml`), 'utf8');
-
-function golden(name: string, xml: string): void {
-  const file = path.join(GOLDEN, name);
-  if (UPDATE || !existsSync(file)) {
-    if (!UPDATE) throw new Error(`golden file ${name} is missing; run with UPDATE_GOLDEN=1 to create it`);
-    mkdirSync(GOLDEN, { recursive: true });
-    writeFileSync(file, xml);
-  }
-  expect(xml).toBe(readFileSync(file, 'utf8'));
-}
 
 async function errorsOf(xml: string): Promise<{ validatedAs: string; errors: string[] }> {
   const r = await validator().validate(Buffer.from(xml, 'utf8'));
@@ -45,16 +34,6 @@ async function expectValid(result: TransformResult | string, as?: string): Promi
   const r = await errorsOf(xml);
   expect(r.errors).toEqual([]);
   if (as !== undefined) expect(r.validatedAs).toBe(as);
-}
-
-function refusal(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GatewayError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
 }
 
 const missingRules = (e: GatewayError): string[] => (e.details?.['missing'] as Array<{ rule: string }>).map((m) => m.rule);

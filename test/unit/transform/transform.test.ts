@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {   readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { comparableCore, readCii, readUbl, writeCii, writeUbl } from '../../../src/en16931';
-import { GatewayError } from '../../../src/core/gateway-error';
 import { CII_URN, EN16931, NLCIUS, PEPPOL_BIS3, XRECHNUNG_3 } from '../../../src/formats/format-ids';
 import { parseXml } from '../../../src/formats';
 import { EN16931_TARGETS, listTransformations, lookupTransformation, renderTransformationTable, transformDocument, type TransformResult } from '../../../src/transform';
 import { corpusFile } from '../../support/corpus';
 import { requirePacks, validator } from '../validation/support';
 import { fullCreditNote, fullInvoice } from './fixture';
+import { golden, refusal } from './support';
 
 jest.setTimeout(300_000);
 
@@ -17,18 +17,7 @@ jest.setTimeout(300_000);
  * official packs of the target, so a golden file can never hold an invalid document. Then the 400 and 422 cases.
  */
 
-const GOLDEN = path.join(__dirname, 'golden');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
-
-function golden(name: string, xml: string): void {
-  const file = path.join(GOLDEN, name);
-  if (UPDATE || !existsSync(file)) {
-    if (!UPDATE) throw new Error(`golden file ${name} is missing; run with UPDATE_GOLDEN=1 to create it`);
-    mkdirSync(GOLDEN, { recursive: true });
-    writeFileSync(file, xml);
-  }
-  expect(xml).toBe(readFileSync(file, 'utf8'));
-}
 
 /** Official validation of the result; Peppol BIS CII has no pinned Peppol rules, so it gets CII schema + EN 16931. */
 async function expectValid(result: TransformResult): Promise<void> {
@@ -36,16 +25,6 @@ async function expectValid(result: TransformResult): Promise<void> {
   const r = await validator().validate(Buffer.from(result.xml, 'utf8'), ruleSet ? { ruleSet } : {});
   const errors = r.assertions.filter((a) => a.flag === 'error').map((a) => `${a.ruleId}: ${a.text.slice(0, 200)}`);
   expect({ target: result.report.target.id, validatedAs: r.format.id, errors }).toEqual({ target: result.report.target.id, validatedAs: r.format.id, errors: [] });
-}
-
-function refusal(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GatewayError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
 }
 
 const UBL_SOURCE = writeUbl(fullInvoice()).xml;

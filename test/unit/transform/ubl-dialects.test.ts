@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { comparableCore, readUbl, writeUbl, type Invoice } from '../../../src/en16931';
 import { GatewayError } from '../../../src/core/gateway-error';
 import { parseXml } from '../../../src/formats';
 import { lookupTransformation, transformDocument, type TransformResult } from '../../../src/transform';
-import { requirePacks, validator } from '../validation/support';
+import { requirePacks } from '../validation/support';
 import { australianInvoice, setuInvoice, svefakturaInvoice } from './dialect-fixtures';
 import { fullInvoice } from './fixture';
+import { golden, refusal, errorsOf } from './support';
 
 jest.setTimeout(300_000);
 
@@ -16,39 +15,12 @@ jest.setTimeout(300_000);
  * one exists. Then the report's honesty (what was derived, what stayed unmapped) and the 400 / 422 cases.
  */
 
-const GOLDEN = path.join(__dirname, 'golden');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
-
-function golden(name: string, xml: string): void {
-  const file = path.join(GOLDEN, name);
-  if (UPDATE || !existsSync(file)) {
-    if (!UPDATE) throw new Error(`golden file ${name} is missing; run with UPDATE_GOLDEN=1 to create it`);
-    mkdirSync(GOLDEN, { recursive: true });
-    writeFileSync(file, xml);
-  }
-  expect(xml).toBe(readFileSync(file, 'utf8'));
-}
-
-async function errorsOf(xml: string, ruleSet?: string): Promise<{ format: string; errors: string[] }> {
-  const r = await validator().validate(Buffer.from(xml, 'utf8'), ruleSet ? { ruleSet } : {});
-  return { format: r.format.id, errors: r.assertions.filter((a) => a.flag === 'error').map((a) => `${a.ruleId}: ${a.text.slice(0, 160)}`) };
-}
 
 async function expectValid(result: TransformResult): Promise<void> {
   const ruleSet = result.report.target.id === 'peppol-bis3-cii' ? 'cii-d16b,en16931-cii' : undefined;
   const { format, errors } = await errorsOf(result.xml, ruleSet);
   expect({ target: result.report.target.id, validatedAs: format, errors }).toEqual({ target: result.report.target.id, validatedAs: format, errors: [] });
   if (!ruleSet) expect(format).toBe(result.report.target.id);
-}
-
-function refusal(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GatewayError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
 }
 
 const missingRules = (e: GatewayError): string[] => ((e.details?.['missing'] as Array<{ rule: string }> | undefined) ?? []).map((m) => m.rule);
