@@ -11,6 +11,7 @@ import { readInvoiceRouting } from '../src/peppol/invoice-routing';
 import type { ApKeyRing } from '../src/peppol/pki/key-ring';
 import type { RecipientLookup } from '../src/peppol/recipient-lookup';
 import { buildSbd } from '../src/peppol/sbdh';
+import { extractFromPdf, isPdf } from '../src/formats';
 import type { BlobStore } from '../src/storage/blob-store';
 import { convertForRecipient, recipientAlternatives } from '../src/transform/recipient';
 import type { ValidateOptions, ValidationResult } from '../src/validation';
@@ -38,8 +39,6 @@ export interface PeppolSendActivityDeps {
   validator?: { validate(input: Buffer, options?: ValidateOptions): Promise<ValidationResult> };
 }
 
-/** Formats whose stored bytes are a PDF: the XML inside is not what the stored document is, so it is not sent as is. */
-const PDF_CONTAINER = /^facturx-/;
 
 const refused = (stage: 'configuration' | 'recipient' | 'lookup', reasonCode: string, message: string, recipient?: string, retryable = false): ResolveRecipientOutcome => ({
   kind: 'refused',
@@ -121,10 +120,9 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
       if (!format?.documentTypeId) {
         return refused('recipient', 'NO_DOCUMENT_TYPE', `Not sent over Peppol: the format ${format?.id ?? '(unknown)'} has no Peppol document type identifier`);
       }
-      if (PDF_CONTAINER.test(format.id)) {
-        return refused('recipient', 'PDF_CONTAINER', `Not sent over Peppol: ${format.name} is a PDF with embedded XML; sending its XML over Peppol is not available in this version`);
-      }
-      const routing = readInvoiceRouting(bytes);
+      // A Factur-X / ZUGFeRD PDF is not a Peppol document: its embedded XML is converted for the recipient (below).
+      const container = isPdf(bytes);
+      const routing = readInvoiceRouting(container ? extractFromPdf(bytes).xml : bytes);
       if (!routing.ok) return refused('recipient', routing.code, `Not sent: ${routing.message}`);
       const recipient = routing.receiver.value;
       let documentType: DocumentTypeId;
@@ -136,15 +134,19 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
         return refused('recipient', 'INVALID_IDENTIFIER', `Not sent: ${(e as Error).message}`, recipient);
       }
       // DNS and SMP requests are each bounded by PEPPOL_LOOKUP_TIMEOUT_MS, but several of them can outlast a heartbeat.
-      let found = await whileBeating(() => sender.lookup.findEndpoint(routing.receiver, [documentType], process));
+      let found = container ? undefined : await whileBeating(() => sender.lookup.findEndpoint(routing.receiver, [documentType], process));
       let transform: PeppolRoute['transform'];
-      if (!found.ok && found.failure === 'document-type-not-supported') {
-        // The transform step: a format of the document's content that the recipient does take, if there is one.
-        const converted = await findConvertedFormat(bytes, format.documentTypeId, (types, p) => whileBeating(() => sender.lookup.findEndpoint(routing.receiver, types, p)));
+      if (!found || (!found.ok && found.failure === 'document-type-not-supported')) {
+        // The transform step: a format of the document's content that the recipient does take, if there is one (for
+        // a PDF, its own XML's type too: what goes out is the XML, never the PDF).
+        const converted = await findConvertedFormat(bytes, container ? '' : format.documentTypeId, (types, p) => whileBeating(() => sender.lookup.findEndpoint(routing.receiver, types, p)));
         if (converted) {
           found = converted.found;
           transform = converted.transform;
         }
+      }
+      if (!found) {
+        return refused('lookup', 'DOCUMENT_TYPE_NOT_SUPPORTED', `The recipient ${recipient} does not receive over Peppol AS4 any format the gateway can make of this ${format.name} PDF`, recipient);
       }
       if (!found.ok) {
         switch (found.failure) {

@@ -19,6 +19,7 @@ import { buildServiceMetadataXml, signServiceMetadata } from '../../src/peppol/s
 import type { TestPki } from '../../src/peppol/pki/test-pki';
 import { naptrName } from '../../src/peppol/sml';
 import { BILLING_PROCESS } from '../../src/peppol/smp-publisher';
+import { transformDocument } from '../../src/transform';
 import { verifyWebhook } from '../../src/webhooks/verify-webhook';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { requireEnv } from '../support/services';
@@ -212,8 +213,8 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
   const withBuyer = (buyer: string): Buffer =>
     Buffer.from(corpusFile(BIS3_FILE).toString('utf8').replace(ORIGINAL_BUYER_ENDPOINT, `<cbc:EndpointID schemeID="${buyer.slice(0, 4)}">${buyer.slice(5)}</cbc:EndpointID>`));
 
-  async function send(body: Buffer): Promise<Status & { id: string }> {
-    const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', randomUUID()).type('application/xml').send(body);
+  async function send(body: Buffer, contentType = 'application/xml'): Promise<Status & { id: string }> {
+    const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', randomUUID()).type(contentType).send(body);
     expect(res.status).toBe(200);
     const id = (res.body as { id: string }).id;
     const status = await eventually(
@@ -338,6 +339,21 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     expect(sbd).toContain('<rsm:CrossIndustryInvoice');
     expect(sbd).toContain('<ram:URIID schemeID="0106">12345675</ram:URIID>');
     expect(sbd).not.toContain('urn:oasis:names:specification:ubl:schema:xsd:Invoice-2');
+  });
+
+  it('a Factur-X PDF upload goes out as its XML, converted to what the recipient takes (BIS Billing 3), never as the PDF', async () => {
+    const pdf = transformDocument(withBuyer(BUYER), { targetFormat: 'facturx-en16931' }).pdf;
+    expect(pdf).toBeDefined();
+    const s = await send(pdf!, 'application/pdf');
+    expect(s.state).toBe('delivered');
+    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'sending', 'delivered']);
+    const events = await eventsFor(s.id, 'InvoiceSent');
+    expect(events[0]!.message).toMatch(/^Delivered to 0106:12345670 over Peppol as Peppol BIS Billing 3\.0, converted because the recipient does not take the uploaded format/);
+    expect(events[0]!.details).toMatchObject({ targetDocumentTypeId: BIS3_DOCUMENT_TYPE.value });
+    const stored = await receiving.core.db.models.As4Inbound.findById(events[0]!.details['messageId']).lean().exec();
+    const sbd = (await receiving.core.db.blobs.read(stored!.blobId)).toString('utf8');
+    expect(sbd).toContain('urn:oasis:names:specification:ubl:schema:xsd:Invoice-2');
+    expect(sbd).not.toContain('%PDF');
   });
 
   it('a recipient that takes nothing the invoice can become ends in InvoiceSentError (DOCUMENT_TYPE_NOT_SUPPORTED)', async () => {
