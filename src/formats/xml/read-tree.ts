@@ -134,7 +134,9 @@ class TreeList<T> implements ReadList<T> {
   }
 }
 
-const NO_ATTRIBUTES = new TreeList<TreeAttr>([]);
+// Most elements have no attributes: one shared empty list for all of them.
+const NO_ATTRIBUTE_LIST: readonly TreeAttr[] = [];
+const NO_ATTRIBUTES = new TreeList<TreeAttr>(NO_ATTRIBUTE_LIST);
 
 abstract class TreeParent extends TreeNode {
   first: TreeNode | null = null;
@@ -272,9 +274,10 @@ export class ReadTreeBuilder implements ScanVisitor {
       }
     }
     let list = NO_ATTRIBUTES;
-    let attrs: TreeAttr[] = [];
+    let attrs: readonly TreeAttr[] = NO_ATTRIBUTE_LIST;
     if (attributes.length > 0) {
-      attrs = [];
+      const own: TreeAttr[] = [];
+      attrs = own;
       let prefixed = 0;
       for (const a of attributes) {
         const n = a.name;
@@ -291,7 +294,7 @@ export class ReadTreeBuilder implements ScanVisitor {
             prefixed++;
           }
         } else if (n === 'xmlns') ns = NAMESPACES_XMLNS;
-        attrs.push(new TreeAttr(n, local, a.value, ns));
+        own.push(new TreeAttr(n, local, a.value, ns));
       }
       // Two attributes with one expanded name (different prefixes, same URI): xmldom keeps only one.
       if (prefixed > 1) {
@@ -303,7 +306,7 @@ export class ReadTreeBuilder implements ScanVisitor {
           seen.add(key);
         }
       }
-      list = new TreeList(attrs);
+      list = new TreeList(own);
     }
     const el = new TreeElement(name, localName, namespaceURI === '' ? null : namespaceURI, list, attrs);
     if (this.current === this.document) this.document.documentElement = el;
