@@ -1,4 +1,4 @@
-import type { Document, Element } from '@xmldom/xmldom';
+import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
 import { GatewayError } from '../core/gateway-error';
 import { NS } from '../formats/xml/namespaces';
 import {
@@ -21,27 +21,27 @@ const R = NS.ram;
 export const TAX_POINT_CODE_2475_TO_2005: Readonly<Record<string, string>> = { '5': '3', '29': '35', '72': '432' };
 export const TAX_POINT_CODE_2005_TO_2475: Readonly<Record<string, string>> = { '3': '5', '35': '29', '432': '72' };
 
-export function readCii(doc: Document): ReadResult {
+export function readCii(doc: ReadDocument): ReadResult {
   const root = doc.documentElement;
   if (!root || root.localName !== 'CrossIndustryInvoice' || root.namespaceURI !== NS.rsm) {
     throw new GatewayError('UNKNOWN_FORMAT', `not a CII D16B CrossIndustryInvoice: <${root?.nodeName ?? ''}>`);
   }
   const x = new ReadContext();
   const inv = emptyInvoice();
-  const r = (el: Element | undefined, local: string): Element | undefined => x.child(el, R, local);
-  const rs = (el: Element | undefined, local: string): Element[] => (el ? x.children(el, R, local) : []);
-  const val = (el: Element | undefined, local: string): string | undefined => x.take(r(el, local));
-  const ident = (e: Element | undefined): Identifier | undefined => {
+  const r = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, R, local);
+  const rs = (el: ReadElement | undefined, local: string): ReadElement[] => (el ? x.children(el, R, local) : []);
+  const val = (el: ReadElement | undefined, local: string): string | undefined => x.take(r(el, local));
+  const ident = (e: ReadElement | undefined): Identifier | undefined => {
     const value = x.take(e);
     if (value === undefined) return undefined;
     const schemeId = x.attr(e, 'schemeID');
     return schemeId !== undefined ? { value, schemeId } : { value };
   };
-  const dt = (el: Element | undefined, term: string): string | undefined => x.date102(x.child(el, NS.udt, 'DateTimeString'), term);
-  const qdt = (el: Element | undefined, term: string): string | undefined => x.date102(x.child(el, NS.qdt, 'DateTimeString'), term);
-  const dec = (el: Element | undefined, local: string, term: string): string | undefined => x.decimal(r(el, local), term);
-  const indicator = (el: Element | undefined): boolean => x.take(x.child(r(el, 'ChargeIndicator'), NS.udt, 'Indicator')) === 'true';
-  const address = (a: Element | undefined): PostalAddress | undefined =>
+  const dt = (el: ReadElement | undefined, term: string): string | undefined => x.date102(x.child(el, NS.udt, 'DateTimeString'), term);
+  const qdt = (el: ReadElement | undefined, term: string): string | undefined => x.date102(x.child(el, NS.qdt, 'DateTimeString'), term);
+  const dec = (el: ReadElement | undefined, local: string, term: string): string | undefined => x.decimal(r(el, local), term);
+  const indicator = (el: ReadElement | undefined): boolean => x.take(x.child(r(el, 'ChargeIndicator'), NS.udt, 'Indicator')) === 'true';
+  const address = (a: ReadElement | undefined): PostalAddress | undefined =>
     a
       ? compact({
           postCode: val(a, 'PostcodeCode'),
@@ -53,7 +53,7 @@ export function readCii(doc: Document): ReadResult {
           countrySubdivision: val(a, 'CountrySubDivisionName'),
         })
       : undefined;
-  const contact = (c: Element | undefined): Contact | undefined =>
+  const contact = (c: ReadElement | undefined): Contact | undefined =>
     c
       ? compact({
           // BT-41 is the person or, failing one, the department (CEN/TS 16931-3-3).
@@ -62,8 +62,8 @@ export function readCii(doc: Document): ReadResult {
           email: val(r(c, 'EmailURIUniversalCommunication'), 'URIID'),
         })
       : undefined;
-  const partyIds = (p: Element | undefined): Identifier[] => [...rs(p, 'ID'), ...rs(p, 'GlobalID')].map((e) => ident(e)).filter((i): i is Identifier => i !== undefined);
-  const taxRegs = (p: Element | undefined): { va?: string; fc?: string } => {
+  const partyIds = (p: ReadElement | undefined): Identifier[] => [...rs(p, 'ID'), ...rs(p, 'GlobalID')].map((e) => ident(e)).filter((i): i is Identifier => i !== undefined);
+  const taxRegs = (p: ReadElement | undefined): { va?: string; fc?: string } => {
     const out: { va?: string; fc?: string } = {};
     for (const tr of rs(p, 'SpecifiedTaxRegistration')) {
       const idEl = r(tr, 'ID');
@@ -414,10 +414,10 @@ export function readCii(doc: Document): ReadResult {
   return { invoice: inv, syntax: 'CII', unmapped: x.unmapped(root), problems: x.problems };
 }
 
-function markCurrencies(x: ReadContext, el: Element): void {
+function markCurrencies(x: ReadContext, el: ReadElement): void {
   for (let c = el.firstChild; c; c = c.nextSibling) {
     if (c.nodeType !== 1) continue;
-    const ce = c as Element;
+    const ce = c as ReadElement;
     if (ce.hasAttribute('currencyID') && ce.localName !== 'TaxTotalAmount') x.attr(ce, 'currencyID');
     markCurrencies(x, ce);
   }

@@ -1,4 +1,4 @@
-import type { Document, Element } from '@xmldom/xmldom';
+import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
 import { EN16931 } from '../formats/format-ids';
 import { add, compare, isDecimal, subtract } from './decimal';
 import {
@@ -97,16 +97,16 @@ const percentOf = (base: string, percent: string): string => productOver(base, p
 const sum = (values: readonly string[]): string => values.reduce((s, v) => add(s, v), '0');
 const same = (a: string, b: string): boolean => compare(a, b) === 0;
 
-export function readEbInterface(doc: Document): ReadResult {
+export function readEbInterface(doc: ReadDocument): ReadResult {
   const root = doc.documentElement;
   if (!root) throw new Error('empty document');
   const ns = root.namespaceURI ?? '';
   const version = EBINTERFACE_READ_NAMESPACES[ns];
   if (!version || root.localName !== 'Invoice') throw new Error(`not an ebInterface 5.0/6.0/6.1 Invoice (namespace ${ns})`);
   const c = new ReadContext();
-  const ch = (el: Element | undefined, local: string): Element | undefined => c.child(el, ns, local);
-  const all = (el: Element | undefined, local: string): Element[] => (el ? c.children(el, ns, local) : []);
-  const text = (el: Element | undefined, local: string): string | undefined => c.take(ch(el, local));
+  const ch = (el: ReadElement | undefined, local: string): ReadElement | undefined => c.child(el, ns, local);
+  const all = (el: ReadElement | undefined, local: string): ReadElement[] => (el ? c.children(el, ns, local) : []);
+  const text = (el: ReadElement | undefined, local: string): string | undefined => c.take(ch(el, local));
   const inv = emptyInvoice();
   const normalised: string[] = [];
   c.accept(root);
@@ -205,7 +205,7 @@ export function readEbInterface(doc: Document): ReadResult {
     c.accept(rsd);
     for (let n = rsd.firstChild; n; n = n.nextSibling) {
       if (n.nodeType !== 1) continue;
-      const e = n as Element;
+      const e = n as ReadElement;
       if ((e.namespaceURI ?? '') !== ns || (e.localName !== 'Reduction' && e.localName !== 'Surcharge')) continue;
       inv.allowanceCharges.push(documentAllowanceCharge(c, ns, e));
     }
@@ -237,7 +237,7 @@ export function readEbInterface(doc: Document): ReadResult {
   return { invoice: { ...emptyInvoice(), ...cleaned }, syntax: 'ebInterface', unmapped: c.unmapped(root), problems: c.problems, normalised };
 }
 
-function vatId(c: ReadContext, el: Element | undefined, takeOther: boolean): { vat?: string; other?: string } {
+function vatId(c: ReadContext, el: ReadElement | undefined, takeOther: boolean): { vat?: string; other?: string } {
   const v = (el?.textContent ?? '').replace(/\s+/g, '');
   if (!el || v === '' || NO_VAT_ID.test(v)) {
     c.accept(el);
@@ -249,7 +249,7 @@ function vatId(c: ReadContext, el: Element | undefined, takeOther: boolean): { v
 }
 
 /** GLN address identifiers become identifiers with ICD 0088; other identifier types stay unmapped. */
-function glnOf(c: ReadContext, ns: string, addr: Element | undefined): { value: string; schemeId: string } | undefined {
+function glnOf(c: ReadContext, ns: string, addr: ReadElement | undefined): { value: string; schemeId: string } | undefined {
   if (!addr) return undefined;
   for (const id of c.children(addr, ns, 'AddressIdentifier')) {
     if (id.getAttribute('AddressIdentifierType') !== 'GLN') continue;
@@ -263,7 +263,7 @@ function glnOf(c: ReadContext, ns: string, addr: Element | undefined): { value: 
  * FurtherIdentification: the Austrian company register number (FN, also written FBNR) is the legal registration
  * identifier; a type that is an ISO 6523 ICD (four digits, as this gateway writes) is that identifier with its scheme.
  */
-function legalRegistration(c: ReadContext, ns: string, party: Element | undefined): { value: string; schemeId?: string } | undefined {
+function legalRegistration(c: ReadContext, ns: string, party: ReadElement | undefined): { value: string; schemeId?: string } | undefined {
   if (!party) return undefined;
   for (const fi of c.children(party, ns, 'FurtherIdentification')) {
     const type = fi.getAttribute('IdentificationType') ?? '';
@@ -275,7 +275,7 @@ function legalRegistration(c: ReadContext, ns: string, party: Element | undefine
   return undefined;
 }
 
-function postalAddress(c: ReadContext, ns: string, addr: Element): PostalAddress | undefined {
+function postalAddress(c: ReadContext, ns: string, addr: ReadElement): PostalAddress | undefined {
   const country = c.child(addr, ns, 'Country');
   c.accept(country); // its text is the country's name; the code is the attribute
   return compact({
@@ -287,16 +287,16 @@ function postalAddress(c: ReadContext, ns: string, addr: Element): PostalAddress
 }
 
 /** BG-6 / BG-9: the contact person's name, phone and email, falling back to the address's phone and email. */
-function contactOf(c: ReadContext, ns: string, addr: Element | undefined, contact: Element | undefined): Contact | undefined {
-  const first = (el: Element | undefined, local: string): string | undefined => c.take(el ? c.children(el, ns, local)[0] : undefined);
+function contactOf(c: ReadContext, ns: string, addr: ReadElement | undefined, contact: ReadElement | undefined): Contact | undefined {
+  const first = (el: ReadElement | undefined, local: string): string | undefined => c.take(el ? c.children(el, ns, local)[0] : undefined);
   const point = first(contact, 'Name');
   const telephone = first(contact, 'Phone') ?? first(addr, 'Phone');
   const email = first(contact, 'Email') ?? first(addr, 'Email');
   return compact({ point, telephone, email });
 }
 
-function readLine(c: ReadContext, ns: string, item: Element, index: number, orderId: string | undefined, normalised: string[]): InvoiceLine {
-  const ch = (el: Element | undefined, local: string): Element | undefined => c.child(el, ns, local);
+function readLine(c: ReadContext, ns: string, item: ReadElement, index: number, orderId: string | undefined, normalised: string[]): InvoiceLine {
+  const ch = (el: ReadElement | undefined, local: string): ReadElement | undefined => c.child(el, ns, local);
   c.accept(item);
   const descriptions = c.children(item, ns, 'Description').map((d) => c.take(d) ?? '');
   const line: InvoiceLine = {
@@ -337,7 +337,7 @@ function readLine(c: ReadContext, ns: string, item: Element, index: number, orde
     c.accept(rs);
     for (let n = rs.firstChild; n; n = n.nextSibling) {
       if (n.nodeType !== 1) continue;
-      const e = n as Element;
+      const e = n as ReadElement;
       if ((e.namespaceURI ?? '') !== ns || (e.localName !== 'ReductionListLineItem' && e.localName !== 'SurchargeListLineItem')) continue;
       line.allowanceCharges.push(allowanceCharge(c, ns, e, e.localName === 'SurchargeListLineItem', 'BT-136'));
     }
@@ -385,7 +385,7 @@ function readLine(c: ReadContext, ns: string, item: Element, index: number, orde
   return compact(line) as InvoiceLine;
 }
 
-function allowanceCharge(c: ReadContext, ns: string, e: Element, charge: boolean, term: string): LineAllowanceCharge {
+function allowanceCharge(c: ReadContext, ns: string, e: ReadElement, charge: boolean, term: string): LineAllowanceCharge {
   c.accept(e);
   const baseAmount = c.decimal(c.child(e, ns, 'BaseAmount'), term);
   const percentage = c.decimal(c.child(e, ns, 'Percentage'), term);
@@ -400,7 +400,7 @@ function allowanceCharge(c: ReadContext, ns: string, e: Element, charge: boolean
   return compact({ charge, amount: amount ?? '0', baseAmount, percentage, reason: c.take(c.child(e, ns, 'Comment')), reasonCode }) as LineAllowanceCharge;
 }
 
-function documentAllowanceCharge(c: ReadContext, ns: string, e: Element): DocumentAllowanceCharge {
+function documentAllowanceCharge(c: ReadContext, ns: string, e: ReadElement): DocumentAllowanceCharge {
   const charge = e.localName === 'Surcharge';
   const ac: DocumentAllowanceCharge = { ...allowanceCharge(c, ns, e, charge, charge ? 'BT-99' : 'BT-92') };
   const ti = c.child(e, ns, 'TaxItem');
@@ -416,7 +416,7 @@ function documentAllowanceCharge(c: ReadContext, ns: string, e: Element): Docume
   return ac;
 }
 
-function vatBreakdown(c: ReadContext, ns: string, ti: Element): VatBreakdown {
+function vatBreakdown(c: ReadContext, ns: string, ti: ReadElement): VatBreakdown {
   c.accept(ti);
   const tp = c.child(ti, ns, 'TaxPercent');
   const code = c.attr(tp, 'TaxCategoryCode') ?? '';
@@ -487,10 +487,10 @@ function deriveTotals(inv: Invoice, c: ReadContext, belowTheLine: string[]): voi
   }
 }
 
-function readPayment(c: ReadContext, ns: string, inv: Invoice, pm: Element | undefined): void {
+function readPayment(c: ReadContext, ns: string, inv: Invoice, pm: ReadElement | undefined): void {
   if (!pm) return;
   c.accept(pm);
-  const ch = (el: Element | undefined, local: string): Element | undefined => c.child(el, ns, local);
+  const ch = (el: ReadElement | undefined, local: string): ReadElement | undefined => c.child(el, ns, local);
   const meansText = c.take(ch(pm, 'Comment'));
   const ubt = ch(pm, 'UniversalBankTransaction');
   const sepa = ch(pm, 'SEPADirectDebit');

@@ -1,4 +1,4 @@
-import type { Document, Element } from '@xmldom/xmldom';
+import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
 import { GatewayError } from '../core/gateway-error';
 import { NS } from '../formats/xml/namespaces';
 import { add, isDecimal, subtract } from './decimal';
@@ -44,7 +44,7 @@ interface PartyRead {
   contact?: Contact;
 }
 
-export function readSvefaktura(doc: Document): ReadResult {
+export function readSvefaktura(doc: ReadDocument): ReadResult {
   const root = doc.documentElement;
   if (!root || root.localName !== 'Invoice' || root.namespaceURI !== S) {
     throw new GatewayError('UNKNOWN_FORMAT', `not a Svefaktura 1.0 BasicInvoice: <${root?.nodeName ?? ''}>`);
@@ -52,16 +52,16 @@ export function readSvefaktura(doc: Document): ReadResult {
   const x = new ReadContext();
   const inv = emptyInvoice();
   const filled: string[] = [];
-  const own = (el: Element | undefined, local: string): Element | undefined => x.child(el, S, local);
-  const agg = (el: Element | undefined, local: string): Element | undefined => x.child(el, A, local);
-  const aggs = (el: Element | undefined, local: string): Element[] => (el ? x.children(el, A, local) : []);
-  const kid = (el: Element | undefined, local: string): Element | undefined => x.child(el, C, local);
-  const val = (el: Element | undefined, local: string): string | undefined => x.take(kid(el, local));
-  const problem = (el: Element, term: string, message: string): void => {
+  const own = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, S, local);
+  const agg = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, A, local);
+  const aggs = (el: ReadElement | undefined, local: string): ReadElement[] => (el ? x.children(el, A, local) : []);
+  const kid = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, C, local);
+  const val = (el: ReadElement | undefined, local: string): string | undefined => x.take(kid(el, local));
+  const problem = (el: ReadElement, term: string, message: string): void => {
     x.problems.push({ path: pathOf(el), term, message });
   };
   /** UBL 1.0 DateTime → the date part (EN 16931 has dates only). */
-  const dateOf = (el: Element | undefined, term: string): string | undefined => {
+  const dateOf = (el: ReadElement | undefined, term: string): string | undefined => {
     const v = x.take(el);
     if (v === undefined || !el) return undefined;
     const m = /^(\d{4}-\d{2}-\d{2})(T[0-9:.]+(Z|[+-]\d{2}:\d{2})?)?$/.exec(v);
@@ -103,7 +103,7 @@ export function readSvefaktura(doc: Document): ReadResult {
   }
 
   // --- parties ---------------------------------------------------------------------------------------------------
-  const readParty = (party: Element | undefined): PartyRead => {
+  const readParty = (party: ReadElement | undefined): PartyRead => {
     const out: PartyRead = { glns: [], otherIds: [] };
     if (!party) return out;
     for (const pi of aggs(party, 'PartyIdentification')) {
@@ -138,7 +138,7 @@ export function readSvefaktura(doc: Document): ReadResult {
     if (contact) out.contact = contact;
     return out;
   };
-  const readAddress = (a: Element | undefined): PostalAddress | undefined => {
+  const readAddress = (a: ReadElement | undefined): PostalAddress | undefined => {
     if (!a) return undefined;
     const street = val(a, 'StreetName');
     const postbox = val(a, 'Postbox');
@@ -152,7 +152,7 @@ export function readSvefaktura(doc: Document): ReadResult {
       countryCode: x.take(agg(agg(a, 'Country'), 'IdentificationCode')),
     });
   };
-  const readContact = (c: Element | undefined): Contact | undefined => {
+  const readContact = (c: ReadElement | undefined): Contact | undefined => {
     if (!c) return undefined;
     return compact({ point: val(c, 'Name'), telephone: val(c, 'Telephone'), email: val(c, 'ElectronicMail') });
   };
@@ -330,11 +330,11 @@ export function readSvefaktura(doc: Document): ReadResult {
   }
 
   // --- lines -------------------------------------------------------------------------------------------------------
-  const orderRefs = new Map<string, Element[]>();
+  const orderRefs = new Map<string, ReadElement[]>();
   for (const line of aggs(root, 'InvoiceLine')) inv.lines.push(readLine(x, line, orderRefs, problem));
   // EN 16931 has one order reference (BT-13): one value on all lines is it; several different ones stay unmapped.
   if (orderRefs.size === 1) {
-    const [ref, els] = [...orderRefs][0] as [string, Element[]];
+    const [ref, els] = [...orderRefs][0] as [string, ReadElement[]];
     inv.purchaseOrderReference = ref;
     for (const e of els) x.accept(e);
   }
@@ -350,10 +350,10 @@ export function readSvefaktura(doc: Document): ReadResult {
   return { invoice: inv, syntax: 'Svefaktura', unmapped: x.unmapped(root), problems: x.problems, filled };
 }
 
-function readLine(x: ReadContext, line: Element, orderRefs: Map<string, Element[]>, problem: (el: Element, term: string, message: string) => void): InvoiceLine {
-  const agg = (el: Element | undefined, local: string): Element | undefined => x.child(el, A, local);
-  const kid = (el: Element | undefined, local: string): Element | undefined => x.child(el, C, local);
-  const val = (el: Element | undefined, local: string): string | undefined => x.take(kid(el, local));
+function readLine(x: ReadContext, line: ReadElement, orderRefs: Map<string, ReadElement[]>, problem: (el: ReadElement, term: string, message: string) => void): InvoiceLine {
+  const agg = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, A, local);
+  const kid = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, C, local);
+  const val = (el: ReadElement | undefined, local: string): string | undefined => x.take(kid(el, local));
   const out: InvoiceLine = { identifier: x.take(agg(line, 'ID')) ?? '', allowanceCharges: [], price: {}, vat: {}, item: { classificationIdentifiers: [], attributes: [] } };
   const qty = kid(line, 'InvoicedQuantity');
   const quantity = x.decimal(qty, 'BT-129');
@@ -405,10 +405,10 @@ function readLine(x: ReadContext, line: Element, orderRefs: Map<string, Element[
 }
 
 /** amountCurrencyID of amounts read: BT-5 by the document's own rule (SFTI R-100); mark them read. */
-function markAttributes(x: ReadContext, el: Element): void {
+function markAttributes(x: ReadContext, el: ReadElement): void {
   for (let c = el.firstChild; c; c = c.nextSibling) {
     if (c.nodeType !== 1) continue;
-    const ce = c as Element;
+    const ce = c as ReadElement;
     if (ce.hasAttribute('amountCurrencyID')) x.attr(ce, 'amountCurrencyID');
     markAttributes(x, ce);
   }

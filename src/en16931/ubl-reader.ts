@@ -1,4 +1,4 @@
-import type { Document, Element } from '@xmldom/xmldom';
+import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
 import { GatewayError } from '../core/gateway-error';
 import { NS } from '../formats/xml/namespaces';
 import {
@@ -26,7 +26,7 @@ const A = NS.cac;
 
 /** BT-8: UBL carries UNTDID 2005 codes, as EN 16931-1 does. */
 
-export function readUbl(doc: Document): ReadResult {
+export function readUbl(doc: ReadDocument): ReadResult {
   const root = doc.documentElement;
   if (!root) throw new GatewayError('INVALID_XML', '1:1: no root element');
   const isCn = root.localName === 'CreditNote' && root.namespaceURI === NS.ublCreditNote;
@@ -35,11 +35,11 @@ export function readUbl(doc: Document): ReadResult {
   }
   const x = new ReadContext();
   const inv = emptyInvoice();
-  const kid = (el: Element | undefined, local: string): Element | undefined => x.child(el, C, local);
-  const agg = (el: Element | undefined, local: string): Element | undefined => x.child(el, A, local);
-  const aggs = (el: Element | undefined, local: string): Element[] => (el ? x.children(el, A, local) : []);
-  const val = (el: Element | undefined, local: string): string | undefined => x.take(kid(el, local));
-  const ident = (e: Element | undefined): Identifier | undefined => {
+  const kid = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, C, local);
+  const agg = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, A, local);
+  const aggs = (el: ReadElement | undefined, local: string): ReadElement[] => (el ? x.children(el, A, local) : []);
+  const val = (el: ReadElement | undefined, local: string): string | undefined => x.take(kid(el, local));
+  const ident = (e: ReadElement | undefined): Identifier | undefined => {
     const value = x.take(e);
     if (value === undefined) return undefined;
     const schemeId = x.attr(e, 'schemeID');
@@ -114,7 +114,7 @@ export function readUbl(doc: Document): ReadResult {
   }
 
   let sepaCreditor: string | undefined;
-  const takeSepa = (party: Element | undefined): Element[] =>
+  const takeSepa = (party: ReadElement | undefined): ReadElement[] =>
     aggs(party, 'PartyIdentification').filter((pi) => {
       const id = kid(pi, 'ID');
       if (id && id.getAttribute('schemeID') === 'SEPA') {
@@ -312,21 +312,21 @@ export function readUbl(doc: Document): ReadResult {
   return result;
 }
 
-function markCurrencies(x: ReadContext, el: Element): void {
+function markCurrencies(x: ReadContext, el: ReadElement): void {
   for (let c = el.firstChild; c; c = c.nextSibling) {
     if (c.nodeType !== 1) continue;
-    const ce = c as Element;
+    const ce = c as ReadElement;
     if (ce.namespaceURI === NS.cbc && ce.hasAttribute('currencyID')) x.attr(ce, 'currencyID');
     else markCurrencies(x, ce);
   }
 }
 
-function readPeriod(x: ReadContext, p: Element | undefined): Period | undefined {
+function readPeriod(x: ReadContext, p: ReadElement | undefined): Period | undefined {
   if (!p) return undefined;
   return compact({ startDate: x.isoDate(x.child(p, C, 'StartDate'), 'BT-73'), endDate: x.isoDate(x.child(p, C, 'EndDate'), 'BT-74') });
 }
 
-function readAddress(x: ReadContext, a: Element | undefined): PostalAddress | undefined {
+function readAddress(x: ReadContext, a: ReadElement | undefined): PostalAddress | undefined {
   if (!a) return undefined;
   const v = (local: string): string | undefined => x.take(x.child(a, C, local));
   return compact({
@@ -340,16 +340,16 @@ function readAddress(x: ReadContext, a: Element | undefined): PostalAddress | un
   });
 }
 
-function readContact(x: ReadContext, c: Element | undefined): Contact | undefined {
+function readContact(x: ReadContext, c: ReadElement | undefined): Contact | undefined {
   if (!c) return undefined;
   const v = (local: string): string | undefined => x.take(x.child(c, C, local));
   return compact({ point: v('Name'), telephone: v('Telephone'), email: v('ElectronicMail') });
 }
 
-function readLine(x: ReadContext, line: Element, isCn: boolean): InvoiceLine {
-  const kid = (el: Element | undefined, local: string): Element | undefined => x.child(el, C, local);
-  const agg = (el: Element | undefined, local: string): Element | undefined => x.child(el, A, local);
-  const val = (el: Element | undefined, local: string): string | undefined => x.take(kid(el, local));
+function readLine(x: ReadContext, line: ReadElement, isCn: boolean): InvoiceLine {
+  const kid = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, C, local);
+  const agg = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, A, local);
+  const val = (el: ReadElement | undefined, local: string): string | undefined => x.take(kid(el, local));
   const qty = kid(line, isCn ? 'CreditedQuantity' : 'InvoicedQuantity');
   const docRef = x.children(line, A, 'DocumentReference').find((d) => (x.child(d, C, 'DocumentTypeCode')?.textContent ?? '').trim() === '130');
   let objectIdentifier: Identifier | undefined;

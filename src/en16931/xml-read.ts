@@ -1,4 +1,4 @@
-import type { Element, Node } from '@xmldom/xmldom';
+import type { ReadElement, ReadNode } from '../formats/xml/read-tree';
 import { NS } from '../formats/xml/namespaces';
 import type { Decimal, IsoDate, PaymentInstructions, ReadProblem, UnmappedElement } from './model';
 
@@ -28,46 +28,47 @@ const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export class ReadContext {
-  private readonly used = new Set<Node>();
+  /** Elements and attributes taken (attributes are not nodes in the read interface, hence `object`). */
+  private readonly used = new Set<object>();
   readonly problems: ReadProblem[] = [];
 
   /** Child elements of `el` with this namespace and local name, in document order. */
-  children(el: Element, ns: string, local: string): Element[] {
-    const out: Element[] = [];
+  children(el: ReadElement, ns: string, local: string): ReadElement[] {
+    const out: ReadElement[] = [];
     for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 1 && (c as Element).localName === local && ((c as Element).namespaceURI ?? '') === ns) out.push(c as Element);
+      if (c.nodeType === 1 && (c as ReadElement).localName === local && ((c as ReadElement).namespaceURI ?? '') === ns) out.push(c as ReadElement);
     }
     return out;
   }
 
-  child(el: Element | undefined, ns: string, local: string): Element | undefined {
+  child(el: ReadElement | undefined, ns: string, local: string): ReadElement | undefined {
     if (!el) return undefined;
     for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 1 && (c as Element).localName === local && ((c as Element).namespaceURI ?? '') === ns) return c as Element;
+      if (c.nodeType === 1 && (c as ReadElement).localName === local && ((c as ReadElement).namespaceURI ?? '') === ns) return c as ReadElement;
     }
     return undefined;
   }
 
   /** Follows a chain of `[ns, local]` steps through first children. */
-  path(el: Element | undefined, ...steps: Array<readonly [string, string]>): Element | undefined {
+  path(el: ReadElement | undefined, ...steps: Array<readonly [string, string]>): ReadElement | undefined {
     let cur = el;
     for (const [ns, local] of steps) cur = this.child(cur, ns, local);
     return cur;
   }
 
   /** Marks the element as read and returns its text (whitespace-trimmed). */
-  take(el: Element | undefined): string | undefined {
+  take(el: ReadElement | undefined): string | undefined {
     if (!el) return undefined;
     this.used.add(el);
     return textOf(el).trim();
   }
 
   /** Marks an element as fully consumed (structure-only elements whose content the reader checked itself). */
-  accept(el: Element | undefined): void {
+  accept(el: ReadElement | undefined): void {
     if (el) this.used.add(el);
   }
 
-  attr(el: Element | undefined, name: string): string | undefined {
+  attr(el: ReadElement | undefined, name: string): string | undefined {
     if (!el) return undefined;
     const a = el.getAttributeNode(name);
     if (!a) return undefined;
@@ -75,14 +76,14 @@ export class ReadContext {
     return a.value.trim();
   }
 
-  decimal(el: Element | undefined, term: string): Decimal | undefined {
+  decimal(el: ReadElement | undefined, term: string): Decimal | undefined {
     const v = this.take(el);
     if (v === undefined || !el) return undefined;
     if (!DECIMAL.test(v)) this.problems.push({ path: pathOf(el), term, message: `"${v}" is not a decimal number in fixed notation` });
     return v;
   }
 
-  isoDate(el: Element | undefined, term: string): IsoDate | undefined {
+  isoDate(el: ReadElement | undefined, term: string): IsoDate | undefined {
     const v = this.take(el);
     if (v === undefined || !el) return undefined;
     if (!ISO_DATE.test(v)) this.problems.push({ path: pathOf(el), term, message: `"${v}" is not a date (YYYY-MM-DD)` });
@@ -90,7 +91,7 @@ export class ReadContext {
   }
 
   /** A CII `udt:DateTimeString` / `qdt:DateTimeString` / `udt:DateString` with format 102 → ISO date. */
-  date102(el: Element | undefined, term: string): IsoDate | undefined {
+  date102(el: ReadElement | undefined, term: string): IsoDate | undefined {
     if (!el) return undefined;
     const format = this.attr(el, 'format');
     const v = this.take(el) ?? '';
@@ -107,17 +108,17 @@ export class ReadContext {
   }
 
   /** The top-most elements below `root` that nothing took, and unread attributes of taken elements. */
-  unmapped(root: Element): UnmappedElement[] {
-    const covered = new Set<Node>();
-    const mark = (el: Element): boolean => {
+  unmapped(root: ReadElement): UnmappedElement[] {
+    const covered = new Set<ReadNode>();
+    const mark = (el: ReadElement): boolean => {
       let any = this.used.has(el);
-      for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && mark(c as Element)) any = true;
+      for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && mark(c as ReadElement)) any = true;
       if (any) covered.add(el);
       return any;
     };
     mark(root);
     const out: UnmappedElement[] = [];
-    const walk = (el: Element): void => {
+    const walk = (el: ReadElement): void => {
       if (this.used.has(el)) {
         for (let k = 0; k < el.attributes.length; k++) {
           const a = el.attributes.item(k);
@@ -127,7 +128,7 @@ export class ReadContext {
       }
       for (let c = el.firstChild; c; c = c.nextSibling) {
         if (c.nodeType !== 1) continue;
-        const ce = c as Element;
+        const ce = c as ReadElement;
         if (covered.has(ce)) walk(ce);
         // An element without text, attributes or children carries nothing that could be lost.
         else if (ce.firstChild === null && ce.attributes.length === 0) continue;
@@ -139,7 +140,7 @@ export class ReadContext {
   }
 }
 
-function hasText(el: Element): boolean {
+function hasText(el: ReadElement): boolean {
   return textOf(el).trim() !== '';
 }
 
@@ -147,13 +148,13 @@ function hasText(el: Element): boolean {
  * The element's text content (its text and CDATA descendants, concatenated), as `textContent` gives it, without the
  * DOM tree walker xmldom's getter sets up for every call: readers take the text of nearly every leaf.
  */
-export function textOf(el: Element): string {
+export function textOf(el: ReadElement): string {
   const first = el.firstChild;
   if (first === null) return '';
   // The usual leaf: one text node.
   if (first.nextSibling === null && (first.nodeType === 3 || first.nodeType === 4)) return (first as unknown as { data: string }).data;
   let out = '';
-  const walk = (n: Node): void => {
+  const walk = (n: ReadNode): void => {
     for (let c = n.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === 3 || c.nodeType === 4) out += (c as unknown as { data: string }).data;
       else if (c.nodeType === 1) walk(c);
@@ -168,24 +169,24 @@ function shorten(s: string): string {
   return t.length > 80 ? `${t.slice(0, 77)}...` : t;
 }
 
-function nameOf(el: Element): string {
+function nameOf(el: ReadElement): string {
   const p = PREFIX_BY_NS[el.namespaceURI ?? ''];
   const local = el.localName ?? el.nodeName;
   return p ? `${p}:${local}` : local;
 }
 
 /** `/Invoice/cac:InvoiceLine[2]/cbc:Note` with canonical prefixes; the index only where siblings share the name. */
-export function pathOf(node: Element): string {
+export function pathOf(node: ReadElement): string {
   const parts: string[] = [];
-  let cur: Node | null = node;
+  let cur: ReadNode | null = node;
   while (cur && cur.nodeType === 1) {
-    const el = cur as Element;
+    const el = cur as ReadElement;
     const parent = el.parentNode;
     let index = 0;
     let count = 0;
     if (parent) {
       for (let s = parent.firstChild; s; s = s.nextSibling) {
-        if (s.nodeType === 1 && (s as Element).localName === el.localName && (s as Element).namespaceURI === el.namespaceURI) {
+        if (s.nodeType === 1 && (s as ReadElement).localName === el.localName && (s as ReadElement).namespaceURI === el.namespaceURI) {
           count++;
           if (s === el) index = count;
         }

@@ -1,4 +1,4 @@
-import type { Document, Element, Node } from '@xmldom/xmldom';
+import type { ReadDocument, ReadElement, ReadNode } from './xml/read-tree';
 import { GatewayError } from '../core/gateway-error';
 import { extractFromPdf, isPdf, type PdfLimits } from './facturx/pdf-attachment';
 import {
@@ -141,14 +141,14 @@ function isNamespaceDeclaration(name: string): boolean {
 // ---------------------------------------------------------------------------------------------------------------------
 // Reading facts from a DOM
 
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as Element);
+function childElements(el: ReadElement): ReadElement[] {
+  const out: ReadElement[] = [];
+  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as ReadElement);
   return out;
 }
 
 /** First element (document order) at the end of `steps` below `el`. */
-function findPath(el: Element, steps: readonly Step[], k = 0): Element | undefined {
+function findPath(el: ReadElement, steps: readonly Step[], k = 0): ReadElement | undefined {
   const step = steps[k];
   if (!step) return undefined;
   for (const child of childElements(el)) {
@@ -161,7 +161,7 @@ function findPath(el: Element, steps: readonly Step[], k = 0): Element | undefin
   return undefined;
 }
 
-export function factsFromDocument(doc: Document): DocumentFacts {
+export function factsFromDocument(doc: ReadDocument): DocumentFacts {
   const root = doc.documentElement;
   if (!root) throw new GatewayError('INVALID_XML', '1:1: no root element');
   const rootNamespace = root.namespaceURI ?? '';
@@ -184,9 +184,9 @@ export function factsFromDocument(doc: Document): DocumentFacts {
   }
   // Namespace declarations anywhere (SETU declares its extension namespace, possibly without using it).
   const declared = new Set<string>();
-  const pending: Node[] = [root];
+  const pending: ReadNode[] = [root];
   while (pending.length > 0) {
-    const el = pending.pop() as Element;
+    const el = pending.pop() as ReadElement;
     for (let k = 0; k < el.attributes.length; k++) {
       const a = el.attributes.item(k);
       if (a && isNamespaceDeclaration(a.name) && a.value !== '') declared.add(a.value);
@@ -473,7 +473,7 @@ export function detectFormat(input: Buffer | Uint8Array | string, opts: DetectOp
 }
 
 /** Detection for a document already parsed with parseXml (validation and transformation hold one). */
-export function detectFormatFromDocument(doc: Document, opts: { sourceFormat?: string; container?: 'pdf' } = {}): DetectedFormat {
+export function detectFormatFromDocument(doc: ReadDocument, opts: { sourceFormat?: string; container?: 'pdf' } = {}): DetectedFormat {
   const facts = factsFromDocument(doc);
   return opts.sourceFormat ? resolveSourceFormat(opts.sourceFormat, facts, opts.container) : classify(facts, opts.container);
 }

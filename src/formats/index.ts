@@ -26,6 +26,7 @@ export { peppolDocumentTypeId } from './document-type-id';
 export { extractFromPdf, isPdf, DEFAULT_PDF_LIMITS, INVOICE_ATTACHMENT_NAMES, type PdfAttachment, type PdfLimits } from './facturx/pdf-attachment';
 export {
   parseXml,
+  parseXmlForReading,
   decodeXml,
   scanXmlInput,
   select,
@@ -37,3 +38,4 @@ export {
   type XPathVariables,
 } from './xml/secure-parser';
 export { NS, UBL_NS, CII_NS } from './xml/namespaces';
+export type { ReadAttr, ReadDocument, ReadElement, ReadList, ReadNode } from './xml/read-tree';

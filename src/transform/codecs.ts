@@ -1,4 +1,4 @@
-import type { Document } from '@xmldom/xmldom';
+import type { ReadDocument } from '../formats/xml/read-tree';
 import { readCii, readEbInterface, readUbl, writeCii, writeEbInterface, writeUbl, type Invoice, type ReadResult, type WriteResult } from '../en16931';
 import type { DetectedFormat } from '../formats';
 import { writeFacturXPdf } from './facturx-pdf';
@@ -12,7 +12,7 @@ import type { TargetFlavour } from './targets';
  */
 
 /** Reads a parsed source document into the model; `format` is what detection (or `sourceFormat`) said it is. */
-export type ModelReader = (doc: Document, format: DetectedFormat) => ReadResult;
+export type ModelReader = (doc: ReadDocument, format: DetectedFormat) => ReadResult;
 
 /** What a writer produced: the XML, and for a container target (Factur-X) the file that carries it. */
 export interface ModelOutput extends WriteResult {

@@ -1,4 +1,4 @@
-import type { Document, Element } from '@xmldom/xmldom';
+import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
 import { readUbl, type Invoice, type ReadProblem, type ReadResult } from '../en16931';
 import { pathOf } from '../en16931/xml-read';
 import type { DetectedFormat } from '../formats';
@@ -35,9 +35,9 @@ export const EU_EEA: ReadonlySet<string> = new Set([
   'IS', 'LI', 'NO', 'XI',
 ]);
 
-const elementsByLocal = (doc: Document, ns: string, local: string): Element[] => {
+const elementsByLocal = (doc: ReadDocument, ns: string, local: string): ReadElement[] => {
   const list = doc.getElementsByTagNameNS(ns, local);
-  const out: Element[] = [];
+  const out: ReadElement[] = [];
   for (let k = 0; k < list.length; k++) {
     const e = list.item(k);
     if (e) out.push(e);
@@ -46,15 +46,15 @@ const elementsByLocal = (doc: Document, ns: string, local: string): Element[] =>
 };
 
 /** Reads a PINT billing document with the UBL reader, then refuses what EN 16931 cannot hold (as read problems, 422). */
-export function readPint(doc: Document, format: DetectedFormat): ReadResult {
+export function readPint(doc: ReadDocument, format: DetectedFormat): ReadResult {
   const read = readUbl(doc);
   const problems: ReadProblem[] = [...read.problems];
   // The tax charged is named in the tax categories; PartyTaxScheme may also carry a "TAX" registration (BT-32).
-  const charged = (e: Element): boolean => e.parentNode !== null && ['TaxCategory', 'ClassifiedTaxCategory'].includes((e.parentNode as Element).localName ?? '');
+  const charged = (e: ReadElement): boolean => e.parentNode !== null && ['TaxCategory', 'ClassifiedTaxCategory'].includes((e.parentNode as ReadElement).localName ?? '');
   for (const scheme of elementsByLocal(doc, NS.cac, 'TaxScheme').filter(charged)) {
-    let idEl: Element | undefined;
+    let idEl: ReadElement | undefined;
     for (let c = scheme.firstChild; c && !idEl; c = c.nextSibling) {
-      if (c.nodeType === 1 && (c as Element).localName === 'ID' && (c as Element).namespaceURI === NS.cbc) idEl = c as Element;
+      if (c.nodeType === 1 && (c as ReadElement).localName === 'ID' && (c as ReadElement).namespaceURI === NS.cbc) idEl = c as ReadElement;
     }
     const value = (idEl?.textContent ?? '').trim();
     if (idEl && value !== 'VAT') {

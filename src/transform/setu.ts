@@ -1,4 +1,4 @@
-import type { Document } from '@xmldom/xmldom';
+import type { ReadDocument } from '../formats/xml/read-tree';
 import { readUbl, type Identifier, type ReadResult } from '../en16931';
 
 /**
@@ -16,7 +16,7 @@ import { readUbl, type Identifier, type ReadResult } from '../en16931';
 
 const PEPPOL_ADDRESS_SCHEMES = new Set(['0106', '0190']);
 
-export function readSetu(doc: Document): ReadResult {
+export function readSetu(doc: ReadDocument): ReadResult {
   const read = readUbl(doc);
   const inv = read.invoice;
   const filled: string[] = [];

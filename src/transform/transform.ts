@@ -1,6 +1,6 @@
 import { GatewayError } from '../core/gateway-error';
 import type { Invoice, ReadProblem, UnmappedElement } from '../en16931';
-import { detectFormatFromDocument, extractFromPdf, findFormats, getFormat, isPdf, parseXml, type DetectedFormat, type XmlLimits } from '../formats';
+import { detectFormatFromDocument, extractFromPdf, findFormats, getFormat, isPdf, parseXml, parseXmlForReading, type DetectedFormat, type ReadDocument, type XmlLimits } from '../formats';
 import { modelReader, modelWriter } from './codecs';
 import './dialects';
 import { lookupTransformation } from './table';
@@ -26,6 +26,11 @@ export interface TransformOptions {
   limits?: Partial<XmlLimits>;
   /** Creation date written into a PDF target (default: now). */
   date?: Date;
+  /**
+   * @internal How the source is parsed: 'read-tree' (default), the light tree built from the scanner's pass, or
+   * 'xmldom', the full DOM. Both give the same result; the equivalence test runs the corpus through each.
+   */
+  sourceTree?: 'read-tree' | 'xmldom';
 }
 
 export interface FormatRef {
@@ -91,14 +96,14 @@ function resolveTarget(targetFormat: string, sourceSyntax: string, targetSyntax:
   return flavours.find((t) => t.syntax === wanted) ?? (flavours[0] as TargetFlavour);
 }
 
-function readSource(input: Buffer | Uint8Array | string, opts: TransformOptions): { doc: ReturnType<typeof parseXml>; format: DetectedFormat } {
+function readSource(input: Buffer | Uint8Array | string, opts: TransformOptions): { doc: ReadDocument; format: DetectedFormat } {
   let xml: Buffer | Uint8Array | string = input;
   let container: 'pdf' | undefined;
   if (typeof input !== 'string' && isPdf(input)) {
     xml = extractFromPdf(input).xml;
     container = 'pdf';
   }
-  const doc = parseXml(xml, opts.limits);
+  const doc = opts.sourceTree === 'xmldom' ? parseXml(xml, opts.limits) : parseXmlForReading(xml, opts.limits);
   const format = detectFormatFromDocument(doc, { ...(opts.sourceFormat ? { sourceFormat: opts.sourceFormat } : {}), ...(container ? { container } : {}) });
   return { doc, format };
 }

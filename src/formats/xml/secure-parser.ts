@@ -10,6 +10,7 @@ import {
   type ScanSummary,
   type ScanVisitor,
 } from './xml-scanner';
+import { ReadTreeBuilder, UNUSUAL_LINE_ENDS, type ReadDocument } from './read-tree';
 import { installXmldomRegexCache } from './xmldom-regex-cache';
 
 installXmldomRegexCache();
@@ -328,6 +329,21 @@ function buildDom(text: string): Document {
 export function parseXml(input: Buffer | Uint8Array | string, limits?: Partial<XmlLimits>): Document {
   const { text } = scanXmlInput(input, limits);
   return buildDom(withoutLongComments(text));
+}
+
+/**
+ * Parses untrusted XML for reading only (transformation input): the same gates and errors as `parseXml`, but the tree
+ * comes from the scanner's pass (read-tree.ts) instead of xmldom. A document the light tree cannot represent exactly as
+ * xmldom would is parsed by xmldom, so the result, or the error, is the same as `parseXml`'s.
+ */
+export function parseXmlForReading(input: Buffer | Uint8Array | string, limits?: Partial<XmlLimits>): ReadDocument {
+  const l = resolveXmlLimits(limits);
+  const { text } = decodeXml(input, l.maxBytes);
+  assertLegalCharacters(text);
+  const builder = new ReadTreeBuilder();
+  scanXml(text, l, builder);
+  if (builder.unsupported !== undefined || UNUSUAL_LINE_ENDS.test(text)) return buildDom(withoutLongComments(text));
+  return builder.document;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -34,8 +34,16 @@ export interface ScanVisitor {
   endElement(name: string, offset: number): void;
   /** Read before each run of character data; false keeps the scan free of string copies. */
   readonly wantsText: boolean;
-  /** Decoded character data (text or CDATA content) inside the current element. */
-  text(value: string): void;
+  /** Decoded character data (text or CDATA content, `cdata` true for the latter) inside the current element. */
+  text(value: string, cdata?: boolean): void;
+  /**
+   * Line ends in text and CDATA turned into a line feed (`\r\n` and `\r`), as an XML processor must before parsing;
+   * character references keep their character. Off, text is passed as written.
+   */
+  readonly normalizeLineEndings?: boolean;
+  /** Comments and processing instructions, anywhere in the document (the XML declaration is not one). */
+  comment?(data: string): void;
+  processingInstruction?(target: string, data: string): void;
 }
 
 export interface ScanSummary {
@@ -99,6 +107,11 @@ export function readXmlDeclaration(text: string): XmlDeclaration | undefined {
     throw xmlError('INVALID_XML', text, 0, `XML version "${version}" is not supported (only 1.0)`);
   }
   return { version, encoding: m[4], standalone: m[6], length: m[0].length };
+}
+
+/** XML 1.0 §2.11 end-of-line handling. */
+function newlines(text: string): string {
+  return text.indexOf('\r') === -1 ? text : text.replace(/\r\n?/g, '\n');
 }
 
 function isXmlWhitespace(c: number): boolean {
@@ -166,8 +179,10 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
    * Validates every reference in [start, end) and, when `decode`, returns the decoded text. `normalise` applies
    * attribute-value normalisation to the literal parts only: whitespace produced by a character reference is kept.
    */
+  const lineEnds = visitor?.normalizeLineEndings === true;
   const references = (start: number, end: number, decode: boolean, normalise = false): string => {
-    const literal = (a: number, b: number): string => (normalise ? s.slice(a, b).replace(/\r\n|[\t\n\r]/g, ' ') : s.slice(a, b));
+    const literal = (a: number, b: number): string =>
+      normalise ? s.slice(a, b).replace(/\r\n|[\t\n\r]/g, ' ') : lineEnds ? newlines(s.slice(a, b)) : s.slice(a, b);
     let out = '';
     let from = start;
     let amp = ampFrom(start);
@@ -252,6 +267,11 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       if (target.toLowerCase() === 'xml') fail('INVALID_XML', lt, 'XML declaration is only allowed at the very start of the document');
       if (target === '') fail('INVALID_XML', lt, 'processing instruction without a target');
       countNode(lt);
+      if (visitor?.processingInstruction) {
+        let d = t;
+        while (d < end && isXmlWhitespace(s.charCodeAt(d))) d++;
+        visitor.processingInstruction(target, s.slice(d, end));
+      }
       i = end + 2;
       continue;
     }
@@ -261,6 +281,7 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
         const end = s.indexOf('-->', lt + 4);
         if (end === -1) fail('INVALID_XML', lt, 'unterminated comment (document truncated?)');
         countNode(lt);
+        visitor?.comment?.(s.slice(lt + 4, end));
         i = end + 3;
         continue;
       }
@@ -269,7 +290,7 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
         const end = s.indexOf(']]>', lt + 9);
         if (end === -1) fail('INVALID_XML', lt, 'unterminated CDATA section (document truncated?)');
         countNode(lt);
-        if (visitor?.wantsText) visitor.text(s.slice(lt + 9, end));
+        if (visitor?.wantsText) visitor.text(lineEnds ? newlines(s.slice(lt + 9, end)) : s.slice(lt + 9, end), true);
         i = end + 3;
         continue;
       }

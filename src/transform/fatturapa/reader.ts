@@ -1,4 +1,4 @@
-import type { Document, Element } from '@xmldom/xmldom';
+import type { ReadDocument, ReadElement } from '../../formats/xml/read-tree';
 import {
   emptyInvoice,
   type DocumentAllowanceCharge,
@@ -29,7 +29,7 @@ const N = ''; // FatturaPA children are unqualified (no elementFormDefault in th
 const ALLOWANCE_LINE_TYPES = new Set(['SC', 'PR', 'AB']);
 const CHARGE_LINE_TYPE = 'AC';
 
-export function readFatturaPa(doc: Document): ReadResult {
+export function readFatturaPa(doc: ReadDocument): ReadResult {
   const root = doc.documentElement;
   if (!root || root.localName !== 'FatturaElettronica' || root.namespaceURI !== NS.fatturaPA12) {
     throw new Error('not a FatturaPA 1.2 FatturaElettronica document');
@@ -52,22 +52,22 @@ class FatturaPaReader {
   /** [NumeroLinea, NumItem] of order references per line, applied once the lines are read (BT-132). */
   private readonly pendingPoLines: Array<[string, string]> = [];
 
-  constructor(private readonly root: Element) {}
+  constructor(private readonly root: ReadElement) {}
 
-  private c(el: Element | undefined, ...names: string[]): Element | undefined {
+  private c(el: ReadElement | undefined, ...names: string[]): ReadElement | undefined {
     return this.ctx.path(el, ...names.map((n) => [N, n] as const));
   }
-  private all(el: Element | undefined, name: string): Element[] {
+  private all(el: ReadElement | undefined, name: string): ReadElement[] {
     return el ? this.ctx.children(el, N, name) : [];
   }
-  private text(el: Element | undefined, ...names: string[]): string | undefined {
+  private text(el: ReadElement | undefined, ...names: string[]): string | undefined {
     return this.ctx.take(this.c(el, ...names));
   }
-  private problem(el: Element, term: string, message: string): void {
+  private problem(el: ReadElement, term: string, message: string): void {
     this.ctx.problems.push({ path: pathOf(el), term, message });
   }
   /** Read, but kept in the unmapped list with a note: the value was interpreted, not carried as it is. */
-  private interpreted(el: Element, note: string): void {
+  private interpreted(el: ReadElement, note: string): void {
     this.extraUnmapped.push({ path: pathOf(el), text: note });
   }
 
@@ -103,7 +103,7 @@ class FatturaPaReader {
     return { invoice: inv, syntax: 'FatturaPA', unmapped, problems: ctx.problems, filled: this.filled };
   }
 
-  private readTransmission(dt: Element | undefined): void {
+  private readTransmission(dt: ReadElement | undefined): void {
     if (!dt) return;
     const code = this.c(dt, 'CodiceDestinatario');
     const pec = this.c(dt, 'PECDestinatario');
@@ -121,7 +121,7 @@ class FatturaPaReader {
     }
   }
 
-  private fiscalId(el: Element | undefined): string | undefined {
+  private fiscalId(el: ReadElement | undefined): string | undefined {
     if (!el) return undefined;
     const country = this.text(el, 'IdPaese') ?? '';
     const code = this.text(el, 'IdCodice') ?? '';
@@ -129,7 +129,7 @@ class FatturaPaReader {
     return `${country}${code}`;
   }
 
-  private name(anagrafica: Element | undefined): string | undefined {
+  private name(anagrafica: ReadElement | undefined): string | undefined {
     if (!anagrafica) return undefined;
     const denominazione = this.text(anagrafica, 'Denominazione');
     if (denominazione !== undefined) return denominazione;
@@ -137,7 +137,7 @@ class FatturaPaReader {
     return parts.length > 0 ? parts.join(' ') : undefined;
   }
 
-  private address(el: Element | undefined): PostalAddress | undefined {
+  private address(el: ReadElement | undefined): PostalAddress | undefined {
     if (!el) return undefined;
     const street = this.text(el, 'Indirizzo');
     const number = this.text(el, 'NumeroCivico');
@@ -153,12 +153,12 @@ class FatturaPaReader {
     });
   }
 
-  private codiceFiscale(el: Element | undefined): Identifier | undefined {
+  private codiceFiscale(el: ReadElement | undefined): Identifier | undefined {
     const v = this.ctx.take(el);
     return v !== undefined ? { value: v, schemeId: ICD_CODICE_FISCALE } : undefined;
   }
 
-  private readSeller(cp: Element | undefined): void {
+  private readSeller(cp: ReadElement | undefined): void {
     if (!cp) return;
     const s = this.inv.seller;
     const da = this.c(cp, 'DatiAnagrafici');
@@ -177,14 +177,14 @@ class FatturaPaReader {
     s.identifiers = [];
   }
 
-  private readTaxRepresentative(rf: Element | undefined): void {
+  private readTaxRepresentative(rf: ReadElement | undefined): void {
     if (!rf) return;
     const da = this.c(rf, 'DatiAnagrafici');
     const rep = compact({ name: this.name(this.c(da, 'Anagrafica')), vatIdentifier: this.fiscalId(this.c(da, 'IdFiscaleIVA')) });
     if (rep) this.inv.taxRepresentative = rep;
   }
 
-  private readBuyer(cc: Element | undefined): void {
+  private readBuyer(cc: ReadElement | undefined): void {
     if (!cc) return;
     const b = this.inv.buyer;
     const da = this.c(cc, 'DatiAnagrafici');
@@ -198,7 +198,7 @@ class FatturaPaReader {
     if (address) b.postalAddress = address;
   }
 
-  private readBody(body: Element): void {
+  private readBody(body: ReadElement): void {
     const inv = this.inv;
     const dg = this.c(body, 'DatiGenerali');
     const dgd = this.c(dg, 'DatiGeneraliDocumento');
@@ -229,9 +229,9 @@ class FatturaPaReader {
     this.readAttachments(body);
   }
 
-  private readReferences(dg: Element | undefined): void {
+  private readReferences(dg: ReadElement | undefined): void {
     const inv = this.inv;
-    const cupCig = (el: Element): void => {
+    const cupCig = (el: ReadElement): void => {
       const cup = this.text(el, 'CodiceCUP');
       const cig = this.text(el, 'CodiceCIG');
       if (cup !== undefined && inv.projectReference === undefined) inv.projectReference = cup;
@@ -279,7 +279,7 @@ class FatturaPaReader {
     }
   }
 
-  private quantityUnit(el: Element | undefined): string {
+  private quantityUnit(el: ReadElement | undefined): string {
     const raw = this.ctx.take(el);
     if (raw === undefined || raw === '') {
       return 'C62';
@@ -295,7 +295,7 @@ class FatturaPaReader {
     return raw;
   }
 
-  private vat(el: Element, rateEl: Element | undefined, naturaEl: Element | undefined, term: string): { categoryCode?: string; rate?: string; natura?: string } {
+  private vat(el: ReadElement, rateEl: ReadElement | undefined, naturaEl: ReadElement | undefined, term: string): { categoryCode?: string; rate?: string; natura?: string } {
     const rate = this.ctx.decimal(rateEl, term);
     const natura = this.ctx.take(naturaEl);
     if (rate === undefined) return {};
@@ -312,7 +312,7 @@ class FatturaPaReader {
     return { categoryCode: meaning.category, rate: '0', natura };
   }
 
-  private readLine(le: Element): void {
+  private readLine(le: ReadElement): void {
     const inv = this.inv;
     const identifier = this.text(le, 'NumeroLinea') ?? '';
     const typeEl = this.c(le, 'TipoCessionePrestazione');
@@ -410,15 +410,15 @@ class FatturaPaReader {
   }
 
   /** A discount/charge line carries nothing but a description, an amount and its VAT. */
-  private isPlainLine(le: Element): boolean {
+  private isPlainLine(le: ReadElement): boolean {
     const allowed = new Set(['NumeroLinea', 'TipoCessionePrestazione', 'Descrizione', 'Quantita', 'UnitaMisura', 'PrezzoUnitario', 'PrezzoTotale', 'AliquotaIVA', 'Natura']);
-    for (let c = le.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && !allowed.has((c as Element).localName ?? '')) return false;
+    for (let c = le.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && !allowed.has((c as ReadElement).localName ?? '')) return false;
     const q = this.c(le, 'Quantita')?.textContent?.trim();
     return q === undefined || compare(q, '1') === 0;
   }
 
   /** DatiCassaPrevidenziale: a social security contribution the seller charges, inside the VAT summary: BG-21. */
-  private readCassa(cassa: Element): void {
+  private readCassa(cassa: ReadElement): void {
     const tipo = this.text(cassa, 'TipoCassa') ?? '';
     const pct = this.ctx.decimal(this.c(cassa, 'AlCassa'), 'BT-101');
     const amount = this.ctx.decimal(this.c(cassa, 'ImportoContributoCassa'), 'BT-99') ?? '0';
@@ -435,7 +435,7 @@ class FatturaPaReader {
     });
   }
 
-  private readSummary(r: Element): void {
+  private readSummary(r: ReadElement): void {
     const vat = this.vat(r, this.c(r, 'AliquotaIVA'), this.c(r, 'Natura'), 'BT-119');
     const vb: VatBreakdown = {
       taxableAmount: this.ctx.decimal(this.c(r, 'ImponibileImporto'), 'BT-116'),
@@ -475,7 +475,7 @@ class FatturaPaReader {
    * ScontoMaggiorazione of the whole document: EN 16931 can only hold it as an allowance/charge that is part of the VAT
    * base, i.e. when the VAT summary already includes it, and with the VAT category of a single-rate invoice.
    */
-  private readDocumentDiscounts(dgd: Element | undefined): void {
+  private readDocumentDiscounts(dgd: ReadElement | undefined): void {
     const list = this.all(dgd, 'ScontoMaggiorazione');
     if (list.length === 0) return;
     const inv = this.inv;
@@ -504,7 +504,7 @@ class FatturaPaReader {
     }
   }
 
-  private computeTotals(rounding: string | undefined, dgd: Element | undefined): void {
+  private computeTotals(rounding: string | undefined, dgd: ReadElement | undefined): void {
     const inv = this.inv;
     for (const [lineNo, item] of this.pendingPoLines) {
       const line = inv.lines.find((l) => l.identifier === lineNo);
@@ -533,7 +533,7 @@ class FatturaPaReader {
     }
   }
 
-  private readPayment(body: Element, dgd: Element | undefined): void {
+  private readPayment(body: ReadElement, dgd: ReadElement | undefined): void {
     const inv = this.inv;
     const dp = this.all(body, 'DatiPagamento')[0];
     if (!dp) return;
@@ -576,11 +576,11 @@ class FatturaPaReader {
       const when = extra.getElementsByTagName('DataScadenzaPagamento').item(0)?.textContent?.trim();
       this.interpreted(extra, `instalment${when ? ` due ${when}` : ''} (EN 16931 has one payment due date)`);
       this.ctx.accept(extra);
-      for (let c = extra.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) this.ctx.accept(c as Element);
+      for (let c = extra.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) this.ctx.accept(c as ReadElement);
     }
   }
 
-  private readAttachments(body: Element): void {
+  private readAttachments(body: ReadElement): void {
     for (const a of this.all(body, 'Allegati')) {
       const name = this.text(a, 'NomeAttachment') ?? '';
       const formatEl = this.c(a, 'FormatoAttachment');
