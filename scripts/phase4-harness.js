@@ -4,24 +4,12 @@
 //   <cache>/phase4-harness/classpath.txt   the resolved Maven dependencies (phase4, Jetty), fetched from Maven Central once
 //   <cache>/phase4-harness/classes/         our few classes, compiled with javac (no Maven plugins needed)
 // `node scripts/phase4-harness.js [--quiet]` builds and prints the java classpath; tests call ensurePhase4Harness().
-const path = require('node:path');
-const { cacheDir } = require('./lib/services');
-const { buildJavaHarness } = require('./lib/java-harness');
-const { ensureTool } = require('./rules/lib/system-tools');
+const { ensureJavaHarness } = require('./lib/java-harness');
 
-const HARNESS_DIR = path.join(__dirname, '..', 'tools', 'phase4-harness');
 
 /** Returns { classpath } for `java -cp`; builds what is missing or stale. Throws with the tool's output on failure. */
 function ensurePhase4Harness(env = process.env, log = (m) => process.stderr.write(`${m}\n`)) {
-  const javac = ensureTool('javac', 'default-jdk-headless', log);
-  return buildJavaHarness({
-    harnessDir: HARNESS_DIR,
-    out: path.join(cacheDir(env), 'phase4-harness'),
-    javac,
-    mvn: () => ensureTool('mvn', 'maven', log),
-    resolving: 'phase4 harness: resolving phase4 and Jetty from Maven Central (once)',
-    log,
-  });
+  return ensureJavaHarness('phase4-harness', 'phase4 harness: resolving phase4 and Jetty from Maven Central (once)', env, log);
 }
 
 module.exports = { ensurePhase4Harness };

@@ -6,26 +6,15 @@
 // `node scripts/verapdf-harness.js [--quiet]` builds and prints the java classpath;
 // `node scripts/verapdf-harness.js --check file.pdf ...` prints veraPDF's PDF/A-3B verdicts as JSON.
 // Tests call ensureVeraPdfHarness() / checkPdfA().
-const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { cacheDir } = require('./lib/services');
-const { buildJavaHarness } = require('./lib/java-harness');
+const { ensureJavaHarness } = require('./lib/java-harness');
 const { ensureTool } = require('./rules/lib/system-tools');
 
 const MAIN_CLASS = 'dev.invoicegateway.verapdf.PdfACheck';
-const HARNESS_DIR = path.join(__dirname, '..', 'tools', 'verapdf-harness');
 
 /** Returns { classpath } for `java -cp`; builds what is missing or stale. Throws with the tool's output on failure. */
 function ensureVeraPdfHarness(env = process.env, log = (m) => process.stderr.write(`${m}\n`)) {
-  const javac = ensureTool('javac', 'default-jdk-headless', log);
-  return buildJavaHarness({
-    harnessDir: HARNESS_DIR,
-    out: path.join(cacheDir(env), 'verapdf-harness'),
-    javac,
-    mvn: () => ensureTool('mvn', 'maven', log),
-    resolving: 'veraPDF harness: resolving veraPDF from Maven Central (once)',
-    log,
-  });
+  return ensureJavaHarness('verapdf-harness', 'veraPDF harness: resolving veraPDF from Maven Central (once)', env, log);
 }
 
 /**

@@ -7,6 +7,8 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
+const { cacheDir } = require('./services');
+const { ensureTool } = require('../rules/lib/system-tools');
 
 // The same pinned plugin the rule packs are fetched with (transforms/rules-manifest.json).
 const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.6.1';
@@ -75,4 +77,19 @@ function toolOutput(e) {
   return `${e.stderr ? e.stderr.toString() : ''}${e.stdout ? e.stdout.toString() : ''}`.trim().split('\n').slice(-15).join('\n');
 }
 
-module.exports = { buildJavaHarness, toolOutput, sources };
+/**
+ * buildJavaHarness for tools/<name>, into <cache>/<name>, installing a missing JDK or Maven from the Debian packages
+ * (what the test run needs; the benchmark's converter harness reports them missing instead).
+ */
+function ensureJavaHarness(name, resolving, env, log) {
+  return buildJavaHarness({
+    harnessDir: path.join(__dirname, '..', '..', 'tools', name),
+    out: path.join(cacheDir(env), name),
+    javac: ensureTool('javac', 'default-jdk-headless', log),
+    mvn: () => ensureTool('mvn', 'maven', log),
+    resolving,
+    log,
+  });
+}
+
+module.exports = { buildJavaHarness, ensureJavaHarness, toolOutput, sources };

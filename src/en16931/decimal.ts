@@ -7,7 +7,8 @@ import type { Decimal } from './model';
 
 const DECIMAL = /^([+-])?(\d*)(?:\.(\d*))?$/;
 
-interface Scaled {
+/** A decimal as an integer count of 10^-scale units. */
+export interface Scaled {
   units: bigint;
   scale: number;
 }
@@ -16,7 +17,7 @@ export function isDecimal(s: string): boolean {
   return /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(s);
 }
 
-function parse(s: Decimal): Scaled {
+export function parse(s: Decimal): Scaled {
   const m = DECIMAL.exec(s.trim());
   if (!m || !isDecimal(s.trim())) throw new RangeError(`"${s}" is not an xs:decimal`);
   const frac = m[3] ?? '';
@@ -29,7 +30,7 @@ function align(a: Scaled, b: Scaled): [bigint, bigint, number] {
   return [a.units * 10n ** BigInt(scale - a.scale), b.units * 10n ** BigInt(scale - b.scale), scale];
 }
 
-function format(units: bigint, scale: number): Decimal {
+export function format(units: bigint, scale: number): Decimal {
   const neg = units < 0n;
   const digits = (neg ? -units : units).toString().padStart(scale + 1, '0');
   const int = digits.slice(0, digits.length - scale);

@@ -1,6 +1,6 @@
 import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
 import { EN16931 } from '../formats/format-ids';
-import { add, compare, isDecimal, subtract } from './decimal';
+import { add, compare, isDecimal, parse, subtract } from './decimal';
 import {
   emptyInvoice,
   type Contact,
@@ -64,22 +64,15 @@ const VAT_ID = /^[A-Z]{2}[0-9A-Za-z+*.]{2,}$/;
 /** ebInterface writes 00000000 when the party has no VAT identification number. */
 const NO_VAT_ID = /^0+$/;
 
-/** Decimal arithmetic on exact scaled integers (amounts are never floats). */
-function scaled(s: string): { n: bigint; scale: number } {
-  const neg = s.trim().startsWith('-');
-  const [i = '0', f = ''] = s.trim().replace(/^[+-]/, '').split('.');
-  return { n: BigInt(`${i || '0'}${f}`) * (neg ? -1n : 1n), scale: f.length };
-}
-
 /** a × b / c, rounded half away from zero to two decimals (EN 16931 amounts); undefined when c is zero. */
 export function productOver(a: string, b: string, c: string): string | undefined {
-  const x = scaled(a);
-  const y = scaled(b);
-  const z = scaled(c);
-  if (z.n === 0n) return undefined;
-  // value = x.n·y.n·10^z.scale / (z.n·10^(x.scale+y.scale)); in cents × 100.
-  let num = x.n * y.n * 10n ** BigInt(z.scale) * 100n;
-  let den = z.n * 10n ** BigInt(x.scale + y.scale);
+  const x = parse(a);
+  const y = parse(b);
+  const z = parse(c);
+  if (z.units === 0n) return undefined;
+  // value = x·y·10^z.scale / (z·10^(x.scale+y.scale)) in scaled units; in cents × 100.
+  let num = x.units * y.units * 10n ** BigInt(z.scale) * 100n;
+  let den = z.units * 10n ** BigInt(x.scale + y.scale);
   if (den < 0n) {
     den = -den;
     num = -num;

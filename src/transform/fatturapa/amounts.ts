@@ -1,4 +1,4 @@
-import { add, compare, isDecimal, subtract } from '../../en16931/decimal';
+import { add, compare, format, parse, subtract } from '../../en16931/decimal';
 import type { Decimal } from '../../en16931';
 
 /**
@@ -6,28 +6,6 @@ import type { Decimal } from '../../en16931';
  * line discounts are per unit (EN 16931 line allowances are amounts), and its amounts have fixed decimal patterns.
  * BigInt with a scale, never floating point.
  */
-
-interface Scaled {
-  units: bigint;
-  scale: number;
-}
-
-function parse(s: Decimal): Scaled {
-  const t = s.trim();
-  if (!isDecimal(t)) throw new RangeError(`"${s}" is not an xs:decimal`);
-  const neg = t.startsWith('-');
-  const body = t.replace(/^[+-]/, '');
-  const [int = '0', frac = ''] = body.split('.');
-  return { units: BigInt(`${int || '0'}${frac}`) * (neg ? -1n : 1n), scale: frac.length };
-}
-
-function format(units: bigint, scale: number): Decimal {
-  const neg = units < 0n;
-  const digits = (neg ? -units : units).toString().padStart(scale + 1, '0');
-  const int = digits.slice(0, digits.length - scale);
-  const frac = digits.slice(digits.length - scale);
-  return `${neg ? '-' : ''}${int}${scale > 0 ? `.${frac}` : ''}`;
-}
 
 /** Half away from zero, as commercial rounding does. */
 function roundUnits(units: bigint, from: number, to: number): bigint {
