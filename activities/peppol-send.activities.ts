@@ -83,7 +83,7 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
         if (found.failure === 'document-type-not-supported') continue;
         return { found, transform: undefined };
       }
-      const converted = convertForRecipient(bytes, alt.targetFormat);
+      const { converted } = alt;
       const validation = await deps.validator.validate(converted.xml);
       if (validation.assertions.some((a) => a.flag === 'error')) continue;
       return {

@@ -18,27 +18,31 @@ export interface RecipientAlternative {
   documentTypeId: string;
   /** Its BT-23 (the Peppol process), when it has one. */
   profileId?: string;
+  /** The converted document. */
+  converted: ConvertedForRecipient;
 }
 
-export function recipientAlternatives(bytes: Buffer, ownDocumentTypeId: string): RecipientAlternative[] {
-  const out: RecipientAlternative[] = [];
+/**
+ * The conversions in preference order, one at a time: the caller stops at the first the recipient takes, so the
+ * later candidates are never converted.
+ */
+export function* recipientAlternatives(bytes: Buffer, ownDocumentTypeId: string): Generator<RecipientAlternative> {
   const seen = new Set([ownDocumentTypeId]);
   for (const targetFormat of RECIPIENT_FORMAT_PREFERENCE) {
-    let xml: string;
+    let converted: ConvertedForRecipient;
     try {
-      xml = transformDocument(bytes, { targetFormat }).xml;
+      converted = convertForRecipient(bytes, targetFormat);
     } catch (e) {
       // Not convertible to this one (400 not supported, 422 data missing): the next candidate may do.
       if (e instanceof GatewayError) continue;
       throw e;
     }
-    const format = detectFormat(xml);
+    const format = detectFormat(converted.xml);
     const documentTypeId = peppolDocumentTypeId(format);
     if (!documentTypeId || seen.has(documentTypeId)) continue;
     seen.add(documentTypeId);
-    out.push({ targetFormat, documentTypeId, ...(format.profileId ? { profileId: format.profileId } : {}) });
+    yield { targetFormat, documentTypeId, ...(format.profileId ? { profileId: format.profileId } : {}), converted };
   }
-  return out;
 }
 
 export interface ConvertedForRecipient {
