@@ -1,4 +1,4 @@
-import type { ReadElement, ReadNode } from '../formats/xml/read-tree';
+import type { ReadAttr, ReadElement, ReadNode } from '../formats/xml/read-tree';
 import { NS } from '../formats/xml/namespaces';
 import type { Decimal, IsoDate, PaymentInstructions, ReadProblem, UnmappedElement } from './model';
 
@@ -23,6 +23,7 @@ const PREFIX_BY_NS: Record<string, string> = {
 
 /** Attributes that carry no business content of their own. */
 const IGNORED_ATTRIBUTES = new Set(['xmlns', 'xsi:schemaLocation', 'schemaLocation']);
+const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -109,34 +110,40 @@ export class ReadContext {
 
   /** The top-most elements below `root` that nothing took, and unread attributes of taken elements. */
   unmapped(root: ReadElement): UnmappedElement[] {
-    const covered = new Set<ReadNode>();
-    const mark = (el: ReadElement): boolean => {
-      let any = this.used.has(el);
-      for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && mark(c as ReadElement)) any = true;
-      if (any) covered.add(el);
-      return any;
-    };
-    mark(root);
-    const out: UnmappedElement[] = [];
-    const walk = (el: ReadElement): void => {
-      if (this.used.has(el)) {
+    // One walk: each element reports whether anything in its subtree was taken. Findings are collected as nodes and
+    // named at the end, so those of a subtree that turns out to be untaken as a whole are dropped cheaply (the subtree
+    // is then reported once, at its top).
+    const found: Array<ReadElement | [ReadElement, ReadAttr]> = [];
+    const visit = (el: ReadElement): boolean => {
+      const taken = this.used.has(el);
+      if (taken) {
         for (let k = 0; k < el.attributes.length; k++) {
           const a = el.attributes.item(k);
-          if (!a || this.used.has(a) || a.name.startsWith('xmlns') || IGNORED_ATTRIBUTES.has(a.name) || a.namespaceURI === 'http://www.w3.org/2001/XMLSchema-instance') continue;
-          out.push({ path: `${pathOf(el)}/@${a.name}`, text: shorten(a.value) });
+          if (!a || this.used.has(a) || a.name.startsWith('xmlns') || IGNORED_ATTRIBUTES.has(a.name) || a.namespaceURI === XSI) continue;
+          found.push([el, a]);
         }
       }
+      let any = taken;
       for (let c = el.firstChild; c; c = c.nextSibling) {
         if (c.nodeType !== 1) continue;
         const ce = c as ReadElement;
-        if (covered.has(ce)) walk(ce);
+        const mark = found.length;
+        if (visit(ce)) {
+          any = true;
+          continue;
+        }
+        found.length = mark;
         // An element without text, attributes or children carries nothing that could be lost.
-        else if (ce.firstChild === null && ce.attributes.length === 0) continue;
-        else out.push({ path: pathOf(ce), ...(hasText(ce) ? { text: shorten(textOf(ce).trim()) } : {}) });
+        if (ce.firstChild !== null || ce.attributes.length !== 0) found.push(ce);
       }
+      return any;
     };
-    walk(root);
-    return out;
+    visit(root);
+    return found.map((f) =>
+      Array.isArray(f)
+        ? { path: `${pathOf(f[0])}/@${f[1].name}`, text: shorten(f[1].value) }
+        : { path: pathOf(f), ...(hasText(f) ? { text: shorten(textOf(f).trim()) } : {}) },
+    );
   }
 }
 
@@ -201,9 +208,13 @@ export function pathOf(node: ReadElement): string {
 
 /** Removes undefined members and empty objects, so models compare by content. */
 export function compact<T extends object>(o: T): T | undefined {
-  const entries = Object.entries(o).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return undefined;
-  return Object.fromEntries(entries) as T;
+  // A plain loop: readers call this for every party, address and line, and entries/filter/fromEntries allocate thrice.
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(o)) {
+    const v = (o as Record<string, unknown>)[k];
+    if (v !== undefined) (out ??= {})[k] = v;
+  }
+  return out as T | undefined;
 }
 
 /** JSON with object keys sorted, for comparing models regardless of the order readers filled them in. */

@@ -182,7 +182,12 @@ export function factsFromDocument(doc: ReadDocument): DocumentFacts {
     const el = findPath(root, steps);
     if (el) facts[fact] = normalizeSpace(el.textContent ?? '');
   }
-  // Namespace declarations anywhere (SETU declares its extension namespace, possibly without using it).
+  // Namespace declarations anywhere (SETU declares its extension namespace, possibly without using it). The read tree
+  // collected them while it was built; an xmldom document is walked for them.
+  if (doc.declaredNamespaces) {
+    facts.declaredNamespaces = [...doc.declaredNamespaces].sort();
+    return facts;
+  }
   const declared = new Set<string>();
   const pending: ReadNode[] = [root];
   while (pending.length > 0) {

@@ -52,6 +52,11 @@ export interface ReadElement extends ReadNode {
 
 export interface ReadDocument {
   readonly documentElement: ReadElement | null;
+  /**
+   * Namespace URIs declared anywhere in the document (non-empty values of `xmlns` / `xmlns:*`), when the parser
+   * collected them while reading; absent on xmldom documents, where detection walks the tree for them.
+   */
+  readonly declaredNamespaces?: ReadonlySet<string>;
   getElementsByTagNameNS(namespaceURI: string, localName: string): ReadList<ReadElement>;
 }
 
@@ -222,6 +227,7 @@ class TreeDocument extends TreeParent implements ReadDocument {
   readonly nodeType = 9;
   readonly nodeName = '#document';
   documentElement: TreeElement | null = null;
+  readonly declaredNamespaces = new Set<string>();
   get textContent(): null {
     return null;
   }
@@ -241,6 +247,7 @@ export class ReadTreeBuilder implements ScanVisitor {
   private current: TreeParent = this.document;
   /** Namespace declarations per open element (undefined when none), innermost last, for attribute prefixes. */
   private readonly scopes: Array<Map<string, string> | undefined> = [];
+  /** Names already found plain: a document repeats few names many times, and a set lookup beats the expression. */
   private readonly goodNames = new Set<string>();
 
   private plainName(name: string): boolean {
@@ -264,13 +271,16 @@ export class ReadTreeBuilder implements ScanVisitor {
   startElement(name: string, attributes: readonly RawAttribute[], _offset: number, namespaceURI: string, localName: string): void {
     if (!this.plainName(name)) this.unsupported ??= `element name <${name}>`;
     let declarations: Map<string, string> | undefined;
-    for (const a of attributes) {
+    const count = attributes.length;
+    for (let k = 0; k < count; k++) {
+      const a = attributes[k] as RawAttribute;
       const n = a.name;
       if (n === 'xmlns' || n.startsWith('xmlns:')) {
         const prefix = n === 'xmlns' ? '' : n.slice(6);
         // xmldom refuses to rebind these (DOM NAMESPACE_ERR); leave such documents to it.
         if (prefix === 'xml' || prefix === 'xmlns' || a.value === NAMESPACES_XML || a.value === NAMESPACES_XMLNS) this.unsupported ??= `namespace declaration ${n}`;
         (declarations ??= new Map()).set(prefix, a.value);
+        if (a.value !== '') this.document.declaredNamespaces.add(a.value);
       }
     }
     let list = NO_ATTRIBUTES;

@@ -331,6 +331,9 @@ export function parseXml(input: Buffer | Uint8Array | string, limits?: Partial<X
   return buildDom(withoutLongComments(text));
 }
 
+/** Every character `assertLegalCharacters` or `UNUSUAL_LINE_ENDS` could object to (all surrogates, paired or not). */
+const NEEDS_CHARACTER_CHECKS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u0085\u2028\u2029\uD800-\uDFFF\uFFFE\uFFFF]/;
+
 /**
  * Parses untrusted XML for reading only (transformation input): the same gates and errors as `parseXml`, but the tree
  * comes from the scanner's pass (read-tree.ts) instead of xmldom. A document the light tree cannot represent exactly as
@@ -339,10 +342,13 @@ export function parseXml(input: Buffer | Uint8Array | string, limits?: Partial<X
 export function parseXmlForReading(input: Buffer | Uint8Array | string, limits?: Partial<XmlLimits>): ReadDocument {
   const l = resolveXmlLimits(limits);
   const { text } = decodeXml(input, l.maxBytes);
-  assertLegalCharacters(text);
+  // One pass over the text for both character checks: only a text with a control character, a surrogate, U+FFFE/F or
+  // an unusual line end needs the exact ones (most invoices have none of these).
+  const unusual = NEEDS_CHARACTER_CHECKS.test(text);
+  if (unusual) assertLegalCharacters(text);
   const builder = new ReadTreeBuilder();
   scanXml(text, l, builder);
-  if (builder.unsupported !== undefined || UNUSUAL_LINE_ENDS.test(text)) return buildDom(withoutLongComments(text));
+  if (builder.unsupported !== undefined || (unusual && UNUSUAL_LINE_ENDS.test(text))) return buildDom(withoutLongComments(text));
   return builder.document;
 }
 

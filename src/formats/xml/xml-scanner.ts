@@ -61,6 +61,9 @@ const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', apos: "
 
 const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 
+// Not frozen: V8 iterates frozen arrays on a slower path, and the readonly type already keeps visitors off it.
+const NO_ATTRIBUTES: readonly RawAttribute[] = [];
+
 /** Markup declarations that only make sense inside a DTD; their presence anywhere is treated as an attack. */
 const DTD_MARKUP = /^<!(DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/i;
 
@@ -145,9 +148,24 @@ export function assertLegalCharacters(text: string): void {
   }
 }
 
+// Characters that end a name: whitespace, '/', '>', '=', '<', quotes. A table: the scanner tests every name character.
+const NAME_TERMINATOR = new Uint8Array(128);
+for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x2f, 0x3e, 0x3d, 0x3c, 0x22, 0x27]) NAME_TERMINATOR[c] = 1;
+
 function isNameTerminator(c: number): boolean {
-  // whitespace, '/', '>', '=', '<', quotes
-  return isXmlWhitespace(c) || c === 0x2f || c === 0x3e || c === 0x3d || c === 0x3c || c === 0x22 || c === 0x27;
+  return c < 128 && NAME_TERMINATOR[c] === 1;
+}
+
+/** End of the name starting at `from`: the first terminator, or the end of the text. */
+function nameEndFrom(s: string, from: number): number {
+  const n = s.length;
+  let j = from;
+  while (j < n) {
+    const c = s.charCodeAt(j);
+    if (c < 128 && NAME_TERMINATOR[c] === 1) break;
+    j++;
+  }
+  return j;
 }
 
 function isBadNameStart(c: number): boolean {
@@ -211,16 +229,15 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
 
   const stack: string[] = [];
   const stackOffsets: number[] = [];
-  // Namespace declarations per open element (undefined when it declares none), innermost last.
-  const scopes: Array<Map<string, string> | undefined> = [];
+  // The prefixes in scope of each open element, innermost last: an element that declares none shares its parent's
+  // map, so resolving a prefix is one lookup rather than a walk up the open elements.
+  const scopes: Array<ReadonlyMap<string, string>> = [];
+  const NONE_IN_SCOPE: ReadonlyMap<string, string> = new Map();
+  const inScope = (): ReadonlyMap<string, string> => scopes[scopes.length - 1] ?? NONE_IN_SCOPE;
   const resolve = (prefix: string, local: Map<string, string> | undefined): string | undefined => {
     if (prefix === 'xml') return XML_NAMESPACE;
-    const own = local?.get(prefix);
-    if (own !== undefined) return own;
-    for (let k = scopes.length - 1; k >= 0; k--) {
-      const uri = scopes[k]?.get(prefix);
-      if (uri !== undefined) return uri;
-    }
+    const uri = local?.get(prefix) ?? inScope().get(prefix);
+    if (uri !== undefined) return uri;
     return prefix === '' ? '' : undefined;
   };
   let nodes = 0;
@@ -311,7 +328,10 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
     if (c === 0x2f /* / */) {
       const gt = s.indexOf('>', lt + 2);
       if (gt === -1) fail('INVALID_XML', lt, 'unterminated end tag (document truncated?)');
-      const name = s.slice(lt + 2, gt).replace(/[ \t\r\n]+$/, '');
+      // `</name >` may carry whitespace before '>'.
+      let nameEnd = gt;
+      while (nameEnd > lt + 2 && isXmlWhitespace(s.charCodeAt(nameEnd - 1))) nameEnd--;
+      const name = s.slice(lt + 2, nameEnd);
       const open = stack.pop();
       if (open === undefined) fail('INVALID_XML', lt, `end tag </${name}> without a matching start tag`);
       if (name !== open) {
@@ -329,11 +349,11 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
     // Start tag.
     if (isBadNameStart(c)) fail('INVALID_XML', lt, lt + 1 >= n ? "unexpected end of document after '<'" : "invalid character after '<'");
     if (rootClosed) fail('INVALID_XML', lt, 'a second root element follows the end of the root element');
-    let j = lt + 1;
-    while (j < n && !isNameTerminator(s.charCodeAt(j))) j++;
+    let j = nameEndFrom(s, lt + 1);
     const name = s.slice(lt + 1, j);
-    const attributes: RawAttribute[] | undefined = visitor ? [] : undefined;
-    const attributeNames: string[] = [];
+    // Allocated on the first attribute: most elements of an invoice have none.
+    let attributes: RawAttribute[] | undefined;
+    let attributeNames: string[] | undefined;
     let declarations: Map<string, string> | undefined;
     let attributeCount = 0;
     let selfClosing = false;
@@ -357,7 +377,7 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       }
       if (ws === j) fail('INVALID_XML', j, `whitespace required before attribute in start tag <${name}>`);
       const nameStart = j;
-      while (j < n && !isNameTerminator(s.charCodeAt(j))) j++;
+      j = nameEndFrom(s, j);
       const attrName = s.slice(nameStart, j);
       if (attrName === '') fail('INVALID_XML', j, `malformed attribute in start tag <${name}>`);
       while (j < n && isXmlWhitespace(s.charCodeAt(j))) j++;
@@ -382,12 +402,13 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       if (attributeCount > limits.maxAttributesPerElement) {
         fail('UNSAFE_XML', nameStart, `element <${name}> has more than ${limits.maxAttributesPerElement} attributes`);
       }
-      if (attributeNames.includes(attrName)) fail('INVALID_XML', nameStart, `attribute "${attrName}" appears more than once in start tag <${name}>`);
-      attributeNames.push(attrName);
+      if (attributeNames === undefined) attributeNames = [attrName];
+      else if (attributeNames.includes(attrName)) fail('INVALID_XML', nameStart, `attribute "${attrName}" appears more than once in start tag <${name}>`);
+      else attributeNames.push(attrName);
       const isDeclaration = attrName === 'xmlns' || attrName.startsWith('xmlns:');
-      if (attributes || isDeclaration) {
+      if (visitor || isDeclaration) {
         const value = references(valueStart, valueEnd, true, true);
-        attributes?.push({ name: attrName, value });
+        if (visitor) (attributes ??= []).push({ name: attrName, value });
         if (isDeclaration) {
           const prefix = attrName === 'xmlns' ? '' : attrName.slice(6);
           if (prefix !== '' && value === '') fail('INVALID_XML', nameStart, `namespace prefix "${prefix}" cannot be undeclared in XML 1.0`);
@@ -404,21 +425,23 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
     const colon = name.indexOf(':');
     const namespaceURI = resolve(colon === -1 ? '' : name.slice(0, colon), declarations);
     if (namespaceURI === undefined) fail('INVALID_XML', lt, `namespace prefix "${name.slice(0, colon)}" of element <${name}> is not declared`);
-    for (const a of attributeNames) {
-      const c = a.indexOf(':');
-      if (c !== -1 && !a.startsWith('xmlns:') && resolve(a.slice(0, c), declarations) === undefined) {
-        fail('INVALID_XML', lt, `namespace prefix "${a.slice(0, c)}" of attribute "${a}" is not declared`);
+    if (attributeNames !== undefined) {
+      for (const a of attributeNames) {
+        const c = a.indexOf(':');
+        if (c !== -1 && !a.startsWith('xmlns:') && resolve(a.slice(0, c), declarations) === undefined) {
+          fail('INVALID_XML', lt, `namespace prefix "${a.slice(0, c)}" of attribute "${a}" is not declared`);
+        }
       }
     }
     if (rootName === '') rootName = name;
-    visitor?.startElement(name, attributes ?? [], lt, namespaceURI as string, colon === -1 ? name : name.slice(colon + 1));
+    visitor?.startElement(name, attributes ?? NO_ATTRIBUTES, lt, namespaceURI as string, colon === -1 ? name : name.slice(colon + 1));
     if (selfClosing) {
       visitor?.endElement(name, lt);
       if (stack.length === 0) rootClosed = true;
     } else {
       stack.push(name);
       stackOffsets.push(lt);
-      scopes.push(declarations);
+      scopes.push(declarations ? new Map([...inScope(), ...declarations]) : inScope());
       if (stack.length > maxDepthSeen) maxDepthSeen = stack.length;
       if (stack.length > limits.maxDepth) fail('UNSAFE_XML', lt, `element nesting deeper than ${limits.maxDepth} levels`);
     }

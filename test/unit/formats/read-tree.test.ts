@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { GatewayError } from '../../../src/core/gateway-error';
-import { parseXml, parseXmlForReading, type ReadDocument, type ReadElement, type ReadNode } from '../../../src/formats';
+import { factsFromDocument, parseXml, parseXmlForReading, type ReadDocument, type ReadElement, type ReadNode } from '../../../src/formats';
 import { CORPUS_DIR } from '../../support/corpus';
 
 /**
@@ -74,6 +74,8 @@ function expectSameTree(xml: string | Buffer): ReadDocument {
   const dom: ReadDocument = parseXml(xml);
   const tree = parseXmlForReading(xml);
   expect(firstDifference(tree, dom)).toBeUndefined();
+  // Detection reads the namespace declarations the tree collected while it was built; xmldom's are found by a walk.
+  expect(factsFromDocument(tree)).toEqual(factsFromDocument(dom));
   return tree;
 }
 
@@ -129,8 +131,10 @@ describe('parseXmlForReading: the light tree', () => {
       }
       const tree = parseXmlForReading(body);
       if (!isXmldom(tree)) light++;
-      const diff = firstDifference(tree, parseXml(body));
+      const dom = parseXml(body);
+      const diff = firstDifference(tree, dom);
       if (diff !== undefined) differences.push(`${file}: ${diff}`);
+      else if (JSON.stringify(factsFromDocument(tree)) !== JSON.stringify(factsFromDocument(dom))) differences.push(`${file}: detection facts differ`);
     }
     expect(differences).toEqual([]);
     // Nearly all real documents take the light tree; the few left to xmldom are odd on purpose (or refused).
@@ -150,6 +154,30 @@ describe('parseXmlForReading: the light tree', () => {
     const domError = errorOf(() => parseXml(xml));
     expect(errorOf(() => parseXmlForReading(xml))).toEqual(domError);
     if (domError === 'no error') expectSameTree(xml);
+  });
+
+  it('resolves prefixes through nested, shadowing and self-closing declarations as xmldom does', () => {
+    const xml =
+      '<a xmlns:p="urn:1" xmlns="urn:d"><p:b xmlns:p="urn:2"><p:c/><c xmlns=""/></p:b><p:d/>' +
+      '<e xmlns:q="urn:3" q:x="1"/><f xmlns:q="urn:4"><q:g q:y="2"/></f><p:h xmlns:r="urn:5"></p:h></a>';
+    const tree = expectSameTree(xml);
+    expect(isXmldom(tree)).toBe(false);
+    expect(factsFromDocument(tree).declaredNamespaces).toEqual(['urn:1', 'urn:2', 'urn:3', 'urn:4', 'urn:5', 'urn:d']);
+    // A declaration on a self-closing element ends with it; so does one on an element with content.
+    for (const xml2 of ['<a><e xmlns:q="urn:3"/><q:f/></a>', '<a><e xmlns:q="urn:3"></e><q:f/></a>', '<a><e xmlns:q="urn:3"><g/></e><g q:x="1"/></a>']) {
+      const domError = errorOf(() => parseXml(xml2));
+      expect(domError).not.toBe('no error');
+      expect(errorOf(() => parseXmlForReading(xml2))).toEqual(domError);
+    }
+  });
+
+  it('takes text beyond the Basic Multilingual Plane on the light tree and refuses illegal characters as parseXml does', () => {
+    expect(isXmldom(expectSameTree('<a b="\u{1F600}">x\u{1F4B6}y</a>'))).toBe(false);
+    for (const bad of ['<a>\u0001</a>', '<a>\uD800x</a>', '<a>x\uDC00</a>', '<a b="\uFFFE"/>', '<a>\u2028\u0002</a>']) {
+      const domError = errorOf(() => parseXml(bad));
+      expect(domError).not.toBe('no error');
+      expect(errorOf(() => parseXmlForReading(bad))).toEqual(domError);
+    }
   });
 
   it('leaves U+2028 line ends to xmldom, which turns them into line feeds', () => {
