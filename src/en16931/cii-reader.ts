@@ -1,4 +1,4 @@
-import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
+import { firstElementOf, nextElementOf, type ReadDocument, type ReadElement } from '../formats/xml/read-tree';
 import { GatewayError } from '../core/gateway-error';
 import { NS } from '../formats/xml/namespaces';
 import {
@@ -415,9 +415,7 @@ export function readCii(doc: ReadDocument): ReadResult {
 }
 
 function markCurrencies(x: ReadContext, el: ReadElement): void {
-  for (let c = el.firstChild; c; c = c.nextSibling) {
-    if (c.nodeType !== 1) continue;
-    const ce = c as ReadElement;
+  for (let ce = firstElementOf(el); ce; ce = nextElementOf(ce)) {
     if (ce.hasAttribute('currencyID') && ce.localName !== 'TaxTotalAmount') x.attr(ce, 'currencyID');
     markCurrencies(x, ce);
   }

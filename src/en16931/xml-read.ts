@@ -1,4 +1,4 @@
-import type { ReadAttr, ReadElement, ReadNode } from '../formats/xml/read-tree';
+import { firstElementOf, nextElementOf, type ReadAttr, type ReadElement, type ReadNode } from '../formats/xml/read-tree';
 import { NS } from '../formats/xml/namespaces';
 import type { Decimal, IsoDate, PaymentInstructions, ReadProblem, UnmappedElement } from './model';
 
@@ -36,16 +36,16 @@ export class ReadContext {
   /** Child elements of `el` with this namespace and local name, in document order. */
   children(el: ReadElement, ns: string, local: string): ReadElement[] {
     const out: ReadElement[] = [];
-    for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 1 && (c as ReadElement).localName === local && ((c as ReadElement).namespaceURI ?? '') === ns) out.push(c as ReadElement);
+    for (let c = firstElementOf(el); c; c = nextElementOf(c)) {
+      if (c.localName === local && (c.namespaceURI ?? '') === ns) out.push(c);
     }
     return out;
   }
 
   child(el: ReadElement | undefined, ns: string, local: string): ReadElement | undefined {
     if (!el) return undefined;
-    for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 1 && (c as ReadElement).localName === local && ((c as ReadElement).namespaceURI ?? '') === ns) return c as ReadElement;
+    for (let c = firstElementOf(el); c; c = nextElementOf(c)) {
+      if (c.localName === local && (c.namespaceURI ?? '') === ns) return c;
     }
     return undefined;
   }
@@ -124,9 +124,7 @@ export class ReadContext {
         }
       }
       let any = taken;
-      for (let c = el.firstChild; c; c = c.nextSibling) {
-        if (c.nodeType !== 1) continue;
-        const ce = c as ReadElement;
+      for (let ce = firstElementOf(el); ce; ce = nextElementOf(ce)) {
         const mark = found.length;
         if (visit(ce)) {
           any = true;

@@ -50,6 +50,24 @@ export interface ReadElement extends ReadNode {
   getElementsByTagNameNS(namespaceURI: string, localName: string): ReadList<ReadElement>;
 }
 
+/**
+ * The first element child of `el`, and the next element sibling of an element: through the read tree's element links
+ * when the node has them (text between elements skipped for free), else by walking the child list (xmldom).
+ */
+export function firstElementOf(el: ReadElement): ReadElement | null {
+  const linked = (el as Partial<TreeElement>).firstElementChild;
+  if (linked !== undefined) return linked;
+  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === ELEMENT_NODE) return c as ReadElement;
+  return null;
+}
+
+export function nextElementOf(el: ReadElement): ReadElement | null {
+  const linked = (el as Partial<TreeElement>).nextElementSibling;
+  if (linked !== undefined) return linked;
+  for (let c = el.nextSibling; c; c = c.nextSibling) if (c.nodeType === ELEMENT_NODE) return c as ReadElement;
+  return null;
+}
+
 export interface ReadDocument {
   readonly documentElement: ReadElement | null;
   /**
@@ -146,6 +164,9 @@ const NO_ATTRIBUTES = new TreeList<TreeAttr>(NO_ATTRIBUTE_LIST);
 abstract class TreeParent extends TreeNode {
   first: TreeNode | null = null;
   last: TreeNode | null = null;
+  /** Element children linked apart from text, as in the DOM's ParentNode: readers look elements up by name. */
+  firstElementChild: TreeElement | null = null;
+  lastElementChild: TreeElement | null = null;
   override get firstChild(): TreeNode | null {
     return this.first;
   }
@@ -160,15 +181,19 @@ abstract class TreeParent extends TreeNode {
     } else this.first = node;
     this.last = node;
   }
+  appendElement(el: TreeElement): void {
+    this.append(el);
+    if (this.lastElementChild) this.lastElementChild.nextElementSibling = el;
+    else this.firstElementChild = el;
+    this.lastElementChild = el;
+  }
   /** Descendant elements in document order, without this node. */
   protected collect(match: (e: TreeElement) => boolean): TreeList<TreeElement> {
     const out: TreeElement[] = [];
     const walk = (p: TreeParent): void => {
-      for (let c = p.first; c; c = c.nextSibling) {
-        if (c instanceof TreeElement) {
-          if (match(c)) out.push(c);
-          walk(c);
-        }
+      for (let c = p.firstElementChild; c; c = c.nextElementSibling) {
+        if (match(c)) out.push(c);
+        walk(c);
       }
     };
     walk(this);
@@ -181,6 +206,7 @@ abstract class TreeParent extends TreeNode {
 
 class TreeElement extends TreeParent implements ReadElement {
   readonly nodeType = ELEMENT_NODE;
+  nextElementSibling: TreeElement | null = null;
   constructor(
     readonly nodeName: string,
     readonly localName: string,
@@ -233,7 +259,7 @@ class TreeDocument extends TreeParent implements ReadDocument {
   }
 }
 
-/** Element and attribute names xmldom accepts without question: ASCII NCNames, at most one prefix. */
+/** Attribute names xmldom accepts without question (the scanner says the same of element names): ASCII NCNames, at most one prefix. */
 const PLAIN_QNAME = /^[A-Za-z_][A-Za-z0-9_.-]*(?::[A-Za-z_][A-Za-z0-9_.-]*)?$/;
 const PLAIN_PI_TARGET = /^[A-Za-z_][A-Za-z0-9_.:-]*$/;
 
@@ -247,15 +273,6 @@ export class ReadTreeBuilder implements ScanVisitor {
   private current: TreeParent = this.document;
   /** Namespace declarations per open element (undefined when none), innermost last, for attribute prefixes. */
   private readonly scopes: Array<Map<string, string> | undefined> = [];
-  /** Names already found plain: a document repeats few names many times, and a set lookup beats the expression. */
-  private readonly goodNames = new Set<string>();
-
-  private plainName(name: string): boolean {
-    if (this.goodNames.has(name)) return true;
-    if (!PLAIN_QNAME.test(name)) return false;
-    this.goodNames.add(name);
-    return true;
-  }
 
   private resolve(prefix: string, own: Map<string, string> | undefined): string | undefined {
     if (prefix === 'xml') return NAMESPACES_XML;
@@ -268,8 +285,8 @@ export class ReadTreeBuilder implements ScanVisitor {
     return undefined;
   }
 
-  startElement(name: string, attributes: readonly RawAttribute[], _offset: number, namespaceURI: string, localName: string): void {
-    if (!this.plainName(name)) this.unsupported ??= `element name <${name}>`;
+  startElement(name: string, attributes: readonly RawAttribute[], _offset: number, namespaceURI: string, localName: string, plainName: boolean): void {
+    if (!plainName) this.unsupported ??= `element name <${name}>`;
     let declarations: Map<string, string> | undefined;
     const count = attributes.length;
     for (let k = 0; k < count; k++) {
@@ -291,7 +308,7 @@ export class ReadTreeBuilder implements ScanVisitor {
       let prefixed = 0;
       for (const a of attributes) {
         const n = a.name;
-        if (!this.plainName(n)) this.unsupported ??= `attribute name "${n}"`;
+        if (!PLAIN_QNAME.test(n)) this.unsupported ??= `attribute name "${n}"`;
         const colon = n.indexOf(':');
         let ns: string | null = null;
         let local = n;
@@ -320,7 +337,7 @@ export class ReadTreeBuilder implements ScanVisitor {
     }
     const el = new TreeElement(name, localName, namespaceURI === '' ? null : namespaceURI, list, attrs);
     if (this.current === this.document) this.document.documentElement = el;
-    this.current.append(el);
+    this.current.appendElement(el);
     this.current = el;
     this.scopes.push(declarations);
   }

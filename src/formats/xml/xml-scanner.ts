@@ -30,7 +30,11 @@ export interface RawAttribute {
 
 export interface ScanVisitor {
   /** `namespaceURI` is resolved from the in-scope declarations ('' for no namespace). */
-  startElement(name: string, attributes: readonly RawAttribute[], offset: number, namespaceURI: string, localName: string): void;
+  /**
+   * `plainName`: the name is an ASCII QName, `[A-Za-z_][A-Za-z0-9_.-]*` with at most one `:` followed by the same
+   * (what xmldom accepts without question).
+   */
+  startElement(name: string, attributes: readonly RawAttribute[], offset: number, namespaceURI: string, localName: string, plainName: boolean): void;
   endElement(name: string, offset: number): void;
   /** Read before each run of character data; false keeps the scan free of string copies. */
   readonly wantsText: boolean;
@@ -148,12 +152,26 @@ export function assertLegalCharacters(text: string): void {
   }
 }
 
-// Characters that end a name: whitespace, '/', '>', '=', '<', quotes. A table: the scanner tests every name character.
-const NAME_TERMINATOR = new Uint8Array(128);
-for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x2f, 0x3e, 0x3d, 0x3c, 0x22, 0x27]) NAME_TERMINATOR[c] = 1;
+// Name characters by class: 1 ends a name (whitespace, '/', '>', '=', '<', quotes), 2 is a plain ASCII name character
+// ([A-Za-z0-9_.:-]), 0 anything else. A table: the scanner looks at every character of every name.
+const TERMINATOR = 1;
+const PLAIN = 2;
+const NAME_CLASS = new Uint8Array(128);
+for (const c of [0x20, 0x09, 0x0a, 0x0d, 0x2f, 0x3e, 0x3d, 0x3c, 0x22, 0x27]) NAME_CLASS[c] = TERMINATOR;
+for (let c = 0; c < 128; c++) if (/[A-Za-z0-9_.:-]/.test(String.fromCharCode(c))) NAME_CLASS[c] = PLAIN;
 
 function isNameTerminator(c: number): boolean {
-  return c < 128 && NAME_TERMINATOR[c] === 1;
+  return c < 128 && NAME_CLASS[c] === TERMINATOR;
+}
+
+/** [A-Za-z_]: what starts a plain name and each of its parts. */
+function isPlainNameStart(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+}
+
+function isBadNameStart(c: number): boolean {
+  // digits, '-', '.', and anything that ends a name; xmldom checks the finer NameStartChar rules
+  return Number.isNaN(c) || isNameTerminator(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x21 || c === 0x3f;
 }
 
 /** End of the name starting at `from`: the first terminator, or the end of the text. */
@@ -162,15 +180,10 @@ function nameEndFrom(s: string, from: number): number {
   let j = from;
   while (j < n) {
     const c = s.charCodeAt(j);
-    if (c < 128 && NAME_TERMINATOR[c] === 1) break;
+    if (c < 128 && NAME_CLASS[c] === TERMINATOR) break;
     j++;
   }
   return j;
-}
-
-function isBadNameStart(c: number): boolean {
-  // digits, '-', '.', and anything that ends a name; xmldom checks the finer NameStartChar rules
-  return Number.isNaN(c) || isNameTerminator(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x21 || c === 0x3f;
 }
 
 export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor): ScanSummary {
@@ -197,7 +210,8 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
    * Validates every reference in [start, end) and, when `decode`, returns the decoded text. `normalise` applies
    * attribute-value normalisation to the literal parts only: whitespace produced by a character reference is kept.
    */
-  const lineEnds = visitor?.normalizeLineEndings === true;
+  // Line-end normalisation only has work to do when the text has a carriage return at all.
+  const lineEnds = visitor?.normalizeLineEndings === true && s.indexOf('\r') !== -1;
   const references = (start: number, end: number, decode: boolean, normalise = false): string => {
     const literal = (a: number, b: number): string =>
       normalise ? s.slice(a, b).replace(/\r\n|[\t\n\r]/g, ' ') : lineEnds ? newlines(s.slice(a, b)) : s.slice(a, b);
@@ -267,7 +281,10 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
           }
         }
       } else if (visitor?.wantsText) {
-        visitor.text(references(i, textEnd, true));
+        // Most runs (whitespace between tags, plain values) hold no reference: cut them out directly.
+        const amp = ampFrom(i);
+        if (amp === -1 || amp >= textEnd) visitor.text(lineEnds ? newlines(s.slice(i, textEnd)) : s.slice(i, textEnd));
+        else visitor.text(references(i, textEnd, true));
       } else {
         references(i, textEnd, false);
       }
@@ -349,7 +366,16 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
     // Start tag.
     if (isBadNameStart(c)) fail('INVALID_XML', lt, lt + 1 >= n ? "unexpected end of document after '<'" : "invalid character after '<'");
     if (rootClosed) fail('INVALID_XML', lt, 'a second root element follows the end of the root element');
-    let j = nameEndFrom(s, lt + 1);
+    // The element name, noting on the way whether it is a plain ASCII QName (visitors that mirror xmldom need to know).
+    let j = lt + 1;
+    let plainChars = true;
+    while (j < n) {
+      const k = s.charCodeAt(j);
+      const cls = k < 128 ? (NAME_CLASS[k] as number) : 0;
+      if (cls === TERMINATOR) break;
+      if (cls !== PLAIN) plainChars = false;
+      j++;
+    }
     const name = s.slice(lt + 1, j);
     // Allocated on the first attribute: most elements of an invoice have none.
     let attributes: RawAttribute[] | undefined;
@@ -434,7 +460,13 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       }
     }
     if (rootName === '') rootName = name;
-    visitor?.startElement(name, attributes ?? NO_ATTRIBUTES, lt, namespaceURI as string, colon === -1 ? name : name.slice(colon + 1));
+    if (visitor) {
+      const plainName =
+        plainChars &&
+        isPlainNameStart(c) &&
+        (colon === -1 || (isPlainNameStart(name.charCodeAt(colon + 1)) && name.indexOf(':', colon + 1) === -1));
+      visitor.startElement(name, attributes ?? NO_ATTRIBUTES, lt, namespaceURI as string, colon === -1 ? name : name.slice(colon + 1), plainName);
+    }
     if (selfClosing) {
       visitor?.endElement(name, lt);
       if (stack.length === 0) rootClosed = true;

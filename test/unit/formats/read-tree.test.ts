@@ -146,6 +146,10 @@ describe('parseXmlForReading: the light tree', () => {
     ['a comment ending in "-"', '<a><!-- x ---></a>'],
     ['a non-ASCII element name', '<a><caf\u00e9>1</caf\u00e9></a>'],
     ['an element name with two colons', '<a xmlns:b="urn:b"><b:c:d/></a>'],
+    ['a digit after the prefix', '<a xmlns:b="urn:b"><b:1c/></a>'],
+    ['an element name ending in a colon', '<a xmlns:b="urn:b"><b:/></a>'],
+    ['an element name starting with a colon', '<a><:b/></a>'],
+    ['a "$" in an element name', '<a><b$c/></a>'],
     ['a rebound xml prefix', '<a xmlns:xml="urn:other"/>'],
     ['a prefix bound to the xmlns namespace', '<a xmlns:p="http://www.w3.org/2000/xmlns/"/>'],
     ['two attributes with one expanded name', '<a xmlns:p="urn:x" xmlns:q="urn:x" p:v="1" q:v="2"/>'],
@@ -154,6 +158,10 @@ describe('parseXmlForReading: the light tree', () => {
     const domError = errorOf(() => parseXml(xml));
     expect(errorOf(() => parseXmlForReading(xml))).toEqual(domError);
     if (domError === 'no error') expectSameTree(xml);
+  });
+
+  it('takes ASCII names with underscores, dots, hyphens and digits on the light tree', () => {
+    expect(isXmldom(expectSameTree('<_a xmlns:_p="urn:p"><_p:b.c-d9 x_y.z-1="1"/><e9.-_/></_a>'))).toBe(false);
   });
 
   it('resolves prefixes through nested, shadowing and self-closing declarations as xmldom does', () => {
