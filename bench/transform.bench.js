@@ -20,8 +20,10 @@ const TARGET_SIZES = ['10 KiB', '100 KiB'];
 const DIRECTIONS = { ubl2cii: 'UBL → CII', cii2ubl: 'CII → UBL' };
 
 const PLANS = {
-  full: { warmup: 200, warmupLarge: 20, minRuns: 10, maxRuns: 5000, budgetMs: 4000 },
-  quick: { warmup: 10, warmupLarge: 2, minRuns: 2, maxRuns: 200, budgetMs: 300 },
+  // rounds: the two sides take turns (ours, Java, ours, Java, ...), so a slow minute on a shared machine hits both
+  // rather than one; each side is judged on its best round (the one least disturbed by other programs).
+  full: { rounds: 3, warmup: 200, warmupLarge: 20, minRuns: 10, maxRuns: 5000, budgetMs: 2500 },
+  quick: { rounds: 1, warmup: 10, warmupLarge: 2, minRuns: 2, maxRuns: 200, budgetMs: 300 },
 };
 
 function fmt(v) {
@@ -86,6 +88,15 @@ async function javaSide(harness, plan, files, log) {
   return { java: a.java || b.java, documents: files.map((f) => byFile.get(`${f.direction}:${path.basename(f.file)}`)) };
 }
 
+/** Per document, the round with the most documents per second (all of that round's figures, kept together). */
+function bestRounds(rounds) {
+  const first = rounds[0];
+  return {
+    ...first,
+    documents: first.documents.map((_, k) => rounds.map((r) => r.documents[k]).reduce((a, b) => (b.docsPerS > a.docsPerS ? b : a))),
+  };
+}
+
 async function run(ctx) {
   const plan = ctx.quick ? PLANS.quick : PLANS.full;
   const result = { figures: [], tables: [], targets: [], notes: [], problems: [] };
@@ -99,15 +110,30 @@ async function run(ctx) {
       return { direction: d.direction, file, bytes: d.body.length };
     });
 
-    const ours = await runOurs(plan, files, ctx.cpuProfileDir, ctx.log);
     const harness = ensureConverterHarness(process.env, ctx.log);
-    let java;
     if (harness.unavailable) {
       ctx.log(`transform: Java converters skipped: ${harness.unavailable}`);
       result.notes.push(`Java converters NOT measured: ${harness.unavailable}`);
-    } else {
-      java = await javaSide(harness, plan, files, ctx.log);
     }
+    const ourRounds = [];
+    const javaRounds = [];
+    for (let round = 0; round < plan.rounds; round++) {
+      if (plan.rounds > 1) ctx.log(`transform: round ${round + 1} of ${plan.rounds}`);
+      // Profile only the first round of ours: one profile per pass is what the report shows.
+      ourRounds.push(await runOurs(plan, files, round === 0 ? ctx.cpuProfileDir : undefined, ctx.log));
+      if (!harness.unavailable) javaRounds.push(await javaSide(harness, plan, files, ctx.log));
+    }
+    const ours = bestRounds(ourRounds);
+    const java = javaRounds.length > 0 ? bestRounds(javaRounds) : undefined;
+    const roundsTable = plan.rounds > 1 && {
+      title: 'documents per second in each round (sides alternating, ours first); the best round of each side is judged',
+      header: ['conversion', 'document', ...ourRounds.flatMap((_, r) => [`ours r${r + 1}`, ...(java ? [`Java r${r + 1}`] : [])])],
+      rows: docs.map((d, k) => [
+        DIRECTIONS[d.direction],
+        d.name,
+        ...ourRounds.flatMap((o, r) => [fmt(o.documents[k].docsPerS), ...(java ? [fmt(javaRounds[r].documents[k].docsPerS)] : [])]),
+      ]),
+    };
 
     const rows = docs.map((d, k) => {
       const o = ours.documents[k];
@@ -136,6 +162,7 @@ async function run(ctx) {
         cpuRatio ? `${cpuRatio.toFixed(2)}×` : '-',
       ]),
     });
+    if (roundsTable) result.tables.push(roundsTable);
     for (const { d, o, j, ratio, cpuRatio } of rows) {
       if (!TARGET_SIZES.includes(d.name)) continue;
       result.targets.push({
@@ -152,7 +179,7 @@ async function run(ctx) {
       `documents: UBL = the validation suite's (${'en16931/ubl-examples/ubl-tc434-example4.xml'} with generated lines and recomputed totals); CII = the same content written by our UBL → CII path, as many lines as fit the size; both padded with whitespace to the exact size: ` +
         docs.map((d) => `${DIRECTIONS[d.direction]} ${d.name} = ${formatBytes(d.body.length)}, ${d.lines} line(s)`).join('; '),
       `ours: transformDocument from dist/ (detect, parse, read into the EN 16931 model, target checks, write), Node ${ours.node}, main thread of a child process; Java: ${java ? `Java ${java.java}, ` : ''}en16931-ubl2cii UBL21InvoiceToCIID16BConverter / en16931-cii2ubl CIIToUBL21Converter with the ph-ubl / ph-cii JAXB readers and writers (bytes → object tree → converted tree → bytes), XML Schema validation on reading off as ours does none`,
-      `each side: ${plan.warmup} warm-up conversions (${plan.warmupLarge} for the 1,000-line documents), then runs until ${plan.budgetMs} ms are spent (${plan.minRuns}–${plan.maxRuns}); docs/s = runs ÷ their summed time; CPU ms = CPU time of the converting process (every thread: Node's or the JVM's GC and JIT included) over the timed runs ÷ runs, less sensitive to other load than wall time; ours ran first, then Java`,
+      `each side, each round: a fresh process, ${plan.warmup} warm-up conversions (${plan.warmupLarge} for the 1,000-line documents), then runs until ${plan.budgetMs} ms are spent (${plan.minRuns}–${plan.maxRuns}); docs/s = runs ÷ their summed time; CPU ms = CPU time of the converting process (every thread: Node's or the JVM's GC and JIT included) over the timed runs ÷ runs, less sensitive to other load than wall time; ${plan.rounds} round(s), ours then Java in each; per document and side the round with the most docs/s is the one shown and judged`,
       `load average ${loadStart.map((v) => v.toFixed(2)).join(' ')} at the start of the suite, ${os.loadavg().map((v) => v.toFixed(2)).join(' ')} at the end (1/5/15 min) on ${os.cpus().length} cores`,
     );
     result.transform = { plan, ours: ours.documents, java: java ? java.documents : undefined, javaVersion: java ? java.java : undefined };
