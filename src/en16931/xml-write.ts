@@ -11,12 +11,17 @@ export interface XmlElement {
 
 export type Child = XmlElement | undefined | null | false;
 
-export function el(name: string, attrs: Record<string, string | undefined> = {}, ...children: Array<Child | Child[]>): XmlElement {
+function attributeList(attrs: Record<string, string | undefined> | undefined): Array<[string, string]> {
   const a: Array<[string, string]> = [];
   for (const k in attrs) {
     const v = attrs[k];
     if (v !== undefined) a.push([k, v]);
   }
+  return a;
+}
+
+export function el(name: string, attrs?: Record<string, string | undefined>, ...children: Array<Child | Child[]>): XmlElement {
+  const a = attributeList(attrs);
   // Plain loops rather than flat(): the writers build every element through here.
   const kids: XmlElement[] = [];
   for (const c of children) {
@@ -28,11 +33,10 @@ export function el(name: string, attrs: Record<string, string | undefined> = {},
 }
 
 /** A leaf with text; undefined value → nothing written. */
-export function leaf(name: string, value: string | undefined, attrs: Record<string, string | undefined> = {}): XmlElement | undefined {
+export function leaf(name: string, value: string | undefined, attrs?: Record<string, string | undefined>): XmlElement | undefined {
   if (value === undefined) return undefined;
-  const e = el(name, attrs);
-  e.children.push(value);
-  return e;
+  // Built directly: writers make one leaf per value, and el()'s child handling has nothing to do here.
+  return { name, attrs: attributeList(attrs), children: [value] };
 }
 
 /** A container that is only written when it has children. */
@@ -73,7 +77,11 @@ export function serialize(root: XmlElement): string {
   const write = (e: XmlElement, depth: number): void => {
     const pad = padFor(depth);
     out += pad + '<' + e.name;
-    for (const [k, v] of e.attrs) out += ' ' + k + '="' + escapeAttr(v) + '"';
+    const attrs = e.attrs;
+    for (let k = 0; k < attrs.length; k++) {
+      const [name, value] = attrs[k] as [string, string];
+      out += ' ' + name + '="' + escapeAttr(value) + '"';
+    }
     const children = e.children;
     if (children.length === 0) {
       out += '/>\n';
