@@ -26,6 +26,8 @@ import type { As4Receiver } from '../src/peppol/as4/receiver';
 import { notFoundHandler, problemDetailsHandler } from './problem-details';
 import { buildOpenApiDocument } from './openapi';
 import type { WorkflowStarter } from './workflow-client';
+import type { TransformOptions } from '../src/transform';
+import type { ValidatorPool } from '../src/validation';
 // A JSON import, so tsc emits package.json into dist/ beside the compiled code.
 import packageJson from '../package.json';
 
@@ -48,6 +50,11 @@ export interface AppDeps {
   peppol?: PeppolApiServices;
   /** The Peppol AS4 receiver; without it `POST /as4` answers 503. */
   as4?: As4Receiver;
+  /**
+   * Threads for the synchronous document work of the generic endpoints and downloads (validation, conversion), so a
+   * large invoice never holds the event loop; without it that work runs in process (tests on createApp).
+   */
+  documentWork?: Pick<ValidatorPool, 'validate' | 'transform'>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -100,6 +107,8 @@ export function createApp(deps: AppDeps): Application {
   app.use(as4);
   app.use(createTokenRouter({ store: deps.identity, tokens: deps.tokens, signingKeys: deps.signingKeys, config, logger }));
 
+  const work = deps.documentWork;
+  const transform = work ? (input: Buffer, options: TransformOptions) => work.transform(input, options) : undefined;
   const api = Router();
   api.use('/api', createSubscriptionKeyCheck(config), createAuthenticate({ store: deps.identity, tokens: deps.tokens, config }), createApiRateLimit(config));
   registerMeRoutes(api, { directory: deps.directory });
@@ -112,9 +121,15 @@ export function createApp(deps: AppDeps): Application {
     workflows: deps.workflows,
     logger,
     maxUploadBytes: config.http.maxUploadBytes,
+    ...(transform ? { transform } : {}),
   });
-  registerValidateRoutes(api, { rulesDir: config.validation.rulesDir, acceptedPrevious: config.validation.acceptedPrevious, maxUploadBytes: config.http.maxUploadBytes });
-  registerTransformRoutes(api, { maxUploadBytes: config.http.maxUploadBytes });
+  registerValidateRoutes(api, {
+    rulesDir: config.validation.rulesDir,
+    acceptedPrevious: config.validation.acceptedPrevious,
+    maxUploadBytes: config.http.maxUploadBytes,
+    ...(deps.documentWork ? { validator: deps.documentWork } : {}),
+  });
+  registerTransformRoutes(api, { maxUploadBytes: config.http.maxUploadBytes, ...(transform ? { transform } : {}) });
   app.use(api);
 
   app.use(notFoundHandler);

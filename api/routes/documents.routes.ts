@@ -11,9 +11,8 @@ import type { WorkflowStarter } from '../workflow-client';
 import { documentIdParam, partyOf, requireParty } from '../access';
 import { receiveUpload, type ReceivedUpload } from '../upload-body';
 import { requestIdOf } from '../problem-details';
-import { transformDocument } from '../../src/transform';
 import { queryString } from './validate.routes';
-import { setTransformHeaders } from './transform.routes';
+import { inProcessTransform, setTransformHeaders, type TransformRunner } from './transform.routes';
 
 export interface DocumentRouteDeps {
   directory: DirectoryRepository;
@@ -22,6 +21,8 @@ export interface DocumentRouteDeps {
   workflows: WorkflowStarter;
   logger: Logger;
   maxUploadBytes: number;
+  /** Conversions for `download?targetFormat=`; in process when not given. */
+  transform?: TransformRunner;
 }
 
 const CHANNEL = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -128,7 +129,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     const targetSyntax = queryString(req, 'targetSyntax');
     if (targetSyntax !== undefined && targetSyntax !== 'UBL' && targetSyntax !== 'CII') throw new GatewayError('BAD_REQUEST', 'targetSyntax must be UBL or CII');
     const bytes = await deps.blobs.read(doc.blobId, deps.maxUploadBytes);
-    const result = transformDocument(bytes, { targetFormat, ...(targetSyntax ? { targetSyntax } : {}) });
+    const result = await (deps.transform ?? inProcessTransform)(bytes, { targetFormat, ...(targetSyntax ? { targetSyntax } : {}) });
     setTransformHeaders(res, result.report);
     if (result.pdf) {
       // A Factur-X target: the PDF/A-3 with the converted XML embedded.

@@ -1,10 +1,16 @@
 import type { Request, Response, Router } from 'express';
 import { GatewayError } from '../../src/core/gateway-error';
-import { transformDocument, type TransformReport } from '../../src/transform';
+import { transformDocument, type TransformOptions, type TransformReport, type TransformResult } from '../../src/transform';
 import { queryString, readDocumentBody, requireDocumentContentType } from './validate.routes';
+
+/** Converts one document: on a pool thread in the API process, in process where there is no pool (tests). */
+export type TransformRunner = (input: Buffer, options: TransformOptions) => Promise<TransformResult>;
+
+export const inProcessTransform: TransformRunner = async (input, options) => transformDocument(input, options);
 
 export interface TransformRouteDeps {
   maxUploadBytes: number;
+  transform?: TransformRunner;
 }
 
 /** What a conversion did, in headers: formats and how much could not be carried over (never silent). */
@@ -34,6 +40,7 @@ function wantsReport(req: Request): boolean {
  * the counts are in X-Transform-* headers and the full report comes with `Accept: application/json` or `report=true`.
  */
 export function registerTransformRoutes(router: Router, deps: TransformRouteDeps): void {
+  const transform = deps.transform ?? inProcessTransform;
   router.post('/api/v1/generic/transform', async (req: Request, res: Response) => {
     requireDocumentContentType(req);
     const targetFormat = queryString(req, 'targetFormat');
@@ -43,7 +50,7 @@ export function registerTransformRoutes(router: Router, deps: TransformRouteDeps
     if (targetSyntax !== undefined && targetSyntax !== 'UBL' && targetSyntax !== 'CII') throw new GatewayError('BAD_REQUEST', 'targetSyntax must be UBL or CII');
     const report = wantsReport(req);
     const body = await readDocumentBody(req, res, deps.maxUploadBytes);
-    const result = transformDocument(body, { targetFormat, ...(sourceFormat ? { sourceFormat } : {}), ...(targetSyntax ? { targetSyntax } : {}) });
+    const result = await transform(body, { targetFormat, ...(sourceFormat ? { sourceFormat } : {}), ...(targetSyntax ? { targetSyntax } : {}) });
     setTransformHeaders(res, result.report);
     if (report) {
       // A PDF target: the PDF base64-encoded beside the embedded XML, so one JSON answer has both.

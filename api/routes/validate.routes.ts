@@ -9,7 +9,8 @@ export interface ValidateRouteDeps {
   /** Previous pack versions still accepted (config validation.acceptedPrevious). */
   acceptedPrevious?: readonly string[];
   maxUploadBytes: number;
-  validator?: Validator;
+  /** A Validator, or the pool of validation threads (the API process's, so SaxonJS never holds its event loop). */
+  validator?: Pick<Validator, 'validate'>;
 }
 
 export const ACCEPTED = /^(application\/xml|text\/xml|application\/[a-z0-9.+-]+\+xml|application\/pdf)$/;

@@ -57,7 +57,7 @@ export const configEnvSchema = z.object({
 
   INVOICE_GATEWAY_CACHE: z.string().optional().describe('Cache root for downloaded tools and rule packs (outside git); default ~/.cache/invoice-gateway.'),
   RULES_CACHE_DIR: z.string().optional().describe('Directory of the validation rule packs built by `npm run rules:fetch`; default <INVOICE_GATEWAY_CACHE>/rules.'),
-  VALIDATION_THREADS: z.coerce.number().int().min(0).max(64).optional().describe('Worker threads the worker process validates documents on (the official rules run synchronously and would otherwise hold its event loop for seconds); default: the cores available; 0 = on the activity thread.'),
+  VALIDATION_THREADS: z.coerce.number().int().min(0).max(64).optional().describe('Threads each process (API and worker) validates and converts documents on (the official rules and conversions run synchronously and would otherwise hold the event loop or activity thread for seconds); default: the cores available; 0 = in process.'),
   RULES_ACCEPTED_PREVIOUS: csv.describe('Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. `peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a document passes a pack when it passes either.'),
 
   PEPPOL_AP_KEYSTORE: csv.describe('PKCS#12 key store(s) of this access point\'s Peppol AP key and certificate, comma-separated `path` or `path#alias`; two during a certificate rollover (sign with the newest valid one, decrypt with whichever a sender used). Unset (and no PEM) = AS4 is off and `POST /as4` answers 503.'),

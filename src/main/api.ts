@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../config/load-config';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
-import { composeApp, composeCore, composeIdentity } from './compose';
+import { composeApp, composeCore, composeDocumentPool, composeIdentity } from './compose';
 import { composeWebhookApi } from './webhooks';
 
 export interface RunningApi {
@@ -17,7 +17,8 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const workflows = await TemporalWorkflowStarter.connect({ ...config.temporal, peppolSendSchedule: config.peppol.sendRetrySchedule });
   const webhooks = composeWebhookApi(config, core.db.models);
 
-  const app = composeApp(core, { signingKeys, tokens }, workflows, { metricsPrefix: 'gateway_api_', webhooks: webhooks.services });
+  const documentWork = composeDocumentPool(config, core.logger);
+  const app = composeApp(core, { signingKeys, tokens }, workflows, { metricsPrefix: 'gateway_api_', webhooks: webhooks.services, ...(documentWork ? { documentWork } : {}) });
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.http.port, config.http.host, () => resolve(s));
@@ -41,6 +42,7 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
       });
       await workflows.close();
       await webhooks.close();
+      await documentWork?.close();
       await core.db.close();
     },
   };

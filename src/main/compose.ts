@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Application } from 'express';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createApp, type AppDeps } from '../../api/app';
@@ -16,6 +17,7 @@ import { As4Receiver, type ServedParty } from '../peppol/as4/receiver';
 import type { ParticipantId } from '../peppol/identifiers';
 import type { RevocationChecker } from '../peppol/pki/revocation';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
+import { createValidatorPool, defaultWorkerScript, type ValidatorOptions, type ValidatorPool } from '../validation';
 
 /** What every process of the gateway shares: logger, database and repositories. */
 export interface Core {
@@ -107,12 +109,37 @@ export function composeAs4Receiver(core: Core, options: { now?: () => Date; work
   });
 }
 
+export function validatorOptions(config: Readonly<Config>): ValidatorOptions {
+  return {
+    rulesDir: config.validation.rulesDir,
+    acceptedPrevious: config.validation.acceptedPrevious,
+    xmlLimits: { maxBytes: config.http.maxUploadBytes },
+  };
+}
+
+/**
+ * Threads for synchronous document work: the official rules (SaxonJS) and conversions hold a thread for as long as a
+ * document takes (seconds for a 1,000-line invoice), so neither the API's event loop nor the worker's activity thread
+ * runs them. Built at start, so a bad manifest or transition-window setting stops the process; packs load on first
+ * use. Undefined when configured off (VALIDATION_THREADS=0) or when running from the TypeScript sources (the tests),
+ * which have no compiled thread script: the work then runs in process.
+ */
+export function composeDocumentPool(config: Readonly<Config>, logger: Logger): ValidatorPool | undefined {
+  if (config.validation.threads <= 0) return undefined;
+  if (!existsSync(defaultWorkerScript())) {
+    logger.info('running from sources: validation and conversions run in process (no compiled pool-worker.js)');
+    return undefined;
+  }
+  // A heap cap per thread: a document that needs more fails alone instead of taking the process down.
+  return createValidatorPool({ ...validatorOptions(config), size: config.validation.threads, maxHeapMb: 2048 });
+}
+
 /** The HTTP application over a composed core: the one wiring the API process and the HTTP tests share. */
 export function composeApp(
   core: Core,
   identity: { signingKeys: SigningKeyService; tokens: TokenService },
   workflows: WorkflowStarter,
-  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4']; revocation?: RevocationChecker },
+  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4']; revocation?: RevocationChecker; documentWork?: AppDeps['documentWork'] },
 ): Application {
   const revocation = options.revocation ? { revocation: options.revocation } : {};
   const as4 = options.as4 ?? composeAs4Receiver(core, { workflows, ...revocation });
@@ -131,5 +158,6 @@ export function composeApp(
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     peppol: options.peppol ?? composePeppolApi(core.config, core.db.models, core.logger, revocation),
     ...(as4 ? { as4 } : {}),
+    ...(options.documentWork ? { documentWork: options.documentWork } : {}),
   });
 }

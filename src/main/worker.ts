@@ -1,13 +1,12 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
-import { composeCore } from './compose';
+import { composeCore, composeDocumentPool, validatorOptions } from './compose';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { Client } from '@temporalio/client';
 import { composeWebhookWorker, TemporalDeliveryStarter } from './webhooks';
-import { createValidator, createValidatorPool, defaultWorkerScript, type Validator, type ValidatorPool } from '../validation';
+import { createValidator, type Validator, type ValidatorPool } from '../validation';
 import type { Logger } from '../observability/logger';
-import { existsSync } from 'node:fs';
 import { composePeppolSender } from './peppol';
 
 export interface RunningWorker {
@@ -50,22 +49,11 @@ export function workflowSource(config: Readonly<Config>): Pick<WorkerOptions, 'w
 /**
  * Validation for the worker's activities. The official rules run synchronously (seconds for a large invoice), which
  * on the activity thread would stall heartbeats and every other activity of the process; so they run on a pool of
- * worker threads. Built at start so a bad manifest or transition-window setting stops the worker; packs load on
- * first use. Code running from the TypeScript sources (the tests) has no compiled thread script and validates on the
- * activity thread.
+ * worker threads (composeDocumentPool). Code running from the TypeScript sources (the tests) has no compiled thread
+ * script and validates on the activity thread.
  */
 function composeValidation(config: Readonly<Config>, logger: Logger): Validator | ValidatorPool {
-  const options = {
-    rulesDir: config.validation.rulesDir,
-    acceptedPrevious: config.validation.acceptedPrevious,
-    xmlLimits: { maxBytes: config.http.maxUploadBytes },
-  };
-  if (config.validation.threads > 0 && existsSync(defaultWorkerScript())) {
-    // A heap cap per thread: a document that needs more fails alone instead of taking the process down.
-    return createValidatorPool({ ...options, size: config.validation.threads, maxHeapMb: 2048 });
-  }
-  if (config.validation.threads > 0) logger.info('running from sources: validation runs on the activity thread (no compiled pool-worker.js)');
-  return createValidator(options);
+  return composeDocumentPool(config, logger) ?? createValidator(validatorOptions(config));
 }
 
 /** Worker process: config → database → activities → Worker on the task queue. */

@@ -1,3 +1,4 @@
+import type { TransformOptions, TransformReport } from '../transform/transform';
 import type { ValidateOptions, ValidatorOptions } from './validator';
 import type { ValidationResult } from './types';
 
@@ -10,12 +11,20 @@ export interface WorkerInit {
   preload: string[];
 }
 
-export interface JobMessage {
+export type JobMessage = {
   type: 'job';
   id: number;
   /** A Buffer arrives in the worker as a plain Uint8Array (structured clone). */
   input: Uint8Array | string;
-  options: ValidateOptions;
+} & ({ kind: 'validate'; options: ValidateOptions } | { kind: 'transform'; options: TransformOptions });
+
+/** A TransformResult as it crosses threads: its Buffers arrive as Uint8Arrays. */
+export interface TransferredTransformResult {
+  xml: string;
+  body: Uint8Array;
+  contentType: 'application/xml' | 'application/pdf';
+  pdf?: Uint8Array;
+  report: TransformReport;
 }
 
 export interface SerializedError {
@@ -30,5 +39,5 @@ export interface SerializedError {
 export type WorkerMessage =
   | { type: 'ready'; preloadError?: SerializedError }
   | { type: 'init-failed'; error: SerializedError }
-  | { type: 'result'; id: number; result: ValidationResult }
+  | { type: 'result'; id: number; result: ValidationResult | TransferredTransformResult }
   | { type: 'error'; id: number; error: SerializedError };

@@ -2,10 +2,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { isGatewayError } from '../core/gateway-error';
 import type { JobMessage, SerializedError, WorkerInit, WorkerMessage } from './pool-protocol';
 import { createValidator, type Validator } from './validator';
+import { transformDocument } from '../transform/transform';
 
 /**
  * One thread of the validator pool (pool.ts): a Validator of its own, whose packs it loads once and keeps, answering
- * one job at a time. Compiled to dist/src/validation/pool-worker.js, which is the pool's default worker script.
+ * one job at a time: a validation, or a transformation (synchronous too, and long for a large invoice). Compiled to dist/src/validation/pool-worker.js, which is the pool's default worker script.
  */
 
 function serialize(e: unknown): SerializedError {
@@ -33,6 +34,15 @@ async function main(): Promise<void> {
     return;
   }
   port.on('message', (msg: JobMessage) => {
+    if (msg.kind === 'transform') {
+      try {
+        const { xml, body, contentType, pdf, report } = transformDocument(asBuffer(msg.input), msg.options);
+        send({ type: 'result', id: msg.id, result: { xml, body, contentType, ...(pdf ? { pdf } : {}), report } });
+      } catch (e) {
+        send({ type: 'error', id: msg.id, error: serialize(e) });
+      }
+      return;
+    }
     validator.validate(asBuffer(msg.input), msg.options).then(
       (result) => send({ type: 'result', id: msg.id, result }),
       (e: unknown) => send({ type: 'error', id: msg.id, error: serialize(e) }),

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { GATEWAY_ERROR_CODES, GatewayError, type GatewayErrorCode } from '../core/gateway-error';
 import { loadManifest } from './manifest';
-import type { JobMessage, SerializedError, WorkerInit, WorkerMessage } from './pool-protocol';
+import type { TransformOptions, TransformResult } from '../transform/transform';
+import type { JobMessage, SerializedError, TransferredTransformResult, WorkerInit, WorkerMessage } from './pool-protocol';
 import type { ValidationResult } from './types';
 import { createValidator, type ValidateOptions, type ValidatorOptions } from './validator';
 
@@ -57,6 +58,11 @@ export interface ValidatorPool {
   readonly size: number;
   /** Same contract as Validator.validate; runs on one of the workers. */
   validate(input: Buffer | string, options?: ValidateOptions): Promise<ValidationResult>;
+  /**
+   * Same contract as transformDocument (src/transform), on one of the workers: converting a large invoice holds a
+   * thread for as long as validating one does. Shares the workers, queue and limits with validation.
+   */
+  transform(input: Buffer | string, options: TransformOptions): Promise<TransformResult>;
   /** Resolves when every worker has started and preloaded its packs; rejects naming a pack that failed to load. */
   ready(): Promise<void>;
   stats(): ValidatorPoolStats;
@@ -71,13 +77,29 @@ const DEFAULT_JOB_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_QUEUE_PER_WORKER = 8;
 const DEFAULT_MAX_QUEUED_BYTES = 256 * 1024 * 1024;
 
-interface Job {
+type Job = {
   id: number;
   input: Buffer | string;
   bytes: number;
-  options: ValidateOptions;
-  resolve(r: ValidationResult): void;
   reject(e: Error): void;
+} & (
+  | { kind: 'validate'; options: ValidateOptions; resolve(r: ValidationResult): void }
+  | { kind: 'transform'; options: TransformOptions; resolve(r: TransformResult): void }
+);
+
+/** Words for a job's errors: 'validation' or 'transformation', and the reason-code prefix. */
+const JOB_WORDS = {
+  validate: { noun: 'validation', verb: 'validated', reason: 'VALIDATION' },
+  transform: { noun: 'transformation', verb: 'converted', reason: 'TRANSFORM' },
+} as const;
+
+function asBuffer(u: Uint8Array): Buffer {
+  return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+/** Buffers become Uint8Arrays on their way between threads; the caller gets a TransformResult as in-process. */
+function reviveTransformResult(r: TransferredTransformResult): TransformResult {
+  return { xml: r.xml, body: asBuffer(r.body), contentType: r.contentType, ...(r.pdf ? { pdf: asBuffer(r.pdf) } : {}), report: r.report };
 }
 
 interface Slot {
@@ -165,7 +187,8 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
         slot.timedOut = true;
         void slot.worker.terminate();
       }, jobTimeoutMs);
-      const msg: JobMessage = { type: 'job', id: job.id, input: job.input, options: job.options };
+      const msg: JobMessage =
+        job.kind === 'transform' ? { type: 'job', kind: 'transform', id: job.id, input: job.input, options: job.options } : { type: 'job', kind: 'validate', id: job.id, input: job.input, options: job.options };
       slot.worker.postMessage(msg);
     }
     notifyIdle();
@@ -206,8 +229,9 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
       if (slot.job?.id !== m.id) return;
       const job = finishJob(slot) as Job;
       counters.completed += 1;
-      if (m.type === 'result') job.resolve(m.result);
-      else job.reject(revive(m.error));
+      if (m.type === 'error') job.reject(revive(m.error));
+      else if (job.kind === 'transform') job.resolve(reviveTransformResult(m.result as TransferredTransformResult));
+      else job.resolve(m.result as ValidationResult);
       dispatch();
     }
   }
@@ -222,28 +246,29 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
   function onExit(index: number, slot: Slot, code: number): void {
     const job = finishJob(slot);
     if (slot.retiring) {
-      job?.reject(unavailable('validator pool was closed before this document was validated', 'VALIDATION_POOL_CLOSED'));
+      job?.reject(unavailable(`validator pool was closed before this document was ${JOB_WORDS[job.kind].verb}`, 'VALIDATION_POOL_CLOSED'));
       notifyIdle();
       return;
     }
     if (job) {
       counters.crashed += 1;
+      const w = JOB_WORDS[job.kind];
       if (slot.timedOut) {
         job.reject(
-          new GatewayError('UNPROCESSABLE', `validation did not finish within ${jobTimeoutMs < 10_000 ? `${jobTimeoutMs} ms` : `${Math.round(jobTimeoutMs / 1000)} s`}; its worker was stopped and replaced`, {
-            details: { reason: 'VALIDATION_TIMEOUT' },
+          new GatewayError('UNPROCESSABLE', `${w.noun} did not finish within ${jobTimeoutMs < 10_000 ? `${jobTimeoutMs} ms` : `${Math.round(jobTimeoutMs / 1000)} s`}; its worker was stopped and replaced`, {
+            details: { reason: `${w.reason}_TIMEOUT` },
           }),
         );
       } else if (slot.error?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
         job.reject(
-          new GatewayError('UNPROCESSABLE', `validating this document needed more memory than a validation worker may use (${maxHeapMb ?? 'default'} MB heap); the worker was replaced`, {
-            details: { reason: 'VALIDATION_OUT_OF_MEMORY' },
+          new GatewayError('UNPROCESSABLE', `the ${w.noun} of this document needed more memory than a pool worker may use (${maxHeapMb ?? 'default'} MB heap); the worker was replaced`, {
+            details: { reason: `${w.reason}_OUT_OF_MEMORY` },
           }),
         );
       } else {
         job.reject(
-          new GatewayError('INTERNAL', `the validation worker stopped while validating this document (exit code ${code}${slot.error ? `: ${slot.error.message}` : ''}); it was replaced`, {
-            details: { reason: 'VALIDATION_WORKER_CRASHED', exitCode: code },
+          new GatewayError('INTERNAL', `the pool worker stopped during the ${w.noun} of this document (exit code ${code}${slot.error ? `: ${slot.error.message}` : ''}); it was replaced`, {
+            details: { reason: `${w.reason}_WORKER_CRASHED`, exitCode: code },
           }),
         );
       }
@@ -257,28 +282,36 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
     spawn(index);
   }
 
+  /** Queues a job, or refuses it at once when the pool is closed, broken or its queue is full. */
+  function enqueue<R>(make: (resolve: (r: R) => void, reject: (e: Error) => void) => Omit<Job, 'id' | 'input' | 'bytes'>, input: Buffer | string): Promise<R> {
+    if (closed) return Promise.reject(unavailable('validator pool is closed', 'VALIDATION_POOL_CLOSED'));
+    if (broken) return Promise.reject(broken);
+    const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input.length;
+    if (queue.length >= maxQueue || (queue.length > 0 && queuedBytes + bytes > maxQueuedBytes)) {
+      // A busy pool refuses instead of buffering without bound; the caller may retry later (503, retryable).
+      return Promise.reject(
+        unavailable(`document work is busy: ${queue.length} document(s) (${queuedBytes} bytes) already wait for ${size} worker(s); retry later`, 'VALIDATION_QUEUE_FULL', {
+          queued: queue.length,
+          maxQueue,
+        }),
+      );
+    }
+    return new Promise<R>((resolve, reject) => {
+      queue.push({ id: nextId++, input, bytes, ...make(resolve, reject) } as Job);
+      queuedBytes += bytes;
+      dispatch();
+    });
+  }
+
   for (let k = 0; k < size; k++) spawn(k);
 
   return {
     size,
     validate(input, validateOptions = {}) {
-      if (closed) return Promise.reject(unavailable('validator pool is closed', 'VALIDATION_POOL_CLOSED'));
-      if (broken) return Promise.reject(broken);
-      const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input.length;
-      if (queue.length >= maxQueue || (queue.length > 0 && queuedBytes + bytes > maxQueuedBytes)) {
-        // A busy pool refuses instead of buffering without bound; the caller may retry later (503, retryable).
-        return Promise.reject(
-          unavailable(`validation is busy: ${queue.length} document(s) (${queuedBytes} bytes) already wait for ${size} worker(s); retry later`, 'VALIDATION_QUEUE_FULL', {
-            queued: queue.length,
-            maxQueue,
-          }),
-        );
-      }
-      return new Promise<ValidationResult>((resolve, reject) => {
-        queue.push({ id: nextId++, input, bytes, options: validateOptions, resolve, reject });
-        queuedBytes += bytes;
-        dispatch();
-      });
+      return enqueue<ValidationResult>((resolve, reject) => ({ kind: 'validate', options: validateOptions, resolve, reject }), input);
+    },
+    transform(input, transformOptions) {
+      return enqueue<TransformResult>((resolve, reject) => ({ kind: 'transform', options: transformOptions, resolve, reject }), input);
     },
     ready: () => readyPromise,
     stats: () => ({
@@ -291,7 +324,7 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
       ...counters,
     }),
     async close({ drain = true } = {}) {
-      if (!drain) failAllQueued(unavailable('validator pool was closed before this document was validated', 'VALIDATION_POOL_CLOSED'));
+      if (!drain) failAllQueued(unavailable('validator pool was closed before this document was handled', 'VALIDATION_POOL_CLOSED'));
       closed = true;
       if (drain && !broken) {
         await new Promise<void>((resolve) => {

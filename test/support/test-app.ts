@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Application } from 'express';
 import request from 'supertest';
+import type { AppDeps } from '../../api/app';
 import type { WorkflowStarter } from '../../api/workflow-client';
 import { loadConfig, type Config } from '../../src/config/load-config';
 import { GatewayError } from '../../src/core/gateway-error';
@@ -60,7 +61,7 @@ export interface TestContext {
  */
 export async function createTestContext(
   name: string,
-  options: { workflows?: WorkflowStarter; env?: Record<string, string>; revocation?: RevocationChecker } = {},
+  options: { workflows?: WorkflowStarter; env?: Record<string, string>; revocation?: RevocationChecker; documentWork?: AppDeps['documentWork'] } = {},
 ): Promise<TestContext> {
   const { mongodbUri } = requireEnv();
   const config = loadConfig({
@@ -72,7 +73,11 @@ export async function createTestContext(
   const core = await composeCore(config, 'test');
   const { signingKeys, tokens } = await composeIdentity(core);
   const workflows = options.workflows ?? new RecordingWorkflowStarter();
-  const app = composeApp(core, { signingKeys, tokens }, workflows, { metricsPrefix: 'test_', ...(options.revocation ? { revocation: options.revocation } : {}) });
+  const app = composeApp(core, { signingKeys, tokens }, workflows, {
+    metricsPrefix: 'test_',
+    ...(options.revocation ? { revocation: options.revocation } : {}),
+    ...(options.documentWork ? { documentWork: options.documentWork } : {}),
+  });
 
   async function tokenRequest(form: Record<string, string>): Promise<string> {
     const res = await request(app).post('/connect/token').type('form').send(form);

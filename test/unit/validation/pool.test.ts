@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GatewayError } from '../../../src/core/gateway-error';
+import { transformDocument } from '../../../src/transform';
 import { createValidatorPool, type ValidatorPool } from '../../../src/validation/pool';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../../support/corpus';
 import { requirePacks, RULES_DIR, validator } from './support';
@@ -78,6 +79,31 @@ describe('validator pool', () => {
       expect(unknown.message).toMatch(/no-such-pack/);
     });
 
+    it('converts documents as transformDocument does in process: XML and PDF targets, reports and refusals', async () => {
+      const date = new Date('2026-01-02T03:04:05Z');
+      for (const [name, doc] of documents.slice(0, 3)) {
+        for (const targetFormat of ['en16931-cii', 'en16931-ubl', 'facturx-en16931']) {
+          const [mine, reference] = await Promise.all([pool.transform(doc, { targetFormat, date }), Promise.resolve(transformDocument(doc, { targetFormat, date }))]);
+          expect({ name, targetFormat, xml: mine.xml, report: mine.report, contentType: mine.contentType }).toEqual({ name, targetFormat, xml: reference.xml, report: reference.report, contentType: reference.contentType });
+          // Buffers again on this side, byte for byte the same.
+          expect(Buffer.isBuffer(mine.body)).toBe(true);
+          expect(mine.body.equals(reference.body)).toBe(true);
+          expect(mine.pdf === undefined).toBe(reference.pdf === undefined);
+          if (reference.pdf) expect(Buffer.isBuffer(mine.pdf) && mine.pdf.equals(reference.pdf)).toBe(true);
+        }
+      }
+      for (const [input, targetFormat] of [
+        ['<Invoice><unclosed></Invoice>', 'en16931-cii'],
+        ['<x:Unknown xmlns:x="urn:nothing"/>', 'en16931-cii'],
+        [ubl.toString('utf8'), 'no-such-format'],
+        [ubl.toString('utf8').replace(/<cbc:IssueDate>[^<]*</, '<cbc:IssueDate>not a date<'), 'en16931-cii'],
+      ] as const) {
+        const e = await failure(pool.transform(input, { targetFormat }));
+        const ref = await failure(Promise.resolve().then(() => transformDocument(input, { targetFormat })));
+        expect([e.code, e.status, e.message, e.details]).toEqual([ref.code, ref.status, ref.message, ref.details]);
+      }
+    });
+
     it('answers every one of many parallel jobs, on both workers', async () => {
       const before = pool.stats().completed;
       const jobs = Array.from({ length: 24 }, (_, k) => pool.validate(documents[k % 2]![1]));
@@ -119,12 +145,17 @@ describe('validator pool', () => {
       expect(e).toBeInstanceOf(GatewayError);
       expect(e.code).toBe('INTERNAL');
       expect(e.details).toEqual({ reason: 'VALIDATION_WORKER_CRASHED', exitCode: 70 });
-      expect(e.message).toMatch(/worker stopped while validating this document \(exit code 70\)/);
+      expect(e.message).toMatch(/pool worker stopped during the validation of this document \(exit code 70\)/);
       // The job queued behind the crash is served by the replacement worker.
       expect(after.status).toBe('fulfilled');
       expect((after as PromiseFulfilledResult<{ isValid: boolean }>).value.isValid).toBe(true);
       expect(pool.stats()).toMatchObject({ crashed: 1, restarts: 1, ready: 1, busy: 0 });
       expect((await pool.validate(ubl)).isValid).toBe(true);
+      // A conversion that takes its worker down is named as such.
+      const t = await failure(pool.transform(crash, { targetFormat: 'en16931-cii' }));
+      expect([t.code, t.details]).toEqual(['INTERNAL', { reason: 'TRANSFORM_WORKER_CRASHED', exitCode: 70 }]);
+      expect(t.message).toMatch(/during the transformation of this document/);
+      expect((await pool.transform(ubl, { targetFormat: 'en16931-cii' })).report.target.id).toBe('en16931-cii');
     } finally {
       await pool.close();
     }
