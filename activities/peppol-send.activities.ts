@@ -14,6 +14,7 @@ import { buildSbd } from '../src/peppol/sbdh';
 import { extractFromPdf, isPdf } from '../src/formats';
 import type { BlobStore } from '../src/storage/blob-store';
 import { convertForRecipient, recipientAlternatives } from '../src/transform/recipient';
+import type { TransformRunner } from '../src/transform/transform';
 import type { ValidateOptions, ValidationResult } from '../src/validation';
 import type { DocumentRepository } from '../src/storage/document.repository';
 import type { PeppolRoute, ResolveRecipientOutcome, SendInvoiceInput, SendPeppolInput, SendPeppolOutcome } from '../workflows/messages';
@@ -37,6 +38,8 @@ export interface PeppolSendActivityDeps {
   peppolSender?: PeppolSender | { unavailable: string };
   /** Validates a document converted for its recipient before it is offered (the validation step's validator). */
   validator?: { validate(input: Buffer, options?: ValidateOptions): Promise<ValidationResult> };
+  /** Converts for a recipient: on the document pool's threads in the worker process, else in process. */
+  transform?: TransformRunner;
 }
 
 
@@ -69,7 +72,7 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
    */
   async function findConvertedFormat(bytes: Buffer, ownDocumentTypeId: string, findEndpoint: FindEndpoint) {
     if (!deps.validator) return undefined;
-    for (const alt of recipientAlternatives(bytes, ownDocumentTypeId)) {
+    for await (const alt of recipientAlternatives(bytes, ownDocumentTypeId, deps.transform)) {
       let types: DocumentTypeId[];
       let process: ProcessId | undefined;
       try {
@@ -197,7 +200,7 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
       }
       const { route } = input;
       const loaded = await load(input);
-      const bytes = route.transform ? convertForRecipient(loaded.bytes, route.transform.targetFormat).xml : loaded.bytes;
+      const bytes = route.transform ? (await convertForRecipient(loaded.bytes, route.transform.targetFormat, deps.transform)).xml : loaded.bytes;
       const firstAttemptAt = new Date(input.firstAttemptAt);
       const ids = stableMessageIds(`${input.tenantId}:${input.documentId}`);
       const header = { sender: route.sender, receiver: route.receiver, documentType: route.documentType, process: route.process };

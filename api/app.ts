@@ -26,7 +26,7 @@ import type { As4Receiver } from '../src/peppol/as4/receiver';
 import { notFoundHandler, problemDetailsHandler } from './problem-details';
 import { buildOpenApiDocument } from './openapi';
 import type { WorkflowStarter } from './workflow-client';
-import type { TransformOptions } from '../src/transform';
+import type { TransformRunner } from '../src/transform';
 import type { ValidatorPool } from '../src/validation';
 // A JSON import, so tsc emits package.json into dist/ beside the compiled code.
 import packageJson from '../package.json';
@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps): Application {
   app.use(createTokenRouter({ store: deps.identity, tokens: deps.tokens, signingKeys: deps.signingKeys, config, logger }));
 
   const work = deps.documentWork;
-  const transform = work ? (input: Buffer, options: TransformOptions) => work.transform(input, options) : undefined;
+  const transform: TransformRunner | undefined = work ? (input, options) => work.transform(input, options) : undefined;
   const api = Router();
   api.use('/api', createSubscriptionKeyCheck(config), createAuthenticate({ store: deps.identity, tokens: deps.tokens, config }), createApiRateLimit(config));
   registerMeRoutes(api, { directory: deps.directory });

@@ -12,7 +12,8 @@ import { documentIdParam, partyOf, requireParty } from '../access';
 import { receiveUpload, type ReceivedUpload } from '../upload-body';
 import { requestIdOf } from '../problem-details';
 import { queryString } from './validate.routes';
-import { inProcessTransform, setTransformHeaders, type TransformRunner } from './transform.routes';
+import { setTransformHeaders } from './transform.routes';
+import { inProcessTransform, type TransformRunner } from '../../src/transform';
 
 export interface DocumentRouteDeps {
   directory: DirectoryRepository;

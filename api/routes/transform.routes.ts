@@ -1,12 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { GatewayError } from '../../src/core/gateway-error';
-import { transformDocument, type TransformOptions, type TransformReport, type TransformResult } from '../../src/transform';
+import { inProcessTransform, type TransformReport, type TransformRunner } from '../../src/transform';
 import { queryString, readDocumentBody, requireDocumentContentType } from './validate.routes';
-
-/** Converts one document: on a pool thread in the API process, in process where there is no pool (tests). */
-export type TransformRunner = (input: Buffer, options: TransformOptions) => Promise<TransformResult>;
-
-export const inProcessTransform: TransformRunner = async (input, options) => transformDocument(input, options);
 
 export interface TransformRouteDeps {
   maxUploadBytes: number;

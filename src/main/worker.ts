@@ -6,6 +6,7 @@ import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { Client } from '@temporalio/client';
 import { composeWebhookWorker, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, type Validator, type ValidatorPool } from '../validation';
+import type { TransformOptions } from '../transform';
 import type { Logger } from '../observability/logger';
 import { composePeppolSender } from './peppol';
 
@@ -80,6 +81,8 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
       blobs: core.db.blobs,
       maxDocumentBytes: config.http.maxUploadBytes,
       validator,
+      // Conversions for a recipient on the same threads as validation, when there are threads.
+      ...('transform' in validator ? { transform: (input: Buffer, options: TransformOptions) => validator.transform(input, options) } : {}),
       webhooks: webhooks.services,
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
       peppolSender: composePeppolSender(config),

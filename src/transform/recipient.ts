@@ -1,7 +1,7 @@
 import { GatewayError } from '../core/gateway-error';
 import { detectFormat } from '../formats';
 import { peppolDocumentTypeId } from '../formats/document-type-id';
-import { transformDocument, type TransformReport } from './transform';
+import { inProcessTransform, type TransformReport, type TransformRunner } from './transform';
 
 /**
  * What a document can be turned into for a recipient that does not receive its own format over Peppol, best first:
@@ -26,12 +26,12 @@ export interface RecipientAlternative {
  * The conversions in preference order, one at a time: the caller stops at the first the recipient takes, so the
  * later candidates are never converted.
  */
-export function* recipientAlternatives(bytes: Buffer, ownDocumentTypeId: string): Generator<RecipientAlternative> {
+export async function* recipientAlternatives(bytes: Buffer, ownDocumentTypeId: string, transform: TransformRunner = inProcessTransform): AsyncGenerator<RecipientAlternative> {
   const seen = new Set([ownDocumentTypeId]);
   for (const targetFormat of RECIPIENT_FORMAT_PREFERENCE) {
     let converted: ConvertedForRecipient;
     try {
-      converted = convertForRecipient(bytes, targetFormat);
+      converted = await convertForRecipient(bytes, targetFormat, transform);
     } catch (e) {
       // Not convertible to this one (400 not supported, 422 data missing): the next candidate may do.
       if (e instanceof GatewayError) continue;
@@ -51,7 +51,8 @@ export interface ConvertedForRecipient {
 }
 
 /** The document in the format the recipient takes (the same conversion every attempt: it is a pure function). */
-export function convertForRecipient(bytes: Buffer, targetFormat: string): ConvertedForRecipient {
-  const result = transformDocument(bytes, { targetFormat });
-  return { xml: Buffer.from(result.xml, 'utf8'), report: result.report };
+export async function convertForRecipient(bytes: Buffer, targetFormat: string, transform: TransformRunner = inProcessTransform): Promise<ConvertedForRecipient> {
+  // Every recipient format is XML, so the body is the converted XML's bytes.
+  const result = await transform(bytes, { targetFormat });
+  return { xml: result.body, report: result.report };
 }

@@ -68,6 +68,14 @@ export interface TransformResult {
   report: TransformReport;
 }
 
+/**
+ * Runs transformDocument somewhere: on a thread of the document pool in the API and worker processes (conversions are
+ * synchronous and long for a large invoice), in process where there is none (tests, tools).
+ */
+export type TransformRunner = (input: Buffer, options: TransformOptions) => Promise<TransformResult>;
+
+export const inProcessTransform: TransformRunner = async (input, options) => transformDocument(input, options);
+
 const baseId = (id: string): string => id.replace(/-(invoice|creditnote)$/, '');
 
 function notSupported(from: string, to: string, why: string): GatewayError {
