@@ -11,6 +11,7 @@ import { HookConcurrency } from '../webhooks/concurrency';
 import { DeliveryAttempts } from '../webhooks/deliver-attempt';
 import { WebhookSender, type WebhookSenderOptions } from '../webhooks/http-sender';
 import { EventPublisher, type DeliveryMeta, type DeliveryStarter } from '../webhooks/publish';
+import { RecentHooks } from '../webhooks/recent-hooks';
 import { parseAllowList, type AllowList } from '../webhooks/ssrf-guard';
 import type { WebhookApiServices } from '../../api/routes/hooks.routes';
 
@@ -122,15 +123,20 @@ export function composeWebhookWorker(
     userAgent: `invoice-gateway-webhooks/${packageJson.version}`,
     ...senderOverrides,
   });
+  const recentHooks = new RecentHooks(storage.hooks);
   const attempts = new DeliveryAttempts({
     ...storage,
     sender,
+    recentHooks,
     concurrency: new HookConcurrency(config.webhooks.maxConcurrencyPerHook),
     maxTimeoutMs: config.webhooks.timeoutMs,
     httpsinUrl: config.webhooks.httpsinUrl,
   });
   return {
     services: { attempts, publisher: createPublisher(config, storage, starter), hooks: storage.hooks, events: storage.events },
-    close: () => sender.close(),
+    close: () => {
+      recentHooks.close();
+      return sender.close();
+    },
   };
 }
