@@ -8,6 +8,7 @@ import type { HookRecord, HookRepository } from '../storage/hooks/hook.repositor
 import { deliveryIdFor } from './delivery-id';
 import { toGatewayEvent, validateEventDetails } from './event-payload';
 import { createFilterPredicate } from './filter';
+import type { RoutingHookSource } from './routing-hooks';
 
 /**
  * publishEvent: the one path every producer takes (Ping, HookSentRetry, HookSentError, output-rule topics, and the
@@ -81,6 +82,8 @@ export interface EventPublisherDeps {
   deliveryLog: DeliveryLogRepository;
   starter: DeliveryStarter;
   settings: PublisherSettings;
+  /** Where routing gets its candidate hooks (RoutingHooks: recently read lists); default: the repository. */
+  routing?: RoutingHookSource;
   now?: () => Date;
 }
 
@@ -190,7 +193,7 @@ export class EventPublisher {
       label = selected.length === 0 ? 'dead-letter' : selected.every((h) => h.action === 'drop') ? 'dropped' : 'routed';
     } else {
       const excluded = new Set(event.excludeHookIds);
-      const candidates = (await this.deps.hooks.listForRouting(event.tenantId, event.partyKey)).filter((h) => !excluded.has(h.id));
+      const candidates = (await (this.deps.routing ?? this.deps.hooks).listForRouting(event.tenantId, event.partyKey)).filter((h) => !excluded.has(h.id));
       // Filters see the payload's view of the event: createdOn as the ISO text receivers get.
       const routable = { ...event, createdOn: event.createdOn.toISOString() };
       const selection = selectHooks(routable, candidates, { passesFilter: this.passesFilter });
