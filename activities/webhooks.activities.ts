@@ -1,6 +1,6 @@
 import { Context, heartbeat } from '@temporalio/activity';
 import { GatewayError } from '../src/core/gateway-error';
-import type { AttemptResult, DeliveryEventInput } from '../src/core/webhook-delivery';
+import type { AttemptResult, DeliveryEventInput, GatewayEvent } from '../src/core/webhook-delivery';
 import type { EventRepository } from '../src/storage/events/event.repository';
 import type { HookRepository } from '../src/storage/hooks/hook.repository';
 import type { DeliveryAttempts } from '../src/webhooks/deliver-attempt';
@@ -25,6 +25,8 @@ export interface AttemptDeliveryInput {
   deliveryId: string;
   attempt: number;
   ignoreInactive?: boolean;
+  event?: GatewayEvent;
+  hookRev?: number;
 }
 
 export interface PublishedEventSummary {

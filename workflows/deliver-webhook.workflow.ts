@@ -80,7 +80,13 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     const attempt = progress.attempts + 1;
     let r: AttemptResult;
     try {
-      r = await attemptSteps.attemptDelivery({ ...ids, attempt, ...(input.ignoreInactive ? { ignoreInactive: true } : {}), ...(input.event ? { event: input.event } : {}) });
+      r = await attemptSteps.attemptDelivery({
+        ...ids,
+        attempt,
+        ...(input.ignoreInactive ? { ignoreInactive: true } : {}),
+        ...(input.event ? { event: input.event } : {}),
+        ...(attempt === 1 && input.hookRev !== undefined ? { hookRev: input.hookRev } : {}),
+      });
     } catch (e) {
       if (!(e instanceof ActivityFailure)) throw e;
       // The gateway itself failed (storage down for minutes): count it as a failed attempt, keep to the schedule.

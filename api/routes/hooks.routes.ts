@@ -193,7 +193,7 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
       details: { hookId: hook.id },
       createdBy: 'api',
       targetHookId: hook.id,
-    });
+    }, { targetHook: hook });
     res.status(202).json({ eventId: event.id, label: event.label, deliveries: deliveriesView(deliveries) });
   }
 

@@ -64,6 +64,8 @@ async function openLoop(rate, seconds, op) {
     done: results.length - errors.length,
     failed: errors.length,
     latency: summarize(latencies),
+    // The raw values, so passes can be pooled for a percentile of more samples.
+    values: latencies,
     firstError: errors[0] && errors[0].e.message,
   };
 }

@@ -62,6 +62,8 @@ export interface DeliverWebhookInput {
   event?: GatewayEvent;
   /** The start set the attempt search attribute to 1 already; the first attempt need not upsert it. */
   attemptOneAtStart?: boolean;
+  /** The hook's `rev` as routing saw it; lets the first attempt use a recently read copy of the hook. */
+  hookRev?: number;
 }
 
 export interface DeliveryProgress {

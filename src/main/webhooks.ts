@@ -11,6 +11,8 @@ import { HookConcurrency } from '../webhooks/concurrency';
 import { DeliveryAttempts } from '../webhooks/deliver-attempt';
 import { WebhookSender, type WebhookSenderOptions } from '../webhooks/http-sender';
 import { EventPublisher, type DeliveryMeta, type DeliveryStarter } from '../webhooks/publish';
+import { RecentHooks } from '../webhooks/recent-hooks';
+import { RoutingHooks } from '../webhooks/routing-hooks';
 import { parseAllowList, type AllowList } from '../webhooks/ssrf-guard';
 import type { WebhookApiServices } from '../../api/routes/hooks.routes';
 
@@ -74,20 +76,22 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
 }
 
 
-export function createPublisher(config: Readonly<Config>, storage: WebhookStorage, starter: DeliveryStarter): EventPublisher {
+export function createPublisher(config: Readonly<Config>, storage: WebhookStorage, starter: DeliveryStarter, routing?: RoutingHooks): EventPublisher {
   return new EventPublisher({
     ...storage,
     starter,
+    ...(routing ? { routing } : {}),
     settings: { schedule: config.webhooks.retrySchedule, maxAttemptTimeoutMs: config.webhooks.timeoutMs },
   });
 }
 
 /** What the hook and events routes need. */
-export function composeWebhookRoutes(config: Readonly<Config>, models: Models, starter: DeliveryStarter): WebhookApiServices {
+/** `routing`: recently read hook lists for routing (processes pass one and close it; tests route from the database). */
+export function composeWebhookRoutes(config: Readonly<Config>, models: Models, starter: DeliveryStarter, routing?: RoutingHooks): WebhookApiServices {
   const storage = composeWebhookStorage(models);
   return {
     ...storage,
-    publisher: createPublisher(config, storage, starter),
+    publisher: createPublisher(config, storage, starter, routing),
     settings: {
       allowHttp: config.webhooks.allowHttp,
       allowList: allowListOf(config),
@@ -105,7 +109,14 @@ export function composeWebhookApi(config: Readonly<Config>, models: Models): { s
   const connection = Connection.lazy({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const starter = new TemporalDeliveryStarter(() => client, { taskQueue: config.temporal.taskQueue, searchAttributes: config.webhooks.searchAttributes });
-  return { services: composeWebhookRoutes(config, models, starter), close: () => connection.close() };
+  const routing = new RoutingHooks(new HookRepository(models));
+  return {
+    services: composeWebhookRoutes(config, models, starter, routing),
+    close: () => {
+      routing.close();
+      return connection.close();
+    },
+  };
 }
 
 /** What the worker's webhook activities need; close() releases the HTTP connection pools. */
@@ -122,15 +133,22 @@ export function composeWebhookWorker(
     userAgent: `invoice-gateway-webhooks/${packageJson.version}`,
     ...senderOverrides,
   });
+  const recentHooks = new RecentHooks(storage.hooks);
+  const routing = new RoutingHooks(storage.hooks);
   const attempts = new DeliveryAttempts({
     ...storage,
     sender,
+    recentHooks,
     concurrency: new HookConcurrency(config.webhooks.maxConcurrencyPerHook),
     maxTimeoutMs: config.webhooks.timeoutMs,
     httpsinUrl: config.webhooks.httpsinUrl,
   });
   return {
-    services: { attempts, publisher: createPublisher(config, storage, starter), hooks: storage.hooks, events: storage.events },
-    close: () => sender.close(),
+    services: { attempts, publisher: createPublisher(config, storage, starter, routing), hooks: storage.hooks, events: storage.events },
+    close: () => {
+      recentHooks.close();
+      routing.close();
+      return sender.close();
+    },
   };
 }

@@ -3,6 +3,7 @@ import type { AttemptResult } from '../core/webhook-delivery';
 import type { DeliveryLogRepository, EventRepository } from '../storage/events/event.repository';
 import type { HookRecord, HookRepository } from '../storage/hooks/hook.repository';
 import type { HookConcurrency } from './concurrency';
+import type { RecentHooks } from './recent-hooks';
 import { buildEventPayload, redactUrl, serializeEventPayload, toGatewayEvent, type GatewayEvent } from './event-payload';
 import type { SendResult, WebhookSender } from './http-sender';
 import { documentToken, httpsinTarget } from './httpsin';
@@ -40,6 +41,8 @@ export interface AttemptInput {
   ignoreInactive?: boolean;
   /** The event as published (events never change); without it (older runs) the attempt reads it. */
   event?: GatewayEvent;
+  /** The hook's `rev` when the event was routed: a first attempt may use a recently read copy at least that new. */
+  hookRev?: number;
 }
 
 export interface DeliveryAttemptsDeps {
@@ -48,6 +51,8 @@ export interface DeliveryAttemptsDeps {
   deliveryLog: DeliveryLogRepository;
   sender: WebhookSender;
   concurrency: HookConcurrency;
+  /** Recently read hooks for first attempts (RecentHooks); without it every attempt reads the hook. */
+  recentHooks?: RecentHooks;
   /** WEBHOOK_TIMEOUT_MS: the default and the cap of a hook's own timeout. */
   maxTimeoutMs: number;
   /** WEBHOOK_HTTPSIN_URL. */
@@ -71,7 +76,7 @@ export class DeliveryAttempts {
       return this.deps.concurrency.isStuck(input.hookId) ? { kind: 'throttled', retryInMs: stuckRetryMs(stuckFor) } : { kind: 'throttled' };
     }
     try {
-      const hook = await this.deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
+      const hook = await this.readHook(input);
       if (!hook) return await this.skip(input, 'hook-deleted', 'the hook was deleted');
       if (!hook.isActive && !input.ignoreInactive) return await this.skip(input, 'hook-inactive', 'the hook is switched off');
       if (!DELIVERABLE_ACTIONS.has(hook.action)) return await this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
@@ -82,6 +87,16 @@ export class DeliveryAttempts {
     } finally {
       release();
     }
+  }
+
+  /**
+   * A first attempt may take the hook from RecentHooks (no older than what routing saw, read < 2 s ago); a retry
+   * always reads it, so a URL or key fixed after a failure is used at once.
+   */
+  private readHook(input: AttemptInput): Promise<HookRecord | null> {
+    const recent = this.deps.recentHooks;
+    if (!recent) return this.deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
+    return recent.get(input.tenantId, input.hookId, input.attempt === 1 ? input.hookRev : undefined);
   }
 
   private async send(input: AttemptInput, hook: HookRecord, event: GatewayEvent, heartbeat: () => void): Promise<AttemptResult> {

@@ -8,6 +8,7 @@ import type { HookRecord, HookRepository } from '../storage/hooks/hook.repositor
 import { deliveryIdFor } from './delivery-id';
 import { toGatewayEvent, validateEventDetails } from './event-payload';
 import { createFilterPredicate } from './filter';
+import type { RoutingHookSource } from './routing-hooks';
 
 /**
  * publishEvent: the one path every producer takes (Ping, HookSentRetry, HookSentError, output-rule topics, and the
@@ -52,6 +53,12 @@ export interface PublishEventInput {
   excludeHookIds?: readonly string[];
 }
 
+/** What the caller already holds, so publishing need not read it again. */
+export interface PublishOptions {
+  /** The hook of `targetHookId` as the caller just read it within the event's tenant (the Ping endpoint). */
+  targetHook?: HookRecord;
+}
+
 export interface DeliveryStart {
   hookId: string;
   action: string;
@@ -75,6 +82,8 @@ export interface EventPublisherDeps {
   deliveryLog: DeliveryLogRepository;
   starter: DeliveryStarter;
   settings: PublisherSettings;
+  /** Where routing gets its candidate hooks (RoutingHooks: recently read lists); default: the repository. */
+  routing?: RoutingHookSource;
   now?: () => Date;
 }
 
@@ -103,6 +112,11 @@ function checkEvent(input: PublishEventInput): Record<string, string> {
   return check.details;
 }
 
+function revOf(hooks: readonly HookRecord[], hookId: string): { hookRev?: number } {
+  const hook = hooks.find((h) => h.id === hookId);
+  return hook ? { hookRev: hook.rev } : {};
+}
+
 export class EventPublisher {
   private readonly passesFilter = createFilterPredicate();
   private readonly now: () => Date;
@@ -111,7 +125,7 @@ export class EventPublisher {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async publishEvent(input: PublishEventInput): Promise<PublishResult> {
+  async publishEvent(input: PublishEventInput, options: PublishOptions = {}): Promise<PublishResult> {
     const details = checkEvent(input);
     const draft: EventRecord = {
       id: input.id ?? randomUUID(),
@@ -130,7 +144,7 @@ export class EventPublisher {
       targetHookId: input.targetHookId ?? null,
       excludeHookIds: [...(input.excludeHookIds ?? [])],
     };
-    const { label, routes, hooks } = await this.route(draft);
+    const { label, routes, hooks } = await this.route(draft, options.targetHook);
     const event: EventRecord = { ...draft, label, routes };
     if ((await this.deps.events.insert(event)) === 'exists') {
       // A retried publish: deliver what the first call routed, not a second routing (hooks may have changed since).
@@ -139,7 +153,7 @@ export class EventPublisher {
       return { event: stored, deliveries: await this.startRoutes(stored, stored.routes, 'fresh') };
     }
     await this.logUnsupported(event, hooks);
-    return { event, deliveries: await this.startRoutes(event, routes, 'fresh') };
+    return { event, deliveries: await this.startRoutes(event, routes, 'fresh', hooks) };
   }
 
   /**
@@ -160,25 +174,26 @@ export class EventPublisher {
       const routes = [...event.routes.filter((r) => r.hookId !== hookId), route];
       await this.deps.events.setRouting(eventId, 'routed', routes);
       const updated = { ...event, label: 'routed' as const, routes };
-      return { event: updated, deliveries: await this.startRoutes(updated, [route], 'redeliver') };
+      return { event: updated, deliveries: await this.startRoutes(updated, [route], 'redeliver', [hook]) };
     }
     const { label, routes, hooks } = await this.route(event);
     await this.deps.events.setRouting(eventId, label, routes);
     const updated = { ...event, label, routes };
     await this.logUnsupported(updated, hooks);
-    return { event: updated, deliveries: await this.startRoutes(updated, routes, 'redeliver') };
+    return { event: updated, deliveries: await this.startRoutes(updated, routes, 'redeliver', hooks) };
   }
 
-  private async route(event: EventRecord): Promise<{ label: RoutingLabel; routes: EventRouteDoc[]; hooks: HookRecord[] }> {
+  private async route(event: EventRecord, known?: HookRecord): Promise<{ label: RoutingLabel; routes: EventRouteDoc[]; hooks: HookRecord[] }> {
     let selected: HookRecord[];
     let label: RoutingLabel;
     if (event.targetHookId) {
-      const hook = await this.deps.hooks.get({ tenantId: event.tenantId }, event.targetHookId);
+      const given = known && known.id === event.targetHookId && known.tenantId === event.tenantId ? known : undefined;
+      const hook = given ?? (await this.deps.hooks.get({ tenantId: event.tenantId }, event.targetHookId));
       selected = hook ? [hook] : [];
       label = selected.length === 0 ? 'dead-letter' : selected.every((h) => h.action === 'drop') ? 'dropped' : 'routed';
     } else {
       const excluded = new Set(event.excludeHookIds);
-      const candidates = (await this.deps.hooks.listForRouting(event.tenantId, event.partyKey)).filter((h) => !excluded.has(h.id));
+      const candidates = (await (this.deps.routing ?? this.deps.hooks).listForRouting(event.tenantId, event.partyKey)).filter((h) => !excluded.has(h.id));
       // Filters see the payload's view of the event: createdOn as the ISO text receivers get.
       const routable = { ...event, createdOn: event.createdOn.toISOString() };
       const selection = selectHooks(routable, candidates, { passesFilter: this.passesFilter });
@@ -194,7 +209,8 @@ export class EventPublisher {
     return { label, routes, hooks: selected };
   }
 
-  private async startRoutes(event: EventRecord, routes: readonly EventRouteDoc[], mode: 'fresh' | 'redeliver'): Promise<DeliveryStart[]> {
+  /** `routed`: the hooks as routing read them; their `rev` goes with each start (a retried publish has none). */
+  private async startRoutes(event: EventRecord, routes: readonly EventRouteDoc[], mode: 'fresh' | 'redeliver', routed: readonly HookRecord[] = []): Promise<DeliveryStart[]> {
     return Promise.all(
       routes.map(async (r): Promise<DeliveryStart> => {
         if (r.status !== 'started') return { ...r };
@@ -206,6 +222,7 @@ export class EventPublisher {
           schedule: this.deps.settings.schedule,
           maxAttemptTimeoutMs: this.deps.settings.maxAttemptTimeoutMs,
           event: toGatewayEvent(event),
+          ...revOf(routed, r.hookId),
           ...(event.targetHookId === r.hookId && event.topic === 'Ping' ? { ignoreInactive: true } : {}),
         };
         const result = await this.deps.starter.startDelivery(input, { topic: event.topic, partyKey: event.partyKey ?? '' }, mode);

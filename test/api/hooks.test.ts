@@ -302,12 +302,17 @@ describe('hook API', () => {
       expect(body.deliveries).toEqual([{ hookId: hook.id, action: 'https', deliveryId: deliveryIdFor(body.eventId, hook.id), status: 'started' }]);
       const started = starter.starts.slice(before);
       expect(started).toHaveLength(1);
-      expect(started[0]).toMatchObject({ mode: 'fresh', input: { tenantId: 'tenantA', eventId: body.eventId, hookId: hook.id, ignoreInactive: true }, meta: { topic: 'Ping', partyKey: PA1 } });
+      expect(started[0]).toMatchObject({ mode: 'fresh', input: { tenantId: 'tenantA', eventId: body.eventId, hookId: hook.id, ignoreInactive: true, hookRev: 0 }, meta: { topic: 'Ping', partyKey: PA1 } });
 
       const events = await get(`/api/v1/events?topic=Ping&partyId=${PA1}`, tokenA);
       expectContract('get', '/api/v1/events', events);
       const item = (events.body as { items: { id: string; partyId: string; details: Record<string, string>; label: string }[] }).items.find((e) => e.id === body.eventId);
       expect(item).toMatchObject({ partyId: `NL:${PA1}`, details: { hookId: hook.id }, label: 'routed' });
+
+      // The start carries the hook's rev as routing saw it (a first attempt never uses a copy older than that).
+      expect((await put(`/api/v1/${PA1}/hook/${hook.id}`, tokenA, { url: RECEIVER, topic: 'InvoiceReceived', isActive: false })).status).toBe(200);
+      expect((await post(`/api/v1/${PA1}/hook/${hook.id}/ping`, tokenA, {})).status).toBe(202);
+      expect(starter.starts.at(-1)?.input.hookRev).toBe(1);
     });
 
     it('records dead-letter and dropped events and shows them in the batch', async () => {

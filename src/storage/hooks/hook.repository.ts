@@ -67,6 +67,25 @@ function toRecord(doc: HookDoc): HookRecord {
   };
 }
 
+/** Called after a write to a hook in this process (created, updated, deleted, switched off). */
+export type HookChangeListener = (tenantId: string, hookId: string) => void;
+
+/**
+ * Process-wide, so every repository instance's writes reach every cache of hooks in the process (the API's routes and
+ * the worker's activities may each hold their own repository).
+ */
+const changeListeners = new Set<HookChangeListener>();
+
+/** Subscribes to hook writes made in this process; returns the unsubscribe function. */
+export function onHookChange(listener: HookChangeListener): () => void {
+  changeListeners.add(listener);
+  return () => changeListeners.delete(listener);
+}
+
+function hookChanged(tenantId: string, hookId: string): void {
+  for (const listener of changeListeners) listener(tenantId, hookId);
+}
+
 function scopeFilter(scope: HookScope): Record<string, unknown> {
   return scope.partyId === undefined ? { tenantId: scope.tenantId } : { tenantId: scope.tenantId, partyId: scope.partyId };
 }
@@ -101,6 +120,7 @@ export class HookRepository {
       changedOn: now,
     };
     await this.models.Hook.create(doc);
+    hookChanged(doc.tenantId, doc._id);
     return toRecord(doc);
   }
 
@@ -152,11 +172,14 @@ export class HookRepository {
     )
       .lean<HookDoc>()
       .exec();
+    // Also when nothing matched: a cache may hold the hook under a scope that no longer fits it.
+    hookChanged(scope.tenantId, hookId);
     return doc ? toRecord(doc) : null;
   }
 
   async delete(scope: HookScope, hookId: string): Promise<boolean> {
     const res = await this.models.Hook.deleteOne({ ...scopeFilter(scope), _id: hookId }).exec();
+    hookChanged(scope.tenantId, hookId);
     return res.deletedCount === 1;
   }
 
@@ -166,6 +189,7 @@ export class HookRepository {
       { tenantId, _id: hookId, isActive: true },
       { $set: { isActive: false, disabledReason: reason, changedOn: new Date() }, $inc: { rev: 1 } },
     ).exec();
+    hookChanged(tenantId, hookId);
     return res.modifiedCount === 1;
   }
 }

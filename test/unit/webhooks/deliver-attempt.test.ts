@@ -1,0 +1,137 @@
+import type { DeliveryAttemptDoc, DeliveryLogRepository, EventRepository } from '../../../src/storage/events/event.repository';
+import type { HookRecord, HookRepository } from '../../../src/storage/hooks/hook.repository';
+import { HookConcurrency } from '../../../src/webhooks/concurrency';
+import { DeliveryAttempts, type AttemptInput } from '../../../src/webhooks/deliver-attempt';
+import type { GatewayEvent } from '../../../src/webhooks/event-payload';
+import type { SendRequest, WebhookSender } from '../../../src/webhooks/http-sender';
+import { RecentHooks } from '../../../src/webhooks/recent-hooks';
+
+/*
+ * Which copy of the hook an attempt sends with. The "database" here changes the way another process would (no change
+ * notice): a first attempt may reuse a copy read < 2 s ago only when routing saw no newer rev; a retry always reads.
+ */
+
+const event: GatewayEvent = {
+  id: 'evt-1',
+  topic: 'Ping',
+  partyId: '',
+  documentId: null,
+  refToDocumentId: null,
+  message: 'Ping',
+  details: {},
+  createdBy: 'api',
+  createdOn: '2026-11-25T04:00:00.000Z',
+};
+
+function setup() {
+  let hook: HookRecord = {
+    id: 'h1',
+    tenantId: 't1',
+    partyId: null,
+    action: 'https',
+    name: '',
+    url: 'https://receiver.example/old',
+    topic: 'Ping',
+    topics: [],
+    secureKey: 'a-secure-key-of-enough-length',
+    filter: null,
+    output: [],
+    mlsType: null,
+    isActive: true,
+    timeoutMs: null,
+    disabledReason: null,
+    rev: 0,
+    createdOn: new Date(0),
+    changedOn: new Date(0),
+  };
+  let reads = 0;
+  const read = async (tenantIds: readonly string[], id: string) => {
+    reads += 1;
+    return id === hook.id && tenantIds.includes(hook.tenantId) ? { ...hook } : null;
+  };
+  const hooks = { findInTenants: read, get: (scope: { tenantId: string }, id: string) => read([scope.tenantId], id) } as unknown as HookRepository;
+  const sent: SendRequest[] = [];
+  const sender = {
+    async send(req: SendRequest) {
+      sent.push(req);
+      return { kind: 'response' as const, status: 204, retryAfter: undefined, latencyMs: 1 };
+    },
+  } as unknown as WebhookSender;
+  const lines: DeliveryAttemptDoc[] = [];
+  const deliveryLog = { record: async (l: DeliveryAttemptDoc) => void lines.push(l) } as unknown as DeliveryLogRepository;
+  const clock = { ms: 1_000_000 };
+  const recentHooks = new RecentHooks(hooks, 2_000, () => clock.ms);
+  const attempts = new DeliveryAttempts({
+    events: {} as EventRepository,
+    hooks,
+    deliveryLog,
+    sender,
+    concurrency: new HookConcurrency(5),
+    maxTimeoutMs: 10_000,
+    recentHooks,
+  });
+  const input = (attempt: number, hookRev?: number): AttemptInput => ({
+    tenantId: 't1',
+    eventId: event.id,
+    hookId: 'h1',
+    deliveryId: `d-${attempt}-${hookRev ?? 'none'}-${sent.length}`,
+    attempt,
+    runKey: 'run',
+    event,
+    ...(hookRev !== undefined ? { hookRev } : {}),
+  });
+  return {
+    attempts,
+    input,
+    sent,
+    lines,
+    clock,
+    reads: () => reads,
+    change(fields: Partial<HookRecord>) {
+      hook = { ...hook, ...fields, rev: hook.rev + 1 };
+    },
+    close: () => recentHooks.close(),
+  };
+}
+
+describe('DeliveryAttempts: the hook an attempt uses', () => {
+  it('reuses a hook read < 2 s ago for first attempts routed with that rev, and logs every attempt', async () => {
+    const t = setup();
+    for (let i = 0; i < 3; i++) await expect(t.attempts.attempt(t.input(1, 0))).resolves.toMatchObject({ kind: 'sent', ok: true });
+    expect(t.reads()).toBe(1);
+    expect(t.lines).toHaveLength(3);
+    t.clock.ms += 2_000;
+    await t.attempts.attempt(t.input(1, 0));
+    expect(t.reads()).toBe(2);
+    t.close();
+  });
+
+  it('sends with the changed URL when the event was routed after the change, and on every retry', async () => {
+    const t = setup();
+    await t.attempts.attempt(t.input(1, 0));
+    t.change({ url: 'https://receiver.example/new' });
+    // Published after the change: routing saw rev 1.
+    await t.attempts.attempt(t.input(1, 1));
+    expect(t.sent.at(-1)?.url).toBe('https://receiver.example/new');
+    t.change({ url: 'https://receiver.example/fixed' });
+    // A retry reads the hook whatever the cache holds.
+    await t.attempts.attempt(t.input(2));
+    expect(t.sent.at(-1)?.url).toBe('https://receiver.example/fixed');
+    // Without a rev (a run started before the field existed) the attempt reads too.
+    t.change({ isActive: false });
+    await expect(t.attempts.attempt(t.input(1))).resolves.toMatchObject({ kind: 'skipped', reason: 'hook-inactive' });
+    t.close();
+  });
+
+  it('may use the copy for at most 2 s after a change made in another process once the event was routed', async () => {
+    const t = setup();
+    await t.attempts.attempt(t.input(1, 0));
+    t.change({ url: 'https://receiver.example/new' });
+    await t.attempts.attempt(t.input(1, 0));
+    expect(t.sent.at(-1)?.url).toBe('https://receiver.example/old');
+    t.clock.ms += 2_000;
+    await t.attempts.attempt(t.input(1, 0));
+    expect(t.sent.at(-1)?.url).toBe('https://receiver.example/new');
+    t.close();
+  });
+});
