@@ -1,5 +1,9 @@
 /**
- * Per-hook cap on attempts in flight in this process. A receiver that hangs holds at most `limit` connections. An
+ * Per-hook cap on attempts in flight in this process. A receiver that hangs holds at most `limit` connections, and
+ * fewer once its attempts time out: each timeout halves the hook's allowance (down to one slot), each answer in time
+ * gives one slot back (up to `limit`). So a receiver that hangs ends up holding one connection and one activity slot,
+ * its attempts time out one at a time instead of `limit` at once, and one that recovers is back at full width after
+ * `limit` answers. An
  * attempt over the cap may wait a short while for a slot, but only MAX_WAITERS attempts per hook may wait; the rest
  * are refused at once, so a hung hook pins at most limit + MAX_WAITERS of the worker's activity slots and never the
  * slots other hooks' deliveries need. A refused attempt goes back to its workflow, which waits and tries again. Counts are per
@@ -27,6 +31,8 @@ export class HookConcurrency {
   private readonly waiting = new Map<string, Waiter[]>();
   /** When a slot of the hook was last taken from empty or given back: how fast its slots turn over. */
   private readonly turnover = new Map<string, number>();
+  /** Slots a hook may use now, where timeouts took it below `limit`. */
+  private readonly allowance = new Map<string, number>();
 
   constructor(
     readonly limit: number,
@@ -35,10 +41,23 @@ export class HookConcurrency {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be an integer >= 1');
   }
 
+  /** The hook's cap now: `limit`, or less after timeouts. */
+  capOf(hookId: string): number {
+    return this.allowance.get(hookId) ?? this.limit;
+  }
+
+  /** An attempt that reached the receiver: a timeout halves the hook's cap (at least 1), an answer adds one back. */
+  recordOutcome(hookId: string, timedOut: boolean): void {
+    const cap = this.capOf(hookId);
+    if (timedOut) this.allowance.set(hookId, Math.max(1, Math.floor(cap / 2)));
+    else if (cap + 1 >= this.limit) this.allowance.delete(hookId);
+    else this.allowance.set(hookId, cap + 1);
+  }
+
   /** A release function, or null when the hook is at its cap. */
   tryAcquire(hookId: string): Release | null {
     const n = this.inFlight.get(hookId) ?? 0;
-    if (n >= this.limit) return null;
+    if (n >= this.capOf(hookId)) return null;
     if (n === 0) this.turnover.set(hookId, this.now());
     this.inFlight.set(hookId, n + 1);
     return this.releaser(hookId);
@@ -46,7 +65,7 @@ export class HookConcurrency {
 
   /** How long the hook has been at its cap without a slot coming free; 0 when it is not at its cap. */
   stuckForMs(hookId: string): number {
-    if ((this.inFlight.get(hookId) ?? 0) < this.limit) return 0;
+    if ((this.inFlight.get(hookId) ?? 0) < this.capOf(hookId)) return 0;
     return Math.max(0, this.now() - (this.turnover.get(hookId) ?? this.now()));
   }
 
@@ -62,7 +81,7 @@ export class HookConcurrency {
     const now = this.tryAcquire(hookId);
     if (now || maxWaitMs <= 0 || this.isStuck(hookId)) return Promise.resolve(now);
     const queue = this.waiting.get(hookId) ?? [];
-    if (queue.length >= Math.min(this.limit, MAX_WAITERS)) return Promise.resolve(null);
+    if (queue.length >= Math.min(this.capOf(hookId), MAX_WAITERS)) return Promise.resolve(null);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         grant: resolve,

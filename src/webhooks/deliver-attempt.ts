@@ -132,6 +132,8 @@ export class DeliveryAttempts {
         } finally {
           clearInterval(beat);
         }
+        // Timeouts narrow the hook's cap, answers widen it again (HookConcurrency); refusals and resets leave it.
+        if (result.kind === 'response' || result.timedOut) this.deps.concurrency.recordOutcome(input.hookId, result.kind !== 'response');
       }
     }
 

@@ -63,6 +63,52 @@ describe('HookConcurrency', () => {
     expect(c.isStuck('other')).toBe(false);
   });
 
+  it('narrows a hook whose attempts time out to one slot, and widens it again one answer at a time', () => {
+    const c = new HookConcurrency(20);
+    const held = Array.from({ length: 20 }, () => c.tryAcquire('slow'));
+    expect(held.every(Boolean)).toBe(true);
+    // Twenty attempts time out together: 10, 5, 2, 1, then it stays at one.
+    const caps: number[] = [];
+    for (const release of held) {
+      c.recordOutcome('slow', true);
+      release!();
+      caps.push(c.capOf('slow'));
+    }
+    expect(caps.slice(0, 5)).toEqual([10, 5, 2, 1, 1]);
+    expect(caps.every((n) => n >= 1)).toBe(true);
+    const one = c.tryAcquire('slow');
+    expect(one).not.toBeNull();
+    expect(c.tryAcquire('slow')).toBeNull();
+    // The cap is what "stuck" is measured against: one hanging attempt is the hook at its cap.
+    expect(c.stuckForMs('slow')).toBeGreaterThanOrEqual(0);
+    one!();
+    // Answers give slots back one at a time, up to the configured cap and no further.
+    for (let k = 2; k <= 20; k++) {
+      c.recordOutcome('slow', false);
+      expect(c.capOf('slow')).toBe(k);
+    }
+    c.recordOutcome('slow', false);
+    expect(c.capOf('slow')).toBe(20);
+    // Other hooks never shared the narrowing.
+    expect(c.capOf('other')).toBe(20);
+  });
+
+  it('lets at most the narrowed cap of attempts wait for a slot', async () => {
+    const c = new HookConcurrency(4);
+    c.recordOutcome('h', true);
+    c.recordOutcome('h', true);
+    c.recordOutcome('h', true);
+    expect(c.capOf('h')).toBe(1);
+    const held = c.tryAcquire('h');
+    const waiting = c.acquire('h', 10_000);
+    // One waiter at most for a cap of one; the next is refused at once.
+    expect(await c.acquire('h', 10_000)).toBeNull();
+    held!();
+    const granted = await waiting;
+    expect(granted).not.toBeNull();
+    granted!();
+  });
+
   it('refuses a nonsensical cap', () => {
     expect(() => new HookConcurrency(0)).toThrow(RangeError);
   });

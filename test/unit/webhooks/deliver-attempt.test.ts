@@ -51,22 +51,27 @@ function setup() {
   };
   const hooks = { findInTenants: read, get: (scope: { tenantId: string }, id: string) => read([scope.tenantId], id) } as unknown as HookRepository;
   const sent: SendRequest[] = [];
+  const answers: Array<'timeout' | 'reset' | number> = [];
   const sender = {
     async send(req: SendRequest) {
       sent.push(req);
-      return { kind: 'response' as const, status: 204, retryAfter: undefined, latencyMs: 1 };
+      const a = answers.shift() ?? 204;
+      if (a === 'timeout') return { kind: 'error' as const, error: 'timed out after 10000 ms', timedOut: true, latencyMs: 10_000 };
+      if (a === 'reset') return { kind: 'error' as const, error: 'socket hang up', timedOut: false, latencyMs: 1 };
+      return { kind: 'response' as const, status: a, retryAfter: undefined, latencyMs: 1 };
     },
   } as unknown as WebhookSender;
   const lines: DeliveryAttemptDoc[] = [];
   const deliveryLog = { record: async (l: DeliveryAttemptDoc) => void lines.push(l) } as unknown as DeliveryLogRepository;
   const clock = { ms: 1_000_000 };
   const recentHooks = new RecentHooks(hooks, 2_000, () => clock.ms);
+  const concurrency = new HookConcurrency(5);
   const attempts = new DeliveryAttempts({
     events: {} as EventRepository,
     hooks,
     deliveryLog,
     sender,
-    concurrency: new HookConcurrency(5),
+    concurrency,
     maxTimeoutMs: 10_000,
     recentHooks,
   });
@@ -82,6 +87,8 @@ function setup() {
   });
   return {
     attempts,
+    concurrency,
+    answers,
     input,
     sent,
     lines,
@@ -132,6 +139,24 @@ describe('DeliveryAttempts: the hook an attempt uses', () => {
     t.clock.ms += 2_000;
     await t.attempts.attempt(t.input(1, 0));
     expect(t.sent.at(-1)?.url).toBe('https://receiver.example/new');
+    t.close();
+  });
+});
+
+describe('DeliveryAttempts: what an attempt tells the per-hook cap', () => {
+  it('narrows the cap on a timeout, widens it on any answer (a 500 too), and leaves it on a reset', async () => {
+    const t = setup();
+    t.answers.push('timeout', 'timeout', 'reset', 500, 204);
+    await expect(t.attempts.attempt(t.input(1, 0))).resolves.toMatchObject({ kind: 'failed', timedOut: true });
+    expect(t.concurrency.capOf('h1')).toBe(2);
+    await t.attempts.attempt(t.input(2));
+    expect(t.concurrency.capOf('h1')).toBe(1);
+    await expect(t.attempts.attempt(t.input(3))).resolves.toMatchObject({ kind: 'failed', timedOut: false });
+    expect(t.concurrency.capOf('h1')).toBe(1);
+    await expect(t.attempts.attempt(t.input(4))).resolves.toMatchObject({ kind: 'sent', ok: false, httpStatus: 500 });
+    expect(t.concurrency.capOf('h1')).toBe(2);
+    await expect(t.attempts.attempt(t.input(5))).resolves.toMatchObject({ kind: 'sent', ok: true });
+    expect(t.concurrency.capOf('h1')).toBe(3);
     t.close();
   });
 });
