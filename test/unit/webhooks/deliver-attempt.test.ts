@@ -5,6 +5,7 @@ import { DeliveryAttempts, type AttemptInput } from '../../../src/webhooks/deliv
 import type { GatewayEvent } from '../../../src/webhooks/event-payload';
 import type { SendRequest, WebhookSender } from '../../../src/webhooks/http-sender';
 import { RecentHooks } from '../../../src/webhooks/recent-hooks';
+import { hookRecord } from './hook-fixture';
 
 /*
  * Which copy of the hook an attempt sends with. The "database" here changes the way another process would (no change
@@ -24,26 +25,7 @@ const event: GatewayEvent = {
 };
 
 function setup() {
-  let hook: HookRecord = {
-    id: 'h1',
-    tenantId: 't1',
-    partyId: null,
-    action: 'https',
-    name: '',
-    url: 'https://receiver.example/old',
-    topic: 'Ping',
-    topics: [],
-    secureKey: 'a-secure-key-of-enough-length',
-    filter: null,
-    output: [],
-    mlsType: null,
-    isActive: true,
-    timeoutMs: null,
-    disabledReason: null,
-    rev: 0,
-    createdOn: new Date(0),
-    changedOn: new Date(0),
-  };
+  let hook: HookRecord = hookRecord('h1', { url: 'https://receiver.example/old', secureKey: 'a-secure-key-of-enough-length' });
   let reads = 0;
   const read = async (tenantIds: readonly string[], id: string) => {
     reads += 1;

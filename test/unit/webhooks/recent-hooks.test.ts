@@ -1,5 +1,6 @@
 import type { HookRecord, HookRepository } from '../../../src/storage/hooks/hook.repository';
 import { RecentHooks } from '../../../src/webhooks/recent-hooks';
+import { hookRecord } from './hook-fixture';
 
 /** A hook store that counts reads; `set` stands for a write made in another process (no change notice). */
 function fakeRepository() {
@@ -21,30 +22,6 @@ function fakeRepository() {
       stored.set(hook.id, { ...hookRecord(hook.id), ...prev, ...hook, rev: (prev?.rev ?? -1) + 1 });
     },
     remove: (id: string) => stored.delete(id),
-  };
-}
-
-function hookRecord(id: string): HookRecord {
-  const now = new Date(0);
-  return {
-    id,
-    tenantId: 't1',
-    partyId: null,
-    action: 'https',
-    name: '',
-    url: 'https://receiver.example/a',
-    topic: 'Ping',
-    topics: [],
-    secureKey: 'key-of-enough-length-0123',
-    filter: null,
-    output: [],
-    mlsType: null,
-    isActive: true,
-    timeoutMs: null,
-    disabledReason: null,
-    rev: 0,
-    createdOn: now,
-    changedOn: now,
   };
 }
 
