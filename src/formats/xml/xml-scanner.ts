@@ -206,15 +206,17 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
     return nextAmp;
   };
 
+  // Line-end normalisation only has work to do when the text has a carriage return at all.
+  const lineEnds = visitor?.normalizeLineEndings === true && s.indexOf('\r') !== -1;
+  /** Text [a, b) as written, with attribute-value normalisation (`normalise`) or the line-end handling applied. */
+  const literal = (a: number, b: number, normalise: boolean): string =>
+    normalise ? s.slice(a, b).replace(/\r\n|[\t\n\r]/g, ' ') : lineEnds ? newlines(s.slice(a, b)) : s.slice(a, b);
+
   /**
    * Validates every reference in [start, end) and, when `decode`, returns the decoded text. `normalise` applies
    * attribute-value normalisation to the literal parts only: whitespace produced by a character reference is kept.
    */
-  // Line-end normalisation only has work to do when the text has a carriage return at all.
-  const lineEnds = visitor?.normalizeLineEndings === true && s.indexOf('\r') !== -1;
   const references = (start: number, end: number, decode: boolean, normalise = false): string => {
-    const literal = (a: number, b: number): string =>
-      normalise ? s.slice(a, b).replace(/\r\n|[\t\n\r]/g, ' ') : lineEnds ? newlines(s.slice(a, b)) : s.slice(a, b);
     let out = '';
     let from = start;
     let amp = ampFrom(start);
@@ -234,11 +236,11 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
         if (!isLegalCodePoint(cp)) fail('INVALID_XML', amp, `character reference "${ref[0]}" is not a legal XML character`);
         value = String.fromCodePoint(cp);
       }
-      if (decode) out += literal(from, amp) + value;
+      if (decode) out += literal(from, amp, normalise) + value;
       from = amp + ref[0].length;
       amp = ampFrom(from);
     }
-    return decode ? out + literal(from, end) : '';
+    return decode ? out + literal(from, end, normalise) : '';
   };
 
   const stack: string[] = [];
@@ -281,10 +283,7 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
           }
         }
       } else if (visitor?.wantsText) {
-        // Most runs (whitespace between tags, plain values) hold no reference: cut them out directly.
-        const amp = ampFrom(i);
-        if (amp === -1 || amp >= textEnd) visitor.text(lineEnds ? newlines(s.slice(i, textEnd)) : s.slice(i, textEnd));
-        else visitor.text(references(i, textEnd, true));
+        visitor.text(references(i, textEnd, true));
       } else {
         references(i, textEnd, false);
       }
@@ -324,7 +323,7 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
         const end = s.indexOf(']]>', lt + 9);
         if (end === -1) fail('INVALID_XML', lt, 'unterminated CDATA section (document truncated?)');
         countNode(lt);
-        if (visitor?.wantsText) visitor.text(lineEnds ? newlines(s.slice(lt + 9, end)) : s.slice(lt + 9, end), true);
+        if (visitor?.wantsText) visitor.text(literal(lt + 9, end, false), true);
         i = end + 3;
         continue;
       }
