@@ -85,8 +85,10 @@ export function createPublisher(config: Readonly<Config>, storage: WebhookStorag
   });
 }
 
-/** What the hook and events routes need. */
-/** `routing`: recently read hook lists for routing (processes pass one and close it; tests route from the database). */
+/**
+ * What the hook and events routes need. `routing`: recently read hook lists for routing (processes pass one and close
+ * it; tests route from the database).
+ */
 export function composeWebhookRoutes(config: Readonly<Config>, models: Models, starter: DeliveryStarter, routing?: RoutingHooks): WebhookApiServices {
   const storage = composeWebhookStorage(models);
   return {

@@ -3,11 +3,12 @@
  * fewer once its attempts time out: each timeout halves the hook's allowance (down to one slot), each answer in time
  * gives one slot back (up to `limit`). So a receiver that hangs ends up holding one connection and one activity slot,
  * its attempts time out one at a time instead of `limit` at once, and one that recovers is back at full width after
- * `limit` answers. An
- * attempt over the cap may wait a short while for a slot, but only MAX_WAITERS attempts per hook may wait; the rest
- * are refused at once, so a hung hook pins at most limit + MAX_WAITERS of the worker's activity slots and never the
- * slots other hooks' deliveries need. A refused attempt goes back to its workflow, which waits and tries again. Counts are per
- * worker process, so the cluster-wide cap is limit × workers.
+ * `limit` answers.
+ *
+ * An attempt over the cap may wait a short while for a slot, but only MAX_WAITERS attempts per hook may wait; the
+ * rest are refused at once, so a hung hook pins at most limit + MAX_WAITERS of the worker's activity slots and never
+ * the slots other hooks' deliveries need. A refused attempt goes back to its workflow, which waits and tries again.
+ * Counts are per worker process, so the cluster-wide cap is limit × workers.
  */
 
 type Release = () => void;
