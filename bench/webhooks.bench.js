@@ -6,9 +6,11 @@
 //   endpoint, which runs the one publishEvent path, then delivered, signed, by a deliverWebhook workflow);
 // - p50/p99 event→delivery latency at half that rate (open loop, long enough for 400 deliveries in the full plan);
 // - the same three figures while a second hook gets events at a low rate, with a healthy receiver (the control: the
-//   same extra event load) and with a receiver that never answers (attempts hang until the 100 s timeout), in the
-//   order control, hung, hung, control. The hung receiver's own effect is the mean of its two passes against the
-//   mean of the two controls (open-loop latencies pooled), which cancels a steady drift of the run;
+//   same extra event load) and with a receiver that never answers (its hook's attempts hang until a 10 s timeout, so
+//   every pass sees the timeouts, the narrowed per-hook cap and the throttled returns of a receiver that stays hung),
+//   in the order control, hung, hung, control. The hung receiver's own effect is the mean of its two passes against
+//   the mean of the two controls (open-loop latencies pooled), which cancels a steady drift of the run; judged is the
+//   harm it does (a lower rate, a higher latency), the change either way printed with the controls' own difference;
 // - the two delivery models side by side on one worker of their own (bench/lib/delivery-models.js): one run per
 //   (event, hook), the product's, against one run per event fanning out to its hooks, with 1 and 3 hooks per event.
 
@@ -32,10 +34,13 @@ const API_RATE_LIMIT = '1000000000';
 const DELIVERY_WAIT_MS = 60_000;
 
 // minSamples: open-loop deliveries behind each judged p99 (the side conditions pool two passes of half as many);
-// maxLatencyS caps an open-loop pass when the rate is low.
+// maxLatencyS caps an open-loop pass when the rate is low. sideThroughputS: closed-loop length of the side passes
+// (longer than the main one: their rates are compared with each other, and 20 s passes differed by up to 35 % with
+// nothing changed). hungTimeoutS: the hung hook's own attempt timeout; hungSettleS: how long its load runs before the
+// first hung pass (three timeouts: its cap has narrowed and its throttled deliveries come back, its steady state).
 const PLANS = {
-  full: { concurrency: 20, warmupS: 5, throughputS: 20, latencyS: 20, minSamples: 400, maxLatencyS: 60, hungRate: 2, compareS: 12 },
-  quick: { concurrency: 10, warmupS: 2, throughputS: 5, latencyS: 5, minSamples: 0, maxLatencyS: 5, hungRate: 2, compareS: 4 },
+  full: { concurrency: 20, warmupS: 5, throughputS: 20, sideThroughputS: 30, latencyS: 20, minSamples: 400, maxLatencyS: 60, hungRate: 2, hungTimeoutS: 10, hungSettleS: 30, compareS: 12 },
+  quick: { concurrency: 10, warmupS: 2, throughputS: 5, sideThroughputS: 5, latencyS: 5, minSamples: 0, maxLatencyS: 5, hungRate: 2, hungTimeoutS: 5, hungSettleS: 5, compareS: 4 },
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -226,10 +231,11 @@ async function run(ctx) {
     await noopWorker.ready();
     const creds = await gateway.seedTenant(gw);
     const token = await gateway.fetchToken(gw, creds);
-    const hook = async (topic, url) => (await apiCall(agent, `${gw.url}/api/v1/hook`, { method: 'POST', token, body: { url, topic, secureKey: KEY } })).id;
+    const hook = async (topic, url, extra = {}) =>
+      (await apiCall(agent, `${gw.url}/api/v1/hook`, { method: 'POST', token, body: { url, topic, secureKey: KEY, ...extra } })).id;
     const healthyHook = await hook('BenchHealthy', healthy.url);
     const secondHook = await hook('BenchSecond', second.url);
-    const hungHook = await hook('BenchHung', hung.url);
+    const hungHook = await hook('BenchHung', hung.url, { timeoutSeconds: plan.hungTimeoutS });
     const compareHooks = [];
     for (const t of ['BenchFanA', 'BenchFanB', 'BenchFanC']) compareHooks.push(await hook(t, healthy.url));
     ctx.log('webhooks: waiting for the comparison worker');
@@ -252,8 +258,8 @@ async function run(ctx) {
     };
     const healthyOnce = () => deliverOnce(healthyHook, healthy);
     const pids = { api: gw.api.pid, worker: gw.worker.pid, ...ctx.serverPids };
-    const deliveryPass = async () => {
-      const m = await cpu.measureCpu(pids, () => closedLoop(plan.concurrency, plan.throughputS, healthyOnce));
+    const deliveryPass = async (seconds = plan.throughputS) => {
+      const m = await cpu.measureCpu(pids, () => closedLoop(plan.concurrency, seconds, healthyOnce));
       return { ...m.result, cpu: cpu.cpuCost(m, m.result.done, ctx.cores) };
     };
 
@@ -309,8 +315,8 @@ async function run(ctx) {
     let sideSeconds;
     const sidePass = async (kind, index) => {
       const label = `${kind} ${index}`;
-      ctx.log(`webhooks: ${label}: ${plan.concurrency} loops for ${plan.throughputS} s`);
-      const t = await deliveryPass();
+      ctx.log(`webhooks: ${label}: ${plan.concurrency} loops for ${plan.sideThroughputS} s`);
+      const t = await deliveryPass(plan.sideThroughputS);
       if (sideRate === undefined) {
         // On FerretDB the database's cost per delivery grows with the events stored, so the capacity measured first
         // may no longer hold: every side pass runs at half of the first control's capacity (if lower), so they
@@ -328,17 +334,22 @@ async function run(ctx) {
     const control1 = await sidePass('control', 1);
     let controlSent = await control.stop();
 
-    // A hook whose receiver never answers: its attempts hold connections until the 100 s timeout.
-    ctx.log(`webhooks: a hung receiver gets ${plan.hungRate} events/s`);
+    // A hook whose receiver never answers: its attempts hold connections until its timeout. It runs for three
+    // timeouts before measuring, so the passes see a receiver that stays hung (cap narrowed by the timeouts, throttled
+    // deliveries coming back, one attempt timing out after another), not only its first seconds.
+    ctx.log(`webhooks: a hung receiver gets ${plan.hungRate} events/s (hook timeout ${plan.hungTimeoutS} s); ${plan.hungSettleS} s before measuring`);
     const hungLoad = background(hungHook);
-    // Let it fill its per-hook cap before measuring.
-    const fillDeadline = Date.now() + 30_000;
-    while (hung.openConnections() < 20 && Date.now() < fillDeadline) await sleep(250);
+    let hungHeldMax = 0;
+    const heldProbe = setInterval(() => (hungHeldMax = Math.max(hungHeldMax, hung.openConnections())), 250);
+    await sleep(plan.hungSettleS * 1000);
+    const hungAttemptsAtStart = hung.requests();
     const hungHeldAtStart = hung.openConnections();
-    ctx.log(`webhooks: hung passes (${hungHeldAtStart} connections held)`);
+    ctx.log(`webhooks: hung passes (${hungHeldAtStart} connections held, at most ${hungHeldMax} so far, ${hungAttemptsAtStart} attempts)`);
     const hung1 = await sidePass('hung', 1);
     const hung2 = await sidePass('hung', 2);
+    clearInterval(heldProbe);
     const hungHeldAtEnd = hung.openConnections();
+    const hungAttemptsInPasses = hung.requests() - hungAttemptsAtStart;
     const hungSent = await hungLoad.stop();
 
     // Before the second control, the hung hook's deliveries end: their runs are terminated and the held connections
@@ -404,11 +415,12 @@ async function run(ctx) {
     };
     const controls = condition([control1, control2]);
     const hungs = condition([hung1, hung2]);
-    const change = (a, b) => Math.abs(b - a) / a;
     const signed = (a, b) => (b - a) / a;
     const figuresOf = (c) => [c.perSecond, c.p50, c.p99];
-    const effects = figuresOf(controls).map((a, i) => change(a, figuresOf(hungs)[i]));
-    const worst = Math.max(...effects);
+    // Harm: a lower delivery rate, a higher p50 or p99. A hung hook cannot speed up another hook's deliveries, so a
+    // change that way is the run's noise (printed below with the controls' own difference), not a move to judge.
+    const harms = figuresOf(controls).map((a, i) => (i === 0 ? -1 : 1) * signed(a, figuresOf(hungs)[i]));
+    const worst = Math.max(0, ...harms);
     const controlDrift = figuresOf(condition([control1])).map((a, i) => signed(a, figuresOf(condition([control2]))[i]));
     result.tables.push({
       title: 'Hung receiver, as judged: closed-loop rate = mean of the two passes; p50/p99 = of both open-loop passes pooled',
@@ -475,7 +487,7 @@ async function run(ctx) {
       },
       {
         id: 'webhook-hung-effect',
-        label: 'largest change a hung receiver causes in those figures (2 hung passes against 2 controls with the same event load to a healthy receiver)',
+        label: 'largest harm a hung receiver does to those figures (rate lower or latency higher; 2 hung passes against 2 controls with the same event load to a healthy receiver)',
         measured: pct(worst),
         unit: '%',
         target: 10,
@@ -489,7 +501,7 @@ async function run(ctx) {
         `throughput ${fmt(controls.perSecond, 1)} → ${fmt(hungs.perSecond, 1)}/s (${pctText(signed(controls.perSecond, hungs.perSecond))}), ` +
         `p50 ${fmt(controls.p50)} → ${fmt(hungs.p50)} ms (${pctText(signed(controls.p50, hungs.p50))}), p99 ${fmt(controls.p99)} → ${fmt(hungs.p99)} ms (${pctText(signed(controls.p99, hungs.p99))})`,
       `noise: control 2 against control 1 (throughput, p50, p99): ${controlDrift.map(pctText).join(', ')}; a hung-receiver change within that is the run's drift, not the hung receiver`,
-      `second healthy receiver: ${controlSent} events at ${plan.hungRate}/s; hung receiver: ${hungSent} events at ${plan.hungRate}/s, connections held ${hungHeldAtStart} at the start of its passes and ${hungHeldAtEnd} at the end (cap WEBHOOK_MAX_CONCURRENCY_PER_HOOK=20, timeout 100 s); its runs were terminated and its connections closed before control 2`,
+      `second healthy receiver: ${controlSent} events at ${plan.hungRate}/s; hung receiver: ${hungSent} events at ${plan.hungRate}/s, hook timeout ${plan.hungTimeoutS} s, connections held at most ${hungHeldMax}, ${hungHeldAtStart} at the start of its passes and ${hungHeldAtEnd} at the end (cap WEBHOOK_MAX_CONCURRENCY_PER_HOOK=20, narrowed by timeouts), ${hungAttemptsInPasses} attempts reached it during its passes; its runs were terminated and its connections closed before control 2`,
       'events are produced through POST /api/v1/hook/{id}/ping (API → publishEvent → deliverWebhook workflow → signed POST); receivers on 127.0.0.1 answer 204',
       `healthy receiver requests: ${healthy.requests()}`,
       `load average (1, 5, 15 min) on ${ctx.cores} cores: ${loads.map(([when, l]) => `${when} ${l.map((v) => v.toFixed(1)).join(' / ')}`).join('; ')}`,
