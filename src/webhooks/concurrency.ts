@@ -18,7 +18,10 @@ export const MAX_WAITERS = 2;
 
 /**
  * A hook at its cap with no slot freed for this long is stuck (a receiver that hangs until the timeout): its attempts
- * do not wait in the worker, and their workflows are told to come back much later instead of polling.
+ * do not wait in the worker, and their workflows are told to come back much later instead of polling. For a hook
+ * whose cap timeouts have narrowed, a slot freed by a timeout is no sign of life: it is stuck for as long as the
+ * receiver has not answered (with a short timeout its one slot turns over every few seconds, yet the receiver has been
+ * hanging all along), while one that answers between its timeouts is not.
  */
 export const STUCK_AFTER_MS = 5_000;
 
@@ -34,6 +37,8 @@ export class HookConcurrency {
   private readonly turnover = new Map<string, number>();
   /** Slots a hook may use now, where timeouts took it below `limit`. */
   private readonly allowance = new Map<string, number>();
+  /** For a hook whose cap is narrowed: its last answer, or the timeout that narrowed it if none came since. */
+  private readonly silentSince = new Map<string, number>();
 
   constructor(
     readonly limit: number,
@@ -50,9 +55,16 @@ export class HookConcurrency {
   /** An attempt that reached the receiver: a timeout halves the hook's cap (at least 1), an answer adds one back. */
   recordOutcome(hookId: string, timedOut: boolean): void {
     const cap = this.capOf(hookId);
-    if (timedOut) this.allowance.set(hookId, Math.max(1, Math.floor(cap / 2)));
-    else if (cap + 1 >= this.limit) this.allowance.delete(hookId);
-    else this.allowance.set(hookId, cap + 1);
+    if (timedOut) {
+      this.allowance.set(hookId, Math.max(1, Math.floor(cap / 2)));
+      if (!this.silentSince.has(hookId)) this.silentSince.set(hookId, this.now());
+    } else if (cap + 1 >= this.limit) {
+      this.allowance.delete(hookId);
+      this.silentSince.delete(hookId);
+    } else {
+      this.allowance.set(hookId, cap + 1);
+      this.silentSince.set(hookId, this.now());
+    }
   }
 
   /** A release function, or null when the hook is at its cap. */
@@ -64,10 +76,15 @@ export class HookConcurrency {
     return this.releaser(hookId);
   }
 
-  /** How long the hook has been at its cap without a slot coming free; 0 when it is not at its cap. */
+  /**
+   * How long the hook has been at its cap without a slot coming free, or, while timeouts have narrowed its cap,
+   * without an answer; 0 when it is not at its cap.
+   */
   stuckForMs(hookId: string): number {
     if ((this.inFlight.get(hookId) ?? 0) < this.capOf(hookId)) return 0;
-    return Math.max(0, this.now() - (this.turnover.get(hookId) ?? this.now()));
+    const now = this.now();
+    const since = this.silentSince.get(hookId) ?? this.turnover.get(hookId) ?? now;
+    return Math.max(0, now - since);
   }
 
   isStuck(hookId: string): boolean {
@@ -109,8 +126,11 @@ export class HookConcurrency {
       if (released) return;
       released = true;
       this.turnover.set(hookId, this.now());
-      // Hand the slot straight to the longest waiter, if any; the count stays as it is.
-      const queue = this.waiting.get(hookId);
+      // Hand the slot straight to the longest waiter, if any, the count staying as it is; not when timeouts have
+      // narrowed the cap below the attempts in flight: the slot is then given up, or a hanging receiver would keep
+      // every slot it held before the narrowing for as long as new attempts keep arriving.
+      const held = this.inFlight.get(hookId) ?? 1;
+      const queue = held <= this.capOf(hookId) ? this.waiting.get(hookId) : undefined;
       const next = queue?.shift();
       if (queue && queue.length === 0) this.waiting.delete(hookId);
       if (next) {
@@ -118,7 +138,7 @@ export class HookConcurrency {
         next.grant(this.releaser(hookId));
         return;
       }
-      const left = (this.inFlight.get(hookId) ?? 1) - 1;
+      const left = held - 1;
       if (left <= 0) {
         this.inFlight.delete(hookId);
         this.turnover.delete(hookId);

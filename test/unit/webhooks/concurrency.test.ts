@@ -109,6 +109,61 @@ describe('HookConcurrency', () => {
     granted!();
   });
 
+  it('gives up, rather than hands on, the slots a hook holds above a cap that timeouts narrowed', async () => {
+    const c = new HookConcurrency(4);
+    const held = [c.tryAcquire('h')!, c.tryAcquire('h')!, c.tryAcquire('h')!, c.tryAcquire('h')!];
+    const waiting = c.acquire('h', 10_000);
+    c.recordOutcome('h', true);
+    c.recordOutcome('h', true);
+    expect(c.capOf('h')).toBe(1);
+    // Four in flight over a cap of one: the first three releases free their slots for good, the waiter keeps waiting.
+    for (const release of held.slice(0, 3)) release();
+    expect(c.current('h')).toBe(1);
+    let granted: (() => void) | null | undefined;
+    void waiting.then((r) => (granted = r));
+    await Promise.resolve();
+    expect(granted).toBeUndefined();
+    // The last one, within the cap, goes to the waiter.
+    held[3]!();
+    expect(await waiting).not.toBeNull();
+    expect(c.current('h')).toBe(1);
+  });
+
+  it('calls a narrowed hook stuck for as long as its receiver has not answered, however often timeouts free its slot', () => {
+    let now = 5_000_000;
+    const c = new HookConcurrency(2, () => now);
+    const first = c.tryAcquire('h')!;
+    c.recordOutcome('h', true);
+    first();
+    // One attempt after another times out every 3 s: the slot turns over, the receiver stays silent.
+    for (let k = 0; k < 4; k++) {
+      const r = c.tryAcquire('h')!;
+      now += 3_000;
+      expect(c.stuckForMs('h')).toBe(3_000 * (k + 1));
+      c.recordOutcome('h', true);
+      r();
+    }
+    const r = c.tryAcquire('h')!;
+    expect(c.isStuck('h')).toBe(true);
+    // An answer is a sign of life: the clock starts again from it.
+    c.recordOutcome('h', false);
+    r();
+    c.tryAcquire('h');
+    c.tryAcquire('h');
+    expect(c.capOf('h')).toBe(2);
+    expect(c.stuckForMs('h')).toBe(0);
+    // A receiver answering between its timeouts is never stuck while it answers.
+    const c2 = new HookConcurrency(1, () => now);
+    for (let k = 0; k < 5; k++) {
+      const s = c2.tryAcquire('f')!;
+      now += 1_000;
+      c2.recordOutcome('f', k % 2 === 0);
+      s();
+    }
+    c2.tryAcquire('f');
+    expect(c2.stuckForMs('f')).toBeLessThan(STUCK_AFTER_MS);
+  });
+
   it('refuses a nonsensical cap', () => {
     expect(() => new HookConcurrency(0)).toThrow(RangeError);
   });
