@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { Client, Connection } from '@temporalio/client';
@@ -274,6 +275,25 @@ describe('webhook delivery on the real Temporal dev server', () => {
     // the cap of 3.
     expect(hungBusyAt.filter((n) => n > 0).length).toBeGreaterThanOrEqual(5);
     expect(maxInFlight).toBe(3);
+  });
+
+  it('narrows a hung hook to one attempt at a time while its events keep coming', async () => {
+    const t = await tenant();
+    const hung = await receiver(() => 'hang');
+    await t.hook({ url: hung.url, topic: 'StillHungTopic', secureKey: KEY, timeoutSeconds: 1 });
+    // An event every 200 ms for 5 s: attempts keep arriving after the first timeouts narrowed the cap (3) to one.
+    const start = Date.now();
+    for (let i = 0; i < 25; i++) {
+      await t.publish({ topic: 'StillHungTopic', party: null });
+      await sleep(Math.max(0, start + (i + 1) * 200 - Date.now()));
+    }
+    const arrived = (from: number, to: number) => hung.requests.filter((q) => q.at >= start + from && q.at < start + to).length;
+    // The first events fill the cap of three.
+    expect(arrived(0, 2_000)).toBeGreaterThanOrEqual(3);
+    // From 2 s on, one attempt per 1 s timeout (allowing one boundary): holding the three slots would give about
+    // nine in these three seconds, as the waiting attempts took each freed slot.
+    expect(arrived(2_000, 5_000)).toBeLessThanOrEqual(4);
+    expect(arrived(2_000, 5_000)).toBeGreaterThanOrEqual(2);
   });
 
   it('selects hooks by priority: party over environment, exact over wildcard, then hook id; one per channel', async () => {
