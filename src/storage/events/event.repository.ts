@@ -1,6 +1,7 @@
 import type { mongo } from 'mongoose';
 import type { Models } from '../models';
 import { isDuplicateKeyError } from '../connection';
+import { withStorageRetries } from '../retry';
 import type { DeliveryAttemptDoc, EventDoc, EventLabel, EventRouteDoc } from './event.schema';
 
 export type { EventLabel, EventRouteDoc, DeliveryAttemptDoc, AttemptOutcome } from './event.schema';
@@ -83,7 +84,10 @@ export class EventRepository {
     const { id, ...rest } = event;
     const doc: EventDoc = { _id: id, ...rest, routes: rest.routes.map((r) => ({ hookId: r.hookId, action: r.action, deliveryId: r.deliveryId, status: r.status })) };
     try {
-      await (this.models.WebhookEvent.collection as unknown as mongo.Collection<EventDoc>).insertOne(doc);
+      // A transient failure (FerretDB's SQLite "database is locked" under load) is tried again: the caller may be an
+      // API request with nothing else to retry it. An earlier try that did land shows as 'exists', which callers
+      // already treat as a repeated publish.
+      await withStorageRetries(() => (this.models.WebhookEvent.collection as unknown as mongo.Collection<EventDoc>).insertOne(doc));
       return 'inserted';
     } catch (e) {
       if (isDuplicateKeyError(e)) return 'exists';
