@@ -140,12 +140,13 @@ export class DeliveryLogRepository {
 
   /**
    * Writes the line: one insert. The same _id again (a retried activity) replaces it. Insert first: on FerretDB an
-   * insert costs about half an upsert, and a retry is rare. Through the driver, as EventRepository.insert.
+   * insert costs about half an upsert, and a retry is rare. Through the driver, and tried again after a transient
+   * failure, as EventRepository.insert (publishing from an API request records lines too).
    */
   async record(line: DeliveryAttemptDoc): Promise<void> {
     const { _id, ...rest } = line;
     try {
-      await (this.models.DeliveryAttempt.collection as unknown as mongo.Collection<DeliveryAttemptDoc>).insertOne({ ...line });
+      await withStorageRetries(() => (this.models.DeliveryAttempt.collection as unknown as mongo.Collection<DeliveryAttemptDoc>).insertOne({ ...line }));
     } catch (e) {
       if (!isDuplicateKeyError(e)) throw e;
       await this.models.DeliveryAttempt.replaceOne({ _id }, { _id, ...rest }).exec();

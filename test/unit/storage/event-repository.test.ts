@@ -1,8 +1,8 @@
 import type { Models } from '../../../src/storage/models';
-import { EventRepository, type EventRecord } from '../../../src/storage/events/event.repository';
+import { DeliveryLogRepository, EventRepository, type EventRecord } from '../../../src/storage/events/event.repository';
 
 /** A collection whose insertOne answers from a script: an error to throw, or undefined for success. */
-function repositoryWith(script: (Error | undefined)[]) {
+function collectionWith(script: (Error | undefined)[]) {
   const calls: unknown[] = [];
   const collection = {
     insertOne: async (doc: unknown) => {
@@ -12,8 +12,12 @@ function repositoryWith(script: (Error | undefined)[]) {
       return { acknowledged: true };
     },
   };
-  const models = { WebhookEvent: { collection } } as unknown as Models;
-  return { repo: new EventRepository(models), calls };
+  return { collection, calls };
+}
+
+function repositoryWith(script: (Error | undefined)[]) {
+  const { collection, calls } = collectionWith(script);
+  return { repo: new EventRepository({ WebhookEvent: { collection } } as unknown as Models), calls };
 }
 
 const busy = () => new Error('[db.go:134 fsql.(*DB).InTransaction] database is locked (5) (SQLITE_BUSY)');
@@ -57,5 +61,27 @@ describe('EventRepository.insert', () => {
     const broken = repositoryWith([new Error('document too large')]);
     await expect(broken.repo.insert(event)).rejects.toThrow(/too large/);
     expect(broken.calls).toHaveLength(1);
+  });
+});
+
+describe('DeliveryLogRepository.record', () => {
+  it('tries a line again after a transient "database is locked" answer', async () => {
+    const { collection, calls } = collectionWith([busy()]);
+    const log = new DeliveryLogRepository({ DeliveryAttempt: { collection } } as unknown as Models);
+    await log.record({
+      _id: 'run-1:1',
+      tenantId: 't1',
+      eventId: event.id,
+      hookId: 'h1',
+      deliveryId: 'd1',
+      attempt: 1,
+      at: new Date('2026-11-26T00:00:01Z'),
+      httpStatus: null,
+      latencyMs: null,
+      error: 'not sent: e-mail delivery of events is not implemented in this version',
+      outcome: 'skipped',
+      url: null,
+    });
+    expect(calls).toHaveLength(2);
   });
 });
