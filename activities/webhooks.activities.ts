@@ -54,7 +54,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const info = Context.current().info;
       // One log line per (run, attempt): a retried activity overwrites its own line.
       const runKey = info.workflowExecution?.runId ?? info.activityRunId ?? info.activityId;
-      return services().attempts.attempt({ ...input, runKey }, () => heartbeat());
+      const workflowId = info.workflowExecution?.workflowId;
+      return services().attempts.attempt({ ...input, runKey, ...(workflowId ? { workflowId } : {}) }, () => heartbeat());
     },
 
     /** The one publish path for producers running in workflows (document topics of later work use it too). */

@@ -1,8 +1,10 @@
-import { ActivityFailure, continueAsNew, proxyActivities, sleep, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, condition, continueAsNew, defineSignal, proxyActivities, setHandler, sleep, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { nextDelay, type RetrySchedule } from '../src/core/retry-schedule';
 import {
   DELIVERY_SEARCH_ATTRIBUTES,
+  HOOK_ANSWERED_SIGNAL,
+  type HookAnswered,
   type AttemptResult,
   type DeliverWebhookInput,
   type DeliverWebhookResult,
@@ -17,6 +19,9 @@ import {
  * in as data. Failed attempts publish HookSentRetry (while a retry follows) or HookSentError (the end); a 410 switches
  * the hook off; an output rule that matches hands the event on under its own topic and ends the delivery.
  */
+
+/** The worker saw the hook answer again: a delivery parked on it comes back (within the given spread). */
+const hookAnsweredSignal = defineSignal<[HookAnswered]>(HOOK_ANSWERED_SIGNAL);
 
 /** Publishing must eventually succeed (the event is the customer's only notice), so it retries without a count. */
 const publishSteps = proxyActivities<Activities>({
@@ -56,6 +61,12 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
 
   const progress: DeliveryProgress = input.resume ? { ...input.resume } : { attempts: 0, startedAtMs: Date.now(), throttled: 0 };
   const ids = { tenantId: input.tenantId, eventId: input.eventId, hookId: input.hookId, deliveryId: input.deliveryId };
+  // Set by a wake since the last try began: one arriving while a try is on its way to being parked is kept.
+  let woken: HookAnswered | undefined;
+  setHandler(hookAnsweredSignal, (w) => {
+    woken = w;
+  });
+  const wakeSpreadMs = () => Math.max(0, woken?.withinMs ?? 0);
 
   const publish = (attempt: number, r: Extract<AttemptResult, { kind: 'sent' | 'failed' }>, kind: DeliveryEventInput['kind']) =>
     publishSteps.publishDeliveryEvent({
@@ -78,6 +89,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     }
 
     const attempt = progress.attempts + 1;
+    woken = undefined;
     let r: AttemptResult;
     try {
       r = await attemptSteps.attemptDelivery({
@@ -104,7 +116,16 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
         await publish(progress.attempts, failed, { topic: 'HookSentError', reason: 'exhausted' });
         return { outcome: 'exhausted', attempts: progress.attempts, reason: failed.error };
       }
-      await sleep(wait);
+      if (!r.parked) {
+        await sleep(wait);
+        continue;
+      }
+      // Parked on a stuck hook: the worker signals when the hook answers; the timer covers a wake that never comes.
+      if (await condition(() => woken !== undefined, wait)) {
+        progress.throttled = 0;
+        const spread = wakeSpreadMs();
+        if (spread > 0) await sleep(Math.round(Math.random() * spread));
+      }
       continue;
     }
     progress.throttled = 0;

@@ -19,6 +19,15 @@ export const DELIVERY_SEARCH_ATTRIBUTES = {
   attempt: { name: 'DeliveryAttempt', type: 'INT' },
 } as const;
 
+/**
+ * Signal to a delivery parked on a stuck hook: the hook answered again, come back within `withinMs` (a random point in
+ * it, so a long list of parked deliveries does not return all in the same second).
+ */
+export const HOOK_ANSWERED_SIGNAL = 'hookAnswered';
+export interface HookAnswered {
+  withinMs: number;
+}
+
 /** One delivery = one event to one hook; its workflow id is derived from the delivery id (a business key). */
 export function deliverWebhookWorkflowId(tenantId: string, deliveryId: string): string {
   return `webhook-delivery:${tenantId}:${deliveryId}`;
@@ -126,9 +135,10 @@ export type AttemptResult =
     }
   /**
    * The per-hook concurrency cap is reached in this worker: nothing was sent; try again. `retryInMs` when the hook's
-   * slots are stuck (its receiver hangs): come back after that instead of polling.
+   * slots are stuck (its receiver hangs): come back after that instead of polling. `parked`: the worker will signal
+   * HOOK_ANSWERED_SIGNAL to this run when the hook answers again, so the wait may end early.
    */
-  | { kind: 'throttled'; retryInMs?: number }
+  | { kind: 'throttled'; retryInMs?: number; parked?: boolean }
   | { kind: 'skipped'; reason: 'hook-deleted' | 'hook-inactive' | 'event-missing' | 'unsupported-action'; detail: string };
 
 /** Input of the activity that publishes HookSentRetry / HookSentError / an output rule's topic for a delivery. */

@@ -1,13 +1,22 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
 import packageJson from '../../package.json';
 import type { Config } from '../config/load-config';
 import { GatewayError } from '../core/gateway-error';
-import { DELIVER_WEBHOOK_WORKFLOW, DELIVERY_SEARCH_ATTRIBUTES, deliverWebhookWorkflowId, type DeliverWebhookInput } from '../core/webhook-delivery';
+import {
+  DELIVER_WEBHOOK_WORKFLOW,
+  DELIVERY_SEARCH_ATTRIBUTES,
+  deliverWebhookWorkflowId,
+  HOOK_ANSWERED_SIGNAL,
+  type DeliverWebhookInput,
+  type HookAnswered,
+} from '../core/webhook-delivery';
 import type { Models } from '../storage/models';
 import { DeliveryLogRepository, EventRepository } from '../storage/events/event.repository';
 import { HookRepository } from '../storage/hooks/hook.repository';
 import { HookConcurrency } from '../webhooks/concurrency';
+import { ParkedDeliveries, type WakeDelivery } from '../webhooks/parked-deliveries';
+import type { Logger } from '../observability/logger';
 import { DeliveryAttempts } from '../webhooks/deliver-attempt';
 import { WebhookSender, type WebhookSenderOptions } from '../webhooks/http-sender';
 import { EventPublisher, type DeliveryMeta, type DeliveryStarter } from '../webhooks/publish';
@@ -121,20 +130,37 @@ export function composeWebhookApi(config: Readonly<Config>, models: Models): { s
   };
 }
 
+/** Wakes a delivery parked on a stuck hook: a signal to its run (ParkedDeliveries). */
+export function signalWake(client: () => Client): WakeDelivery {
+  return async (workflowId, withinMs) => {
+    const answered: HookAnswered = { withinMs };
+    await client().workflow.getHandle(workflowId).signal(HOOK_ANSWERED_SIGNAL, answered);
+  };
+}
+
+export interface WebhookWorkerOptions {
+  /** How parked deliveries are woken; without it they wait on their own (long) timers. */
+  wake?: WakeDelivery;
+  logger?: Logger;
+  sender?: Partial<WebhookSenderOptions>;
+}
+
 /** What the worker's webhook activities need; close() releases the HTTP connection pools. */
-export function composeWebhookWorker(
-  config: Readonly<Config>,
-  models: Models,
-  starter: DeliveryStarter,
-  senderOverrides: Partial<WebhookSenderOptions> = {},
-) {
+export function composeWebhookWorker(config: Readonly<Config>, models: Models, starter: DeliveryStarter, options: WebhookWorkerOptions = {}) {
   const storage = composeWebhookStorage(models);
   const sender = new WebhookSender({
     allowList: allowListOf(config),
     allowHttp: config.webhooks.allowHttp,
     userAgent: `invoice-gateway-webhooks/${packageJson.version}`,
-    ...senderOverrides,
+    ...options.sender,
   });
+  const { wake, logger } = options;
+  // A run that has ended needs no wake; anything else only delays that delivery until its timer.
+  const parked = wake
+    ? new ParkedDeliveries(wake, (workflowId, error) => {
+        if (!(error instanceof WorkflowNotFoundError)) logger?.warn({ workflowId, err: error }, 'could not wake a delivery parked on its hook');
+      })
+    : undefined;
   const recentHooks = new RecentHooks(storage.hooks);
   const routing = new RoutingHooks(storage.hooks);
   const attempts = new DeliveryAttempts({
@@ -142,6 +168,7 @@ export function composeWebhookWorker(
     sender,
     recentHooks,
     concurrency: new HookConcurrency(config.webhooks.maxConcurrencyPerHook),
+    ...(parked ? { parked } : {}),
     maxTimeoutMs: config.webhooks.timeoutMs,
     httpsinUrl: config.webhooks.httpsinUrl,
   });

@@ -4,7 +4,7 @@ import { createActivities } from '../../activities';
 import { composeCore, composeDocumentPool, validatorOptions } from './compose';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { Client } from '@temporalio/client';
-import { composeWebhookWorker, TemporalDeliveryStarter } from './webhooks';
+import { composeWebhookWorker, signalWake, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, type Validator, type ValidatorPool } from '../validation';
 import type { TransformOptions } from '../transform';
 import type { Logger } from '../observability/logger';
@@ -68,7 +68,8 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
     taskQueue: overrides.taskQueue ?? config.temporal.taskQueue,
     searchAttributes: config.webhooks.searchAttributes,
   });
-  const webhooks = composeWebhookWorker(config, core.db.models, starter);
+  // Deliveries parked on a stuck hook are woken by a signal when it answers again (ParkedDeliveries).
+  const webhooks = composeWebhookWorker(config, core.db.models, starter, { wake: signalWake(() => client), logger: core.logger });
   const validator = composeValidation(config, core.logger);
   const worker = await Worker.create({
     connection,

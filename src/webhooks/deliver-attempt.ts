@@ -3,6 +3,7 @@ import type { AttemptResult } from '../core/webhook-delivery';
 import type { DeliveryLogRepository, EventRepository } from '../storage/events/event.repository';
 import type { HookRecord, HookRepository } from '../storage/hooks/hook.repository';
 import type { HookConcurrency } from './concurrency';
+import type { ParkedDeliveries } from './parked-deliveries';
 import type { RecentHooks } from './recent-hooks';
 import { buildEventPayload, redactUrl, serializeEventPayload, toGatewayEvent, type GatewayEvent } from './event-payload';
 import type { SendResult, WebhookSender } from './http-sender';
@@ -21,13 +22,21 @@ import { signDelivery } from './sign-payload';
 export const SLOT_WAIT_MS = 2_000;
 
 /**
- * When a hook's slots are stuck, its throttled deliveries come back after about as long as the hook has been stuck
- * (at least 30 s, at most 10 min) rather than polling: the deliveries waiting on it grow with time, their tries per
- * second stay near the rate of new events for that hook, so a hanging receiver does not load the engine more and
- * more.
+ * When a hook's slots are stuck and a throttled delivery cannot be parked (no registry, or a run without a workflow
+ * id), it comes back after about as long as the hook has been stuck (at least 30 s, at most 10 min) rather than
+ * polling: the deliveries waiting on it grow with time, their tries per second stay near the rate of new events for
+ * that hook, so a hanging receiver does not load the engine more and more.
  */
 export function stuckRetryMs(stuckForMs: number): number {
   return Math.min(10 * 60_000, Math.max(30_000, stuckForMs));
+}
+
+/**
+ * A delivery parked on a stuck hook (ParkedDeliveries) is woken by the hook's first answer, so its own timer is only
+ * the fallback for a wake that never comes (worker restarted): at least 5 min, up to an hour for a hook stuck that long.
+ */
+export function parkedRetryMs(stuckForMs: number): number {
+  return Math.min(60 * 60_000, Math.max(5 * 60_000, stuckForMs));
 }
 
 export interface AttemptInput {
@@ -38,6 +47,8 @@ export interface AttemptInput {
   attempt: number;
   /** Unique per delivery run (the workflow run id): with `attempt` it keys the log line. */
   runKey: string;
+  /** The delivery's workflow id: a throttled try on a stuck hook parks under it, to be woken when the hook answers. */
+  workflowId?: string;
   ignoreInactive?: boolean;
   /** The event as published (events never change); without it (older runs) the attempt reads it. */
   event?: GatewayEvent;
@@ -51,6 +62,8 @@ export interface DeliveryAttemptsDeps {
   deliveryLog: DeliveryLogRepository;
   sender: WebhookSender;
   concurrency: HookConcurrency;
+  /** Deliveries waiting on stuck hooks, woken by the hook's next answer; without it they wait on their timers. */
+  parked?: ParkedDeliveries;
   /** Recently read hooks for first attempts (RecentHooks); without it every attempt reads the hook. */
   recentHooks?: RecentHooks;
   /** WEBHOOK_TIMEOUT_MS: the default and the cap of a hook's own timeout. */
@@ -71,10 +84,8 @@ export class DeliveryAttempts {
   async attempt(input: AttemptInput, heartbeat: () => void = () => undefined): Promise<AttemptResult> {
     // The slot first: a hook at its cap costs no database reads, however often its deliveries come back to try.
     const release = await this.deps.concurrency.acquire(input.hookId, SLOT_WAIT_MS);
-    if (!release) {
-      const stuckFor = this.deps.concurrency.stuckForMs(input.hookId);
-      return this.deps.concurrency.isStuck(input.hookId) ? { kind: 'throttled', retryInMs: stuckRetryMs(stuckFor) } : { kind: 'throttled' };
-    }
+    if (!release) return this.throttled(input);
+    if (input.workflowId) this.deps.parked?.unpark(input.hookId, input.workflowId);
     try {
       const hook = await this.readHook(input);
       if (!hook) return await this.skip(input, 'hook-deleted', 'the hook was deleted');
@@ -87,6 +98,16 @@ export class DeliveryAttempts {
     } finally {
       release();
     }
+  }
+
+  /** No slot: try again soon, or, on a stuck hook, park until it answers (or a long timer, without a registry). */
+  private throttled(input: AttemptInput): AttemptResult {
+    const { concurrency, parked } = this.deps;
+    if (!concurrency.isStuck(input.hookId)) return { kind: 'throttled' };
+    const stuckFor = concurrency.stuckForMs(input.hookId);
+    if (!parked || !input.workflowId) return { kind: 'throttled', retryInMs: stuckRetryMs(stuckFor) };
+    parked.park(input.hookId, input.workflowId);
+    return { kind: 'throttled', retryInMs: parkedRetryMs(stuckFor), parked: true };
   }
 
   /**
@@ -134,6 +155,8 @@ export class DeliveryAttempts {
         }
         // Timeouts narrow the hook's cap, answers widen it again (HookConcurrency); refusals and resets leave it.
         if (result.kind === 'response' || result.timedOut) this.deps.concurrency.recordOutcome(input.hookId, result.kind !== 'response');
+        // Any answer, even an error status, means the receiver is back: the deliveries parked on it may return.
+        if (result.kind === 'response') void this.deps.parked?.wake(input.hookId);
       }
     }
 

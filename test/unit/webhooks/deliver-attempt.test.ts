@@ -2,6 +2,7 @@ import type { DeliveryAttemptDoc, DeliveryLogRepository, EventRepository } from 
 import type { HookRecord, HookRepository } from '../../../src/storage/hooks/hook.repository';
 import { HookConcurrency } from '../../../src/webhooks/concurrency';
 import { DeliveryAttempts, type AttemptInput } from '../../../src/webhooks/deliver-attempt';
+import { ParkedDeliveries } from '../../../src/webhooks/parked-deliveries';
 import type { GatewayEvent } from '../../../src/webhooks/event-payload';
 import type { SendRequest, WebhookSender } from '../../../src/webhooks/http-sender';
 import { RecentHooks } from '../../../src/webhooks/recent-hooks';
@@ -24,7 +25,7 @@ const event: GatewayEvent = {
   createdOn: '2026-11-25T04:00:00.000Z',
 };
 
-function setup() {
+function setup(options: { parked?: ParkedDeliveries } = {}) {
   let hook: HookRecord = hookRecord('h1', { url: 'https://receiver.example/old', secureKey: 'a-secure-key-of-enough-length' });
   let reads = 0;
   const read = async (tenantIds: readonly string[], id: string) => {
@@ -47,7 +48,7 @@ function setup() {
   const deliveryLog = { record: async (l: DeliveryAttemptDoc) => void lines.push(l) } as unknown as DeliveryLogRepository;
   const clock = { ms: 1_000_000 };
   const recentHooks = new RecentHooks(hooks, 2_000, () => clock.ms);
-  const concurrency = new HookConcurrency(5);
+  const concurrency = new HookConcurrency(5, () => clock.ms);
   const attempts = new DeliveryAttempts({
     events: {} as EventRepository,
     hooks,
@@ -56,6 +57,7 @@ function setup() {
     concurrency,
     maxTimeoutMs: 10_000,
     recentHooks,
+    ...(options.parked ? { parked: options.parked } : {}),
   });
   const input = (attempt: number, hookRev?: number): AttemptInput => ({
     tenantId: 't1',
@@ -139,6 +141,70 @@ describe('DeliveryAttempts: what an attempt tells the per-hook cap', () => {
     expect(t.concurrency.capOf('h1')).toBe(2);
     await expect(t.attempts.attempt(t.input(5))).resolves.toMatchObject({ kind: 'sent', ok: true });
     expect(t.concurrency.capOf('h1')).toBe(3);
+    t.close();
+  });
+});
+
+describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
+  /** Narrows h1 to one slot by timeouts, holds that slot, and lets 6 s pass without an answer: the hook is stuck. */
+  function stick(t: ReturnType<typeof setup>): () => void {
+    for (let i = 0; i < 3; i++) t.concurrency.recordOutcome('h1', true);
+    const release = t.concurrency.tryAcquire('h1');
+    if (!release) throw new Error('no slot');
+    t.clock.ms += 6_000;
+    expect(t.concurrency.isStuck('h1')).toBe(true);
+    return release;
+  }
+
+  it('parks a throttled try on a stuck hook for minutes, and the hook\'s next answer wakes exactly the parked runs', async () => {
+    const woken: Array<[string, number]> = [];
+    const parked = new ParkedDeliveries(async (id, within) => void woken.push([id, within]));
+    const t = setup({ parked });
+    const release = stick(t);
+    const a = await t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' });
+    const b = await t.attempts.attempt({ ...t.input(1), workflowId: 'wf-b' });
+    for (const r of [a, b]) expect(r).toMatchObject({ kind: 'throttled', parked: true, retryInMs: 5 * 60_000 });
+    expect(parked.count('h1')).toBe(2);
+    // Without a workflow id (an older run) a try cannot be woken: it keeps the shorter timer.
+    await expect(t.attempts.attempt(t.input(1))).resolves.toEqual({ kind: 'throttled', retryInMs: 30_000 });
+    expect(t.sent).toHaveLength(0);
+
+    // wf-b comes back on its own timer and gets the freed slot: it is no longer parked; its answer wakes wf-a only.
+    release();
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-b' })).resolves.toMatchObject({ kind: 'sent', ok: true });
+    await Promise.resolve();
+    expect(woken).toEqual([['wf-a', 25]]);
+    expect(parked.count('h1')).toBe(0);
+    t.close();
+  });
+
+  it('wakes on an error status too (the receiver is back), but not on a timeout or a reset', async () => {
+    const woken: string[] = [];
+    const parked = new ParkedDeliveries(async (id) => void woken.push(id));
+    const t = setup({ parked });
+    const release = stick(t);
+    await t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' });
+    release();
+    t.answers.push('timeout', 'reset', 503);
+    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'failed', timedOut: true });
+    await expect(t.attempts.attempt({ ...t.input(3), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'failed', timedOut: false });
+    await Promise.resolve();
+    expect(woken).toEqual([]);
+    await expect(t.attempts.attempt({ ...t.input(4), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'sent', httpStatus: 503 });
+    await Promise.resolve();
+    expect(woken).toEqual(['wf-a']);
+    t.close();
+  });
+
+  it('waits longer the longer the hook has been stuck, up to an hour', async () => {
+    const parked = new ParkedDeliveries(async () => undefined);
+    const t = setup({ parked });
+    stick(t);
+    t.clock.ms += 20 * 60_000;
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({ retryInMs: 20 * 60_000 + 6_000 });
+    t.clock.ms += 3 * 60 * 60_000;
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({ retryInMs: 60 * 60_000 });
+    expect(parked.count('h1')).toBe(1);
     t.close();
   });
 });

@@ -1,0 +1,81 @@
+/**
+ * Deliveries parked on a stuck hook (its receiver hangs), per worker process. Instead of each of them coming back on
+ * its own timer to find the hook still stuck (an activity, a timer and two workflow tasks per return, for every
+ * delivery waiting on it), they wait long, and the first answer the hook gives in this process wakes them all with
+ * one signal each. A wake that goes missing (worker restarted, signal failed) costs time only: every parked delivery
+ * still has its own long timer.
+ *
+ * Per process, like the per-hook cap that decides what is stuck: a delivery parked through one worker is woken by
+ * that worker's view of the hook.
+ */
+
+/** Signals one parked run (by workflow id) that its hook answered; `withinMs`: spread of the returns. */
+export type WakeDelivery = (workflowId: string, withinMs: number) => Promise<void>;
+
+/** Parked deliveries remembered per hook; beyond that a delivery waits on its timer alone (the oldest are dropped). */
+export const MAX_PARKED_PER_HOOK = 10_000;
+/** Signals in flight at once while waking a hook's deliveries. */
+export const WAKE_CONCURRENCY = 8;
+/** Woken deliveries return spread over this much per delivery (at most MAX_WAKE_SPREAD_MS), not in one burst. */
+export const WAKE_SPREAD_PER_DELIVERY_MS = 25;
+export const MAX_WAKE_SPREAD_MS = 60_000;
+
+export class ParkedDeliveries {
+  /** hook id → workflow ids, in the order they parked (a Set keeps insertion order). */
+  private readonly byHook = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly wakeOne: WakeDelivery,
+    private readonly onWakeError: (workflowId: string, error: unknown) => void = () => undefined,
+    private readonly maxPerHook = MAX_PARKED_PER_HOOK,
+  ) {}
+
+  /** Remembers a delivery waiting on its stuck hook. */
+  park(hookId: string, workflowId: string): void {
+    const set = this.byHook.get(hookId) ?? new Set<string>();
+    set.delete(workflowId);
+    set.add(workflowId);
+    // Full: forget the oldest; it comes back on its own timer.
+    if (set.size > this.maxPerHook) set.delete(set.values().next().value as string);
+    this.byHook.set(hookId, set);
+  }
+
+  /** A delivery that got a slot is no longer waiting. */
+  unpark(hookId: string, workflowId: string): void {
+    const set = this.byHook.get(hookId);
+    if (!set?.delete(workflowId)) return;
+    if (set.size === 0) this.byHook.delete(hookId);
+  }
+
+  count(hookId: string): number {
+    return this.byHook.get(hookId)?.size ?? 0;
+  }
+
+  /**
+   * The hook answered: signal each delivery parked on it (WAKE_CONCURRENCY at a time) and forget them. Resolves with
+   * how many were signalled; a failed signal (the run has ended, the server is away) is reported to onWakeError and
+   * that delivery keeps its timer.
+   */
+  async wake(hookId: string): Promise<number> {
+    const set = this.byHook.get(hookId);
+    if (!set) return 0;
+    this.byHook.delete(hookId);
+    const ids = [...set];
+    const withinMs = Math.min(MAX_WAKE_SPREAD_MS, ids.length * WAKE_SPREAD_PER_DELIVERY_MS);
+    let next = 0;
+    let woken = 0;
+    const lane = async () => {
+      while (next < ids.length) {
+        const id = ids[next++]!;
+        try {
+          await this.wakeOne(id, withinMs);
+          woken += 1;
+        } catch (e) {
+          this.onWakeError(id, e);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(WAKE_CONCURRENCY, ids.length) }, lane));
+    return woken;
+  }
+}
