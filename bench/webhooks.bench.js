@@ -50,6 +50,7 @@ async function startReceiver({ hang }) {
   const arrivals = new Map();
   const waiters = new Map();
   const sockets = new Set();
+  const requestTimes = [];
   let requests = 0;
   const server = http.createServer((req, res) => {
     req.resume();
@@ -57,6 +58,7 @@ async function startReceiver({ hang }) {
       requests += 1;
       const id = String(req.headers['x-service-delivery'] || '');
       const at = performance.now();
+      requestTimes.push(at);
       if (!arrivals.has(id)) arrivals.set(id, at);
       const w = waiters.get(id);
       if (w) {
@@ -77,6 +79,8 @@ async function startReceiver({ hang }) {
   return {
     url: `http://${HOST}:${server.address().port}/hook`,
     requests: () => requests,
+    /** performance.now of each request received in [from, to). */
+    requestsBetween: (from, to) => requestTimes.filter((t) => t >= from && t < to),
     openConnections: () => sockets.size,
     /** Closes the connections held now (a hung receiver's), the server keeps listening. */
     dropConnections() {
@@ -351,6 +355,16 @@ async function run(ctx) {
     const hungHeldAtEnd = hung.openConnections();
     const hungAttemptsInPasses = hung.requests() - hungAttemptsAtStart;
     const hungSent = await hungLoad.stop();
+    // What the hung hook's runs did: a run that parked once and never came back has about 11 history events (start,
+    // one workflow task, the throttled attempt, a second workflow task, the timer); each return adds about ten.
+    const hungHistory = await Promise.all(
+      hungLoad.events.map((eventId) =>
+        client.workflow
+          .getHandle(deliverWebhookWorkflowId(creds.tenantId, deliveryIdFor(eventId, hungHook)))
+          .describe()
+          .then((d) => d.historyLength, () => undefined),
+      ),
+    ).then((xs) => xs.filter((x) => x !== undefined));
 
     // Before the second control, the hung hook's deliveries end: their runs are terminated and the held connections
     // closed, so the control does not carry the hung hook's throttled retries.
@@ -431,6 +445,18 @@ async function run(ctx) {
       ],
     });
 
+    // Open-loop deliveries of the hung passes slower than the controls' p99, by when they were sent, next to the hung
+    // receiver's requests in the same window (seconds from the pass's start), so a slow stretch can be lined up with
+    // what the hung hook was doing.
+    const slowStretches = [hung1, hung2].map((x) => {
+      const from = x.l.startedAt;
+      const to = from + sideSeconds * 1000 + DELIVERY_WAIT_MS;
+      const slow = x.l.timeline.filter((d) => d.v > controls.p99).map((d) => `${fmt(d.atMs / 1000, 1)} (${fmt(d.v)} ms)`);
+      const hungAt = hung.requestsBetween(from, Math.min(to, from + sideSeconds * 1000)).map((t) => fmt((t - from) / 1000, 1));
+      return `${x.label} open loop: ${slow.length} of ${x.l.timeline.length} deliveries slower than the controls' p99 (${fmt(controls.p99)} ms), sent at s ${slow.slice(0, 25).join(', ') || '-'}${slow.length > 25 ? ', …' : ''}; the hung receiver got requests at s ${hungAt.join(', ') || '-'}`;
+    });
+    const historyMean = hungHistory.length ? mean(hungHistory) : NaN;
+
     result.figures.push(
       { id: 'webhook-baseline-wps', label: 'baseline workflows per second (one no-op activity; mean of the passes before and after the deliveries)', value: Number(fmt(baselinePerSecond, 1)), unit: 'wf/s' },
       { id: 'webhook-deliveries-ps', label: 'webhook deliveries per second, healthy receiver', value: Number(fmt(through.perSecond, 1)), unit: '/s' },
@@ -502,6 +528,8 @@ async function run(ctx) {
         `p50 ${fmt(controls.p50)} → ${fmt(hungs.p50)} ms (${pctText(signed(controls.p50, hungs.p50))}), p99 ${fmt(controls.p99)} → ${fmt(hungs.p99)} ms (${pctText(signed(controls.p99, hungs.p99))})`,
       `noise: control 2 against control 1 (throughput, p50, p99): ${controlDrift.map(pctText).join(', ')}; a hung-receiver change within that is the run's drift, not the hung receiver`,
       `second healthy receiver: ${controlSent} events at ${plan.hungRate}/s; hung receiver: ${hungSent} events at ${plan.hungRate}/s, hook timeout ${plan.hungTimeoutS} s, connections held at most ${hungHeldMax}, ${hungHeldAtStart} at the start of its passes and ${hungHeldAtEnd} at the end (cap WEBHOOK_MAX_CONCURRENCY_PER_HOOK=20, narrowed by timeouts), ${hungAttemptsInPasses} attempts reached it during its passes; its runs were terminated and its connections closed before control 2`,
+      `hung hook's runs at the end of its passes: ${hungHistory.length} described, history events per run mean ${fmt(historyMean, 1)}, max ${hungHistory.length ? Math.max(...hungHistory) : 'n/a'} (about 11: parked once, never back; each return adds about 10)`,
+      ...slowStretches,
       'events are produced through POST /api/v1/hook/{id}/ping (API → publishEvent → deliverWebhook workflow → signed POST); receivers on 127.0.0.1 answer 204',
       `healthy receiver requests: ${healthy.requests()}`,
       `load average (1, 5, 15 min) on ${ctx.cores} cores: ${loads.map(([when, l]) => `${when} ${l.map((v) => v.toFixed(1)).join(' / ')}`).join('; ')}`,

@@ -53,7 +53,7 @@ async function openLoop(rate, seconds, op) {
     const due = t0 + i * interval;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
-    pending.push(op().then((v) => ({ ok: true, v }), (e) => ({ ok: false, e })));
+    pending.push(op().then((v) => ({ ok: true, v, at: due - t0 }), (e) => ({ ok: false, e })));
   }
   const results = await Promise.all(pending);
   const latencies = [];
@@ -66,6 +66,9 @@ async function openLoop(rate, seconds, op) {
     latency: summarize(latencies),
     // The raw values, so passes can be pooled for a percentile of more samples.
     values: latencies,
+    // When each operation was due (performance.now of the loop's start + atMs), to line slow ones up with events.
+    startedAt: t0,
+    timeline: results.filter((r) => r.ok).map((r) => ({ atMs: r.at, v: r.v })),
     firstError: errors[0] && errors[0].e.message,
   };
 }
