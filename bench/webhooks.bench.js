@@ -33,14 +33,15 @@ const KEY = 'benchmark-secure-key-0123456789';
 const API_RATE_LIMIT = '1000000000';
 const DELIVERY_WAIT_MS = 60_000;
 
-// minSamples: open-loop deliveries behind each judged p99 (the side conditions pool two passes of half as many);
-// maxLatencyS caps an open-loop pass when the rate is low. sideThroughputS: closed-loop length of the side passes
-// (longer than the main one: their rates are compared with each other, and 20 s passes differed by up to 35 % with
-// nothing changed). hungTimeoutS: the hung hook's own attempt timeout; hungSettleS: how long its load runs before the
+// minSamples: open-loop deliveries behind the judged p99 at half the rate; sideSamples: per side pass (two pooled per
+// condition: a p99 of ~800 values moved by ±20 % between the two controls of one run, so the hung receiver's 10 % is
+// judged on about 1 600); maxLatencyS caps an open-loop pass when the rate is low. sideThroughputS: closed-loop length
+// of the side passes (longer than the main one: their rates are compared with each other, and 30 s passes still
+// differed by 12 % with nothing changed). hungTimeoutS: the hung hook's own attempt timeout; hungSettleS: how long its load runs before the
 // first hung pass (three timeouts: its cap has narrowed and its throttled deliveries come back, its steady state).
 const PLANS = {
-  full: { concurrency: 20, warmupS: 5, throughputS: 20, sideThroughputS: 30, latencyS: 20, minSamples: 400, maxLatencyS: 60, hungRate: 2, hungTimeoutS: 10, hungSettleS: 30, compareS: 12 },
-  quick: { concurrency: 10, warmupS: 2, throughputS: 5, sideThroughputS: 5, latencyS: 5, minSamples: 0, maxLatencyS: 5, hungRate: 2, hungTimeoutS: 5, hungSettleS: 5, compareS: 4 },
+  full: { concurrency: 20, warmupS: 5, throughputS: 20, sideThroughputS: 45, latencyS: 20, minSamples: 400, sideSamples: 800, maxLatencyS: 60, hungRate: 2, hungTimeoutS: 10, hungSettleS: 30, compareS: 12 },
+  quick: { concurrency: 10, warmupS: 2, throughputS: 5, sideThroughputS: 5, latencyS: 5, minSamples: 0, sideSamples: 0, maxLatencyS: 5, hungRate: 2, hungTimeoutS: 5, hungSettleS: 5, compareS: 4 },
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -326,7 +327,7 @@ async function run(ctx) {
         // may no longer hold: every side pass runs at half of the first control's capacity (if lower), so they
         // compare the hung receiver, not a queue that grows in all of them.
         sideRate = Math.max(1, Math.min(halfRate, t.perSecond / 2));
-        sideSeconds = openLoopSeconds(plan, sideRate, Math.ceil(plan.minSamples / 2));
+        sideSeconds = openLoopSeconds(plan, sideRate, plan.sideSamples);
       }
       ctx.log(`webhooks: ${label}: ${fmt(sideRate, 1)} events/s for ${sideSeconds} s`);
       const l = await openLoop(sideRate, sideSeconds, healthyOnce);

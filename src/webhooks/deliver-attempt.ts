@@ -86,18 +86,38 @@ export class DeliveryAttempts {
     const release = await this.deps.concurrency.acquire(input.hookId, SLOT_WAIT_MS);
     if (!release) return this.throttled(input);
     if (input.workflowId) this.deps.parked?.unpark(input.hookId, input.workflowId);
+    let result: AttemptResult | undefined;
     try {
-      const hook = await this.readHook(input);
-      if (!hook) return await this.skip(input, 'hook-deleted', 'the hook was deleted');
-      if (!hook.isActive && !input.ignoreInactive) return await this.skip(input, 'hook-inactive', 'the hook is switched off');
-      if (!DELIVERABLE_ACTIONS.has(hook.action)) return await this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
-      const stored = input.event ? undefined : await this.deps.events.get(input.tenantId, input.eventId);
-      const event = input.event ?? (stored ? toGatewayEvent(stored) : undefined);
-      if (!event) return await this.skip(input, 'event-missing', 'the event no longer exists');
-      return await this.send(input, hook, event, heartbeat);
+      result = await this.attemptWithSlot(input, heartbeat);
+      return result;
     } finally {
       release();
+      if (result) this.afterAttempt(input.hookId, result);
     }
+  }
+
+  private async attemptWithSlot(input: AttemptInput, heartbeat: () => void): Promise<AttemptResult> {
+    const hook = await this.readHook(input);
+    if (!hook) return this.skip(input, 'hook-deleted', 'the hook was deleted');
+    if (!hook.isActive && !input.ignoreInactive) return this.skip(input, 'hook-inactive', 'the hook is switched off');
+    if (!DELIVERABLE_ACTIONS.has(hook.action)) return this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
+    const stored = input.event ? undefined : await this.deps.events.get(input.tenantId, input.eventId);
+    const event = input.event ?? (stored ? toGatewayEvent(stored) : undefined);
+    if (!event) return this.skip(input, 'event-missing', 'the event no longer exists');
+    return this.send(input, hook, event, heartbeat);
+  }
+
+  /**
+   * What an attempt means for the deliveries parked on its hook (its slot already freed): any answer, even an error
+   * status, means the receiver is back, and a hook deleted or switched off ends them all, so every parked run comes
+   * back; a timeout hands the freed slot to the last one parked, so one of them is always finding out whether the
+   * receiver is back, whether or not new events arrive.
+   */
+  private afterAttempt(hookId: string, r: AttemptResult): void {
+    const parked = this.deps.parked;
+    if (!parked || parked.count(hookId) === 0) return;
+    if (r.kind === 'sent' || (r.kind === 'skipped' && r.reason !== 'event-missing')) void parked.wake(hookId);
+    else if (r.kind === 'failed' && r.timedOut) void parked.wakeOne(hookId);
   }
 
   /** No slot: try again soon, or, on a stuck hook, park until it answers (or a long timer, without a registry). */
@@ -155,8 +175,6 @@ export class DeliveryAttempts {
         }
         // Timeouts narrow the hook's cap, answers widen it again (HookConcurrency); refusals and resets leave it.
         if (result.kind === 'response' || result.timedOut) this.deps.concurrency.recordOutcome(input.hookId, result.kind !== 'response');
-        // Any answer, even an error status, means the receiver is back: the deliveries parked on it may return.
-        if (result.kind === 'response') void this.deps.parked?.wake(input.hookId);
       }
     }
 

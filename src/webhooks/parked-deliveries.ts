@@ -25,7 +25,7 @@ export class ParkedDeliveries {
   private readonly byHook = new Map<string, Set<string>>();
 
   constructor(
-    private readonly wakeOne: WakeDelivery,
+    private readonly wakeDelivery: WakeDelivery,
     private readonly onWakeError: (workflowId: string, error: unknown) => void = () => undefined,
     private readonly maxPerHook = MAX_PARKED_PER_HOOK,
   ) {}
@@ -52,6 +52,25 @@ export class ParkedDeliveries {
   }
 
   /**
+   * An attempt on the stuck hook timed out and freed its slot: wake the delivery parked last (likely a ping sent after
+   * the receiver was fixed) to try next, so while deliveries wait on a hook one of them is always finding out whether
+   * it is back, one attempt per timeout, whether or not new events arrive. False when none is parked here.
+   */
+  async wakeOne(hookId: string): Promise<boolean> {
+    const set = this.byHook.get(hookId);
+    if (!set) return false;
+    const id = [...set].at(-1)!;
+    this.unpark(hookId, id);
+    try {
+      await this.wakeDelivery(id, 0);
+      return true;
+    } catch (e) {
+      this.onWakeError(id, e);
+      return false;
+    }
+  }
+
+  /**
    * The hook answered: signal each delivery parked on it (WAKE_CONCURRENCY at a time) and forget them. Resolves with
    * how many were signalled; a failed signal (the run has ended, the server is away) is reported to onWakeError and
    * that delivery keeps its timer.
@@ -68,7 +87,7 @@ export class ParkedDeliveries {
       while (next < ids.length) {
         const id = ids[next++]!;
         try {
-          await this.wakeOne(id, withinMs);
+          await this.wakeDelivery(id, withinMs);
           woken += 1;
         } catch (e) {
           this.onWakeError(id, e);

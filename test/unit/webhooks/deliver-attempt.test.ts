@@ -178,21 +178,39 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
     t.close();
   });
 
-  it('wakes on an error status too (the receiver is back), but not on a timeout or a reset', async () => {
+  it('wakes all on an error status too (the receiver is back), the last parked on a timeout, none on a reset', async () => {
     const woken: string[] = [];
     const parked = new ParkedDeliveries(async (id) => void woken.push(id));
     const t = setup({ parked });
     const release = stick(t);
-    await t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' });
+    for (const id of ['wf-a', 'wf-b', 'wf-c']) await t.attempts.attempt({ ...t.input(1), workflowId: id });
     release();
     t.answers.push('timeout', 'reset', 503);
+    // The timeout frees the slot: the delivery parked last (a ping sent after a fix, say) is sent to try it.
     await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'failed', timedOut: true });
+    await Promise.resolve();
+    expect(woken).toEqual(['wf-c']);
     await expect(t.attempts.attempt({ ...t.input(3), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'failed', timedOut: false });
     await Promise.resolve();
-    expect(woken).toEqual([]);
+    expect(woken).toEqual(['wf-c']);
     await expect(t.attempts.attempt({ ...t.input(4), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'sent', httpStatus: 503 });
     await Promise.resolve();
-    expect(woken).toEqual(['wf-a']);
+    expect(woken.sort()).toEqual(['wf-a', 'wf-b', 'wf-c']);
+    expect(parked.count('h1')).toBe(0);
+    t.close();
+  });
+
+  it('wakes every parked delivery when the hook turns out switched off, so they end instead of waiting', async () => {
+    const woken: string[] = [];
+    const parked = new ParkedDeliveries(async (id) => void woken.push(id));
+    const t = setup({ parked });
+    const release = stick(t);
+    for (const id of ['wf-a', 'wf-b']) await t.attempts.attempt({ ...t.input(1), workflowId: id });
+    release();
+    t.change({ isActive: false });
+    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'skipped', reason: 'hook-inactive' });
+    await Promise.resolve();
+    expect(woken.sort()).toEqual(['wf-a', 'wf-b']);
     t.close();
   });
 

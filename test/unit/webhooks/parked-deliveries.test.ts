@@ -18,6 +18,24 @@ describe('ParkedDeliveries', () => {
     expect(p.count('h2')).toBe(1);
   });
 
+  it('wakes the delivery parked last, alone, after a timeout', async () => {
+    const woken: Array<[string, number]> = [];
+    const p = new ParkedDeliveries(async (id, within) => void woken.push([id, within]));
+    await expect(p.wakeOne('h1')).resolves.toBe(false);
+    for (const id of ['a', 'b', 'c']) p.park('h1', id);
+    await expect(p.wakeOne('h1')).resolves.toBe(true);
+    await expect(p.wakeOne('h1')).resolves.toBe(true);
+    expect(woken).toEqual([
+      ['c', 0],
+      ['b', 0],
+    ]);
+    expect(p.count('h1')).toBe(1);
+    const failing = new ParkedDeliveries(async () => Promise.reject(new Error('gone')), (id) => woken.push([`failed ${id}`, -1]));
+    failing.park('h1', 'd');
+    await expect(failing.wakeOne('h1')).resolves.toBe(false);
+    expect(woken.at(-1)).toEqual(['failed d', -1]);
+  });
+
   it('keeps at most its bound per hook, dropping the oldest (it still has its own timer)', async () => {
     const woken: string[] = [];
     const p = new ParkedDeliveries(async (id) => void woken.push(id), undefined, 3);
