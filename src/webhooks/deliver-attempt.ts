@@ -32,11 +32,14 @@ export function stuckRetryMs(stuckForMs: number): number {
 }
 
 /**
- * A delivery parked on a stuck hook (ParkedDeliveries) is woken by the hook's first answer, so its own timer is only
- * the fallback for a wake that never comes (worker restarted): at least 5 min, up to an hour for a hook stuck that long.
+ * A delivery parked on a stuck hook (ParkedDeliveries) is woken by the hook's first answer, and one parked delivery
+ * tries the hook after each timeout, so its own timer is only the fallback for a wake that never comes (worker
+ * restarted, the answer seen by another worker): at least 15 min (nine default timeouts; a failing delivery's own
+ * retries are that far apart by its sixth attempt), up to an hour for a hook stuck that long. Each return costs an
+ * activity and two workflow tasks, so the longer the timer the less a hung hook costs while it stays hung.
  */
 export function parkedRetryMs(stuckForMs: number): number {
-  return Math.min(60 * 60_000, Math.max(5 * 60_000, stuckForMs));
+  return Math.min(60 * 60_000, Math.max(15 * 60_000, stuckForMs));
 }
 
 export interface AttemptInput {

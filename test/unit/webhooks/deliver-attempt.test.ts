@@ -163,7 +163,7 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
     const release = stick(t);
     const a = await t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' });
     const b = await t.attempts.attempt({ ...t.input(1), workflowId: 'wf-b' });
-    for (const r of [a, b]) expect(r).toMatchObject({ kind: 'throttled', parked: true, retryInMs: 5 * 60_000 });
+    for (const r of [a, b]) expect(r).toMatchObject({ kind: 'throttled', parked: true, retryInMs: 15 * 60_000 });
     expect(parked.count('h1')).toBe(2);
     // Without a workflow id (an older run) a try cannot be woken: it keeps the shorter timer.
     await expect(t.attempts.attempt(t.input(1))).resolves.toEqual({ kind: 'throttled', retryInMs: 30_000 });
@@ -218,6 +218,7 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
     const parked = new ParkedDeliveries(async () => undefined);
     const t = setup({ parked });
     stick(t);
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({ retryInMs: 15 * 60_000 });
     t.clock.ms += 20 * 60_000;
     await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({ retryInMs: 20 * 60_000 + 6_000 });
     t.clock.ms += 3 * 60 * 60_000;
