@@ -7,10 +7,11 @@
 // - p50/p99 event→delivery latency at half that rate (open loop, long enough for 400 deliveries in the full plan);
 // - the same three figures while a second hook gets events at a low rate, with a healthy receiver (the control: the
 //   same extra event load) and with a receiver that never answers (its hook's attempts hang until a 10 s timeout, so
-//   every pass sees the timeouts, the narrowed per-hook cap and the throttled returns of a receiver that stays hung),
-//   in the order control, hung, hung, control. The hung receiver's own effect is the mean of its two passes against
-//   the mean of the two controls (open-loop latencies pooled), which cancels a steady drift of the run; judged is the
-//   harm it does (a lower rate, a higher latency), the change either way printed with the controls' own difference;
+//   every pass sees the timeouts, the narrowed per-hook cap and the parked deliveries of a receiver that stays hung),
+//   in rounds of control, hung, hung, control (two in the full plan, a fresh hung hook each). The hung receiver's own
+//   effect is the mean of its passes against the mean of the controls (open-loop latencies pooled), which cancels a
+//   drift of the run; judged is the harm it does (a lower rate, a higher latency), the change either way printed with
+//   the first and last controls' own difference;
 // - the two delivery models side by side on one worker of their own (bench/lib/delivery-models.js): one run per
 //   (event, hook), the product's, against one run per event fanning out to its hooks, with 1 and 3 hooks per event.
 
@@ -40,8 +41,8 @@ const DELIVERY_WAIT_MS = 60_000;
 // differed by 12 % with nothing changed). hungTimeoutS: the hung hook's own attempt timeout; hungSettleS: how long its load runs before the
 // first hung pass (three timeouts: its cap has narrowed and its throttled deliveries come back, its steady state).
 const PLANS = {
-  full: { concurrency: 20, warmupS: 5, throughputS: 20, sideThroughputS: 45, latencyS: 20, minSamples: 400, sideSamples: 800, maxLatencyS: 60, hungRate: 2, hungTimeoutS: 10, hungSettleS: 30, compareS: 12 },
-  quick: { concurrency: 10, warmupS: 2, throughputS: 5, sideThroughputS: 5, latencyS: 5, minSamples: 0, sideSamples: 0, maxLatencyS: 5, hungRate: 2, hungTimeoutS: 5, hungSettleS: 5, compareS: 4 },
+  full: { concurrency: 20, warmupS: 5, throughputS: 20, sideThroughputS: 45, latencyS: 20, minSamples: 400, sideSamples: 800, maxLatencyS: 60, hungRate: 2, hungTimeoutS: 10, hungSettleS: 30, rounds: 2, compareS: 12 },
+  quick: { concurrency: 10, warmupS: 2, throughputS: 5, sideThroughputS: 5, latencyS: 5, minSamples: 0, sideSamples: 0, maxLatencyS: 5, hungRate: 2, hungTimeoutS: 5, hungSettleS: 5, rounds: 1, compareS: 4 },
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -240,7 +241,7 @@ async function run(ctx) {
       (await apiCall(agent, `${gw.url}/api/v1/hook`, { method: 'POST', token, body: { url, topic, secureKey: KEY, ...extra } })).id;
     const healthyHook = await hook('BenchHealthy', healthy.url);
     const secondHook = await hook('BenchSecond', second.url);
-    const hungHook = await hook('BenchHung', hung.url, { timeoutSeconds: plan.hungTimeoutS });
+    const firstHungHook = await hook('BenchHung', hung.url, { timeoutSeconds: plan.hungTimeoutS });
     const compareHooks = [];
     for (const t of ['BenchFanA', 'BenchFanB', 'BenchFanC']) compareHooks.push(await hook(t, healthy.url));
     ctx.log('webhooks: waiting for the comparison worker');
@@ -313,9 +314,8 @@ async function run(ctx) {
     loads.push(['after the healthy passes', os.loadavg()]);
 
     // The hung receiver's effect: a control (the same extra event load, to a second healthy receiver) and the hung
-    // receiver, in the order control, hung, hung, control. Judged as the mean of the two hung passes against the mean
-    // of the two controls (latencies pooled), which cancels a steady drift; the two controls' own difference shows
-    // what the run's noise alone does.
+    // receiver, in rounds of control, hung, hung, control. Judged as the mean of the hung passes against the mean of
+    // the controls (latencies pooled); the first and last controls' own difference shows what the run's noise does.
     let sideRate;
     let sideSeconds;
     const sidePass = async (kind, index) => {
@@ -334,55 +334,57 @@ async function run(ctx) {
       return { label, t, l };
     };
 
-    ctx.log(`webhooks: control: a second healthy receiver gets ${plan.hungRate} events/s`);
-    let control = background(secondHook);
-    const control1 = await sidePass('control', 1);
-    let controlSent = await control.stop();
-
-    // A hook whose receiver never answers: its attempts hold connections until its timeout. It runs for three
-    // timeouts before measuring, so the passes see a receiver that stays hung (cap narrowed by the timeouts, throttled
-    // deliveries coming back, one attempt timing out after another), not only its first seconds.
-    ctx.log(`webhooks: a hung receiver gets ${plan.hungRate} events/s (hook timeout ${plan.hungTimeoutS} s); ${plan.hungSettleS} s before measuring`);
-    const hungLoad = background(hungHook);
-    let hungHeldMax = 0;
-    const heldProbe = setInterval(() => (hungHeldMax = Math.max(hungHeldMax, hung.openConnections())), 250);
-    await sleep(plan.hungSettleS * 1000);
-    const hungAttemptsAtStart = hung.requests();
-    const hungHeldAtStart = hung.openConnections();
-    ctx.log(`webhooks: hung passes (${hungHeldAtStart} connections held, at most ${hungHeldMax} so far, ${hungAttemptsAtStart} attempts)`);
-    const hung1 = await sidePass('hung', 1);
-    const hung2 = await sidePass('hung', 2);
-    clearInterval(heldProbe);
-    const hungHeldAtEnd = hung.openConnections();
-    const hungAttemptsInPasses = hung.requests() - hungAttemptsAtStart;
-    const hungSent = await hungLoad.stop();
-    // What the hung hook's runs did: a run that parked once and never came back has about 11 history events (start,
-    // one workflow task, the throttled attempt, a second workflow task, the timer); each return adds about ten.
-    const hungHistory = await Promise.all(
-      hungLoad.events.map((eventId) =>
-        client.workflow
-          .getHandle(deliverWebhookWorkflowId(creds.tenantId, deliveryIdFor(eventId, hungHook)))
-          .describe()
-          .then((d) => d.historyLength, () => undefined),
-      ),
-    ).then((xs) => xs.filter((x) => x !== undefined));
-
-    // Before the second control, the hung hook's deliveries end: their runs are terminated and the held connections
-    // closed, so the control does not carry the hung hook's throttled retries.
-    ctx.log(`webhooks: ending the hung hook's ${hungLoad.events.length} deliveries before the second control`);
-    await Promise.all(
-      hungLoad.events.map((eventId) =>
-        client.workflow
-          .getHandle(deliverWebhookWorkflowId(creds.tenantId, deliveryIdFor(eventId, hungHook)))
-          .terminate('benchmark: hung-receiver passes over')
-          .catch(() => undefined),
-      ),
-    );
-    hung.dropConnections();
-    await sleep(3_000);
-    control = background(secondHook);
-    const control2 = await sidePass('control', 2);
-    controlSent += await control.stop();
+    // Rounds of control, hung, hung, control; each round's hung hook is a fresh one on the same hung receiver, so
+    // every round starts from the same state (no narrowed cap, nothing parked), and more rounds cancel a drift of the
+    // machine that is not steady, which one round cannot.
+    const controlPasses = [];
+    const hungPasses = [];
+    const sides = [];
+    const hungStats = { sent: 0, heldMax: 0, heldAtStart: [], heldAtEnd: [], attemptsInPasses: 0, history: [] };
+    let controlSent = 0;
+    const controlPass = async () => {
+      ctx.log(`webhooks: control: a second healthy receiver gets ${plan.hungRate} events/s`);
+      const control = background(secondHook);
+      const x = await sidePass('control', controlPasses.length + 1);
+      controlSent += await control.stop();
+      controlPasses.push(x);
+      sides.push(x);
+    };
+    for (let round = 1; round <= plan.rounds; round++) {
+      await controlPass();
+      // A hook whose receiver never answers: its attempts hold connections until its timeout. It runs for three
+      // timeouts before measuring, so the passes see a receiver that stays hung (cap narrowed by the timeouts,
+      // deliveries parked, one attempt timing out after another), not only its first seconds.
+      const hungHook = round === 1 ? firstHungHook : await hook('BenchHung', hung.url, { timeoutSeconds: plan.hungTimeoutS });
+      ctx.log(`webhooks: round ${round}: a hung receiver gets ${plan.hungRate} events/s (hook timeout ${plan.hungTimeoutS} s); ${plan.hungSettleS} s before measuring`);
+      const hungLoad = background(hungHook);
+      const heldProbe = setInterval(() => (hungStats.heldMax = Math.max(hungStats.heldMax, hung.openConnections())), 250);
+      await sleep(plan.hungSettleS * 1000);
+      const attemptsAtStart = hung.requests();
+      hungStats.heldAtStart.push(hung.openConnections());
+      ctx.log(`webhooks: hung passes (${hung.openConnections()} connections held, ${attemptsAtStart} attempts so far)`);
+      for (let i = 0; i < 2; i++) {
+        const x = await sidePass('hung', hungPasses.length + 1);
+        hungPasses.push(x);
+        sides.push(x);
+      }
+      clearInterval(heldProbe);
+      hungStats.heldAtEnd.push(hung.openConnections());
+      hungStats.attemptsInPasses += hung.requests() - attemptsAtStart;
+      hungStats.sent += await hungLoad.stop();
+      const runIds = hungLoad.events.map((eventId) => deliverWebhookWorkflowId(creds.tenantId, deliveryIdFor(eventId, hungHook)));
+      // What the hung hook's runs did: a run that parked once and never came back has about 11 history events (start,
+      // one workflow task, the throttled attempt, a second workflow task, the timer); each return adds about ten.
+      const history = await Promise.all(runIds.map((id) => client.workflow.getHandle(id).describe().then((d) => d.historyLength, () => undefined)));
+      hungStats.history.push(...history.filter((x) => x !== undefined));
+      // Before the next control, the hung hook's deliveries end: their runs are terminated and the held connections
+      // closed, so the control does not carry the hung hook's work.
+      ctx.log(`webhooks: ending the hung hook's ${runIds.length} deliveries before the next control`);
+      await Promise.all(runIds.map((id) => client.workflow.getHandle(id).terminate('benchmark: hung-receiver passes over').catch(() => undefined)));
+      hung.dropConnections();
+      await sleep(3_000);
+      await controlPass();
+    }
     loads.push(['after the hung-receiver passes and the second control', os.loadavg()]);
     result.profiles = (await gw.stopProfiles('webhooks')).map((p) => ({ ...p, pass: 'throughput and latency passes' }));
     const crashed = gw.crashed();
@@ -394,7 +396,6 @@ async function run(ctx) {
     await comparison.stop();
     loads.push(['after the model comparison', os.loadavg()]);
 
-    const sides = [control1, hung1, hung2, control2];
     for (const [name, r] of [
       ['baseline before', baselineBefore],
       ['throughput', through],
@@ -428,34 +429,37 @@ async function run(ctx) {
       const pooled = summarize(passes.flatMap((x) => x.l.values));
       return { perSecond: mean(passes.map((x) => x.t.perSecond)), p50: pooled.p50, p99: pooled.p99, samples: pooled.count };
     };
-    const controls = condition([control1, control2]);
-    const hungs = condition([hung1, hung2]);
+    const controls = condition(controlPasses);
+    const hungs = condition(hungPasses);
     const signed = (a, b) => (b - a) / a;
     const figuresOf = (c) => [c.perSecond, c.p50, c.p99];
     // Harm: a lower delivery rate, a higher p50 or p99. A hung hook cannot speed up another hook's deliveries, so a
     // change that way is the run's noise (printed below with the controls' own difference), not a move to judge.
     const harms = figuresOf(controls).map((a, i) => (i === 0 ? -1 : 1) * signed(a, figuresOf(hungs)[i]));
     const worst = Math.max(0, ...harms);
-    const controlDrift = figuresOf(condition([control1])).map((a, i) => signed(a, figuresOf(condition([control2]))[i]));
+    const firstControl = controlPasses[0];
+    const lastControl = controlPasses[controlPasses.length - 1];
+    const controlDrift = figuresOf(condition([firstControl])).map((a, i) => signed(a, figuresOf(condition([lastControl]))[i]));
     result.tables.push({
-      title: 'Hung receiver, as judged: closed-loop rate = mean of the two passes; p50/p99 = of both open-loop passes pooled',
+      title: 'Hung receiver, as judged: closed-loop rate = mean of the passes; p50/p99 = of the open-loop passes pooled',
       header: ['condition', 'deliveries/s', 'p50 ms', 'p99 ms', 'open-loop samples'],
       rows: [
-        ['controls (1 and 2: before and after the hung passes)', fmt(controls.perSecond, 1), fmt(controls.p50), fmt(controls.p99), String(controls.samples)],
-        ['hung receiver (1 and 2)', fmt(hungs.perSecond, 1), fmt(hungs.p50), fmt(hungs.p99), String(hungs.samples)],
+        [`controls (${controlPasses.length} passes: before and after each pair of hung passes)`, fmt(controls.perSecond, 1), fmt(controls.p50), fmt(controls.p99), String(controls.samples)],
+        [`hung receiver (${hungPasses.length} passes)`, fmt(hungs.perSecond, 1), fmt(hungs.p50), fmt(hungs.p99), String(hungs.samples)],
       ],
     });
 
     // Open-loop deliveries of the hung passes slower than the controls' p99, by when they were sent, next to the hung
     // receiver's requests in the same window (seconds from the pass's start), so a slow stretch can be lined up with
     // what the hung hook was doing.
-    const slowStretches = [hung1, hung2].map((x) => {
+    const slowStretches = hungPasses.map((x) => {
       const from = x.l.startedAt;
       const to = from + sideSeconds * 1000 + DELIVERY_WAIT_MS;
       const slow = x.l.timeline.filter((d) => d.v > controls.p99).map((d) => `${fmt(d.atMs / 1000, 1)} (${fmt(d.v)} ms)`);
       const hungAt = hung.requestsBetween(from, Math.min(to, from + sideSeconds * 1000)).map((t) => fmt((t - from) / 1000, 1));
       return `${x.label} open loop: ${slow.length} of ${x.l.timeline.length} deliveries slower than the controls' p99 (${fmt(controls.p99)} ms), sent at s ${slow.slice(0, 25).join(', ') || '-'}${slow.length > 25 ? ', …' : ''}; the hung receiver got requests at s ${hungAt.join(', ') || '-'}`;
     });
+    const hungHistory = hungStats.history;
     const historyMean = hungHistory.length ? mean(hungHistory) : NaN;
 
     result.figures.push(
@@ -463,9 +467,9 @@ async function run(ctx) {
       { id: 'webhook-deliveries-ps', label: 'webhook deliveries per second, healthy receiver', value: Number(fmt(through.perSecond, 1)), unit: '/s' },
       { id: 'webhook-latency-p50', label: `event→delivery p50 at ${fmt(halfRate, 1)}/s`, value: latency.latency.p50, unit: 'ms' },
       { id: 'webhook-latency-p99', label: `event→delivery p99 at ${fmt(halfRate, 1)}/s (${latency.latency.count} deliveries)`, value: latency.latency.p99, unit: 'ms' },
-      { id: 'webhook-deliveries-ps-hung', label: 'webhook deliveries per second, with a hung receiver (mean of 2 passes)', value: Number(fmt(hungs.perSecond, 1)), unit: '/s' },
-      { id: 'webhook-latency-p50-hung', label: 'event→delivery p50, with a hung receiver (2 passes pooled)', value: hungs.p50, unit: 'ms' },
-      { id: 'webhook-latency-p99-hung', label: 'event→delivery p99, with a hung receiver (2 passes pooled)', value: hungs.p99, unit: 'ms' },
+      { id: 'webhook-deliveries-ps-hung', label: `webhook deliveries per second, with a hung receiver (mean of ${hungPasses.length} passes)`, value: Number(fmt(hungs.perSecond, 1)), unit: '/s' },
+      { id: 'webhook-latency-p50-hung', label: `event→delivery p50, with a hung receiver (${hungPasses.length} passes pooled)`, value: hungs.p50, unit: 'ms' },
+      { id: 'webhook-latency-p99-hung', label: `event→delivery p99, with a hung receiver (${hungPasses.length} passes pooled)`, value: hungs.p99, unit: 'ms' },
     );
     const cpuRow = (label, r) => {
       const c = r.cpu;
@@ -514,7 +518,7 @@ async function run(ctx) {
       },
       {
         id: 'webhook-hung-effect',
-        label: 'largest harm a hung receiver does to those figures (rate lower or latency higher; 2 hung passes against 2 controls with the same event load to a healthy receiver)',
+        label: `largest harm a hung receiver does to those figures (rate lower or latency higher; ${hungPasses.length} hung passes against ${controlPasses.length} controls with the same event load to a healthy receiver)`,
         measured: pct(worst),
         unit: '%',
         target: 10,
@@ -524,11 +528,11 @@ async function run(ctx) {
     result.notes.push(
       `judged: delivery throughput ${fmt(through.perSecond, 1)}/s against the mean of the baseline before (${fmt(baselineBefore.perSecond, 1)} wf/s) and after (${fmt(baselineAfter.perSecond, 1)} wf/s) = ${fmt(baselinePerSecond, 1)} wf/s: ${fmt(ratio * 100)} % (the baseline moved ${pctText(signed(baselineBefore.perSecond, baselineAfter.perSecond))} from before to after)`,
       `judged: p99 at half the rate from ${latency.latency.count} deliveries in ${mainSeconds} s`,
-      `judged: hung receiver (passes 1 and 2, ${hungs.samples} open-loop deliveries) against the controls (passes 1 and 2, ${controls.samples} deliveries), order control 1, hung 1, hung 2, control 2: ` +
+      `judged: hung receiver (${hungPasses.length} passes, ${hungs.samples} open-loop deliveries) against the controls (${controlPasses.length} passes, ${controls.samples} deliveries), order ${sides.map((x) => x.label).join(', ')}: ` +
         `throughput ${fmt(controls.perSecond, 1)} → ${fmt(hungs.perSecond, 1)}/s (${pctText(signed(controls.perSecond, hungs.perSecond))}), ` +
         `p50 ${fmt(controls.p50)} → ${fmt(hungs.p50)} ms (${pctText(signed(controls.p50, hungs.p50))}), p99 ${fmt(controls.p99)} → ${fmt(hungs.p99)} ms (${pctText(signed(controls.p99, hungs.p99))})`,
-      `noise: control 2 against control 1 (throughput, p50, p99): ${controlDrift.map(pctText).join(', ')}; a hung-receiver change within that is the run's drift, not the hung receiver`,
-      `second healthy receiver: ${controlSent} events at ${plan.hungRate}/s; hung receiver: ${hungSent} events at ${plan.hungRate}/s, hook timeout ${plan.hungTimeoutS} s, connections held at most ${hungHeldMax}, ${hungHeldAtStart} at the start of its passes and ${hungHeldAtEnd} at the end (cap WEBHOOK_MAX_CONCURRENCY_PER_HOOK=20, narrowed by timeouts), ${hungAttemptsInPasses} attempts reached it during its passes; its runs were terminated and its connections closed before control 2`,
+      `noise: ${lastControl.label} against ${firstControl.label} (throughput, p50, p99): ${controlDrift.map(pctText).join(', ')}; a hung-receiver change within that is the run's drift, not the hung receiver`,
+      `second healthy receiver: ${controlSent} events at ${plan.hungRate}/s; hung receiver (${plan.rounds} round(s), a fresh hook each): ${hungStats.sent} events at ${plan.hungRate}/s, hook timeout ${plan.hungTimeoutS} s, connections held at most ${hungStats.heldMax}, ${hungStats.heldAtStart.join('/')} at the start of its passes and ${hungStats.heldAtEnd.join('/')} at the end (cap WEBHOOK_MAX_CONCURRENCY_PER_HOOK=20, narrowed by timeouts), ${hungStats.attemptsInPasses} attempts reached it during its passes; its runs were terminated and its connections closed before the next control`,
       `hung hook's runs at the end of its passes: ${hungHistory.length} described, history events per run mean ${fmt(historyMean, 1)}, max ${hungHistory.length ? Math.max(...hungHistory) : 'n/a'} (about 11: parked once, never back; each return adds about 10)`,
       ...slowStretches,
       'events are produced through POST /api/v1/hook/{id}/ping (API → publishEvent → deliverWebhook workflow → signed POST); receivers on 127.0.0.1 answer 204',
