@@ -61,13 +61,7 @@ export class ParkedDeliveries {
     if (!set) return false;
     const id = [...set].at(-1)!;
     this.unpark(hookId, id);
-    try {
-      await this.wakeDelivery(id, 0);
-      return true;
-    } catch (e) {
-      this.onWakeError(id, e);
-      return false;
-    }
+    return this.signal(id, 0);
   }
 
   /**
@@ -84,17 +78,20 @@ export class ParkedDeliveries {
     let next = 0;
     let woken = 0;
     const lane = async () => {
-      while (next < ids.length) {
-        const id = ids[next++]!;
-        try {
-          await this.wakeDelivery(id, withinMs);
-          woken += 1;
-        } catch (e) {
-          this.onWakeError(id, e);
-        }
-      }
+      while (next < ids.length) if (await this.signal(ids[next++]!, withinMs)) woken += 1;
     };
     await Promise.all(Array.from({ length: Math.min(WAKE_CONCURRENCY, ids.length) }, lane));
     return woken;
+  }
+
+  /** One wake; a failure goes to onWakeError (the delivery keeps its timer). */
+  private async signal(workflowId: string, withinMs: number): Promise<boolean> {
+    try {
+      await this.wakeDelivery(workflowId, withinMs);
+      return true;
+    } catch (e) {
+      this.onWakeError(workflowId, e);
+      return false;
+    }
   }
 }
