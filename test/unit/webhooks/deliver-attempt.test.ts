@@ -156,6 +156,17 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
     return release;
   }
 
+  /** A stuck h1 with `ids` parked on it, then its slot freed; `woken` records the runs signalled. */
+  async function parkedOn(ids: string[]) {
+    const woken: string[] = [];
+    const parked = new ParkedDeliveries(async (id) => void woken.push(id));
+    const t = setup({ parked });
+    const release = stick(t);
+    for (const id of ids) await t.attempts.attempt({ ...t.input(1), workflowId: id });
+    release();
+    return { t, parked, woken };
+  }
+
   it('parks a throttled try on a stuck hook for minutes, and the hook\'s next answer wakes exactly the parked runs', async () => {
     const woken: Array<[string, number]> = [];
     const parked = new ParkedDeliveries(async (id, within) => void woken.push([id, within]));
@@ -179,12 +190,7 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
   });
 
   it('wakes all on an error status too (the receiver is back), the last parked on a timeout, none on a reset', async () => {
-    const woken: string[] = [];
-    const parked = new ParkedDeliveries(async (id) => void woken.push(id));
-    const t = setup({ parked });
-    const release = stick(t);
-    for (const id of ['wf-a', 'wf-b', 'wf-c']) await t.attempts.attempt({ ...t.input(1), workflowId: id });
-    release();
+    const { t, parked, woken } = await parkedOn(['wf-a', 'wf-b', 'wf-c']);
     t.answers.push('timeout', 'reset', 503);
     // The timeout frees the slot: the delivery parked last (a ping sent after a fix, say) is sent to try it.
     await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'failed', timedOut: true });
@@ -201,12 +207,7 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
   });
 
   it('wakes every parked delivery when the hook turns out switched off, so they end instead of waiting', async () => {
-    const woken: string[] = [];
-    const parked = new ParkedDeliveries(async (id) => void woken.push(id));
-    const t = setup({ parked });
-    const release = stick(t);
-    for (const id of ['wf-a', 'wf-b']) await t.attempts.attempt({ ...t.input(1), workflowId: id });
-    release();
+    const { t, woken } = await parkedOn(['wf-a', 'wf-b']);
     t.change({ isActive: false });
     await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'skipped', reason: 'hook-inactive' });
     await Promise.resolve();
