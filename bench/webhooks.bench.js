@@ -23,6 +23,8 @@ const path = require('node:path');
 const gateway = require('./lib/gateway');
 const { closedLoop, openLoop } = require('./lib/loops');
 const cpu = require('./lib/cpu');
+const { startStallMonitor, readStallFile, startCpuTimeline } = require('./lib/stalls');
+const { explainSlow } = require('./lib/slow-stretches');
 const { prepareComparison, comparisonTables } = require('./lib/delivery-models');
 const services = require('../scripts/lib/services');
 
@@ -220,8 +222,13 @@ async function run(ctx) {
   const healthy = await startReceiver({ hang: false });
   const second = await startReceiver({ hang: false });
   const hung = await startReceiver({ hang: true });
+  // Stalls of the API and worker (written by their preloaded hook) and of this process, which runs the receivers.
+  const stallFile = path.join(ctx.logDir, `webhooks-stalls-${process.pid}.jsonl`);
+  const benchStalls = startStallMonitor({ name: 'bench' });
+  let cpuTimeline;
   ctx.log('webhooks: starting API and worker, and the baseline worker');
   const gw = await gateway.startGateway({
+    stallFile,
     svc: ctx.svc,
     logDir: ctx.logDir,
     label: 'webhooks',
@@ -312,6 +319,7 @@ async function run(ctx) {
     ctx.log(`webhooks: latency at ${fmt(halfRate, 1)} events/s for ${mainSeconds} s`);
     const latency = await openLoop(halfRate, mainSeconds, healthyOnce);
     loads.push(['after the healthy passes', os.loadavg()]);
+    cpuTimeline = startCpuTimeline(pids);
 
     // The hung receiver's effect: a control (the same extra event load, to a second healthy receiver) and the hung
     // receiver, in rounds of control, hung, hung, control. Judged as the mean of the hung passes against the mean of
@@ -386,6 +394,7 @@ async function run(ctx) {
       await controlPass();
     }
     loads.push(['after the hung-receiver passes and the second control', os.loadavg()]);
+    const cpuSamples = cpuTimeline.stop();
     result.profiles = (await gw.stopProfiles('webhooks')).map((p) => ({ ...p, pass: 'throughput and latency passes' }));
     const crashed = gw.crashed();
     if (crashed.length) throw new Error(crashed.join('\n'));
@@ -449,16 +458,21 @@ async function run(ctx) {
       ],
     });
 
-    // Open-loop deliveries of the hung passes slower than the controls' p99, by when they were sent, next to the hung
-    // receiver's requests in the same window (seconds from the pass's start), so a slow stretch can be lined up with
-    // what the hung hook was doing.
-    const slowStretches = hungPasses.map((x) => {
-      const from = x.l.startedAt;
-      const to = from + sideSeconds * 1000 + DELIVERY_WAIT_MS;
-      const slow = x.l.timeline.filter((d) => d.v > controls.p99).map((d) => `${fmt(d.atMs / 1000, 1)} (${fmt(d.v)} ms)`);
-      const hungAt = hung.requestsBetween(from, Math.min(to, from + sideSeconds * 1000)).map((t) => fmt((t - from) / 1000, 1));
-      return `${x.label} open loop: ${slow.length} of ${x.l.timeline.length} deliveries slower than the controls' p99 (${fmt(controls.p99)} ms), sent at s ${slow.slice(0, 25).join(', ') || '-'}${slow.length > 25 ? ', …' : ''}; the hung receiver got requests at s ${hungAt.join(', ') || '-'}`;
-    });
+    // Every side pass's deliveries slower than the controls' p99, in stretches, each lined up with the processes'
+    // event-loop stalls, GC pauses and cores at the time (and, in hung passes, the hung receiver's requests), so a
+    // slow stretch can be told apart: the hung hook's work, a stall of one process, or the machine.
+    const stalls = [...readStallFile(stallFile), ...benchStalls.records];
+    const hungRequests = (x, from, to) => {
+      if (!x.label.startsWith('hung')) return '';
+      const t0 = performance.timeOrigin;
+      const at = hung.requestsBetween(from - t0 - 1000, to - t0).map((t) => fmt((t + t0 - from) / 1000, 1));
+      return `hung receiver requests at s ${at.join(', ') || '-'} from the stretch's start`;
+    };
+    const slowStretches = explainSlow({ passes: sides, thresholdMs: controls.p99, stalls, cpuSamples, extra: hungRequests });
+    fs.writeFileSync(
+      path.join(ctx.logDir, `webhooks-side-passes-${process.pid}.json`),
+      JSON.stringify({ timeOrigin: performance.timeOrigin, sides: sides.map((x) => ({ label: x.label, startedAt: x.l.startedAt, timeline: x.l.timeline })), stalls, cpuSamples, hungRequests: hung.requestsBetween(0, Infinity) }),
+    );
     const hungHistory = hungStats.history;
     const historyMean = hungHistory.length ? mean(hungHistory) : NaN;
 
@@ -542,6 +556,8 @@ async function run(ctx) {
     );
     return result;
   } finally {
+    benchStalls.stop();
+    if (cpuTimeline) cpuTimeline.stop();
     agent.destroy();
     if (!noopStopped) await noopWorker.stop().catch(() => {});
     await connection.close().catch(() => {});

@@ -30,13 +30,13 @@ function processCpuSeconds(pid) {
   }
 }
 
-/** Busy and total CPU seconds of the whole machine since boot (all cores). */
+/** Busy, iowait and total CPU seconds of the whole machine since boot (all cores). */
 function machineCpuSeconds() {
   const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
   const v = line.trim().split(/\s+/).slice(1).map(Number);
   const [user, nice, system, idle, iowait = 0, irq = 0, softirq = 0, steal = 0] = v;
   const busy = user + nice + system + irq + softirq + steal;
-  return { busy: busy / clockTicks(), total: (busy + idle + iowait) / clockTicks() };
+  return { busy: busy / clockTicks(), iowait: iowait / clockTicks(), total: (busy + idle + iowait) / clockTicks() };
 }
 
 function supported() {

@@ -15,6 +15,7 @@ const API_JS = path.join(ROOT, 'dist', 'src', 'main', 'api.js');
 const WORKER_JS = path.join(ROOT, 'dist', 'src', 'main', 'worker.js');
 const ADMIN_JS = path.join(ROOT, 'dist', 'src', 'main', 'admin.js');
 const PROFILE_HOOK = path.join(__dirname, 'profile-hook.js');
+const STALL_HOOK = path.join(__dirname, 'stall-hook.js');
 
 const API_READY_TIMEOUT_MS = 60_000;
 // The worker bundles the workflow code with webpack at start; on 2 busy cores that takes a while.
@@ -81,9 +82,10 @@ function tokenForm({ clientId, clientSecret }) {
 /**
  * Starts the gateway processes. `env` adds to (and overrides) the benchmark defaults; `worker: false` runs the API
  * alone; with `cpuProfileDir` both processes load bench/lib/profile-hook.js, and startProfiles()/stopProfiles(tag)
- * profile the span between the two calls.
+ * profile the span between the two calls; with `stallFile` both load bench/lib/stall-hook.js and append their event-loop
+ * stalls and long GC pauses to that file.
  */
-async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDir, label = 'gateway' }) {
+async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDir, stallFile, label = 'gateway' }) {
   for (const f of [API_JS, WORKER_JS, ADMIN_JS]) {
     if (!fs.existsSync(f)) throw new Error(`${path.relative(ROOT, f)} is missing; the build step should have produced it`);
   }
@@ -106,6 +108,7 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
     WORKER_METRICS_ADDRESS: `${HOST}:${metricsPort}`,
     DEMO_SEED: 'false',
     SUBSCRIPTION_KEYS: '',
+    ...(stallFile ? { BENCH_STALL_FILE: stallFile } : {}),
     ...env,
   };
   delete childEnv.PUBLIC_BASE_URL;
@@ -118,7 +121,7 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
     const logFile = path.join(logDir, `${label}-${name}.log`);
     const fd = fs.openSync(logFile, 'a');
     // Profiling adds the hook and an IPC channel to talk to it; otherwise the processes run exactly as deployed.
-    const args = cpuProfileDir ? ['--require', PROFILE_HOOK, script] : [script];
+    const args = [...(cpuProfileDir ? ['--require', PROFILE_HOOK] : []), ...(stallFile ? ['--require', STALL_HOOK] : []), script];
     const stdio = cpuProfileDir ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd];
     let managed;
     try {
