@@ -4,6 +4,7 @@ import type { AttemptResult, DeliveryEventInput, GatewayEvent } from '../src/cor
 import type { EventRepository } from '../src/storage/events/event.repository';
 import type { HookRepository } from '../src/storage/hooks/hook.repository';
 import type { DeliveryAttempts } from '../src/webhooks/deliver-attempt';
+import { toGatewayEvent } from '../src/webhooks/event-payload';
 import type { EventPublisher, PublishEventInput } from '../src/webhooks/publish';
 
 export interface WebhookServices {
@@ -43,6 +44,14 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return deps.webhooks;
   };
 
+  /** The event the delivery is about: as the run carries it, or (older runs) read from storage. */
+  async function originalOf(input: DeliveryEventInput): Promise<GatewayEvent & { partyKey: string | null }> {
+    if (input.original) return { ...input.original.event, partyKey: input.original.partyKey };
+    const stored = await services().events.get(input.tenantId, input.originalEventId);
+    if (!stored) throw new GatewayError('NOT_FOUND', `event ${input.originalEventId} not found`, { retryable: false });
+    return { ...toGatewayEvent(stored), partyKey: stored.partyKey };
+  }
+
   async function publish(input: PublishEventInput): Promise<PublishedEventSummary> {
     const { event, deliveries } = await services().publisher.publishEvent(input);
     return { eventId: event.id, label: event.label, deliveries: deliveries.filter((d) => d.status === 'started' || d.status === 'running').length };
@@ -65,9 +74,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
     /** HookSentRetry / HookSentError / an output rule's topic about one delivery. */
     async publishDeliveryEvent(input: DeliveryEventInput): Promise<PublishedEventSummary> {
-      const { events } = services();
-      const original = await events.get(input.tenantId, input.originalEventId);
-      if (!original) throw new GatewayError('NOT_FOUND', `event ${input.originalEventId} not found`, { retryable: false });
+      const original = await originalOf(input);
       const party = original.partyKey ? { partyId: original.partyKey, legalEntityId: original.partyId } : null;
       const common = {
         id: input.eventId,

@@ -68,8 +68,11 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
   });
   const wakeSpreadMs = () => Math.max(0, woken?.withinMs ?? 0);
 
+  // Runs started before the party key came along read the original event instead.
+  const original = input.event && input.eventPartyKey !== undefined ? { original: { event: input.event, partyKey: input.eventPartyKey } } : {};
   const publish = (attempt: number, r: Extract<AttemptResult, { kind: 'sent' | 'failed' }>, kind: DeliveryEventInput['kind']) =>
     publishSteps.publishDeliveryEvent({
+      ...original,
       eventId: uuid4(),
       tenantId: input.tenantId,
       originalEventId: input.eventId,

@@ -69,6 +69,8 @@ export interface DeliverWebhookInput {
   resume?: DeliveryProgress;
   /** The event as published, so attempts need not read it (events never change). Older runs have none. */
   event?: GatewayEvent;
+  /** The event's party key (null: environment level), with `event`: the events about this delivery need no read. */
+  eventPartyKey?: string | null;
   /** The start set the attempt search attribute to 1 already; the first attempt need not upsert it. */
   attemptOneAtStart?: boolean;
   /** The hook's `rev` as routing saw it; lets the first attempt use a recently read copy of the hook. */
@@ -154,6 +156,12 @@ export interface DeliveryEventInput {
   httpStatus?: number;
   error: string;
   url: string;
+  /**
+   * The event the delivery is about, as published, when the run carries it: publishing then reads nothing. Looking it
+   * up by id is a scan of the events on FerretDB, which grows with every event stored and held up every other
+   * delivery for a moment each time an attempt failed (decisions.md "Events about a delivery carry the original").
+   */
+  original?: { event: GatewayEvent; partyKey: string | null };
   kind:
     | { topic: 'HookSentRetry'; nextAttemptOn: string }
     | { topic: 'HookSentError'; reason: 'exhausted' | 'gone' }

@@ -222,6 +222,7 @@ export class EventPublisher {
           schedule: this.deps.settings.schedule,
           maxAttemptTimeoutMs: this.deps.settings.maxAttemptTimeoutMs,
           event: toGatewayEvent(event),
+          eventPartyKey: event.partyKey,
           ...revOf(routed, r.hookId),
           ...(event.targetHookId === r.hookId && event.topic === 'Ping' ? { ignoreInactive: true } : {}),
         };

@@ -181,6 +181,33 @@ describe('webhook delivery on the real Temporal dev server', () => {
     ]);
   });
 
+  it('publishes HookSentRetry from the event the run carries, without reading it back', async () => {
+    const t = await tenant();
+    // The stored event is removed once the first attempt has reached the receiver, before that attempt's
+    // HookSentRetry: the notice still has the event's party and documents, so it came from the run, not storage.
+    let removed: Promise<unknown> | undefined;
+    const r = await receiver((_q, i) => {
+      if (i === 0) removed = ctx.core.db.models.WebhookEvent.deleteOne({ _id: p.event.id }).exec();
+      return { status: i === 0 ? 500 : 200 };
+    });
+    const hook = await t.hook({ url: r.url, topic: 'CarriedTopic', secureKey: KEY });
+    const p = await t.publish({ topic: 'CarriedTopic', party: t.p1, documentId: 'doc-carried', refToDocumentId: 'doc-before' });
+    const deliveryId = deliveryIdFor(p.event.id, hook.id);
+    await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 2 });
+    await removed;
+    await expect(ctx.webhooks.events.get(t.id, p.event.id)).resolves.toBeNull();
+    const [retry, ...rest] = await t.failureEvents(deliveryId);
+    expect(rest).toEqual([]);
+    expect(retry).toMatchObject({
+      topic: 'HookSentRetry',
+      partyKey: t.p1.partyId,
+      partyId: t.p1.legalEntityId,
+      documentId: 'doc-carried',
+      refToDocumentId: 'doc-before',
+      details: { originalTopic: 'CarriedTopic', originalEventId: p.event.id, attempt: '1', httpStatus: '500' },
+    });
+  });
+
   it('ends with HookSentError when the schedule is exhausted, and tells other hooks, never the failing one', async () => {
     const t = await tenant();
     const failing = await receiver(() => ({ status: 503 }));
