@@ -23,7 +23,7 @@ const path = require('node:path');
 const gateway = require('./lib/gateway');
 const { closedLoop, openLoop } = require('./lib/loops');
 const cpu = require('./lib/cpu');
-const { startStallMonitor, readStallFile, startCpuTimeline } = require('./lib/stalls');
+const { startStallMonitor, readStallFile, startCpuTimeline, readGoGcTrace } = require('./lib/stalls');
 const { explainSlow } = require('./lib/slow-stretches');
 const { prepareComparison, comparisonTables } = require('./lib/delivery-models');
 const services = require('../scripts/lib/services');
@@ -461,7 +461,13 @@ async function run(ctx) {
     // Every side pass's deliveries slower than the controls' p99, in stretches, each lined up with the processes'
     // event-loop stalls, GC pauses and cores at the time (and, in hung passes, the hung receiver's requests), so a
     // slow stretch can be told apart: the hung hook's work, a stall of one process, or the machine.
-    const stalls = [...readStallFile(stallFile), ...benchStalls.records];
+    const goGcs = (file, pid, name) => (pid ? readGoGcTrace(path.join(ctx.svc.logDir, file), pid, name) : []);
+    const stalls = [
+      ...readStallFile(stallFile),
+      ...benchStalls.records,
+      ...goGcs('temporal.log', ctx.serverPids.temporal, 'temporal'),
+      ...goGcs('ferretdb.log', ctx.serverPids.database, 'database'),
+    ];
     const hungRequests = (x, from, to) => {
       if (!x.label.startsWith('hung')) return '';
       const t0 = performance.timeOrigin;

@@ -197,6 +197,9 @@ async function main() {
     // A suite that exports `servers: false` (validation) runs without them.
     if (mod.servers !== false) {
       try {
+        // Go servers (Temporal, FerretDB) print one line per garbage collection to their logs, so suites can line
+        // their slow moments up with the servers' collections (bench/lib/stalls.js readGoGcTrace).
+        process.env.GODEBUG = [process.env.GODEBUG, 'gctrace=1'].filter(Boolean).join(',');
         svc = await services.startServices({ ui: false, handleSignals: true });
       } catch (e) {
         say(`could not start the local servers:\n${e.message}`);

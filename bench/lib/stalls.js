@@ -105,4 +105,39 @@ function coresBetween(samples, from, to) {
   return out;
 }
 
-module.exports = { startStallMonitor, readStallFile, startCpuTimeline, coresBetween, wallNow };
+/** Wall-clock ms at which a process started (Linux /proc), or undefined. */
+function processStartMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))[1]);
+    return btime * 1000 + (ticks * 1000) / cpu.clockTicks();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The garbage collections a Go server printed with GODEBUG=gctrace=1 ("gc 12 @3.456s 2%: a+b+c ms clock, …"), as
+ * records like the stall monitor's: { p: name, kind: 'gc', at, ms: wall time of the cycle (mostly its concurrent
+ * mark, when the collector takes a quarter of the cores and makes allocating goroutines assist) }; those shorter than
+ * `minMs` are left out.
+ */
+function readGoGcTrace(logFile, pid, name, minMs = 50) {
+  const started = processStartMs(pid);
+  if (started === undefined) return [];
+  let text = '';
+  try {
+    text = fs.readFileSync(logFile, 'utf8');
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const m of text.matchAll(/^gc \d+ @([\d.]+)s \d+%: ([\d.]+)\+([\d.]+)\+([\d.]+) ms clock/gm)) {
+    const ms = Number(m[2]) + Number(m[3]) + Number(m[4]);
+    if (ms >= minMs) out.push({ p: name, kind: 'gc', at: started + Number(m[1]) * 1000, ms: Math.round(ms) });
+  }
+  return out;
+}
+
+module.exports = { startStallMonitor, readStallFile, startCpuTimeline, coresBetween, wallNow, readGoGcTrace };
