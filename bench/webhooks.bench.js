@@ -25,6 +25,7 @@ const { closedLoop, openLoop } = require('./lib/loops');
 const cpu = require('./lib/cpu');
 const { startStallMonitor, readStallFile, startCpuTimeline, readGoGcTrace } = require('./lib/stalls');
 const { explainSlow } = require('./lib/slow-stretches');
+const { readCounters, ratesBetween, largestDifferences } = require('./lib/server-metrics');
 const { prepareComparison, comparisonTables } = require('./lib/delivery-models');
 const services = require('../scripts/lib/services');
 
@@ -328,6 +329,7 @@ async function run(ctx) {
     let sideSeconds;
     const sidePass = async (kind, index) => {
       const label = `${kind} ${index}`;
+      const before = await readCounters(ctx.svc.temporalMetricsUrl);
       ctx.log(`webhooks: ${label}: ${plan.concurrency} loops for ${plan.sideThroughputS} s`);
       const t = await deliveryPass(plan.sideThroughputS);
       if (sideRate === undefined) {
@@ -339,7 +341,9 @@ async function run(ctx) {
       }
       ctx.log(`webhooks: ${label}: ${fmt(sideRate, 1)} events/s for ${sideSeconds} s`);
       const l = await openLoop(sideRate, sideSeconds, healthyOnce);
-      return { label, t, l };
+      // The Temporal server's counters over the whole side pass (closed and open loop), per second.
+      const serverRates = ratesBetween(before, await readCounters(ctx.svc.temporalMetricsUrl));
+      return { label, t, l, serverRates };
     };
 
     // Rounds of control, hung, hung, control; each round's hung hook is a fresh one on the same hung receiver, so
@@ -474,6 +478,14 @@ async function run(ctx) {
       const at = hung.requestsBetween(from - t0 - 1000, to - t0).map((t) => fmt((t + t0 - from) / 1000, 1));
       return `hung receiver requests at s ${at.join(', ') || '-'} from the stretch's start`;
     };
+    const withRates = (passes) => passes.map((x) => x.serverRates).filter(Boolean);
+    if (withRates(controlPasses).length && withRates(hungPasses).length) {
+      result.tables.push({
+        title: "Temporal server: the counters that moved most differently with the hung receiver (mean per second over each side pass, its /metrics endpoint)",
+        header: ['series', 'controls /s', 'hung /s', 'difference /s'],
+        rows: largestDifferences(withRates(controlPasses), withRates(hungPasses), 15).map((r) => [r.key.slice(0, 160), fmt(r.a, 2), fmt(r.b, 2), `${r.diff >= 0 ? '+' : ''}${fmt(r.diff, 2)}`]),
+      });
+    }
     const slowStretches = explainSlow({ passes: sides, thresholdMs: controls.p99, stalls, cpuSamples, extra: hungRequests });
     fs.writeFileSync(
       path.join(ctx.logDir, `webhooks-side-passes-${process.pid}.json`),

@@ -200,7 +200,8 @@ async function main() {
         // Go servers (Temporal, FerretDB) print one line per garbage collection to their logs, so suites can line
         // their slow moments up with the servers' collections (bench/lib/stalls.js readGoGcTrace).
         process.env.GODEBUG = [process.env.GODEBUG, 'gctrace=1'].filter(Boolean).join(',');
-        svc = await services.startServices({ ui: false, handleSignals: true });
+        // Temporal's own metrics on a known port, so suites can read what the server did in a pass.
+        svc = await services.startServices({ ui: false, handleSignals: true, ports: { temporalMetrics: await services.getFreePort() } });
       } catch (e) {
         say(`could not start the local servers:\n${e.message}`);
         entry.error = `local servers did not start: ${e.message}`;

@@ -93,7 +93,7 @@ function isStampCurrent(binary, hash) {
   }
 }
 
-function temporalServerArgs({ port, uiPort, ui = false, dbFile, ip = HOST }) {
+function temporalServerArgs({ port, uiPort, ui = false, dbFile, ip = HOST, metricsPort }) {
   const args = [
     'server', 'start-dev',
     '--ip', ip,
@@ -108,6 +108,7 @@ function temporalServerArgs({ port, uiPort, ui = false, dbFile, ip = HOST }) {
   }
   if (ui) args.push('--ui-port', String(uiPort));
   else args.push('--headless');
+  if (metricsPort) args.push('--metrics-port', String(metricsPort));
   return args;
 }
 
@@ -552,13 +553,13 @@ async function checkTemporalNamespace(cli, address) {
   );
 }
 
-async function startTemporal(sup, { cli, port, uiPort, ui, dbFile, logDir }) {
+async function startTemporal(sup, { cli, port, uiPort, ui, dbFile, logDir, metricsPort }) {
   const logFile = path.join(logDir, 'temporal.log');
   const fd = fs.openSync(logFile, 'a');
   const started = Date.now();
   let managed;
   try {
-    managed = sup.spawn('temporal', cli, temporalServerArgs({ port, uiPort, ui, dbFile }), {
+    managed = sup.spawn('temporal', cli, temporalServerArgs({ port, uiPort, ui, dbFile, metricsPort }), {
       env: temporalChildEnv(),
       stdio: ['ignore', fd, fd],
     });
@@ -587,7 +588,13 @@ async function startTemporal(sup, { cli, port, uiPort, ui, dbFile, logDir }) {
     throw err;
   }
   log(`Temporal dev server ready at ${address} in ${formatMs(Date.now() - started)} (${dbFile ? dbFile : 'in memory'}; log ${logFile})`);
-  return { managed, address, uiUrl: ui ? `http://${HOST}:${uiPort}` : undefined, ms: Date.now() - started };
+  return {
+    managed,
+    address,
+    uiUrl: ui ? `http://${HOST}:${uiPort}` : undefined,
+    metricsUrl: metricsPort ? `http://${HOST}:${metricsPort}/metrics` : undefined,
+    ms: Date.now() - started,
+  };
 }
 
 function loadMongoDriver() {
@@ -726,9 +733,10 @@ async function withPortRetry(fixed, fn) {
 
 /**
  * Starts (or adopts from the environment) a Temporal server and a MongoDB-wire database.
- * @param {{ persistentDir?: string, ui?: boolean, ports?: { temporal?: number, temporalUi?: number, mongodb?: number },
+ * @param {{ persistentDir?: string, ui?: boolean,
+ *           ports?: { temporal?: number, temporalUi?: number, temporalMetrics?: number, mongodb?: number },
  *           handleSignals?: boolean }} [opts]
- * @returns {Promise<{ temporalAddress: string, temporalUiUrl?: string, mongodbUri: string, logDir: string,
+ * @returns {Promise<{ temporalAddress: string, temporalUiUrl?: string, temporalMetricsUrl?: string, mongodbUri: string, logDir: string,
  *           providers: { temporal: string, database: string }, timings: Record<string, number>, stop(): Promise<void> }>}
  */
 async function startServices(opts = {}) {
@@ -782,6 +790,7 @@ async function startServices(opts = {}) {
     // Temporal
     let temporalAddress = process.env.TEMPORAL_ADDRESS;
     let temporalUiUrl;
+    let temporalMetricsUrl;
     if (temporalAddress) {
       const hp = parseHostPort(temporalAddress);
       if (hp && !(await canConnect(hp.host, hp.port, 5000))) {
@@ -798,11 +807,13 @@ async function startServices(opts = {}) {
           ui,
           dbFile: persistent ? path.join(persistent, 'temporal', 'temporal.db') : undefined,
           logDir,
+          metricsPort: ports.temporalMetrics,
         }),
       );
       started.push(t.managed);
       temporalAddress = t.address;
       temporalUiUrl = t.uiUrl;
+      temporalMetricsUrl = t.metricsUrl;
       timings.temporalMs = t.ms;
       providers.temporal = `temporal CLI ${tools.temporalCli}`;
     }
@@ -832,7 +843,7 @@ async function startServices(opts = {}) {
       providers.database = plan.kind === 'mongod' ? `mongod ${plan.path}` : `FerretDB ${tools.ferretdb}`;
     }
 
-    return { temporalAddress, temporalUiUrl, mongodbUri, logDir, providers, timings, stop };
+    return { temporalAddress, temporalUiUrl, temporalMetricsUrl, mongodbUri, logDir, providers, timings, stop };
   } catch (err) {
     // The logs explain the failure; leave them for a look.
     keepLogs = true;

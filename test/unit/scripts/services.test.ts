@@ -15,7 +15,7 @@ interface ServicesModule {
   ferretdbSourceHash(dir?: string): string;
   stampPath(binary: string): string;
   isStampCurrent(binary: string, hash: string): boolean;
-  temporalServerArgs(o: { port: number; uiPort?: number; ui?: boolean; dbFile?: string }): string[];
+  temporalServerArgs(o: { port: number; uiPort?: number; ui?: boolean; dbFile?: string; metricsPort?: number }): string[];
   temporalChildEnv(env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   parseHostPort(a: string): { host: string; port: number } | undefined;
   findOnPath(name: string, env?: NodeJS.ProcessEnv): string | undefined;
@@ -135,6 +135,11 @@ describe('Temporal dev server command line', () => {
     expect(args).toContain('--headless');
     expect(args).not.toContain('--db-filename');
     expect(args).not.toContain('--ui-port');
+    expect(args).not.toContain('--metrics-port');
+  });
+
+  it('serves its metrics on a given port', () => {
+    expect(services.temporalServerArgs({ port: 7300, metricsPort: 9300 }).join(' ')).toContain('--metrics-port 9300');
   });
 
   it('persistent with UI', () => {
