@@ -120,7 +120,8 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
   const spawnLogged = (name, script) => {
     const logFile = path.join(logDir, `${label}-${name}.log`);
     const fd = fs.openSync(logFile, 'a');
-    // Profiling adds the hook and an IPC channel to talk to it; otherwise the processes run exactly as deployed.
+    // Profiling adds its hook and an IPC channel to talk to it, the stall log its own hook (a 10 ms ticker and a GC
+    // observer); otherwise the processes run exactly as deployed.
     const args = [...(cpuProfileDir ? ['--require', PROFILE_HOOK] : []), ...(stallFile ? ['--require', STALL_HOOK] : []), script];
     const stdio = cpuProfileDir ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd];
     let managed;

@@ -46,15 +46,19 @@ function startStallMonitor({ name, file }) {
   };
 }
 
+/** A file's text, or '' when it is not there (a process that never wrote it). */
+function readIfThere(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** Reads the JSON lines a preloaded monitor wrote; a torn last line (the process was writing) is skipped. */
 function readStallFile(file) {
-  let text = '';
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
   const out = [];
+  const text = readIfThere(file);
   for (const line of text.split('\n')) {
     if (!line) continue;
     try {
@@ -126,14 +130,8 @@ function processStartMs(pid) {
 function readGoGcTrace(logFile, pid, name, minMs = 50) {
   const started = processStartMs(pid);
   if (started === undefined) return [];
-  let text = '';
-  try {
-    text = fs.readFileSync(logFile, 'utf8');
-  } catch {
-    return [];
-  }
   const out = [];
-  for (const m of text.matchAll(/^gc \d+ @([\d.]+)s \d+%: ([\d.]+)\+([\d.]+)\+([\d.]+) ms clock/gm)) {
+  for (const m of readIfThere(logFile).matchAll(/^gc \d+ @([\d.]+)s \d+%: ([\d.]+)\+([\d.]+)\+([\d.]+) ms clock/gm)) {
     const ms = Number(m[2]) + Number(m[3]) + Number(m[4]);
     if (ms >= minMs) out.push({ p: name, kind: 'gc', at: started + Number(m[1]) * 1000, ms: Math.round(ms) });
   }
