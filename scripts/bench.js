@@ -115,7 +115,8 @@ async function describeTemporal(svc) {
   if (svc.providers.temporal === 'env') return `server at TEMPORAL_ADDRESS=${svc.temporalAddress}`;
   const cli = svc.providers.temporal.replace(/^temporal CLI /, '');
   const version = await execText(cli, ['--version'], { env: services.temporalChildEnv() });
-  return `Temporal CLI dev server (${version || cli}; in-memory SQLite) at ${svc.temporalAddress}`;
+  const gc = services.temporalServerEnv();
+  return `Temporal CLI dev server (${version || cli}; in-memory SQLite; GOGC=${gc.GOGC} GOMEMLIMIT=${gc.GOMEMLIMIT}) at ${svc.temporalAddress}`;
 }
 
 async function environment(svc, opts) {

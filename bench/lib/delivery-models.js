@@ -73,6 +73,7 @@ function prepareComparison({ ctx, gw }) {
     const { loadConfig } = require(path.join(DIST, 'config', 'load-config'));
     const { connectDatabase } = require(path.join(DIST, 'storage', 'connection'));
     const { EventRepository } = require(path.join(DIST, 'storage', 'events', 'event.repository'));
+    const { toGatewayEvent } = require(path.join(DIST, 'webhooks', 'event-payload'));
     const { TemporalDeliveryStarter } = require(path.join(DIST, 'main', 'webhooks'));
     const { deliveryIdFor } = require(path.join(DIST, 'webhooks', 'delivery-id'));
     const { DELIVERY_SEARCH_ATTRIBUTES, deliverWebhookWorkflowId } = require(path.join(DIST, 'core', 'webhook-delivery'));
@@ -96,7 +97,7 @@ function prepareComparison({ ctx, gw }) {
     const storeEvent = async (hookIds) => {
       const id = crypto.randomUUID();
       const routes = hookIds.map((hookId) => ({ hookId, action: 'https', deliveryId: deliveryIdFor(id, hookId), status: 'started' }));
-      await events.insert({
+      const record = {
         id,
         tenantId,
         topic: 'Ping',
@@ -112,15 +113,22 @@ function prepareComparison({ ctx, gw }) {
         routes,
         targetHookId: null,
         excludeHookIds: [],
-      });
-      return { id, routes };
+      };
+      await events.insert(record);
+      // Both models' runs carry the event as the publisher's do, so no attempt reads it back (on FerretDB that read
+      // is a scan of every stored event, which would measure the database's size instead of the models).
+      return { id, routes, event: toGatewayEvent(record), partyKey: record.partyKey };
     };
 
     const models = {
       'per hook': async (event) => {
         await Promise.all(
           event.routes.map((r) =>
-            starter.startDelivery({ tenantId, eventId: event.id, hookId: r.hookId, deliveryId: r.deliveryId, ...settings }, { topic: 'Ping', partyKey: '' }, 'fresh'),
+            starter.startDelivery(
+              { tenantId, eventId: event.id, hookId: r.hookId, deliveryId: r.deliveryId, ...settings, event: event.event, eventPartyKey: event.partyKey },
+              { topic: 'Ping', partyKey: '' },
+              'fresh',
+            ),
           ),
         );
         return event.routes.map((r) => deliverWebhookWorkflowId(tenantId, r.deliveryId));
@@ -130,7 +138,7 @@ function prepareComparison({ ctx, gw }) {
         await client.workflow.start('deliverEventFanOut', {
           taskQueue,
           workflowId,
-          args: [{ tenantId, eventId: event.id, hooks: event.routes.map((r) => ({ hookId: r.hookId, deliveryId: r.deliveryId })), ...settings, searchAttributes }],
+          args: [{ tenantId, eventId: event.id, event: event.event, eventPartyKey: event.partyKey, hooks: event.routes.map((r) => ({ hookId: r.hookId, deliveryId: r.deliveryId })), ...settings, searchAttributes }],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
           ...(searchAttributes
             ? { typedSearchAttributes: [{ key: keys.tenantId, value: tenantId }, { key: keys.topic, value: 'Ping' }, { key: keys.attempt, value: 0 }] }

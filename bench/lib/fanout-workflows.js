@@ -22,7 +22,8 @@ const THROTTLE_FIRST_WAIT_MS = 100;
 const THROTTLE_MAX_WAIT_MS = 30_000;
 
 /**
- * input: { tenantId, eventId, hooks: [{ hookId, deliveryId }], schedule, maxAttemptTimeoutMs, searchAttributes }.
+ * input: { tenantId, eventId, event, eventPartyKey, hooks: [{ hookId, deliveryId }], schedule, maxAttemptTimeoutMs,
+ * searchAttributes }; `event` (as published) is carried as the product's runs carry it.
  * Resolves { deliveries: [{ hookId, outcome, attempts }] } once every hook's delivery has ended.
  */
 async function deliverEventFanOut(input) {
@@ -32,6 +33,7 @@ async function deliverEventFanOut(input) {
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
   });
   let highestAttempt = 0;
+  const original = input.event && input.eventPartyKey !== undefined ? { original: { event: input.event, partyKey: input.eventPartyKey } } : {};
 
   const deliverOne = async ({ hookId, deliveryId }) => {
     const startedAtMs = Date.now();
@@ -40,6 +42,7 @@ async function deliverEventFanOut(input) {
     let previousDelayMs;
     const publish = (attempt, r, kind) =>
       publishSteps.publishDeliveryEvent({
+        ...original,
         eventId: uuid4(),
         tenantId: input.tenantId,
         originalEventId: input.eventId,
@@ -55,7 +58,7 @@ async function deliverEventFanOut(input) {
       const attempt = attempts + 1;
       let r;
       try {
-        r = await attemptSteps.attemptDelivery({ tenantId: input.tenantId, eventId: input.eventId, hookId, deliveryId, attempt });
+        r = await attemptSteps.attemptDelivery({ tenantId: input.tenantId, eventId: input.eventId, hookId, deliveryId, attempt, ...(input.event ? { event: input.event } : {}) });
       } catch (e) {
         if (!(e instanceof ActivityFailure)) throw e;
         r = { kind: 'failed', error: `gateway error: ${e.cause && e.cause.message ? e.cause.message : 'activity failed'}`, timedOut: false, latencyMs: 0, url: '' };

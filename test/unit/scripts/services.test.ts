@@ -17,6 +17,7 @@ interface ServicesModule {
   isStampCurrent(binary: string, hash: string): boolean;
   temporalServerArgs(o: { port: number; uiPort?: number; ui?: boolean; dbFile?: string; metricsPort?: number }): string[];
   temporalChildEnv(env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  temporalServerEnv(env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   parseHostPort(a: string): { host: string; port: number } | undefined;
   findOnPath(name: string, env?: NodeJS.ProcessEnv): string | undefined;
   databasePlan(env?: NodeJS.ProcessEnv): { kind: string; path?: string };
@@ -152,6 +153,17 @@ describe('Temporal dev server command line', () => {
   it('runs the CLI without stray TEMPORAL_* settings and without the version check', () => {
     const env = services.temporalChildEnv({ PATH: '/bin', TEMPORAL_ADDRESS: 'x:1', TEMPORAL_NAMESPACE: 'n' });
     expect(env).toEqual({ PATH: '/bin', TEMPORAL_VERSION_CHECK_DISABLED: '1' });
+  });
+
+  it('runs the server with a larger Go heap goal under a soft limit, unless the caller chose its own', () => {
+    expect(services.temporalServerEnv({ PATH: '/bin', TEMPORAL_ADDRESS: 'x:1' })).toEqual({
+      PATH: '/bin', TEMPORAL_VERSION_CHECK_DISABLED: '1', GOGC: '400', GOMEMLIMIT: '2GiB',
+    });
+    const own = services.temporalServerEnv({ PATH: '/bin', GOGC: '150', GOMEMLIMIT: '3GiB' });
+    expect([own.GOGC, own.GOMEMLIMIT]).toEqual(['150', '3GiB']);
+    expect(services.temporalServerEnv({ GOGC: 'off' }).GOMEMLIMIT).toBe('2GiB');
+    // The CLI's short commands keep Go's defaults.
+    expect(services.temporalChildEnv({ PATH: '/bin' }).GOGC).toBeUndefined();
   });
 
   it('parses host:port addresses', () => {
