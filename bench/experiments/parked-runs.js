@@ -1,0 +1,79 @@
+'use strict';
+// What open, idle runs cost the Temporal dev server: the no-op baseline (20 closed loops) with no other runs open,
+// then with PARKED runs open that each ran one activity and wait on a 15-minute timer (as deliveries parked on a
+// stuck hook do), in ROUNDS of control / parked, the parked runs terminated between rounds. Prints workflows per
+// second, p50/p99 and the server's CPU per workflow for each pass. A diagnostic, not part of `npm run bench`:
+//   node bench/experiments/parked-runs.js [PARKED=800] [ROUNDS=3] [PASS_S=30]
+const crypto = require('node:crypto');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { Client, Connection } = require('@temporalio/client');
+const services = require('../../scripts/lib/services');
+const { findServerPids, processCpuSeconds } = require('../lib/cpu');
+
+const [PARKED = 800, ROUNDS = 3, PASS_S = 30] = process.argv.slice(2).map(Number);
+const LOOPS = 20;
+const TASK_QUEUE = 'parked-runs-experiment';
+const SETTLE_MS = 10_000;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const cpuMs = (pid) => processCpuSeconds(pid) * 1000;
+
+async function main() {
+  const svc = await services.startServices({ ui: false, handleSignals: true });
+  const temporalPid = findServerPids().temporal;
+  if (!temporalPid) throw new Error('the Temporal dev server was not started here (TEMPORAL_ADDRESS set?)');
+  const worker = spawn(process.execPath, [path.join(__dirname, 'parked-runs-worker.js')], {
+    env: { ...process.env, TEMPORAL_ADDRESS: svc.temporalAddress, TEMPORAL_TASK_QUEUE: TASK_QUEUE },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((resolve) => worker.stdout.on('data', (d) => String(d).includes('worker running') && resolve()));
+  const client = new Client({ connection: await Connection.connect({ address: svc.temporalAddress }) });
+
+  async function pass(label) {
+    const latencies = [];
+    const end = Date.now() + PASS_S * 1000;
+    const cpu0 = cpuMs(temporalPid);
+    const t0 = Date.now();
+    await Promise.all(Array.from({ length: LOOPS }, async () => {
+      while (Date.now() < end) {
+        const s = Date.now();
+        await client.workflow.execute('benchNoop', { taskQueue: TASK_QUEUE, workflowId: crypto.randomUUID() });
+        latencies.push(Date.now() - s);
+      }
+    }));
+    const ms = Date.now() - t0;
+    const cpu = cpuMs(temporalPid) - cpu0;
+    latencies.sort((a, b) => a - b);
+    const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
+    console.log(`${label.padEnd(26)} ${(latencies.length / ms * 1000).toFixed(1).padStart(6)} wf/s  p50 ${at(0.5)} ms  p99 ${at(0.99)} ms  Temporal ${(cpu / latencies.length).toFixed(1)} ms CPU per workflow`);
+  }
+
+  const open = [];
+  try {
+    await pass('warm-up');
+    for (let round = 1; round <= ROUNDS; round++) {
+      await pass(`round ${round}: none open`);
+      for (let i = 0; i < PARKED; i += LOOPS) {
+        await Promise.all(Array.from({ length: Math.min(LOOPS, PARKED - i) }, async () => {
+          const workflowId = `parked-${crypto.randomUUID()}`;
+          open.push(workflowId);
+          await client.workflow.start('parked', { taskQueue: TASK_QUEUE, workflowId });
+        }));
+      }
+      await sleep(SETTLE_MS);
+      await pass(`round ${round}: ${PARKED} parked`);
+      while (open.length) await Promise.all(open.splice(0, LOOPS).map((id) => client.workflow.getHandle(id).terminate()));
+      await sleep(SETTLE_MS);
+    }
+    await pass('last: none open');
+  } finally {
+    worker.kill();
+    await svc.stop();
+  }
+}
+
+main().then(() => process.exit(0), (e) => {
+  console.error(e);
+  process.exit(1);
+});
