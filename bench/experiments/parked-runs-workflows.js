@@ -1,6 +1,6 @@
 'use strict';
-// Workflows of bench/experiments/parked-runs.js: the baseline's no-op workflow, and a run that parks the way a
-// delivery on a stuck hook does (one activity, then a wait for a signal under a long timer).
+// Workflows of bench/experiments/parked-runs.js, run by bench/lib/noop-worker.js: the baseline's no-op workflow,
+// and a run that parks the way a delivery on a stuck hook does (one activity, then a signal or a long timer).
 const { proxyActivities, condition, defineSignal, setHandler } = require('@temporalio/workflow');
 
 const { noop } = proxyActivities({ startToCloseTimeout: '1 minute' });

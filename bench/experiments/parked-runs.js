@@ -23,11 +23,16 @@ async function main() {
   const svc = await services.startServices({ ui: false, handleSignals: true });
   const temporalPid = findServerPids().temporal;
   if (!temporalPid) throw new Error('the Temporal dev server was not started here (TEMPORAL_ADDRESS set?)');
-  const worker = spawn(process.execPath, [path.join(__dirname, 'parked-runs-worker.js')], {
-    env: { ...process.env, TEMPORAL_ADDRESS: svc.temporalAddress, TEMPORAL_TASK_QUEUE: TASK_QUEUE },
+  const worker = spawn(process.execPath, [path.join(__dirname, '..', 'lib', 'noop-worker.js')], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: svc.temporalAddress,
+      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      BENCH_WORKFLOWS_PATH: path.join(__dirname, 'parked-runs-workflows.js'),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await new Promise((resolve) => worker.stdout.on('data', (d) => String(d).includes('worker running') && resolve()));
+  await new Promise((resolve) => worker.stdout.on('data', (d) => String(d).includes('noop worker running') && resolve()));
   const client = new Client({ connection: await Connection.connect({ address: svc.temporalAddress }) });
 
   async function pass(label) {

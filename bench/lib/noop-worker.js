@@ -11,7 +11,8 @@ async function main() {
     connection,
     namespace: 'default',
     taskQueue: process.env.TEMPORAL_TASK_QUEUE,
-    workflowsPath: path.join(__dirname, 'noop-workflows.js'),
+    // Another bundle with the same no-op activity (bench/experiments) may be named instead.
+    workflowsPath: process.env.BENCH_WORKFLOWS_PATH || path.join(__dirname, 'noop-workflows.js'),
     activities: { noop: async () => undefined },
   });
   console.log('noop worker running');

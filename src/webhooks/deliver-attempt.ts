@@ -42,6 +42,15 @@ export function parkedRetryMs(stuckForMs: number): number {
   return Math.min(60 * 60_000, Math.max(15 * 60_000, stuckForMs));
 }
 
+/**
+ * A delivery-log line's key: one per (delivery, run, attempt), so a retried activity replaces its own line. The
+ * delivery is part of it because a run is not bound to one delivery by the activity: a run that delivers one event
+ * to several hooks (the fan-out the benchmark compares) would otherwise overwrite one hook's line with another's.
+ */
+export function logLineId(input: Pick<AttemptInput, 'deliveryId' | 'runKey' | 'attempt'>): string {
+  return `${input.deliveryId}:${input.runKey}:${input.attempt}`;
+}
+
 export interface AttemptInput {
   tenantId: string;
   eventId: string;
@@ -185,7 +194,7 @@ export class DeliveryAttempts {
     const outputTopic = selectOutputTopic(hook.output, outcomeForRules, event.topic);
     const ok = result.kind === 'response' && result.status >= 200 && result.status < 300;
     await this.deps.deliveryLog.record({
-      _id: `${input.runKey}:${input.attempt}`,
+      _id: logLineId(input),
       tenantId: input.tenantId,
       eventId: input.eventId,
       hookId: input.hookId,
@@ -216,7 +225,7 @@ export class DeliveryAttempts {
 
   private async skip(input: AttemptInput, reason: Extract<AttemptResult, { kind: 'skipped' }>['reason'], detail: string): Promise<AttemptResult> {
     await this.deps.deliveryLog.record({
-      _id: `${input.runKey}:${input.attempt}`,
+      _id: logLineId(input),
       tenantId: input.tenantId,
       eventId: input.eventId,
       hookId: input.hookId,

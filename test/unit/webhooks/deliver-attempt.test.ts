@@ -1,7 +1,7 @@
 import type { DeliveryAttemptDoc, DeliveryLogRepository, EventRepository } from '../../../src/storage/events/event.repository';
 import type { HookRecord, HookRepository } from '../../../src/storage/hooks/hook.repository';
 import { HookConcurrency } from '../../../src/webhooks/concurrency';
-import { DeliveryAttempts, type AttemptInput } from '../../../src/webhooks/deliver-attempt';
+import { DeliveryAttempts, logLineId, type AttemptInput } from '../../../src/webhooks/deliver-attempt';
 import { ParkedDeliveries } from '../../../src/webhooks/parked-deliveries';
 import type { GatewayEvent } from '../../../src/webhooks/event-payload';
 import type { SendRequest, WebhookSender } from '../../../src/webhooks/http-sender';
@@ -84,6 +84,22 @@ function setup(options: { parked?: ParkedDeliveries } = {}) {
     close: () => recentHooks.close(),
   };
 }
+
+describe('DeliveryAttempts: delivery-log lines', () => {
+  it('keys a line by delivery, run and attempt, so deliveries sharing a run keep their own lines', async () => {
+    const t = setup();
+    await t.attempts.attempt(t.input(1, 0));
+    await t.attempts.attempt(t.input(1, 0));
+    const [a, b] = t.lines;
+    expect(a?.deliveryId).not.toBe(b?.deliveryId);
+    expect(a?._id).toBe(logLineId({ deliveryId: a?.deliveryId ?? '', runKey: 'run', attempt: 1 }));
+    expect(new Set(t.lines.map((l) => l._id)).size).toBe(2);
+    // A retried activity (same delivery, run and attempt) meets its own line.
+    expect(logLineId({ deliveryId: 'd', runKey: 'r', attempt: 2 })).toBe(logLineId({ deliveryId: 'd', runKey: 'r', attempt: 2 }));
+    expect(logLineId({ deliveryId: 'd', runKey: 'r', attempt: 2 })).not.toBe(logLineId({ deliveryId: 'd', runKey: 'r', attempt: 3 }));
+    t.close();
+  });
+});
 
 describe('DeliveryAttempts: the hook an attempt uses', () => {
   it('reuses a hook read < 2 s ago for first attempts routed with that rev, and logs every attempt', async () => {
