@@ -27,11 +27,11 @@ const { startStallMonitor, readStallFile, startCpuTimeline, readGoGcTrace } = re
 const { explainSlow } = require('./lib/slow-stretches');
 const { readCounters, ratesBetween, largestDifferences } = require('./lib/server-metrics');
 const { prepareComparison, comparisonTables } = require('./lib/delivery-models');
+const { startNoopWorker } = require('./lib/noop-worker-process');
 const services = require('../scripts/lib/services');
 
 const ROOT = services.REPO_ROOT;
 const HOST = '127.0.0.1';
-const NOOP_WORKER_JS = path.join(__dirname, 'lib', 'noop-worker.js');
 const KEY = 'benchmark-secure-key-0123456789';
 // The default limit (6000 per client per minute) would turn the closed loop into a 429 test.
 const API_RATE_LIMIT = '1000000000';
@@ -157,37 +157,6 @@ function apiRequest(agent, url, { method, token, body }) {
   });
 }
 
-function startNoopWorker(ctx, taskQueue) {
-  const sup = services.createSupervisor();
-  const logFile = path.join(ctx.logDir, 'webhooks-noop-worker.log');
-  const fd = fs.openSync(logFile, 'a');
-  let managed;
-  try {
-    managed = sup.spawn('noop-worker', process.execPath, [NOOP_WORKER_JS], {
-      cwd: ROOT,
-      env: { ...process.env, TEMPORAL_ADDRESS: ctx.svc.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue },
-      stdio: ['ignore', fd, fd],
-    });
-  } finally {
-    fs.closeSync(fd);
-  }
-  return {
-    pid: () => managed.child.pid,
-    async ready() {
-      const deadline = Date.now() + 120_000;
-      while (!/noop worker running/.test(fs.readFileSync(logFile, 'utf8'))) {
-        if (managed.exited) throw new Error(`noop worker exited: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-        if (Date.now() > deadline) throw new Error('noop worker did not start within 120 s');
-        await sleep(200);
-      }
-    },
-    async stop() {
-      await sup.stopChild(managed, 10_000);
-      sup.close();
-    },
-  };
-}
-
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
 /**
@@ -211,7 +180,7 @@ async function run(ctx) {
   // The engine's ceiling: a workflow with one no-op activity on the same server. Its worker stays up (idle between
   // its passes), so the baseline is measured both before and after the deliveries on the same server state.
   const noopQueue = `bench-noop-${crypto.randomUUID()}`;
-  const noopWorker = startNoopWorker(ctx, noopQueue);
+  const noopWorker = startNoopWorker({ temporalAddress: ctx.svc.temporalAddress, taskQueue: noopQueue, logFile: path.join(ctx.logDir, 'webhooks-noop-worker.log') });
   const connection = await Connection.connect({ address: ctx.svc.temporalAddress });
   const client = new Client({ connection });
   const noopOnce = async () => {

@@ -6,10 +6,12 @@
 //   node bench/experiments/parked-runs.js [PARKED=800] [ROUNDS=3] [PASS_S=30]
 const crypto = require('node:crypto');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
 const { Client, Connection } = require('@temporalio/client');
 const services = require('../../scripts/lib/services');
 const { findServerPids, processCpuSeconds } = require('../lib/cpu');
+const { startNoopWorker } = require('../lib/noop-worker-process');
 
 const [PARKED = 800, ROUNDS = 3, PASS_S = 30] = process.argv.slice(2).map(Number);
 const LOOPS = 20;
@@ -23,16 +25,13 @@ async function main() {
   const svc = await services.startServices({ ui: false, handleSignals: true });
   const temporalPid = findServerPids().temporal;
   if (!temporalPid) throw new Error('the Temporal dev server was not started here (TEMPORAL_ADDRESS set?)');
-  const worker = spawn(process.execPath, [path.join(__dirname, '..', 'lib', 'noop-worker.js')], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: svc.temporalAddress,
-      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-      BENCH_WORKFLOWS_PATH: path.join(__dirname, 'parked-runs-workflows.js'),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const worker = startNoopWorker({
+    temporalAddress: svc.temporalAddress,
+    taskQueue: TASK_QUEUE,
+    logFile: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'parked-runs-')), 'worker.log'),
+    workflowsPath: path.join(__dirname, 'parked-runs-workflows.js'),
   });
-  await new Promise((resolve) => worker.stdout.on('data', (d) => String(d).includes('noop worker running') && resolve()));
+  await worker.ready();
   const client = new Client({ connection: await Connection.connect({ address: svc.temporalAddress }) });
 
   async function pass(label) {
@@ -73,7 +72,7 @@ async function main() {
     }
     await pass('last: none open');
   } finally {
-    worker.kill();
+    await worker.stop();
     await svc.stop();
   }
 }
