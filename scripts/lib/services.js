@@ -122,8 +122,9 @@ function temporalChildEnv(env = process.env) {
 
 // The dev server's Go heap goal. Each open workflow run keeps its state in the server's history cache, so a few
 // hundred runs waiting on a stuck receiver raise the live heap; at Go's default (GOGC=100) the collector then ran
-// 11-17 times per 45 s of load and took CPU from every other delivery (docs/benchmarks.md, runs 24-27). Collecting at
-// five times the live heap, capped by a soft limit, keeps that cost flat for about 0.5 GiB more memory.
+// 11-17 times per 45 s of load and took CPU from every other delivery. Collecting at five times the live heap,
+// under a soft limit, cuts that to 2-4 times for about 0.4 GiB more memory (docs/decisions.md, "The Temporal
+// server's garbage collector"; docs/benchmarks.md, runs 24-29).
 const TEMPORAL_GO_GC = { GOGC: '400', GOMEMLIMIT: '2GiB' };
 
 /** Environment for the dev server itself: as for the CLI, plus its Go collector settings unless the caller set them. */

@@ -92,11 +92,14 @@ describe('DeliveryAttempts: delivery-log lines', () => {
     await t.attempts.attempt(t.input(1, 0));
     const [a, b] = t.lines;
     expect(a?.deliveryId).not.toBe(b?.deliveryId);
-    expect(a?._id).toBe(logLineId({ deliveryId: a?.deliveryId ?? '', runKey: 'run', attempt: 1 }));
+    expect(a?._id).toBe(`${a?.deliveryId}:run:1`);
     expect(new Set(t.lines.map((l) => l._id)).size).toBe(2);
-    // A retried activity (same delivery, run and attempt) meets its own line.
-    expect(logLineId({ deliveryId: 'd', runKey: 'r', attempt: 2 })).toBe(logLineId({ deliveryId: 'd', runKey: 'r', attempt: 2 }));
-    expect(logLineId({ deliveryId: 'd', runKey: 'r', attempt: 2 })).not.toBe(logLineId({ deliveryId: 'd', runKey: 'r', attempt: 3 }));
+    // A retried activity (same delivery, run and attempt) meets its own line; the next attempt gets a new one.
+    const again = t.input(1, 0);
+    await t.attempts.attempt(again);
+    await t.attempts.attempt(again);
+    expect(t.lines[2]?._id).toBe(t.lines[3]?._id);
+    expect(logLineId({ ...again, attempt: 2 })).not.toBe(t.lines[3]?._id);
     t.close();
   });
 });
