@@ -10,6 +10,7 @@ import {
   type DeliverWebhookResult,
   type DeliveryEventInput,
   type DeliveryProgress,
+  deliveryEventInput,
 } from '../src/core/webhook-delivery';
 
 /**
@@ -68,22 +69,8 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
   });
   const wakeSpreadMs = () => Math.max(0, woken?.withinMs ?? 0);
 
-  // Runs started before the party key came along read the original event instead.
-  const original = input.event && input.eventPartyKey !== undefined ? { original: { event: input.event, partyKey: input.eventPartyKey } } : {};
   const publish = (attempt: number, r: Extract<AttemptResult, { kind: 'sent' | 'failed' }>, kind: DeliveryEventInput['kind']) =>
-    publishSteps.publishDeliveryEvent({
-      ...original,
-      eventId: uuid4(),
-      tenantId: input.tenantId,
-      originalEventId: input.eventId,
-      hookId: input.hookId,
-      deliveryId: input.deliveryId,
-      attempt,
-      ...(r.kind === 'sent' ? { httpStatus: r.httpStatus } : {}),
-      error: r.kind === 'sent' ? `HTTP ${r.httpStatus}` : r.error,
-      url: r.url,
-      kind,
-    });
+    publishSteps.publishDeliveryEvent(deliveryEventInput(input, { hookId: input.hookId, deliveryId: input.deliveryId, eventId: uuid4(), attempt }, r, kind));
 
   for (;;) {
     const info = workflowInfo();

@@ -11,7 +11,7 @@
 const { ActivityFailure, proxyActivities, sleep, upsertSearchAttributes, uuid4 } = require('@temporalio/workflow');
 const { deliverWebhook } = require('../../dist/workflows/deliver-webhook.workflow');
 const { nextDelay } = require('../../dist/src/core/retry-schedule');
-const { DELIVERY_SEARCH_ATTRIBUTES } = require('../../dist/src/core/webhook-delivery');
+const { DELIVERY_SEARCH_ATTRIBUTES, deliveryEventInput } = require('../../dist/src/core/webhook-delivery');
 
 const publishSteps = proxyActivities({
   startToCloseTimeout: '1 minute',
@@ -33,27 +33,13 @@ async function deliverEventFanOut(input) {
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
   });
   let highestAttempt = 0;
-  const original = input.event && input.eventPartyKey !== undefined ? { original: { event: input.event, partyKey: input.eventPartyKey } } : {};
 
   const deliverOne = async ({ hookId, deliveryId }) => {
     const startedAtMs = Date.now();
     let attempts = 0;
     let throttled = 0;
     let previousDelayMs;
-    const publish = (attempt, r, kind) =>
-      publishSteps.publishDeliveryEvent({
-        ...original,
-        eventId: uuid4(),
-        tenantId: input.tenantId,
-        originalEventId: input.eventId,
-        hookId,
-        deliveryId,
-        attempt,
-        ...(r.kind === 'sent' ? { httpStatus: r.httpStatus } : {}),
-        error: r.kind === 'sent' ? `HTTP ${r.httpStatus}` : r.error,
-        url: r.url,
-        kind,
-      });
+    const publish = (attempt, r, kind) => publishSteps.publishDeliveryEvent(deliveryEventInput(input, { hookId, deliveryId, eventId: uuid4(), attempt }, r, kind));
     for (;;) {
       const attempt = attempts + 1;
       let r;

@@ -167,3 +167,29 @@ export interface DeliveryEventInput {
     | { topic: 'HookSentError'; reason: 'exhausted' | 'gone' }
     | { topic: 'output'; outputTopic: string };
 }
+
+/**
+ * The DeliveryEventInput for an attempt's outcome, shared by every workflow that delivers (the product's per-hook run
+ * and the benchmark's fan-out), so the notice about a delivery is built one way. `run`: what the run carries; the
+ * original event goes along only when the run has it with its party key (runs started before that read it instead).
+ */
+export function deliveryEventInput(
+  run: { tenantId: string; eventId: string; event?: GatewayEvent | undefined; eventPartyKey?: string | null | undefined },
+  delivery: { hookId: string; deliveryId: string; eventId: string; attempt: number },
+  r: { kind: 'sent'; httpStatus: number; url: string } | { kind: 'failed'; error: string; url: string },
+  kind: DeliveryEventInput['kind'],
+): DeliveryEventInput {
+  return {
+    ...(run.event && run.eventPartyKey !== undefined ? { original: { event: run.event, partyKey: run.eventPartyKey } } : {}),
+    eventId: delivery.eventId,
+    tenantId: run.tenantId,
+    originalEventId: run.eventId,
+    hookId: delivery.hookId,
+    deliveryId: delivery.deliveryId,
+    attempt: delivery.attempt,
+    ...(r.kind === 'sent' ? { httpStatus: r.httpStatus } : {}),
+    error: r.kind === 'sent' ? `HTTP ${r.httpStatus}` : r.error,
+    url: r.url,
+    kind,
+  };
+}

@@ -1,0 +1,52 @@
+import { deliveryEventInput, type GatewayEvent } from '../../../src/core/webhook-delivery';
+
+const event: GatewayEvent = {
+  id: 'ev-1',
+  topic: 'InvoiceReceived',
+  partyId: 'BE:EN:0123456789',
+  message: 'received',
+  details: {},
+  createdBy: 'peppol',
+  createdOn: '2026-11-26T10:00:00+00:00',
+};
+const delivery = { hookId: 'h-1', deliveryId: 'd-1', eventId: 'notice-1', attempt: 2 };
+
+describe('deliveryEventInput', () => {
+  it('builds a failed attempt’s notice, carrying the original event with its party key', () => {
+    const input = deliveryEventInput(
+      { tenantId: 't-1', eventId: 'ev-1', event, eventPartyKey: 'p-key' },
+      delivery,
+      { kind: 'failed', error: 'timed out after 10000 ms', url: 'https://receiver.example/hook' },
+      { topic: 'HookSentRetry', nextAttemptOn: '2026-11-26T10:00:05.000Z' },
+    );
+    expect(input).toEqual({
+      original: { event, partyKey: 'p-key' },
+      eventId: 'notice-1',
+      tenantId: 't-1',
+      originalEventId: 'ev-1',
+      hookId: 'h-1',
+      deliveryId: 'd-1',
+      attempt: 2,
+      error: 'timed out after 10000 ms',
+      url: 'https://receiver.example/hook',
+      kind: { topic: 'HookSentRetry', nextAttemptOn: '2026-11-26T10:00:05.000Z' },
+    });
+  });
+
+  it('gives an answered attempt its status, and an environment-level party key (null) still carries the event', () => {
+    const input = deliveryEventInput(
+      { tenantId: 't-1', eventId: 'ev-1', event, eventPartyKey: null },
+      delivery,
+      { kind: 'sent', httpStatus: 410, url: 'https://receiver.example/hook' },
+      { topic: 'HookSentError', reason: 'gone' },
+    );
+    expect(input).toMatchObject({ original: { event, partyKey: null }, httpStatus: 410, error: 'HTTP 410' });
+  });
+
+  it('leaves the original out for runs started without the event or without its party key', () => {
+    const failed = { kind: 'failed' as const, error: 'x', url: '' };
+    const kind = { topic: 'HookSentError' as const, reason: 'exhausted' as const };
+    expect(deliveryEventInput({ tenantId: 't-1', eventId: 'ev-1' }, delivery, failed, kind)).not.toHaveProperty('original');
+    expect(deliveryEventInput({ tenantId: 't-1', eventId: 'ev-1', event }, delivery, failed, kind)).not.toHaveProperty('original');
+  });
+});
