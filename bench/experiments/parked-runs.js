@@ -2,7 +2,8 @@
 // What open, idle runs cost the Temporal dev server: the no-op baseline (20 closed loops) with no other runs open,
 // then with PARKED runs open that each ran one activity and wait on a 15-minute timer (as deliveries parked on a
 // stuck hook do), in ROUNDS of control / parked, the parked runs terminated between rounds. Prints workflows per
-// second, p50/p99 and the server's CPU per workflow for each pass. A diagnostic, not part of `npm run bench`:
+// second, p50/p99, the server's CPU per workflow and its garbage collections (count, wall time, live heap) for each
+// pass. A diagnostic, not part of `npm run bench`:
 //   node bench/experiments/parked-runs.js [PARKED=800] [ROUNDS=3] [PASS_S=30]
 const crypto = require('node:crypto');
 const path = require('node:path');
@@ -12,6 +13,7 @@ const { Client, Connection } = require('@temporalio/client');
 const services = require('../../scripts/lib/services');
 const { findServerPids, processCpuSeconds } = require('../lib/cpu');
 const { startNoopWorker } = require('../lib/noop-worker-process');
+const { readGoGcTrace } = require('../lib/stalls');
 
 const [PARKED = 800, ROUNDS = 3, PASS_S = 30] = process.argv.slice(2).map(Number);
 const LOOPS = 20;
@@ -22,6 +24,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const cpuMs = (pid) => processCpuSeconds(pid) * 1000;
 
 async function main() {
+  // The dev server prints each collection, read back per pass.
+  if (!/gctrace=/.test(process.env.GODEBUG || '')) process.env.GODEBUG = [process.env.GODEBUG, 'gctrace=1'].filter(Boolean).join(',');
   const svc = await services.startServices({ ui: false, handleSignals: true });
   const temporalPid = findServerPids().temporal;
   if (!temporalPid) throw new Error('the Temporal dev server was not started here (TEMPORAL_ADDRESS set?)');
@@ -48,9 +52,25 @@ async function main() {
     }));
     const ms = Date.now() - t0;
     const cpu = cpuMs(temporalPid) - cpu0;
+    const gcs = readGoGcTrace(path.join(svc.logDir, 'temporal.log'), temporalPid, 'temporal', 0).filter((g) => g.at >= t0 && g.at < t0 + ms);
+    const gcText = gcs.length
+      ? `${gcs.length} GCs, ${gcs.reduce((a, g) => a + g.ms, 0)} ms wall (longest ${Math.max(...gcs.map((g) => g.ms))}), live ${Math.min(...gcs.map((g) => g.liveMb))}-${Math.max(...gcs.map((g) => g.liveMb))} MB`
+      : 'no GC';
     latencies.sort((a, b) => a - b);
     const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
-    console.log(`${label.padEnd(26)} ${(latencies.length / ms * 1000).toFixed(1).padStart(6)} wf/s  p50 ${at(0.5)} ms  p99 ${at(0.99)} ms  Temporal ${(cpu / latencies.length).toFixed(1)} ms CPU per workflow`);
+    console.log(`${label.padEnd(26)} ${(latencies.length / ms * 1000).toFixed(1).padStart(6)} wf/s  p50 ${at(0.5)} ms  p99 ${at(0.99)} ms  Temporal ${(cpu / latencies.length).toFixed(1)} ms CPU per workflow, ${gcText}`);
+  }
+
+  // A parked run's history ends with its TimerStarted, its 11th event (start, task, activity, task, timer).
+  const PARKED_HISTORY = 11;
+  async function waitParked(ids) {
+    const t0 = Date.now();
+    for (;;) {
+      const lengths = await Promise.all(ids.map((id) => client.workflow.getHandle(id).describe().then((d) => d.historyLength)));
+      if (lengths.every((n) => n >= PARKED_HISTORY)) return Date.now() - t0;
+      if (Date.now() - t0 > 10 * 60_000) throw new Error(`parked runs not parked after 10 min (history lengths ${lengths.join(', ')})`);
+      await sleep(1000);
+    }
   }
 
   const open = [];
@@ -65,6 +85,10 @@ async function main() {
           await client.workflow.start('parked', { taskQueue: TASK_QUEUE, workflowId });
         }));
       }
+      // Parking is work (a workflow task, the activity, a second task and the timer, as much as a no-op workflow);
+      // the pass measures idle open runs only once the last ones started have parked.
+      const parkedAfterMs = await waitParked(open.slice(-LOOPS));
+      console.log(`round ${round}: the last ${LOOPS} of ${PARKED} runs parked ${(parkedAfterMs / 1000).toFixed(1)} s after the last start`);
       await sleep(SETTLE_MS);
       await pass(`round ${round}: ${PARKED} parked`);
       while (open.length) await Promise.all(open.splice(0, LOOPS).map((id) => client.workflow.getHandle(id).terminate()));

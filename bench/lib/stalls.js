@@ -124,16 +124,16 @@ function processStartMs(pid) {
 /**
  * The garbage collections a Go server printed with GODEBUG=gctrace=1 ("gc 12 @3.456s 2%: a+b+c ms clock, …"), as
  * records like the stall monitor's: { p: name, kind: 'gc', at, ms: wall time of the cycle (mostly its concurrent
- * mark, when the collector takes a quarter of the cores and makes allocating goroutines assist) }; those shorter than
- * `minMs` are left out.
+ * mark, when the collector takes a quarter of the cores and makes allocating goroutines assist), liveMb: the heap
+ * marked live by it }; those shorter than `minMs` are left out.
  */
 function readGoGcTrace(logFile, pid, name, minMs = 50) {
   const started = processStartMs(pid);
   if (started === undefined) return [];
   const out = [];
-  for (const m of readIfThere(logFile).matchAll(/^gc \d+ @([\d.]+)s \d+%: ([\d.]+)\+([\d.]+)\+([\d.]+) ms clock/gm)) {
+  for (const m of readIfThere(logFile).matchAll(/^gc \d+ @([\d.]+)s \d+%: ([\d.]+)\+([\d.]+)\+([\d.]+) ms clock.*? (\d+)->(\d+)->(\d+) MB/gm)) {
     const ms = Number(m[2]) + Number(m[3]) + Number(m[4]);
-    if (ms >= minMs) out.push({ p: name, kind: 'gc', at: started + Number(m[1]) * 1000, ms: Math.round(ms) });
+    if (ms >= minMs) out.push({ p: name, kind: 'gc', at: started + Number(m[1]) * 1000, ms: Math.round(ms), liveMb: Number(m[7]) });
   }
   return out;
 }

@@ -120,11 +120,10 @@ function temporalChildEnv(env = process.env) {
   return out;
 }
 
-// The dev server's Go heap goal. Each open workflow run keeps its state in the server's history cache, so a few
-// hundred runs waiting on a stuck receiver raise the live heap; at Go's default (GOGC=100) the collector then ran
-// 11-17 times per 45 s of load and took CPU from every other delivery. Collecting at five times the live heap,
-// under a soft limit, cuts that to 2-4 times for about 0.4 GiB more memory (docs/decisions.md, "The Temporal
-// server's garbage collector"; docs/benchmarks.md, runs 24-29).
+// The dev server's Go heap goal. Its live heap is mostly its caches (130-180 MB under load here); at Go's default
+// (GOGC=100) the collector ran 11-17 times per 45 s of webhook load and took CPU from every other delivery.
+// Collecting at five times the live heap, under a soft limit, cuts that to 2-4 times for about 0.4 GiB more memory
+// (docs/decisions.md, "The Temporal server's garbage collector"; docs/benchmarks.md, runs 24-29).
 const TEMPORAL_GO_GC = { GOGC: '400', GOMEMLIMIT: '2GiB' };
 
 /** Environment for the dev server itself: as for the CLI, plus its Go collector settings unless the caller set them. */
