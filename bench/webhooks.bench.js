@@ -8,7 +8,7 @@
 // - the same three figures while a second hook gets events at a low rate, with a healthy receiver (the control: the
 //   same extra event load) and with a receiver that never answers (its hook's attempts hang until a 10 s timeout, so
 //   every pass sees the timeouts, the narrowed per-hook cap and the parked deliveries of a receiver that stays hung),
-//   in rounds of control, hung, hung, control (two in the full plan, a fresh hung hook each). The hung receiver's own
+//   in rounds of control, hung, hung, control (three in the full plan, a fresh hung hook each). The hung receiver's own
 //   effect is the mean of its passes against the mean of the controls (open-loop latencies pooled), which cancels a
 //   drift of the run; judged is the harm it does (a lower rate, a higher latency), the change either way printed with
 //   the first and last controls' own difference;
@@ -37,14 +37,14 @@ const KEY = 'benchmark-secure-key-0123456789';
 const API_RATE_LIMIT = '1000000000';
 const DELIVERY_WAIT_MS = 60_000;
 
-// minSamples: open-loop deliveries behind the judged p99 at half the rate; sideSamples: per side pass (two pooled per
-// condition: a p99 of ~800 values moved by ±20 % between the two controls of one run, so the hung receiver's 10 % is
-// judged on about 1 600); maxLatencyS caps an open-loop pass when the rate is low. sideThroughputS: closed-loop length
+// minSamples: open-loop deliveries behind the judged p99 at half the rate; sideSamples: per side pass (six pooled per
+// condition in three rounds: a p99 of ~800 values moved by ±20 % between two controls of one run, so the hung
+// receiver's 10 % is judged on about 4 800); maxLatencyS caps an open-loop pass when the rate is low. sideThroughputS: closed-loop length
 // of the side passes (longer than the main one: their rates are compared with each other, and 30 s passes still
 // differed by 12 % with nothing changed). hungTimeoutS: the hung hook's own attempt timeout; hungSettleS: how long its load runs before the
 // first hung pass (three timeouts: its cap has narrowed and its throttled deliveries come back, its steady state).
 const PLANS = {
-  full: { concurrency: 20, warmupS: 5, throughputS: 20, sideThroughputS: 45, latencyS: 20, minSamples: 400, sideSamples: 800, maxLatencyS: 60, hungRate: 2, hungTimeoutS: 10, hungSettleS: 30, rounds: 2, compareS: 12 },
+  full: { concurrency: 20, warmupS: 5, throughputS: 20, sideThroughputS: 45, latencyS: 20, minSamples: 400, sideSamples: 800, maxLatencyS: 60, hungRate: 2, hungTimeoutS: 10, hungSettleS: 30, rounds: 3, compareS: 12 },
   quick: { concurrency: 10, warmupS: 2, throughputS: 5, sideThroughputS: 5, latencyS: 5, minSamples: 0, sideSamples: 0, maxLatencyS: 5, hungRate: 2, hungTimeoutS: 5, hungSettleS: 5, rounds: 1, compareS: 4 },
 };
 
