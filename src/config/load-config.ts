@@ -24,6 +24,8 @@ export interface Config {
     taskQueue: string;
     workflowBundlePath: string | undefined;
     workerMetricsAddress: string;
+    /** WORKER_MAX_CACHED_WORKFLOWS; undefined = the SDK's default. */
+    maxCachedWorkflows: number | undefined;
   };
   webhooks: {
     allowHttp: boolean;
@@ -157,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       workflowBundlePath: e.TEMPORAL_WORKFLOW_BUNDLE,
       workerMetricsAddress: e.WORKER_METRICS_ADDRESS,
+      maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     },
     webhooks: {
       allowHttp: e.WEBHOOK_ALLOW_HTTP,

@@ -75,6 +75,7 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
+    ...(config.temporal.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.temporal.maxCachedWorkflows } : {}),
     ...workflowSource(config),
     activities: createActivities({
       documents: core.documents,

@@ -18,6 +18,9 @@ const EVENTS = Number(process.env.CHAOS_EVENTS) || 1000;
 const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 // Short waits, many of them: the chance that one delivery fails all 15 attempts at 40 % is about 1e-6.
 const SCHEDULE = { kind: 'table', delaysMs: [100, 200, 300, 400, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500] };
+// Runs the worker keeps in memory: the least the gateway allows (its 40 workflow-task slots), far below the runs in
+// flight.
+const CACHED_RUNS = 40;
 
 describe('webhook delivery under a misbehaving receiver', () => {
   const { temporalAddress } = requireEnv();
@@ -70,10 +73,14 @@ describe('webhook delivery under a misbehaving receiver', () => {
         WEBHOOK_RETRY_SCHEDULE: JSON.stringify(SCHEDULE),
         WEBHOOK_TIMEOUT_MS: '2000',
         WEBHOOK_MAX_CONCURRENCY_PER_HOOK: '50',
+        // A cache of runs far smaller than the runs in flight: runs are evicted between their tasks and replayed from
+        // their history on the next one, and every delivery must still hold.
+        WORKER_MAX_CACHED_WORKFLOWS: String(CACHED_RUNS),
       },
     });
     const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
     worker = await startWorker(ctx.config, { workflowBundle, maxConcurrentActivityTaskExecutions: 200 });
+    expect(worker.worker.options.maxCachedWorkflows).toBe(CACHED_RUNS);
   }, 120_000);
 
   afterAll(async () => {

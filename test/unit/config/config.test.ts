@@ -35,6 +35,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{"kind":"table","delaysMs":[-1]}' })).toThrow(/PEPPOL_SEND_RETRY_SCHEDULE: delaysMs must be/);
   });
 
+  it('leaves the worker’s cache of runs to the SDK unless set, and refuses a size the SDK cannot take', () => {
+    expect(loadConfig({}).temporal.maxCachedWorkflows).toBeUndefined();
+    expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '200' }).temporal.maxCachedWorkflows).toBe(200);
+    expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '0' }).temporal.maxCachedWorkflows).toBe(0);
+    expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '40' }).temporal.maxCachedWorkflows).toBe(40);
+    expect(() => loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '39' })).toThrow(/WORKER_MAX_CACHED_WORKFLOWS[\s\S]*0 \(no cache\) or at least 40/);
+    expect(() => loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '-5' })).toThrow(/WORKER_MAX_CACHED_WORKFLOWS/);
+    expect(() => loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: 'many' })).toThrow(/WORKER_MAX_CACHED_WORKFLOWS/);
+  });
+
   it('is documented: docs/configuration.md matches the schema', () => {
     const file = readFileSync(path.resolve(__dirname, '../../../docs/configuration.md'), 'utf8');
     expect(file).toBe(renderConfigurationDoc());
