@@ -8,11 +8,11 @@
 // (bench/lib/compare-worker.js: the gateway's worker on a task queue of its own), the same hooks, the same receiver.
 
 const crypto = require('node:crypto');
-const fs = require('node:fs');
 const path = require('node:path');
 const cpu = require('./cpu');
 const { closedLoop, openLoop, sleep } = require('./loops');
 const services = require('../../scripts/lib/services');
+const { startWorkerChild } = require('./worker-child');
 
 const ROOT = services.REPO_ROOT;
 const DIST = path.join(ROOT, 'dist', 'src');
@@ -28,31 +28,14 @@ function startCompareWorker({ gw, logDir, taskQueue }) {
   const env = { ...gw.env, TEMPORAL_TASK_QUEUE: taskQueue };
   // The product worker already serves its metrics on that port.
   delete env.WORKER_METRICS_ADDRESS;
-  const sup = services.createSupervisor();
-  const logFile = path.join(logDir, 'webhooks-compare-worker.log');
-  const fd = fs.openSync(logFile, 'a');
-  let managed;
-  try {
-    managed = sup.spawn('compare-worker', process.execPath, [COMPARE_WORKER_JS], { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
-  } finally {
-    fs.closeSync(fd);
-  }
-  return {
-    pid: () => managed.child.pid,
-    async ready() {
-      const deadline = Date.now() + WORKER_READY_TIMEOUT_MS;
-      while (!/worker running/.test(fs.readFileSync(logFile, 'utf8'))) {
-        if (managed.exited) throw new Error(`compare worker exited: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-        if (Date.now() > deadline) throw new Error(`compare worker did not start within ${WORKER_READY_TIMEOUT_MS / 1000} s`);
-        await sleep(250);
-      }
-    },
-    crashed: () => (managed.exited ? `compare worker exited; last lines of ${logFile}:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}` : undefined),
-    async stop() {
-      await sup.stopChild(managed, 10_000);
-      sup.close();
-    },
-  };
+  return startWorkerChild({
+    name: 'compare worker',
+    script: COMPARE_WORKER_JS,
+    env,
+    logFile: path.join(logDir, 'webhooks-compare-worker.log'),
+    readyPattern: /worker running/,
+    readyTimeoutMs: WORKER_READY_TIMEOUT_MS,
+  });
 }
 
 /**
