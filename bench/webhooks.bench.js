@@ -8,10 +8,12 @@
 // - the same three figures while a second hook gets events at a low rate, with a healthy receiver (the control: the
 //   same extra event load) and with a receiver that never answers (its hook's attempts hang until a 10 s timeout, so
 //   every pass sees the timeouts, the narrowed per-hook cap and the parked deliveries of a receiver that stays hung),
-//   in rounds of control, hung, hung, control (three in the full plan, a fresh hung hook each). The hung receiver's own
-//   effect is the mean of its passes against the mean of the controls (open-loop latencies pooled), which cancels a
-//   drift of the run; judged is the harm it does (a lower rate, a higher latency), the change either way printed with
-//   the first and last controls' own difference;
+//   in blocks of two passes run alike for both conditions (a fresh hook, its load settling first, its runs ended
+//   after), in rounds of control then hung, then hung then control (three rounds in the full plan). The hung
+//   receiver's own effect is the mean of its passes against the mean of the controls (open-loop latencies pooled),
+//   which cancels a drift of the run; judged is the harm it does (a lower rate, a higher latency), the change either
+//   way printed with the first and last controls' own difference. BENCH_WEBHOOKS_HUNG_ANSWERS=1 makes the "hung"
+//   receiver answer, an A/A check of what the design measures when there is nothing to find;
 // - the two delivery models side by side on one worker of their own (bench/lib/delivery-models.js): one run per
 //   (event, hook), the product's, against one run per event fanning out to its hooks, with 1 and 3 hooks per event.
 
@@ -28,6 +30,7 @@ const { explainSlow } = require('./lib/slow-stretches');
 const { readCounters, ratesBetween, largestDifferences } = require('./lib/server-metrics');
 const { prepareComparison, comparisonTables } = require('./lib/delivery-models');
 const { startNoopWorker } = require('./lib/noop-worker-process');
+const { startReceiver } = require('./lib/receiver');
 const services = require('../scripts/lib/services');
 
 const ROOT = services.REPO_ROOT;
@@ -41,76 +44,14 @@ const DELIVERY_WAIT_MS = 60_000;
 // condition in three rounds: a p99 of ~800 values moved by ±20 % between two controls of one run, so the hung
 // receiver's 10 % is judged on about 4 800); maxLatencyS caps an open-loop pass when the rate is low. sideThroughputS: closed-loop length
 // of the side passes (longer than the main one: their rates are compared with each other, and 30 s passes still
-// differed by 12 % with nothing changed). hungTimeoutS: the hung hook's own attempt timeout; hungSettleS: how long its load runs before the
-// first hung pass (three timeouts: its cap has narrowed and its throttled deliveries come back, its steady state).
+// differed by 12 % with nothing changed). hungTimeoutS: the hung hook's own attempt timeout; hungSettleS: how long a block's load runs before its
+// first pass (for the hung hook three timeouts: its cap has narrowed and its throttled deliveries come back, its steady state).
 const PLANS = {
   full: { concurrency: 20, warmupS: 5, throughputS: 20, sideThroughputS: 45, latencyS: 20, minSamples: 400, sideSamples: 800, maxLatencyS: 60, hungRate: 2, hungTimeoutS: 10, hungSettleS: 30, rounds: 3, compareS: 12 },
   quick: { concurrency: 10, warmupS: 2, throughputS: 5, sideThroughputS: 5, latencyS: 5, minSamples: 0, sideSamples: 0, maxLatencyS: 5, hungRate: 2, hungTimeoutS: 5, hungSettleS: 5, rounds: 1, compareS: 4 },
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A receiver on 127.0.0.1 recording when each delivery id arrived; `hang` never answers. */
-async function startReceiver({ hang }) {
-  const arrivals = new Map();
-  const waiters = new Map();
-  const sockets = new Set();
-  const requestTimes = [];
-  let requests = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      requests += 1;
-      const id = String(req.headers['x-service-delivery'] || '');
-      const at = performance.now();
-      requestTimes.push(at);
-      if (!arrivals.has(id)) arrivals.set(id, at);
-      const w = waiters.get(id);
-      if (w) {
-        waiters.delete(id);
-        w(at);
-      }
-      if (hang) return;
-      res.writeHead(204);
-      res.end();
-    });
-  });
-  server.keepAliveTimeout = 30_000;
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise((r) => server.listen(0, HOST, r));
-  return {
-    url: `http://${HOST}:${server.address().port}/hook`,
-    requests: () => requests,
-    /** performance.now of each request received in [from, to). */
-    requestsBetween: (from, to) => requestTimes.filter((t) => t >= from && t < to),
-    openConnections: () => sockets.size,
-    /** Closes the connections held now (a hung receiver's), the server keeps listening. */
-    dropConnections() {
-      for (const s of sockets) s.destroy();
-    },
-    /** Resolves the arrival time (performance.now) of a delivery id, or undefined after the wait. */
-    arrival(id, timeoutMs = DELIVERY_WAIT_MS) {
-      if (arrivals.has(id)) return Promise.resolve(arrivals.get(id));
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          waiters.delete(id);
-          resolve(undefined);
-        }, timeoutMs);
-        waiters.set(id, (at) => {
-          clearTimeout(timer);
-          resolve(at);
-        });
-      });
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(() => r()));
-    },
-  };
-}
 
 /**
  * A JSON request to the API over a keep-alive agent. A request that fails with a reset on a reused socket is sent
@@ -189,9 +130,13 @@ async function run(ctx) {
     return performance.now() - t;
   };
 
-  const healthy = await startReceiver({ hang: false });
-  const second = await startReceiver({ hang: false });
-  const hung = await startReceiver({ hang: true });
+  const healthy = await startReceiver({ hang: false, arrivalWaitMs: DELIVERY_WAIT_MS });
+  const second = await startReceiver({ hang: false, arrivalWaitMs: DELIVERY_WAIT_MS });
+  // BENCH_WEBHOOKS_HUNG_ANSWERS=1: an A/A check of the design. The "hung" receiver answers like the healthy ones, so
+  // its passes differ from the controls only by their place in the rounds, the settling before them and a fresh hook;
+  // the harm figure is then what the design measures when the hung receiver does nothing, its noise floor.
+  const aaCheck = process.env.BENCH_WEBHOOKS_HUNG_ANSWERS === '1';
+  const hung = await startReceiver({ hang: !aaCheck, arrivalWaitMs: DELIVERY_WAIT_MS });
   // Stalls of the API and worker (written by their preloaded hook) and of this process, which runs the receivers.
   const stallFile = path.join(ctx.logDir, `webhooks-stalls-${process.pid}.jsonl`);
   const benchStalls = startStallMonitor({ name: 'bench' });
@@ -217,8 +162,6 @@ async function run(ctx) {
     const hook = async (topic, url, extra = {}) =>
       (await apiCall(agent, `${gw.url}/api/v1/hook`, { method: 'POST', token, body: { url, topic, secureKey: KEY, ...extra } })).id;
     const healthyHook = await hook('BenchHealthy', healthy.url);
-    const secondHook = await hook('BenchSecond', second.url);
-    const firstHungHook = await hook('BenchHung', hung.url, { timeoutSeconds: plan.hungTimeoutS });
     const compareHooks = [];
     for (const t of ['BenchFanA', 'BenchFanB', 'BenchFanC']) compareHooks.push(await hook(t, healthy.url));
     ctx.log('webhooks: waiting for the comparison worker');
@@ -291,9 +234,11 @@ async function run(ctx) {
     loads.push(['after the healthy passes', os.loadavg()]);
     cpuTimeline = startCpuTimeline(pids);
 
-    // The hung receiver's effect: a control (the same extra event load, to a second healthy receiver) and the hung
-    // receiver, in rounds of control, hung, hung, control. Judged as the mean of the hung passes against the mean of
-    // the controls (latencies pooled); the first and last controls' own difference shows what the run's noise does.
+    // The hung receiver's effect: blocks of two passes with a second hook getting events at a low rate, its receiver
+    // healthy (the control: the same extra event load) or hung. Every block is run the same way: a fresh hook, its
+    // load started plan.hungSettleS before the first pass, its runs described and ended after the second, so the two
+    // conditions differ only in what the second hook's receiver does. Judged as the mean of the hung passes against
+    // the mean of the controls (latencies pooled); the first and last controls' own difference shows the run's noise.
     let sideRate;
     let sideSeconds;
     const sidePass = async (kind, index) => {
@@ -315,58 +260,59 @@ async function run(ctx) {
       return { label, t, l, serverRates };
     };
 
-    // Rounds of control, hung, hung, control; each round's hung hook is a fresh one on the same hung receiver, so
-    // every round starts from the same state (no narrowed cap, nothing parked), and more rounds cancel a drift of the
-    // machine that is not steady, which one round cannot.
+    // Blocks in rounds of control, hung / hung, control / control, hung ...: each condition runs first in alternate
+    // rounds, and more rounds cancel a drift of the machine that is not steady, which one round cannot.
     const controlPasses = [];
     const hungPasses = [];
     const sides = [];
     const hungStats = { sent: 0, heldMax: 0, heldAtStart: [], heldAtEnd: [], attemptsInPasses: 0, history: [] };
     let controlSent = 0;
-    const controlPass = async () => {
-      ctx.log(`webhooks: control: a second healthy receiver gets ${plan.hungRate} events/s`);
-      const control = background(secondHook);
-      const x = await sidePass('control', controlPasses.length + 1);
-      controlSent += await control.stop();
-      controlPasses.push(x);
-      sides.push(x);
-    };
-    for (let round = 1; round <= plan.rounds; round++) {
-      await controlPass();
-      // A hook whose receiver never answers: its attempts hold connections until its timeout. It runs for three
-      // timeouts before measuring, so the passes see a receiver that stays hung (cap narrowed by the timeouts,
-      // deliveries parked, one attempt timing out after another), not only its first seconds.
-      const hungHook = round === 1 ? firstHungHook : await hook('BenchHung', hung.url, { timeoutSeconds: plan.hungTimeoutS });
-      ctx.log(`webhooks: round ${round}: a hung receiver gets ${plan.hungRate} events/s (hook timeout ${plan.hungTimeoutS} s); ${plan.hungSettleS} s before measuring`);
-      const hungLoad = background(hungHook);
-      const heldProbe = setInterval(() => (hungStats.heldMax = Math.max(hungStats.heldMax, hung.openConnections())), 250);
+    const block = async (kind, hookId) => {
+      const receiver = kind === 'hung' ? hung : second;
+      const passes = kind === 'hung' ? hungPasses : controlPasses;
+      // The hung hook's load runs for three timeouts before measuring, so its passes see a receiver that stays hung
+      // (cap narrowed by the timeouts, deliveries parked, one attempt timing out after another), not only its first
+      // seconds; the control's load runs as long before its passes.
+      ctx.log(`webhooks: ${kind}: ${kind === 'hung' ? `a hung receiver (hook timeout ${plan.hungTimeoutS} s)` : 'a second healthy receiver'} gets ${plan.hungRate} events/s; ${plan.hungSettleS} s before measuring`);
+      const load = background(hookId);
+      const heldProbe = kind === 'hung' ? setInterval(() => (hungStats.heldMax = Math.max(hungStats.heldMax, hung.openConnections())), 250) : undefined;
       await sleep(plan.hungSettleS * 1000);
-      const attemptsAtStart = hung.requests();
-      hungStats.heldAtStart.push(hung.openConnections());
-      ctx.log(`webhooks: hung passes (${hung.openConnections()} connections held, ${attemptsAtStart} attempts so far)`);
+      const attemptsAtStart = receiver.requests();
+      if (kind === 'hung') {
+        hungStats.heldAtStart.push(hung.openConnections());
+        ctx.log(`webhooks: hung passes (${hung.openConnections()} connections held, ${attemptsAtStart} attempts so far)`);
+      }
       for (let i = 0; i < 2; i++) {
-        const x = await sidePass('hung', hungPasses.length + 1);
-        hungPasses.push(x);
+        const x = await sidePass(kind, passes.length + 1);
+        passes.push(x);
         sides.push(x);
       }
       clearInterval(heldProbe);
-      hungStats.heldAtEnd.push(hung.openConnections());
-      hungStats.attemptsInPasses += hung.requests() - attemptsAtStart;
-      hungStats.sent += await hungLoad.stop();
-      const runIds = hungLoad.events.map((eventId) => deliverWebhookWorkflowId(creds.tenantId, deliveryIdFor(eventId, hungHook)));
+      const sent = await load.stop();
+      const runIds = load.events.map((eventId) => deliverWebhookWorkflowId(creds.tenantId, deliveryIdFor(eventId, hookId)));
       // What the hung hook's runs did: a run that parked once and never came back has about 11 history events (start,
       // one workflow task, the throttled attempt, a second workflow task, the timer); each return adds about ten.
       const history = await Promise.all(runIds.map((id) => client.workflow.getHandle(id).describe().then((d) => d.historyLength, () => undefined)));
-      hungStats.history.push(...history.filter((x) => x !== undefined));
-      // Before the next control, the hung hook's deliveries end: their runs are terminated and the held connections
-      // closed, so the control does not carry the hung hook's work.
-      ctx.log(`webhooks: ending the hung hook's ${runIds.length} deliveries before the next control`);
-      await Promise.all(runIds.map((id) => client.workflow.getHandle(id).terminate('benchmark: hung-receiver passes over').catch(() => undefined)));
-      hung.dropConnections();
+      // The block's deliveries end before the next block: runs still open (the hung hook's) are terminated and the
+      // held connections closed, so the next block does not carry this one's work. The control's runs have closed;
+      // the calls are made all the same, so both conditions end alike.
+      ctx.log(`webhooks: ending the ${kind} hook's ${runIds.length} deliveries`);
+      await Promise.all(runIds.map((id) => client.workflow.getHandle(id).terminate(`benchmark: ${kind} passes over`).catch(() => undefined)));
+      receiver.dropConnections();
+      if (kind === 'hung') {
+        hungStats.heldAtEnd.push(hung.openConnections());
+        hungStats.attemptsInPasses += hung.requests() - attemptsAtStart;
+        hungStats.sent += sent;
+        hungStats.history.push(...history.filter((x) => x !== undefined));
+      } else controlSent += sent;
       await sleep(3_000);
-      await controlPass();
+    };
+    const freshHook = (kind) => (kind === 'hung' ? hook('BenchHung', hung.url, { timeoutSeconds: plan.hungTimeoutS }) : hook('BenchSecond', second.url, { timeoutSeconds: plan.hungTimeoutS }));
+    for (let round = 1; round <= plan.rounds; round++) {
+      const order = round % 2 === 1 ? ['control', 'hung'] : ['hung', 'control'];
+      for (const kind of order) await block(kind, await freshHook(kind));
     }
-    loads.push(['after the hung-receiver passes and the second control', os.loadavg()]);
+    loads.push(['after the control and hung-receiver blocks', os.loadavg()]);
     const cpuSamples = cpuTimeline.stop();
     result.profiles = (await gw.stopProfiles('webhooks')).map((p) => ({ ...p, pass: 'throughput and latency passes' }));
     const crashed = gw.crashed();
@@ -426,7 +372,7 @@ async function run(ctx) {
       title: 'Hung receiver, as judged: closed-loop rate = mean of the passes; p50/p99 = of the open-loop passes pooled',
       header: ['condition', 'deliveries/s', 'p50 ms', 'p99 ms', 'open-loop samples'],
       rows: [
-        [`controls (${controlPasses.length} passes: before and after each pair of hung passes)`, fmt(controls.perSecond, 1), fmt(controls.p50), fmt(controls.p99), String(controls.samples)],
+        [`controls (${controlPasses.length} passes, in blocks of two run as the hung ones are)`, fmt(controls.perSecond, 1), fmt(controls.p50), fmt(controls.p99), String(controls.samples)],
         [`hung receiver (${hungPasses.length} passes)`, fmt(hungs.perSecond, 1), fmt(hungs.p50), fmt(hungs.p99), String(hungs.samples)],
       ],
     });
@@ -526,6 +472,7 @@ async function run(ctx) {
         pass: worst <= 0.1,
       },
     );
+    if (aaCheck) result.notes.push('A/A CHECK (BENCH_WEBHOOKS_HUNG_ANSWERS=1): the "hung" receiver answered every request at once; its figures measure the design, not a hung receiver');
     result.notes.push(
       `judged: delivery throughput ${fmt(through.perSecond, 1)}/s against the mean of the baseline before (${fmt(baselineBefore.perSecond, 1)} wf/s) and after (${fmt(baselineAfter.perSecond, 1)} wf/s) = ${fmt(baselinePerSecond, 1)} wf/s: ${fmt(ratio * 100)} % (the baseline moved ${pctText(signed(baselineBefore.perSecond, baselineAfter.perSecond))} from before to after)`,
       `judged: p99 at half the rate from ${latency.latency.count} deliveries in ${mainSeconds} s`,

@@ -234,7 +234,8 @@ async function main() {
   report.ok = ok;
   fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(require('../bench/lib/report').renderReport(report));
-  if (ok) fs.rmSync(logDir, { recursive: true, force: true });
+  // Kept when the run broke, or when asked (BENCH_KEEP_LOGS=1: the stall and side-pass files for a closer look).
+  if (ok && process.env.BENCH_KEEP_LOGS !== '1') fs.rmSync(logDir, { recursive: true, force: true });
   else say(`process logs kept in ${logDir}`);
   say(`done in ${report.seconds}s`);
   return ok ? 0 : 1;
