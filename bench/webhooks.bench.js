@@ -23,6 +23,7 @@ const os = require('node:os');
 const http = require('node:http');
 const path = require('node:path');
 const gateway = require('./lib/gateway');
+const { apiCall } = gateway;
 const { closedLoop, openLoop } = require('./lib/loops');
 const cpu = require('./lib/cpu');
 const { startStallMonitor, readStallFile, startCpuTimeline, readGoGcTrace } = require('./lib/stalls');
@@ -52,51 +53,6 @@ const PLANS = {
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * A JSON request to the API over a keep-alive agent. A request that fails with a reset on a reused socket is sent
- * once more: the server closed that idle keep-alive socket as the request went out, so it never read it (the retry
- * Node's http documentation gives for this race).
- */
-async function apiCall(agent, url, opts) {
-  try {
-    return await apiRequest(agent, url, opts);
-  } catch (e) {
-    if (!e.reusedSocket || !(e.code === 'ECONNRESET' || /socket hang up/.test(e.message))) throw e;
-    return apiRequest(agent, url, opts);
-  }
-}
-
-function apiRequest(agent, url, { method, token, body }) {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = http.request(
-      url,
-      {
-        method,
-        agent,
-        timeout: 30_000,
-        headers: { Authorization: `Bearer ${token}`, ...(data ? { 'Content-Type': 'application/json', 'Content-Length': data.length } : {}) },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode < 200 || res.statusCode > 299) return reject(new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 300)}`));
-          resolve(text ? JSON.parse(text) : undefined);
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
-    req.on('error', (e) => {
-      e.reusedSocket = req.reusedSocket;
-      reject(e);
-    });
-    req.end(data);
-  });
-}
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
@@ -267,8 +223,11 @@ async function run(ctx) {
     const sides = [];
     const hungStats = { sent: 0, heldMax: 0, heldAtStart: [], heldAtEnd: [], attemptsInPasses: 0, history: [] };
     let controlSent = 0;
-    const block = async (kind, hookId) => {
+    const block = async (kind) => {
       const receiver = kind === 'hung' ? hung : second;
+      // A fresh hook each block, the same attempt timeout for both, so every block starts from the same state (no
+      // narrowed cap, nothing parked).
+      const hookId = await hook(kind === 'hung' ? 'BenchHung' : 'BenchSecond', receiver.url, { timeoutSeconds: plan.hungTimeoutS });
       const passes = kind === 'hung' ? hungPasses : controlPasses;
       // The hung hook's load runs for three timeouts before measuring, so its passes see a receiver that stays hung
       // (cap narrowed by the timeouts, deliveries parked, one attempt timing out after another), not only its first
@@ -277,7 +236,7 @@ async function run(ctx) {
       const load = background(hookId);
       const heldProbe = kind === 'hung' ? setInterval(() => (hungStats.heldMax = Math.max(hungStats.heldMax, hung.openConnections())), 250) : undefined;
       await sleep(plan.hungSettleS * 1000);
-      const attemptsAtStart = receiver.requests();
+      const attemptsAtStart = hung.requests();
       if (kind === 'hung') {
         hungStats.heldAtStart.push(hung.openConnections());
         ctx.log(`webhooks: hung passes (${hung.openConnections()} connections held, ${attemptsAtStart} attempts so far)`);
@@ -288,6 +247,10 @@ async function run(ctx) {
         sides.push(x);
       }
       clearInterval(heldProbe);
+      if (kind === 'hung') {
+        hungStats.heldAtEnd.push(hung.openConnections());
+        hungStats.attemptsInPasses += hung.requests() - attemptsAtStart;
+      }
       const sent = await load.stop();
       const runIds = load.events.map((eventId) => deliverWebhookWorkflowId(creds.tenantId, deliveryIdFor(eventId, hookId)));
       // What the hung hook's runs did: a run that parked once and never came back has about 11 history events (start,
@@ -300,17 +263,14 @@ async function run(ctx) {
       await Promise.all(runIds.map((id) => client.workflow.getHandle(id).terminate(`benchmark: ${kind} passes over`).catch(() => undefined)));
       receiver.dropConnections();
       if (kind === 'hung') {
-        hungStats.heldAtEnd.push(hung.openConnections());
-        hungStats.attemptsInPasses += hung.requests() - attemptsAtStart;
         hungStats.sent += sent;
         hungStats.history.push(...history.filter((x) => x !== undefined));
       } else controlSent += sent;
       await sleep(3_000);
     };
-    const freshHook = (kind) => (kind === 'hung' ? hook('BenchHung', hung.url, { timeoutSeconds: plan.hungTimeoutS }) : hook('BenchSecond', second.url, { timeoutSeconds: plan.hungTimeoutS }));
     for (let round = 1; round <= plan.rounds; round++) {
       const order = round % 2 === 1 ? ['control', 'hung'] : ['hung', 'control'];
-      for (const kind of order) await block(kind, await freshHook(kind));
+      for (const kind of order) await block(kind);
     }
     loads.push(['after the control and hung-receiver blocks', os.loadavg()]);
     const cpuSamples = cpuTimeline.stop();

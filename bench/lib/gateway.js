@@ -276,6 +276,51 @@ async function fetchToken(gw, credentials) {
   return token;
 }
 
+/**
+ * A JSON request to the API over a keep-alive agent. A request that fails with a reset on a reused socket is sent
+ * once more: the server closed that idle keep-alive socket as the request went out, so it never read it (the retry
+ * Node's http documentation gives for this race).
+ */
+async function apiCall(agent, url, opts) {
+  try {
+    return await apiRequest(agent, url, opts);
+  } catch (e) {
+    if (!e.reusedSocket || !(e.code === 'ECONNRESET' || /socket hang up/.test(e.message))) throw e;
+    return apiRequest(agent, url, opts);
+  }
+}
+
+function apiRequest(agent, url, { method, token, body }) {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        timeout: HTTP_TIMEOUT_MS,
+        headers: { Authorization: `Bearer ${token}`, ...(data ? { 'Content-Type': 'application/json', 'Content-Length': data.length } : {}) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode < 200 || res.statusCode > 299) return reject(new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 300)}`));
+          resolve(text ? JSON.parse(text) : undefined);
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
+    req.on('error', (e) => {
+      e.reusedSocket = req.reusedSocket;
+      reject(e);
+    });
+    req.end(data);
+  });
+}
+
 /** Drops the benchmark database, for runs against servers that outlive the benchmark (MONGODB_URI set). */
 async function dropDatabase(uri, dbName) {
   let driver;
@@ -294,4 +339,4 @@ async function dropDatabase(uri, dbName) {
   }
 }
 
-module.exports = { HOST, startGateway, admin, seedTenant, fetchToken, tokenForm, uploadRequest, request, dropDatabase, randomLetters };
+module.exports = { HOST, startGateway, admin, seedTenant, fetchToken, tokenForm, uploadRequest, request, apiCall, dropDatabase, randomLetters };
