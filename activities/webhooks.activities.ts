@@ -1,9 +1,10 @@
 import { Context, heartbeat } from '@temporalio/activity';
 import { GatewayError } from '../src/core/gateway-error';
-import type { AttemptResult, DeliveryEventInput, GatewayEvent } from '../src/core/webhook-delivery';
+import type { AttemptResult, DeliveryEventInput, GatewayEvent, HoldDeliveryInput } from '../src/core/webhook-delivery';
 import type { EventRepository } from '../src/storage/events/event.repository';
 import type { HookRepository } from '../src/storage/hooks/hook.repository';
 import type { DeliveryAttempts } from '../src/webhooks/deliver-attempt';
+import type { HeldDeliveries } from '../src/webhooks/held-deliveries';
 import { toGatewayEvent } from '../src/webhooks/event-payload';
 import type { EventPublisher, PublishEventInput } from '../src/webhooks/publish';
 
@@ -12,6 +13,8 @@ export interface WebhookServices {
   publisher: EventPublisher;
   hooks: HookRepository;
   events: EventRepository;
+  /** Deliveries of stuck hooks held with no run open; without it a parked run waits on its timer. */
+  held?: HeldDeliveries;
 }
 
 export interface WebhookActivityDeps {
@@ -52,6 +55,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return { ...toGatewayEvent(stored), partyKey: stored.partyKey };
   }
 
+  const heldDeliveries = (): HeldDeliveries => {
+    const { held } = services();
+    if (!held) throw new GatewayError('NOT_IMPLEMENTED', 'held deliveries are not wired in this worker', { retryable: false });
+    return held;
+  };
+
   async function publish(input: PublishEventInput): Promise<PublishedEventSummary> {
     const { event, deliveries } = await services().publisher.publishEvent(input);
     return { eventId: event.id, label: event.label, deliveries: deliveries.filter((d) => d.status === 'started' || d.status === 'running').length };
@@ -65,6 +74,22 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const runKey = info.workflowExecution?.runId ?? info.activityRunId ?? info.activityId;
       const workflowId = info.workflowExecution?.workflowId;
       return services().attempts.attempt({ ...input, runKey, ...(workflowId ? { workflowId } : {}) }, () => heartbeat());
+    },
+
+    /**
+     * Holds a delivery of a stuck hook (its run ends after this): the run's input and progress go to the held
+     * deliveries, with the search attributes its next run gets.
+     */
+    async holdDelivery(input: HoldDeliveryInput): Promise<string> {
+      const { events } = services();
+      const d = input.input;
+      const stored = d.event ? undefined : await events.get(d.tenantId, d.eventId);
+      return heldDeliveries().hold(input, { topic: d.event?.topic ?? stored?.topic ?? '', partyKey: d.eventPartyKey ?? stored?.partyKey ?? '' });
+    },
+
+    /** Takes a held delivery back for its run (woken while holding it); false when a release claimed it first. */
+    async unholdDelivery(input: { workflowId: string; seq: string }): Promise<boolean> {
+      return heldDeliveries().unhold(input.workflowId, input.seq);
     },
 
     /** The one publish path for producers running in workflows (document topics of later work use it too). */

@@ -321,22 +321,26 @@ function apiRequest(agent, url, { method, token, body }) {
   });
 }
 
-/** Drops the benchmark database, for runs against servers that outlive the benchmark (MONGODB_URI set). */
-async function dropDatabase(uri, dbName) {
+/** Runs fn(db) on a database through the driver the gateway uses; resolves undefined when it is not installed. */
+async function withDatabase(uri, dbName, fn) {
   let driver;
   try {
     driver = require(require.resolve('mongodb', { paths: [ROOT] }));
   } catch {
-    return false;
+    return undefined;
   }
   const client = new driver.MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
   try {
     await client.connect();
-    await client.db(dbName).dropDatabase();
-    return true;
+    return await fn(client.db(dbName));
   } finally {
     await client.close().catch(() => {});
   }
 }
 
-module.exports = { HOST, startGateway, admin, seedTenant, fetchToken, tokenForm, uploadRequest, request, apiCall, dropDatabase, randomLetters };
+/** Drops the benchmark database, for runs against servers that outlive the benchmark (MONGODB_URI set). */
+async function dropDatabase(uri, dbName) {
+  return (await withDatabase(uri, dbName, (db) => db.dropDatabase().then(() => true))) ?? false;
+}
+
+module.exports = { HOST, startGateway, admin, seedTenant, fetchToken, tokenForm, uploadRequest, request, apiCall, dropDatabase, withDatabase, randomLetters };

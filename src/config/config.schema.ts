@@ -58,6 +58,7 @@ export const configEnvSchema = z.object({
   WEBHOOK_ALLOWED_RANGES: csv.describe('CIDR ranges hooks may reach although the SSRF guard refuses them by default (loopback, private, link-local, …), comma-separated, e.g. `10.0.0.0/8,127.0.0.1/32`.'),
   WEBHOOK_TIMEOUT_MS: int(100_000, 100).describe('Timeout of one delivery attempt (spec 6.1: 100 s); also the most a hook may set as its own timeoutSeconds.'),
   WEBHOOK_MAX_CONCURRENCY_PER_HOOK: int(20, 1).describe('Delivery attempts in flight per hook and worker process; further attempts wait or come back later. Each timeout halves the cap of that hook (at least 1) and each answer adds one back, so a receiver that hangs ends up holding one connection.'),
+  WEBHOOK_HELD_SWEEP_SECONDS: int(60, 1).describe('How often each worker releases the held deliveries of stuck hooks that fell due (the fallback when no answer of the hook released them first).'),
   WEBHOOK_RETRY_SCHEDULE: z.string().optional().describe('Backoff between failed delivery attempts as JSON (src/core/retry-schedule.ts); unset = exponential with jitter over 5 days.'),
   WEBHOOK_HTTPSIN_URL: z.string().url().optional().describe('Internal endpoint that `httpsin://user:password@inbound?token=$token$` hooks deliver to (spec 6.9); httpsin hooks are refused while unset.'),
   WEBHOOK_SEARCH_ATTRIBUTES: bool(true).describe('Tag delivery workflows with the HookId, EventTopic, PartyId and DeliveryAttempt search attributes (they must be registered on the Temporal server).'),

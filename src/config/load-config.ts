@@ -33,6 +33,8 @@ export interface Config {
     allowedRanges: readonly string[];
     timeoutMs: number;
     maxConcurrencyPerHook: number;
+    /** How often the worker releases held deliveries that fell due. */
+    heldSweepMs: number;
     retrySchedule: RetrySchedule;
     httpsinUrl: string | undefined;
     searchAttributes: boolean;
@@ -166,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       allowedRanges: e.WEBHOOK_ALLOWED_RANGES,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       maxConcurrencyPerHook: e.WEBHOOK_MAX_CONCURRENCY_PER_HOOK,
+      heldSweepMs: e.WEBHOOK_HELD_SWEEP_SECONDS * 1000,
       retrySchedule: retryScheduleOf(e.WEBHOOK_RETRY_SCHEDULE),
       httpsinUrl: e.WEBHOOK_HTTPSIN_URL,
       searchAttributes: e.WEBHOOK_SEARCH_ATTRIBUTES,

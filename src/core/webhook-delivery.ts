@@ -28,6 +28,15 @@ export interface HookAnswered {
   withinMs: number;
 }
 
+/** Input of the activity that holds a delivery of a stuck hook: the run's input with its progress, and when it is due. */
+export interface HoldDeliveryInput {
+  /** The delivery's workflow id; its next run starts under the same id. */
+  workflowId: string;
+  input: DeliverWebhookInput;
+  /** When the held delivery falls due if nothing releases it before (the parked run's timer). */
+  dueInMs: number;
+}
+
 /** One delivery = one event to one hook; its workflow id is derived from the delivery id (a business key). */
 export function deliverWebhookWorkflowId(tenantId: string, deliveryId: string): string {
   return `webhook-delivery:${tenantId}:${deliveryId}`;
@@ -98,7 +107,12 @@ export type DeliveryOutcome =
   /** The schedule ran out: HookSentError published. */
   | 'exhausted'
   /** Nothing was sent: the hook was deleted or switched off, or the event is gone. */
-  | 'skipped';
+  | 'skipped'
+  /**
+   * The hook is stuck (its receiver hangs): the delivery was written to the held deliveries with this run's progress
+   * and the run ended; its next run starts when the hook answers, a timeout frees a slot for it, or it falls due.
+   */
+  | 'held';
 
 export interface DeliverWebhookResult {
   outcome: DeliveryOutcome;
@@ -137,8 +151,9 @@ export type AttemptResult =
     }
   /**
    * The per-hook concurrency cap is reached in this worker: nothing was sent; try again. `retryInMs` when the hook's
-   * slots are stuck (its receiver hangs): come back after that instead of polling. `parked`: the worker will signal
-   * HOOK_ANSWERED_SIGNAL to this run when the hook answers again, so the wait may end early.
+   * slots are stuck (its receiver hangs): come back after that instead of polling. `parked`: the worker remembers the
+   * delivery under its hook and releases it when the hook answers again: the run holds it (HoldDeliveryInput) and
+   * ends, or, if a wake comes first, tries again (older runs wait for HOOK_ANSWERED_SIGNAL on a timer).
    */
   | { kind: 'throttled'; retryInMs?: number; parked?: boolean }
   | { kind: 'skipped'; reason: 'hook-deleted' | 'hook-inactive' | 'event-missing' | 'unsupported-action'; detail: string };

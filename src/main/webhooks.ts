@@ -15,7 +15,9 @@ import type { Models } from '../storage/models';
 import { DeliveryLogRepository, EventRepository } from '../storage/events/event.repository';
 import { HookRepository } from '../storage/hooks/hook.repository';
 import { HookConcurrency } from '../webhooks/concurrency';
-import { ParkedDeliveries, type WakeDelivery } from '../webhooks/parked-deliveries';
+import { ParkedDeliveries } from '../webhooks/parked-deliveries';
+import { HeldDeliveries, type SignalDelivery } from '../webhooks/held-deliveries';
+import { HeldDeliveryRepository } from '../storage/events/held-delivery.repository';
 import type { Logger } from '../observability/logger';
 import { DeliveryAttempts } from '../webhooks/deliver-attempt';
 import { WebhookSender, type WebhookSenderOptions } from '../webhooks/http-sender';
@@ -57,7 +59,7 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
     private readonly settings: { taskQueue: string; searchAttributes: boolean },
   ) {}
 
-  async startDelivery(input: DeliverWebhookInput, meta: DeliveryMeta, mode: 'fresh' | 'redeliver'): Promise<'started' | 'already-started' | 'running'> {
+  async startDelivery(input: DeliverWebhookInput, meta: DeliveryMeta, mode: 'fresh' | 'redeliver', options: { startDelayMs?: number } = {}): Promise<'started' | 'already-started' | 'running'> {
     const searchAttributes = this.settings.searchAttributes;
     const pairs: SearchAttributePair[] = [
       { key: searchKeys.tenantId, value: input.tenantId },
@@ -75,6 +77,8 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
         // A fresh delivery happens once per (event, hook), ever; a redelivery is a new run after the earlier ones closed.
         workflowIdReusePolicy: mode === 'fresh' ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
         ...(searchAttributes ? { typedSearchAttributes: pairs } : {}),
+        // A held delivery released with others starts at its point of their spread; until then no task runs.
+        ...(options.startDelayMs ? { startDelay: options.startDelayMs } : {}),
       });
       return 'started';
     } catch (e) {
@@ -130,8 +134,8 @@ export function composeWebhookApi(config: Readonly<Config>, models: Models): { s
   };
 }
 
-/** Wakes a delivery parked on a stuck hook: a signal to its run (ParkedDeliveries). */
-export function signalWake(client: () => Client): WakeDelivery {
+/** Wakes a delivery parked on a stuck hook whose run is still open: a signal to it (HeldDeliveries.wake). */
+export function signalWake(client: () => Client): SignalDelivery {
   return async (workflowId, withinMs) => {
     const answered: HookAnswered = { withinMs };
     await client().workflow.getHandle(workflowId).signal(HOOK_ANSWERED_SIGNAL, answered);
@@ -139,8 +143,11 @@ export function signalWake(client: () => Client): WakeDelivery {
 }
 
 export interface WebhookWorkerOptions {
-  /** How parked deliveries are woken; without it they wait on their own (long) timers. */
-  wake?: WakeDelivery;
+  /**
+   * How a parked delivery whose run is still open is woken; with it, deliveries of a stuck hook are held in the
+   * database and released by the hook's answers (HeldDeliveries). Without it they wait on their own (long) timers.
+   */
+  signal?: SignalDelivery;
   logger?: Logger;
   sender?: Partial<WebhookSenderOptions>;
 }
@@ -154,13 +161,21 @@ export function composeWebhookWorker(config: Readonly<Config>, models: Models, s
     userAgent: `invoice-gateway-webhooks/${packageJson.version}`,
     ...options.sender,
   });
-  const { wake, logger } = options;
-  // A run that has ended needs no wake; anything else only delays that delivery until its timer.
-  const parked = wake
-    ? new ParkedDeliveries(wake, (workflowId, error) => {
-        if (!(error instanceof WorkflowNotFoundError)) logger?.warn({ workflowId, err: error }, 'could not wake a delivery parked on its hook');
+  const { signal, logger } = options;
+  const held = signal
+    ? new HeldDeliveries(
+        new HeldDeliveryRepository(models),
+        (input, meta, startDelayMs) => starter.startDelivery(input, meta, 'redeliver', { startDelayMs }),
+        signal,
+      )
+    : undefined;
+  // A run that has ended needs no wake; anything else only delays that delivery until it falls due.
+  const parked = held
+    ? new ParkedDeliveries(held.wake, (workflowId, error) => {
+        if (!(error instanceof WorkflowNotFoundError)) logger?.warn({ workflowId, err: error }, 'could not release a delivery waiting on its hook');
       })
     : undefined;
+  const sweep = held?.startSweeping(config.webhooks.heldSweepMs, (err) => logger?.warn({ err }, 'could not release held deliveries that fell due'));
   const recentHooks = new RecentHooks(storage.hooks);
   const routing = new RoutingHooks(storage.hooks);
   const attempts = new DeliveryAttempts({
@@ -173,10 +188,11 @@ export function composeWebhookWorker(config: Readonly<Config>, models: Models, s
     httpsinUrl: config.webhooks.httpsinUrl,
   });
   return {
-    services: { attempts, publisher: createPublisher(config, storage, starter, routing), hooks: storage.hooks, events: storage.events },
-    close: () => {
+    services: { attempts, publisher: createPublisher(config, storage, starter, routing), hooks: storage.hooks, events: storage.events, ...(held ? { held } : {}) },
+    close: async () => {
       recentHooks.close();
       routing.close();
+      await sweep?.stop();
       return sender.close();
     },
   };

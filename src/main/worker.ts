@@ -68,8 +68,9 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
     taskQueue: overrides.taskQueue ?? config.temporal.taskQueue,
     searchAttributes: config.webhooks.searchAttributes,
   });
-  // Deliveries parked on a stuck hook are woken by a signal when it answers again (ParkedDeliveries).
-  const webhooks = composeWebhookWorker(config, core.db.models, starter, { wake: signalWake(() => client), logger: core.logger });
+  // Deliveries of a stuck hook are held in the database and released when it answers again (HeldDeliveries); a run
+  // that has not held yet is woken by a signal.
+  const webhooks = composeWebhookWorker(config, core.db.models, starter, { signal: signalWake(() => client), logger: core.logger });
   const validator = composeValidation(config, core.logger);
   const worker = await Worker.create({
     connection,

@@ -1,11 +1,11 @@
 /**
- * Deliveries parked on a stuck hook (its receiver hangs), per worker process. Instead of each of them coming back on
- * its own timer to find the hook still stuck (an activity, a timer and two workflow tasks per return, for every
- * delivery waiting on it), they wait long, and the first answer the hook gives in this process wakes them all with
- * one signal each. A wake that goes missing (worker restarted, signal failed) costs time only: every parked delivery
- * still has its own long timer.
+ * Deliveries waiting on a stuck hook (its receiver hangs), per worker process: the workflow ids of the runs that found
+ * it stuck. Those runs hold their delivery in the database and end (HeldDeliveries); the first answer the hook gives
+ * in this process releases them all, and each timeout the newest one, through `wakeDelivery` (start the next run of a
+ * held delivery, or signal a run that has not held yet). A release that goes missing (worker restarted, the engine
+ * away) costs time only: the sweep releases every held delivery when it falls due.
  *
- * Per process, like the per-hook cap that decides what is stuck: a delivery parked through one worker is woken by
+ * Per process, like the per-hook cap that decides what is stuck: a delivery parked through one worker is released by
  * that worker's view of the hook.
  */
 

@@ -24,7 +24,7 @@ export interface DeliveryStarter {
    * `fresh`: the first delivery of (event, hook): a second start for the same pair is a no-op ('already-started').
    * `redeliver`: a new run after earlier ones closed; 'running' when one is still in progress.
    */
-  startDelivery(input: DeliverWebhookInput, meta: DeliveryMeta, mode: 'fresh' | 'redeliver'): Promise<'started' | 'already-started' | 'running'>;
+  startDelivery(input: DeliverWebhookInput, meta: DeliveryMeta, mode: 'fresh' | 'redeliver', options?: { startDelayMs?: number }): Promise<'started' | 'already-started' | 'running'>;
 }
 
 /** What operators search deliveries by (Temporal search attributes). */

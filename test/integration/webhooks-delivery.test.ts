@@ -4,12 +4,15 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { deliverWebhookWorkflowId, type DeliverWebhookResult } from '../../src/core/webhook-delivery';
+import { deliverWebhookWorkflowId, type DeliverWebhookInput, type DeliverWebhookResult } from '../../src/core/webhook-delivery';
 import { loadConfig } from '../../src/config/load-config';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { composeWebhookRoutes, TemporalDeliveryStarter } from '../../src/main/webhooks';
 import type { EventRecord } from '../../src/storage/events/event.repository';
+import { HeldDeliveryRepository } from '../../src/storage/events/held-delivery.repository';
 import { deliveryIdFor } from '../../src/webhooks/delivery-id';
+import { toGatewayEvent } from '../../src/webhooks/event-payload';
+import { HeldDeliveries } from '../../src/webhooks/held-deliveries';
 import { documentToken } from '../../src/webhooks/httpsin';
 import type { PublishEventInput, PublishResult } from '../../src/webhooks/publish';
 import { verifyWebhook } from '../../src/webhooks/verify-webhook';
@@ -101,8 +104,15 @@ describe('webhook delivery on the real Temporal dev server', () => {
     };
   }
 
-  const result = (tenantId: string, deliveryId: string): Promise<DeliverWebhookResult> =>
-    client.workflow.getHandle(deliverWebhookWorkflowId(tenantId, deliveryId)).result() as Promise<DeliverWebhookResult>;
+  /** The delivery's outcome; a run that held it (stuck hook) is followed by the run its release starts. */
+  const result = async (tenantId: string, deliveryId: string): Promise<DeliverWebhookResult> => {
+    const handle = () => client.workflow.getHandle(deliverWebhookWorkflowId(tenantId, deliveryId));
+    for (;;) {
+      const r = (await handle().result()) as DeliverWebhookResult;
+      if (r.outcome !== 'held') return r;
+      await sleep(250);
+    }
+  };
 
   const hmacHex = (key: string, body: Buffer) => createHmac('sha256', Buffer.from(key, 'utf8')).update(body).digest('hex');
 
@@ -325,7 +335,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
     expect(arrived(2_000, 5_000)).toBeGreaterThanOrEqual(2);
   });
 
-  it('parks deliveries on a stuck hook, keeps one trying it, and sends them all as soon as it answers again', async () => {
+  it('holds deliveries of a stuck hook with no run open, keeps one trying it, and sends them all as soon as it answers again', async () => {
     const t = await tenant();
     let hang = true;
     const r = await receiver(() => (hang ? 'hang' : { status: 204 }));
@@ -343,6 +353,12 @@ describe('webhook delivery on the real Temporal dev server', () => {
     // attempts, so what tries the hook now is a parked one, woken by each timeout to take the freed slot.
     await sleep(6_000);
     const triedWhileQuiet = new Set(r.requests.filter((q) => q.at >= start + 10_000).map((q) => String(q.headers['x-service-delivery'])));
+    // Waiting on the stuck hook, the deliveries are held in the database and their runs have ended: no run stays open
+    // per waiting delivery (only those in an attempt or a retry's wait).
+    const statuses = await Promise.all(deliveries.map((d) => client.workflow.getHandle(deliverWebhookWorkflowId(t.id, d)).describe().then((x) => x.status.name)));
+    const heldNow = await new HeldDeliveryRepository(ctx.core.db.models).listForHook(hook.id);
+    expect(heldNow.length).toBeGreaterThanOrEqual(10);
+    expect(statuses.filter((x) => x === 'RUNNING').length).toBeLessThanOrEqual(6);
     hang = false;
     const recoveredAt = Date.now();
 
@@ -358,6 +374,66 @@ describe('webhook delivery on the real Temporal dev server', () => {
     expect(endedWithin).toBeLessThan(12_000);
     // While it hung, the receiver saw about one attempt per timeout, not one per event or per poll.
     expect(reachedBefore.size).toBeLessThan(25);
+  });
+
+  it('releases held deliveries that fall due: the next run starts from the stored input and the record goes', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const hook = await t.hook({ url: r.url, topic: 'HeldTopic', secureKey: KEY });
+    const repo = new HeldDeliveryRepository(ctx.core.db.models);
+    const starter = new TemporalDeliveryStarter(() => client, { taskQueue, searchAttributes: true });
+    const signalled: string[] = [];
+    const held = new HeldDeliveries(
+      repo,
+      (input, meta, startDelayMs) => starter.startDelivery(input, meta, 'redeliver', { startDelayMs }),
+      async (id) => void signalled.push(id),
+    );
+    // Deliveries held as a run on a stuck hook holds them: events no run was started for (another topic), one
+    // with an attempt already made, and due now or in an hour.
+    const heldOne = async (dueInMs: number, attempts: number) => {
+      const p = await t.publish({ topic: 'NotRoutedTopic', party: null });
+      const deliveryId = deliveryIdFor(p.event.id, hook.id);
+      const workflowId = deliverWebhookWorkflowId(t.id, deliveryId);
+      const input: DeliverWebhookInput = {
+        tenantId: t.id,
+        eventId: p.event.id,
+        hookId: hook.id,
+        deliveryId,
+        schedule: SCHEDULE as DeliverWebhookInput['schedule'],
+        maxAttemptTimeoutMs: 3000,
+        event: toGatewayEvent(p.event),
+        eventPartyKey: null,
+        resume: { attempts, startedAtMs: Date.now() - 1000, throttled: 3 },
+      };
+      await held.hold({ workflowId, input, dueInMs }, { topic: 'HeldTopic', partyKey: '' });
+      return { deliveryId, workflowId };
+    };
+    const due = await heldOne(0, 2);
+    const later = await heldOne(60 * 60_000, 0);
+    expect((await repo.listForHook(hook.id)).map((d) => d._id).sort()).toEqual([due.workflowId, later.workflowId].sort());
+
+    await expect(held.releaseDue()).resolves.toBeGreaterThanOrEqual(1);
+    // The due one is delivered as its third attempt, under its delivery id; the other stays held, untouched.
+    await expect(result(t.id, due.deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 3 });
+    const got = r.requests.filter((q) => q.headers['x-service-delivery'] === due.deliveryId);
+    expect(got).toHaveLength(1);
+    expect(got[0]!.json()).toMatchObject({ topic: 'NotRoutedTopic', hookId: hook.id });
+    expect((await repo.listForHook(hook.id)).map((d) => d._id)).toEqual([later.workflowId]);
+    expect(r.requests.some((q) => q.headers['x-service-delivery'] === later.deliveryId)).toBe(false);
+
+    // A claim made stale by a new hold does not remove the newer record; a wake for a delivery not held signals it.
+    const claimed = await repo.claim(later.workflowId, new Date(), 60_000);
+    expect(claimed).not.toBeNull();
+    const [record] = await repo.listForHook(hook.id);
+    await held.hold({ workflowId: later.workflowId, input: JSON.parse(record!.input) as DeliverWebhookInput, dueInMs: 60 * 60_000 }, { topic: 'HeldTopic', partyKey: '' });
+    await expect(repo.removeIfUnchanged(later.workflowId, claimed!.seq)).resolves.toBe(false);
+    expect(await repo.listForHook(hook.id)).toHaveLength(1);
+    await held.wake('webhook-delivery:no-such-delivery', 0);
+    expect(signalled).toEqual(['webhook-delivery:no-such-delivery']);
+    // Released by a wake (the hook answered), it starts within the spread and is delivered.
+    await held.wake(later.workflowId, 500);
+    await expect(result(t.id, later.deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 1 });
+    expect(await repo.listForHook(hook.id)).toHaveLength(0);
   });
 
   it('selects hooks by priority: party over environment, exact over wildcard, then hook id; one per channel', async () => {

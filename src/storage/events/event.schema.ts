@@ -57,6 +57,27 @@ export interface DeliveryAttemptDoc {
   url: string | null;
 }
 
+/**
+ * A delivery of a stuck hook waiting with no run open (held): its next run starts from `input` when it is released
+ * (the hook answered, a timeout freed a slot for it, or `dueAt` passed).
+ */
+export interface HeldDeliveryDoc {
+  /** The delivery's workflow id. */
+  _id: string;
+  tenantId: string;
+  hookId: string;
+  /** The run's input with its progress, as JSON (event details may use any key). */
+  input: string;
+  /** Search attributes of the next run. */
+  topic: string;
+  partyKey: string;
+  heldAt: Date;
+  /** When the sweep releases it if nothing did before; a claim moves it on by the claim's lease. */
+  dueAt: Date;
+  /** New on every hold and claim: a release removes the record only while it is still the one it claimed. */
+  seq: string;
+}
+
 const str = { type: String, required: true } as const;
 const nullableStr = { type: String, default: null } as const;
 
@@ -106,7 +127,26 @@ export function buildEventModels(conn: Connection) {
   );
   attempt.index({ tenantId: 1, eventId: 1, at: 1 });
 
+  const held = new Schema<HeldDeliveryDoc>(
+    {
+      _id: str,
+      tenantId: str,
+      hookId: str,
+      input: str,
+      topic: str,
+      partyKey: { type: String, default: '' },
+      heldAt: { type: Date, required: true },
+      dueAt: { type: Date, required: true },
+      seq: str,
+    },
+    { versionKey: false },
+  );
+  // The sweep reads what is due; a hook's release reads its own.
+  held.index({ dueAt: 1 });
+  held.index({ hookId: 1, heldAt: 1 });
+
   return {
+    HeldDelivery: conn.model<HeldDeliveryDoc>('HeldDelivery', held, 'helddeliveries'),
     WebhookEvent: conn.model<EventDoc>('WebhookEvent', event, 'events'),
     DeliveryAttempt: conn.model<DeliveryAttemptDoc>('DeliveryAttempt', attempt, 'deliveryattempts'),
   };

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { Models } from '../models';
+import { withStorageRetries } from '../retry';
+import type { HeldDeliveryDoc } from './event.schema';
+
+export type { HeldDeliveryDoc } from './event.schema';
+
+/** A held delivery as a claim returned it: `seq` is the claim's, for removeIfUnchanged. */
+export type ClaimedDelivery = HeldDeliveryDoc;
+
+/**
+ * Deliveries of stuck hooks waiting with no run open. Held by the run that found its hook stuck, claimed by whoever
+ * releases it (a claim renews `seq` and moves `dueAt` on by a lease, so two releasers never start the same record
+ * twice and one that dies leaves it to the sweep after the lease), removed once the next run has started.
+ */
+export class HeldDeliveryRepository {
+  constructor(private readonly models: Models) {}
+
+  /** Writes (or rewrites: a delivery held again) the record; a new `seq` makes earlier claims of it stale. */
+  async hold(doc: Omit<HeldDeliveryDoc, 'seq'>): Promise<string> {
+    const seq = randomUUID();
+    await withStorageRetries(() => this.models.HeldDelivery.replaceOne({ _id: doc._id }, { ...doc, seq }, { upsert: true }));
+    return seq;
+  }
+
+  /** Claims one record by its workflow id; null when none is held. */
+  async claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
+    return this.models.HeldDelivery.findOneAndUpdate({ _id: id }, { $set: { seq: randomUUID(), dueAt: new Date(now.getTime() + leaseMs) } }, { returnDocument: 'after' }).lean<ClaimedDelivery>().exec();
+  }
+
+  /** Claims up to `limit` records due at `now`, the longest due first. */
+  async claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+    const due = await this.models.HeldDelivery.find({ dueAt: { $lte: now } }, { _id: 1, seq: 1 }).sort({ dueAt: 1 }).limit(limit).lean<Array<Pick<HeldDeliveryDoc, '_id' | 'seq'>>>().exec();
+    const claimed: ClaimedDelivery[] = [];
+    for (const d of due) {
+      // Claimed by another releaser since the read: its seq changed, and this one leaves it alone.
+      const c = await this.models.HeldDelivery.findOneAndUpdate(
+        { _id: d._id, seq: d.seq },
+        { $set: { seq: randomUUID(), dueAt: new Date(now.getTime() + leaseMs) } },
+        { returnDocument: 'after' },
+      )
+        .lean<ClaimedDelivery>()
+        .exec();
+      if (c) claimed.push(c);
+    }
+    return claimed;
+  }
+
+  /** Removes the record if nothing held or claimed it since `seq` was given out; true when it did. */
+  async removeIfUnchanged(id: string, seq: string): Promise<boolean> {
+    const r = await withStorageRetries(() => this.models.HeldDelivery.deleteOne({ _id: id, seq }).exec());
+    return r.deletedCount === 1;
+  }
+
+  /** The held deliveries of one hook, oldest first (operators, tests). */
+  async listForHook(hookId: string, limit = 1000): Promise<HeldDeliveryDoc[]> {
+    return this.models.HeldDelivery.find({ hookId }).sort({ heldAt: 1 }).limit(limit).lean<HeldDeliveryDoc[]>().exec();
+  }
+}

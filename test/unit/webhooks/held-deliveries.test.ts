@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import type { DeliverWebhookInput } from '../../../src/core/webhook-delivery';
+import type { ClaimedDelivery, HeldDeliveryDoc } from '../../../src/storage/events/held-delivery.repository';
+import { CLAIM_LEASE_MS, HeldDeliveries, type HeldStore } from '../../../src/webhooks/held-deliveries';
+import type { DeliveryMeta } from '../../../src/webhooks/publish';
+
+/** The repository's rules in memory: a hold or claim renews seq, removal only while seq is unchanged. */
+class MemoryStore implements HeldStore {
+  readonly docs = new Map<string, HeldDeliveryDoc>();
+  failClaimDue = false;
+  async hold(doc: Omit<HeldDeliveryDoc, 'seq'>): Promise<string> {
+    const seq = randomUUID();
+    this.docs.set(doc._id, { ...doc, seq });
+    return seq;
+  }
+  async claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
+    const d = this.docs.get(id);
+    if (!d) return null;
+    const c = { ...d, seq: randomUUID(), dueAt: new Date(now.getTime() + leaseMs) };
+    this.docs.set(id, c);
+    return { ...c };
+  }
+  async claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+    const due = [...this.docs.values()].filter((d) => d.dueAt <= now).sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
+    const out: ClaimedDelivery[] = [];
+    for (const d of due.slice(0, limit)) out.push((await this.claim(d._id, now, leaseMs))!);
+    return out;
+  }
+  async removeIfUnchanged(id: string, seq: string): Promise<boolean> {
+    if (this.docs.get(id)?.seq !== seq) return false;
+    return this.docs.delete(id);
+  }
+}
+
+function input(n: number, attempts = 0): DeliverWebhookInput {
+  return {
+    tenantId: 't1',
+    eventId: `e${n}`,
+    hookId: 'h1',
+    deliveryId: `d${n}`,
+    schedule: { kind: 'table', delaysMs: [1000] },
+    maxAttemptTimeoutMs: 10_000,
+    resume: { attempts, startedAtMs: 1_000, throttled: 2 },
+  };
+}
+
+function setup(answers: Array<'started' | 'running' | Error> = []) {
+  const store = new MemoryStore();
+  const clock = { ms: 1_000_000 };
+  const restarts: Array<{ input: DeliverWebhookInput; meta: DeliveryMeta; startDelayMs: number }> = [];
+  const signalled: Array<[string, number]> = [];
+  const held = new HeldDeliveries(
+    store,
+    async (i, meta, startDelayMs) => {
+      restarts.push({ input: i, meta, startDelayMs });
+      const a = answers.shift() ?? 'started';
+      if (a instanceof Error) throw a;
+      return a;
+    },
+    async (id, within) => void signalled.push([id, within]),
+    () => clock.ms,
+    () => 0.5,
+  );
+  const hold = (n: number, dueInMs: number, attempts = 0) => held.hold({ workflowId: `wf-${n}`, input: input(n, attempts), dueInMs }, { topic: 'Topic', partyKey: '0106:1' });
+  return { store, clock, restarts, signalled, held, hold };
+}
+
+describe('HeldDeliveries', () => {
+  it('holds a delivery with its progress and search attributes, due when the run said', async () => {
+    const { store, clock, hold } = setup();
+    await hold(1, 15 * 60_000, 2);
+    const d = store.docs.get('wf-1')!;
+    expect(d).toMatchObject({ tenantId: 't1', hookId: 'h1', topic: 'Topic', partyKey: '0106:1', heldAt: new Date(clock.ms), dueAt: new Date(clock.ms + 15 * 60_000) });
+    expect(JSON.parse(d.input)).toEqual(input(1, 2));
+  });
+
+  it('releases a held delivery on a wake: its next run starts within the spread from the stored input, the record goes', async () => {
+    const { store, restarts, signalled, held, hold } = setup();
+    await hold(1, 15 * 60_000, 2);
+    await held.wake('wf-1', 1000);
+    expect(restarts).toEqual([{ input: input(1, 2), meta: { topic: 'Topic', partyKey: '0106:1' }, startDelayMs: 500 }]);
+    expect(store.docs.size).toBe(0);
+    expect(signalled).toEqual([]);
+  });
+
+  it('signals a run that has not held yet (it is still open and tries again instead)', async () => {
+    const { restarts, signalled, held } = setup();
+    await held.wake('wf-9', 250);
+    expect(signalled).toEqual([['wf-9', 250]]);
+    expect(restarts).toEqual([]);
+  });
+
+  it('releases the record after all when the signal finds the run ended (it held and ended after the claim)', async () => {
+    const { store, restarts, held, hold } = setup();
+    const signal = async () => {
+      await hold(1, 60_000);
+      throw new Error('workflow execution already completed');
+    };
+    (held as unknown as { signal: typeof signal }).signal = signal;
+    await held.wake('wf-1', 0);
+    expect(restarts.map((r) => r.input.deliveryId)).toEqual(['d1']);
+    expect(store.docs.size).toBe(0);
+    // Nothing held at all: the signal's failure is the wake's.
+    await expect(held.wake('wf-2', 0)).rejects.toThrow('already completed');
+  });
+
+  it('lets a run woken while holding take its record back, unless a release claimed it first', async () => {
+    const { store, held } = setup();
+    const seq = await held.hold({ workflowId: 'wf-1', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
+    await expect(held.unhold('wf-1', seq)).resolves.toBe(true);
+    expect(store.docs.size).toBe(0);
+    const seq2 = await held.hold({ workflowId: 'wf-1', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
+    await store.claim('wf-1', new Date(), 1000);
+    await expect(held.unhold('wf-1', seq2)).resolves.toBe(false);
+    expect(store.docs.size).toBe(1);
+  });
+
+  it('starts again shortly while the run that held the delivery has not ended; keeps the record if it never does', async () => {
+    const a = setup(['running', 'running', 'started']);
+    await a.hold(1, 60_000);
+    await a.held.wake('wf-1', 0);
+    expect(a.restarts).toHaveLength(3);
+    expect(a.store.docs.size).toBe(0);
+
+    const b = setup(Array.from({ length: 10 }, () => 'running' as const));
+    await b.hold(1, 60_000);
+    await b.held.wake('wf-1', 0);
+    expect(b.restarts).toHaveLength(7);
+    // Still held, claimed for the lease: the sweep takes it up once that has passed.
+    expect(b.store.docs.get('wf-1')!.dueAt).toEqual(new Date(b.clock.ms + CLAIM_LEASE_MS));
+  }, 15_000);
+
+  it('keeps a record that was held again after its claim (a newer run held it): only the claimed one is removed', async () => {
+    const { store, held, hold } = setup();
+    await hold(1, 60_000);
+    const claimed = await store.claim('wf-1', new Date(), 1000);
+    await hold(1, 60_000, 1);
+    await expect(store.removeIfUnchanged('wf-1', claimed!.seq)).resolves.toBe(false);
+    expect(store.docs.has('wf-1')).toBe(true);
+    await held.wake('wf-1', 0);
+    expect(store.docs.has('wf-1')).toBe(false);
+  });
+
+  it('sweeps what fell due, oldest due first, and leaves the rest; a failed start does not stop the others', async () => {
+    const { store, clock, restarts, held, hold } = setup(['started', new Error('engine away'), 'started']);
+    await hold(1, 10_000);
+    await hold(2, 5_000);
+    await hold(3, 1_000);
+    await hold(4, 10 * 60_000);
+    clock.ms += 10_000;
+    await expect(held.releaseDue()).rejects.toThrow('engine away');
+    expect(restarts.map((r) => r.input.deliveryId)).toEqual(['d3', 'd2', 'd1']);
+    // d2's start failed: still held, claimed for the lease, then due again.
+    expect([...store.docs.keys()].sort()).toEqual(['wf-2', 'wf-4']);
+    await expect(held.releaseDue()).resolves.toBe(0);
+    clock.ms += CLAIM_LEASE_MS;
+    await expect(held.releaseDue()).resolves.toBe(1);
+    expect([...store.docs.keys()]).toEqual(['wf-4']);
+  });
+
+  it('sweeps on its interval until stopped, reporting a failed sweep and going on', async () => {
+    const { store, held, hold } = setup();
+    const errors: unknown[] = [];
+    let calls = 0;
+    const real = store.claimDue.bind(store);
+    store.claimDue = async (...args) => {
+      calls += 1;
+      if (calls === 1) throw new Error('database away');
+      return real(...args);
+    };
+    await hold(1, 0);
+    const sweep = held.startSweeping(20, (e) => errors.push(e));
+    for (let i = 0; i < 100 && store.docs.size > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await sweep.stop();
+    expect(errors).toHaveLength(1);
+    expect(store.docs.size).toBe(0);
+    const after = calls;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(calls).toBe(after);
+  });
+});
