@@ -121,7 +121,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
         // delivery, or `wait` has passed. A wake that came before the hold means the hook is back: try again.
         if (woken === undefined) {
           const held = { outcome: 'held' as const, attempts: progress.attempts, reason: 'the hook is stuck; the delivery is held until it answers again' };
-          const seq = await publishSteps.holdDelivery({ workflowId: info.workflowId, input: { ...input, resume: { ...progress } }, dueInMs: wait });
+          const seq = await publishSteps.holdDelivery({ workflowId: info.workflowId, runId: info.runId, input: { ...input, resume: { ...progress } }, dueInMs: wait });
           if (woken === undefined) return held;
           // The hook answered while the delivery was being held: take the record back and try again, unless a release
           // claimed it first (that release starts the next run once this one has ended).

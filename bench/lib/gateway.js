@@ -282,11 +282,14 @@ async function fetchToken(gw, credentials) {
  * Node's http documentation gives for this race).
  */
 async function apiCall(agent, url, opts) {
-  try {
-    return await apiRequest(agent, url, opts);
-  } catch (e) {
-    if (!e.reusedSocket || !(e.code === 'ECONNRESET' || /socket hang up/.test(e.message))) throw e;
-    return apiRequest(agent, url, opts);
+  // A kept-alive socket the server closed as the request went out fails with a reset; Node's documentation advises
+  // sending again. The next pooled socket may have been closed the same way, so a few times.
+  for (let tries = 1; ; tries++) {
+    try {
+      return await apiRequest(agent, url, opts);
+    } catch (e) {
+      if (tries >= 4 || !e.reusedSocket || !(e.code === 'ECONNRESET' || /socket hang up/.test(e.message))) throw e;
+    }
   }
 }
 

@@ -32,6 +32,8 @@ export interface HookAnswered {
 export interface HoldDeliveryInput {
   /** The delivery's workflow id; its next run starts under the same id. */
   workflowId: string;
+  /** The run that holds it: a release finding a later run under the id knows the delivery was taken over. */
+  runId: string;
   input: DeliverWebhookInput;
   /** When the held delivery falls due if nothing releases it before (the parked run's timer). */
   dueInMs: number;

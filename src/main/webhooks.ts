@@ -16,7 +16,7 @@ import { DeliveryLogRepository, EventRepository } from '../storage/events/event.
 import { HookRepository } from '../storage/hooks/hook.repository';
 import { HookConcurrency } from '../webhooks/concurrency';
 import { ParkedDeliveries } from '../webhooks/parked-deliveries';
-import { HeldDeliveries, type SignalDelivery } from '../webhooks/held-deliveries';
+import { HeldDeliveries, type DeliveryRuns } from '../webhooks/held-deliveries';
 import { HeldDeliveryRepository } from '../storage/events/held-delivery.repository';
 import type { Logger } from '../observability/logger';
 import { DeliveryAttempts } from '../webhooks/deliver-attempt';
@@ -134,20 +134,30 @@ export function composeWebhookApi(config: Readonly<Config>, models: Models): { s
   };
 }
 
-/** Wakes a delivery parked on a stuck hook whose run is still open: a signal to it (HeldDeliveries.wake). */
-export function signalWake(client: () => Client): SignalDelivery {
-  return async (workflowId, withinMs) => {
-    const answered: HookAnswered = { withinMs };
-    await client().workflow.getHandle(workflowId).signal(HOOK_ANSWERED_SIGNAL, answered);
+/** What releasing held deliveries asks Temporal: a signal to a run not yet held, a delivery's latest run. */
+export function temporalDeliveryRuns(client: () => Client): DeliveryRuns {
+  return {
+    async signal(workflowId, withinMs) {
+      const answered: HookAnswered = { withinMs };
+      await client().workflow.getHandle(workflowId).signal(HOOK_ANSWERED_SIGNAL, answered);
+    },
+    async latestRunId(workflowId) {
+      try {
+        return (await client().workflow.getHandle(workflowId).describe()).runId;
+      } catch (e) {
+        if (e instanceof WorkflowNotFoundError) return undefined;
+        throw e;
+      }
+    },
   };
 }
 
 export interface WebhookWorkerOptions {
   /**
-   * How a parked delivery whose run is still open is woken; with it, deliveries of a stuck hook are held in the
-   * database and released by the hook's answers (HeldDeliveries). Without it they wait on their own (long) timers.
+   * The engine's side of releasing held deliveries; with it, deliveries of a stuck hook are held in the database and
+   * released by the hook's answers and the sweep (HeldDeliveries). Without it they wait on their own (long) timers.
    */
-  signal?: SignalDelivery;
+  runs?: DeliveryRuns;
   logger?: Logger;
   sender?: Partial<WebhookSenderOptions>;
 }
@@ -161,12 +171,12 @@ export function composeWebhookWorker(config: Readonly<Config>, models: Models, s
     userAgent: `invoice-gateway-webhooks/${packageJson.version}`,
     ...options.sender,
   });
-  const { signal, logger } = options;
-  const held = signal
+  const { runs, logger } = options;
+  const held = runs
     ? new HeldDeliveries(
         new HeldDeliveryRepository(models),
         (input, meta, startDelayMs) => starter.startDelivery(input, meta, 'redeliver', { startDelayMs }),
-        signal,
+        runs,
       )
     : undefined;
   // A run that has ended needs no wake; anything else only delays that delivery until it falls due.

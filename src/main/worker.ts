@@ -4,7 +4,7 @@ import { createActivities } from '../../activities';
 import { composeCore, composeDocumentPool, validatorOptions } from './compose';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { Client } from '@temporalio/client';
-import { composeWebhookWorker, signalWake, TemporalDeliveryStarter } from './webhooks';
+import { composeWebhookWorker, temporalDeliveryRuns, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, type Validator, type ValidatorPool } from '../validation';
 import type { TransformOptions } from '../transform';
 import type { Logger } from '../observability/logger';
@@ -70,7 +70,7 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
   });
   // Deliveries of a stuck hook are held in the database and released when it answers again (HeldDeliveries); a run
   // that has not held yet is woken by a signal.
-  const webhooks = composeWebhookWorker(config, core.db.models, starter, { signal: signalWake(() => client), logger: core.logger });
+  const webhooks = composeWebhookWorker(config, core.db.models, starter, { runs: temporalDeliveryRuns(() => client), logger: core.logger });
   const validator = composeValidation(config, core.logger);
   const worker = await Worker.create({
     connection,

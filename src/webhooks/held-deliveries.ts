@@ -23,8 +23,13 @@ export interface HeldStore {
 /** Starts a delivery's next run (the earlier one has ended), after `startDelayMs`. */
 export type RestartDelivery = (input: DeliverWebhookInput, meta: DeliveryMeta, startDelayMs: number) => Promise<'started' | 'already-started' | 'running'>;
 
-/** Signals a run that may still be open (it parked and has not held yet). */
-export type SignalDelivery = (workflowId: string, withinMs: number) => Promise<void>;
+/** What a release asks the engine about a delivery's runs. */
+export interface DeliveryRuns {
+  /** Signals a run that may still be open (it parked and has not held yet). */
+  signal(workflowId: string, withinMs: number): Promise<void>;
+  /** The latest run under the id; undefined when there is none. */
+  latestRunId(workflowId: string): Promise<string | undefined>;
+}
 
 /**
  * How long a claim keeps others off a record. A releaser that claimed and then failed (the engine away) leaves it to
@@ -36,13 +41,14 @@ const STILL_RUNNING_PAUSES_MS = [50, 100, 200, 400, 800, 1600];
 /** Records one sweep releases at most; the next sweep takes the rest. */
 export const SWEEP_BATCH = 200;
 
-export type ReleaseResult = 'started' | 'not-held' | 'still-running';
+/** `superseded`: a run started after the hold (a redelivery, or a release whose removal failed) made it stale. */
+export type ReleaseResult = 'started' | 'superseded' | 'still-running';
 
 export class HeldDeliveries {
   constructor(
     private readonly store: HeldStore,
     private readonly restart: RestartDelivery,
-    private readonly signal: SignalDelivery,
+    private readonly runs: DeliveryRuns,
     private readonly now: () => number = Date.now,
     private readonly random: () => number = Math.random,
   ) {}
@@ -58,6 +64,7 @@ export class HeldDeliveries {
       topic: meta.topic,
       partyKey: meta.partyKey,
       heldAt: new Date(now),
+      heldByRunId: h.runId,
       dueAt: new Date(now + Math.max(0, h.dueInMs)),
     });
   }
@@ -79,7 +86,7 @@ export class HeldDeliveries {
       return;
     }
     try {
-      await this.signal(workflowId, withinMs);
+      await this.runs.signal(workflowId, withinMs);
     } catch (e) {
       // The run held the delivery and ended between the claim and the signal: release the record after all.
       const late = await this.store.claim(workflowId, new Date(this.now()), CLAIM_LEASE_MS);
@@ -112,6 +119,13 @@ export class HeldDeliveries {
    * to end) keeps the record: the claim's lease brings it back to the sweep once that run has ended.
    */
   private async release(c: ClaimedDelivery, startDelayMs: number): Promise<ReleaseResult> {
+    // A run started since the hold has taken the delivery over (it holds again itself if the hook is still stuck):
+    // starting one more would send the event again.
+    const latest = await this.runs.latestRunId(c._id);
+    if (latest !== undefined && latest !== c.heldByRunId) {
+      await this.store.removeIfUnchanged(c._id, c.seq);
+      return 'superseded';
+    }
     const input = JSON.parse(c.input) as DeliverWebhookInput;
     const meta = { topic: c.topic, partyKey: c.partyKey };
     // The run that held it ends one workflow task after the hold; a release that came sooner tries again shortly.

@@ -7,7 +7,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { deliverWebhookWorkflowId, type DeliverWebhookInput, type DeliverWebhookResult } from '../../src/core/webhook-delivery';
 import { loadConfig } from '../../src/config/load-config';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
-import { composeWebhookRoutes, TemporalDeliveryStarter } from '../../src/main/webhooks';
+import { composeWebhookRoutes, temporalDeliveryRuns, TemporalDeliveryStarter } from '../../src/main/webhooks';
 import type { EventRecord } from '../../src/storage/events/event.repository';
 import { HeldDeliveryRepository } from '../../src/storage/events/held-delivery.repository';
 import { deliveryIdFor } from '../../src/webhooks/delivery-id';
@@ -383,11 +383,11 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const repo = new HeldDeliveryRepository(ctx.core.db.models);
     const starter = new TemporalDeliveryStarter(() => client, { taskQueue, searchAttributes: true });
     const signalled: string[] = [];
-    const held = new HeldDeliveries(
-      repo,
-      (input, meta, startDelayMs) => starter.startDelivery(input, meta, 'redeliver', { startDelayMs }),
-      async (id) => void signalled.push(id),
-    );
+    const runs = temporalDeliveryRuns(() => client);
+    const held = new HeldDeliveries(repo, (input, meta, startDelayMs) => starter.startDelivery(input, meta, 'redeliver', { startDelayMs }), {
+      signal: async (id) => void signalled.push(id),
+      latestRunId: (id) => runs.latestRunId(id),
+    });
     // Deliveries held as a run on a stuck hook holds them: events no run was started for (another topic), one
     // with an attempt already made, and due now or in an hour.
     const heldOne = async (dueInMs: number, attempts: number) => {
@@ -405,7 +405,8 @@ describe('webhook delivery on the real Temporal dev server', () => {
         eventPartyKey: null,
         resume: { attempts, startedAtMs: Date.now() - 1000, throttled: 3 },
       };
-      await held.hold({ workflowId, input, dueInMs }, { topic: 'HeldTopic', partyKey: '' });
+      // As a run held it: the latest run under the id (none here, the event was never routed to the hook).
+      await held.hold({ workflowId, runId: 'run-that-held', input, dueInMs }, { topic: 'HeldTopic', partyKey: '' });
       return { deliveryId, workflowId };
     };
     const due = await heldOne(0, 2);
@@ -425,7 +426,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const claimed = await repo.claim(later.workflowId, new Date(), 60_000);
     expect(claimed).not.toBeNull();
     const [record] = await repo.listForHook(hook.id);
-    await held.hold({ workflowId: later.workflowId, input: JSON.parse(record!.input) as DeliverWebhookInput, dueInMs: 60 * 60_000 }, { topic: 'HeldTopic', partyKey: '' });
+    await held.hold({ workflowId: later.workflowId, runId: 'run-that-held', input: JSON.parse(record!.input) as DeliverWebhookInput, dueInMs: 60 * 60_000 }, { topic: 'HeldTopic', partyKey: '' });
     await expect(repo.removeIfUnchanged(later.workflowId, claimed!.seq)).resolves.toBe(false);
     expect(await repo.listForHook(hook.id)).toHaveLength(1);
     await held.wake('webhook-delivery:no-such-delivery', 0);
@@ -434,6 +435,14 @@ describe('webhook delivery on the real Temporal dev server', () => {
     await held.wake(later.workflowId, 500);
     await expect(result(t.id, later.deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 1 });
     expect(await repo.listForHook(hook.id)).toHaveLength(0);
+    // A record left behind after its delivery ran again (a removal that failed, a redelivery) is dropped when it falls
+    // due, not sent a second time.
+    // (the run named as holder is not the latest under the id: the release that delivered it started a later one)
+    await held.hold({ workflowId: due.workflowId, runId: 'run-that-held', input: JSON.parse(record!.input) as DeliverWebhookInput, dueInMs: 0 }, { topic: 'HeldTopic', partyKey: '' });
+    const sentBefore = r.requests.length;
+    await expect(held.releaseDue()).resolves.toBe(0);
+    expect(await repo.listForHook(hook.id)).toHaveLength(0);
+    expect(r.requests.length).toBe(sentBefore);
   });
 
   it('selects hooks by priority: party over environment, exact over wildcard, then hook id; one per channel', async () => {

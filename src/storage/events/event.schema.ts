@@ -72,6 +72,8 @@ export interface HeldDeliveryDoc {
   topic: string;
   partyKey: string;
   heldAt: Date;
+  /** The run that held it (the latest run under the id, until a release starts the next). */
+  heldByRunId: string;
   /** When the sweep releases it if nothing did before; a claim moves it on by the claim's lease. */
   dueAt: Date;
   /** New on every hold and claim: a release removes the record only while it is still the one it claimed. */
@@ -136,6 +138,7 @@ export function buildEventModels(conn: Connection) {
       topic: str,
       partyKey: { type: String, default: '' },
       heldAt: { type: Date, required: true },
+      heldByRunId: str,
       dueAt: { type: Date, required: true },
       seq: str,
     },

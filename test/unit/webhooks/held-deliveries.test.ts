@@ -49,6 +49,7 @@ function setup(answers: Array<'started' | 'running' | Error> = []) {
   const clock = { ms: 1_000_000 };
   const restarts: Array<{ input: DeliverWebhookInput; meta: DeliveryMeta; startDelayMs: number }> = [];
   const signalled: Array<[string, number]> = [];
+  const latestRuns = new Map<string, string>();
   const held = new HeldDeliveries(
     store,
     async (i, meta, startDelayMs) => {
@@ -57,12 +58,15 @@ function setup(answers: Array<'started' | 'running' | Error> = []) {
       if (a instanceof Error) throw a;
       return a;
     },
-    async (id, within) => void signalled.push([id, within]),
+    {
+      signal: async (id, within) => void signalled.push([id, within]),
+      latestRunId: async (id) => latestRuns.get(id) ?? 'run-holder',
+    },
     () => clock.ms,
     () => 0.5,
   );
-  const hold = (n: number, dueInMs: number, attempts = 0) => held.hold({ workflowId: `wf-${n}`, input: input(n, attempts), dueInMs }, { topic: 'Topic', partyKey: '0106:1' });
-  return { store, clock, restarts, signalled, held, hold };
+  const hold = (n: number, dueInMs: number, attempts = 0) => held.hold({ workflowId: `wf-${n}`, runId: 'run-holder', input: input(n, attempts), dueInMs }, { topic: 'Topic', partyKey: '0106:1' });
+  return { store, clock, restarts, signalled, latestRuns, held, hold };
 }
 
 describe('HeldDeliveries', () => {
@@ -92,11 +96,11 @@ describe('HeldDeliveries', () => {
 
   it('releases the record after all when the signal finds the run ended (it held and ended after the claim)', async () => {
     const { store, restarts, held, hold } = setup();
-    const signal = async () => {
+    const runs = (held as unknown as { runs: { signal: (id: string, within: number) => Promise<void> } }).runs;
+    runs.signal = async () => {
       await hold(1, 60_000);
       throw new Error('workflow execution already completed');
     };
-    (held as unknown as { signal: typeof signal }).signal = signal;
     await held.wake('wf-1', 0);
     expect(restarts.map((r) => r.input.deliveryId)).toEqual(['d1']);
     expect(store.docs.size).toBe(0);
@@ -106,10 +110,10 @@ describe('HeldDeliveries', () => {
 
   it('lets a run woken while holding take its record back, unless a release claimed it first', async () => {
     const { store, held } = setup();
-    const seq = await held.hold({ workflowId: 'wf-1', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
+    const seq = await held.hold({ workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
     await expect(held.unhold('wf-1', seq)).resolves.toBe(true);
     expect(store.docs.size).toBe(0);
-    const seq2 = await held.hold({ workflowId: 'wf-1', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
+    const seq2 = await held.hold({ workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
     await store.claim('wf-1', new Date(), 1000);
     await expect(held.unhold('wf-1', seq2)).resolves.toBe(false);
     expect(store.docs.size).toBe(1);
@@ -129,6 +133,17 @@ describe('HeldDeliveries', () => {
     // Still held, claimed for the lease: the sweep takes it up once that has passed.
     expect(b.store.docs.get('wf-1')!.dueAt).toEqual(new Date(b.clock.ms + CLAIM_LEASE_MS));
   }, 15_000);
+
+  it('drops a record that a run started after the hold has taken over (a redelivery), instead of sending it again', async () => {
+    const { store, restarts, latestRuns, held, hold } = setup();
+    await hold(1, 0);
+    await hold(2, 0);
+    // wf-1's latest run is the one that held it; wf-2 was redelivered after the hold (a later run).
+    latestRuns.set('wf-2', 'run-redelivered');
+    await expect(held.releaseDue()).resolves.toBe(1);
+    expect(restarts.map((r) => r.input.deliveryId)).toEqual(['d1']);
+    expect(store.docs.size).toBe(0);
+  });
 
   it('keeps a record that was held again after its claim (a newer run held it): only the claimed one is removed', async () => {
     const { store, held, hold } = setup();
