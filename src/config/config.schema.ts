@@ -40,7 +40,7 @@ export const configEnvSchema = z.object({
     .min(0)
     .refine((n) => n === 0 || n >= 40, 'must be 0 (no cache) or at least 40, the workflow tasks the worker runs at once')
     .optional()
-    .describe('Runs the worker keeps in memory between their tasks (0 = none, else at least 40, the workflow tasks it runs at once); unset = the Temporal SDK default, sized from the heap (about 2 300 at a 4 GiB heap). A run waiting long, such as a delivery parked on a stuck hook, stays cached until the room is needed, about 0.25 MB each; one evicted is replayed from its history on its next task.'),
+    .describe('Runs the worker keeps in memory between their tasks (0 = none, else at least 40, the workflow tasks it runs at once); unset = the Temporal SDK default, sized from the heap (about 2 300 at a 4 GiB heap). A run waiting long, such as a delivery waiting for its next retry, stays cached until the room is needed, about 0.25 MB each; one evicted is replayed from its history on its next task.'),
   WORKER_METRICS_ADDRESS: z.string().default('127.0.0.1:9464').describe('host:port of the worker Prometheus endpoint (Temporal SDK metrics plus ours); empty disables.'),
 
   MAX_UPLOAD_BYTES: int(24 * 1024 * 1024, 1).describe('Largest accepted upload body (spec 8: 24 MB); larger → 413 before anything is stored.'),
