@@ -1,6 +1,6 @@
 import { Context, heartbeat } from '@temporalio/activity';
 import { GatewayError } from '../src/core/gateway-error';
-import type { AttemptResult, DeliveryEventInput, GatewayEvent, HoldDeliveryInput } from '../src/core/webhook-delivery';
+import { throttleBoundMs, throttleWaitMs, type AttemptHoldOffer, type AttemptResult, type DeliveryEventInput, type GatewayEvent, type HoldDeliveryInput } from '../src/core/webhook-delivery';
 import type { EventRepository } from '../src/storage/events/event.repository';
 import type { HookRepository } from '../src/storage/hooks/hook.repository';
 import type { DeliveryAttempts } from '../src/webhooks/deliver-attempt';
@@ -31,6 +31,8 @@ export interface AttemptDeliveryInput {
   ignoreInactive?: boolean;
   event?: GatewayEvent;
   hookRev?: number;
+  /** Runs that take a held delivery in the attempt's result offer its input here (older runs hold in a step of their own). */
+  hold?: AttemptHoldOffer;
 }
 
 export interface PublishedEventSummary {
@@ -61,6 +63,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return held;
   };
 
+  /** Holds a delivery with the search attributes its next run gets (topic and party of its event). */
+  async function holdFor(input: HoldDeliveryInput): Promise<string> {
+    const d = input.input;
+    const stored = d.event ? undefined : await services().events.get(d.tenantId, d.eventId);
+    return heldDeliveries().hold(input, { topic: d.event?.topic ?? stored?.topic ?? '', partyKey: d.eventPartyKey ?? stored?.partyKey ?? '' });
+  }
+
   async function publish(input: PublishEventInput): Promise<PublishedEventSummary> {
     const { event, deliveries } = await services().publisher.publishEvent(input);
     return { eventId: event.id, label: event.label, deliveries: deliveries.filter((d) => d.status === 'started' || d.status === 'running').length };
@@ -73,18 +82,25 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // One log line per (run, attempt): a retried activity overwrites its own line.
       const runKey = info.workflowExecution?.runId ?? info.activityRunId ?? info.activityId;
       const workflowId = info.workflowExecution?.workflowId;
-      return services().attempts.attempt({ ...input, runKey, ...(workflowId ? { workflowId } : {}) }, () => heartbeat());
+      const { hold, ...attemptInput } = input;
+      const r = await services().attempts.attempt({ ...attemptInput, runKey, ...(workflowId ? { workflowId } : {}) }, () => heartbeat());
+      const runId = info.workflowExecution?.runId;
+      if (r.kind !== 'throttled' || !r.parked || !hold || !workflowId || !runId || !services().held) return r;
+      // Parked on a stuck hook: hold it here, so the run ends after this one activity (as a delivery sent does).
+      const progress = { ...hold.progress, throttled: hold.progress.throttled + 1 };
+      const dueInMs = throttleWaitMs(progress.throttled, r.retryInMs, Math.random());
+      // Past the bound the run gives up instead (HookSentError): leave it to the run, holding nothing.
+      if (Date.now() + dueInMs - progress.startedAtMs > throttleBoundMs(hold.input.schedule)) return r;
+      const delivery = { ...hold.input, ...(input.event ? { event: input.event } : {}), resume: progress };
+      return { ...r, heldSeq: await holdFor({ workflowId, runId, input: delivery, dueInMs }) };
     },
 
     /**
      * Holds a delivery of a stuck hook (its run ends after this): the run's input and progress go to the held
      * deliveries, with the search attributes its next run gets.
      */
-    async holdDelivery(input: HoldDeliveryInput): Promise<string> {
-      const { events } = services();
-      const d = input.input;
-      const stored = d.event ? undefined : await events.get(d.tenantId, d.eventId);
-      return heldDeliveries().hold(input, { topic: d.event?.topic ?? stored?.topic ?? '', partyKey: d.eventPartyKey ?? stored?.partyKey ?? '' });
+    holdDelivery(input: HoldDeliveryInput): Promise<string> {
+      return holdFor(input);
     },
 
     /** Takes a held delivery back for its run (woken while holding it); false when a release claimed it first. */

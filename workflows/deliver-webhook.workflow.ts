@@ -1,6 +1,6 @@
 import { ActivityFailure, condition, continueAsNew, defineSignal, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { nextDelay, type RetrySchedule } from '../src/core/retry-schedule';
+import { nextDelay } from '../src/core/retry-schedule';
 import {
   DELIVERY_SEARCH_ATTRIBUTES,
   HOOK_ANSWERED_SIGNAL,
@@ -11,6 +11,8 @@ import {
   type DeliveryEventInput,
   type DeliveryProgress,
   deliveryEventInput,
+  throttleBoundMs,
+  throttleWaitMs,
 } from '../src/core/webhook-delivery';
 
 /**
@@ -36,21 +38,8 @@ const publishSteps = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 
-/** Tries refused by the per-hook concurrency cap wait this long at first, doubling up to the cap, with jitter. */
-const THROTTLE_FIRST_WAIT_MS = 100;
-const THROTTLE_MAX_WAIT_MS = 30_000;
 /** Continue as new well before the history limits (51,200 events): a five-day delivery of a busy hook may loop long. */
 const MAX_HISTORY_EVENTS = 4_000;
-
-/**
- * How long a delivery may wait for a free slot under the per-hook cap. Waiting there is back-pressure from the
- * gateway's own cap, not a failure of the receiver, so it is bounded only loosely: the retry window, and never less
- * than a day (a hook with a long backlog is slow, not broken).
- */
-function throttleBoundMs(schedule: RetrySchedule): number {
-  const window = schedule.kind === 'exponential' ? schedule.totalWindowMs : schedule.delaysMs.reduce((a, b) => a + b, 0);
-  return Math.max(window, 24 * 60 * 60 * 1000);
-}
 
 function causeOf(e: ActivityFailure): string {
   const cause = e.cause;
@@ -68,6 +57,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
 
   const progress: DeliveryProgress = input.resume ? { ...input.resume } : { attempts: 0, startedAtMs: Date.now(), throttled: 0 };
   const ids = { tenantId: input.tenantId, eventId: input.eventId, hookId: input.hookId, deliveryId: input.deliveryId };
+  const { event: _event, resume: _resume, ...holdInput } = input;
   // Set by a wake since the last try began: one arriving while a try is on its way to being parked is kept.
   let woken: HookAnswered | undefined;
   setHandler(hookAnsweredSignal, (w) => {
@@ -94,6 +84,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
         ...(input.ignoreInactive ? { ignoreInactive: true } : {}),
         ...(input.event ? { event: input.event } : {}),
         ...(attempt === 1 && input.hookRev !== undefined ? { hookRev: input.hookRev } : {}),
+        hold: { input: holdInput, progress: { ...progress } },
       });
     } catch (e) {
       if (!(e instanceof ActivityFailure)) throw e;
@@ -103,11 +94,10 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
 
     if (r.kind === 'throttled') {
       progress.throttled += 1;
-      const top = Math.min(THROTTLE_MAX_WAIT_MS, THROTTLE_FIRST_WAIT_MS * 2 ** Math.min(progress.throttled - 1, 20));
       // A stuck hook (receiver hanging) says how long to stay away; otherwise back off from a short first wait.
-      const base = r.retryInMs !== undefined ? Math.max(r.retryInMs, top) : top;
-      const wait = Math.round(base / 2 + Math.random() * (base / 2));
-      if (Date.now() + wait - progress.startedAtMs > throttleBoundMs(input.schedule)) {
+      const wait = throttleWaitMs(progress.throttled, r.retryInMs, Math.random());
+      // An attempt that held the delivery itself checked the bound (its hold is within it).
+      if (r.heldSeq === undefined && Date.now() + wait - progress.startedAtMs > throttleBoundMs(input.schedule)) {
         const failed = { kind: 'failed' as const, error: 'the hook stayed at its concurrency cap for longer than the delivery may wait', timedOut: false, latencyMs: 0, url: '' };
         await publish(progress.attempts, failed, { topic: 'HookSentError', reason: 'exhausted' });
         return { outcome: 'exhausted', attempts: progress.attempts, reason: failed.error };
@@ -121,7 +111,8 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
         // delivery, or `wait` has passed. A wake that came before the hold means the hook is back: try again.
         if (woken === undefined) {
           const held = { outcome: 'held' as const, attempts: progress.attempts, reason: 'the hook is stuck; the delivery is held until it answers again' };
-          const seq = await publishSteps.holdDelivery({ workflowId: info.workflowId, runId: info.runId, input: { ...input, resume: { ...progress } }, dueInMs: wait });
+          // Older attempts (and those that found the bound passed) leave the hold to this step.
+          const seq = r.heldSeq ?? (await publishSteps.holdDelivery({ workflowId: info.workflowId, runId: info.runId, input: { ...input, resume: { ...progress } }, dueInMs: wait }));
           if (woken === undefined) return held;
           // The hook answered while the delivery was being held: take the record back and try again, unless a release
           // claimed it first (that release starts the next run once this one has ended).

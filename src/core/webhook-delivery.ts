@@ -28,6 +28,41 @@ export interface HookAnswered {
   withinMs: number;
 }
 
+/** Tries refused by the per-hook concurrency cap wait this long at first, doubling up to the cap, with jitter. */
+const THROTTLE_FIRST_WAIT_MS = 100;
+const THROTTLE_MAX_WAIT_MS = 30_000;
+
+/**
+ * How long a throttled try waits (or a held delivery stays held) after its `throttled`-th refusal in a row: the stuck
+ * hook's `retryInMs` when it gives one, else a short first wait doubling up to the cap; half of it plus a random half.
+ */
+export function throttleWaitMs(throttled: number, retryInMs: number | undefined, random: number): number {
+  const top = Math.min(THROTTLE_MAX_WAIT_MS, THROTTLE_FIRST_WAIT_MS * 2 ** Math.min(throttled - 1, 20));
+  const base = retryInMs !== undefined ? Math.max(retryInMs, top) : top;
+  return Math.round(base / 2 + random * (base / 2));
+}
+
+/**
+ * How long a delivery may wait for a free slot under the per-hook cap. Waiting there is back-pressure from the
+ * gateway's own cap, not a failure of the receiver, so it is bounded only loosely: the retry window, and never less
+ * than a day (a hook with a long backlog is slow, not broken).
+ */
+export function throttleBoundMs(schedule: RetrySchedule): number {
+  const window = schedule.kind === 'exponential' ? schedule.totalWindowMs : schedule.delaysMs.reduce((a, b) => a + b, 0);
+  return Math.max(window, 24 * 60 * 60 * 1000);
+}
+
+/**
+ * Offered with each attempt: what the attempt needs to hold the delivery itself when it finds the hook stuck, so a
+ * delivery to a hanging receiver costs one activity like any other instead of an attempt and a hold. The event is
+ * not repeated (the attempt carries it).
+ */
+export interface AttemptHoldOffer {
+  input: Omit<DeliverWebhookInput, 'event' | 'resume'>;
+  /** The run's progress before this try. */
+  progress: DeliveryProgress;
+}
+
 /** Input of the activity that holds a delivery of a stuck hook: the run's input with its progress, and when it is due. */
 export interface HoldDeliveryInput {
   /** The delivery's workflow id; its next run starts under the same id. */
@@ -157,7 +192,13 @@ export type AttemptResult =
    * delivery under its hook and releases it when the hook answers again: the run holds it (HoldDeliveryInput) and
    * ends, or, if a wake comes first, tries again (older runs wait for HOOK_ANSWERED_SIGNAL on a timer).
    */
-  | { kind: 'throttled'; retryInMs?: number; parked?: boolean }
+  | {
+      kind: 'throttled';
+      retryInMs?: number;
+      parked?: boolean;
+      /** Parked, and held by the attempt itself (AttemptHoldOffer): the held record's seq; the run may end at once. */
+      heldSeq?: string;
+    }
   | { kind: 'skipped'; reason: 'hook-deleted' | 'hook-inactive' | 'event-missing' | 'unsupported-action'; detail: string };
 
 /** Input of the activity that publishes HookSentRetry / HookSentError / an output rule's topic for a delivery. */

@@ -359,6 +359,16 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const heldNow = await new HeldDeliveryRepository(ctx.core.db.models).listForHook(hook.id);
     expect(heldNow.length).toBeGreaterThanOrEqual(10);
     expect(statuses.filter((x) => x === 'RUNNING').length).toBeLessThanOrEqual(6);
+    // The attempt that found the hook stuck held the delivery itself: the runs that held them scheduled no hold step
+    // of their own, and one held at its first try scheduled that one activity, as a delivery sent at once does.
+    const heldRuns = await Promise.all(
+      heldNow.map(async (h) => {
+        const history = await client.workflow.getHandle(h._id, h.heldByRunId).fetchHistory();
+        return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [String(e.activityTaskScheduledEventAttributes.activityType?.name)] : []));
+      }),
+    );
+    expect(heldRuns.filter((names) => names.includes('holdDelivery'))).toEqual([]);
+    expect(heldRuns.filter((names) => names.join() === 'attemptDelivery').length).toBeGreaterThanOrEqual(1);
     hang = false;
     const recoveredAt = Date.now();
 
