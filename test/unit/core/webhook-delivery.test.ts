@@ -1,14 +1,7 @@
-import { deliveryEventInput, type GatewayEvent } from '../../../src/core/webhook-delivery';
+import { deliveryEventInput } from '../../../src/core/webhook-delivery';
+import { invoiceReceivedEvent } from '../webhooks/hook-fixture';
 
-const event: GatewayEvent = {
-  id: 'ev-1',
-  topic: 'InvoiceReceived',
-  partyId: 'BE:EN:0123456789',
-  message: 'received',
-  details: {},
-  createdBy: 'peppol',
-  createdOn: '2026-11-26T10:00:00+00:00',
-};
+const event = invoiceReceivedEvent;
 const delivery = { hookId: 'h-1', deliveryId: 'd-1', eventId: 'notice-1', attempt: 2 };
 
 describe('deliveryEventInput', () => {

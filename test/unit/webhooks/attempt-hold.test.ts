@@ -1,20 +1,13 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createWebhookActivities, type AttemptDeliveryInput, type WebhookServices } from '../../../activities/webhooks.activities';
-import { throttleBoundMs, throttleWaitMs, type AttemptResult, type GatewayEvent, type HoldDeliveryInput } from '../../../src/core/webhook-delivery';
+import { throttleBoundMs, throttleWaitMs, type AttemptResult, type HoldDeliveryInput } from '../../../src/core/webhook-delivery';
 import { WEBHOOK_RETRY_SCHEDULE } from '../../../src/core/retry-schedule';
+import { invoiceReceivedEvent } from './hook-fixture';
 
 // An attempt that finds its hook stuck holds the delivery itself when the run offers its input: the run then ends
 // after that one activity. What it stores is what the run's own hold step would have stored.
 
-const event: GatewayEvent = {
-  id: 'ev-1',
-  topic: 'InvoiceReceived',
-  partyId: 'BE:EN:0123456789',
-  message: 'received',
-  details: {},
-  createdBy: 'peppol',
-  createdOn: '2026-11-26T10:00:00+00:00',
-};
+const event = invoiceReceivedEvent;
 const schedule = WEBHOOK_RETRY_SCHEDULE;
 const DAY = 24 * 3600_000;
 

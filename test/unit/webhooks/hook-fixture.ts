@@ -1,3 +1,4 @@
+import type { GatewayEvent } from '../../../src/core/webhook-delivery';
 import type { HookRecord } from '../../../src/storage/hooks/hook.repository';
 
 /** An active https hook record of tenant t1 at rev 0, with `fields` over it: the webhook unit tests' starting point. */
@@ -25,3 +26,14 @@ export function hookRecord(id: string, fields: Partial<HookRecord> = {}): HookRe
     ...fields,
   };
 }
+
+/** A published InvoiceReceived event as a run carries it. */
+export const invoiceReceivedEvent: GatewayEvent = {
+  id: 'ev-1',
+  topic: 'InvoiceReceived',
+  partyId: 'BE:EN:0123456789',
+  message: 'received',
+  details: {},
+  createdBy: 'peppol',
+  createdOn: '2026-11-26T10:00:00+00:00',
+};
