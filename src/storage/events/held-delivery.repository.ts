@@ -24,8 +24,8 @@ export class HeldDeliveryRepository {
   }
 
   /** Claims one record by its workflow id; null when none is held. */
-  async claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
-    return this.models.HeldDelivery.findOneAndUpdate({ _id: id }, { $set: { seq: randomUUID(), dueAt: new Date(now.getTime() + leaseMs) } }, { returnDocument: 'after' }).lean<ClaimedDelivery>().exec();
+  claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
+    return this.claimWhere({ _id: id }, now, leaseMs);
   }
 
   /** Claims up to `limit` records due at `now`, the longest due first. */
@@ -34,16 +34,15 @@ export class HeldDeliveryRepository {
     const claimed: ClaimedDelivery[] = [];
     for (const d of due) {
       // Claimed by another releaser since the read: its seq changed, and this one leaves it alone.
-      const c = await this.models.HeldDelivery.findOneAndUpdate(
-        { _id: d._id, seq: d.seq },
-        { $set: { seq: randomUUID(), dueAt: new Date(now.getTime() + leaseMs) } },
-        { returnDocument: 'after' },
-      )
-        .lean<ClaimedDelivery>()
-        .exec();
+      const c = await this.claimWhere({ _id: d._id, seq: d.seq }, now, leaseMs);
       if (c) claimed.push(c);
     }
     return claimed;
+  }
+
+  /** A claim: a new `seq` and `dueAt` moved on by the lease, on the record the filter finds. */
+  private claimWhere(filter: Pick<HeldDeliveryDoc, '_id'> & Partial<Pick<HeldDeliveryDoc, 'seq'>>, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
+    return this.models.HeldDelivery.findOneAndUpdate(filter, { $set: { seq: randomUUID(), dueAt: new Date(now.getTime() + leaseMs) } }, { returnDocument: 'after' }).lean<ClaimedDelivery>().exec();
   }
 
   /** Removes the record if nothing held or claimed it since `seq` was given out; true when it did. */
