@@ -129,15 +129,15 @@ export class HeldDeliveries {
     const input = JSON.parse(c.input) as DeliverWebhookInput;
     const meta = { topic: c.topic, partyKey: c.partyKey };
     // The run that held it ends one workflow task after the hold; a release that came sooner tries again shortly.
-    for (const pause of [...STILL_RUNNING_PAUSES_MS, undefined]) {
+    for (let tried = 0; ; tried += 1) {
       if ((await this.restart(input, meta, startDelayMs)) !== 'running') {
         await this.store.removeIfUnchanged(c._id, c.seq);
         return 'started';
       }
+      const pause: number | undefined = STILL_RUNNING_PAUSES_MS[tried];
       if (pause === undefined) return 'still-running';
       await sleep(pause);
     }
-    return 'still-running';
   }
 
   /** Sweeps every `everyMs` (from the end of the last sweep) until stopped; a failed sweep is reported, the next tries again. */
