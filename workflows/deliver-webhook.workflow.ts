@@ -108,8 +108,9 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
       }
       if (patched(HOLD_STUCK_DELIVERIES)) {
         // Held: the next run starts from the stored input when the hook answers, a timeout frees a slot for this
-        // delivery, or `wait` has passed. A wake that came before the hold means the hook is back: try again.
-        if (woken === undefined) {
+        // delivery, or `wait` has passed. A wake that came before the hold means the hook is back: try again (an
+        // attempt that held the delivery itself has held it by then, so the record is taken back first).
+        if (woken === undefined || r.heldSeq !== undefined) {
           const held = { outcome: 'held' as const, attempts: progress.attempts, reason: 'the hook is stuck; the delivery is held until it answers again' };
           // Older attempts (and those that found the bound passed) leave the hold to this step.
           const seq = r.heldSeq ?? (await publishSteps.holdDelivery({ workflowId: info.workflowId, runId: info.runId, input: { ...input, resume: { ...progress } }, dueInMs: wait }));
