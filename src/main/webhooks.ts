@@ -180,11 +180,10 @@ export function composeWebhookWorker(config: Readonly<Config>, models: Models, s
       )
     : undefined;
   // A run that has ended needs no wake; anything else only delays that delivery until it falls due.
-  const parked = held
-    ? new ParkedDeliveries(held.wake, (workflowId, error) => {
-        if (!(error instanceof WorkflowNotFoundError)) logger?.warn({ workflowId, err: error }, 'could not release a delivery waiting on its hook');
-      })
-    : undefined;
+  const onWakeError = (workflowId: string, error: unknown) => {
+    if (!(error instanceof WorkflowNotFoundError)) logger?.warn({ workflowId, err: error }, 'could not release a delivery waiting on its hook');
+  };
+  const parked = held ? new ParkedDeliveries(held.wake, { onWakeError, releaseHeld: (hookId) => held.releaseHook(hookId, onWakeError) }) : undefined;
   const sweep = held?.startSweeping(config.webhooks.heldSweepMs, (err) => logger?.warn({ err }, 'could not release held deliveries that fell due'));
   const recentHooks = new RecentHooks(storage.hooks);
   const routing = new RoutingHooks(storage.hooks);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliverWebhookInput, HoldDeliveryInput } from '../core/webhook-delivery';
 import type { ClaimedDelivery, HeldDeliveryDoc } from '../storage/events/held-delivery.repository';
 import type { DeliveryMeta } from './publish';
-import type { WakeDelivery } from './parked-deliveries';
+import { countInLanes, MAX_PARKED_PER_HOOK, WAKE_CONCURRENCY, wakeSpreadMs, type WakeDelivery } from './parked-deliveries';
 
 /**
  * Deliveries of a stuck hook held in the database with no run open. A run open per waiting delivery, even one idle
@@ -18,6 +18,7 @@ export interface HeldStore {
   claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null>;
   claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
   removeIfUnchanged(id: string, seq: string): Promise<boolean>;
+  unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]>;
 }
 
 /** Starts a delivery's next run (the earlier one has ended), after `startDelayMs`. */
@@ -33,25 +34,45 @@ export interface DeliveryRuns {
 
 /**
  * How long a claim keeps others off a record. A releaser that claimed and then failed (the engine away) leaves it to
- * the sweep after this; a record whose run had not yet ended when it was released comes back after it too.
+ * the sweep after this; a record whose run had not ended by HOLDER_END_WAIT_MS comes back after it too.
  */
 export const CLAIM_LEASE_MS = 60_000;
-/** Pauses before starting again while the run that held the delivery has not ended yet (about 3 s in all). */
-const STILL_RUNNING_PAUSES_MS = [50, 100, 200, 400, 800, 1600];
+/**
+ * How long a release waits for the run that held the delivery to end. It ends one workflow task after the hold, but a
+ * busy worker can take seconds over that task, and giving up early cost the delivery the rest of the lease and a sweep
+ * (up to two minutes). Well inside the lease, so no other release claims the record meanwhile.
+ */
+export const HOLDER_END_WAIT_MS = 40_000;
+/** Pauses between starts while that run has not ended: doubling from the first, then at most the longest. */
+const HOLDER_END_PAUSE_MS = { first: 50, max: 1000 };
 /** Records one sweep releases at most; the next sweep takes the rest. */
 export const SWEEP_BATCH = 200;
 
 /** `superseded`: a run started after the hold (a redelivery, or a release whose removal failed) made it stale. */
 export type ReleaseResult = 'started' | 'superseded' | 'still-running';
 
+export interface HeldDeliveriesOptions {
+  now?: () => number;
+  random?: () => number;
+  /** HOLDER_END_WAIT_MS unless given (tests). */
+  holderEndWaitMs?: number;
+}
+
 export class HeldDeliveries {
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly holderEndWaitMs: number;
+
   constructor(
     private readonly store: HeldStore,
     private readonly restart: RestartDelivery,
     private readonly runs: DeliveryRuns,
-    private readonly now: () => number = Date.now,
-    private readonly random: () => number = Math.random,
-  ) {}
+    options: HeldDeliveriesOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.holderEndWaitMs = options.holderEndWaitMs ?? HOLDER_END_WAIT_MS;
+  }
 
   /** The held-delivery activity: writes the run's input and progress; the run ends after it. Resolves the record's seq. */
   async hold(h: HoldDeliveryInput, meta: DeliveryMeta): Promise<string> {
@@ -76,7 +97,8 @@ export class HeldDeliveries {
 
   /**
    * ParkedDeliveries' wake: the held delivery's next run starts at a random point within `withinMs`; a delivery not
-   * held (yet) is signalled, as its run is still open and will try again instead of holding.
+   * held (yet) is signalled, as its run is still open and will try again instead of holding. One another release has
+   * claimed is that release's: the signal then finds its run ended (or reaches the run that release started).
    */
   readonly wake: WakeDelivery = async (workflowId, withinMs) => {
     const delay = Math.round(this.random() * Math.max(0, withinMs));
@@ -94,6 +116,33 @@ export class HeldDeliveries {
       await this.release(late, delay);
     }
   };
+
+  /**
+   * The hook answered: release every delivery held for it, not only those this process saw park (held through another
+   * worker, before a restart, or past the parked bound), spread as a wake's, SWEEP_BATCH at a time. A record another
+   * release has is left to it; a release that fails goes to `onError` (its record comes back after the lease).
+   * Resolves how many next runs it started.
+   */
+  async releaseHook(hookId: string, onError: (workflowId: string, error: unknown) => void): Promise<number> {
+    let started = 0;
+    for (let page = 0; page * SWEEP_BATCH < MAX_PARKED_PER_HOOK; page += 1) {
+      const ids = await this.store.unclaimedIdsForHook(hookId, new Date(this.now()), SWEEP_BATCH);
+      const withinMs = wakeSpreadMs(ids.length);
+      const released = await countInLanes(ids, WAKE_CONCURRENCY, async (id) => {
+        try {
+          const claimed = await this.store.claim(id, new Date(this.now()), CLAIM_LEASE_MS);
+          return claimed !== null && (await this.release(claimed, Math.round(this.random() * withinMs))) === 'started';
+        } catch (e) {
+          onError(id, e);
+          return false;
+        }
+      });
+      started += released;
+      // A short page was the last; a page that released nothing (all taken meanwhile, or failing) ends it too.
+      if (ids.length < SWEEP_BATCH || released === 0) break;
+    }
+    return started;
+  }
 
   /**
    * Releases what is due (at most `limit`); resolves how many next runs it started. One that fails (the engine away)
@@ -115,29 +164,36 @@ export class HeldDeliveries {
   }
 
   /**
-   * Starts the next run of a claimed record and removes it. A run still open under the id (the one that held it, about
-   * to end) keeps the record: the claim's lease brings it back to the sweep once that run has ended.
+   * Starts the next run of a claimed record and removes it. While the run that held it is still open (about to end),
+   * it waits for it (HOLDER_END_WAIT_MS at most); one that outlasts that keeps the record, which the sweep takes up
+   * once the claim's lease has passed.
    */
   private async release(c: ClaimedDelivery, startDelayMs: number): Promise<ReleaseResult> {
-    // A run started since the hold has taken the delivery over (it holds again itself if the hook is still stuck):
-    // starting one more would send the event again.
-    const latest = await this.runs.latestRunId(c._id);
-    if (latest !== undefined && latest !== c.heldByRunId) {
-      await this.store.removeIfUnchanged(c._id, c.seq);
-      return 'superseded';
-    }
+    if (await this.superseded(c)) return 'superseded';
     const input = JSON.parse(c.input) as DeliverWebhookInput;
     const meta = { topic: c.topic, partyKey: c.partyKey };
-    // The run that held it ends one workflow task after the hold; a release that came sooner tries again shortly.
-    for (let tried = 0; ; tried += 1) {
+    for (let waited = 0, pause = HOLDER_END_PAUSE_MS.first; ; pause = Math.min(pause * 2, HOLDER_END_PAUSE_MS.max)) {
       if ((await this.restart(input, meta, startDelayMs)) !== 'running') {
         await this.store.removeIfUnchanged(c._id, c.seq);
         return 'started';
       }
-      const pause: number | undefined = STILL_RUNNING_PAUSES_MS[tried];
-      if (pause === undefined) return 'still-running';
+      // The open run is the holder, still ending, unless one was started since (it has the delivery now).
+      if (await this.superseded(c)) return 'superseded';
+      if (waited + pause > this.holderEndWaitMs) return 'still-running';
+      waited += pause;
       await sleep(pause);
     }
+  }
+
+  /**
+   * A run started since the hold has taken the delivery over (it holds again itself if the hook is still stuck):
+   * starting one more would send the event again, so the record goes instead.
+   */
+  private async superseded(c: ClaimedDelivery): Promise<boolean> {
+    const latest = await this.runs.latestRunId(c._id);
+    if (latest === undefined || latest === c.heldByRunId) return false;
+    await this.store.removeIfUnchanged(c._id, c.seq);
+    return true;
   }
 
   /** Sweeps every `everyMs` (from the end of the last sweep) until stopped; a failed sweep is reported, the next tries again. */

@@ -20,15 +20,46 @@ export const WAKE_CONCURRENCY = 8;
 export const WAKE_SPREAD_PER_DELIVERY_MS = 25;
 export const MAX_WAKE_SPREAD_MS = 60_000;
 
+/** The spread of `count` woken deliveries' returns. */
+export function wakeSpreadMs(count: number): number {
+  return Math.min(MAX_WAKE_SPREAD_MS, count * WAKE_SPREAD_PER_DELIVERY_MS);
+}
+
+/** Runs `fn` on every item, at most `lanes` at a time; resolves how many resolved true. */
+export async function countInLanes<T>(items: readonly T[], lanes: number, fn: (item: T) => Promise<boolean>): Promise<number> {
+  let next = 0;
+  let count = 0;
+  const lane = async () => {
+    while (next < items.length) if (await fn(items[next++]!)) count += 1;
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+  return count;
+}
+
+export interface ParkedDeliveriesOptions {
+  /** A failed wake; that delivery keeps its timer. */
+  onWakeError?: (workflowId: string, error: unknown) => void;
+  maxPerHook?: number;
+  /**
+   * After the hook's answer has woken those parked here: release whatever else is held for it (parked through another
+   * worker, before a restart, or past the bound). Reports its own failures; resolves how many it released.
+   */
+  releaseHeld?: (hookId: string) => Promise<number>;
+}
+
 export class ParkedDeliveries {
   /** hook id → workflow ids, in the order they parked (a Set keeps insertion order). */
   private readonly byHook = new Map<string, Set<string>>();
+  private readonly onWakeError: (workflowId: string, error: unknown) => void;
+  private readonly maxPerHook: number;
 
   constructor(
     private readonly wakeDelivery: WakeDelivery,
-    private readonly onWakeError: (workflowId: string, error: unknown) => void = () => undefined,
-    private readonly maxPerHook = MAX_PARKED_PER_HOOK,
-  ) {}
+    private readonly options: ParkedDeliveriesOptions = {},
+  ) {
+    this.onWakeError = options.onWakeError ?? (() => undefined);
+    this.maxPerHook = options.maxPerHook ?? MAX_PARKED_PER_HOOK;
+  }
 
   /** Remembers a delivery waiting on its stuck hook. */
   park(hookId: string, workflowId: string): void {
@@ -65,23 +96,18 @@ export class ParkedDeliveries {
   }
 
   /**
-   * The hook answered: signal each delivery parked on it (WAKE_CONCURRENCY at a time) and forget them. Resolves with
-   * how many were signalled; a failed signal (the run has ended, the server is away) is reported to onWakeError and
-   * that delivery keeps its timer.
+   * The hook answered: signal each delivery parked on it (WAKE_CONCURRENCY at a time) and forget them, then release
+   * what else is held for it. Resolves with how many were woken; a failed signal (the run has ended, the server is
+   * away) is reported to onWakeError and that delivery keeps its timer.
    */
   async wake(hookId: string): Promise<number> {
     const set = this.byHook.get(hookId);
     if (!set) return 0;
     this.byHook.delete(hookId);
     const ids = [...set];
-    const withinMs = Math.min(MAX_WAKE_SPREAD_MS, ids.length * WAKE_SPREAD_PER_DELIVERY_MS);
-    let next = 0;
-    let woken = 0;
-    const lane = async () => {
-      while (next < ids.length) if (await this.signal(ids[next++]!, withinMs)) woken += 1;
-    };
-    await Promise.all(Array.from({ length: Math.min(WAKE_CONCURRENCY, ids.length) }, lane));
-    return woken;
+    const withinMs = wakeSpreadMs(ids.length);
+    const woken = await countInLanes(ids, WAKE_CONCURRENCY, (id) => this.signal(id, withinMs));
+    return woken + ((await this.options.releaseHeld?.(hookId)) ?? 0);
   }
 
   /** One wake; a failure goes to onWakeError (the delivery keeps its timer). */

@@ -78,6 +78,8 @@ export interface HeldDeliveryDoc {
   dueAt: Date;
   /** New on every hold and claim: a release removes the record only while it is still the one it claimed. */
   seq: string;
+  /** Until when a release has it: no other claims it meanwhile (a hold clears it: the record is then a new one). */
+  claimedUntil?: Date;
 }
 
 const str = { type: String, required: true } as const;
@@ -141,6 +143,7 @@ export function buildEventModels(conn: Connection) {
       heldByRunId: str,
       dueAt: { type: Date, required: true },
       seq: str,
+      claimedUntil: { type: Date },
     },
     { versionKey: false },
   );

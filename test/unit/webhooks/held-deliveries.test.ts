@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliverWebhookInput } from '../../../src/core/webhook-delivery';
 import type { ClaimedDelivery, HeldDeliveryDoc } from '../../../src/storage/events/held-delivery.repository';
-import { CLAIM_LEASE_MS, HeldDeliveries, type HeldStore } from '../../../src/webhooks/held-deliveries';
+import { CLAIM_LEASE_MS, HeldDeliveries, SWEEP_BATCH, type HeldStore } from '../../../src/webhooks/held-deliveries';
+import { wakeSpreadMs } from '../../../src/webhooks/parked-deliveries';
 import type { DeliveryMeta } from '../../../src/webhooks/publish';
 
-/** The repository's rules in memory: a hold or claim renews seq, removal only while seq is unchanged. */
+/** The repository's rules in memory: a hold or claim renews seq, a live claim excludes others, removal only while seq is unchanged. */
 class MemoryStore implements HeldStore {
   readonly docs = new Map<string, HeldDeliveryDoc>();
   failClaimDue = false;
@@ -15,16 +16,27 @@ class MemoryStore implements HeldStore {
   }
   async claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
     const d = this.docs.get(id);
-    if (!d) return null;
-    const c = { ...d, seq: randomUUID(), dueAt: new Date(now.getTime() + leaseMs) };
+    if (!d || (d.claimedUntil && d.claimedUntil > now)) return null;
+    const until = new Date(now.getTime() + leaseMs);
+    const c = { ...d, seq: randomUUID(), dueAt: until, claimedUntil: until };
     this.docs.set(id, c);
     return { ...c };
   }
   async claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
     const due = [...this.docs.values()].filter((d) => d.dueAt <= now).sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
     const out: ClaimedDelivery[] = [];
-    for (const d of due.slice(0, limit)) out.push((await this.claim(d._id, now, leaseMs))!);
+    for (const d of due.slice(0, limit)) {
+      const c = await this.claim(d._id, now, leaseMs);
+      if (c) out.push(c);
+    }
     return out;
+  }
+  async unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]> {
+    const free = [...this.docs.values()].filter((d) => d.hookId === hookId && !(d.claimedUntil && d.claimedUntil > now));
+    return free
+      .sort((a, b) => a.heldAt.getTime() - b.heldAt.getTime())
+      .slice(0, limit)
+      .map((d) => d._id);
   }
   async removeIfUnchanged(id: string, seq: string): Promise<boolean> {
     if (this.docs.get(id)?.seq !== seq) return false;
@@ -44,7 +56,7 @@ function input(n: number, attempts = 0): DeliverWebhookInput {
   };
 }
 
-function setup(answers: Array<'started' | 'running' | Error> = []) {
+function setup(answers: Array<'started' | 'running' | Error> = [], holderEndWaitMs = 3_000) {
   const store = new MemoryStore();
   const clock = { ms: 1_000_000 };
   const restarts: Array<{ input: DeliverWebhookInput; meta: DeliveryMeta; startDelayMs: number }> = [];
@@ -62,8 +74,7 @@ function setup(answers: Array<'started' | 'running' | Error> = []) {
       signal: async (id, within) => void signalled.push([id, within]),
       latestRunId: async (id) => latestRuns.get(id) ?? 'run-holder',
     },
-    () => clock.ms,
-    () => 0.5,
+    { now: () => clock.ms, random: () => 0.5, holderEndWaitMs },
   );
   const hold = (n: number, dueInMs: number, attempts = 0) => held.hold({ workflowId: `wf-${n}`, runId: 'run-holder', input: input(n, attempts), dueInMs }, { topic: 'Topic', partyKey: '0106:1' });
   return { store, clock, restarts, signalled, latestRuns, held, hold };
@@ -119,20 +130,82 @@ describe('HeldDeliveries', () => {
     expect(store.docs.size).toBe(1);
   });
 
-  it('starts again shortly while the run that held the delivery has not ended; keeps the record if it never does', async () => {
-    const a = setup(['running', 'running', 'started']);
+  it('waits for the run that held the delivery to end, however many tries that takes; keeps the record if it never does', async () => {
+    // A busy worker: the holder ends only after a dozen tries (about 8 s of pauses at the real wait).
+    const a = setup([...Array.from({ length: 12 }, () => 'running' as const), 'started'], 20_000);
     await a.hold(1, 60_000);
     await a.held.wake('wf-1', 0);
-    expect(a.restarts).toHaveLength(3);
+    expect(a.restarts).toHaveLength(13);
     expect(a.store.docs.size).toBe(0);
 
-    const b = setup(Array.from({ length: 10 }, () => 'running' as const));
+    const b = setup(Array.from({ length: 50 }, () => 'running' as const), 2_000);
     await b.hold(1, 60_000);
     await b.held.wake('wf-1', 0);
-    expect(b.restarts).toHaveLength(7);
-    // Still held, claimed for the lease: the sweep takes it up once that has passed.
+    // Pauses of 50, 100, 200, 400, 800 ms fit in 2 s, the next would not: six tries.
+    expect(b.restarts).toHaveLength(6);
+    // Still held, claimed for the lease: the sweep takes it up once that has passed, and no wake before.
     expect(b.store.docs.get('wf-1')!.dueAt).toEqual(new Date(b.clock.ms + CLAIM_LEASE_MS));
-  }, 15_000);
+    await b.held.wake('wf-1', 0);
+    expect(b.restarts).toHaveLength(6);
+    b.clock.ms += CLAIM_LEASE_MS;
+    await expect(b.held.releaseDue()).resolves.toBe(0);
+    expect(b.restarts).toHaveLength(12);
+  }, 30_000);
+
+  it('gives a claimed record to its release alone: a second wake meanwhile starts nothing, so the event is not sent twice', async () => {
+    // The holder ends after two tries; the second wake comes while the first release waits for it.
+    const { store, restarts, signalled, held, hold } = setup(['running', 'running', 'started', 'started']);
+    await hold(1, 60_000);
+    const first = held.wake('wf-1', 0);
+    await new Promise((r) => setTimeout(r, 20));
+    // Its signal reaches the run the first release started, or none (that run has ended): never a start of its own.
+    await held.wake('wf-1', 0);
+    await first;
+    expect(restarts).toHaveLength(3);
+    expect(signalled).toEqual([['wf-1', 0]]);
+    expect(store.docs.size).toBe(0);
+  });
+
+  it('stops waiting when a run started since has the delivery (another release, once this claim lapsed): no second start', async () => {
+    const { store, restarts, latestRuns, held, hold } = setup(['running', 'running', 'started']);
+    await hold(1, 60_000);
+    const release = held.wake('wf-1', 0);
+    await new Promise((r) => setTimeout(r, 20));
+    latestRuns.set('wf-1', 'run-of-another-release');
+    await release;
+    expect(restarts).toHaveLength(2);
+    expect(store.docs.size).toBe(0);
+  });
+
+  it("releases every delivery held for a hook on its answer, page by page, leaving other hooks' and claimed ones", async () => {
+    const { store, clock, restarts, held } = setup();
+    const n = SWEEP_BATCH + 5;
+    for (let i = 0; i < n; i++) {
+      clock.ms += 1;
+      await held.hold({ workflowId: `wf-${i}`, runId: 'run-holder', input: input(i), dueInMs: 60 * 60_000 }, { topic: 'T', partyKey: '' });
+    }
+    await held.hold({ workflowId: 'wf-other', runId: 'run-holder', input: { ...input(999), hookId: 'h2' }, dueInMs: 60 * 60_000 }, { topic: 'T', partyKey: '' });
+    // One is under another release's claim: that release has it.
+    await store.claim('wf-3', new Date(clock.ms), CLAIM_LEASE_MS);
+    const errors: string[] = [];
+    await expect(held.releaseHook('h1', (id) => errors.push(id))).resolves.toBe(n - 1);
+    expect([...store.docs.keys()].sort()).toEqual(['wf-3', 'wf-other']);
+    expect(new Set(restarts.map((r) => r.input.deliveryId)).size).toBe(n - 1);
+    // Spread as a wake of that many: the fixed random 0.5 puts each start at half the page's spread.
+    expect(restarts[0]!.startDelayMs).toBe(Math.round(0.5 * wakeSpreadMs(SWEEP_BATCH)));
+    expect(restarts.at(-1)!.startDelayMs).toBe(Math.round(0.5 * wakeSpreadMs(4)));
+    expect(errors).toEqual([]);
+  });
+
+  it('reports a release on an answer that fails and goes on with the others; its record comes back after the lease', async () => {
+    const { store, restarts, held, hold } = setup(['started', new Error('engine away'), 'started']);
+    for (const i of [1, 2, 3]) await hold(i, 60 * 60_000);
+    const errors: Array<[string, unknown]> = [];
+    await expect(held.releaseHook('h1', (id, e) => errors.push([id, e]))).resolves.toBe(2);
+    expect(restarts).toHaveLength(3);
+    expect(errors.map(([id, e]) => [id, (e as Error).message])).toEqual([[errors[0]![0], 'engine away']]);
+    expect([...store.docs.keys()]).toEqual([errors[0]![0]]);
+  });
 
   it('drops a record that a run started after the hold has taken over (a redelivery), instead of sending it again', async () => {
     const { store, restarts, latestRuns, held, hold } = setup();

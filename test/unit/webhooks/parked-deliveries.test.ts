@@ -18,6 +18,21 @@ describe('ParkedDeliveries', () => {
     expect(p.count('h2')).toBe(1);
   });
 
+  it("after waking those parked here, releases what else is held for the hook (only on an answer, not a timeout's probe)", async () => {
+    const calls: string[] = [];
+    const p = new ParkedDeliveries(async (id) => void calls.push(`wake ${id}`), {
+      releaseHeld: async (hookId) => {
+        calls.push(`release ${hookId}`);
+        return 4;
+      },
+    });
+    p.park('h1', 'a');
+    p.park('h1', 'b');
+    await expect(p.wakeOne('h1')).resolves.toBe(true);
+    await expect(p.wake('h1')).resolves.toBe(1 + 4);
+    expect(calls).toEqual(['wake b', 'wake a', 'release h1']);
+  });
+
   it('wakes the delivery parked last, alone, after a timeout', async () => {
     const woken: Array<[string, number]> = [];
     const p = new ParkedDeliveries(async (id, within) => void woken.push([id, within]));
@@ -30,7 +45,7 @@ describe('ParkedDeliveries', () => {
       ['b', 0],
     ]);
     expect(p.count('h1')).toBe(1);
-    const failing = new ParkedDeliveries(async () => Promise.reject(new Error('gone')), (id) => woken.push([`failed ${id}`, -1]));
+    const failing = new ParkedDeliveries(async () => Promise.reject(new Error('gone')), { onWakeError: (id) => woken.push([`failed ${id}`, -1]) });
     failing.park('h1', 'd');
     await expect(failing.wakeOne('h1')).resolves.toBe(false);
     expect(woken.at(-1)).toEqual(['failed d', -1]);
@@ -38,7 +53,7 @@ describe('ParkedDeliveries', () => {
 
   it('keeps at most its bound per hook, dropping the oldest (it still has its own timer)', async () => {
     const woken: string[] = [];
-    const p = new ParkedDeliveries(async (id) => void woken.push(id), undefined, 3);
+    const p = new ParkedDeliveries(async (id) => void woken.push(id), { maxPerHook: 3 });
     for (const id of ['a', 'b', 'c', 'd']) p.park('h1', id);
     // Parking again moves a run to the back of the line.
     p.park('h1', 'b');
@@ -62,7 +77,7 @@ describe('ParkedDeliveries', () => {
         inFlight -= 1;
         if (id.endsWith('7')) throw new Error('workflow not found');
       },
-      (id) => failed.push(id),
+      { onWakeError: (id) => failed.push(id) },
     );
     const n = 5_000;
     for (let i = 0; i < n; i++) p.park('h1', `wf-${i}`);
