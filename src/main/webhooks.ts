@@ -183,7 +183,7 @@ export function composeWebhookWorker(config: Readonly<Config>, models: Models, s
   const onWakeError = (workflowId: string, error: unknown) => {
     if (!(error instanceof WorkflowNotFoundError)) logger?.warn({ workflowId, err: error }, 'could not release a delivery waiting on its hook');
   };
-  const parked = held ? new ParkedDeliveries(held.wake, { onWakeError, releaseHeld: (hookId) => held.releaseHook(hookId, onWakeError) }) : undefined;
+  const parked = held ? new ParkedDeliveries(held.wake, { onWakeError, releaseHeld: (hookId) => held.releaseHook(hookId, onWakeError), heldFor: (hookId) => held.hasHeld(hookId) }) : undefined;
   const sweep = held?.startSweeping(config.webhooks.heldSweepMs, (err) => logger?.warn({ err }, 'could not release held deliveries that fell due'));
   const recentHooks = new RecentHooks(storage.hooks);
   const routing = new RoutingHooks(storage.hooks);

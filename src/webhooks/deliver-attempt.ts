@@ -127,7 +127,7 @@ export class DeliveryAttempts {
    */
   private afterAttempt(hookId: string, r: AttemptResult): void {
     const parked = this.deps.parked;
-    if (!parked || parked.count(hookId) === 0) return;
+    if (!parked?.waiting(hookId)) return;
     if (r.kind === 'sent' || (r.kind === 'skipped' && r.reason !== 'event-missing')) void parked.wake(hookId);
     else if (r.kind === 'failed' && r.timedOut) void parked.wakeOne(hookId);
   }

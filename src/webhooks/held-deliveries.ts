@@ -19,6 +19,7 @@ export interface HeldStore {
   claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
   removeIfUnchanged(id: string, seq: string): Promise<boolean>;
   unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]>;
+  hookIdsWithHeld(): Promise<string[]>;
 }
 
 /** Starts a delivery's next run (the earlier one has ended), after `startDelayMs`. */
@@ -62,6 +63,8 @@ export class HeldDeliveries {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly holderEndWaitMs: number;
+  /** Hooks with deliveries held through any worker, as the last sweep found them plus this process's holds since. */
+  private readonly hooksWithHeld = new Set<string>();
 
   constructor(
     private readonly store: HeldStore,
@@ -74,9 +77,22 @@ export class HeldDeliveries {
     this.holderEndWaitMs = options.holderEndWaitMs ?? HOLDER_END_WAIT_MS;
   }
 
+  /** Whether deliveries are known to be held for the hook: an answer of it is then worth a release (releaseHook). */
+  hasHeld(hookId: string): boolean {
+    return this.hooksWithHeld.has(hookId);
+  }
+
+  /** Reads which hooks have held deliveries (a worker started since they were held learns of them here). */
+  async refreshHooks(): Promise<void> {
+    const hooks = await this.store.hookIdsWithHeld();
+    this.hooksWithHeld.clear();
+    for (const h of hooks) this.hooksWithHeld.add(h);
+  }
+
   /** The held-delivery activity: writes the run's input and progress; the run ends after it. Resolves the record's seq. */
   async hold(h: HoldDeliveryInput, meta: DeliveryMeta): Promise<string> {
     const now = this.now();
+    this.hooksWithHeld.add(h.input.hookId);
     return this.store.hold({
       _id: h.workflowId,
       tenantId: h.input.tenantId,
@@ -138,8 +154,13 @@ export class HeldDeliveries {
         }
       });
       started += released;
-      // A short page was the last; a page that released nothing (all taken meanwhile, or failing) ends it too.
-      if (ids.length < SWEEP_BATCH || released === 0) break;
+      if (ids.length < SWEEP_BATCH) {
+        // All taken: answers of the hook stop looking (until it holds again, or a sweep finds some held elsewhere).
+        this.hooksWithHeld.delete(hookId);
+        break;
+      }
+      // A page that released nothing (taken meanwhile, or failing) ends it too: the sweep has the rest.
+      if (released === 0) break;
     }
     return started;
   }
@@ -196,24 +217,29 @@ export class HeldDeliveries {
     return true;
   }
 
-  /** Sweeps every `everyMs` (from the end of the last sweep) until stopped; a failed sweep is reported, the next tries again. */
+  /**
+   * Sweeps every `everyMs` (from the end of the last sweep) until stopped, each sweep also reading which hooks have
+   * held deliveries (first at once: a worker that starts learns of those held before); a failed sweep is reported,
+   * the next tries again.
+   */
   startSweeping(everyMs: number, onError: (e: unknown) => void): { stop(): Promise<void> } {
     let stopped = false;
     let current: Promise<void> = Promise.resolve();
     let timer: ReturnType<typeof setTimeout>;
-    const schedule = () => {
+    const sweep = async () => {
+      await this.releaseDue().catch(onError);
+      await this.refreshHooks().catch(onError);
+    };
+    const schedule = (delayMs: number) => {
       timer = setTimeout(() => {
-        current = this.releaseDue().then(
-          () => undefined,
-          (e: unknown) => onError(e),
-        );
+        current = sweep();
         void current.then(() => {
-          if (!stopped) schedule();
+          if (!stopped) schedule(everyMs);
         });
-      }, everyMs);
+      }, delayMs);
       timer.unref();
     };
-    schedule();
+    schedule(0);
     return {
       async stop() {
         stopped = true;

@@ -45,6 +45,8 @@ export interface ParkedDeliveriesOptions {
    * worker, before a restart, or past the bound). Reports its own failures; resolves how many it released.
    */
   releaseHeld?: (hookId: string) => Promise<number>;
+  /** Whether deliveries are known to be held for the hook (through any worker): its answer then releases them. */
+  heldFor?: (hookId: string) => boolean;
 }
 
 export class ParkedDeliveries {
@@ -82,6 +84,11 @@ export class ParkedDeliveries {
     return this.byHook.get(hookId)?.size ?? 0;
   }
 
+  /** Whether anything waits on the hook: parked here, or held for it through any worker. */
+  waiting(hookId: string): boolean {
+    return this.byHook.has(hookId) || (this.options.heldFor?.(hookId) ?? false);
+  }
+
   /**
    * An attempt on the stuck hook timed out and freed its slot: wake the delivery parked last (likely a ping sent after
    * the receiver was fixed) to try next, so while deliveries wait on a hook one of them is always finding out whether
@@ -101,10 +108,9 @@ export class ParkedDeliveries {
    * away) is reported to onWakeError and that delivery keeps its timer.
    */
   async wake(hookId: string): Promise<number> {
-    const set = this.byHook.get(hookId);
-    if (!set) return 0;
+    if (!this.waiting(hookId)) return 0;
+    const ids = [...(this.byHook.get(hookId) ?? [])];
     this.byHook.delete(hookId);
-    const ids = [...set];
     const withinMs = wakeSpreadMs(ids.length);
     const woken = await countInLanes(ids, WAKE_CONCURRENCY, (id) => this.signal(id, withinMs));
     return woken + ((await this.options.releaseHeld?.(hookId)) ?? 0);

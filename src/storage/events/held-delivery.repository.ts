@@ -66,6 +66,11 @@ export class HeldDeliveryRepository {
     return docs.map((d) => d._id);
   }
 
+  /** The hooks that have held deliveries (the index on hookId answers it). */
+  async hookIdsWithHeld(): Promise<string[]> {
+    return (await this.models.HeldDelivery.distinct('hookId').exec()).map(String);
+  }
+
   /** The held deliveries of one hook, oldest first (operators, tests). */
   async listForHook(hookId: string, limit = 1000): Promise<HeldDeliveryDoc[]> {
     return this.models.HeldDelivery.find({ hookId }).sort({ heldAt: 1 }).limit(limit).lean<HeldDeliveryDoc[]>().exec();

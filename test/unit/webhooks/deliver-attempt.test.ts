@@ -225,6 +225,27 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
     t.close();
   });
 
+  it('releases what is held for a hook on its answer though nothing parked here (held through another worker, or before a restart)', async () => {
+    const released: string[] = [];
+    const held = new Set(['h1']);
+    const parked = new ParkedDeliveries(async () => undefined, { heldFor: (h) => held.has(h), releaseHeld: async (h) => (released.push(h), 0) });
+    const t = setup({ parked });
+    t.answers.push('timeout', 204, 204);
+    // A timeout has nobody parked here to hand its slot to.
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'failed', timedOut: true });
+    await Promise.resolve();
+    expect(released).toEqual([]);
+    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'sent', ok: true });
+    await Promise.resolve();
+    expect(released).toEqual(['h1']);
+    // Nothing known to be held: an answer costs no look.
+    held.clear();
+    await expect(t.attempts.attempt({ ...t.input(3), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'sent', ok: true });
+    await Promise.resolve();
+    expect(released).toEqual(['h1']);
+    t.close();
+  });
+
   it('wakes every parked delivery when the hook turns out switched off, so they end instead of waiting', async () => {
     const { t, woken } = await parkedOn(['wf-a', 'wf-b']);
     t.change({ isActive: false });

@@ -31,6 +31,14 @@ describe('ParkedDeliveries', () => {
     await expect(p.wakeOne('h1')).resolves.toBe(true);
     await expect(p.wake('h1')).resolves.toBe(1 + 4);
     expect(calls).toEqual(['wake b', 'wake a', 'release h1']);
+    // Nothing parked here, none held: an answer does nothing. Held through another worker: it releases those.
+    let heldElsewhere = false;
+    const q = new ParkedDeliveries(async () => undefined, { heldFor: () => heldElsewhere, releaseHeld: async () => 2 });
+    expect(q.waiting('h1')).toBe(false);
+    await expect(q.wake('h1')).resolves.toBe(0);
+    heldElsewhere = true;
+    expect(q.waiting('h1')).toBe(true);
+    await expect(q.wake('h1')).resolves.toBe(2);
   });
 
   it('wakes the delivery parked last, alone, after a timeout', async () => {
