@@ -114,6 +114,34 @@ describe('webhook delivery on the real Temporal dev server', () => {
     }
   };
 
+  /**
+   * The outcomes of many deliveries, or, after `withinMs`, an error that says where each unfinished one stands (its
+   * held record, its latest run), so a delivery that went missing names its own cause.
+   */
+  async function resultsWithin(tenantId: string, deliveryIds: string[], withinMs: number): Promise<DeliverWebhookResult[]> {
+    const outcomes = new Map<string, DeliverWebhookResult>();
+    const all = Promise.all(deliveryIds.map(async (d) => outcomes.set(d, await result(tenantId, d)).get(d)!));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), withinMs)));
+    const first = await Promise.race([all, late]);
+    clearTimeout(timer);
+    if (first !== 'late') return first;
+    const states = await Promise.all(
+      deliveryIds
+        .filter((d) => !outcomes.has(d))
+        .map(async (d) => {
+          const id = deliverWebhookWorkflowId(tenantId, d);
+          const run = await client.workflow
+            .getHandle(id)
+            .describe()
+            .then((x) => `${x.runId} ${x.status.name}`, (e: Error) => e.message);
+          const held = await ctx.core.db.models.HeldDelivery.findById(id, { input: 0 }).lean().exec();
+          return { delivery: d, latestRun: run, held };
+        }),
+    );
+    throw new Error(`deliveries unfinished after ${withinMs} ms: ${JSON.stringify(states)}`);
+  }
+
   const hmacHex = (key: string, body: Buffer) => createHmac('sha256', Buffer.from(key, 'utf8')).update(body).digest('hex');
 
   it('signs each delivery so independent implementations verify it, with the payload of spec 6.3', async () => {
@@ -372,7 +400,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
     hang = false;
     const recoveredAt = Date.now();
 
-    const outcomes = await Promise.all(deliveries.map((d) => result(t.id, d)));
+    const outcomes = await resultsWithin(t.id, deliveries, 60_000);
     const endedWithin = Date.now() - recoveredAt;
     const reachedBefore = new Set(r.requests.filter((q) => q.at < recoveredAt).map((q) => String(q.headers['x-service-delivery'])));
     const neverTried = deliveries.map((d, i) => ({ d, o: outcomes[i]! })).filter((x) => !reachedBefore.has(x.d));
@@ -386,73 +414,117 @@ describe('webhook delivery on the real Temporal dev server', () => {
     expect(reachedBefore.size).toBeLessThan(25);
   });
 
-  it('releases held deliveries that fall due: the next run starts from the stored input and the record goes', async () => {
-    const t = await tenant();
-    const r = await receiver();
-    const hook = await t.hook({ url: r.url, topic: 'HeldTopic', secureKey: KEY });
-    const repo = new HeldDeliveryRepository(ctx.core.db.models);
-    const starter = new TemporalDeliveryStarter(() => client, { taskQueue, searchAttributes: true });
+  /** A release as a worker's: HeldDeliveries of its own, starting next runs on `queue`; `signalled` records its signals. */
+  function releaser(queue = taskQueue) {
+    const starter = new TemporalDeliveryStarter(() => client, { taskQueue: queue, searchAttributes: true });
     const signalled: string[] = [];
     const runs = temporalDeliveryRuns(() => client);
-    const held = new HeldDeliveries(repo, (input, meta, startDelayMs) => starter.startDelivery(input, meta, 'redeliver', { startDelayMs }), {
+    const held = new HeldDeliveries(new HeldDeliveryRepository(ctx.core.db.models), (input, meta, startDelayMs) => starter.startDelivery(input, meta, 'redeliver', { startDelayMs }), {
       signal: async (id) => void signalled.push(id),
       latestRunId: (id) => runs.latestRunId(id),
     });
-    // Deliveries held as a run on a stuck hook holds them: events no run was started for (another topic), one
-    // with an attempt already made, and due now or in an hour.
-    const heldOne = async (dueInMs: number, attempts: number) => {
-      const p = await t.publish({ topic: 'NotRoutedTopic', party: null });
-      const deliveryId = deliveryIdFor(p.event.id, hook.id);
-      const workflowId = deliverWebhookWorkflowId(t.id, deliveryId);
-      const input: DeliverWebhookInput = {
-        tenantId: t.id,
-        eventId: p.event.id,
-        hookId: hook.id,
-        deliveryId,
-        schedule: SCHEDULE as DeliverWebhookInput['schedule'],
-        maxAttemptTimeoutMs: 3000,
-        event: toGatewayEvent(p.event),
-        eventPartyKey: null,
-        resume: { attempts, startedAtMs: Date.now() - 1000, throttled: 3 },
-      };
-      // As a run held it: the latest run under the id (none here, the event was never routed to the hook).
-      await held.hold({ workflowId, runId: 'run-that-held', input, dueInMs }, { topic: 'HeldTopic', partyKey: '' });
-      return { deliveryId, workflowId };
-    };
-    const due = await heldOne(0, 2);
-    const later = await heldOne(60 * 60_000, 0);
-    expect((await repo.listForHook(hook.id)).map((d) => d._id).sort()).toEqual([due.workflowId, later.workflowId].sort());
+    return { held, signalled };
+  }
 
+  /**
+   * A delivery held as a run on a stuck hook holds it: of an event no run was started for (a topic no hook has), with
+   * `attempts` made, due in `dueInMs`; the holder named is not the latest run under the id (there is none).
+   */
+  async function holdOne(t: Awaited<ReturnType<typeof tenant>>, held: HeldDeliveries, hookId: string, dueInMs: number, attempts: number) {
+    const p = await t.publish({ topic: 'NotRoutedTopic', party: null });
+    const deliveryId = deliveryIdFor(p.event.id, hookId);
+    const workflowId = deliverWebhookWorkflowId(t.id, deliveryId);
+    const input: DeliverWebhookInput = {
+      tenantId: t.id,
+      eventId: p.event.id,
+      hookId,
+      deliveryId,
+      schedule: SCHEDULE as DeliverWebhookInput['schedule'],
+      maxAttemptTimeoutMs: 3000,
+      event: toGatewayEvent(p.event),
+      eventPartyKey: null,
+      resume: { attempts, startedAtMs: Date.now() - 1000, throttled: 3 },
+    };
+    await held.hold({ workflowId, runId: 'run-that-held', input, dueInMs }, { topic: 'HeldTopic', partyKey: '' });
+    return { deliveryId, workflowId, input };
+  }
+
+  it('releases held deliveries that fall due: the next run starts from the stored input and the record goes', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    // The one held for later on a hook of its own: an answer of a hook releases what is held for it.
+    const hook = await t.hook({ url: r.url, topic: 'HeldTopic', secureKey: KEY });
+    const laterHook = await t.hook({ url: r.url, topic: 'HeldLaterTopic', secureKey: KEY });
+    const repo = new HeldDeliveryRepository(ctx.core.db.models);
+    const { held, signalled } = releaser();
+    const due = await holdOne(t, held, hook.id, 0, 2);
+    const later = await holdOne(t, held, laterHook.id, 60 * 60_000, 0);
+    expect((await repo.listForHook(hook.id)).map((d) => d._id)).toEqual([due.workflowId]);
+    expect((await repo.listForHook(laterHook.id)).map((d) => d._id)).toEqual([later.workflowId]);
     await expect(held.releaseDue()).resolves.toBeGreaterThanOrEqual(1);
     // The due one is delivered as its third attempt, under its delivery id; the other stays held, untouched.
     await expect(result(t.id, due.deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 3 });
     const got = r.requests.filter((q) => q.headers['x-service-delivery'] === due.deliveryId);
     expect(got).toHaveLength(1);
     expect(got[0]!.json()).toMatchObject({ topic: 'NotRoutedTopic', hookId: hook.id });
-    expect((await repo.listForHook(hook.id)).map((d) => d._id)).toEqual([later.workflowId]);
+    expect(await repo.listForHook(hook.id)).toEqual([]);
+    expect((await repo.listForHook(laterHook.id)).map((d) => d._id)).toEqual([later.workflowId]);
     expect(r.requests.some((q) => q.headers['x-service-delivery'] === later.deliveryId)).toBe(false);
 
     // A claim made stale by a new hold does not remove the newer record; a wake for a delivery not held signals it.
     const claimed = await repo.claim(later.workflowId, new Date(), 60_000);
     expect(claimed).not.toBeNull();
-    const [record] = await repo.listForHook(hook.id);
-    await held.hold({ workflowId: later.workflowId, runId: 'run-that-held', input: JSON.parse(record!.input) as DeliverWebhookInput, dueInMs: 60 * 60_000 }, { topic: 'HeldTopic', partyKey: '' });
+    // While its claim lasts no other release takes it (by id, or on the hook's answer; what is due comes after it).
+    await expect(repo.claim(later.workflowId, new Date(), 60_000)).resolves.toBeNull();
+    await expect(repo.unclaimedIdsForHook(laterHook.id, new Date(), 10)).resolves.toEqual([]);
+    await expect(repo.hookIdsWithHeld()).resolves.toContain(laterHook.id);
+    await held.hold({ workflowId: later.workflowId, runId: 'run-that-held', input: later.input, dueInMs: 60 * 60_000 }, { topic: 'HeldTopic', partyKey: '' });
     await expect(repo.removeIfUnchanged(later.workflowId, claimed!.seq)).resolves.toBe(false);
-    expect(await repo.listForHook(hook.id)).toHaveLength(1);
+    await expect(repo.unclaimedIdsForHook(laterHook.id, new Date(), 10)).resolves.toEqual([later.workflowId]);
     await held.wake('webhook-delivery:no-such-delivery', 0);
     expect(signalled).toEqual(['webhook-delivery:no-such-delivery']);
     // Released by a wake (the hook answered), it starts within the spread and is delivered.
     await held.wake(later.workflowId, 500);
     await expect(result(t.id, later.deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 1 });
-    expect(await repo.listForHook(hook.id)).toHaveLength(0);
+    expect(await repo.listForHook(laterHook.id)).toHaveLength(0);
     // A record left behind after its delivery ran again (a removal that failed, a redelivery) is dropped when it falls
     // due, not sent a second time.
     // (the run named as holder is not the latest under the id: the release that delivered it started a later one)
-    await held.hold({ workflowId: due.workflowId, runId: 'run-that-held', input: JSON.parse(record!.input) as DeliverWebhookInput, dueInMs: 0 }, { topic: 'HeldTopic', partyKey: '' });
+    await held.hold({ workflowId: due.workflowId, runId: 'run-that-held', input: due.input, dueInMs: 0 }, { topic: 'HeldTopic', partyKey: '' });
     const sentBefore = r.requests.length;
     await expect(held.releaseDue()).resolves.toBe(0);
     expect(await repo.listForHook(hook.id)).toHaveLength(0);
     expect(r.requests.length).toBe(sentBefore);
+  });
+
+  it("releases on a hook's answer the deliveries held for it through another worker, which a worker learns of from its sweep", async () => {
+    // A worker of its own (a 1 s sweep, a queue of its own) that has seen none of these deliveries park.
+    const queue = `webhooks-sweep-${randomUUID()}`;
+    const config = loadConfig({ ...envOf(ctx.config), TEMPORAL_TASK_QUEUE: queue, WEBHOOK_ALLOWED_RANGES: '127.0.0.0/8', WEBHOOK_HELD_SWEEP_SECONDS: '1' });
+    const other = await startWorker(config, { workflowBundle });
+    try {
+      const routes = composeWebhookRoutes(config, ctx.core.db.models, new TemporalDeliveryStarter(() => client, { taskQueue: queue, searchAttributes: true }));
+      const t = await tenant();
+      const r = await receiver();
+      const hook = await t.hook({ url: r.url, topic: 'AnsweredTopic', secureKey: KEY });
+      const repo = new HeldDeliveryRepository(ctx.core.db.models);
+      const { held } = releaser(queue);
+      const waiting = await Promise.all([0, 1, 2].map(() => holdOne(t, held, hook.id, 60 * 60_000, 1)));
+      // Its sweep reads which hooks have deliveries held: give it two.
+      await sleep(2_500);
+      expect(r.requests).toHaveLength(0);
+      // A new event to the hook, answered: the answer releases the three, an hour before they fall due.
+      const p = await routes.publisher.publishEvent({ tenantId: t.id, createdBy: 'peppol', message: 'test event', topic: 'AnsweredTopic', party: null });
+      const fresh = deliveryIdFor(p.event.id, hook.id);
+      await expect(result(t.id, fresh)).resolves.toMatchObject({ outcome: 'delivered' });
+      await eventually(async () => ((await repo.listForHook(hook.id)).length === 0 ? true : undefined), 15_000, 'the held deliveries released');
+      const outcomes = await Promise.all(waiting.map((w) => result(t.id, w.deliveryId)));
+      expect(outcomes.map((o) => [o.outcome, o.attempts])).toEqual(waiting.map(() => ['delivered', 2]));
+      const sent = r.requests.map((q) => String(q.headers['x-service-delivery'])).sort();
+      expect(sent).toEqual([fresh, ...waiting.map((w) => w.deliveryId)].sort());
+    } finally {
+      await other.stop();
+    }
   });
 
   it('selects hooks by priority: party over environment, exact over wildcard, then hook id; one per channel', async () => {
