@@ -117,19 +117,13 @@ export class HeldDeliveries {
    * claimed is that release's: the signal then finds its run ended (or reaches the run that release started).
    */
   readonly wake: WakeDelivery = async (workflowId, withinMs) => {
-    const delay = Math.round(this.random() * Math.max(0, withinMs));
-    const claimed = await this.store.claim(workflowId, new Date(this.now()), CLAIM_LEASE_MS);
-    if (claimed) {
-      await this.release(claimed, delay);
-      return;
-    }
+    const delay = this.startDelayWithin(withinMs);
+    if (await this.claimAndRelease(workflowId, delay)) return;
     try {
       await this.runs.signal(workflowId, withinMs);
     } catch (e) {
       // The run held the delivery and ended between the claim and the signal: release the record after all.
-      const late = await this.store.claim(workflowId, new Date(this.now()), CLAIM_LEASE_MS);
-      if (!late) throw e;
-      await this.release(late, delay);
+      if (!(await this.claimAndRelease(workflowId, delay))) throw e;
     }
   };
 
@@ -146,8 +140,7 @@ export class HeldDeliveries {
       const withinMs = wakeSpreadMs(ids.length);
       const released = await countInLanes(ids, WAKE_CONCURRENCY, async (id) => {
         try {
-          const claimed = await this.store.claim(id, new Date(this.now()), CLAIM_LEASE_MS);
-          return claimed !== null && (await this.release(claimed, Math.round(this.random() * withinMs))) === 'started';
+          return (await this.claimAndRelease(id, this.startDelayWithin(withinMs))) === 'started';
         } catch (e) {
           onError(id, e);
           return false;
@@ -182,6 +175,17 @@ export class HeldDeliveries {
     }
     if (failure) throw failure;
     return started;
+  }
+
+  /** A random point within a wake's spread, where a released delivery's next run starts. */
+  private startDelayWithin(withinMs: number): number {
+    return Math.round(this.random() * Math.max(0, withinMs));
+  }
+
+  /** Claims the record and releases it; null when none is held or another release has it. */
+  private async claimAndRelease(workflowId: string, startDelayMs: number): Promise<ReleaseResult | null> {
+    const claimed = await this.store.claim(workflowId, new Date(this.now()), CLAIM_LEASE_MS);
+    return claimed ? this.release(claimed, startDelayMs) : null;
   }
 
   /**

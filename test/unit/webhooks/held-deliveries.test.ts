@@ -59,8 +59,7 @@ function input(n: number, attempts = 0): DeliverWebhookInput {
   };
 }
 
-function setup(answers: Array<'started' | 'running' | Error> = [], holderEndWaitMs = 3_000) {
-  const store = new MemoryStore();
+function setup(answers: Array<'started' | 'running' | Error> = [], holderEndWaitMs = 3_000, store = new MemoryStore()) {
   const clock = { ms: 1_000_000 };
   const restarts: Array<{ input: DeliverWebhookInput; meta: DeliveryMeta; startDelayMs: number }> = [];
   const signalled: Array<[string, number]> = [];
@@ -201,10 +200,9 @@ describe('HeldDeliveries', () => {
   });
 
   it('knows which hooks have held deliveries: its own holds at once, those held elsewhere from the sweep, none once released', async () => {
-    const a = setup();
-    const b = setup();
     // Two workers on one store.
-    (b.held as unknown as { store: HeldStore }).store = a.store;
+    const a = setup();
+    const b = setup([], undefined, a.store);
     await a.hold(1, 60 * 60_000);
     expect(a.held.hasHeld('h1')).toBe(true);
     expect(b.held.hasHeld('h1')).toBe(false);
