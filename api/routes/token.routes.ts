@@ -19,8 +19,11 @@ export interface TokenRouterDeps {
   signingKeys: { jwks(): Promise<{ keys: PublicSigningJwk[] }> };
   config: { auth: Config['auth'] };
   logger: Logger;
-  /** Shared rate-limit store when several processes serve the endpoint; default: in process memory. */
-  rateLimitStore?: Store;
+  /**
+   * Shared rate-limit stores when several processes serve the endpoint, one per named limiter (express-rate-limit
+   * refuses a store shared between limiters); default: in process memory.
+   */
+  rateLimitStore?: (limiter: string) => Store;
 }
 
 export const TOKEN_PATH = '/connect/token';
@@ -337,38 +340,74 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
     sendOAuthError(response, failure);
   };
 
-  const limiter = rateLimit({
-    windowMs: 60_000,
-    limit: config.auth.rateLimitTokenPerMinute,
-    standardHeaders: 'draft-6',
-    legacyHeaders: false,
-    ...(deps.rateLimitStore ? { store: deps.rateLimitStore } : {}),
-    logger: {
-      error: (err: unknown, msg?: string) => logger.error({ err }, msg ?? 'token rate limiter error'),
-      warn: (err: unknown, msg?: string) => logger.warn({ err }, msg ?? 'token rate limiter warning'),
-    },
-    // Per client, so one integration cannot starve the others behind the same address; per address when no id is sent.
-    keyGenerator: (req) => {
-      const id = claimedClientId(req);
-      return id ? `client:${id}` : `addr:${ipKeyGenerator(req.ip ?? '')}`;
-    },
-    handler: (req, response) => {
-      const failure = new OAuthFailure(
-        429,
-        'temporarily_unavailable',
-        `Too many token requests: at most ${config.auth.rateLimitTokenPerMinute} per minute; reuse the token until it nears expiry`,
+  const {
+    rateLimitTokenPerMinute: requestsMax,
+    rateLimitTokenFailuresPerMinute: failuresMax,
+    rateLimitTokenSourceFailuresPerMinute: sourceFailuresMax,
+  } = config.auth;
+  /** The source address, IPv6 grouped by /56 as express-rate-limit advises. */
+  const sourceOf = (req: Request): string => ipKeyGenerator(req.ip ?? '');
+  /** One client id from one address; the address alone when no client id is sent. */
+  const sourceAndClient = (req: Request): string => {
+    const id = claimedClientId(req);
+    return id ? `addr:${sourceOf(req)}|client:${id}` : `addr:${sourceOf(req)}`;
+  };
+  /**
+   * Nothing is ever counted per claimed client id alone: anyone may claim any id, and a budget shared that way would
+   * let a stranger's wrong secrets refuse the client's right one. Failure budgets (`skipSuccessfulRequests`) stop
+   * guessing from one address; the request budget bounds the load one client puts on the identity server from one
+   * address. A client that reaches a limit has used up its own budget, from its own address.
+   */
+  type Key = (req: Request) => string;
+  const limit = (name: string, max: number, key: Key, failuresOnly: boolean, refusal: () => OAuthFailure) =>
+    rateLimit({
+      windowMs: 60_000,
+      limit: max,
+      standardHeaders: 'draft-6',
+      legacyHeaders: false,
+      skipSuccessfulRequests: failuresOnly,
+      ...(deps.rateLimitStore ? { store: deps.rateLimitStore(name) } : {}),
+      logger: {
+        error: (err: unknown, msg?: string) => logger.error({ err, limiter: name }, msg ?? 'token rate limiter error'),
+        warn: (err: unknown, msg?: string) => logger.warn({ err, limiter: name }, msg ?? 'token rate limiter warning'),
+      },
+      keyGenerator: key,
+      handler: (req, response) => {
+        const failure = refusal();
+        logRefusal(req, failure);
+        sendOAuthError(response, failure);
+      },
+    });
+  const tooMany = (description: string, reason: string) =>
+    new OAuthFailure(429, 'temporarily_unavailable', description, reason);
+  const limiters = [
+    limit('token-source-failures', sourceFailuresMax, (req) => `addr:${sourceOf(req)}`, true, () =>
+      tooMany(
+        `Too many failed token requests from this address: at most ${sourceFailuresMax} per minute; ` +
+          'check the client credentials',
+        'source_failures_rate_limited',
+      ),
+    ),
+    limit('token-failures', failuresMax, sourceAndClient, true, () =>
+      tooMany(
+        `Too many failed token requests for this client from this address: at most ${failuresMax} per minute; ` +
+          'check the client credentials',
+        'failures_rate_limited',
+      ),
+    ),
+    limit('token-requests', requestsMax, sourceAndClient, false, () =>
+      tooMany(
+        `Too many token requests: at most ${requestsMax} per minute; reuse the token until it nears expiry`,
         'rate_limited',
-      );
-      logRefusal(req, failure);
-      sendOAuthError(response, failure);
-    },
-  });
+      ),
+    ),
+  ];
 
   const router = express.Router();
   router.post(
     TOKEN_PATH,
     express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }),
-    limiter,
+    ...limiters,
     tokenHandler,
     tokenErrors,
   );

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
 import { configEnvSchema } from './config.schema';
 import { PEPPOL_SEND_SCHEDULE, validateRetrySchedule, WEBHOOK_RETRY_SCHEDULE, type RetrySchedule } from '../core/retry-schedule';
 
@@ -14,10 +15,17 @@ export interface Config {
     tokenTtlSeconds: number;
     signingKeyRotationDays: number;
     subscriptionKeys: readonly string[];
+    /** Token requests per minute for one client id from one source address. */
     rateLimitTokenPerMinute: number;
+    /** Failed token requests per minute for one client id from one source address. */
+    rateLimitTokenFailuresPerMinute: number;
+    /** Failed token requests per minute from one source address, whatever client ids they name. */
+    rateLimitTokenSourceFailuresPerMinute: number;
     rateLimitApiPerMinute: number;
   };
   mongo: { uri: string; dbName: string | undefined };
+  /** Storage reconciliation (src/maintenance): 0 = off. */
+  reconcile: { intervalMs: number; minAgeMs: number; windowMs: number; limit: number };
   temporal: {
     address: string;
     namespace: string;
@@ -124,14 +132,35 @@ function deepFreeze<T>(o: T): Readonly<T> {
   return o;
 }
 
+/**
+ * The token endpoint's failure budgets (api/routes/token.routes.ts). Failures are counted per source address, never
+ * per claimed client id alone, so nobody can lock a client out by sending wrong secrets in its name.
+ */
+export const tokenLimiterEnvSchema = z.object({
+  RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe('Failed token requests per client id from one address per minute; then 429 for that pair.'),
+  RATE_LIMIT_TOKEN_SOURCE_FAILURES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(60)
+    .describe('Failed token requests from one address per minute, over all client ids; then 429 for that address.'),
+});
+
 /** The only reader of process.env. Throws a readable message naming every invalid variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = configEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const tokenLimits = tokenLimiterEnvSchema.safeParse(env);
+  if (!parsed.success || !tokenLimits.success) {
+    const issues = [...(parsed.error?.issues ?? []), ...(tokenLimits.error?.issues ?? [])];
+    const lines = issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const e = parsed.data;
+  const e = { ...parsed.data, ...tokenLimits.data };
   const pem = !!(e.PEPPOL_AP_CERTIFICATE || e.PEPPOL_AP_PRIVATE_KEY);
   if (pem && !(e.PEPPOL_AP_CERTIFICATE && e.PEPPOL_AP_PRIVATE_KEY)) {
     throw new Error('Invalid configuration:\n  PEPPOL_AP_CERTIFICATE / PEPPOL_AP_PRIVATE_KEY: set both or neither');
@@ -152,9 +181,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       signingKeyRotationDays: e.SIGNING_KEY_ROTATION_DAYS,
       subscriptionKeys: e.SUBSCRIPTION_KEYS,
       rateLimitTokenPerMinute: e.RATE_LIMIT_TOKEN_PER_MINUTE,
+      rateLimitTokenFailuresPerMinute: e.RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE,
+      rateLimitTokenSourceFailuresPerMinute: e.RATE_LIMIT_TOKEN_SOURCE_FAILURES_PER_MINUTE,
       rateLimitApiPerMinute: e.RATE_LIMIT_API_PER_MINUTE,
     },
     mongo: { uri: e.MONGODB_URI, dbName: e.MONGODB_DB },
+    reconcile: {
+      intervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
+      minAgeMs: e.RECONCILE_MIN_AGE_SECONDS * 1000,
+      windowMs: e.RECONCILE_WINDOW_DAYS * 86_400_000,
+      limit: e.RECONCILE_BATCH,
+    },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,

@@ -38,6 +38,9 @@ async function harness(env: Record<string, string> = {}): Promise<Harness> {
     NODE_ENV: 'test',
     AUTH_BASE_URL: AUTH,
     SUBSCRIPTION_KEYS: 'sk-one,sk-two',
+    // Every request here comes from one address and many are refused on purpose; the budgets have their own tests.
+    RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: '1000',
+    RATE_LIMIT_TOKEN_SOURCE_FAILURES_PER_MINUTE: '1000',
     ...env,
   });
   const rawLogs: string[] = [];
@@ -714,7 +717,7 @@ describe('Subscription-Key (spec 5.8)', () => {
 });
 
 describe('rate limits', () => {
-  it('token endpoint: per client_id, 429 in RFC 6749 shape with Retry-After', async () => {
+  it('token endpoint: per client_id and address, 429 in RFC 6749 shape with Retry-After', async () => {
     const h = await harness({ RATE_LIMIT_TOKEN_PER_MINUTE: '3' });
     const form = { grant_type: 'client_credentials', scope: 'ap', client_id: 'partner-app', client_secret: h.secrets.primary };
     for (let i = 0; i < 3; i++) expect((await tokenRequest(h.app, form)).status).toBe(200);
