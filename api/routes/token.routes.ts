@@ -7,7 +7,7 @@ import type { Config } from '../../src/config/load-config';
 import { GatewayError } from '../../src/core/gateway-error';
 import { AUTH_REALM } from '../../src/auth/authenticate';
 import { isSecretActive, type ClientRecord, type IdentityStore } from '../../src/auth/identity-store';
-import { verifyAgainstDecoy, verifySecret } from '../../src/auth/secret-hash';
+import { CLIENT_SECRET_SCRYPT_PARAMS, verifyAgainstDecoy, verifySecret } from '../../src/auth/secret-hash';
 import type { PublicSigningJwk } from '../../src/auth/signing-keys';
 import { API_SCOPE, GRANT_TYPES, type GrantType, type IssuedToken, type TokenSubject } from '../../src/auth/token-service';
 import type { Logger } from '../../src/observability/logger';
@@ -107,6 +107,10 @@ function claimedClientId(req: Request): string | undefined {
   return typeof basic === 'object' && basic.clientId ? basic.clientId.slice(0, 200) : undefined;
 }
 
+/** The one answer for an unknown client id and a wrong secret; the reason goes to the log only. */
+const BAD_CLIENT = 'Client authentication failed: client_id or client_secret is not valid';
+const badClient = (reason: 'unknown_client' | 'wrong_secret') => new OAuthFailure(401, 'invalid_client', BAD_CLIENT, reason);
+
 interface AuthenticatedClient {
   client: ClientRecord;
   secretId: string;
@@ -127,7 +131,9 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
   async function checkClient(clientId: string, secret: string): Promise<AuthenticatedClient | OAuthFailure> {
     const client = await store.findClient(clientId);
     if (!client) {
-      return new OAuthFailure(401, 'invalid_client', 'Client authentication failed: unknown client_id', 'unknown_client');
+      // The same answer, and about the same time, as a wrong secret: which client ids exist is not told.
+      await verifyAgainstDecoy(secret, CLIENT_SECRET_SCRYPT_PARAMS);
+      return badClient('unknown_client');
     }
     const now = new Date();
     const active = client.secrets.filter((s) => isSecretActive(s, now));
@@ -140,9 +146,10 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
         .sort((a, b) => (b.revokedAt?.getTime() ?? 0) - (a.revokedAt?.getTime() ?? 0))
         .slice(0, REVOKED_SECRETS_CHECKED);
       const wasRevoked = (await Promise.all(revoked.map((s) => verifySecret(secret, s.hash)))).includes(true);
+      // Told only to a caller holding a once valid secret of this client.
       return wasRevoked
         ? new OAuthFailure(401, 'invalid_client', 'Client authentication failed: this client_secret has been revoked', 'revoked_secret')
-        : new OAuthFailure(401, 'invalid_client', 'Client authentication failed: client_secret is not valid for this client', 'wrong_secret');
+        : badClient('wrong_secret');
     }
     // Told only to a caller holding a valid secret.
     if (client.disabled) {
@@ -262,15 +269,17 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
     if (!username || !password) {
       throw new OAuthFailure(400, 'invalid_request', 'username and password are required for grant_type password', 'missing_user_credentials');
     }
-    const user = await store.findUserByUsername(username);
+    const found = await store.findUserByUsername(username);
+    // A user outside the client's tenants is treated as unknown: their password is never checked (a decoy is, for
+    // the time), and the answer is the one for a wrong password, so a client cannot test other tenants' passwords.
+    const user = found && client.tenantIds.includes(found.tenantId) ? found : null;
     const passwordOk = user ? await verifySecret(password, user.passwordHash) : await verifyAgainstDecoy(password);
     if (!user || !passwordOk) {
-      throw new OAuthFailure(400, 'invalid_grant', 'The username or password is incorrect', user ? 'wrong_password' : 'unknown_user');
+      const reason = user ? 'wrong_password' : found ? 'user_not_in_client_tenant' : 'unknown_user';
+      throw new OAuthFailure(400, 'invalid_grant', 'The username or password is incorrect', reason);
     }
+    // Told only to a caller that gave this user's right password.
     if (user.disabled) throw new OAuthFailure(400, 'invalid_grant', 'The user account is disabled', 'user_disabled');
-    if (!client.tenantIds.includes(user.tenantId)) {
-      throw new OAuthFailure(400, 'invalid_grant', 'The user account is not in a tenant of this client', 'user_not_in_client_tenant');
-    }
     return tokens.issue({
       grantType: 'password',
       clientId: client.clientId,

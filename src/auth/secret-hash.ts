@@ -95,15 +95,21 @@ export function hashClientSecret(secret: string): Promise<string> {
   return hashSecret(secret, CLIENT_SECRET_SCRYPT_PARAMS);
 }
 
-let decoyHash: Promise<string> | undefined;
+const decoyHashes = new Map<string, Promise<string>>();
 
 /**
- * Spends the time of one verification and answers `false`. Called when the username is unknown, so the response time
- * does not tell which usernames exist.
+ * Spends the time of one verification at `params` and answers `false`. Called when there is no hash to check (an
+ * unknown username or client id, a user the client may not act for), so the response time does not tell which
+ * exist: user passwords at the default cost, client secrets at `CLIENT_SECRET_SCRYPT_PARAMS`.
  */
-export async function verifyAgainstDecoy(secret: string): Promise<false> {
-  decoyHash ??= hashSecret(randomBytes(16).toString('hex'));
-  await verifySecret(secret, await decoyHash);
+export async function verifyAgainstDecoy(secret: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): Promise<false> {
+  const key = `${params.ln},${params.r},${params.p}`;
+  let decoy = decoyHashes.get(key);
+  if (!decoy) {
+    decoy = hashSecret(randomBytes(16).toString('hex'), params);
+    decoyHashes.set(key, decoy);
+  }
+  await verifySecret(secret, await decoy);
   return false;
 }
 

@@ -11,6 +11,7 @@ import {
   principalOf,
 } from '../../src/auth/authenticate';
 import { InMemoryIdentityStore } from '../../src/auth/in-memory-identity-store';
+import * as secretHash from '../../src/auth/secret-hash';
 import { SigningKeyService } from '../../src/auth/signing-keys';
 import { TokenService } from '../../src/auth/token-service';
 import { loadConfig } from '../../src/config/load-config';
@@ -321,20 +322,40 @@ describe('POST /connect/token', () => {
   describe('client authentication failures → 401 invalid_client', () => {
     const cc = { grant_type: 'client_credentials', scope: 'ap' };
 
-    it('unknown client_id', async () => {
-      const res = await tokenRequest(h.app, { ...cc, client_id: 'nobody', client_secret: h.secrets.primary });
-      expectOAuthError(res, 401, 'invalid_client', /unknown client_id/);
-    });
-
-    it('wrong client_secret, in the body and in Basic', async () => {
+    it('unknown client_id and wrong client_secret get one answer, in the body and in Basic', async () => {
+      const unknown = await tokenRequest(h.app, { ...cc, client_id: 'nobody', client_secret: h.secrets.primary });
+      expectOAuthError(unknown, 401, 'invalid_client', /client_id or client_secret is not valid/);
       const res = await tokenRequest(h.app, { ...cc, client_id: 'partner-app', client_secret: 'wrong' });
-      expectOAuthError(res, 401, 'invalid_client', /client_secret is not valid/);
+      expectOAuthError(res, 401, 'invalid_client', /client_id or client_secret is not valid/);
       const viaBasic = await request(h.app)
         .post('/connect/token')
         .set('Authorization', basic('partner-app', 'wrong'))
         .type('form')
         .send('grant_type=client_credentials&scope=ap');
-      expectOAuthError(viaBasic, 401, 'invalid_client', /client_secret is not valid/);
+      const unknownViaBasic = await request(h.app)
+        .post('/connect/token')
+        .set('Authorization', basic('nobody', 'wrong'))
+        .type('form')
+        .send('grant_type=client_credentials&scope=ap');
+      // No oracle for which client ids exist: the same body and headers whether the id is known or not.
+      for (const other of [res, viaBasic, unknownViaBasic]) {
+        expect(other.body).toEqual(unknown.body);
+        expect(other.headers['www-authenticate']).toBe(unknown.headers['www-authenticate']);
+      }
+      // The log still tells the operator which it was.
+      expect(h.logs.some((e) => e.reason === 'unknown_client' && e.clientId === 'nobody')).toBe(true);
+      expect(h.logs.some((e) => e.reason === 'wrong_secret' && e.clientId === 'partner-app')).toBe(true);
+    });
+
+    it('an unknown client_id still costs one secret verification, like a known one', async () => {
+      const spy = jest.spyOn(secretHash, 'verifyAgainstDecoy');
+      try {
+        await tokenRequest(h.app, { ...cc, client_id: 'nobody-else', client_secret: 'guess' });
+        expect(spy).toHaveBeenCalledTimes(1);
+        expect(spy.mock.calls[0]?.[1]).toEqual(secretHash.CLIENT_SECRET_SCRYPT_PARAMS);
+      } finally {
+        spy.mockRestore();
+      }
     });
 
     it('another client’s secret does not authenticate this client', async () => {
@@ -453,20 +474,36 @@ describe('POST /connect/token', () => {
       expectOAuthError(await tokenRequest(h.app, { ...g, password: PASSWORD }), 400, 'invalid_request');
     });
 
-    it('password grant: bad credentials, disabled user, user outside the client’s tenants → invalid_grant', async () => {
+    it('password grant: bad credentials, unknown user, user outside the client’s tenants → one invalid_grant', async () => {
       const g = { ...auth(), grant_type: 'password', scope: 'ap' };
       const wrong = await tokenRequest(h.app, { ...g, username: 'jane', password: 'Abcdefgh1234?' });
       const unknown = await tokenRequest(h.app, { ...g, username: 'nobody', password: PASSWORD });
       expectOAuthError(wrong, 400, 'invalid_grant', /username or password is incorrect/);
       // Same answer for an unknown user: no username enumeration.
       expect(unknown.body).toEqual(wrong.body);
+      // bob is in another tenant: his right and wrong passwords get the same answer, so a client cannot test
+      // another tenant's passwords.
+      const foreignRight = await tokenRequest(h.app, { ...g, username: 'bob', password: PASSWORD });
+      const foreignWrong = await tokenRequest(h.app, { ...g, username: 'bob', password: 'Abcdefgh1234?' });
+      expect(foreignRight.body).toEqual(wrong.body);
+      expect(foreignWrong.body).toEqual(wrong.body);
+      expect(h.logs.some((e) => e.reason === 'user_not_in_client_tenant')).toBe(true);
       expectOAuthError(await tokenRequest(h.app, { ...g, username: 'dora', password: PASSWORD }), 400, 'invalid_grant', /disabled/);
-      expectOAuthError(
-        await tokenRequest(h.app, { ...g, username: 'bob', password: PASSWORD }),
-        400,
-        'invalid_grant',
-        /not in a tenant of this client/,
-      );
+    });
+
+    it('password grant: the password of a user in another tenant is never checked (a decoy is)', async () => {
+      const bob = await h.store.findUserByUsername('bob');
+      const verify = jest.spyOn(secretHash, 'verifySecret');
+      const decoy = jest.spyOn(secretHash, 'verifyAgainstDecoy');
+      try {
+        const g = { ...auth(), grant_type: 'password', scope: 'ap' };
+        await tokenRequest(h.app, { ...g, username: 'bob', password: PASSWORD });
+        expect(verify.mock.calls.some(([, hash]) => hash === bob!.passwordHash)).toBe(false);
+        expect(decoy).toHaveBeenCalledTimes(1);
+      } finally {
+        verify.mockRestore();
+        decoy.mockRestore();
+      }
     });
 
     it('a client without a tenant cannot get a client_credentials token', async () => {

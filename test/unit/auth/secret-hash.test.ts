@@ -1,4 +1,5 @@
 import {
+  CLIENT_SECRET_SCRYPT_PARAMS,
   DEFAULT_SCRYPT_PARAMS,
   generateClientSecret,
   hashSecret,
@@ -67,8 +68,9 @@ describe('hashSecret / verifySecret', () => {
     await expect(verifySecret('cafe\u0301', h)).resolves.toBe(true);
   });
 
-  it('the decoy always answers false', async () => {
+  it('the decoy always answers false, also at the client-secret cost', async () => {
     await expect(verifyAgainstDecoy('anything')).resolves.toBe(false);
+    await expect(verifyAgainstDecoy('anything', CLIENT_SECRET_SCRYPT_PARAMS)).resolves.toBe(false);
   });
 });
 
