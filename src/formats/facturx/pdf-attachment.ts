@@ -16,8 +16,19 @@ import { GatewayError } from '../../core/gateway-error';
 export interface PdfLimits {
   /** Maximum size of the PDF itself. */
   maxPdfBytes: number;
-  /** Maximum size of the embedded XML after decompression. */
+  /**
+   * Maximum size of the embedded XML after decompression, whatever its stored size: the upload limit, so a PDF carries
+   * no more XML than could be uploaded on its own.
+   */
   maxXmlBytes: number;
+  /**
+   * Above `xmlRatioFloorBytes`, the embedded XML may be at most this many times the size it is stored with. Deflate
+   * shrinks real invoice XML 5–20 times (50 for very repetitive data); a larger ratio is a decompression bomb, which
+   * would turn a request of a few kilobytes into megabytes of XML to parse.
+   */
+  maxXmlExpansion: number;
+  /** The embedded XML may always be this large, however small its stored form. */
+  xmlRatioFloorBytes: number;
   /** Maximum decompressed size of one object stream, and of all of them together (×4). */
   maxObjectStreamBytes: number;
   maxObjects: number;
@@ -26,15 +37,32 @@ export interface PdfLimits {
    * the cap stops PDFs built to make that number large.
    */
   maxParsedObjects: number;
+  /**
+   * Maximum number of values (numbers, names, strings, arrays, dictionaries) the parsed objects hold together. A parsed
+   * dictionary costs some 250 bytes of heap for 5 bytes of PDF (`<<>> `), so this, not the file size, bounds the memory
+   * the object parser takes: 100,000 values stay near 25 MB, where real attachment structures hold a few hundred.
+   */
+  maxParsedValues: number;
 }
 
 export const DEFAULT_PDF_LIMITS: Readonly<PdfLimits> = Object.freeze({
   maxPdfBytes: 24 * 1024 * 1024,
   maxXmlBytes: 24 * 1024 * 1024,
+  maxXmlExpansion: 100,
+  xmlRatioFloorBytes: 4 * 1024 * 1024,
   maxObjectStreamBytes: 16 * 1024 * 1024,
   maxObjects: 500_000,
   maxParsedObjects: 10_000,
+  maxParsedValues: 100_000,
 });
+
+/** The decompressed-size cap of an attachment stored in `storedBytes` bytes (see PdfLimits). */
+export function attachmentCap(
+  storedBytes: number,
+  limits: Pick<PdfLimits, 'maxXmlBytes' | 'maxXmlExpansion' | 'xmlRatioFloorBytes'>,
+): number {
+  return Math.min(limits.maxXmlBytes, Math.max(limits.xmlRatioFloorBytes, storedBytes * limits.maxXmlExpansion));
+}
 
 /**
  * Attachment names, in order of preference: Factur-X 1.0 / ZUGFeRD ≥ 2.1, ZUGFeRD 2.0 and 1.0 (`ZUGFeRD-invoice.xml`;
@@ -75,60 +103,127 @@ function unprocessable(message: string): GatewayError {
 
 // --- stream decoding ------------------------------------------------------------------------------------------------
 
+function tooLarge(what: string, cap: number): GatewayError {
+  return new GatewayError('PAYLOAD_TOO_LARGE', `${what} exceeds ${cap} bytes when decompressed`, {
+    details: { reason: 'PDF_STREAM_TOO_LARGE', limit: cap },
+  });
+}
+
+/**
+ * The output of one decoding stage: it grows by doubling up to `cap` and refuses the byte that would pass it, so no
+ * stage ever holds more than its cap, however much its input would expand to.
+ */
+class BoundedOutput {
+  private buf: Buffer;
+  private length = 0;
+
+  constructor(
+    private readonly cap: number,
+    sizeHint: number,
+    private readonly what: string,
+  ) {
+    this.buf = Buffer.allocUnsafe(Math.max(16, Math.min(cap, sizeHint)));
+  }
+
+  push(byte: number): void {
+    if (this.length === this.buf.length) this.grow();
+    this.buf[this.length++] = byte;
+  }
+
+  private grow(): void {
+    if (this.length >= this.cap) throw tooLarge(this.what, this.cap);
+    const next = Buffer.allocUnsafe(Math.min(this.cap, this.buf.length * 2));
+    this.buf.copy(next, 0, 0, this.length);
+    this.buf = next;
+  }
+
+  result(): Buffer {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+function isPdfWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
+}
+
 function inflateCapped(data: Uint8Array, cap: number, what: string): Buffer {
+  // zlib stops as soon as the output would pass maxOutputLength: the cap bounds the work and the memory.
   const opts = { maxOutputLength: cap, finishFlush: zlibConstants.Z_SYNC_FLUSH };
   try {
     return inflateSync(data, opts);
   } catch (e) {
-    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new GatewayError('PAYLOAD_TOO_LARGE', `${what} exceeds ${cap} bytes when decompressed`);
-    }
+    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(what, cap);
     try {
       // Some producers write raw deflate data without the zlib header.
       return inflateRawSync(data, opts);
     } catch (e2) {
-      if ((e2 as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new GatewayError('PAYLOAD_TOO_LARGE', `${what} exceeds ${cap} bytes when decompressed`);
-      }
+      if ((e2 as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(what, cap);
       throw unprocessable(`${what}: compressed data is corrupt (${(e as Error).message})`);
     }
   }
 }
 
-function asciiHexDecode(data: Uint8Array): Buffer {
-  const hex = Buffer.from(data).toString('latin1').replace(/[\0\t\n\f\r ]/g, '');
-  const end = hex.indexOf('>');
-  const body = end === -1 ? hex : hex.slice(0, end);
-  if (/[^0-9A-Fa-f]/.test(body)) throw unprocessable('invalid ASCIIHexDecode data');
-  return Buffer.from(body.length % 2 ? `${body}0` : body, 'hex');
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  return -1;
 }
 
-function ascii85Decode(data: Uint8Array): Buffer {
-  const text = Buffer.from(data).toString('latin1').replace(/[\0\t\n\f\r ]/g, '');
-  const end = text.indexOf('~>');
-  const body = (end === -1 ? text : text.slice(0, end)).replace(/^<~/, '');
-  const out: number[] = [];
-  let group: number[] = [];
-  const flush = (count: number): void => {
-    let v = 0;
-    for (let k = 0; k < 5; k++) v = v * 85 + (group[k] ?? 84);
-    const bytes = [(v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
-    out.push(...bytes.slice(0, count));
-    group = [];
+function asciiHexDecode(data: Uint8Array, cap: number, what: string): Buffer {
+  const out = new BoundedOutput(cap, data.length >> 1, what);
+  let high = -1;
+  for (const c of data) {
+    if (isPdfWhitespace(c)) continue;
+    if (c === 0x3e /* > */) break;
+    const v = hexValue(c);
+    if (v === -1) throw unprocessable(`${what}: invalid ASCIIHexDecode data`);
+    if (high === -1) high = v;
+    else {
+      out.push((high << 4) | v);
+      high = -1;
+    }
+  }
+  if (high !== -1) out.push(high << 4);
+  return out.result();
+}
+
+function ascii85Decode(data: Uint8Array, cap: number, what: string): Buffer {
+  const out = new BoundedOutput(cap, data.length, what);
+  const invalid = (): GatewayError => unprocessable(`${what}: invalid ASCII85Decode data`);
+  let i = 0;
+  while (i < data.length && isPdfWhitespace(data[i] as number)) i++;
+  if (data[i] === 0x3c /* < */ && data[i + 1] === 0x7e /* ~ */) i += 2;
+  let value = 0;
+  let count = 0;
+  const emit = (v: number, bytes: number): void => {
+    for (let k = 0; k < bytes; k++) out.push((v >>> (24 - 8 * k)) & 0xff);
   };
-  for (const ch of body) {
-    if (ch === 'z' && group.length === 0) {
-      out.push(0, 0, 0, 0);
+  for (; i < data.length; i++) {
+    const c = data[i] as number;
+    if (isPdfWhitespace(c)) continue;
+    if (c === 0x7e /* ~ */) break;
+    if (c === 0x7a /* z */) {
+      if (count !== 0) throw invalid();
+      emit(0, 4);
       continue;
     }
-    const d = ch.charCodeAt(0) - 33;
-    if (d < 0 || d > 84) throw unprocessable('invalid ASCII85Decode data');
-    group.push(d);
-    if (group.length === 5) flush(4);
+    if (c < 0x21 || c > 0x75) throw invalid();
+    value = value * 85 + (c - 0x21);
+    if (++count === 5) {
+      if (value > 0xffffffff) throw invalid();
+      emit(value, 4);
+      value = 0;
+      count = 0;
+    }
   }
-  if (group.length === 1) throw unprocessable('invalid ASCII85Decode data');
-  if (group.length > 0) flush(group.length - 1);
-  return Buffer.from(out);
+  if (count === 1) throw invalid();
+  if (count > 1) {
+    for (let k = count; k < 5; k++) value = value * 85 + 84;
+    if (value > 0xffffffff) throw invalid();
+    emit(value, count - 1);
+  }
+  return out.result();
 }
 
 function toArray(obj: unknown, deref: (o: unknown) => unknown): unknown[] {
@@ -137,11 +232,24 @@ function toArray(obj: unknown, deref: (o: unknown) => unknown): unknown[] {
   return v instanceof PDFArray ? v.asArray().map(deref) : [v];
 }
 
-/** Decodes a stream through its filter chain; only lossless, size-bounded filters are accepted. */
+/** Longest filter chain accepted; real files use one filter, rarely two. */
+const MAX_FILTERS = 4;
+
+/**
+ * An earlier stage of a filter chain may hold its output's encoded form: ASCIIHex doubles the size (plus line breaks),
+ * so earlier stages get three times the final cap.
+ */
+const EARLIER_STAGE_FACTOR = 3;
+
+/**
+ * Decodes a stream through its filter chain; only lossless filters are accepted, each writing into a buffer bounded by
+ * its cap, so a chain never holds more than the caps, whatever the data expands to.
+ */
 function decodeStream(stream: PDFRawStream, cap: number, what: string, deref: (o: unknown) => unknown): Buffer {
   const filters = toArray(stream.dict.get(N.Filter), deref);
   const parms = toArray(stream.dict.get(N.DecodeParms), deref);
-  let data: Buffer = Buffer.from(stream.contents);
+  if (filters.length > MAX_FILTERS) throw unprocessable(`${what}: more than ${MAX_FILTERS} stream filters`);
+  let data: Uint8Array = stream.contents;
   filters.forEach((f, k) => {
     const name = f instanceof PDFName ? f.decodeText() : String(f);
     const parm = parms[k];
@@ -149,13 +257,14 @@ function decodeStream(stream: PDFRawStream, cap: number, what: string, deref: (o
       const predictor = deref(parm.get(N.Predictor));
       if (predictor instanceof PDFNumber && predictor.asNumber() > 1) throw unprocessable(`${what}: predictor functions are not supported`);
     }
-    if (name === 'FlateDecode' || name === 'Fl') data = inflateCapped(data, cap, what);
-    else if (name === 'ASCIIHexDecode' || name === 'AHx') data = asciiHexDecode(data);
-    else if (name === 'ASCII85Decode' || name === 'A85') data = ascii85Decode(data);
+    const stageCap = k === filters.length - 1 ? cap : cap * EARLIER_STAGE_FACTOR;
+    if (name === 'FlateDecode' || name === 'Fl') data = inflateCapped(data, stageCap, what);
+    else if (name === 'ASCIIHexDecode' || name === 'AHx') data = asciiHexDecode(data, stageCap, what);
+    else if (name === 'ASCII85Decode' || name === 'A85') data = ascii85Decode(data, stageCap, what);
     else throw unprocessable(`${what}: stream filter /${name} is not supported`);
   });
-  if (data.length > cap) throw new GatewayError('PAYLOAD_TOO_LARGE', `${what} exceeds ${cap} bytes`);
-  return data;
+  if (data.length > cap) throw tooLarge(what, cap);
+  return Buffer.isBuffer(data) ? data : Buffer.from(data);
 }
 
 // --- object access ------------------------------------------------------------------------------------------------
@@ -173,6 +282,18 @@ function textOf(o: unknown): string | undefined {
 
 /** Keywords that mark the objects worth parsing: file specifications, name trees and object streams. */
 const INTERESTING = /\/(EF|Names|EmbeddedFiles|ObjStm|AF)(?=[\0\t\n\f\r /<>[\]()%])/g;
+
+/** Index of the first element of the ascending `sorted` that is at least `pos` (its length when none is). */
+function firstAtOrAfter(sorted: readonly number[], pos: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 interface Header {
   num: number;
@@ -229,12 +350,26 @@ class PdfObjects {
   }
 
   private parsed = 0;
+  private values = 0;
 
   private parse(bytes: Uint8Array): unknown {
     if (++this.parsed > this.limits.maxParsedObjects) {
-      throw new GatewayError('UNPROCESSABLE', `PDF needs more than ${this.limits.maxParsedObjects} objects parsed to find its attachments`);
+      throw new GatewayError('UNPROCESSABLE', `PDF needs more than ${this.limits.maxParsedObjects} objects parsed to find its attachments`, {
+        details: { reason: 'PDF_TOO_MANY_OBJECTS' },
+      });
     }
-    return PDFObjectParser.forBytes(bytes, this.context).parseObject();
+    const parser = PDFObjectParser.forBytes(bytes, this.context);
+    // pdf-lib's parser reads every value of an object, however many, through parseObject; counting there bounds the
+    // memory of what is parsed (the budget is shared by every object of the file).
+    const parseObject = parser.parseObject.bind(parser);
+    parser.parseObject = () => {
+      if (++this.values > this.limits.maxParsedValues) {
+        const message = `PDF attachment structure holds more than ${this.limits.maxParsedValues} values`;
+        throw new GatewayError('UNPROCESSABLE', message, { details: { reason: 'PDF_TOO_MANY_VALUES' } });
+      }
+      return parseObject();
+    };
+    return parser.parseObject();
   }
 
   private parseHeader(index: number): unknown {
@@ -262,14 +397,7 @@ class PdfObjects {
   }
 
   private firstEndstreamAfter(pos: number): number {
-    let lo = 0;
-    let hi = this.endstreams.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((this.endstreams[mid] as number) < pos) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.endstreams[lo] ?? -1;
+    return this.endstreams[firstAtOrAfter(this.endstreams, pos)] ?? -1;
   }
 
   /** The object a reference points to (parsed on first use), or the value itself. */
@@ -328,26 +456,42 @@ class PdfObjects {
       }
       this.expanded += data.length;
       if (this.expanded > this.limits.maxObjectStreamBytes * 4) {
-        throw new GatewayError('PAYLOAD_TOO_LARGE', `object streams exceed ${this.limits.maxObjectStreamBytes * 4} bytes when decompressed`);
+        throw tooLarge('object streams together', this.limits.maxObjectStreamBytes * 4);
       }
       const first = this.deref(s.dict.get(N.First));
       const count = this.deref(s.dict.get(N.N));
       if (!(first instanceof PDFNumber) || !(count instanceof PDFNumber)) continue;
       const firstOffset = first.asNumber();
-      const pairs = data.subarray(0, firstOffset).toString('latin1').trim().split(/[\0\t\n\f\r ]+/).map(Number);
-      const n = Math.min(count.asNumber(), Math.floor(pairs.length / 2), this.limits.maxObjects);
-      for (let k = 0; k < n; k++) {
+      if (!Number.isInteger(firstOffset) || firstOffset < 0 || firstOffset > data.length) continue;
+      const n = Math.max(0, Math.min(Math.floor(count.asNumber()), this.limits.maxObjects));
+      // The header is `num offset` pairs; only the first n are read, and no more tokens than that are kept.
+      const header = data.subarray(0, firstOffset).toString('latin1');
+      const pairs: number[] = [];
+      const token = /[^\0\t\n\f\r ]+/g;
+      for (let m = token.exec(header); m && pairs.length < 2 * n; m = token.exec(header)) pairs.push(Number(m[0]));
+      // Where the stream mentions a relevant key, found once: each object is then checked by a binary search, so
+      // offsets that make objects overlap cost nothing more.
+      const text = data.toString('latin1');
+      const mentions: number[] = [];
+      INTERESTING.lastIndex = 0;
+      for (let m = INTERESTING.exec(text); m; m = INTERESTING.exec(text)) mentions.push(m.index);
+      const mentionIn = (from: number, to: number): boolean => {
+        const k = firstAtOrAfter(mentions, from);
+        return k < mentions.length && (mentions[k] as number) < to;
+      };
+      const objects = Math.floor(pairs.length / 2);
+      for (let k = 0; k < objects; k++) {
         const num = pairs[2 * k] as number;
         const offset = firstOffset + (pairs[2 * k + 1] as number);
-        const end = Math.min(k + 1 < n ? firstOffset + (pairs[2 * k + 3] as number) : data.length, data.length);
-        if (!Number.isInteger(num) || !Number.isFinite(offset) || offset < firstOffset || offset >= data.length || end < offset) continue;
+        const end = Math.min(k + 1 < objects ? firstOffset + (pairs[2 * k + 3] as number) : data.length, data.length);
+        if (!Number.isInteger(num) || !Number.isInteger(offset)) continue;
+        if (offset < firstOffset || offset >= data.length || !(end >= offset)) continue;
         const key = `${num} 0`;
         const existing = this.inStreams.get(key);
         if (existing && existing.at > h.start) continue;
         this.inStreams.set(key, { data, offset, end, at: h.start });
         this.cache.delete(key);
-        INTERESTING.lastIndex = 0;
-        if (INTERESTING.test(data.subarray(offset, end).toString('latin1'))) refs.push(PDFRef.of(num, 0));
+        if (mentionIn(offset, end)) refs.push(PDFRef.of(num, 0));
       }
     }
     return refs;
@@ -435,7 +579,19 @@ export function extractFromPdf(pdf: Buffer | Uint8Array, limits?: Partial<PdfLim
       const name = [...spec.names].find((n) => baseName(n) === wanted);
       if (name === undefined) continue;
       if (!spec.stream) throw unprocessable(`PDF attachment "${name}" has no embedded file stream`);
-      const xml = decodeStream(spec.stream, l.maxXmlBytes, `PDF attachment "${name}"`, deref);
+      const stored = spec.stream.contents.length;
+      const cap = attachmentCap(stored, l);
+      let xml: Buffer;
+      try {
+        xml = decodeStream(spec.stream, cap, `PDF attachment "${name}"`, deref);
+      } catch (e) {
+        if (!(e instanceof GatewayError) || e.code !== 'PAYLOAD_TOO_LARGE') throw e;
+        const why =
+          cap < l.maxXmlBytes ? ` (the larger of ${l.maxXmlExpansion} times its stored size of ${stored} bytes and ${l.xmlRatioFloorBytes} bytes)` : '';
+        throw new GatewayError('PAYLOAD_TOO_LARGE', `PDF attachment "${name}" exceeds ${cap} bytes when decompressed${why}`, {
+          details: { reason: 'PDF_ATTACHMENT_TOO_LARGE', limit: cap, storedBytes: stored },
+        });
+      }
       return { filename: (name.split(/[\\/]/).pop() ?? name).trim(), xml };
     }
   }

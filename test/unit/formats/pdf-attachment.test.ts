@@ -7,6 +7,7 @@ import { detectFormat } from '../../../src/formats/detect';
 import { extractFromPdf, isPdf } from '../../../src/formats/facturx/pdf-attachment';
 import { XRECHNUNG_3 } from '../../../src/formats/format-ids';
 import { NS } from '../../../src/formats/xml/namespaces';
+import { runBounded } from '../../support/bounded-process';
 
 const CORPUS = path.resolve(__dirname, '../../../../shared/corpus');
 const MUSTANG = path.join(CORPUS, 'facturx/mustang');
@@ -53,6 +54,19 @@ async function viaPdfLibLoader(pdf: Buffer): Promise<Array<{ name: string; size:
   if (root instanceof PDFDict) visit(root.lookup(PDFName.of('EmbeddedFiles')));
   return out;
 }
+
+/** A PDF whose factur-x.xml is `stored`, written with the given /Filter (a name or an array of names). */
+function pdfWithAttachment(stored: Buffer, filter: string): Buffer {
+  return Buffer.concat([
+    Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Names << /EmbeddedFiles << /Names [(factur-x.xml) 2 0 R] >> >> >>'),
+    Buffer.from('\nendobj\n2 0 obj\n<< /Type /Filespec /F (factur-x.xml) /UF (factur-x.xml) /EF << /F 3 0 R >> >>\nendobj\n'),
+    Buffer.from(`3 0 obj\n<< /Type /EmbeddedFile /Filter ${filter} /Length ${stored.length} >>\nstream\n`),
+    stored,
+    Buffer.from('\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n'),
+  ]);
+}
+
+const PDF_ATTACHMENT_MODULE = path.resolve(__dirname, '../../../src/formats/facturx/pdf-attachment.ts');
 
 function refusal(fn: () => unknown): GatewayError {
   const started = Date.now();
@@ -131,7 +145,81 @@ describe('extractFromPdf with PDFs built here', () => {
     ]);
     const e = refusal(() => detectFormat(pdf));
     expect(e.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(e.message).toMatch(/exceeds 25165824 bytes when decompressed/);
+    expect(e.message).toMatch(/exceeds 6\d{6} bytes when decompressed \(the larger of 100 times its stored size of 6\d{4} /);
+    expect(e.details).toEqual(expect.objectContaining({ reason: 'PDF_ATTACHMENT_TOO_LARGE' }));
+  });
+
+  it('decodes ASCII85 and ASCIIHex attachments, alone and behind Flate', () => {
+    const text = Buffer.from('Hello, Factur-X!\0\0\0\0 end');
+    const a85 = Buffer.from('<~87cURD_*##@:OD%E\\1\nB:z+D#G$~>');
+    expect(extractFromPdf(pdfWithAttachment(a85, '/ASCII85Decode')).xml.equals(text)).toBe(true);
+    expect(extractFromPdf(pdfWithAttachment(deflateSync(a85), '[/FlateDecode /A85]')).xml.equals(text)).toBe(true);
+    const read = (stored: string, filter: string): string =>
+      extractFromPdf(pdfWithAttachment(Buffer.from(stored), filter)).xml.toString();
+    expect(read('48 69203C78\n2F3E>', '/AHx')).toBe('Hi <x/>');
+    expect(read('4869203C782F3>', '/AHx')).toBe('Hi <x/0');
+    const bad = (stored: string, filter: string): string => refusal(() => read(stored, filter)).message;
+    expect(bad('<~87c{~>', '/A85')).toBe('PDF attachment "factur-x.xml": invalid ASCII85Decode data');
+    expect(bad('4G', '/AHx')).toBe('PDF attachment "factur-x.xml": invalid ASCIIHexDecode data');
+  });
+
+  it('stops each decoder at its cap as it writes: ASCII85 z runs, ASCIIHex, and chains', () => {
+    const limits = { maxXmlBytes: 1024 * 1024, xmlRatioFloorBytes: 1024 * 1024 };
+    // 1 MiB of 'z' would decode to 4 MiB.
+    const zRun = refusal(() => extractFromPdf(pdfWithAttachment(Buffer.alloc(1024 * 1024, 'z'), '/A85'), limits));
+    expect(zRun.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(zRun.message).toBe('PDF attachment "factur-x.xml" exceeds 1048576 bytes when decompressed');
+    const hex = refusal(() => extractFromPdf(pdfWithAttachment(Buffer.alloc(3 * 1024 * 1024, '41'), '/AHx'), limits));
+    expect(hex.code).toBe('PAYLOAD_TOO_LARGE');
+    // Flate output that fits its stage (3 MiB of 'z' under 3 × 1 MiB), then ASCII85 output that does not.
+    const zs = deflateSync(Buffer.alloc(3 * 1024 * 1024 - 1, 'z'));
+    const chain = refusal(() => extractFromPdf(pdfWithAttachment(zs, '[/Fl /A85]'), limits));
+    expect(chain.code).toBe('PAYLOAD_TOO_LARGE');
+    const fiveFilters = pdfWithAttachment(Buffer.from('x'), '[/AHx /AHx /AHx /AHx /AHx]');
+    expect(refusal(() => extractFromPdf(fiveFilters)).message).toBe(
+      'PDF attachment "factur-x.xml": more than 4 stream filters',
+    );
+  });
+
+  it('refuses 24 MiB of ASCII85 z behind Flate (a 25 KB PDF) within a small heap, quickly', async () => {
+    // The ASCII85 decoder once collected ~96 M numbers in an array before checking its cap: V8 aborted the process.
+    const zs = deflateSync(Buffer.alloc(24 * 1024 * 1024, 'z'), { level: 9 });
+    const pdf = pdfWithAttachment(zs, '[/FlateDecode /ASCII85Decode]');
+    expect(pdf.length).toBeLessThan(30_000);
+    const outcome = await runBounded(PDF_ATTACHMENT_MODULE, 'extractFromPdf', pdf, { maxHeapMb: 96 });
+    expect(outcome).toEqual(expect.objectContaining({ kind: 'threw', code: 'PAYLOAD_TOO_LARGE' }));
+    expect(outcome.kind === 'threw' && outcome.details).toEqual(
+      expect.objectContaining({ reason: 'PDF_ATTACHMENT_TOO_LARGE', limit: 4 * 1024 * 1024 }),
+    );
+    expect(outcome.kind === 'threw' && outcome.ms).toBeLessThan(5_000);
+  });
+
+  it('refuses an attachment that inflates more than 100 times beyond 4 MiB: 20 MB of XML in a 24 KB PDF', async () => {
+    const line = '<ram:IncludedSupplyChainTradeLineItem><ram:ID>1</ram:ID></ram:IncludedSupplyChainTradeLineItem>';
+    const open = `<rsm:CrossIndustryInvoice xmlns:rsm="${NS.rsm}" xmlns:ram="${NS.ram}">`;
+    const invoice = (lines: number): Buffer =>
+      Buffer.from(`${open}${line.repeat(lines)}</rsm:CrossIndustryInvoice>`);
+    const xml = invoice(200_000);
+    expect(xml.length).toBeGreaterThan(19_000_000);
+    const pdf = pdfWithAttachment(deflateSync(xml, { level: 9 }), '/FlateDecode');
+    expect(pdf.length).toBeLessThan(100_000);
+    const e = refusal(() => detectFormat(pdf));
+    expect(e.code).toBe('PAYLOAD_TOO_LARGE');
+    const stored = pdf.length - 300;
+    const storedBytes = e.details?.['storedBytes'] as number;
+    const limit = Math.max(4 * 1024 * 1024, 100 * storedBytes);
+    expect(e.details).toEqual({ reason: 'PDF_ATTACHMENT_TOO_LARGE', limit, storedBytes });
+    expect(storedBytes).toBeGreaterThan(stored - 100);
+    // Under the 4 MiB floor, any ratio is accepted.
+    const small = invoice(40_000);
+    expect(extractFromPdf(await hybridPdf([['factur-x.xml', small]])).xml.length).toBe(small.length);
+  });
+
+  it('bounds what the object parser holds: a dictionary of a million empty dictionaries is refused', () => {
+    const pdf = Buffer.from(`%PDF-1.7\n1 0 obj << /EF [${'<<>> '.repeat(1_000_000)}] >> endobj\n`);
+    const e = refusal(() => extractFromPdf(pdf));
+    expect(e.code).toBe('UNPROCESSABLE');
+    expect(e.details).toEqual({ reason: 'PDF_TOO_MANY_VALUES' });
   });
 
   it('passes the embedded XML through the secure parser', async () => {
