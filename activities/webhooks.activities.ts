@@ -63,11 +63,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return held;
   };
 
-  /** Holds a delivery with the search attributes its next run gets (topic and party of its event). */
-  async function holdFor(input: HoldDeliveryInput): Promise<string> {
+  /**
+   * Holds a delivery with the search attributes its next run gets (topic and party of its event). `wait`: throw while
+   * an earlier run's record is still being released (the hold step is tried again); otherwise resolve undefined.
+   */
+  async function holdFor(input: HoldDeliveryInput, wait: boolean): Promise<string | undefined> {
     const d = input.input;
     const stored = d.event ? undefined : await services().events.get(d.tenantId, d.eventId);
-    return heldDeliveries().hold(input, { topic: d.event?.topic ?? stored?.topic ?? '', partyKey: d.eventPartyKey ?? stored?.partyKey ?? '' });
+    const meta = { topic: d.event?.topic ?? stored?.topic ?? '', partyKey: d.eventPartyKey ?? stored?.partyKey ?? '' };
+    return wait ? heldDeliveries().hold(input, meta) : heldDeliveries().tryHold(input, meta);
   }
 
   async function publish(input: PublishEventInput): Promise<PublishedEventSummary> {
@@ -92,20 +96,27 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // Past the bound the run gives up instead (HookSentError): leave it to the run, holding nothing.
       if (Date.now() + dueInMs - progress.startedAtMs > throttleBoundMs(hold.input.schedule)) return r;
       const delivery = { ...hold.input, ...(input.event ? { event: input.event } : {}), resume: progress };
-      return { ...r, heldSeq: await holdFor({ workflowId, runId, input: delivery, dueInMs }) };
+      // An earlier run's record still being released: the run's own hold step holds it (and is tried until it can).
+      const heldSeq = await holdFor({ workflowId, runId, input: delivery, dueInMs }, false);
+      return heldSeq === undefined ? r : { ...r, heldSeq };
     },
 
     /**
      * Holds a delivery of a stuck hook (its run ends after this): the run's input and progress go to the held
      * deliveries, with the search attributes its next run gets.
      */
-    holdDelivery(input: HoldDeliveryInput): Promise<string> {
-      return holdFor(input);
+    async holdDelivery(input: HoldDeliveryInput): Promise<string> {
+      const seq = await holdFor(input, true);
+      if (seq === undefined) throw new Error(`delivery ${input.workflowId} was not held`);
+      return seq;
     },
 
     /** Takes a held delivery back for its run (woken while holding it); false when a release claimed it first. */
     async unholdDelivery(input: { workflowId: string; seq: string }): Promise<boolean> {
-      return heldDeliveries().unhold(input.workflowId, input.seq);
+      // The run's own id makes its take-back claim its own: a retried activity finds it instead of losing to it.
+      const info = Context.current().info;
+      const runId = info.workflowExecution?.runId ?? info.activityId;
+      return heldDeliveries().unhold(input.workflowId, input.seq, runId);
     },
 
     /** The one publish path for producers running in workflows (document topics of later work use it too). */

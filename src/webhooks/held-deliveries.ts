@@ -14,12 +14,24 @@ import { countInLanes, MAX_PARKED_PER_HOOK, WAKE_CONCURRENCY, wakeSpreadMs, type
  */
 
 export interface HeldStore {
-  hold(doc: Omit<HeldDeliveryDoc, 'seq'>): Promise<string>;
+  /** The record's seq; null when an earlier run's record is still being released (hold again later). */
+  hold(doc: Omit<HeldDeliveryDoc, 'seq'>): Promise<string | null>;
   claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null>;
   claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
-  removeIfUnchanged(id: string, seq: string): Promise<boolean>;
+  /** By the claim's holder: removes the record (unless held again since) and the claim. */
+  remove(c: ClaimedDelivery): Promise<void>;
+  /** The holding run's own claim, which never ends; false when a release claimed the record first. */
+  takeBack(id: string, seq: string, runId: string): Promise<boolean>;
   unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]>;
   hookIdsWithHeld(): Promise<string[]>;
+}
+
+/** A hold that must wait: an earlier run's record of the delivery is still claimed by its release. */
+export class HeldRecordBusyError extends Error {
+  constructor(workflowId: string) {
+    super(`an earlier record of ${workflowId} is still being released; holding again shortly`);
+    this.name = 'HeldRecordBusyError';
+  }
 }
 
 /** Starts a delivery's next run (the earlier one has ended), after `startDelayMs`. */
@@ -44,6 +56,11 @@ export const CLAIM_LEASE_MS = 60_000;
  * (up to two minutes). Well inside the lease, so no other release claims the record meanwhile.
  */
 export const HOLDER_END_WAIT_MS = 40_000;
+/**
+ * What a release leaves of its lease unused: it starts a run only while at least this much of the lease is left, so a
+ * release that stalled does not start one after its claim ended (when another release may have claimed the record).
+ */
+export const LEASE_MARGIN_MS = 10_000;
 /** Pauses between starts while that run has not ended: doubling from the first, then at most the longest. */
 const HOLDER_END_PAUSE_MS = { first: 50, max: 1000 };
 /** Records one sweep releases at most; the next sweep takes the rest. */
@@ -89,11 +106,21 @@ export class HeldDeliveries {
     for (const h of hooks) this.hooksWithHeld.add(h);
   }
 
-  /** The held-delivery activity: writes the run's input and progress; the run ends after it. Resolves the record's seq. */
+  /**
+   * The held-delivery activity: writes the run's input and progress; the run ends after it. Resolves the record's
+   * seq; throws HeldRecordBusyError while an earlier run's record is being released (the activity is tried again).
+   */
   async hold(h: HoldDeliveryInput, meta: DeliveryMeta): Promise<string> {
+    const seq = await this.tryHold(h, meta);
+    if (seq === undefined) throw new HeldRecordBusyError(h.workflowId);
+    return seq;
+  }
+
+  /** hold, or undefined while an earlier run's record is being released (the attempt leaves it to the run's step). */
+  async tryHold(h: HoldDeliveryInput, meta: DeliveryMeta): Promise<string | undefined> {
     const now = this.now();
     this.hooksWithHeld.add(h.input.hookId);
-    return this.store.hold({
+    const seq = await this.store.hold({
       _id: h.workflowId,
       tenantId: h.input.tenantId,
       hookId: h.input.hookId,
@@ -104,11 +131,12 @@ export class HeldDeliveries {
       heldByRunId: h.runId,
       dueAt: new Date(now + Math.max(0, h.dueInMs)),
     });
+    return seq ?? undefined;
   }
 
   /** A run woken while holding takes its record back; false when a release claimed it first. */
-  unhold(workflowId: string, seq: string): Promise<boolean> {
-    return this.store.removeIfUnchanged(workflowId, seq);
+  unhold(workflowId: string, seq: string, runId: string): Promise<boolean> {
+    return this.store.takeBack(workflowId, seq, runId);
   }
 
   /**
@@ -198,8 +226,10 @@ export class HeldDeliveries {
     const input = JSON.parse(c.input) as DeliverWebhookInput;
     const meta = { topic: c.topic, partyKey: c.partyKey };
     for (let waited = 0, pause = HOLDER_END_PAUSE_MS.first; ; pause = Math.min(pause * 2, HOLDER_END_PAUSE_MS.max)) {
+      // Past its lease another release may claim the record: this one starts nothing then (the record stays).
+      if (this.now() > c.claimUntil.getTime() - LEASE_MARGIN_MS) return 'still-running';
       if ((await this.restart(input, meta, startDelayMs)) !== 'running') {
-        await this.store.removeIfUnchanged(c._id, c.seq);
+        await this.store.remove(c);
         return 'started';
       }
       // The open run is the holder, still ending, unless one was started since (it has the delivery now).
@@ -217,7 +247,7 @@ export class HeldDeliveries {
   private async superseded(c: ClaimedDelivery): Promise<boolean> {
     const latest = await this.runs.latestRunId(c._id);
     if (latest === undefined || latest === c.heldByRunId) return false;
-    await this.store.removeIfUnchanged(c._id, c.seq);
+    await this.store.remove(c);
     return true;
   }
 

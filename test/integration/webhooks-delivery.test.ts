@@ -471,15 +471,20 @@ describe('webhook delivery on the real Temporal dev server', () => {
     expect((await repo.listForHook(laterHook.id)).map((d) => d._id)).toEqual([later.workflowId]);
     expect(r.requests.some((q) => q.headers['x-service-delivery'] === later.deliveryId)).toBe(false);
 
-    // A claim made stale by a new hold does not remove the newer record; a wake for a delivery not held signals it.
+    // While a claim lasts no other release takes the record (by id, or on the hook's answer, or as due), and a later
+    // run cannot hold over it; once its holder removed it, the later run holds, and that removal leaves the new record.
     const claimed = await repo.claim(later.workflowId, new Date(), 60_000);
     expect(claimed).not.toBeNull();
-    // While its claim lasts no other release takes it (by id, or on the hook's answer; what is due comes after it).
     await expect(repo.claim(later.workflowId, new Date(), 60_000)).resolves.toBeNull();
+    await expect(repo.claimDue(new Date(Date.now() + 2 * 60 * 60_000), 60_000, 10)).resolves.toEqual([]);
     await expect(repo.unclaimedIdsForHook(laterHook.id, new Date(), 10)).resolves.toEqual([]);
     await expect(repo.hookIdsWithHeld()).resolves.toContain(laterHook.id);
-    await held.hold({ workflowId: later.workflowId, runId: 'run-that-held', input: later.input, dueInMs: 60 * 60_000 }, { topic: 'HeldTopic', partyKey: '' });
-    await expect(repo.removeIfUnchanged(later.workflowId, claimed!.seq)).resolves.toBe(false);
+    const nextRun = { workflowId: later.workflowId, runId: 'run-after-release', input: later.input, dueInMs: 60 * 60_000 };
+    await expect(held.tryHold(nextRun, { topic: 'HeldTopic', partyKey: '' })).resolves.toBeUndefined();
+    await repo.remove(claimed!);
+    const seq = await held.hold(nextRun, { topic: 'HeldTopic', partyKey: '' });
+    await repo.remove(claimed!);
+    expect((await repo.listForHook(laterHook.id)).map((d) => [d._id, d.seq])).toEqual([[later.workflowId, seq]]);
     await expect(repo.unclaimedIdsForHook(laterHook.id, new Date(), 10)).resolves.toEqual([later.workflowId]);
     await held.wake('webhook-delivery:no-such-delivery', 0);
     expect(signalled).toEqual(['webhook-delivery:no-such-delivery']);

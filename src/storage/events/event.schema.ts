@@ -76,10 +76,44 @@ export interface HeldDeliveryDoc {
   heldByRunId: string;
   /** When the sweep releases it if nothing did before; a claim moves it on by the claim's lease. */
   dueAt: Date;
-  /** New on every hold and claim: a release removes the record only while it is still the one it claimed. */
+  /** New on every hold, never changed after: claims are taken on (workflow id, seq), see HeldClaimDoc. */
   seq: string;
-  /** Until when a release has it: no other claims it meanwhile (a hold clears it: the record is then a new one). */
+  /** Written by releases of earlier versions (an update of the record); ignored since claims are documents of their own. */
   claimedUntil?: Date;
+}
+
+/**
+ * A claim taken by inserting a uniquely keyed document: `_id` is `<key>#<n>`, and claim n+1 is inserted only after
+ * claim n was seen expired, so exactly one taker wins each number (FerretDB keeps unique keys under concurrent inserts;
+ * it does not make a guarded update a compare-and-set). Never updated; deleted by the one who holds it, or as garbage.
+ */
+export interface ClaimDoc {
+  _id: string;
+  /** What is claimed (held deliveries: `<workflow id>/<seq>`). */
+  key: string;
+  n: number;
+  /** Who took it: a retried take by the same owner finds its own claim. */
+  owner: string;
+  at: Date;
+  /** The lease's end; a take-back by the holding run never ends. */
+  until: Date;
+  /** Held deliveries: the workflow id and hook of the record claimed (queries by either). */
+  workflowId?: string;
+  hookId?: string;
+}
+
+/**
+ * A routing recorded after the event's own (a redelivery that routes again): `_id` is `<event id>:<n>`, n from 1, so
+ * each new routing takes the next number with an insert and two redeliveries never write one document.
+ */
+export interface EventRoutingDoc {
+  _id: string;
+  eventId: string;
+  tenantId: string;
+  n: number;
+  label: EventLabel;
+  routes: EventRouteDoc[];
+  at: Date;
 }
 
 const str = { type: String, required: true } as const;
@@ -151,8 +185,44 @@ export function buildEventModels(conn: Connection) {
   held.index({ dueAt: 1 });
   held.index({ hookId: 1, heldAt: 1 });
 
+  const heldClaim = new Schema<ClaimDoc>(
+    {
+      _id: str,
+      key: str,
+      n: { type: Number, required: true },
+      owner: str,
+      at: { type: Date, required: true },
+      until: { type: Date, required: true },
+      workflowId: { type: String },
+      hookId: { type: String },
+    },
+    { versionKey: false },
+  );
+  // The sweep reads claims that ended without their record being removed; a hook's release skips live ones.
+  heldClaim.index({ until: 1 });
+  heldClaim.index({ hookId: 1, until: 1 });
+
+  const routing = new Schema<EventRoutingDoc>(
+    {
+      _id: str,
+      eventId: str,
+      tenantId: str,
+      n: { type: Number, required: true },
+      label: { type: String, enum: ['routed', 'dropped', 'dead-letter'], required: true },
+      routes: {
+        type: [{ _id: false, hookId: str, action: str, deliveryId: str, status: { type: String, enum: ['started', 'dropped', 'unsupported'], required: true } }],
+        default: [],
+      },
+      at: { type: Date, required: true },
+    },
+    { versionKey: false },
+  );
+  routing.index({ eventId: 1 });
+
   return {
     HeldDelivery: conn.model<HeldDeliveryDoc>('HeldDelivery', held, 'helddeliveries'),
+    HeldClaim: conn.model<ClaimDoc>('HeldClaim', heldClaim, 'heldclaims'),
+    EventRouting: conn.model<EventRoutingDoc>('EventRouting', routing, 'eventroutings'),
     WebhookEvent: conn.model<EventDoc>('WebhookEvent', event, 'events'),
     DeliveryAttempt: conn.model<DeliveryAttemptDoc>('DeliveryAttempt', attempt, 'deliveryattempts'),
   };

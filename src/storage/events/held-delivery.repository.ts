@@ -1,68 +1,147 @@
 import { randomUUID } from 'node:crypto';
+import type { mongo } from 'mongoose';
 import type { Models } from '../models';
+import { isDuplicateKeyError } from '../connection';
 import { withStorageRetries } from '../retry';
-import type { HeldDeliveryDoc } from './event.schema';
+import type { ClaimDoc, HeldDeliveryDoc } from './event.schema';
+import { dropClaims, FOREVER, takeClaim } from './numbered-claims';
 
 export type { HeldDeliveryDoc } from './event.schema';
 
-/** Records no release has a live claim on. */
-function unclaimedAt(now: Date) {
-  return { $or: [{ claimedUntil: { $exists: false } }, { claimedUntil: { $lte: now } }] };
-}
+/** A held delivery as a claim returned it; `claimNo` and `claimUntil` are the claim's, for remove. */
+export type ClaimedDelivery = HeldDeliveryDoc & { claimNo: number; claimUntil: Date };
 
-/** A held delivery as a claim returned it: `seq` is the claim's, for removeIfUnchanged. */
-export type ClaimedDelivery = HeldDeliveryDoc;
+/** What claims of one record are keyed by: a record is new (a new seq) on every hold. */
+const claimKey = (doc: Pick<HeldDeliveryDoc, '_id' | 'seq'>): string => `${doc._id}/${doc.seq}`;
+
+/** How long a run that replaces an earlier run's record keeps others off it while it does. */
+const REPLACE_LEASE_MS = 60_000;
 
 /**
- * Deliveries of stuck hooks waiting with no run open. Held by the run that found its hook stuck, claimed by whoever
- * releases it (a claim renews `seq` and holds the record for a lease, also moving `dueAt` to the lease's end: no other
- * releaser claims it meanwhile, so two never start the same record twice, and one that dies leaves it to the sweep
- * after the lease), removed once the next run has started.
+ * Deliveries of stuck hooks waiting with no run open. Every write is an insert or a removal by the one who holds a
+ * claim (FerretDB applies updates as read-modify-write and makes no guarded update a compare-and-set):
+ *
+ * - A record is inserted by the run that holds the delivery (the only open run under its workflow id) and never
+ *   changed after; its `seq` is new on every hold.
+ * - Claims are documents of their own (`heldclaims`, numbered, see numbered-claims.ts): a release claims the record
+ *   for a lease, the holding run takes it back with a claim that never ends. Exactly one of them wins each number.
+ * - Only the holder of a live claim removes a record: a release after starting the next run (or finding a later run),
+ *   the holding run taking it back, or a later run replacing an earlier run's record it found in its way.
  */
 export class HeldDeliveryRepository {
   constructor(private readonly models: Models) {}
 
-  /** Writes (or rewrites: a delivery held again) the record; a new `seq` makes earlier claims of it stale. */
-  async hold(doc: Omit<HeldDeliveryDoc, 'seq'>): Promise<string> {
+  private get held(): mongo.Collection<HeldDeliveryDoc> {
+    return this.models.HeldDelivery.collection as unknown as mongo.Collection<HeldDeliveryDoc>;
+  }
+
+  private get claims(): mongo.Collection<ClaimDoc> {
+    return this.models.HeldClaim.collection as unknown as mongo.Collection<ClaimDoc>;
+  }
+
+  private read(id: string): Promise<HeldDeliveryDoc | null> {
+    return this.models.HeldDelivery.findById(id).lean<HeldDeliveryDoc>().exec();
+  }
+
+  /**
+   * Writes the record of a run that holds its delivery; resolves its seq. The run's own record found (a retried hold)
+   * is returned as it is. An earlier run's record in the way (a release has started this run and not removed it yet,
+   * or it was left behind) is claimed and removed first; null when a release still has it (hold again later).
+   */
+  async hold(doc: Omit<HeldDeliveryDoc, 'seq'>): Promise<string | null> {
     const seq = randomUUID();
-    await withStorageRetries(() => this.models.HeldDelivery.replaceOne({ _id: doc._id }, { ...doc, seq }, { upsert: true }));
-    return seq;
+    for (let tries = 0; tries < 5; tries++) {
+      try {
+        await withStorageRetries(() => this.held.insertOne({ ...doc, seq }));
+        return seq;
+      } catch (e) {
+        if (!isDuplicateKeyError(e)) throw e;
+      }
+      const existing = await this.read(doc._id);
+      if (!existing) continue;
+      if (existing.heldByRunId === doc.heldByRunId) return existing.seq;
+      const now = new Date();
+      const claimed = await this.claimRecord(existing, now, new Date(now.getTime() + REPLACE_LEASE_MS), `run:${doc.heldByRunId}`);
+      if (!claimed) return null;
+      await this.remove(claimed);
+    }
+    return null;
   }
 
-  /** Claims one record by its workflow id; null when none is held, or another release has it. */
-  claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
-    return this.claimWhere({ _id: id }, now, leaseMs);
+  /** Claims one record by its workflow id for a lease; null when none is held, or another claim is live. */
+  async claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
+    const doc = await this.read(id);
+    return doc ? this.claimRecord(doc, now, new Date(now.getTime() + leaseMs), randomUUID()) : null;
   }
 
-  /** Claims up to `limit` records due at `now`, the longest due first. */
+  /**
+   * Claims up to `limit` records due at `now`, the longest due first, then those whose last claim ended without
+   * their removal (a release that failed comes back after its lease, as it did when a claim moved `dueAt`).
+   */
   async claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-    const due = await this.models.HeldDelivery.find({ dueAt: { $lte: now } }, { _id: 1, seq: 1 }).sort({ dueAt: 1 }).limit(limit).lean<Array<Pick<HeldDeliveryDoc, '_id' | 'seq'>>>().exec();
+    const due = await this.models.HeldDelivery.find({ dueAt: { $lte: now } }, { _id: 1 })
+      .sort({ dueAt: 1 })
+      .limit(limit)
+      .lean<Array<Pick<HeldDeliveryDoc, '_id'>>>()
+      .exec();
+    const ids = new Set(due.map((d) => d._id));
+    if (ids.size < limit) {
+      const ended = await this.models.HeldClaim.find({ until: { $lte: now } }, { key: 1, workflowId: 1 })
+        .limit(limit)
+        .lean<Array<Pick<ClaimDoc, '_id' | 'key' | 'workflowId'>>>()
+        .exec();
+      for (const c of ended) {
+        if (!c.workflowId || ids.size >= limit || ids.has(c.workflowId)) continue;
+        const doc = await this.read(c.workflowId);
+        // A claim left behind by a holder that removed its record and stopped before its claims: nothing to claim.
+        if (!doc || claimKey(doc) !== c.key) await withStorageRetries(() => this.claims.deleteOne({ _id: c._id }));
+        else ids.add(c.workflowId);
+      }
+    }
     const claimed: ClaimedDelivery[] = [];
-    for (const d of due) {
-      // Claimed by another releaser since the read: its seq changed, and this one leaves it alone.
-      const c = await this.claimWhere({ _id: d._id, seq: d.seq }, now, leaseMs);
+    for (const id of ids) {
+      const c = await this.claim(id, now, leaseMs);
       if (c) claimed.push(c);
     }
     return claimed;
   }
 
-  /** A claim: a new `seq`, held and due again at the lease's end, on the record the filter finds if no claim is live. */
-  private claimWhere(filter: Pick<HeldDeliveryDoc, '_id'> & Partial<Pick<HeldDeliveryDoc, 'seq'>>, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
-    const until = new Date(now.getTime() + leaseMs);
-    return this.models.HeldDelivery.findOneAndUpdate({ ...filter, ...unclaimedAt(now) }, { $set: { seq: randomUUID(), dueAt: until, claimedUntil: until } }, { returnDocument: 'after' })
-      .lean<ClaimedDelivery>()
-      .exec();
+  /**
+   * Removes a claimed record and its claims: by the claim's holder, once the delivery's next run has started (or a
+   * later run was found). A record held again since (a new seq) is not touched.
+   */
+  async remove(c: Pick<ClaimedDelivery, '_id' | 'seq' | 'claimNo'>): Promise<void> {
+    const current = await this.read(c._id);
+    if (current?.seq === c.seq) await withStorageRetries(() => this.held.deleteOne({ _id: c._id }));
+    await dropClaims(this.claims, claimKey(c), c.claimNo);
   }
 
-  /** Removes the record if nothing held or claimed it since `seq` was given out; true when it did. */
-  async removeIfUnchanged(id: string, seq: string): Promise<boolean> {
-    const r = await withStorageRetries(() => this.models.HeldDelivery.deleteOne({ _id: id, seq }).exec());
-    return r.deletedCount === 1;
+  /**
+   * The holding run takes its record back (a wake came while it held): true when it did, false when a release
+   * claimed the record first (that release starts the next run once this one has ended). A retried take-back finds
+   * its own claim.
+   */
+  async takeBack(id: string, seq: string, runId: string): Promise<boolean> {
+    const now = new Date();
+    const key = claimKey({ _id: id, seq });
+    const taken = await takeClaim(this.claims, key, `run:${runId}`, now, FOREVER, { key, workflowId: id });
+    if (!taken) return false;
+    await this.remove({ _id: id, seq, claimNo: taken.n });
+    return true;
   }
 
-  /** The workflow ids of one hook's held deliveries not claimed at `now`, oldest first (its release on an answer). */
+  /** The workflow ids of one hook's held deliveries with no live claim at `now`, oldest first (release on an answer). */
   async unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]> {
-    const docs = await this.models.HeldDelivery.find({ hookId, ...unclaimedAt(now) }, { _id: 1 }).sort({ heldAt: 1 }).limit(limit).lean<Array<Pick<HeldDeliveryDoc, '_id'>>>().exec();
+    const live = await this.models.HeldClaim.find({ hookId, until: { $gt: now } }, { workflowId: 1 })
+      .lean<Array<Pick<ClaimDoc, 'workflowId'>>>()
+      .exec();
+    const claimed = live.flatMap((c) => (c.workflowId ? [c.workflowId] : []));
+    const filter = claimed.length > 0 ? { hookId, _id: { $nin: claimed } } : { hookId };
+    const docs = await this.models.HeldDelivery.find(filter, { _id: 1 })
+      .sort({ heldAt: 1 })
+      .limit(limit)
+      .lean<Array<Pick<HeldDeliveryDoc, '_id'>>>()
+      .exec();
     return docs.map((d) => d._id);
   }
 
@@ -74,5 +153,21 @@ export class HeldDeliveryRepository {
   /** The held deliveries of one hook, oldest first (operators, tests). */
   async listForHook(hookId: string, limit = 1000): Promise<HeldDeliveryDoc[]> {
     return this.models.HeldDelivery.find({ hookId }).sort({ heldAt: 1 }).limit(limit).lean<HeldDeliveryDoc[]>().exec();
+  }
+
+  /**
+   * A claim on the record as read: the next number after the expired ones. Read again once taken: a record removed
+   * or held again in between (its claims dropped, so the number was free) is not claimed after all.
+   */
+  private async claimRecord(doc: HeldDeliveryDoc, now: Date, until: Date, owner: string): Promise<ClaimedDelivery | null> {
+    const key = claimKey(doc);
+    const taken = await takeClaim(this.claims, key, owner, now, until, { key, workflowId: doc._id, hookId: doc.hookId });
+    if (!taken) return null;
+    const again = await this.read(doc._id);
+    if (again?.seq !== doc.seq) {
+      await dropClaims(this.claims, key, taken.n);
+      return null;
+    }
+    return { ...again, claimNo: taken.n, claimUntil: taken.until };
   }
 }

@@ -8,8 +8,8 @@ export interface HookOutputRuleDoc {
 
 /**
  * A hook (spec 2.4). `partyId` null = environment (tenant) level. `secureKey` is kept because every delivery is signed
- * with it; the API never returns it. A PUT is one write, never delete + create. `rev` counts updates; it is exact on
- * MongoDB, while FerretDB 1.24 applies concurrent updates of one document as read-modify-write and can lose increments.
+ * with it; the API never returns it. A PUT is one write, never delete + create. `rev` counts writes: each is made by
+ * the one writer that took the hook's write lease for that rev (HookWriteDoc), so none is lost on FerretDB either.
  */
 export interface HookDoc {
   _id: string;
@@ -33,6 +33,21 @@ export interface HookDoc {
   rev: number;
   createdOn: Date;
   changedOn: Date;
+}
+
+/**
+ * The lease of one write of a hook: `_id` is `<hook id>:<rev written>:<n>`. A writer that read the hook at rev r
+ * inserts `<id>:<r+1>:1`; the insert that lands makes it the hook's only writer (claim n+1 only once claim n has
+ * expired: a writer that died). Deleted by its writer once the write is made.
+ */
+export interface HookWriteDoc {
+  _id: string;
+  hookId: string;
+  rev: number;
+  n: number;
+  owner: string;
+  at: Date;
+  until: Date;
 }
 
 const str = { type: String, required: true } as const;
@@ -64,5 +79,20 @@ export function buildHookModels(conn: Connection) {
   );
   // Routing reads the active hooks of one tenant (environment level plus one party) for every event.
   hook.index({ tenantId: 1, partyId: 1, isActive: 1 });
-  return { Hook: conn.model<HookDoc>('Hook', hook, 'hooks') };
+  const write = new Schema<HookWriteDoc>(
+    {
+      _id: str,
+      hookId: str,
+      rev: { type: Number, required: true },
+      n: { type: Number, required: true },
+      owner: str,
+      at: { type: Date, required: true },
+      until: { type: Date, required: true },
+    },
+    { versionKey: false },
+  );
+  return {
+    Hook: conn.model<HookDoc>('Hook', hook, 'hooks'),
+    HookWrite: conn.model<HookWriteDoc>('HookWrite', write, 'hookwrites'),
+  };
 }

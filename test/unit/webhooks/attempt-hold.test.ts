@@ -11,18 +11,21 @@ const event = invoiceReceivedEvent;
 const schedule = WEBHOOK_RETRY_SCHEDULE;
 const DAY = 24 * 3600_000;
 
-function setup(result: AttemptResult, withHeld = true) {
+function setup(result: AttemptResult, withHeld = true, busy = false) {
   const holds: Array<{ h: HoldDeliveryInput; meta: { topic: string; partyKey: string } }> = [];
+  const record = async (h: HoldDeliveryInput, meta: { topic: string; partyKey: string }) => {
+    holds.push({ h, meta });
+    return 'seq-1';
+  };
   const services = {
     attempts: { attempt: async () => result },
     events: { get: async () => null },
     ...(withHeld
       ? {
           held: {
-            hold: async (h: HoldDeliveryInput, meta: { topic: string; partyKey: string }) => {
-              holds.push({ h, meta });
-              return 'seq-1';
-            },
+            hold: record,
+            // An earlier run's record still being released: the attempt holds nothing.
+            tryHold: async (h: HoldDeliveryInput, meta: { topic: string; partyKey: string }) => (busy ? undefined : record(h, meta)),
           },
         }
       : {}),
@@ -62,6 +65,12 @@ describe('an attempt on a stuck hook', () => {
     expect(h.dueInMs).toBeGreaterThanOrEqual(7.5 * 60_000);
     expect(h.dueInMs).toBeLessThanOrEqual(15 * 60_000);
     expect(meta).toEqual({ topic: 'InvoiceReceived', partyKey: 'p-key' });
+  });
+
+  it("leaves the hold to the run's own step while an earlier run's record is still being released", async () => {
+    const { attempt, holds } = setup(stuck, true, true);
+    expect(await attempt(input(Date.now() - 1000, 2))).toEqual(stuck);
+    expect(holds).toEqual([]);
   });
 
   it('holds nothing past the bound of waiting for a slot, so the run can give up instead', async () => {

@@ -1,38 +1,83 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliverWebhookInput } from '../../../src/core/webhook-delivery';
 import type { ClaimedDelivery, HeldDeliveryDoc } from '../../../src/storage/events/held-delivery.repository';
-import { CLAIM_LEASE_MS, HeldDeliveries, SWEEP_BATCH, type HeldStore } from '../../../src/webhooks/held-deliveries';
+import {
+  CLAIM_LEASE_MS,
+  HeldDeliveries,
+  HeldRecordBusyError,
+  LEASE_MARGIN_MS,
+  SWEEP_BATCH,
+  type HeldStore,
+} from '../../../src/webhooks/held-deliveries';
 import { wakeSpreadMs } from '../../../src/webhooks/parked-deliveries';
 import type { DeliveryMeta } from '../../../src/webhooks/publish';
 
-/** The repository's rules in memory: a hold or claim renews seq, a live claim excludes others, removal only while seq is unchanged. */
+/**
+ * The repository's rules in memory: records are inserted by their holding run and never changed; claims are numbered
+ * documents (number n+1 only once n has expired); only a claim's holder removes a record.
+ */
 class MemoryStore implements HeldStore {
   readonly docs = new Map<string, HeldDeliveryDoc>();
-  failClaimDue = false;
-  async hold(doc: Omit<HeldDeliveryDoc, 'seq'>): Promise<string> {
+  /** Claim documents by `<workflow id>/<seq>#<n>`. */
+  readonly claims = new Map<string, { key: string; owner: string; until: Date; workflowId: string; hookId: string }>();
+  private take(doc: HeldDeliveryDoc, owner: string, now: Date, until: Date): ClaimedDelivery | null {
+    const key = `${doc._id}/${doc.seq}`;
+    for (let n = 1; ; n++) {
+      const c = this.claims.get(`${key}#${n}`);
+      if (!c) {
+        this.claims.set(`${key}#${n}`, { key, owner, until, workflowId: doc._id, hookId: doc.hookId });
+        return { ...doc, claimNo: n, claimUntil: until };
+      }
+      if (c.owner === owner) return { ...doc, claimNo: n, claimUntil: c.until };
+      if (c.until > now) return null;
+    }
+  }
+  /** The live claim on a record, if any. */
+  liveClaim(id: string, now: Date): { owner: string; until: Date } | undefined {
+    const d = this.docs.get(id);
+    return [...this.claims.values()].find((c) => d && c.key === `${id}/${d.seq}` && c.until > now);
+  }
+  async hold(doc: Omit<HeldDeliveryDoc, 'seq'>): Promise<string | null> {
+    const existing = this.docs.get(doc._id);
+    if (existing?.heldByRunId === doc.heldByRunId) return existing.seq;
+    if (existing) {
+      const c = this.take(existing, `run:${doc.heldByRunId}`, new Date(), new Date(Date.now() + 60_000));
+      if (!c) return null;
+      await this.remove(c);
+    }
     const seq = randomUUID();
     this.docs.set(doc._id, { ...doc, seq });
     return seq;
   }
   async claim(id: string, now: Date, leaseMs: number): Promise<ClaimedDelivery | null> {
     const d = this.docs.get(id);
-    if (!d || (d.claimedUntil && d.claimedUntil > now)) return null;
-    const until = new Date(now.getTime() + leaseMs);
-    const c = { ...d, seq: randomUUID(), dueAt: until, claimedUntil: until };
-    this.docs.set(id, c);
-    return { ...c };
+    return d ? this.take(d, randomUUID(), now, new Date(now.getTime() + leaseMs)) : null;
   }
   async claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
     const due = [...this.docs.values()].filter((d) => d.dueAt <= now).sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
+    const ids = new Set(due.map((d) => d._id).slice(0, limit));
+    for (const c of this.claims.values()) if (c.until <= now && ids.size < limit) ids.add(c.workflowId);
     const out: ClaimedDelivery[] = [];
-    for (const d of due.slice(0, limit)) {
-      const c = await this.claim(d._id, now, leaseMs);
+    for (const id of ids) {
+      const c = await this.claim(id, now, leaseMs);
       if (c) out.push(c);
     }
     return out;
   }
+  async remove(c: ClaimedDelivery): Promise<void> {
+    if (this.docs.get(c._id)?.seq === c.seq) this.docs.delete(c._id);
+    for (let n = 1; n <= c.claimNo; n++) this.claims.delete(`${c._id}/${c.seq}#${n}`);
+  }
+  async takeBack(id: string, seq: string, runId: string): Promise<boolean> {
+    const d = this.docs.get(id);
+    if (!d || d.seq !== seq) return true;
+    const c = this.take(d, `run:${runId}`, new Date(), new Date(8.64e15));
+    if (!c) return false;
+    await this.remove(c);
+    return true;
+  }
   async unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]> {
-    const free = [...this.docs.values()].filter((d) => d.hookId === hookId && !(d.claimedUntil && d.claimedUntil > now));
+    const free = [...this.docs.values()].filter((d) => d.hookId === hookId && !this.liveClaim(d._id, now));
     return free
       .sort((a, b) => a.heldAt.getTime() - b.heldAt.getTime())
       .slice(0, limit)
@@ -40,10 +85,6 @@ class MemoryStore implements HeldStore {
   }
   async hookIdsWithHeld(): Promise<string[]> {
     return [...new Set([...this.docs.values()].map((d) => d.hookId))];
-  }
-  async removeIfUnchanged(id: string, seq: string): Promise<boolean> {
-    if (this.docs.get(id)?.seq !== seq) return false;
-    return this.docs.delete(id);
   }
 }
 
@@ -124,12 +165,16 @@ describe('HeldDeliveries', () => {
   it('lets a run woken while holding take its record back, unless a release claimed it first', async () => {
     const { store, held } = setup();
     const seq = await held.hold({ workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
-    await expect(held.unhold('wf-1', seq)).resolves.toBe(true);
+    await expect(held.unhold('wf-1', seq, 'run-holder')).resolves.toBe(true);
     expect(store.docs.size).toBe(0);
     const seq2 = await held.hold({ workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
     await store.claim('wf-1', new Date(), 1000);
-    await expect(held.unhold('wf-1', seq2)).resolves.toBe(false);
+    await expect(held.unhold('wf-1', seq2, 'run-holder')).resolves.toBe(false);
     expect(store.docs.size).toBe(1);
+    // Once taken back, no release claims it: the run's claim never ends.
+    const seq3 = (await store.hold({ ...store.docs.get('wf-1')!, _id: 'wf-2', heldByRunId: 'run-2' }))!;
+    await expect(held.unhold('wf-2', seq3, 'run-2')).resolves.toBe(true);
+    await expect(store.claim('wf-2', new Date(), 1000)).resolves.toBeNull();
   });
 
   it('waits for the run that held the delivery to end, however many tries that takes; keeps the record if it never does', async () => {
@@ -146,7 +191,7 @@ describe('HeldDeliveries', () => {
     // Pauses of 50, 100, 200, 400, 800 ms fit in 2 s, the next would not: six tries.
     expect(b.restarts).toHaveLength(6);
     // Still held, claimed for the lease: the sweep takes it up once that has passed, and no wake before.
-    expect(b.store.docs.get('wf-1')!.dueAt).toEqual(new Date(b.clock.ms + CLAIM_LEASE_MS));
+    expect(b.store.liveClaim('wf-1', new Date(b.clock.ms))!.until).toEqual(new Date(b.clock.ms + CLAIM_LEASE_MS));
     await b.held.wake('wf-1', 0);
     expect(b.restarts).toHaveLength(6);
     b.clock.ms += CLAIM_LEASE_MS;
@@ -238,15 +283,40 @@ describe('HeldDeliveries', () => {
     expect(store.docs.size).toBe(0);
   });
 
-  it('keeps a record that was held again after its claim (a newer run held it): only the claimed one is removed', async () => {
+  it("lets a later run hold only once the earlier run's record is no release's: never two records, none lost", async () => {
     const { store, held, hold } = setup();
-    await hold(1, 60_000);
-    const claimed = await store.claim('wf-1', new Date(), 1000);
-    await hold(1, 60_000, 1);
-    await expect(store.removeIfUnchanged('wf-1', claimed!.seq)).resolves.toBe(false);
-    expect(store.docs.has('wf-1')).toBe(true);
+    const later = (runId: string) => ({ workflowId: 'wf-1', runId, input: input(1, 1), dueInMs: 60_000 });
+    const meta = { topic: 'T', partyKey: '' };
+    const seq = await hold(1, 60_000);
+    // The same run's hold tried again finds its own record.
+    await expect(hold(1, 60_000)).resolves.toBe(seq);
+    // A release has the record (it started the next run and has not removed it yet): the next run waits.
+    const claimed = (await store.claim('wf-1', new Date(), 60_000))!;
+    await expect(held.hold(later('run-next'), meta)).rejects.toBeInstanceOf(HeldRecordBusyError);
+    await expect(held.tryHold(later('run-next'), meta)).resolves.toBeUndefined();
+    await store.remove(claimed);
+    const next = await held.hold(later('run-next'), meta);
+    expect(store.docs.get('wf-1')).toMatchObject({ seq: next, heldByRunId: 'run-next' });
+    // The release removing what it claimed after that leaves the newer record alone.
+    await store.remove(claimed);
+    expect(store.docs.get('wf-1')!.seq).toBe(next);
+    // A record nobody has (left behind) is replaced by the later run's.
+    const third = await held.hold(later('run-third'), meta);
+    expect(store.docs.get('wf-1')).toMatchObject({ seq: third, heldByRunId: 'run-third' });
     await held.wake('wf-1', 0);
     expect(store.docs.has('wf-1')).toBe(false);
+  });
+
+  it('starts nothing once its claim is near its end (another release may have claimed the record)', async () => {
+    const a = setup(Array.from({ length: 50 }, () => 'running' as const), 200_000);
+    await a.hold(1, 60_000);
+    const release = a.held.wake('wf-1', 0);
+    await new Promise((r) => setTimeout(r, 30));
+    a.clock.ms += CLAIM_LEASE_MS - LEASE_MARGIN_MS + 1;
+    await release;
+    const tries = a.restarts.length;
+    expect(tries).toBeLessThanOrEqual(2);
+    expect(a.store.docs.has('wf-1')).toBe(true);
   });
 
   it('sweeps what fell due, oldest due first, and leaves the rest; a failed start does not stop the others', async () => {
