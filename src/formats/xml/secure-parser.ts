@@ -37,6 +37,9 @@ export const DEFAULT_XML_LIMITS: Readonly<XmlLimits> = Object.freeze({
   // xmldom needs roughly 2 KB of heap per element with its text nodes: 500k nodes stays near 1 GB at worst.
   maxNodes: 500_000,
   maxAttributesPerElement: 256,
+  // Real invoices carry about one attribute (currencyID, unitCode, schemeID) per two elements: half the node limit.
+  // A million attributes once took 400 MB in xmldom; 250k stay near 60 MB.
+  maxAttributes: 250_000,
   // Attribute values in e-invoices are codes, identifiers and file names; attachments travel in element content.
   maxAttributeValueLength: 64 * 1024,
 });

@@ -3,9 +3,10 @@ import { GatewayError, type GatewayErrorCode } from '../../core/gateway-error';
 /**
  * A single-pass lexical scanner over decoded XML text. It runs before any DOM is built and is the gate that makes
  * untrusted XML safe to hand to xmldom: it refuses DOCTYPE and other markup declarations wherever they appear (so no
- * entity is ever declared, let alone expanded), bounds nesting depth, node count and attribute sizes, and checks the
- * structural well-formedness a truncated or non-XML body breaks (balanced tags, one root, no text outside it, entity
- * and character references). It is linear in the input: every search moves forward only.
+ * entity is ever declared, let alone expanded), bounds nesting depth, node and attribute counts and attribute sizes
+ * (each refusal an UNSAFE_XML whose details name the limit: `reason`, `limit`), and checks the structural
+ * well-formedness a truncated or non-XML body breaks (balanced tags, one root, no text outside it, entity and character
+ * references, no `]]>` in character data). It is linear in the input: every search moves forward only.
  *
  * It also resolves namespace prefixes (an undeclared prefix is an error, as in xmldom) and refuses duplicate attributes.
  * The optional visitor receives start/end tags with their resolved namespace and, when it asks for it, decoded
@@ -18,6 +19,11 @@ export interface ScanLimits {
   /** Maximum number of markup nodes: elements, comments, processing instructions and CDATA sections. */
   maxNodes: number;
   maxAttributesPerElement: number;
+  /**
+   * Maximum number of attributes in the whole document (namespace declarations included). Each costs a DOM some
+   * 250 bytes of heap for as few as 6 bytes of input, so attributes need a count of their own besides the nodes.
+   */
+  maxAttributes: number;
   /** Maximum length of one attribute value, in characters. */
   maxAttributeValueLength: number;
 }
@@ -93,9 +99,23 @@ export function positionAt(text: string, offset: number): { line: number; column
   return { line, column: end - lineStart + 1 };
 }
 
-export function xmlError(code: GatewayErrorCode, text: string, offset: number, reason: string): GatewayError {
+/** Reason codes of the limit refusals (UNSAFE_XML), in the error's details beside the limit. */
+export type XmlLimitReason =
+  | 'XML_TOO_DEEP'
+  | 'XML_TOO_MANY_NODES'
+  | 'XML_TOO_MANY_ATTRIBUTES'
+  | 'XML_TOO_MANY_ATTRIBUTES_PER_ELEMENT'
+  | 'XML_ATTRIBUTE_TOO_LONG';
+
+export function xmlError(
+  code: GatewayErrorCode,
+  text: string,
+  offset: number,
+  reason: string,
+  extra?: { reason: XmlLimitReason; limit: number },
+): GatewayError {
   const { line, column } = positionAt(text, offset);
-  return new GatewayError(code, `${line}:${column}: ${reason}`, { details: { line, column } });
+  return new GatewayError(code, `${line}:${column}: ${reason}`, { details: { line, column, ...extra } });
 }
 
 /**
@@ -195,6 +215,9 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
   const fail = (code: GatewayErrorCode, offset: number, reason: string): never => {
     throw xmlError(code, s, offset, reason);
   };
+  const refuse = (offset: number, reason: string, why: XmlLimitReason, limit: number): never => {
+    throw xmlError('UNSAFE_XML', s, offset, reason, { reason: why, limit });
+  };
 
   const decl = readXmlDeclaration(i === 0 ? s : s.slice(i));
   if (decl) i += decl.length;
@@ -261,9 +284,19 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
   let rootName = '';
   let rootClosed = false;
 
+  let attributesSeen = 0;
   const countNode = (offset: number): void => {
     nodes++;
-    if (nodes > limits.maxNodes) fail('UNSAFE_XML', offset, `document has more than ${limits.maxNodes} markup nodes`);
+    const max = limits.maxNodes;
+    if (nodes > max) refuse(offset, `document has more than ${max} markup nodes`, 'XML_TOO_MANY_NODES', max);
+  };
+
+  // Cursor on the next ']]>' at or after the scan position, moving forward only like the '&' one: the sequence may
+  // not appear in character data (XML 1.0 [14]); CDATA sections, comments and attribute values are not character data.
+  let nextCdataEnd = s.indexOf(']]>', i);
+  const cdataEndFrom = (from: number): number => {
+    if (nextCdataEnd !== -1 && nextCdataEnd < from) nextCdataEnd = s.indexOf(']]>', from);
+    return nextCdataEnd;
   };
 
   while (i < n) {
@@ -282,10 +315,13 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
             fail('INVALID_XML', k, 'text after the end of the root element');
           }
         }
-      } else if (visitor?.wantsText) {
-        visitor.text(references(i, textEnd, true));
       } else {
-        references(i, textEnd, false);
+        const cdataEnd = cdataEndFrom(i);
+        if (cdataEnd !== -1 && cdataEnd + 2 < textEnd) {
+          fail('INVALID_XML', cdataEnd, "']]>' is not allowed in character data (write '>' as &gt;)");
+        }
+        if (visitor?.wantsText) visitor.text(references(i, textEnd, true));
+        else references(i, textEnd, false);
       }
     }
     if (lt === -1) break;
@@ -419,13 +455,21 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       const valueEnd = s.indexOf(quote === 0x22 ? '"' : "'", valueStart);
       if (valueEnd === -1) fail('INVALID_XML', j, `unterminated value of attribute "${attrName}" (document truncated?)`);
       if (valueEnd - valueStart > limits.maxAttributeValueLength) {
-        fail('UNSAFE_XML', valueStart, `value of attribute "${attrName}" is longer than ${limits.maxAttributeValueLength} characters`);
+        const max = limits.maxAttributeValueLength;
+        const what = `value of attribute "${attrName}" is longer than ${max} characters`;
+        refuse(valueStart, what, 'XML_ATTRIBUTE_TOO_LONG', max);
       }
       const ltInValue = s.indexOf('<', valueStart);
       if (ltInValue !== -1 && ltInValue < valueEnd) fail('INVALID_XML', ltInValue, `'<' is not allowed in the value of attribute "${attrName}"`);
       attributeCount++;
       if (attributeCount > limits.maxAttributesPerElement) {
-        fail('UNSAFE_XML', nameStart, `element <${name}> has more than ${limits.maxAttributesPerElement} attributes`);
+        const max = limits.maxAttributesPerElement;
+        const what = `element <${name}> has more than ${max} attributes`;
+        refuse(nameStart, what, 'XML_TOO_MANY_ATTRIBUTES_PER_ELEMENT', max);
+      }
+      if (++attributesSeen > limits.maxAttributes) {
+        const max = limits.maxAttributes;
+        refuse(nameStart, `document has more than ${max} attributes`, 'XML_TOO_MANY_ATTRIBUTES', max);
       }
       if (attributeNames === undefined) attributeNames = [attrName];
       else if (attributeNames.includes(attrName)) fail('INVALID_XML', nameStart, `attribute "${attrName}" appears more than once in start tag <${name}>`);
@@ -474,7 +518,8 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       stackOffsets.push(lt);
       scopes.push(declarations ? new Map([...inScope(), ...declarations]) : inScope());
       if (stack.length > maxDepthSeen) maxDepthSeen = stack.length;
-      if (stack.length > limits.maxDepth) fail('UNSAFE_XML', lt, `element nesting deeper than ${limits.maxDepth} levels`);
+      const max = limits.maxDepth;
+      if (stack.length > max) refuse(lt, `element nesting deeper than ${max} levels`, 'XML_TOO_DEEP', max);
     }
     i = j;
   }

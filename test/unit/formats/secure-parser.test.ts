@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { GatewayError } from '../../../src/core/gateway-error';
 import { detectFormat } from '../../../src/formats/detect';
 import { NS, UBL_NS } from '../../../src/formats/xml/namespaces';
@@ -9,8 +10,10 @@ import {
   select,
   selectOne,
   text,
+  parseXmlForReading,
   withoutLongComments,
 } from '../../../src/formats/xml/secure-parser';
+import { runBounded } from '../../support/bounded-process';
 
 /** Runs `fn`, expects a GatewayError, and proves by the clock that refusing did not hang. */
 function refusal(fn: () => unknown): GatewayError {
@@ -28,6 +31,8 @@ function refusal(fn: () => unknown): GatewayError {
 }
 
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
+
+const CDATA_END_REFUSAL = "']]>' is not allowed in character data (write '>' as &gt;)";
 
 describe('parseXml: safety refusals', () => {
   it('refuses XXE (external entity to /etc/passwd) at the DOCTYPE, before any entity is read', () => {
@@ -96,6 +101,45 @@ describe('parseXml: safety refusals', () => {
     expect(e.code).toBe('UNSAFE_XML');
     expect(e.message).toMatch(/more than 500 markup nodes/);
   });
+
+  it('refuses too many attributes in the whole document, with a reason code and the limit', () => {
+    const attrs = Array.from({ length: 100 }, (_, k) => `a${k}="1"`).join(' ');
+    const element = `<e ${attrs}/>`;
+    const doc = `<r>${element.repeat(30)}</r>`;
+    // The 2,501st attribute is the first of the 26th element.
+    const column = '<r>'.length + 25 * element.length + '<e '.length + 1;
+    for (const parse of [parseXml, parseXmlForReading]) {
+      const e = refusal(() => parse(doc, { maxAttributes: 2_500 }));
+      expect(e.code).toBe('UNSAFE_XML');
+      expect(e.message).toBe(`1:${column}: document has more than 2500 attributes`);
+      expect(e.details).toEqual({ line: 1, column, reason: 'XML_TOO_MANY_ATTRIBUTES', limit: 2_500 });
+    }
+    const streamed = (): unknown => detectFormat(utf8(doc), { strategy: 'stream', limits: { maxAttributes: 2_500 } });
+    expect(streamed).toThrow(/more than 2500 attributes/);
+    expect(parseXml(doc, { maxAttributes: 3_000 }).documentElement?.childNodes.length).toBe(30);
+    expect(DEFAULT_XML_LIMITS.maxAttributes).toBe(250_000);
+  });
+
+  it('names the limit each safety refusal hit', () => {
+    const reason = (doc: string, limits = {}): unknown => refusal(() => parseXml(doc, limits)).details?.['reason'];
+    expect(reason(`${'<a>'.repeat(300)}${'</a>'.repeat(300)}`)).toBe('XML_TOO_DEEP');
+    expect(reason(`<r>${'<a/>'.repeat(10)}</r>`, { maxNodes: 5 })).toBe('XML_TOO_MANY_NODES');
+    expect(reason(`<r a="1" b="2"/>`, { maxAttributesPerElement: 1 })).toBe('XML_TOO_MANY_ATTRIBUTES_PER_ELEMENT');
+    expect(reason(`<r a="12345"/>`, { maxAttributeValueLength: 4 })).toBe('XML_ATTRIBUTE_TOO_LONG');
+  });
+
+  it('refuses the attribute bomb (10^6 attributes, 7.6 MB) before building anything, in a small heap', async () => {
+    // 4,000 elements of 250 attributes each: under the per-element limit, four times the document limit. Building its
+    // DOM took 400 MB; refused at the scan, it must fit a child process with a 96 MB heap (30 MB of it module code).
+    const attrs = Array.from({ length: 250 }, (_, k) => `a${k}="1"`).join(' ');
+    const bomb = utf8(`<r>${`<e ${attrs}/>`.repeat(4_000)}</r>`);
+    const secureParser = path.resolve(__dirname, '../../../src/formats/xml/secure-parser.ts');
+    const outcome = await runBounded(secureParser, 'parseXml', bomb, { maxHeapMb: 96 });
+    expect(outcome).toEqual(expect.objectContaining({ kind: 'threw', code: 'UNSAFE_XML' }));
+    if (outcome.kind !== 'threw') return;
+    expect(outcome.details).toEqual(expect.objectContaining({ reason: 'XML_TOO_MANY_ATTRIBUTES', limit: 250_000 }));
+    expect(outcome.peakRssGrowthBytes).toBeLessThan(64 * 1024 * 1024);
+   }, 60_000);
 
   it('refuses input above the size limit before decoding it', () => {
     const e = refusal(() => parseXml(Buffer.alloc(2048, 0x20), { maxBytes: 1024 }));
@@ -208,11 +252,24 @@ describe('parseXml: malformed and non-XML input', () => {
     ['duplicate attribute', '<a x="1" x="2"/>', '1:10: attribute "x" appears more than once in start tag <a>'],
     ['misplaced XML declaration', '<a><?xml version="1.0"?></a>', '1:4: XML declaration is only allowed at the very start of the document'],
     ['XML 1.1', '<?xml version="1.1"?><a/>', '1:1: XML version "1.1" is not supported (only 1.0)'],
+    [']]> in character data', '<a>x ]]> y</a>', `1:6: ${CDATA_END_REFUSAL}`],
+    [']]> after CDATA', '<a><![CDATA[<b>]]>]]></a>', `1:19: ${CDATA_END_REFUSAL}`],
   ])('%s → INVALID_XML with position', (_name, input, message) => {
     const e = refusal(() => parseXml(input));
     expect(e.code).toBe('INVALID_XML');
     expect(e.message).toBe(message);
     expect(e.details).toEqual(expect.objectContaining({ line: expect.any(Number), column: expect.any(Number) }));
+  });
+
+  it("refuses ']]>' in character data on every path, and takes it where it may stand", () => {
+    const doc = `<a>${'x]] ]> &amp;'.repeat(10_000)}\n<b>]]&gt;</b>]]></a>`;
+    for (const parse of [parseXml, parseXmlForReading]) {
+      expect(refusal(() => parse(doc)).message).toMatch(/^2:14: ']]>' is not allowed/);
+    }
+    expect(refusal(() => detectFormat(utf8(doc), { strategy: 'stream' })).code).toBe('INVALID_XML');
+    const fine = '<a x="]]>"><!-- ]]> --><![CDATA[ ]] ]]><?pi ]]>?>]]&gt;]]</a>';
+    expect(parseXml(fine).documentElement?.textContent).toBe(' ]] ]]>]]');
+    expect(parseXmlForReading(fine).documentElement?.textContent).toBe(' ]] ]]>]]');
   });
 
   it('tolerates processing instructions and comments around the root, and keeps a literal U+FFFD', () => {
