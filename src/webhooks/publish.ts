@@ -171,8 +171,12 @@ export class EventPublisher {
         throw new GatewayError('CONFLICT', `Hook ${hookId} has action ${hook.action}; only https and httpsin hooks can be redelivered to`);
       }
       const route: EventRouteDoc = { hookId, action: hook.action, deliveryId: deliveryIdFor(event.id, hookId), status: 'started' };
-      const routes = [...event.routes.filter((r) => r.hookId !== hookId), route];
-      await this.deps.events.setRouting(eventId, 'routed', routes);
+      // Built on the routing as recorded when it is written: a redelivery to another hook meanwhile keeps its route.
+      const recorded = await this.deps.events.updateRouting(eventId, (current) => ({
+        label: 'routed',
+        routes: [...current.routes.filter((r) => r.hookId !== hookId), route],
+      }));
+      const routes = recorded?.routes ?? [...event.routes.filter((r) => r.hookId !== hookId), route];
       const updated = { ...event, label: 'routed' as const, routes };
       return { event: updated, deliveries: await this.startRoutes(updated, [route], 'redeliver', [hook]) };
     }

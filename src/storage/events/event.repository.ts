@@ -2,7 +2,7 @@ import type { mongo } from 'mongoose';
 import type { Models } from '../models';
 import { isDuplicateKeyError } from '../connection';
 import { withStorageRetries } from '../retry';
-import type { DeliveryAttemptDoc, EventDoc, EventLabel, EventRouteDoc } from './event.schema';
+import type { DeliveryAttemptDoc, EventDoc, EventLabel, EventRouteDoc, EventRoutingDoc } from './event.schema';
 
 export type { EventLabel, EventRouteDoc, DeliveryAttemptDoc, AttemptOutcome } from './event.schema';
 
@@ -44,7 +44,19 @@ export interface EventQuery {
   limit: number;
 }
 
-function toRecord(doc: EventDoc): EventRecord {
+/** An event's routing: as published, or as the latest redelivery that routed it again recorded it. */
+export interface EventRouting {
+  label: EventLabel;
+  routes: EventRouteDoc[];
+}
+
+/** Tries of a routing change that finds another change of the same event taking its number. */
+const ROUTING_TRIES = 50;
+
+const routingId = (eventId: string, n: number): string => `${eventId}:${n}`;
+
+function toRecord(doc: EventDoc, routing?: EventRoutingDoc): EventRecord {
+  const routed = routing ?? doc;
   return {
     id: doc._id,
     tenantId: doc.tenantId,
@@ -57,8 +69,8 @@ function toRecord(doc: EventDoc): EventRecord {
     details: { ...(doc.details ?? {}) },
     createdBy: doc.createdBy,
     createdOn: doc.createdOn,
-    label: doc.label,
-    routes: (doc.routes ?? []).map((r) => ({ hookId: r.hookId, action: r.action, deliveryId: r.deliveryId, status: r.status })),
+    label: routed.label,
+    routes: (routed.routes ?? []).map((r) => ({ hookId: r.hookId, action: r.action, deliveryId: r.deliveryId, status: r.status })),
     targetHookId: doc.targetHookId ?? null,
     excludeHookIds: [...(doc.excludeHookIds ?? [])],
   };
@@ -71,7 +83,12 @@ function topicCondition(topic: string): unknown {
   return { $regex: `^${topic.replace(/\*/g, '.*')}$` };
 }
 
-/** Published events; each is written once, its routing recorded on the same document. */
+/**
+ * Published events. An event document is written once, with its routing; a redelivery that routes it again records
+ * the new routing as a document of its own (`eventroutings`, `<event id>:<n>`), taking the next number with an insert:
+ * two redeliveries never update one document (FerretDB would lose one), and the one that loses the number reads the
+ * winner's routing and builds on it. Reads give the event with its latest routing.
+ */
 export class EventRepository {
   constructor(private readonly models: Models) {}
 
@@ -106,12 +123,48 @@ export class EventRepository {
    */
   async findInTenants(tenantIds: readonly string[], eventId: string): Promise<EventRecord | null> {
     const doc = await this.models.WebhookEvent.findById(eventId).lean<EventDoc>().exec();
-    return doc && tenantIds.includes(doc.tenantId) ? toRecord(doc) : null;
+    if (!doc || !tenantIds.includes(doc.tenantId)) return null;
+    return toRecord(doc, (await this.latestRouting(eventId))?.doc);
   }
 
   /** Records a new routing (a redelivery that routes again). The caller has read the event within its tenant. */
   async setRouting(eventId: string, label: EventLabel, routes: EventRouteDoc[]): Promise<void> {
-    await this.models.WebhookEvent.updateOne({ _id: eventId }, { $set: { label, routes } }).exec();
+    await this.updateRouting(eventId, () => ({ label, routes }));
+  }
+
+  /**
+   * Records a routing made from the event's current one (a redelivery to one hook keeps the others' routes): `next`
+   * gets the latest routing; when another change took the number meanwhile, it is called again with that one.
+   * Resolves the routing recorded; null when there is no such event.
+   */
+  async updateRouting(eventId: string, next: (current: EventRouting) => EventRouting): Promise<EventRouting | null> {
+    const collection = this.models.EventRouting.collection as unknown as mongo.Collection<EventRoutingDoc>;
+    for (let tries = 0; tries < ROUTING_TRIES; tries++) {
+      const event = await this.models.WebhookEvent.findById(eventId, { tenantId: 1, label: 1, routes: 1 }).lean<EventDoc>().exec();
+      if (!event) return null;
+      const latest = await this.latestRouting(eventId);
+      const current = latest?.doc ?? event;
+      const routing = next({ label: current.label, routes: current.routes.map((r) => ({ ...r })) });
+      const n = (latest?.n ?? 0) + 1;
+      const doc: EventRoutingDoc = { _id: routingId(eventId, n), eventId, tenantId: event.tenantId, n, ...routing, at: new Date() };
+      try {
+        await withStorageRetries(() => collection.insertOne(doc));
+        return routing;
+      } catch (e) {
+        if (!isDuplicateKeyError(e)) throw e;
+      }
+    }
+    throw new Error(`the routing of event ${eventId} kept changing under ${ROUTING_TRIES} tries`);
+  }
+
+  /** The latest recorded routing of an event and its number, read by key (1, 2, … until one is missing). */
+  private async latestRouting(eventId: string): Promise<{ n: number; doc: EventRoutingDoc } | undefined> {
+    let latest: { n: number; doc: EventRoutingDoc } | undefined;
+    for (let n = 1; ; n++) {
+      const doc = await this.models.EventRouting.findById(routingId(eventId, n)).lean<EventRoutingDoc>().exec();
+      if (!doc) return latest;
+      latest = { n, doc };
+    }
   }
 
   /** Oldest first, then by id; at most `limit`. */
@@ -131,7 +184,14 @@ export class EventRepository {
       .limit(q.limit)
       .lean<EventDoc[]>()
       .exec();
-    return docs.map(toRecord);
+    if (docs.length === 0) return [];
+    // Routings recorded after publishing (redeliveries), latest per event: one read for the page.
+    const routings = await this.models.EventRouting.find({ eventId: { $in: docs.map((d) => d._id) } })
+      .lean<EventRoutingDoc[]>()
+      .exec();
+    const latest = new Map<string, EventRoutingDoc>();
+    for (const r of routings) if ((latest.get(r.eventId)?.n ?? 0) < r.n) latest.set(r.eventId, r);
+    return docs.map((d) => toRecord(d, latest.get(d._id)));
   }
 }
 

@@ -1,5 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { mongo } from 'mongoose';
+import { GatewayError } from '../../core/gateway-error';
 import type { Models } from '../models';
-import type { HookDoc, HookOutputRuleDoc } from './hook.schema';
+import { withStorageRetries } from '../retry';
+import { dropClaims, takeClaim } from '../events/numbered-claims';
+import type { HookDoc, HookOutputRuleDoc, HookWriteDoc } from './hook.schema';
 
 /** A stored hook as the rest of the gateway sees it (`id` instead of `_id`). */
 export interface HookRecord {
@@ -86,13 +92,22 @@ function hookChanged(tenantId: string, hookId: string): void {
   for (const listener of changeListeners) listener(tenantId, hookId);
 }
 
-function scopeFilter(scope: HookScope): Record<string, unknown> {
-  return scope.partyId === undefined ? { tenantId: scope.tenantId } : { tenantId: scope.tenantId, partyId: scope.partyId };
+/** How long a hook write keeps other writers of the hook off: one update, far less than this. */
+export const HOOK_WRITE_LEASE_MS = 15_000;
+/** Tries of a write that finds another writer at the hook, with pauses growing from 5 ms to 200 ms (about 23 s). */
+const WRITE_TRIES = 120;
+
+function inScope(doc: HookDoc, scope: HookScope): boolean {
+  return doc.tenantId === scope.tenantId && (scope.partyId === undefined || (doc.partyId ?? null) === scope.partyId);
 }
 
 /**
- * Hooks, always read and written within one tenant. Every write is a single-document operation; an update is one
- * findOneAndUpdate, so a hook is never absent while it changes (the delete/create race of spec 6.10 cannot happen).
+ * Hooks, always read and written within one tenant. A hook is one document, changed in place (never absent while it
+ * changes, so the delete/create race of spec 6.10 cannot happen), by one writer at a time: FerretDB applies an update
+ * as read-modify-write, so two updates of one document (a PUT and the worker's 410 switch-off) could lose one, and a
+ * guarded update is no compare-and-set. A writer reads the hook at rev r and takes the write lease of rev r+1 with an
+ * insert (HookWriteDoc); the one whose insert lands reads the hook again, still at r, writes it with rev r+1 and
+ * drops the lease. The others read again and retry, so every write is counted in `rev` and none is lost.
  */
 export class HookRepository {
   constructor(private readonly models: Models) {}
@@ -152,7 +167,7 @@ export class HookRepository {
   }
 
   /**
-   * Replaces the writable fields in one atomic write. `secureKey` undefined keeps the stored key (it is write-only, so
+   * Replaces the writable fields in one write. `secureKey` undefined keeps the stored key (it is write-only, so
    * a client cannot send it back); `output` undefined keeps the stored rules (v1 does not know them). Switching a hook on clears the gateway's own disabledReason.
    */
   async update(
@@ -161,35 +176,83 @@ export class HookRepository {
     fields: Omit<HookFields, 'output'> & Partial<Pick<HookFields, 'output'>>,
     secureKey: string | undefined,
   ): Promise<HookRecord | null> {
-    const set: Record<string, unknown> = { changedOn: new Date() };
+    const set: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) set[k] = v;
     if (secureKey !== undefined) set['secureKey'] = secureKey;
     if (fields.isActive) set['disabledReason'] = null;
-    const doc = await this.models.Hook.findOneAndUpdate(
-      { ...scopeFilter(scope), _id: hookId },
-      { $set: set, $inc: { rev: 1 } },
-      { returnDocument: 'after' },
-    )
-      .lean<HookDoc>()
-      .exec();
-    // Also when nothing matched: a cache may hold the hook under a scope that no longer fits it.
-    hookChanged(scope.tenantId, hookId);
-    return doc ? toRecord(doc) : null;
+    try {
+      return await this.write(hookId, async (doc, rev) => {
+        if (!inScope(doc, scope)) return { result: null };
+        const changed = { ...set, changedOn: new Date(), rev };
+        await withStorageRetries(() => this.hooks.updateOne({ _id: hookId }, { $set: changed }));
+        return { result: toRecord({ ...doc, ...changed }) };
+      });
+    } finally {
+      // Also when nothing matched: a cache may hold the hook under a scope that no longer fits it.
+      hookChanged(scope.tenantId, hookId);
+    }
   }
 
   async delete(scope: HookScope, hookId: string): Promise<boolean> {
-    const res = await this.models.Hook.deleteOne({ ...scopeFilter(scope), _id: hookId }).exec();
-    hookChanged(scope.tenantId, hookId);
-    return res.deletedCount === 1;
+    try {
+      return await this.write(hookId, async (doc) => {
+        if (!inScope(doc, scope)) return { result: false };
+        await withStorageRetries(() => this.hooks.deleteOne({ _id: hookId }));
+        return { result: true };
+      }) ?? false;
+    } finally {
+      hookChanged(scope.tenantId, hookId);
+    }
   }
 
   /** Switches a hook off on the gateway's own account (a 410 from the receiver). True when this call did it. */
   async disable(tenantId: string, hookId: string, reason: string): Promise<boolean> {
-    const res = await this.models.Hook.updateOne(
-      { tenantId, _id: hookId, isActive: true },
-      { $set: { isActive: false, disabledReason: reason, changedOn: new Date() }, $inc: { rev: 1 } },
-    ).exec();
-    hookChanged(tenantId, hookId);
-    return res.modifiedCount === 1;
+    try {
+      return await this.write(hookId, async (doc, rev) => {
+        if (doc.tenantId !== tenantId || !doc.isActive) return { result: false };
+        const off = { isActive: false, disabledReason: reason, changedOn: new Date(), rev };
+        await withStorageRetries(() => this.hooks.updateOne({ _id: hookId }, { $set: off }));
+        return { result: true };
+      }) ?? false;
+    } finally {
+      hookChanged(tenantId, hookId);
+    }
+  }
+
+  private get hooks(): mongo.Collection<HookDoc> {
+    return this.models.Hook.collection as unknown as mongo.Collection<HookDoc>;
+  }
+
+  private get leases(): mongo.Collection<HookWriteDoc> {
+    return this.models.HookWrite.collection as unknown as mongo.Collection<HookWriteDoc>;
+  }
+
+  /**
+   * Runs `change` as the hook's only writer, with the rev it is to write; null when the hook does not exist. The
+   * lease is keyed by the rev written, so a writer that read the hook before another's write finds it taken, or, once
+   * dropped, finds the hook at a later rev when it reads it again, and starts over.
+   */
+  private async write<T>(hookId: string, change: (doc: HookDoc, rev: number) => Promise<{ result: T }>): Promise<T | null> {
+    const owner = randomUUID();
+    for (let tries = 0, pause = 5; tries < WRITE_TRIES; tries++, pause = Math.min(pause * 2, 200)) {
+      const doc = await this.models.Hook.findById(hookId).lean<HookDoc>().exec();
+      if (!doc) return null;
+      const rev = (doc.rev ?? 0) + 1;
+      const key = `${hookId}:${rev}`;
+      const now = new Date();
+      const until = new Date(now.getTime() + HOOK_WRITE_LEASE_MS);
+      const lease = await takeClaim(this.leases, key, owner, now, until, { hookId, rev });
+      if (lease) {
+        try {
+          const again = await this.models.Hook.findById(hookId).lean<HookDoc>().exec();
+          if (!again) return null;
+          if ((again.rev ?? 0) + 1 === rev) return (await change(again, rev)).result;
+        } finally {
+          await dropClaims(this.leases, key, lease.n);
+        }
+      }
+      await sleep(pause);
+    }
+    throw new GatewayError('STORAGE_FAILED', `hook ${hookId} is being written by others; try again`);
   }
 }

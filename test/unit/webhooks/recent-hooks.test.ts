@@ -78,13 +78,19 @@ describe('RecentHooks', () => {
   it('drops a hook at once when this process writes it', async () => {
     const { HookRepository } = await import('../../../src/storage/hooks/hook.repository');
     const updated: Record<string, unknown>[] = [];
+    // The stored hook, read by id; the write lease is an insert that lands; the switch-off one update.
+    const stored = { _id: 'h1', tenantId: 't1', partyId: null, action: 'https', isActive: true, rev: 0 };
     const models = {
       Hook: {
-        updateOne: (filter: Record<string, unknown>) => {
-          updated.push(filter);
-          return { exec: async () => ({ modifiedCount: 1 }) };
+        findById: () => ({ lean: () => ({ exec: async () => ({ ...stored }) }) }),
+        collection: {
+          updateOne: async (filter: Record<string, unknown>) => {
+            updated.push(filter);
+            return { modifiedCount: 1 };
+          },
         },
       },
+      HookWrite: { collection: { insertOne: async () => ({}), deleteMany: async () => ({}) } },
     };
     const writer = new HookRepository(models as never);
     const db = fakeRepository();

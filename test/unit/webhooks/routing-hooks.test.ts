@@ -16,7 +16,8 @@ function fakeRepository(hooks: Array<Pick<HookRecord, 'id' | 'tenantId' | 'party
 
 /** A repository whose writes reach nothing but the process-wide change notice. */
 const writer = new HookRepository({
-  Hook: { deleteOne: () => ({ exec: async () => ({ deletedCount: 1 }) }) },
+  // No such hook: the write finds nothing to change, and still tells the caches.
+  Hook: { findById: () => ({ lean: () => ({ exec: async () => null }) }) },
 } as never);
 
 describe('RoutingHooks', () => {
