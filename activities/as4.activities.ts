@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { XMLSerializer } from '@xmldom/xmldom';
 import { heartbeat } from '@temporalio/activity';
-import { DocumentState } from '../src/core/document-states';
+import { DocumentState, HistoryStep } from '../src/core/document-states';
 import { GatewayError } from '../src/core/gateway-error';
 import { parseSbd } from '../src/peppol/sbdh';
 import { nameBasedUuid } from '../src/ids/name-uuid';
@@ -65,7 +65,7 @@ export function createAs4Activities(deps: As4ActivityDeps) {
       const record = await deps.as4Inbound.findByMessageId(input.messageId);
       if (!record || record.tenantId !== input.tenantId) throw new GatewayError('DOCUMENT_NOT_FOUND', `received message ${input.messageId} not found`);
       const documentId = receivedDocumentId(input.tenantId, input.messageId);
-      let doc = await deps.documents.find(input.tenantId, documentId);
+      let doc = await deps.documents.findStored(input.tenantId, documentId);
       if (!doc) {
         const sbd = await deps.blobs.read(record.blobId, deps.maxDocumentBytes, () => heartbeat());
         const bytes = businessDocument(sbd);
@@ -89,13 +89,13 @@ export function createAs4Activities(deps: As4ActivityDeps) {
         if (!doc) {
           // An earlier try of this step wrote it first.
           await deps.blobs.delete(blob.blobId).catch(() => undefined);
-          doc = await deps.documents.find(input.tenantId, documentId);
+          doc = await deps.documents.findStored(input.tenantId, documentId);
         }
         if (!doc) throw new GatewayError('STORAGE_FAILED', `received document ${documentId} could not be recorded`, { retryable: true });
       }
       const detection = input.detection;
       const state = detection.ok ? DocumentState.Detected : DocumentState.Rejected;
-      await deps.documents.appendHistory(input.tenantId, documentId, { state, key: 'detect', detail: detection.ok ? detection.format.id : `${detection.code}: ${detection.message}` }, detection.ok ? { format: { ...detection.format } } : {});
+      await deps.documents.appendHistory(input.tenantId, documentId, { state, key: HistoryStep.detect.key, detail: detection.ok ? detection.format.id : `${detection.code}: ${detection.message}` }, detection.ok ? { format: { ...detection.format } } : {});
       const topic = !detection.ok ? 'InvoiceReceivedError' : INVOICE_TYPES.has(detection.format.documentType) ? 'InvoiceReceived' : undefined;
       if (!topic) return { documentId, state };
       const publisher = deps.webhooks?.publisher;

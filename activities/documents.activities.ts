@@ -1,6 +1,6 @@
 import { heartbeat } from '@temporalio/activity';
 import { GatewayError } from '../src/core/gateway-error';
-import { DocumentState } from '../src/core/document-states';
+import { DocumentState, HistoryStep, retryKey } from '../src/core/document-states';
 import type { BlobStore } from '../src/storage/blob-store';
 import type { DirectoryRepository } from '../src/storage/directory.repository';
 import type { DocumentRepository } from '../src/storage/document.repository';
@@ -30,10 +30,10 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
     const entry =
       input.topic === 'InvoiceSent'
-        ? { state: DocumentState.Delivered, key: 'delivered' }
+        ? { state: DocumentState.Delivered, key: HistoryStep.delivered.key }
         : input.topic === 'InvoiceSentRetry'
-          ? { state: DocumentState.Retrying, key: `retry-${input.attempt ?? 0}` }
-          : { state: DocumentState.InvoiceSentError, key: 'send-error' };
+          ? { state: DocumentState.Retrying, key: retryKey(input.attempt ?? 0) }
+          : { state: DocumentState.InvoiceSentError, key: HistoryStep.sendError.key };
     await deps.documents.appendHistory(input.tenantId, input.documentId, { ...entry, detail: input.message });
     const party = await deps.directory.findParty(record.partyId);
     const sent = input.endpoint !== undefined && input.endpoint !== '';
@@ -65,7 +65,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
 
   return {
     async detectDocumentFormat(input: SendInvoiceInput): Promise<DetectionOutcome> {
-      const record = await deps.documents.find(input.tenantId, input.documentId);
+      const record = await deps.documents.findStored(input.tenantId, input.documentId);
       if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
       // heartbeat() is throttled by the SDK, so calling it per chunk costs nothing.
       const bytes = await deps.blobs.read(record.blobId, deps.maxDocumentBytes, () => heartbeat());
@@ -74,14 +74,14 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
         await deps.documents.appendHistory(
           input.tenantId,
           input.documentId,
-          { state: DocumentState.Detected, detail: outcome.format.id, key: 'detect' },
+          { state: DocumentState.Detected, detail: outcome.format.id, key: HistoryStep.detect.key },
           { format: outcome.format },
         );
       } else {
         await deps.documents.appendHistory(input.tenantId, input.documentId, {
           state: DocumentState.Rejected,
           detail: `${outcome.code}: ${outcome.message}`,
-          key: 'detect',
+          key: HistoryStep.detect.key,
         });
       }
       return outcome;

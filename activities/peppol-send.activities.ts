@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { heartbeat } from '@temporalio/activity';
-import { DocumentState } from '../src/core/document-states';
+import { DocumentState, sendAttemptKey } from '../src/core/document-states';
 import { GatewayError } from '../src/core/gateway-error';
 import { buildPeppolMessage } from '../src/peppol/as4/message';
 import { stableMessageIds } from '../src/peppol/as4/message-ids';
@@ -101,10 +101,14 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
     return undefined;
   }
 
-  async function load(input: SendInvoiceInput) {
-    const record = await deps.documents.find(input.tenantId, input.documentId);
-    if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
-    const bytes = await deps.blobs.read(record.blobId, deps.maxDocumentBytes, () => heartbeat());
+  /** The record (with its history, for the format detection found, when `withState`) and its bytes. */
+  async function load(input: SendInvoiceInput, withState: boolean) {
+    const stored = await deps.documents.findStored(input.tenantId, input.documentId);
+    if (!stored) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
+    const [record, bytes] = await Promise.all([
+      withState ? deps.documents.withHistory(stored) : undefined,
+      deps.blobs.read(stored.blobId, deps.maxDocumentBytes, () => heartbeat()),
+    ]);
     return { record, bytes };
   }
 
@@ -118,8 +122,8 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
       if (!sender || 'unavailable' in sender) {
         return refused('configuration', 'PEPPOL_NOT_CONFIGURED', `Peppol sending is not configured: ${sender?.unavailable ?? 'no Peppol sender in this worker'}`);
       }
-      const { record, bytes } = await load(input);
-      const format = record.format;
+      const { record, bytes } = await load(input, true);
+      const format = record?.format;
       if (!format?.documentTypeId) {
         return refused('recipient', 'NO_DOCUMENT_TYPE', `Not sent over Peppol: the format ${format?.id ?? '(unknown)'} has no Peppol document type identifier`);
       }
@@ -199,7 +203,7 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
         throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Peppol sending is not configured on this worker: ${sender?.unavailable ?? 'no Peppol sender'}`, { retryable: true });
       }
       const { route } = input;
-      const loaded = await load(input);
+      const loaded = await load(input, false);
       const bytes = route.transform ? (await convertForRecipient(loaded.bytes, route.transform.targetFormat, deps.transform)).xml : loaded.bytes;
       const firstAttemptAt = new Date(input.firstAttemptAt);
       const ids = stableMessageIds(`${input.tenantId}:${input.documentId}`);
@@ -241,7 +245,7 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
       const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
       await deps.documents.appendHistory(input.tenantId, input.documentId, {
         state: DocumentState.Sending,
-        key: `send-attempt-${input.attempt}`,
+        key: sendAttemptKey(input.attempt),
         detail: `attempt ${input.attempt} to ${formatId(route.receiver)} at ${route.endpointUrl} (AS4 MessageId ${message.messageId}): ${out.outcome}, ${status}${result.reason ? `: ${result.reason}` : ''}`,
       });
       return result;

@@ -1,6 +1,6 @@
 import { heartbeat } from '@temporalio/activity';
 import { GatewayError, isGatewayError } from '../src/core/gateway-error';
-import { DocumentState } from '../src/core/document-states';
+import { DocumentState, HistoryStep } from '../src/core/document-states';
 import type { Assertion, ValidateOptions, ValidationResult } from '../src/validation';
 import type { BlobStore } from '../src/storage/blob-store';
 import type { DocumentRepository } from '../src/storage/document.repository';
@@ -62,7 +62,7 @@ export function createValidationActivities(deps: ValidationActivityDeps) {
       if (!validator) {
         throw new GatewayError('NOT_IMPLEMENTED', 'this worker has no validator configured (ActivityDeps.validator missing)', { retryable: false });
       }
-      const record = await deps.documents.find(input.tenantId, input.documentId);
+      const record = await deps.documents.findStored(input.tenantId, input.documentId);
       if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
       const bytes = await deps.blobs.read(record.blobId, deps.maxDocumentBytes, () => heartbeat());
 
@@ -97,21 +97,21 @@ export function createValidationActivities(deps: ValidationActivityDeps) {
         await deps.documents.appendHistory(
           input.tenantId,
           input.documentId,
-          { state: DocumentState.Validated, detail: outcome.ruleSets.join(', '), key: 'validate' },
+          { state: DocumentState.Validated, detail: outcome.ruleSets.join(', '), key: HistoryStep.validate.key },
           validation ? { validation } : {},
         );
       } else if (outcome.kind === 'not-validated') {
-        await deps.documents.appendHistory(input.tenantId, input.documentId, { state: DocumentState.NotValidated, detail: outcome.reason, key: 'validate' });
+        await deps.documents.appendHistory(input.tenantId, input.documentId, { state: DocumentState.NotValidated, detail: outcome.reason, key: HistoryStep.validate.key });
       } else if (validation) {
         // The final state (InvoiceSentError) is written by the workflow's error step; this keeps the assertions.
         await deps.documents.appendHistory(
           input.tenantId,
           input.documentId,
-          { state: DocumentState.Invalid, detail: `Invalid payload: ${outcome.summary}`, key: 'validate' },
+          { state: DocumentState.Invalid, detail: `Invalid payload: ${outcome.summary}`, key: HistoryStep.validate.key },
           { validation },
         );
       } else {
-        await deps.documents.appendHistory(input.tenantId, input.documentId, { state: DocumentState.Invalid, detail: `Invalid payload: ${outcome.summary}`, key: 'validate' });
+        await deps.documents.appendHistory(input.tenantId, input.documentId, { state: DocumentState.Invalid, detail: `Invalid payload: ${outcome.summary}`, key: HistoryStep.validate.key });
       }
       return outcome;
     },

@@ -1,9 +1,10 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { SendRunStatus } from '../src/maintenance/reconcile';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { GatewayError } from '../src/core/gateway-error';
 import type { RetrySchedule } from '../src/core/retry-schedule';
 import { receiveDocumentWorkflowId, sendInvoiceWorkflowId } from '../src/core/identifiers';
-import { RECEIVE_DOCUMENT_WORKFLOW, SEND_INVOICE_WORKFLOW, type ReceiveDocumentInput, type SendInvoiceInput } from '../workflows/messages';
+import { RECEIVE_DOCUMENT_WORKFLOW, SEND_INVOICE_WORKFLOW, type ReceiveDocumentInput, type SendInvoiceInput, type SendInvoiceResult } from '../workflows/messages';
 
 export const TenantIdAttribute = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
 export const DocumentIdAttribute = defineSearchAttributeKey('DocumentId', SearchAttributeType.KEYWORD);
@@ -79,6 +80,35 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
       throw new GatewayError('WORKFLOW_START_FAILED', 'The received message was stored but its processing could not be started', { cause: e });
+    }
+  }
+
+  /** Where a sales invoice's run stands, with the state its result names once completed (reconciliation). */
+  async describeSendInvoice(tenantId: string, documentId: string): Promise<SendRunStatus> {
+    const handle = this.client.workflow.getHandle<(input: SendInvoiceInput) => Promise<SendInvoiceResult>>(
+      sendInvoiceWorkflowId(tenantId, documentId),
+    );
+    let status: string;
+    try {
+      status = (await handle.describe()).status.name;
+    } catch (e) {
+      if (e instanceof WorkflowNotFoundError) return { status: 'not-found' };
+      throw e;
+    }
+    switch (status) {
+      case 'RUNNING':
+      case 'CONTINUED_AS_NEW':
+        return { status: 'running' };
+      case 'COMPLETED':
+        return { status: 'completed', state: (await handle.result()).state };
+      case 'TERMINATED':
+        return { status: 'terminated' };
+      case 'CANCELLED':
+        return { status: 'canceled' };
+      case 'TIMED_OUT':
+        return { status: 'timed-out' };
+      default:
+        return { status: 'failed' };
     }
   }
 

@@ -4,7 +4,7 @@ import { GatewayError, isGatewayError } from '../../src/core/gateway-error';
 import { isUuid } from '../../src/core/identifiers';
 import type { BlobStore } from '../../src/storage/blob-store';
 import type { DirectoryRepository } from '../../src/storage/directory.repository';
-import type { DocumentRecord, DocumentRepository } from '../../src/storage/document.repository';
+import type { DocumentRecord, DocumentRepository, StoredDocument } from '../../src/storage/document.repository';
 import { isTransientStorageError, withStorageRetries } from '../../src/storage/retry';
 import type { Logger } from '../../src/observability/logger';
 import type { WorkflowStarter } from '../workflow-client';
@@ -49,8 +49,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     const channel = typeof req.query['channel'] === 'string' ? req.query['channel'] : undefined;
     if (channel !== undefined && !CHANNEL.test(channel)) throw new GatewayError('BAD_REQUEST', 'channel must be a hook id or channel name');
 
-    const existing = await deps.documents.find(tenantId, documentId);
-    if (existing?.accepted) throw conflict(documentId);
+    if (await deps.documents.isAccepted(tenantId, documentId)) throw conflict(documentId);
 
     let upload: ReceivedUpload;
     try {
@@ -62,10 +61,13 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     }
 
     const record = await storeRecord(deps, { tenantId, partyId, documentId, channel, upload });
+    // Started for the record's own bytes: a retry of a request that started it finds the run already there.
     await deps.workflows.startSendInvoice({ tenantId, documentId });
+    let accepted: boolean;
     try {
-      // Idempotent, so a lock timeout of the database (FerretDB under write load) is simply repeated.
-      await withStorageRetries(() => deps.documents.markAccepted(tenantId, documentId));
+      // The one answer 200 of all the requests with this id is the one whose acceptance entry is stored; an insert
+      // under a unique key, so a lock timeout (FerretDB under write load) is simply repeated.
+      accepted = await withStorageRetries(() => deps.documents.accept(tenantId, documentId));
     } catch (e) {
       if (!isTransientStorageError(e)) throw e;
       throw new GatewayError(
@@ -74,6 +76,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
         { cause: e, details: { documentId } },
       );
     }
+    if (!accepted) throw conflict(documentId);
     deps.logger.info({ requestId: requestIdOf(req), tenantId, documentId, size: record.size }, 'sales invoice accepted');
     res.status(200).json({ id: documentId });
   });
@@ -188,13 +191,15 @@ function downloadName(doc: DocumentRecord): string {
 }
 
 /**
- * Writes the record for a fresh upload. A repeat of an id whose workflow was never confirmed started (the earlier
- * request failed with a 5xx) takes over that record, so the caller's retry succeeds.
+ * Writes the record for a fresh upload. A repeat of an id whose upload was never answered 200 (an earlier request
+ * failed with a 5xx, or one runs beside it) uses the stored record when it carries the same bytes; different bytes
+ * under a taken id are a conflict. The stored record never changes, so the bytes a workflow validates and sends are
+ * the record's, and a record never points at removed bytes: a request only ever removes the blob it wrote itself.
  */
 async function storeRecord(
   deps: DocumentRouteDeps,
   input: { tenantId: string; partyId: string; documentId: string; channel: string | undefined; upload: ReceivedUpload },
-): Promise<DocumentRecord> {
+): Promise<StoredDocument> {
   const { tenantId, partyId, documentId, channel, upload } = input;
   const inserted = await deps.documents.insertOutbound({
     tenantId,
@@ -209,21 +214,15 @@ async function storeRecord(
     blobId: upload.blobId,
   });
   if (inserted) return inserted;
-
-  const existing = await deps.documents.find(tenantId, documentId);
-  if (!existing || existing.accepted || existing.partyId !== partyId) {
-    await deps.blobs.delete(upload.blobId);
-    throw conflict(documentId);
+  await deps.blobs.delete(upload.blobId);
+  const existing = await deps.documents.findStored(tenantId, documentId);
+  if (!existing || existing.direction !== 'outbound' || existing.partyId !== partyId) throw conflict(documentId);
+  if (existing.sha256 !== upload.sha256) {
+    throw new GatewayError(
+      'DOCUMENT_ID_CONFLICT',
+      `Document ${documentId} was already uploaded with other content; a new document needs a new X-Service-DocumentId`,
+      { details: { documentId } },
+    );
   }
-  if (existing.sha256 === upload.sha256) {
-    await deps.blobs.delete(upload.blobId);
-    return existing;
-  }
-  const replaced = await deps.documents.replaceUnacceptedBlob(tenantId, documentId, existing.blobId, upload);
-  if (!replaced) {
-    await deps.blobs.delete(upload.blobId);
-    throw conflict(documentId);
-  }
-  await deps.blobs.delete(existing.blobId);
-  return { ...existing, ...upload };
+  return existing;
 }

@@ -30,6 +30,10 @@ export const configEnvSchema = z.object({
   MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/invoicegateway').describe('MongoDB (or FerretDB) connection string.'),
   MONGODB_DB: z.string().regex(/^[A-Za-z]+$/).optional().describe('Database name (letters only, a FerretDB rule); default from the URI path.'),
 
+  RECONCILE_INTERVAL_SECONDS: int(900).describe('How often one API process compares stored documents with their workflows and looks for stored bytes nothing refers to (docs/decisions.md, "Storage writes"); 0 = never.'),
+  RECONCILE_MIN_AGE_SECONDS: int(3600, 60).describe('Records and stored bytes younger than this are left alone by reconciliation (an upload or step may still be writing them).'),
+  RECONCILE_WINDOW_DAYS: int(14, 1).describe('How far back reconciliation compares sales invoices with their workflows (longer than the longest delivery retry schedule).'),
+  RECONCILE_BATCH: int(500, 1).describe('Records, blobs and chunks reconciliation looks at per kind and run (it goes on from there in the next run).'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233').describe('Temporal frontend host:port.'),
   TEMPORAL_NAMESPACE: z.string().default('default').describe('Temporal namespace.'),
   TEMPORAL_TASK_QUEUE: z.string().default('invoice-gateway').describe('Task queue shared by the API (starts) and the worker (runs).'),

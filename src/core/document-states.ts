@@ -6,10 +6,7 @@ export const DocumentState = {
   Accepted: 'accepted',
   /** The format was recognised. */
   Detected: 'detected',
-  /**
-   * The format was refused (unknown format, malformed or unsafe XML). Final for received documents and for sales
-   * invoices recorded before the validation step existed; newer sales-invoice runs follow it with InvoiceSentError.
-   */
+  /** The format was refused (unknown format, malformed or unsafe XML). Sales invoices follow it with InvoiceSentError. */
   Rejected: 'rejected',
   /** Failed the official rules of its format; the assertions are on the record. InvoiceSentError follows. */
   Invalid: 'invalid',
@@ -31,3 +28,66 @@ export const DocumentState = {
 } as const;
 
 export type DocumentStateName = (typeof DocumentState)[keyof typeof DocumentState];
+
+/** The place of the entries that end a document's life. */
+const FINAL = 1_000_000;
+
+/**
+ * The steps of a document's life, each written once as its own history entry under a fixed key (entries are
+ * inserted, never updated: see "Storage writes" in docs/decisions.md). The key fixes the step's place in the
+ * sequence, so the current state is the entry latest in this order whoever wrote it and whenever it landed: the API's
+ * `accepted` entry may be stored after the worker's `detect`, and the state is still `detected`.
+ */
+export const HistoryStep = {
+  received: { key: 'received', order: 0, states: [DocumentState.Received] },
+  accepted: { key: 'accepted', order: 1, states: [DocumentState.Accepted] },
+  detect: { key: 'detect', order: 2, states: [DocumentState.Detected, DocumentState.Rejected] },
+  validate: {
+    key: 'validate',
+    order: 3,
+    states: [DocumentState.Validated, DocumentState.NotValidated, DocumentState.Invalid],
+  },
+  delivered: { key: 'delivered', order: FINAL, states: [DocumentState.Delivered] },
+  sendError: { key: 'send-error', order: FINAL, states: [DocumentState.InvoiceSentError] },
+} as const;
+
+/** Keys of the repeated steps: one per delivery attempt, and one per scheduled retry after it. */
+export function sendAttemptKey(attempt: number): string {
+  return `send-attempt-${attempt}`;
+}
+export function retryKey(attempt: number): string {
+  return `retry-${attempt}`;
+}
+
+const FIXED = new Map<string, { order: number; states: readonly string[] }>(
+  Object.values(HistoryStep).map((s) => [s.key, s]),
+);
+const REPEATED: Array<{ pattern: RegExp; offset: number; state: string }> = [
+  { pattern: /^send-attempt-(\d{1,6})$/, offset: 0, state: DocumentState.Sending },
+  { pattern: /^retry-(\d{1,6})$/, offset: 1, state: DocumentState.Retrying },
+];
+
+/**
+ * Where a history entry stands in the document's sequence, and whether `state` may be written under `key`. Throws
+ * for a key or state outside the table: a step that writes something the table does not know is a programming error.
+ */
+export function historyOrder(key: string, state: string): number {
+  const fixed = FIXED.get(key);
+  if (fixed) {
+    if (!fixed.states.includes(state)) throw new Error(`history step ${key} cannot record state ${state}`);
+    return fixed.order;
+  }
+  for (const r of REPEATED) {
+    const m = r.pattern.exec(key);
+    if (!m) continue;
+    if (state !== r.state) throw new Error(`history step ${key} cannot record state ${state}`);
+    // Attempt n's entry, then its retry's, between validation and the final entry.
+    return 10 + 2 * Number(m[1]) + r.offset;
+  }
+  throw new Error(`unknown history step ${key}`);
+}
+
+/** States after which nothing else happens to the document. */
+export function isFinalOrder(order: number): boolean {
+  return order >= FINAL;
+}

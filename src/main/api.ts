@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../config/load-config';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
-import { composeApp, composeCore, composeDocumentPool, composeIdentity } from './compose';
+import { composeApp, composeCore, composeDocumentPool, composeIdentity, createMetricsRegistry } from './compose';
+import { scheduleReconcile } from '../maintenance/reconcile-schedule';
 import { composeWebhookApi } from './webhooks';
 
 export interface RunningApi {
@@ -18,7 +19,20 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const webhooks = composeWebhookApi(config, core.db.models);
 
   const documentWork = composeDocumentPool(config, core.logger);
-  const app = composeApp(core, { signingKeys, tokens }, workflows, { metricsPrefix: 'gateway_api_', webhooks: webhooks.services, ...(documentWork ? { documentWork } : {}) });
+  const metrics = createMetricsRegistry('gateway_api_');
+  const app = composeApp(core, { signingKeys, tokens }, workflows, {
+    metricsPrefix: 'gateway_api_',
+    metrics,
+    webhooks: webhooks.services,
+    ...(documentWork ? { documentWork } : {}),
+  });
+  const reconcile =
+    config.reconcile.intervalMs > 0
+      ? scheduleReconcile(
+          { models: core.db.models, blobs: core.db.blobs, runs: workflows, logger: core.logger, metrics, prefix: 'gateway_api_' },
+          config.reconcile,
+        )
+      : undefined;
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.http.port, config.http.host, () => resolve(s));
@@ -40,6 +54,7 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      reconcile?.stop();
       await workflows.close();
       await webhooks.close();
       await documentWork?.close();

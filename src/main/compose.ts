@@ -139,14 +139,14 @@ export function composeApp(
   core: Core,
   identity: { signingKeys: SigningKeyService; tokens: TokenService },
   workflows: WorkflowStarter,
-  options: { metricsPrefix: string; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4']; revocation?: RevocationChecker; documentWork?: AppDeps['documentWork'] },
+  options: { metricsPrefix: string; metrics?: Registry; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4']; revocation?: RevocationChecker; documentWork?: AppDeps['documentWork'] },
 ): Application {
   const revocation = options.revocation ? { revocation: options.revocation } : {};
   const as4 = options.as4 ?? composeAs4Receiver(core, { workflows, ...revocation });
   return createApp({
     config: core.config,
     logger: core.logger,
-    metrics: createMetricsRegistry(options.metricsPrefix),
+    metrics: options.metrics ?? createMetricsRegistry(options.metricsPrefix),
     identity: core.identity,
     tokens: identity.tokens,
     signingKeys: identity.signingKeys,

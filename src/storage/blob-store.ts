@@ -261,6 +261,41 @@ export class BlobStore {
   }
 
   /**
+   * Ids of blobs stored before `before`, in storage order after `after` (ids are ObjectIds in hex: they sort by
+   * creation time), at most `limit`. For reconciliation, which pages through them.
+   */
+  async listIds(options: { before: Date; after?: string | undefined; limit: number }): Promise<string[]> {
+    const upper = ObjectId.createFromTime(Math.floor(options.before.getTime() / 1000)).toHexString();
+    const range = options.after ? { $gt: options.after, $lt: upper } : { $lt: upper };
+    const docs = await this.files.find({ _id: range }, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(options.limit).toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /**
+   * Blob ids that have chunks but no file record, among chunks of blobs begun before `before` (an upload that
+   * died while writing). Pages like listIds; returns the last chunk id seen so the caller can go on from it.
+   */
+  async listChunkOrphans(options: {
+    before: Date;
+    after?: string | undefined;
+    limit: number;
+  }): Promise<{ blobIds: string[]; scanned: number; last?: string }> {
+    const upper = ObjectId.createFromTime(Math.floor(options.before.getTime() / 1000)).toHexString();
+    const range = options.after ? { $gt: options.after, $lt: upper } : { $lt: upper };
+    const docs = await this.chunks.find({ _id: range }, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(options.limit).toArray();
+    const owners = [...new Set(docs.map((d) => d._id.slice(0, d._id.lastIndexOf(':'))))];
+    const withFile = new Set((await this.files.find({ _id: { $in: owners } }, { projection: { _id: 1 } }).toArray()).map((f) => f._id));
+    const last = docs[docs.length - 1]?._id;
+    return { blobIds: owners.filter((id) => !withFile.has(id)), scanned: docs.length, ...(last ? { last } : {}) };
+  }
+
+  /** Removes the chunks of a blob that has no file record (see listChunkOrphans). */
+  async deleteOrphanChunks(blobId: string): Promise<void> {
+    if (await this.files.findOne({ _id: blobId }, { projection: { _id: 1 } })) return;
+    await this.chunks.deleteMany({ _id: { $gt: `${blobId}:`, $lt: `${blobId};` } });
+  }
+
+  /**
    * Deletes scan the whole collection on FerretDB 1.24 whatever the filter (measured: docs/decisions.md), so the
    * chunks go in one statement; deletes happen only on failed, refused or replaced uploads.
    */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClientDoc, Models, PartyDoc, TenantDoc, UserDoc } from './models';
 import { isDuplicateKeyError } from './connection';
 import { GatewayError } from '../core/gateway-error';
+import { withLease } from './lease';
 
 export type TenantRecord = TenantDoc;
 
@@ -17,8 +18,9 @@ async function insertUnique(create: () => Promise<unknown>, what: string): Promi
 export type PartyRecord = PartyDoc;
 
 /**
- * Tenants, parties, clients and users: the access model of spec 2.1. Writes are single-document and conditional,
- * so no transaction is needed.
+ * Tenants, parties, clients and users: the access model of spec 2.1. Tenants and parties are inserted once. A client
+ * or user changes (secrets, grants, links) only while its writer holds the lease on it, so two operators changing one
+ * client at once cannot lose each other's change (the database has no atomic update: docs/decisions.md).
  */
 export class DirectoryRepository {
   constructor(private readonly models: Models) {}
@@ -64,7 +66,6 @@ export class DirectoryRepository {
       tenantIds: input.tenantIds,
       secrets: [{ id: input.secret.id, hash: input.secret.hash, createdAt: now, revokedAt: null }],
       disabled: false,
-      rev: 0,
       createdAt: now,
     };
     await insertUnique(() => this.models.Client.create(doc), `client ${doc._id}`);
@@ -79,39 +80,35 @@ export class DirectoryRepository {
     return this.models.Client.find().sort({ createdAt: 1 }).lean<ClientDoc[]>().exec();
   }
 
-  async addClientSecret(clientId: string, secret: { id: string; hash: string }): Promise<void> {
-    const res = await this.models.Client.updateOne(
-      { _id: clientId },
-      { $push: { secrets: { id: secret.id, hash: secret.hash, createdAt: new Date(), revokedAt: null } }, $inc: { rev: 1 } },
-    ).exec();
-    if (res.matchedCount !== 1) throw new GatewayError('NOT_FOUND', `client ${clientId} not found`);
-  }
-
-  /** Rewrites the secrets array whole: positional updates are not portable to FerretDB. Re-reads to stay correct under races. */
-  async revokeClientSecret(clientId: string, secretId: string): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
+  /** Changes one client under its lease; NOT_FOUND when it does not exist. */
+  private changeClient(clientId: string, change: (client: ClientDoc) => Partial<ClientDoc>): Promise<void> {
+    return withLease(this.models.Lease, `client:${clientId}`, async () => {
       const client = await this.getClient(clientId);
       if (!client) throw new GatewayError('NOT_FOUND', `client ${clientId} not found`);
-      if (!client.secrets.some((s) => s.id === secretId)) throw new GatewayError('NOT_FOUND', `secret ${secretId} not found`);
-      const secrets = client.secrets.map((s) => (s.id === secretId && !s.revokedAt ? { ...s, revokedAt: new Date() } : s));
-      const res = await this.models.Client.updateOne(
-        { _id: clientId, rev: client.rev },
-        { $set: { secrets }, $inc: { rev: 1 } },
-      ).exec();
-      if (res.matchedCount === 1) return;
-    }
-    throw new GatewayError('CONFLICT', `secrets of client ${clientId} changed concurrently; try again`);
+      await this.models.Client.updateOne({ _id: clientId }, { $set: change(client) }).exec();
+    });
+  }
+
+  async addClientSecret(clientId: string, secret: { id: string; hash: string }): Promise<void> {
+    await this.changeClient(clientId, (c) => ({
+      secrets: [...c.secrets, { id: secret.id, hash: secret.hash, createdAt: new Date(), revokedAt: null }],
+    }));
+  }
+
+  async revokeClientSecret(clientId: string, secretId: string): Promise<void> {
+    await this.changeClient(clientId, (c) => {
+      if (!c.secrets.some((s) => s.id === secretId)) throw new GatewayError('NOT_FOUND', `secret ${secretId} not found`);
+      return { secrets: c.secrets.map((s) => (s.id === secretId && !s.revokedAt ? { ...s, revokedAt: new Date() } : s)) };
+    });
   }
 
   async grantClientTenant(clientId: string, tenantId: string): Promise<void> {
     if (!(await this.getTenant(tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${tenantId} not found`);
-    const res = await this.models.Client.updateOne({ _id: clientId }, { $addToSet: { tenantIds: tenantId } }).exec();
-    if (res.matchedCount !== 1) throw new GatewayError('NOT_FOUND', `client ${clientId} not found`);
+    await this.changeClient(clientId, (c) => ({ tenantIds: c.tenantIds.includes(tenantId) ? c.tenantIds : [...c.tenantIds, tenantId] }));
   }
 
   async setClientDisabled(clientId: string, disabled: boolean): Promise<void> {
-    const res = await this.models.Client.updateOne({ _id: clientId }, { $set: { disabled } }).exec();
-    if (res.matchedCount !== 1) throw new GatewayError('NOT_FOUND', `client ${clientId} not found`);
+    await this.changeClient(clientId, () => ({ disabled }));
   }
 
   async createUser(input: { tenantId: string; username: string; passwordHash: string; partyIds: string[] }): Promise<UserDoc> {
@@ -130,16 +127,26 @@ export class DirectoryRepository {
     return this.models.User.find(tenantId ? { tenantId } : {}).sort({ username: 1 }).lean<UserDoc[]>().exec();
   }
 
-  async linkUserParty(username: string, partyId: string): Promise<void> {
+  /** Changes one user's linked parties under its lease. */
+  private async changeUserParties(username: string, change: (user: UserDoc) => Promise<string[]>): Promise<void> {
     const user = await this.findUserByUsername(username);
     if (!user) throw new GatewayError('NOT_FOUND', `user ${username} not found`);
-    await this.requirePartyInTenant(partyId, user.tenantId);
-    await this.models.User.updateOne({ _id: user._id }, { $addToSet: { partyIds: partyId } }).exec();
+    await withLease(this.models.Lease, `user:${user._id}`, async () => {
+      const current = await this.findUserByUsername(username);
+      if (!current) throw new GatewayError('NOT_FOUND', `user ${username} not found`);
+      await this.models.User.updateOne({ _id: current._id }, { $set: { partyIds: await change(current) } }).exec();
+    });
+  }
+
+  async linkUserParty(username: string, partyId: string): Promise<void> {
+    await this.changeUserParties(username, async (u) => {
+      await this.requirePartyInTenant(partyId, u.tenantId);
+      return u.partyIds.includes(partyId) ? u.partyIds : [...u.partyIds, partyId];
+    });
   }
 
   async unlinkUserParty(username: string, partyId: string): Promise<void> {
-    const res = await this.models.User.updateOne({ username }, { $pull: { partyIds: partyId } }).exec();
-    if (res.matchedCount !== 1) throw new GatewayError('NOT_FOUND', `user ${username} not found`);
+    await this.changeUserParties(username, async (u) => u.partyIds.filter((p) => p !== partyId));
   }
 
   private async requirePartyInTenant(partyId: string, tenantId: string): Promise<void> {

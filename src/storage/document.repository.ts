@@ -1,10 +1,31 @@
-import type { Models, DocumentDoc, DocumentFormatInfo, DocumentValidationInfo } from './models';
+import { HistoryStep, historyOrder, isFinalOrder } from '../core/document-states';
+import type {
+  Models,
+  DocumentDoc,
+  DocumentFormatInfo,
+  DocumentHistoryDoc,
+  DocumentValidationInfo,
+  HistoryEntry,
+} from './models';
 import { isDuplicateKeyError } from './connection';
 
-export type DocumentRecord = DocumentDoc;
+/** The stored document as written at upload: immutable. */
+export type StoredDocument = DocumentDoc;
+
+/** A stored document with what its history says: the current state, every entry in order, format and verdict. */
+export interface DocumentRecord extends DocumentDoc {
+  /** A sales invoice whose upload was answered 200 (its `accepted` entry exists); received documents always. */
+  accepted: boolean;
+  state: string;
+  /** True once an entry that ends the document's life exists (delivered, InvoiceSentError). */
+  final: boolean;
+  history: HistoryEntry[];
+  format: DocumentFormatInfo | null;
+  validation: DocumentValidationInfo | null;
+}
 
 /** A new document record, sent or received. */
-export interface NewOutboundDocument {
+export interface NewDocument {
   tenantId: string;
   documentId: string;
   partyId: string;
@@ -20,7 +41,7 @@ export interface NewOutboundDocument {
 export interface HistoryUpdate {
   state: string;
   detail?: string;
-  /** Makes the append idempotent: an entry with the same key is written once, however often the caller retries. */
+  /** The step (document-states.ts): an entry with the same key is written once, however often the caller retries. */
   key: string;
 }
 
@@ -32,12 +53,21 @@ export function documentKey(tenantId: string, documentId: string): string {
   return `${tenantId}:${documentId}`;
 }
 
-/** Every query is scoped by tenantId: no code path can read another tenant's document by id alone. */
+function entryId(docKey: string, key: string): string {
+  return `${docKey}#${key}`;
+}
+
+/**
+ * Documents and their histories. Nothing here updates a stored document: the record is inserted once, each step of
+ * its life is a history entry inserted once under a unique key, and the state is read as the entry latest in the
+ * step order. Two writers (the API recording acceptance, the worker recording its steps, a retried activity beside
+ * its timed-out first try) therefore never touch the same document. Every query is scoped by tenantId.
+ */
 export class DocumentRepository {
   constructor(private readonly models: Models) {}
 
   /** Inserts the record; returns null when the (tenant, documentId) pair already exists. */
-  async insertOutbound(doc: NewOutboundDocument): Promise<DocumentRecord | null> {
+  async insertOutbound(doc: NewDocument): Promise<StoredDocument | null> {
     return this.insert(doc, 'outbound');
   }
 
@@ -45,20 +75,11 @@ export class DocumentRepository {
    * A received document (the business message of a received Peppol SBD), accepted at once: the AS4 receipt already
    * confirmed it. Null when the id exists (a retried step), like insertOutbound.
    */
-  async insertInbound(doc: NewOutboundDocument): Promise<DocumentRecord | null> {
+  async insertInbound(doc: NewDocument): Promise<StoredDocument | null> {
     return this.insert(doc, 'inbound');
   }
 
-  /** Removes a received document's record and returns it (the caller removes its blob); null when there was none. */
-  async deleteInbound(tenantId: string, partyId: string, documentId: string): Promise<DocumentRecord | null> {
-    const doc = await this.findForParty(tenantId, partyId, documentId);
-    if (!doc || doc.direction !== 'inbound') return null;
-    await this.models.Document.deleteOne({ _id: documentKey(tenantId, documentId) }).exec();
-    return doc;
-  }
-
-  private async insert(doc: NewOutboundDocument, direction: 'outbound' | 'inbound'): Promise<DocumentRecord | null> {
-    const now = new Date();
+  private async insert(doc: NewDocument, direction: 'outbound' | 'inbound'): Promise<StoredDocument | null> {
     try {
       const created = await this.models.Document.create({
         _id: documentKey(doc.tenantId, doc.documentId),
@@ -66,13 +87,7 @@ export class DocumentRepository {
         channel: doc.channel ?? null,
         filename: doc.filename ?? null,
         direction,
-        accepted: direction === 'inbound',
-        state: 'received',
-        history: [{ state: 'received', at: now, key: 'received' }],
-        historyKeys: ['received'],
-        format: null,
-        createdAt: now,
-        updatedAt: now,
+        createdAt: new Date(),
       });
       return created.toObject();
     } catch (e) {
@@ -81,8 +96,15 @@ export class DocumentRepository {
     }
   }
 
+  /** The stored record alone (one keyed read): for steps that need its bytes' address, not its state. */
+  async findStored(tenantId: string, documentId: string): Promise<StoredDocument | null> {
+    return this.models.Document.findById(documentKey(tenantId, documentId)).lean<StoredDocument>().exec();
+  }
+
+  /** The record with its state and history. */
   async find(tenantId: string, documentId: string): Promise<DocumentRecord | null> {
-    return this.models.Document.findById(documentKey(tenantId, documentId)).lean<DocumentRecord>().exec();
+    const stored = await this.findStored(tenantId, documentId);
+    return stored ? this.withHistory(stored) : null;
   }
 
   async findForParty(tenantId: string, partyId: string, documentId: string): Promise<DocumentRecord | null> {
@@ -90,57 +112,104 @@ export class DocumentRepository {
     return doc && doc.partyId === partyId ? doc : null;
   }
 
-  /** Swaps the stored bytes of a record whose workflow was never confirmed started (a retried upload). */
-  async replaceUnacceptedBlob(tenantId: string, documentId: string, expectedBlobId: string, blob: { blobId: string; size: number; sha256: string; contentType: string; filename?: string | undefined }): Promise<boolean> {
-    const res = await this.models.Document.updateOne(
-      { _id: documentKey(tenantId, documentId), accepted: false, blobId: expectedBlobId },
-      { $set: { ...blob, filename: blob.filename ?? null, updatedAt: new Date() } },
-    ).exec();
-    return res.modifiedCount === 1;
+  /** Whether a sales invoice's upload was answered 200 already (its acceptance entry, one keyed read). */
+  async isAccepted(tenantId: string, documentId: string): Promise<boolean> {
+    const key = entryId(documentKey(tenantId, documentId), HistoryStep.accepted.key);
+    return (await this.models.DocumentHistory.exists({ _id: key }).exec()) !== null;
   }
 
   /**
-   * Records that the workflow start was confirmed. One write in the usual case (flag, state and history entry
-   * together); the entry is written once however often this runs.
+   * Records that this request answers the upload with 200. Exactly one caller gets true for a document however many
+   * race (the entry's unique key decides); every other gets false and answers 409.
    */
-  async markAccepted(tenantId: string, documentId: string): Promise<void> {
-    const _id = documentKey(tenantId, documentId);
-    const now = new Date();
-    const entry = { state: 'accepted', at: now, key: 'accepted' };
-    const first = await this.models.Document.updateOne(
-      { _id, accepted: false, state: 'received' },
-      { $set: { accepted: true, state: 'accepted', updatedAt: now }, $push: { history: entry, historyKeys: entry.key } },
-    ).exec();
-    if (first.modifiedCount === 1) return;
-    // The worker starts as soon as the workflow does and may already have recorded a later state; keep that state
-    // and only add the flag and the entry (unless an earlier call did).
-    await this.models.Document.updateOne(
-      { _id, historyKeys: { $ne: entry.key } },
-      { $set: { accepted: true, updatedAt: now }, $push: { history: entry, historyKeys: entry.key } },
-    ).exec();
+  async accept(tenantId: string, documentId: string): Promise<boolean> {
+    return this.insertEntry(tenantId, documentId, { state: HistoryStep.accepted.states[0], key: HistoryStep.accepted.key });
   }
 
+  /**
+   * Writes one step's entry (with the format the detection found, or the validation verdict); a step already
+   * recorded keeps its first entry. True when this call wrote it.
+   */
   async appendHistory(
     tenantId: string,
     documentId: string,
     update: HistoryUpdate,
     extra: { format?: DocumentFormatInfo; validation?: DocumentValidationInfo } = {},
-  ): Promise<void> {
-    const now = new Date();
-    await this.models.Document.updateOne(
-      { _id: documentKey(tenantId, documentId), historyKeys: { $ne: update.key } },
-      {
-        $set: {
-          state: update.state,
-          updatedAt: now,
-          ...(extra.format ? { format: extra.format } : {}),
-          ...(extra.validation ? { validation: extra.validation } : {}),
-        },
-        $push: {
-          history: { state: update.state, at: now, key: update.key, ...(update.detail ? { detail: update.detail } : {}) },
-          historyKeys: update.key,
-        },
-      },
-    ).exec();
+  ): Promise<boolean> {
+    return this.insertEntry(tenantId, documentId, update, extra);
   }
+
+  private async insertEntry(
+    tenantId: string,
+    documentId: string,
+    update: HistoryUpdate,
+    extra: { format?: DocumentFormatInfo; validation?: DocumentValidationInfo } = {},
+  ): Promise<boolean> {
+    const docKey = documentKey(tenantId, documentId);
+    const entry: DocumentHistoryDoc = {
+      _id: entryId(docKey, update.key),
+      docKey,
+      key: update.key,
+      state: update.state,
+      order: historyOrder(update.key, update.state),
+      at: new Date(),
+      ...(update.detail ? { detail: update.detail } : {}),
+      ...(extra.format ? { format: extra.format } : {}),
+      ...(extra.validation ? { validation: extra.validation } : {}),
+    };
+    try {
+      await this.models.DocumentHistory.create(entry);
+      return true;
+    } catch (e) {
+      if (isDuplicateKeyError(e)) return false;
+      throw e;
+    }
+  }
+
+  /** Removes a received document's record and history and returns it (the caller removes its blob). */
+  async deleteInbound(tenantId: string, partyId: string, documentId: string): Promise<DocumentRecord | null> {
+    const doc = await this.findForParty(tenantId, partyId, documentId);
+    if (!doc || doc.direction !== 'inbound') return null;
+    const docKey = documentKey(tenantId, documentId);
+    await this.models.Document.deleteOne({ _id: docKey }).exec();
+    await this.models.DocumentHistory.deleteMany({ docKey }).exec();
+    return doc;
+  }
+
+  /**
+   * Removes a sales invoice whose upload never completed (no acceptance, no workflow: reconciliation decides that),
+   * with its entries; the caller removes its blob. The record is deleted first, so a reader never finds it pointing
+   * at removed bytes.
+   */
+  async deleteAbandoned(tenantId: string, documentId: string): Promise<void> {
+    const docKey = documentKey(tenantId, documentId);
+    await this.models.Document.deleteOne({ _id: docKey, direction: 'outbound' }).exec();
+    await this.models.DocumentHistory.deleteMany({ docKey }).exec();
+  }
+
+  /** Reads the entries of a record and derives its state. */
+  async withHistory(stored: StoredDocument): Promise<DocumentRecord> {
+    const entries = await this.models.DocumentHistory.find({ docKey: stored._id }).lean<DocumentHistoryDoc[]>().exec();
+    return describe(stored, entries);
+  }
+}
+
+/** The record as its history tells it: entries in step order (ties by time), the state of the latest. */
+export function describe(stored: StoredDocument, entries: readonly DocumentHistoryDoc[]): DocumentRecord {
+  const sorted = [...entries].sort((a, b) => a.order - b.order || a.at.getTime() - b.at.getTime());
+  const received: HistoryEntry = { state: HistoryStep.received.states[0], at: stored.createdAt, key: 'received' };
+  const history: HistoryEntry[] = [
+    received,
+    ...sorted.map((e) => ({ state: e.state, at: e.at, key: e.key, ...(e.detail ? { detail: e.detail } : {}) })),
+  ];
+  const last = sorted[sorted.length - 1];
+  return {
+    ...stored,
+    accepted: stored.direction === 'inbound' || sorted.some((e) => e.key === HistoryStep.accepted.key),
+    state: last ? last.state : received.state,
+    final: last ? isFinalOrder(last.order) : false,
+    history,
+    format: sorted.find((e) => e.key === HistoryStep.detect.key)?.format ?? null,
+    validation: sorted.find((e) => e.key === HistoryStep.validate.key)?.validation ?? null,
+  };
 }

@@ -3,11 +3,13 @@ import { buildHookModels } from './hooks/hook.schema';
 import { buildEventModels } from './events/event.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
 import { buildAs4Models } from './as4/as4-inbound.schema';
+import { buildLeaseModel } from './lease';
 
 /*
  * Persistence shapes. Only features that both MongoDB and FerretDB 1.24 support: no multi-document transactions,
- * no TTL or partial indexes, no $lookup, no positional array updates. Idempotency comes from unique indexes and
- * conditional updates instead of transactions.
+ * no TTL or partial indexes, no $lookup, no positional array updates. FerretDB 1.x also makes no single-document
+ * update atomic and no conditional update a compare-and-set: anything two writers can reach at once is a uniquely
+ * keyed insert, never an update (test/integration/storage-guarantees.test.ts; "Storage writes" in docs/decisions.md).
  */
 
 export interface TenantDoc {
@@ -40,8 +42,6 @@ export interface ClientDoc {
   tenantIds: string[];
   secrets: ClientSecretDoc[];
   disabled: boolean;
-  /** Optimistic-concurrency counter for whole-array rewrites of `secrets`. */
-  rev: number;
   createdAt: Date;
 }
 
@@ -106,6 +106,10 @@ export interface DocumentValidationInfo {
   validatedAt: Date;
 }
 
+/**
+ * A stored document: written once at upload (or when a received message is registered) and never updated, so no two
+ * writers ever meet on it. What happens to it later is in its history entries (`DocumentHistoryDoc`).
+ */
 export interface DocumentDoc {
   _id: string;
   tenantId: string;
@@ -120,19 +124,25 @@ export interface DocumentDoc {
   size: number;
   sha256: string;
   blobId: string;
-  /** False until the processing workflow is known to be started; a retried upload may complete it. */
-  accepted: boolean;
+  createdAt: Date;
+}
+
+/**
+ * One step of a document's life, inserted once under `<record key>#<step key>` (a retried step's insert meets the
+ * unique `_id` and writes nothing). The detection entry carries the format found, the validation entry the verdict.
+ */
+export interface DocumentHistoryDoc {
+  _id: string;
+  /** The record's `_id`. */
+  docKey: string;
+  key: string;
   state: string;
-  history: HistoryEntry[];
-  /**
-   * The keys of `history`, as plain strings: the guard that writes each entry once. FerretDB 1.24 answers
-   * `{ 'history.key': { $ne: k } }` wrongly (it matches although an entry has key k); on an array of strings it is right.
-   */
-  historyKeys: string[];
+  /** The step's place in the document's sequence (src/core/document-states.ts). */
+  order: number;
+  at: Date;
+  detail?: string;
   format?: DocumentFormatInfo | null;
   validation?: DocumentValidationInfo | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 const str = { type: String, required: true } as const;
@@ -157,7 +167,6 @@ export function buildModels(conn: Connection) {
         default: [],
       },
       disabled: { type: Boolean, default: false },
-      rev: { type: Number, default: 0 },
       createdAt: { type: Date, required: true },
     },
     { versionKey: false },
@@ -189,6 +198,45 @@ export function buildModels(conn: Connection) {
     { versionKey: false },
   );
 
+  const formatSchema = new Schema(
+    {
+      id: str,
+      name: str,
+      syntax: str,
+      documentType: str,
+      customizationId: String,
+      profileId: String,
+      documentTypeId: String,
+    },
+    { _id: false },
+  );
+  const validationSchema = new Schema(
+    {
+      isValid: { type: Boolean, required: true },
+      ruleSets: { type: [{ _id: false, id: str, version: str, outcome: str }], default: [] },
+      assertions: {
+        type: [
+          {
+            _id: false,
+            artifact: str,
+            flag: str,
+            ruleId: str,
+            location: str,
+            text: str,
+            reasonCode: str,
+            ruleSet: str,
+          },
+        ],
+        default: [],
+      },
+      errorCount: { type: Number, required: true },
+      warningCount: { type: Number, required: true },
+      truncated: { type: Boolean, required: true },
+      validatedAt: { type: Date, required: true },
+    },
+    { _id: false },
+  );
+
   const document = new Schema<DocumentDoc>(
     {
       _id: str,
@@ -203,43 +251,29 @@ export function buildModels(conn: Connection) {
       size: { type: Number, required: true },
       sha256: str,
       blobId: str,
-      accepted: { type: Boolean, required: true },
-      state: str,
-      history: { type: [{ _id: false, state: str, at: { type: Date, required: true }, detail: String, key: str }], default: [] },
-      historyKeys: { type: [String], default: [] },
-      format: {
-        type: new Schema(
-          { id: str, name: str, syntax: str, documentType: str, customizationId: String, profileId: String, documentTypeId: String },
-          { _id: false },
-        ),
-        default: null,
-      },
-      validation: {
-        type: new Schema(
-          {
-            isValid: { type: Boolean, required: true },
-            ruleSets: { type: [{ _id: false, id: str, version: str, outcome: str }], default: [] },
-            assertions: {
-              type: [{ _id: false, artifact: str, flag: str, ruleId: str, location: str, text: str, reasonCode: str, ruleSet: str }],
-              default: [],
-            },
-            errorCount: { type: Number, required: true },
-            warningCount: { type: Number, required: true },
-            truncated: { type: Boolean, required: true },
-            validatedAt: { type: Date, required: true },
-          },
-          { _id: false },
-        ),
-        default: null,
-      },
       createdAt: { type: Date, required: true },
-      updatedAt: { type: Date, required: true },
     },
     { versionKey: false },
   );
   // The permanent idempotency guard for X-Service-DocumentId (Temporal only remembers ids for its retention).
   document.index({ tenantId: 1, documentId: 1 }, { unique: true });
   document.index({ tenantId: 1, partyId: 1, createdAt: -1 });
+
+  const history = new Schema<DocumentHistoryDoc>(
+    {
+      _id: str,
+      docKey: str,
+      key: str,
+      state: str,
+      order: { type: Number, required: true },
+      at: { type: Date, required: true },
+      detail: String,
+      format: { type: formatSchema, default: undefined },
+      validation: { type: validationSchema, default: undefined },
+    },
+    { versionKey: false },
+  );
+  history.index({ docKey: 1 });
 
   return {
     Tenant: conn.model<TenantDoc>('Tenant', tenant, 'tenants'),
@@ -248,6 +282,8 @@ export function buildModels(conn: Connection) {
     User: conn.model<UserDoc>('User', user, 'users'),
     SigningKey: conn.model<SigningKeyDoc>('SigningKey', signingKey, 'signingkeys'),
     Document: conn.model<DocumentDoc>('Document', document, 'documents'),
+    DocumentHistory: conn.model<DocumentHistoryDoc>('DocumentHistory', history, 'documenthistory'),
+    Lease: buildLeaseModel(conn),
     ...buildHookModels(conn),
     ...buildEventModels(conn),
     ...buildPeppolDirectoryModels(conn),

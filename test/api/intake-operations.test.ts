@@ -40,14 +40,15 @@ describe('database operations of intake and detection', () => {
   });
   afterAll(async () => ctx.close());
 
-  const STORAGE = () => new Set(['documents', ctx.core.db.blobs.filesCollection, ctx.core.db.blobs.chunksCollection]);
+  const STORAGE = () =>
+    new Set(['documents', 'documenthistory', ctx.core.db.blobs.filesCollection, ctx.core.db.blobs.chunksCollection]);
   async function storageCalls(fn: () => Promise<unknown>) {
     const from = sent.length;
     await fn();
     return sent.slice(from).filter((c) => STORAGE().has(c.collection));
   }
 
-  it('accepts a small upload with a keyed lookup, one blob insert, one record insert and one update', async () => {
+  it('accepts a small upload with a keyed lookup, one blob insert, one record insert and one entry insert', async () => {
     const documentId = randomUUID();
     const key = `tenantOps:${documentId}`;
     const calls = await storageCalls(async () => {
@@ -55,12 +56,12 @@ describe('database operations of intake and detection', () => {
       expect(res.status).toBe(200);
     });
     expect(calls.map((c) => [c.name, c.collection])).toEqual([
-      ['find', 'documents'],
+      ['find', 'documenthistory'],
       ['insert', ctx.core.db.blobs.filesCollection],
       ['insert', 'documents'],
-      ['update', 'documents'],
+      ['insert', 'documenthistory'],
     ]);
-    expect(calls[0]!.filter).toEqual({ _id: key });
+    expect(calls[0]!.filter).toEqual({ _id: `${key}#accepted` });
     const doc = await ctx.core.documents.find('tenantOps', documentId);
     expect(doc).toMatchObject({ accepted: true, state: 'accepted' });
     expect(doc!.history.map((h) => h.key)).toEqual(['received', 'accepted']);
@@ -80,7 +81,7 @@ describe('database operations of intake and detection', () => {
     }
   });
 
-  it('detects the format with a record lookup, one blob read and one update', async () => {
+  it('detects the format with a record lookup, one blob read and one entry insert', async () => {
     const documentId = randomUUID();
     const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
     expect(res.status).toBe(200);
@@ -94,7 +95,7 @@ describe('database operations of intake and detection', () => {
     expect(calls).toEqual([
       { name: 'find', collection: 'documents', filter: { _id: `tenantOps:${documentId}` } },
       { name: 'find', collection: ctx.core.db.blobs.filesCollection, filter: { _id: record!.blobId } },
-      { name: 'update', collection: 'documents', filter: expect.objectContaining({ _id: `tenantOps:${documentId}` }) },
+      { name: 'insert', collection: 'documenthistory', filter: undefined },
     ]);
   });
 
@@ -133,29 +134,31 @@ describe('database operations of intake and detection', () => {
     expect(download.body).toMatchObject({ code: 'STORAGE_FAILED' });
   });
 
-  it('marks a record accepted once, and keeps a state the worker recorded first', async () => {
-    const blob = await ctx.core.db.blobs.put(Readable.from([invoice]), { limit: 1 << 20, filename: 'document', contentType: 'application/xml' });
+  it('accepts a record once, and keeps a state the worker recorded first', async () => {
+    const blob = await ctx.core.db.blobs.put(Readable.from([invoice]), {
+      limit: 1 << 20,
+      filename: 'document',
+      contentType: 'application/xml',
+    });
     const base = { tenantId: 'tenantOps', partyId: PARTY, createdBy: 'api', contentType: 'application/xml', ...blob };
 
     const plain = randomUUID();
     await ctx.core.documents.insertOutbound({ ...base, documentId: plain });
-    await ctx.core.documents.markAccepted('tenantOps', plain);
-    await ctx.core.documents.markAccepted('tenantOps', plain);
+    expect(await ctx.core.documents.accept('tenantOps', plain)).toBe(true);
+    expect(await ctx.core.documents.accept('tenantOps', plain)).toBe(false);
     const once = await ctx.core.documents.find('tenantOps', plain);
-    expect(once).toMatchObject({ accepted: true, state: 'accepted' });
+    expect(once).toMatchObject({ accepted: true, state: 'accepted', final: false });
     expect(once!.history.map((h) => h.key)).toEqual(['received', 'accepted']);
 
     // The workflow may run its first step before the API records the start it confirmed.
     const raced = randomUUID();
     await ctx.core.documents.insertOutbound({ ...base, documentId: raced });
-    await ctx.core.documents.appendHistory('tenantOps', raced, { state: 'detected', detail: 'x', key: 'detect' });
+    expect(await ctx.core.documents.appendHistory('tenantOps', raced, { state: 'detected', detail: 'x', key: 'detect' })).toBe(true);
     // An activity retried after its write landed writes nothing new.
-    await ctx.core.documents.appendHistory('tenantOps', raced, { state: 'detected', detail: 'x', key: 'detect' });
-    await ctx.core.documents.markAccepted('tenantOps', raced);
-    await ctx.core.documents.markAccepted('tenantOps', raced);
+    expect(await ctx.core.documents.appendHistory('tenantOps', raced, { state: 'detected', detail: 'y', key: 'detect' })).toBe(false);
+    expect(await ctx.core.documents.accept('tenantOps', raced)).toBe(true);
     const later = await ctx.core.documents.find('tenantOps', raced);
     expect(later).toMatchObject({ accepted: true, state: 'detected' });
-    expect(later!.history.map((h) => h.key)).toEqual(['received', 'detect', 'accepted']);
-    expect(later!.historyKeys).toEqual(['received', 'detect', 'accepted']);
+    expect(later!.history.map((h) => [h.key, h.detail])).toEqual([['received', undefined], ['accepted', undefined], ['detect', 'x']]);
   });
 });

@@ -27,9 +27,9 @@ describe('upload: the acceptance write meets a locked database', () => {
   const upload = (id: string) => request(ctx.app).post(SEND).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', id).type('application/xml').send(corpusFile(SAMPLE_UBL_INVOICE));
 
   it('repeats the idempotent write and answers 200 when the lock clears', async () => {
-    const real = ctx.core.documents.markAccepted.bind(ctx.core.documents);
+    const real = ctx.core.documents.accept.bind(ctx.core.documents);
     let calls = 0;
-    jest.spyOn(ctx.core.documents, 'markAccepted').mockImplementation(async (t, d) => {
+    jest.spyOn(ctx.core.documents, 'accept').mockImplementation(async (t, d) => {
       calls++;
       if (calls <= 2) throw busy();
       return real(t, d);
@@ -42,7 +42,7 @@ describe('upload: the acceptance write meets a locked database', () => {
   });
 
   it('answers 503 (not 500) when it stays locked, and a retry with the same id completes the upload', async () => {
-    const spy = jest.spyOn(ctx.core.documents, 'markAccepted').mockRejectedValue(busy());
+    const spy = jest.spyOn(ctx.core.documents, 'accept').mockRejectedValue(busy());
     const id = randomUUID();
     const first = await upload(id);
     expect(first.status).toBe(503);
@@ -60,7 +60,7 @@ describe('upload: the acceptance write meets a locked database', () => {
   });
 
   it('does not repeat a write that failed for another reason', async () => {
-    const spy = jest.spyOn(ctx.core.documents, 'markAccepted').mockRejectedValue(new Error('boom'));
+    const spy = jest.spyOn(ctx.core.documents, 'accept').mockRejectedValue(new Error('boom'));
     const res = await upload(randomUUID());
     expect(res.status).toBe(500);
     expect(spy).toHaveBeenCalledTimes(1);
