@@ -33,7 +33,12 @@ export interface ValidatorPoolOptions extends ValidatorOptions {
   preload?: readonly string[];
   /** A job running longer has its worker stopped and replaced; default 5 minutes. */
   jobTimeoutMs?: number;
-  /** V8 old-generation limit per worker (MB); a document that needs more fails alone instead of the process. */
+  /**
+   * V8 old-generation limit per worker (MB; default 2048, what the largest document the XML limits accept needs to be
+   * validated); a document that needs more fails alone instead of the process. Best effort: V8 still aborts the whole
+   * process on some allocations past a thread's limit (one array grown by push), which is why the document readers
+   * bound their own buffers and counts rather than rely on this.
+   */
   maxHeapMb?: number;
   /** The worker's entry script (JavaScript). Default: pool-worker.js next to this module. */
   workerScript?: string;
@@ -76,6 +81,7 @@ export interface ValidatorPool {
 const DEFAULT_JOB_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_QUEUE_PER_WORKER = 8;
 const DEFAULT_MAX_QUEUED_BYTES = 256 * 1024 * 1024;
+const DEFAULT_MAX_HEAP_MB = 2048;
 
 type Job = {
   id: number;
@@ -139,7 +145,8 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
   if (!existsSync(script)) {
     throw new Error(`validator pool: worker script ${script} not found; run from the compiled build (\`npm run build\` emits dist/src/validation/pool-worker.js) or pass workerScript`);
   }
-  const { size: _s, maxQueue: _q, maxQueuedBytes: _b, preload, jobTimeoutMs: _t, maxHeapMb, workerScript: _w, ...validatorOptions } = options;
+  const { size: _s, maxQueue: _q, maxQueuedBytes: _b, preload, jobTimeoutMs: _t, maxHeapMb: _h, workerScript: _w, ...validatorOptions } = options;
+  const maxHeapMb = options.maxHeapMb ?? DEFAULT_MAX_HEAP_MB;
   // The manifest is read and the options checked here, once, so a configuration error surfaces at creation.
   const manifest = validatorOptions.manifest ?? loadManifest();
   createValidator({ ...validatorOptions, manifest });
@@ -205,7 +212,7 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
   function spawn(index: number): void {
     const worker = new Worker(script, {
       workerData: init,
-      ...(maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } } : {}),
+      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
     });
     const slot: Slot = { worker, ready: false };
     slots[index] = slot;
@@ -261,7 +268,7 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
         );
       } else if (slot.error?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
         job.reject(
-          new GatewayError('UNPROCESSABLE', `the ${w.noun} of this document needed more memory than a pool worker may use (${maxHeapMb ?? 'default'} MB heap); the worker was replaced`, {
+          new GatewayError('UNPROCESSABLE', `the ${w.noun} of this document needed more memory than a pool worker may use (${maxHeapMb} MB heap); the worker was replaced`, {
             details: { reason: `${w.reason}_OUT_OF_MEMORY` },
           }),
         );

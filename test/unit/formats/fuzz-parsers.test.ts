@@ -170,7 +170,7 @@ function run(c: Campaign): CampaignResult {
       codes[code] = (codes[code] ?? 0) + 1;
       const ms = Date.now() - started;
       slowestMs = Math.max(slowestMs, ms);
-      if (ms > CASE_TIME_LIMIT_MS) failures.push(`seed ${c.seed} case ${k} (${sample.name}; ${what}): ${name} ${ms} ms`);
+      if (ms > CASE_TIME_LIMIT_MS) failures.push(`seed ${c.seed} case ${k} (${sample.name}; ${what}): ${name} ${ms}ms`);
     }
   }
   gc();
