@@ -68,7 +68,7 @@ describe('hostile uploads to the generic endpoints', () => {
   });
 
   for (const where of ['local', 'pooled'] as const) {
-    it.each(uploads)(`${where}: %s → a problem with its reason, API still up`, async (_n, body, type, status, reason) => {
+    it.each(uploads)(`${where}: %s → a problem naming the reason, API up`, async (_n, body, type, status, reason) => {
       const ctx = where === 'local' ? local : pooled;
       const post = (p: string, b: Buffer, t: string) =>
         request(ctx.app).post(p).auth(tokens[where], { type: 'bearer' }).type(t).send(b);
