@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { GATEWAY_ERROR_CODES, GatewayError, isGatewayError } from '../src/core/gateway-error';
 import type { Logger } from '../src/observability/logger';
+import { truncateForEcho, truncateMessage } from '../src/core/truncate';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -25,14 +26,28 @@ export function requestIdOf(req: Request): string {
   return typeof id === 'string' || typeof id === 'number' ? String(id) : '';
 }
 
+/**
+ * Details as given, with every string value bounded: they often quote the request or document (a root element name,
+ * a customization id), which a hostile client can make megabytes long.
+ */
+function boundedDetails(details: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!details) return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(details)) {
+    out[key] = typeof value === 'string' ? truncateForEcho(value) : value;
+  }
+  return out;
+}
+
 export function problemFromGatewayError(err: GatewayError, req: Request): ProblemBody {
   const meta = GATEWAY_ERROR_CODES[err.code];
   return {
-    ...(err.details ?? {}),
+    ...boundedDetails(err.details),
     type: typeUri(err.code),
     title: meta.title,
     status: meta.status,
-    detail: err.message,
+    // Messages may quote the document; their own parts are bounded where they are written, the whole here.
+    detail: truncateMessage(err.message),
     // The path only: a query string may carry a credential (e.g. a misplaced access_token).
     instance: req.path,
     code: err.code,

@@ -1,4 +1,5 @@
 import type { Element } from '@xmldom/xmldom';
+import { truncateForEcho, truncateQuoted } from '../core/truncate';
 import { displayName } from './locations';
 import type { SchemaIssue } from './xsd';
 
@@ -26,30 +27,34 @@ function previousElementSibling(el: Element): Element | undefined {
 /** Rule id and text for one schema issue; `element` is the offending element when the DOM could place it. */
 export function explainSchemaIssue(issue: SchemaIssue, element: Element | undefined): { ruleId: string; text: string } {
   const local = element?.localName ?? localNameOf(issue.element);
-  const name = element?.nodeName ?? (issue.element ? displayName(issue.element) : 'the element');
+  // Both come from the document: quoted bounded, however long the sender made them.
+  const name = truncateForEcho(element?.nodeName ?? (issue.element ? displayName(issue.element) : 'the element'));
   const m = NOT_VALID_VALUE.exec(issue.message);
+  // libxml2 quotes the document's names and values in single quotes.
+  const schemaSays = truncateQuoted(issue.message);
   const decimalType = m !== null && (DECIMAL_TERMS.test(local) || /decimal/i.test(m[2] ?? ''));
   if (m && decimalType) {
-    const value = m[1] as string;
-    if (value.trim() === '') {
+    const raw = m[1] as string;
+    const value = truncateForEcho(raw);
+    if (raw.trim() === '') {
       return {
         ruleId: 'XSD-DECIMAL-EMPTY',
-        text: `The empty string is not a valid Decimal value: ${name} must hold a decimal number (xs:decimal, e.g. 12.50). Schema: ${issue.message}`,
+        text: `The empty string is not a valid Decimal value: ${name} must hold a decimal number (xs:decimal, e.g. 12.50). Schema: ${schemaSays}`,
       };
     }
-    if (SCIENTIFIC.test(value)) {
+    if (SCIENTIFIC.test(raw)) {
       return {
         ruleId: 'XSD-DECIMAL-NOTATION',
-        text: `Invalid payload: '${value}' in ${name} is not a valid xs:decimal; scientific notation is not allowed, only fixed decimal notation (e.g. 150.00). Schema: ${issue.message}`,
+        text: `Invalid payload: '${value}' in ${name} is not a valid xs:decimal; scientific notation is not allowed, only fixed decimal notation (e.g. 150.00). Schema: ${schemaSays}`,
       };
     }
-    return { ruleId: 'XSD-DECIMAL', text: `'${value}' in ${name} is not a valid xs:decimal (fixed decimal notation, e.g. 150.00). Schema: ${issue.message}` };
+    return { ruleId: 'XSD-DECIMAL', text: `'${value}' in ${name} is not a valid xs:decimal (fixed decimal notation, e.g. 150.00). Schema: ${schemaSays}` };
   }
   if (local === 'OrderReference' && /This element is not expected/.test(issue.message) && element && previousElementSibling(element)?.localName === 'OrderReference') {
     return {
       ruleId: 'XSD-ORDER-REFERENCE',
-      text: `At most one OrderReference per invoice (UBL 2.1, Peppol BIS Billing 3.0); invoice more orders with more invoices. Schema: ${issue.message}`,
+      text: `At most one OrderReference per invoice (UBL 2.1, Peppol BIS Billing 3.0); invoice more orders with more invoices. Schema: ${schemaSays}`,
     };
   }
-  return { ruleId: 'XSD', text: issue.message };
+  return { ruleId: 'XSD', text: schemaSays };
 }

@@ -1,4 +1,5 @@
 import type { Document, Element } from '@xmldom/xmldom';
+import { truncateForEcho } from '../core/truncate';
 
 /**
  * Locations of assertions as XPath. xmllint reports a line number and an element name; the DOM (which keeps line
@@ -34,7 +35,8 @@ export function elementPath(el: Element): string {
   let cur: Element | null = el;
   while (cur && cur.nodeType === 1) {
     const parent: Element["parentNode"] = cur.parentNode;
-    const name = cur.nodeName;
+    // The names come from the document; each step is bounded so a huge name cannot make a huge location.
+    const name = truncateForEcho(cur.nodeName);
     if (parent && parent.nodeType === 1) {
       const same = childElements(parent as Element).filter((s) => s.localName === cur!.localName && s.namespaceURI === cur!.namespaceURI);
       steps.unshift(same.length > 1 ? `${name}[${same.indexOf(cur) + 1}]` : name);

@@ -1,5 +1,6 @@
 import SaxonJS from 'saxon-js';
 import { GatewayError } from '../core/gateway-error';
+import { truncateMessage } from '../core/truncate';
 import { simplifySvrlLocation } from './locations';
 import type { LoadedSchematronPack } from './pack-store';
 import { flagOf, reasonCodeOf, type Assertion } from './types';
@@ -36,7 +37,9 @@ export function runSchematronPack(pack: LoadedSchematronPack, doc: SaxonDocument
     } catch (e) {
       const err = e as { code?: string; message?: string };
       // The rules themselves failed on this document (a dynamic XPath error): the document cannot be judged.
-      throw new GatewayError('UNPROCESSABLE', `Rule pack ${pack.id} ${pack.version} could not be evaluated on this document: ${err.code ?? 'error'} ${err.message ?? String(e)}`, {
+      throw new GatewayError('UNPROCESSABLE', truncateMessage(
+        `Rule pack ${pack.id} ${pack.version} could not be evaluated on this document: ${err.code ?? 'error'} ${err.message ?? String(e)}`,
+      ), {
         details: { reason: 'RULES_EVALUATION_FAILED', pack: pack.id, version: pack.version, errorCode: err.code },
         cause: e,
       });
@@ -50,8 +53,9 @@ export function runSchematronPack(pack: LoadedSchematronPack, doc: SaxonDocument
         artifact: 'business-rules',
         flag,
         ruleId,
-        location: simplifySvrlLocation(location),
-        text,
+        // Rule texts may quote document values (value-of): bounded like every echo of the document.
+        location: truncateMessage(simplifySvrlLocation(location)),
+        text: truncateMessage(text),
         reasonCode: reasonCodeOf('business-rules', flag),
         ruleSet: pack.id,
       });

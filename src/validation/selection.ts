@@ -1,4 +1,5 @@
 import { GatewayError } from '../core/gateway-error';
+import { truncateForEcho } from '../core/truncate';
 import type { DetectedFormat } from '../formats';
 
 /**
@@ -114,19 +115,22 @@ export function selectRulePacks(format: DetectedFormat): Selection {
  */
 export function parseRuleSet(ruleSet: string, format: DetectedFormat, pinned: (id: string) => Array<{ version: string; kind: 'xsd' | 'schematron'; entries?: string[] }>): Selection {
   const packs: PackRef[] = [];
-  for (const raw of ruleSet.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const [id, version] = raw.split('@') as [string, string | undefined];
+  for (const given of ruleSet.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [id, version] = given.split('@') as [string, string | undefined];
+    // Quoted back in refusals: bounded, as is the document's root name.
+    const raw = truncateForEcho(given);
+    const shownId = truncateForEcho(id);
     const versions = pinned(id);
-    if (versions.length === 0) throw new GatewayError('BAD_REQUEST', `ruleSet: unknown rule pack "${id}"`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
+    if (versions.length === 0) throw new GatewayError('BAD_REQUEST', `ruleSet: unknown rule pack "${shownId}"`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
     const def = version === undefined ? versions[0]! : versions.find((v) => v.version === version);
     if (!def) {
-      throw new GatewayError('BAD_REQUEST', `ruleSet: rule pack ${id} is pinned at version ${versions.map((v) => v.version).join(' or ')}, not ${version}`, {
+      throw new GatewayError('BAD_REQUEST', `ruleSet: rule pack ${shownId} is pinned at version ${versions.map((v) => v.version).join(' or ')}, not ${truncateForEcho(version ?? '')}`, {
         details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw },
       });
     }
     if (def.kind === 'xsd') {
       const entry = def.entries?.find((e) => e === format.rootName) ?? (def.entries?.length === 1 ? def.entries[0] : undefined);
-      if (!entry) throw new GatewayError('BAD_REQUEST', `ruleSet: schema pack ${id} has no schema for <${format.rootName}>`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
+      if (!entry) throw new GatewayError('BAD_REQUEST', `ruleSet: schema pack ${shownId} has no schema for <${truncateForEcho(format.rootName)}>`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
       packs.push({ id, entry, ...(def !== versions[0] ? { version: def.version } : {}) });
     } else packs.push({ id, ...(def !== versions[0] ? { version: def.version } : {}) });
   }

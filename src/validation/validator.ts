@@ -1,6 +1,7 @@
 import type { Document } from '@xmldom/xmldom';
 import { GatewayError } from '../core/gateway-error';
 import { decodeXml, detectFormatFromDocument, extractFromPdf, isPdf, parseXml, type DetectedFormat, type XmlLimits } from '../formats';
+import { truncateMessage, truncateQuoted } from '../core/truncate';
 import { explainSchemaIssue } from './explain';
 import { elementPath, findElement } from './locations';
 import { loadManifest, type RulesManifest } from './manifest';
@@ -130,8 +131,8 @@ export function createValidator(options: ValidatorOptions): Validator {
           artifact: 'schema',
           flag: 'error',
           ruleId,
-          location: el ? elementPath(el) : issue.line !== undefined ? `line ${issue.line}` : '/',
-          text,
+          location: truncateMessage(el ? elementPath(el) : issue.line !== undefined ? `line ${issue.line}` : '/'),
+          text: truncateQuoted(text),
           reasonCode: reasonCodeOf('schema', 'error'),
           ruleSet: pack.id,
         });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { GatewayError } from '../core/gateway-error';
+import { truncateQuoted } from '../core/truncate';
 
 /**
  * XSD validation with xmllint (libxml2), run as a child process per document. SaxonJS has no schema validation;
@@ -146,7 +147,7 @@ export function validateWithXmllint(driverSchema: string, xml: Buffer, options: 
       else if ((code === 1 || code === 3 || code === 4) && parsed.issues.length > 0) resolve({ issues: parsed.issues, truncated: parsed.truncated });
       else {
         reject(
-          new GatewayError('DEPENDENCY_UNAVAILABLE', `xmllint could not validate with ${driverSchema} (exit ${code}): ${parsed.other.slice(0, 3).join(' | ') || stderr.slice(0, 500)}`, {
+          new GatewayError('DEPENDENCY_UNAVAILABLE', truncateQuoted(`xmllint could not validate with ${driverSchema} (exit ${code}): ${parsed.other.slice(0, 3).join(' | ') || stderr.slice(0, 500)}`), {
             retryable: false,
             details: { reason: 'XSD_ENGINE_FAILED' },
           }),
