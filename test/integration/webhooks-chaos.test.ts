@@ -12,6 +12,9 @@ import { createWebhookTestContext, startReceiver, type TestReceiver, type Webhoo
  * Chaos: 1,000 events to a receiver that answers 500 to 30 % of requests, never answers 5 % (the attempt times out)
  * and resets the connection on 5 %. Every event must end delivered, and every delivery id must be answered 2xx by
  * the receiver at least once; more than once is a duplicate on the wire, allowed by at-least-once, and counted.
+ * Run with one worker and with two (two Worker instances on one task queue, each with its own activities and its own
+ * database connection): a duplicate may only be a re-send of an attempt the gateway saw fail (its timeout fired
+ * before the 2xx came), never a second delivery started (a second run, or an attempt made twice).
  */
 
 const EVENTS = Number(process.env.CHAOS_EVENTS) || 1000;
@@ -22,13 +25,44 @@ const SCHEDULE = { kind: 'table', delaysMs: [100, 200, 300, 400, 500, 500, 500, 
 // flight.
 const CACHED_RUNS = 40;
 
-describe('webhook delivery under a misbehaving receiver', () => {
+/** One line of the delivery log as the checks need it. */
+interface LoggedAttempt {
+  _id: string;
+  deliveryId: string;
+  attempt: number;
+  outcome: string;
+  error: string | null;
+  at: Date;
+}
+
+/**
+ * Where a delivery id's traffic was more than one delivery: an attempt number logged twice (two runs made it), a line
+ * logged after the delivered one, or more 2xx answers at the receiver than one plus the attempts the gateway saw fail
+ * (a 2xx it did not see is a re-send's cause, nothing else is).
+ */
+function secondDeliveries(lines: readonly LoggedAttempt[], okAnswers: ReadonlyMap<string, number>): string[] {
+  const byId = new Map<string, LoggedAttempt[]>();
+  for (const l of lines) byId.set(l.deliveryId, [...(byId.get(l.deliveryId) ?? []), l]);
+  const problems: string[] = [];
+  for (const [id, all] of byId) {
+    const attempts = all.map((l) => l.attempt);
+    if (new Set(attempts).size !== attempts.length) problems.push(`${id}: attempts ${attempts.sort((x, y) => x - y).join(',')}`);
+    const delivered = all.filter((l) => l.outcome === 'delivered');
+    const last = Math.max(...attempts);
+    if (delivered.length !== 1 || delivered[0]!.attempt !== last) problems.push(`${id}: delivered ${delivered.length}, last attempt ${last}`);
+    const failed = all.filter((l) => l.outcome === 'failed').length;
+    if ((okAnswers.get(id) ?? 0) > 1 + failed) problems.push(`${id}: ${okAnswers.get(id)} 2xx, ${failed} failed attempts`);
+  }
+  return problems;
+}
+
+describe.each([1, 2])('webhook delivery under a misbehaving receiver, %i worker(s)', (WORKERS) => {
   const { temporalAddress } = requireEnv();
   const taskQueue = `webhooks-chaos-${randomUUID()}`;
   let connection: Connection;
   let client: Client;
   let ctx: WebhookTestContext;
-  let worker: RunningWorker;
+  const workers: RunningWorker[] = [];
   let receiver: TestReceiver;
   /** 2xx answers per delivery id, and every answer kind given. */
   const okAnswers = new Map<string, number>();
@@ -79,12 +113,13 @@ describe('webhook delivery under a misbehaving receiver', () => {
       },
     });
     const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
-    worker = await startWorker(ctx.config, { workflowBundle, maxConcurrentActivityTaskExecutions: 200 });
-    expect(worker.worker.options.maxCachedWorkflows).toBe(CACHED_RUNS);
+    // Each worker composes its own database connection, activities, caches and held-delivery sweep.
+    for (let i = 0; i < WORKERS; i++) workers.push(await startWorker(ctx.config, { workflowBundle, maxConcurrentActivityTaskExecutions: 200 }));
+    for (const w of workers) expect(w.worker.options.maxCachedWorkflows).toBe(CACHED_RUNS);
   }, 120_000);
 
   afterAll(async () => {
-    await worker?.stop();
+    await Promise.all(workers.map((w) => w.stop()));
     await receiver?.close();
     await connection?.close();
     await ctx?.close();
@@ -135,10 +170,15 @@ describe('webhook delivery under a misbehaving receiver', () => {
       { $group: { _id: '$deliveryId', n: { $sum: 1 } } },
     ]).exec();
     console.log(
-      `chaos: ${EVENTS} events in ${seconds.toFixed(1)} s; receiver answers ${JSON.stringify(answers)}; retries ${retries}; ` +
+      `chaos, ${WORKERS} worker(s): ${EVENTS} events in ${seconds.toFixed(1)} s; receiver answers ${JSON.stringify(answers)}; retries ${retries}; ` +
         `outcomes ${JSON.stringify(outcomes)}; duplicates on the wire: ${extraOk} (${duplicateIds} delivery ids)`,
     );
 
+    const lines = await ctx.core.db.models.DeliveryAttempt.find({ tenantId: 'chaos' }, { deliveryId: 1, attempt: 1, outcome: 1, error: 1, at: 1 })
+      .lean<LoggedAttempt[]>()
+      .exec();
+    // No delivery started twice: every duplicate on the wire is a re-send of an attempt the gateway saw fail.
+    expect(secondDeliveries(lines, okAnswers)).toEqual([]);
     // Every event delivered, and the gateway saw each delivery id delivered exactly once.
     expect(outcomes).toEqual({ delivered: EVENTS });
     expect(new Set(deliveryIds).size).toBe(EVENTS);
