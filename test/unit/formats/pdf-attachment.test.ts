@@ -192,7 +192,7 @@ describe('extractFromPdf with PDFs built here', () => {
       expect.objectContaining({ reason: 'PDF_ATTACHMENT_TOO_LARGE', limit: 4 * 1024 * 1024 }),
     );
     expect(outcome.kind === 'threw' && outcome.ms).toBeLessThan(5_000);
-   }, 60_000);
+  }, 60_000);
 
   it('refuses an attachment that inflates more than 100 times beyond 4 MiB: 20 MB of XML in a 24 KB PDF', async () => {
     const line = '<ram:IncludedSupplyChainTradeLineItem><ram:ID>1</ram:ID></ram:IncludedSupplyChainTradeLineItem>';

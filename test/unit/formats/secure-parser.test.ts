@@ -139,7 +139,7 @@ describe('parseXml: safety refusals', () => {
     if (outcome.kind !== 'threw') return;
     expect(outcome.details).toEqual(expect.objectContaining({ reason: 'XML_TOO_MANY_ATTRIBUTES', limit: 250_000 }));
     expect(outcome.peakRssGrowthBytes).toBeLessThan(64 * 1024 * 1024);
-   }, 60_000);
+  }, 60_000);
 
   it('refuses input above the size limit before decoding it', () => {
     const e = refusal(() => parseXml(Buffer.alloc(2048, 0x20), { maxBytes: 1024 }));
