@@ -72,7 +72,7 @@ describe('webhook storage under concurrent callers (two connections)', () => {
     return { id, hookId, seq: seq! };
   }
 
-  it(`gives a held record to exactly one of ${RACERS} concurrent claims, and again once that claim has expired`, async () => {
+  it(`gives a held record to exactly one of ${RACERS} concurrent claims, and again once it expired`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const { id } = await holdRecord();
       const now = Date.now();
@@ -119,7 +119,7 @@ describe('webhook storage under concurrent callers (two connections)', () => {
     }
   });
 
-  it('starts the next run of a held delivery exactly once when workers release it at once (wakes, answers, sweeps)', async () => {
+  it('starts the next run of a held delivery once when workers release it together (wake, answer, sweep)', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const hookId = `h-${randomUUID()}`;
       const records = await Promise.all(Array.from({ length: 3 }, () => holdRecord(hookId, 'run-holder')));
@@ -133,9 +133,9 @@ describe('webhook storage under concurrent callers (two connections)', () => {
           },
           { signal: async () => undefined, latestRunId: async () => 'run-holder' },
         );
-      const workers = [worker(0), worker(1)];
+      const workers: [HeldDeliveries, HeldDeliveries] = [worker(0), worker(1)];
       await race(async (side, i) => {
-        const w = workers[side]!;
+        const w = workers[side];
         if (i % 4 === 0) return w.releaseDue();
         if (i % 4 === 1) return w.releaseHook(hookId, () => undefined);
         await Promise.all(records.map((r) => w.wake(r.id, 0)));
@@ -146,7 +146,7 @@ describe('webhook storage under concurrent callers (two connections)', () => {
     }
   });
 
-  it("never leaves two records or none when a later run holds while a release removes the earlier run's record", async () => {
+  it("leaves one record, not two or none, when a later run holds as a release removes the earlier one's", async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const { id, hookId } = await holdRecord(undefined, 'run-1', 60_000);
       const claimed = (await held[0].claim(id, new Date(), LEASE_MS)) as ClaimedDelivery;
@@ -177,7 +177,7 @@ describe('webhook storage under concurrent callers (two connections)', () => {
   });
 
   it(`counts every one of ${RACERS} concurrent hook writes in rev and switches a hook off exactly once`, async () => {
-    const hooks = [new HookRepository(models[0]), new HookRepository(models[1])];
+    const hooks: [HookRepository, HookRepository] = [new HookRepository(models[0]), new HookRepository(models[1])];
     for (let round = 0; round < ROUNDS / 3; round++) {
       const hook = await hooks[0].create({
         id: `hook-${randomUUID()}`,
@@ -207,8 +207,10 @@ describe('webhook storage under concurrent callers (two connections)', () => {
         timeoutMs: null,
       });
       // Half update it, half switch it off (a 410 seen by several workers at once).
-      const results = await race((side, i) =>
-        i % 2 ? hooks[side].update({ tenantId: 't1' }, hook.id, fields(i), undefined) : hooks[side].disable('t1', hook.id, 'gone'),
+      const results = await race<unknown>((side, i) =>
+        i % 2
+          ? hooks[side].update({ tenantId: 't1' }, hook.id, fields(i), undefined)
+          : hooks[side].disable('t1', hook.id, 'gone'),
       );
       const updates = results.filter((r) => typeof r === 'object' && r !== null).length;
       const switchedOff = results.filter((r) => r === true).length;
@@ -228,8 +230,8 @@ describe('webhook storage under concurrent callers (two connections)', () => {
     }
   });
 
-  it(`keeps every route when ${RACERS} redeliveries of one event to different hooks record their routing at once`, async () => {
-    const events = [new EventRepository(models[0]), new EventRepository(models[1])];
+  it(`keeps every route when ${RACERS} redeliveries of one event to other hooks record routings at once`, async () => {
+    const events: [EventRepository, EventRepository] = [new EventRepository(models[0]), new EventRepository(models[1])];
     for (let round = 0; round < ROUNDS / 3; round++) {
       const event: EventRecord = {
         id: randomUUID(),
@@ -257,19 +259,20 @@ describe('webhook storage under concurrent callers (two connections)', () => {
       );
       const stored = (await events[1].get('t1', event.id))!;
       expect(stored.label).toBe('routed');
-      expect(stored.routes.map((r) => r.hookId).sort()).toEqual(Array.from({ length: RACERS }, (_, i) => `h${i}`).sort());
+      const expected = Array.from({ length: RACERS }, (_, i) => `h${i}`);
+      expect(stored.routes.map((r) => r.hookId).sort()).toEqual(expected.sort());
       const listed = await events[0].list({ tenantIds: ['t1'], limit: 1000 });
       expect(listed.find((e) => e.id === event.id)?.routes).toHaveLength(RACERS);
     }
   });
 
-  it('reports a delete by exact _id done by exactly one of two racers (checked here, as the claims remove by _id)', async () => {
-    const collections = [models[0].HeldClaim.collection, models[1].HeldClaim.collection];
+  it('reports a delete by exact _id as done by exactly one of two racers (claims are removed by _id)', async () => {
+    const collections = [models[0].HeldClaim.collection, models[1].HeldClaim.collection] as const;
     for (let round = 0; round < ROUNDS; round++) {
       const id = `del-${randomUUID()}`;
       const now = new Date();
       await collections[0].insertOne({ _id: id as never, key: 'k', n: 1, owner: 'o', at: now, until: now });
-      const results = await Promise.all([0, 1].map((i) => collections[i]!.deleteOne({ _id: id as never })));
+      const results = await Promise.all(([0, 1] as const).map((i) => collections[i].deleteOne({ _id: id as never })));
       expect(results.map((r) => r.deletedCount).sort()).toEqual([0, 1]);
     }
   });

@@ -46,12 +46,17 @@ function secondDeliveries(lines: readonly LoggedAttempt[], okAnswers: ReadonlyMa
   const problems: string[] = [];
   for (const [id, all] of byId) {
     const attempts = all.map((l) => l.attempt);
-    if (new Set(attempts).size !== attempts.length) problems.push(`${id}: attempts ${attempts.sort((x, y) => x - y).join(',')}`);
+    if (new Set(attempts).size !== attempts.length) {
+      problems.push(`${id}: attempts ${attempts.sort((x, y) => x - y).join(',')}`);
+    }
     const delivered = all.filter((l) => l.outcome === 'delivered');
     const last = Math.max(...attempts);
-    if (delivered.length !== 1 || delivered[0]!.attempt !== last) problems.push(`${id}: delivered ${delivered.length}, last attempt ${last}`);
+    if (delivered.length !== 1 || delivered[0]!.attempt !== last) {
+      problems.push(`${id}: delivered ${delivered.length}, last attempt ${last}`);
+    }
     const failed = all.filter((l) => l.outcome === 'failed').length;
-    if ((okAnswers.get(id) ?? 0) > 1 + failed) problems.push(`${id}: ${okAnswers.get(id)} 2xx, ${failed} failed attempts`);
+    const ok = okAnswers.get(id) ?? 0;
+    if (ok > 1 + failed) problems.push(`${id}: ${ok} 2xx, ${failed} failed attempts`);
   }
   return problems;
 }
@@ -114,7 +119,9 @@ describe.each([1, 2])('webhook delivery under a misbehaving receiver, %i worker(
     });
     const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
     // Each worker composes its own database connection, activities, caches and held-delivery sweep.
-    for (let i = 0; i < WORKERS; i++) workers.push(await startWorker(ctx.config, { workflowBundle, maxConcurrentActivityTaskExecutions: 200 }));
+    for (let i = 0; i < WORKERS; i++) {
+      workers.push(await startWorker(ctx.config, { workflowBundle, maxConcurrentActivityTaskExecutions: 200 }));
+    }
     for (const w of workers) expect(w.worker.options.maxCachedWorkflows).toBe(CACHED_RUNS);
   }, 120_000);
 
@@ -170,11 +177,13 @@ describe.each([1, 2])('webhook delivery under a misbehaving receiver, %i worker(
       { $group: { _id: '$deliveryId', n: { $sum: 1 } } },
     ]).exec();
     console.log(
-      `chaos, ${WORKERS} worker(s): ${EVENTS} events in ${seconds.toFixed(1)} s; receiver answers ${JSON.stringify(answers)}; retries ${retries}; ` +
+      `chaos, ${WORKERS} worker(s): ${EVENTS} events in ${seconds.toFixed(1)} s; ` +
+        `receiver answers ${JSON.stringify(answers)}; retries ${retries}; ` +
         `outcomes ${JSON.stringify(outcomes)}; duplicates on the wire: ${extraOk} (${duplicateIds} delivery ids)`,
     );
 
-    const lines = await ctx.core.db.models.DeliveryAttempt.find({ tenantId: 'chaos' }, { deliveryId: 1, attempt: 1, outcome: 1, error: 1, at: 1 })
+    const fields = { deliveryId: 1, attempt: 1, outcome: 1, error: 1, at: 1 };
+    const lines = await ctx.core.db.models.DeliveryAttempt.find({ tenantId: 'chaos' }, fields)
       .lean<LoggedAttempt[]>()
       .exec();
     // No delivery started twice: every duplicate on the wire is a re-send of an attempt the gateway saw fail.

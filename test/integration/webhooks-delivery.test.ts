@@ -10,6 +10,8 @@ import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { composeWebhookRoutes, temporalDeliveryRuns, TemporalDeliveryStarter } from '../../src/main/webhooks';
 import type { EventRecord } from '../../src/storage/events/event.repository';
 import { HeldDeliveryRepository } from '../../src/storage/events/held-delivery.repository';
+import { connectDatabase } from '../../src/storage/connection';
+import type { Models } from '../../src/storage/models';
 import { deliveryIdFor } from '../../src/webhooks/delivery-id';
 import { toGatewayEvent } from '../../src/webhooks/event-payload';
 import { HeldDeliveries } from '../../src/webhooks/held-deliveries';
@@ -414,12 +416,17 @@ describe('webhook delivery on the real Temporal dev server', () => {
     expect(reachedBefore.size).toBeLessThan(25);
   });
 
-  /** A release as a worker's: HeldDeliveries of its own, starting next runs on `queue`; `signalled` records its signals. */
-  function releaser(queue = taskQueue) {
+  /**
+   * A release as a worker's: HeldDeliveries of its own, starting next runs on `queue`; `signalled` records its
+   * signals. `models`: its database connection (the test context's unless given).
+   */
+  function releaser(queue = taskQueue, models: Models = ctx.core.db.models) {
     const starter = new TemporalDeliveryStarter(() => client, { taskQueue: queue, searchAttributes: true });
     const signalled: string[] = [];
     const runs = temporalDeliveryRuns(() => client);
-    const held = new HeldDeliveries(new HeldDeliveryRepository(ctx.core.db.models), (input, meta, startDelayMs) => starter.startDelivery(input, meta, 'redeliver', { startDelayMs }), {
+    const restart = (input: DeliverWebhookInput, meta: { topic: string; partyKey: string }, startDelayMs: number) =>
+      starter.startDelivery(input, meta, 'redeliver', { startDelayMs });
+    const held = new HeldDeliveries(new HeldDeliveryRepository(models), restart, {
       signal: async (id) => void signalled.push(id),
       latestRunId: (id) => runs.latestRunId(id),
     });
@@ -478,7 +485,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
     await expect(repo.claim(later.workflowId, new Date(), 60_000)).resolves.toBeNull();
     await expect(repo.unclaimedIdsForHook(laterHook.id, new Date(), 10)).resolves.toEqual([]);
     await expect(repo.hookIdsWithHeld()).resolves.toContain(laterHook.id);
-    const nextRun = { workflowId: later.workflowId, runId: 'run-after-release', input: later.input, dueInMs: 60 * 60_000 };
+    const nextRun = { workflowId: later.workflowId, runId: 'run-after', input: later.input, dueInMs: 60 * 60_000 };
     await expect(held.tryHold(nextRun, { topic: 'HeldTopic', partyKey: '' })).resolves.toBeUndefined();
     await repo.remove(claimed!);
     const seq = await held.hold(nextRun, { topic: 'HeldTopic', partyKey: '' });
@@ -499,6 +506,46 @@ describe('webhook delivery on the real Temporal dev server', () => {
     await expect(held.releaseDue()).resolves.toBe(0);
     expect(await repo.listForHook(hook.id)).toHaveLength(0);
     expect(r.requests.length).toBe(sentBefore);
+  });
+
+  it('sends a held delivery once when releases on two connections race for it (wakes, answers, sweeps)', async () => {
+    const t = await tenant();
+    const r = await receiver();
+    const hook = await t.hook({ url: r.url, topic: 'RacedTopic', secureKey: KEY });
+    // A second connection, as a second worker has.
+    const other = await connectDatabase(ctx.config.mongo.uri);
+    try {
+      const sides = [releaser(), releaser(taskQueue, other.models)];
+      const ROUNDS = 10;
+      const held: Array<{ deliveryId: string; workflowId: string }> = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const h = await holdOne(t, sides[round % 2]!.held, hook.id, 0, 1);
+        held.push(h);
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) => {
+            const w = sides[i % 2]!.held;
+            if (i % 4 === 0) return w.releaseDue();
+            if (i % 4 === 1) return w.releaseHook(hook.id, () => undefined);
+            return w.wake(h.workflowId, 0);
+          }),
+        );
+        await expect(result(t.id, h.deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 2 });
+      }
+      // Each held delivery reached the receiver once, by one run: the one release that won its claim started it.
+      const sent = r.requests.map((q) => String(q.headers['x-service-delivery']));
+      expect(sent.sort()).toEqual(held.map((h) => h.deliveryId).sort());
+      const runs = await Promise.all(
+        held.map(async (h) => {
+          let n = 0;
+          for await (const _ of client.workflow.list({ query: `WorkflowId = '${h.workflowId}'` })) n += 1;
+          return n;
+        }),
+      );
+      expect(runs).toEqual(held.map(() => 1));
+      expect(await new HeldDeliveryRepository(ctx.core.db.models).listForHook(hook.id)).toEqual([]);
+    } finally {
+      await other.close();
+    }
   });
 
   it("releases on a hook's answer the deliveries held for it through another worker, which a worker learns of from its sweep", async () => {

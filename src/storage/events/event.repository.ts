@@ -70,7 +70,12 @@ function toRecord(doc: EventDoc, routing?: EventRoutingDoc): EventRecord {
     createdBy: doc.createdBy,
     createdOn: doc.createdOn,
     label: routed.label,
-    routes: (routed.routes ?? []).map((r) => ({ hookId: r.hookId, action: r.action, deliveryId: r.deliveryId, status: r.status })),
+    routes: (routed.routes ?? []).map((r) => ({
+      hookId: r.hookId,
+      action: r.action,
+      deliveryId: r.deliveryId,
+      status: r.status,
+    })),
     targetHookId: doc.targetHookId ?? null,
     excludeHookIds: [...(doc.excludeHookIds ?? [])],
   };
@@ -140,13 +145,22 @@ export class EventRepository {
   async updateRouting(eventId: string, next: (current: EventRouting) => EventRouting): Promise<EventRouting | null> {
     const collection = this.models.EventRouting.collection as unknown as mongo.Collection<EventRoutingDoc>;
     for (let tries = 0; tries < ROUTING_TRIES; tries++) {
-      const event = await this.models.WebhookEvent.findById(eventId, { tenantId: 1, label: 1, routes: 1 }).lean<EventDoc>().exec();
+      const event = await this.models.WebhookEvent.findById(eventId, { tenantId: 1, label: 1, routes: 1 })
+        .lean<EventDoc>()
+        .exec();
       if (!event) return null;
       const latest = await this.latestRouting(eventId);
       const current = latest?.doc ?? event;
       const routing = next({ label: current.label, routes: current.routes.map((r) => ({ ...r })) });
       const n = (latest?.n ?? 0) + 1;
-      const doc: EventRoutingDoc = { _id: routingId(eventId, n), eventId, tenantId: event.tenantId, n, ...routing, at: new Date() };
+      const doc: EventRoutingDoc = {
+        _id: routingId(eventId, n),
+        eventId,
+        tenantId: event.tenantId,
+        n,
+        ...routing,
+        at: new Date(),
+      };
       try {
         await withStorageRetries(() => collection.insertOne(doc));
         return routing;

@@ -78,7 +78,7 @@ export interface HeldDeliveryDoc {
   dueAt: Date;
   /** New on every hold, never changed after: claims are taken on (workflow id, seq), see HeldClaimDoc. */
   seq: string;
-  /** Written by releases of earlier versions (an update of the record); ignored since claims are documents of their own. */
+  /** Written by releases of earlier versions (an update of the record); ignored now that claims are documents. */
   claimedUntil?: Date;
 }
 
@@ -202,6 +202,7 @@ export function buildEventModels(conn: Connection) {
   heldClaim.index({ until: 1 });
   heldClaim.index({ hookId: 1, until: 1 });
 
+  const routeStatus = { type: String, enum: ['started', 'dropped', 'unsupported'], required: true };
   const routing = new Schema<EventRoutingDoc>(
     {
       _id: str,
@@ -209,10 +210,7 @@ export function buildEventModels(conn: Connection) {
       tenantId: str,
       n: { type: Number, required: true },
       label: { type: String, enum: ['routed', 'dropped', 'dead-letter'], required: true },
-      routes: {
-        type: [{ _id: false, hookId: str, action: str, deliveryId: str, status: { type: String, enum: ['started', 'dropped', 'unsupported'], required: true } }],
-        default: [],
-      },
+      routes: { type: [{ _id: false, hookId: str, action: str, deliveryId: str, status: routeStatus }], default: [] },
       at: { type: Date, required: true },
     },
     { versionKey: false },

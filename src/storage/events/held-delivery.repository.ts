@@ -61,7 +61,8 @@ export class HeldDeliveryRepository {
       if (!existing) continue;
       if (existing.heldByRunId === doc.heldByRunId) return existing.seq;
       const now = new Date();
-      const claimed = await this.claimRecord(existing, now, new Date(now.getTime() + REPLACE_LEASE_MS), `run:${doc.heldByRunId}`);
+      const until = new Date(now.getTime() + REPLACE_LEASE_MS);
+      const claimed = await this.claimRecord(existing, now, until, `run:${doc.heldByRunId}`);
       if (!claimed) return null;
       await this.remove(claimed);
     }
@@ -130,7 +131,7 @@ export class HeldDeliveryRepository {
     return true;
   }
 
-  /** The workflow ids of one hook's held deliveries with no live claim at `now`, oldest first (release on an answer). */
+  /** The workflow ids of a hook's held deliveries with no live claim at `now`, oldest first (release on an answer). */
   async unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]> {
     const live = await this.models.HeldClaim.find({ hookId, until: { $gt: now } }, { workflowId: 1 })
       .lean<Array<Pick<ClaimDoc, 'workflowId'>>>()
@@ -159,9 +160,15 @@ export class HeldDeliveryRepository {
    * A claim on the record as read: the next number after the expired ones. Read again once taken: a record removed
    * or held again in between (its claims dropped, so the number was free) is not claimed after all.
    */
-  private async claimRecord(doc: HeldDeliveryDoc, now: Date, until: Date, owner: string): Promise<ClaimedDelivery | null> {
+  private async claimRecord(
+    doc: HeldDeliveryDoc,
+    now: Date,
+    until: Date,
+    owner: string,
+  ): Promise<ClaimedDelivery | null> {
     const key = claimKey(doc);
-    const taken = await takeClaim(this.claims, key, owner, now, until, { key, workflowId: doc._id, hookId: doc.hookId });
+    const fields = { key, workflowId: doc._id, hookId: doc.hookId };
+    const taken = await takeClaim(this.claims, key, owner, now, until, fields);
     if (!taken) return null;
     const again = await this.read(doc._id);
     if (again?.seq !== doc.seq) {

@@ -68,7 +68,11 @@ export async function takeClaim<T extends NumberedClaim>(
 }
 
 /** Removes claims 1..n of `key` (by their holder, once what they claimed is settled). */
-export async function dropClaims<T extends NumberedClaim>(collection: ClaimCollection<T>, key: string, n: number): Promise<void> {
+export async function dropClaims<T extends NumberedClaim>(
+  collection: ClaimCollection<T>,
+  key: string,
+  n: number,
+): Promise<void> {
   const ids = Array.from({ length: n }, (_, i) => claimId(key, i + 1));
   await withStorageRetries(() => collection.deleteMany({ _id: { $in: ids } } as mongo.Filter<T>));
 }

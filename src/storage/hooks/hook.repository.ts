@@ -232,7 +232,10 @@ export class HookRepository {
    * lease is keyed by the rev written, so a writer that read the hook before another's write finds it taken, or, once
    * dropped, finds the hook at a later rev when it reads it again, and starts over.
    */
-  private async write<T>(hookId: string, change: (doc: HookDoc, rev: number) => Promise<{ result: T }>): Promise<T | null> {
+  private async write<T>(
+    hookId: string,
+    change: (doc: HookDoc, rev: number) => Promise<{ result: T }>,
+  ): Promise<T | null> {
     const owner = randomUUID();
     for (let tries = 0, pause = 5; tries < WRITE_TRIES; tries++, pause = Math.min(pause * 2, 200)) {
       const doc = await this.models.Hook.findById(hookId).lean<HookDoc>().exec();

@@ -25,7 +25,8 @@ function setup(result: AttemptResult, withHeld = true, busy = false) {
           held: {
             hold: record,
             // An earlier run's record still being released: the attempt holds nothing.
-            tryHold: async (h: HoldDeliveryInput, meta: { topic: string; partyKey: string }) => (busy ? undefined : record(h, meta)),
+            tryHold: async (h: HoldDeliveryInput, meta: { topic: string; partyKey: string }) =>
+              busy ? undefined : record(h, meta),
           },
         }
       : {}),

@@ -283,7 +283,7 @@ describe('HeldDeliveries', () => {
     expect(store.docs.size).toBe(0);
   });
 
-  it("lets a later run hold only once the earlier run's record is no release's: never two records, none lost", async () => {
+  it("lets a later run hold once the earlier run's record is no release's: never two records, none lost", async () => {
     const { store, held, hold } = setup();
     const later = (runId: string) => ({ workflowId: 'wf-1', runId, input: input(1, 1), dueInMs: 60_000 });
     const meta = { topic: 'T', partyKey: '' };
