@@ -1,4 +1,5 @@
 import { isGatewayError } from '../src/core/gateway-error';
+import { truncateMessage } from '../src/core/truncate';
 import { detectFormat } from '../src/formats/detect';
 import { peppolDocumentTypeId } from '../src/formats/document-type-id';
 import type { DetectionOutcome } from '../workflows/messages';
@@ -25,6 +26,7 @@ export function detectionOutcome(bytes: Buffer): DetectionOutcome {
     };
   } catch (e) {
     if (!isGatewayError(e) || !DOCUMENT_PROBLEMS.has(e.code)) throw e;
-    return { ok: false, code: e.code, message: e.message };
+    // The message may quote the document (an element name, an identifier): bounded before it reaches the record.
+    return { ok: false, code: e.code, message: truncateMessage(e.message) };
   }
 }

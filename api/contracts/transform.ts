@@ -70,7 +70,7 @@ export function transformRoutes(h: { problem: (d: string) => ResponseContract; a
         ...h.authenticated,
         400: h.problem('Body not XML or unsafe, source format not recognised, unknown targetFormat, or transformation not supported (`reason` TRANSFORMATION_NOT_SUPPORTED names why)'),
         413: h.problem('Body larger than 24 MB'),
-        415: h.problem('Content-Type not accepted'),
+        415: h.problem('Content-Type or Content-Encoding not accepted, or body not of the declared type'),
         422: h.problem('The document cannot be converted: `missing` lists the target rules and terms it lacks, `invalid` the values that are not valid'),
       },
     },

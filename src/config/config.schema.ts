@@ -55,7 +55,9 @@ export const configEnvSchema = z.object({
   SIGNING_KEY_ROTATION_DAYS: int(30, 1).describe('Age after which a new token signing key is generated; old keys stay published until their tokens expire.'),
   SUBSCRIPTION_KEYS: csv.describe('Valid `Subscription-Key` header values (comma-separated). The header is optional; when sent it must be one of these.'),
 
-  RATE_LIMIT_TOKEN_PER_MINUTE: int(120, 1).describe('Token requests per client id (or address) per minute.'),
+  RATE_LIMIT_TOKEN_PER_MINUTE: int(120, 1).describe('Token requests per client id from one address per minute.'),
+  RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: int(10, 1).describe('Failed token requests per client id from one address per minute; then 429 for that pair.'),
+  RATE_LIMIT_TOKEN_SOURCE_FAILURES_PER_MINUTE: int(60, 1).describe('Failed token requests from one address per minute, over all client ids; then 429 for that address.'),
   RATE_LIMIT_API_PER_MINUTE: int(6000, 1).describe('API requests per client per minute.'),
 
   WEBHOOK_ALLOW_HTTP: bool(false).describe('Accept and deliver to plain http:// hook URLs (tests, on-premise receivers); https only when false.'),

@@ -1,6 +1,5 @@
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
 import { configEnvSchema } from './config.schema';
 import { PEPPOL_SEND_SCHEDULE, validateRetrySchedule, WEBHOOK_RETRY_SCHEDULE, type RetrySchedule } from '../core/retry-schedule';
 
@@ -132,35 +131,14 @@ function deepFreeze<T>(o: T): Readonly<T> {
   return o;
 }
 
-/**
- * The token endpoint's failure budgets (api/routes/token.routes.ts). Failures are counted per source address, never
- * per claimed client id alone, so nobody can lock a client out by sending wrong secrets in its name.
- */
-export const tokenLimiterEnvSchema = z.object({
-  RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(10)
-    .describe('Failed token requests per client id from one address per minute; then 429 for that pair.'),
-  RATE_LIMIT_TOKEN_SOURCE_FAILURES_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(60)
-    .describe('Failed token requests from one address per minute, over all client ids; then 429 for that address.'),
-});
-
 /** The only reader of process.env. Throws a readable message naming every invalid variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = configEnvSchema.safeParse(env);
-  const tokenLimits = tokenLimiterEnvSchema.safeParse(env);
-  if (!parsed.success || !tokenLimits.success) {
-    const issues = [...(parsed.error?.issues ?? []), ...(tokenLimits.error?.issues ?? [])];
-    const lines = issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const e = { ...parsed.data, ...tokenLimits.data };
+  const e = parsed.data;
   const pem = !!(e.PEPPOL_AP_CERTIFICATE || e.PEPPOL_AP_PRIVATE_KEY);
   if (pem && !(e.PEPPOL_AP_CERTIFICATE && e.PEPPOL_AP_PRIVATE_KEY)) {
     throw new Error('Invalid configuration:\n  PEPPOL_AP_CERTIFICATE / PEPPOL_AP_PRIVATE_KEY: set both or neither');

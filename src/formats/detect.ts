@@ -1,3 +1,4 @@
+import { truncateForEcho as echo } from '../core/truncate';
 import type { ReadDocument, ReadElement, ReadNode } from './xml/read-tree';
 import { GatewayError } from '../core/gateway-error';
 import { extractFromPdf, isPdf, type PdfLimits } from './facturx/pdf-attachment';
@@ -360,7 +361,8 @@ const ROOT_HINTS: ReadonlyArray<{ namespace: string; localName?: string; hint: s
 ];
 
 function describeRoot(facts: DocumentFacts): string {
-  return `root element <${facts.rootQName}> in namespace ${facts.rootNamespace ? `"${facts.rootNamespace}"` : '(none)'}`;
+  const ns = facts.rootNamespace ? `"${echo(facts.rootNamespace)}"` : '(none)';
+  return `root element <${echo(facts.rootQName)}> in namespace ${ns}`;
 }
 
 function unknownFormat(facts: DocumentFacts, container: 'pdf' | undefined): GatewayError {
@@ -369,8 +371,8 @@ function unknownFormat(facts: DocumentFacts, container: 'pdf' | undefined): Gate
   const isUbl = paths === UBL_PATHS;
   const isCii = paths === CII_PATHS || paths === ZF1_PATHS;
   const idName = isUbl ? 'CustomizationID (BT-24)' : 'GuidelineSpecifiedDocumentContextParameter/ID (BT-24)';
-  if (facts.customizationId !== undefined) seen.push(`${idName} "${facts.customizationId}"`);
-  if (facts.profileId !== undefined && isUbl) seen.push(`ProfileID "${facts.profileId}"`);
+  if (facts.customizationId !== undefined) seen.push(`${idName} "${echo(facts.customizationId)}"`);
+  if (facts.profileId !== undefined && isUbl) seen.push(`ProfileID "${echo(facts.profileId)}"`);
   if (container) seen.push('read from a PDF attachment');
 
   const hints: string[] = [];
@@ -379,12 +381,12 @@ function unknownFormat(facts: DocumentFacts, container: 'pdf' | undefined): Gate
     if (facts.customizationId === undefined || facts.customizationId === '') {
       hints.push(`the specification identifier ${idName} is missing, so the format cannot be determined`);
       if (facts.profileId?.startsWith('urn:www.cenbii.eu:')) {
-        hints.push(`ProfileID "${facts.profileId}" is a pre-EN 16931 CEN BII profile, as used by SI-UBL 1.2: ${SI_UBL_1_REFUSAL}`);
+        hints.push(`ProfileID "${echo(facts.profileId)}" is a pre-EN 16931 CEN BII profile, as used by SI-UBL 1.2: ${SI_UBL_1_REFUSAL}`);
       }
     } else if (facts.customizationId.startsWith('urn:ferd:CrossIndustryDocument:invoice:1p0')) {
       hints.push('that is a ZUGFeRD 1.0 identifier, but ZUGFeRD 1.0 documents have the root rsm:CrossIndustryDocument');
     } else {
-      hints.push(`the specification identifier is not one the gateway supports for <${facts.rootLocalName}>`);
+      hints.push(`the specification identifier is not one the gateway supports for <${echo(facts.rootLocalName)}>`);
     }
   } else if (!knownRoot) {
     const h = ROOT_HINTS.find((r) => r.namespace === facts.rootNamespace && (r.localName === undefined || r.localName === facts.rootLocalName));
@@ -392,9 +394,9 @@ function unknownFormat(facts: DocumentFacts, container: 'pdf' | undefined): Gate
   }
   return new GatewayError('UNKNOWN_FORMAT', `document format not recognised: ${seen.join(', ')}; ${hints.join('; ')}`, {
     details: {
-      rootName: facts.rootLocalName,
-      rootNamespace: facts.rootNamespace,
-      ...(facts.customizationId !== undefined ? { customizationId: facts.customizationId } : {}),
+      rootName: echo(facts.rootLocalName),
+      rootNamespace: echo(facts.rootNamespace),
+      ...(facts.customizationId !== undefined ? { customizationId: echo(facts.customizationId) } : {}),
     },
   });
 }
@@ -404,9 +406,13 @@ export function classify(facts: DocumentFacts, container?: 'pdf'): DetectedForma
   const best = bestCandidate(FORMATS, facts, container);
   if (!best) throw unknownFormat(facts, container);
   if (best.def.refused) {
-    const what = facts.customizationId !== undefined ? ` (CustomizationID "${facts.customizationId}")` : '';
+    const what = facts.customizationId !== undefined ? ` (CustomizationID "${echo(facts.customizationId)}")` : '';
     throw new GatewayError(best.def.refused.code, `${best.def.name}${what}: ${best.def.refused.message}`, {
-      details: { format: best.def.id, refused: true, ...(facts.customizationId !== undefined ? { customizationId: facts.customizationId } : {}) },
+      details: {
+        format: best.def.id,
+        refused: true,
+        ...(facts.customizationId !== undefined ? { customizationId: echo(facts.customizationId) } : {}),
+      },
     });
   }
   return toDetected(best, facts, container);
@@ -416,8 +422,8 @@ export function classify(facts: DocumentFacts, container?: 'pdf'): DetectedForma
 export function resolveSourceFormat(sourceFormat: string, facts: DocumentFacts, container?: 'pdf'): DetectedFormat {
   const named = findFormats(sourceFormat).filter((f) => !f.refused);
   if (named.length === 0) {
-    throw new GatewayError('UNKNOWN_FORMAT', `sourceFormat "${sourceFormat}" is not a known format id or URN`, {
-      details: { sourceFormat, reason: 'unknown-source-format' },
+    throw new GatewayError('UNKNOWN_FORMAT', `sourceFormat "${echo(sourceFormat)}" is not a known format id or URN`, {
+      details: { sourceFormat: echo(sourceFormat), reason: 'unknown-source-format' },
     });
   }
   const fitting = named.filter((f) => f.roots.some((r) => rootMatches(r, facts)));
@@ -425,8 +431,15 @@ export function resolveSourceFormat(sourceFormat: string, facts: DocumentFacts, 
     const expected = [...new Set(named.flatMap((f) => f.roots.map((r) => `<${r.localName}> in "${r.namespace}"`)))].join(' or ');
     throw new GatewayError(
       'UNKNOWN_FORMAT',
-      `sourceFormat "${sourceFormat}" (${named[0]?.syntax}) expects root element ${expected}, but the document has ${describeRoot(facts)}`,
-      { details: { sourceFormat, reason: 'source-format-mismatch', rootName: facts.rootLocalName, rootNamespace: facts.rootNamespace } },
+      `sourceFormat "${echo(sourceFormat)}" (${named[0]?.syntax}) expects root element ${expected}, but the document has ${describeRoot(facts)}`,
+      {
+        details: {
+          sourceFormat: echo(sourceFormat),
+          reason: 'source-format-mismatch',
+          rootName: echo(facts.rootLocalName),
+          rootNamespace: echo(facts.rootNamespace),
+        },
+      },
     );
   }
   // When detection agrees with one of the named formats, keep its finer answer (version, container-specific id).

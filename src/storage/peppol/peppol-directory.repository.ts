@@ -1,5 +1,6 @@
 import { GatewayError } from '../../core/gateway-error';
 import { isDuplicateKeyError } from '../connection';
+import { withLease } from '../lease';
 import type { Models } from '../models';
 import type { PeppolParticipantDoc, PeppolTenantConfigDoc, ServiceEntryDoc } from './peppol-directory.schema';
 
@@ -72,7 +73,15 @@ export class PeppolDirectoryRepository {
    * Creates or replaces a party's configuration (not its SML state). A participant held by another party (the same value in another case)
    * is a CONFLICT.
    */
-  async putParticipant(input: { tenantId: string; partyId: string; registered: boolean; services: ServiceEntry[]; reviews: boolean }): Promise<PeppolParticipantRecord> {
+  /**
+   * Writes a party's configuration. Configuration and SML state are written under the participant's lease (the
+   * database has no atomic update: two writers of one record would lose one's fields; docs/decisions.md).
+   */
+  putParticipant(input: { tenantId: string; partyId: string; registered: boolean; services: ServiceEntry[]; reviews: boolean }): Promise<PeppolParticipantRecord> {
+    return withLease(this.models.Lease, `peppol-participant:${participantKey(input.partyId)}`, () => this.writeParticipant(input));
+  }
+
+  private async writeParticipant(input: { tenantId: string; partyId: string; registered: boolean; services: ServiceEntry[]; reviews: boolean }): Promise<PeppolParticipantRecord> {
     const key = participantKey(input.partyId);
     const existing = await this.models.PeppolParticipant.findById(key).lean<PeppolParticipantDoc>().exec();
     if (existing && (existing.partyId !== input.partyId || existing.tenantId !== input.tenantId)) {
@@ -105,16 +114,18 @@ export class PeppolDirectoryRepository {
   }
 
   /** Records the outcome of an SML (un)registration. */
-  async setSmlState(partyId: string, state: SmlState, error: string | null = null): Promise<PeppolParticipantRecord | null> {
-    const now = new Date();
-    const doc = await this.models.PeppolParticipant.findOneAndUpdate(
-      { _id: participantKey(partyId) },
-      { $set: { smlState: state, smlError: error, smlChangedOn: now } },
-      { returnDocument: 'after' },
-    )
-      .lean<PeppolParticipantDoc>()
-      .exec();
-    return doc ? toRecord(doc) : null;
+  setSmlState(partyId: string, state: SmlState, error: string | null = null): Promise<PeppolParticipantRecord | null> {
+    return withLease(this.models.Lease, `peppol-participant:${participantKey(partyId)}`, async () => {
+      const now = new Date();
+      const doc = await this.models.PeppolParticipant.findOneAndUpdate(
+        { _id: participantKey(partyId) },
+        { $set: { smlState: state, smlError: error, smlChangedOn: now } },
+        { returnDocument: 'after' },
+      )
+        .lean<PeppolParticipantDoc>()
+        .exec();
+      return doc ? toRecord(doc) : null;
+    });
   }
 
   async getTenantConfig(tenantId: string): Promise<PeppolTenantConfigRecord | null> {
@@ -124,11 +135,13 @@ export class PeppolDirectoryRepository {
 
   async putTenantConfig(tenantId: string, input: { services: ServiceEntry[]; reviews: boolean }): Promise<PeppolTenantConfigRecord> {
     const changedOn = new Date();
-    await this.models.PeppolTenantConfig.updateOne(
-      { _id: tenantId },
-      { $set: { services: copyServices(input.services), reviews: input.reviews, changedOn } },
-      { upsert: true },
-    ).exec();
+    await withLease(this.models.Lease, `peppol-tenant-config:${tenantId}`, () =>
+      this.models.PeppolTenantConfig.updateOne(
+        { _id: tenantId },
+        { $set: { services: copyServices(input.services), reviews: input.reviews, changedOn } },
+        { upsert: true },
+      ).exec(),
+    );
     return { tenantId, services: copyServices(input.services), reviews: input.reviews, changedOn };
   }
 }
