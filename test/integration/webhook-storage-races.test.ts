@@ -82,6 +82,8 @@ describe('webhook storage under concurrent callers (two connections)', () => {
       await expect(held[1].claim(id, new Date(now + 500), 1000)).resolves.toBeNull();
       const second = await race((side) => held[side].claim(id, new Date(now + 2000), 1000));
       expect(second.filter(Boolean).map((c) => c!.claimNo)).toEqual([2]);
+      // Its holder removes it (nothing left for the sweeps below).
+      await held[0].remove(second.find(Boolean)!);
     }
   });
 
@@ -96,16 +98,43 @@ describe('webhook storage under concurrent callers (two connections)', () => {
         return held[side].takeBack(id, seq, 'run-holding');
       });
       const back = results[RACERS - 1] === true;
-      const claims = results.slice(0, RACERS - 1).filter(Boolean);
+      const isClaim = (c: unknown): c is ClaimedDelivery => typeof c === 'object' && c !== null;
+      const claims = results.slice(0, RACERS - 1).filter(isClaim);
       expect(Number(back) + claims.length).toBe(1);
       if (back) runWon += 1;
       // Taken back: gone, and no release claims it afterwards; claimed: still there for its release.
       const left = await held[1].listForHook((await models[0].HeldDelivery.findById(id).lean().exec())?.hookId ?? '-');
       expect(left.length).toBe(back ? 0 : 1);
       if (back) await expect(held[0].claim(id, new Date(), LEASE_MS)).resolves.toBeNull();
+      else await held[0].remove(claims[0]!);
     }
     // Both sides won some rounds (the race is real); informative, not a rule.
     console.log(`take-back won ${runWon} of ${ROUNDS} rounds`);
+  });
+
+  it('sweeps a record again once its claim lapsed without its removal, and clears claims left behind', async () => {
+    const { id } = await holdRecord(undefined, 'run-1', 60 * 60_000);
+    const now = Date.now();
+    const failed = await held[0].claim(id, new Date(now), 1000);
+    expect(failed?.claimNo).toBe(1);
+    // Not due for an hour, but its claim ended without its removal: the sweep takes it up, as number 2.
+    const swept = await held[1].claimDue(new Date(now + 1500), LEASE_MS, 1000);
+    expect(swept.filter((c) => c._id === id).map((c) => c.claimNo)).toEqual([2]);
+    await held[1].remove(swept.find((c) => c._id === id)!);
+    // A claim whose record is gone (its holder stopped before dropping it) is removed by the next sweep.
+    const ended = new Date(now);
+    const orphan = {
+      _id: `${id}/gone#1`,
+      key: `${id}/gone`,
+      n: 1,
+      owner: 'x',
+      at: ended,
+      until: ended,
+      workflowId: id,
+    };
+    await models[0].HeldClaim.collection.insertOne(orphan as never);
+    for (const c of await held[0].claimDue(new Date(now + 1500), LEASE_MS, 1000)) await held[0].remove(c);
+    await expect(models[1].HeldClaim.findById(orphan._id).lean().exec()).resolves.toBeNull();
   });
 
   it(`claims each due record for exactly one of ${RACERS} concurrent sweeps`, async () => {
