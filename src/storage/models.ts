@@ -3,7 +3,7 @@ import { buildHookModels } from './hooks/hook.schema';
 import { buildEventModels } from './events/event.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
 import { buildAs4Models } from './as4/as4-inbound.schema';
-import { buildLeaseModel } from './lease';
+import { buildLeaseModel } from './lease.schema';
 
 /*
  * Persistence shapes. Only features that both MongoDB and FerretDB 1.24 support: no multi-document transactions,

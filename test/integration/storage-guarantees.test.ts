@@ -56,7 +56,7 @@ describe('storage guarantees the gateway relies on', () => {
     const results = await Promise.allSettled(
       Array.from({ length: RACERS }, (_, i) => (i % 2 ? onA : onB).create(doc(`racer-${i}`))),
     );
-    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason);
+    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r): unknown => r.reason);
     return {
       won: results.filter((r) => r.status === 'fulfilled').length,
       duplicates: rejected.filter(isDuplicateKeyError).length,
