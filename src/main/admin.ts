@@ -6,6 +6,8 @@ import { isLegalEntityId, isPartyId, legalEntityIdOf } from '../core/identifiers
 import { generateClientSecret, hashClientSecret, hashSecret, validateIntegrationPassword } from '../auth/secret-hash';
 import { composeCore, type Core } from './compose';
 import { seedDemo } from './seed-demo';
+import { reconcileStorage, type SendRunLookup } from '../maintenance/reconcile';
+import { TemporalWorkflowStarter } from '../../api/workflow-client';
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -23,6 +25,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   user list [--tenant ID]
   user link|unlink --username NAME --party SCHEME:NUMBER
   seed-demo                                                          demo tenant, party, client + fresh secret
+  reconcile [--dry-run]          compare stored documents with their workflows, remove bytes nothing refers to
 `;
 
 type Options = Record<string, string | boolean | undefined>;
@@ -38,7 +41,7 @@ function list(v: string | boolean | undefined): string[] {
 }
 
 /** Runs one admin command and returns what it prints (JSON-able). Exported for tests. */
-export async function runAdmin(core: Core, args: string[]): Promise<unknown> {
+export async function runAdmin(core: Core, args: string[], services: { runs?: SendRunLookup } = {}): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -56,6 +59,7 @@ export async function runAdmin(core: Core, args: string[]): Promise<unknown> {
       username: { type: 'string' },
       password: { type: 'string' },
       party: { type: 'string' },
+      'dry-run': { type: 'boolean' },
     },
   });
   const o = values as Options;
@@ -134,6 +138,15 @@ export async function runAdmin(core: Core, args: string[]): Promise<unknown> {
       return { ok: true };
     case 'seed-demo':
       return seedDemo(core);
+    case 'reconcile': {
+      if (!services.runs) throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'reconcile needs the Temporal server');
+      const { reconcile } = core.config;
+      const report = await reconcileStorage(
+        { models: core.db.models, blobs: core.db.blobs, runs: services.runs },
+        { minAgeMs: reconcile.minAgeMs, windowMs: reconcile.windowMs, limit: reconcile.limit, dryRun: o['dry-run'] === true },
+      );
+      return report.findings.map((f) => ({ kind: f.kind, id: f.id, repaired: f.repaired, detail: f.detail }));
+    }
     default:
       throw new GatewayError('BAD_REQUEST', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
   }
@@ -155,14 +168,17 @@ if (require.main === module) {
   // Logs go to stdout; keep them quiet so the command's own output (e.g. --json) is all that is printed.
   composeCore(loadConfig(), 'admin', { logLevel: 'error' })
     .then(async (core) => {
+      // Only reconciliation asks Temporal where each run stands.
+      const runs = args[0] === 'reconcile' ? await TemporalWorkflowStarter.connect(core.config.temporal) : undefined;
       try {
-        process.stdout.write(`${render(await runAdmin(core, args), json)}\n`);
+        process.stdout.write(`${render(await runAdmin(core, args, runs ? { runs } : {}), json)}\n`);
         process.exitCode = 0;
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
         process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `error: ${message}\n`);
         process.exitCode = 1;
       } finally {
+        await runs?.close();
         await core.db.close();
       }
     })

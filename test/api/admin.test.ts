@@ -71,4 +71,19 @@ describe('admin CLI', () => {
   it('refuses unknown commands with the usage', async () => {
     await expect(admin('frobnicate')).rejects.toThrow(/Usage/);
   });
+
+  it('serialises concurrent changes of one client: none of eight secrets added at once is lost', async () => {
+    await admin('tenant', 'create', '--id', 'busy', '--name', 'Busy');
+    const { clientId } = (await admin('client', 'create', '--name', 'Busy ERP', '--tenant', 'busy')) as { clientId: string };
+    await Promise.all(Array.from({ length: 8 }, () => admin('secret', 'add', '--client', clientId)));
+    expect((await ctx.core.directory.getClient(clientId))!.secrets).toHaveLength(9);
+  });
+
+  it('reconciles on request, reporting without changing anything on --dry-run', async () => {
+    await expect(admin('reconcile')).rejects.toThrow(/needs the Temporal server/);
+    const runs = { describeSendInvoice: () => Promise.resolve({ status: 'running' as const }) };
+    const out = await runAdmin(ctx.core, ['reconcile', '--dry-run'], { runs });
+    expect(Array.isArray(out)).toBe(true);
+    expect((out as { repaired: boolean }[]).every((f) => !f.repaired)).toBe(true);
+  });
 });
