@@ -8,7 +8,7 @@ const gateway = require('./lib/gateway');
 const { buildUblInvoice, KiB, MiB, formatBytes } = require('./lib/invoices');
 const { runLoad, brokenReason } = require('./lib/load');
 const cpu = require('./lib/cpu');
-const { openDocuments, waitForWorker } = require('./lib/documents');
+const { openDocuments, pending, waitForWorker } = require('./lib/documents');
 
 const CONCURRENCY = 20;
 const TARGET_P99_MS = 50;
@@ -81,7 +81,7 @@ async function run(ctx) {
         ...r,
         workerDrainS: drain.ms / 1000,
         workerDrained: drain.drained,
-        workerBacklog: drain.drained ? 0 : (drain.counts.received || 0) + (drain.counts.accepted || 0),
+        workerBacklog: drain.drained ? 0 : pending(drain.counts),
         cpu: m.duringPass ? cpu.cpuCost(m, r.ok, ctx.cores) : undefined,
       };
       const broken = brokenReason(r);

@@ -12,19 +12,26 @@ async function openDocuments(uri, dbName) {
   const { MongoClient } = driver();
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
   await client.connect();
-  const docs = client.db(dbName).collection('documents');
+  const db = client.db(dbName);
   return {
+    /** `received`: stored, not yet through detection; then the detection entries by outcome (detected, rejected). */
     async counts() {
-      const rows = await docs.aggregate([{ $group: { _id: '$state', n: { $sum: 1 } } }]).toArray();
-      return Object.fromEntries(rows.map((r) => [r._id, r.n]));
+      const total = await db.collection('documents').countDocuments();
+      const rows = await db
+        .collection('documenthistory')
+        .aggregate([{ $match: { key: 'detect' } }, { $group: { _id: '$state', n: { $sum: 1 } } }])
+        .toArray();
+      const byState = Object.fromEntries(rows.map((r) => [r._id, r.n]));
+      const done = rows.reduce((n, r) => n + r.n, 0);
+      return { received: total - done, ...byState };
     },
     close: () => client.close(),
   };
 }
 
-/** Documents the worker still has to process: stored and accepted, not yet detected or rejected. */
+/** Documents the worker still has to process: stored, not yet detected or rejected. */
 function pending(counts) {
-  return (counts.received || 0) + (counts.accepted || 0);
+  return counts.received || 0;
 }
 
 /**
