@@ -1,14 +1,14 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { requireCorpus } from '../../support/corpus';
 import { XMLSerializer } from '@xmldom/xmldom';
 import { GatewayError } from '../../../src/core/gateway-error';
 import { detectFormat, factsFromDocument, factsFromXml, type DetectedFormat } from '../../../src/formats/detect';
 import { parseXml, select } from '../../../src/formats/xml/secure-parser';
 
 /** Real documents written by others, beside the repository (never copied into it). */
-const CORPUS = path.resolve(__dirname, '../../../../shared/corpus');
-const haveCorpus = existsSync(CORPUS);
-const describeCorpus = haveCorpus ? describe : describe.skip;
+const CORPUS = requireCorpus();
+const describeCorpus = describe;
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -156,7 +156,7 @@ function outcome(bytes: Buffer, strategy: 'dom' | 'stream' | 'auto' = 'auto'): D
   }
 }
 
-const files = haveCorpus ? walk(CORPUS).map((f) => path.relative(CORPUS, f).split(path.sep).join('/')).sort() : [];
+const files = walk(CORPUS).map((f) => path.relative(CORPUS, f).split(path.sep).join('/')).sort();
 
 describeCorpus('detectFormat over the shared corpus', () => {
   it('has an expectation for every corpus file', () => {

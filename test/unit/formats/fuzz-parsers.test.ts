@@ -8,7 +8,7 @@ import { detectFormat, factsFromXml } from '../../../src/formats/detect';
 import { extractFromPdf } from '../../../src/formats/facturx/pdf-attachment';
 import { PdfCanvas, writeHybridPdf } from '../../../src/formats/facturx/pdf-writer';
 import { parseXml, parseXmlForReading } from '../../../src/formats/xml/secure-parser';
-import { CORPUS_DIR, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../../support/corpus';
+import { CORPUS_DIR, requireCorpus, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../../support/corpus';
 
 /**
  * Seeded mutation fuzzing of the two readers of untrusted bytes: the Factur-X PDF reader and the XML scanner / secure
@@ -177,10 +177,10 @@ function run(c: Campaign): CampaignResult {
   return { failures, slowestMs, heapGrowth: process.memoryUsage().heapUsed - heapBefore, codes };
 }
 
-const haveCorpus = existsSync(path.join(CORPUS_DIR, SAMPLE_UBL_INVOICE));
 const corpus = (relative: string): Buffer => readFileSync(path.join(CORPUS_DIR, relative));
 
-(haveCorpus ? describe : describe.skip)('seeded fuzzing', () => {
+requireCorpus(SAMPLE_UBL_INVOICE);
+describe('seeded fuzzing', () => {
   it('the XML scanner and secure parser: typed errors only, no hang, no heap growth', () => {
     const samples = [
       { name: 'UBL example 1', bytes: corpus(SAMPLE_UBL_INVOICE) },

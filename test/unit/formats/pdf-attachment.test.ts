@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { AFRelationship, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, decodePDFRawStream } from 'pdf-lib';
@@ -8,10 +8,9 @@ import { extractFromPdf, isPdf } from '../../../src/formats/facturx/pdf-attachme
 import { XRECHNUNG_3 } from '../../../src/formats/format-ids';
 import { NS } from '../../../src/formats/xml/namespaces';
 import { runBounded } from '../../support/bounded-process';
+import { requireCorpus } from '../../support/corpus';
 
-const CORPUS = path.resolve(__dirname, '../../../../shared/corpus');
-const MUSTANG = path.join(CORPUS, 'facturx/mustang');
-const haveCorpus = existsSync(MUSTANG);
+const MUSTANG = requireCorpus('facturx/mustang');
 
 function ciiXml(guidelineId: string): Buffer {
   return Buffer.from(
@@ -245,8 +244,8 @@ describe('extractFromPdf with PDFs built here', () => {
   });
 });
 
-(haveCorpus ? describe : describe.skip)('extractFromPdf with the corpus PDFs', () => {
-  const pdfs = haveCorpus ? readdirSync(MUSTANG).filter((f) => f.endsWith('.pdf')).sort() : [];
+describe('extractFromPdf with the corpus PDFs', () => {
+  const pdfs = readdirSync(MUSTANG).filter((f) => f.endsWith('.pdf')).sort();
 
   it.each(pdfs)('%s: same attachment as pdf-lib’s own loader', async (name) => {
     const pdf = readFileSync(path.join(MUSTANG, name));

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { XMLSerializer } from '@xmldom/xmldom';
-import { CORPUS_DIR, SAMPLE_UBL_INVOICE, corpusFile } from '../../support/corpus';
+import { CORPUS_DIR, SAMPLE_UBL_INVOICE, corpusFile, requireCorpus } from '../../support/corpus';
 import {
   DOCTYPE_SCHEME_BUSDOX,
   PROCESS_SCHEME,
@@ -13,7 +13,8 @@ import { PeppolError } from '../../../src/peppol/peppol-error';
 import { buildSbd, parseSbd, parseXsdDateTime, readSbdHeader, type SbdhProblem } from '../../../src/peppol/sbdh';
 
 const SBDH_DIR = path.join(CORPUS_DIR, 'peppol/sbdh');
-const describeCorpus = existsSync(SBDH_DIR) ? describe : describe.skip;
+requireCorpus('peppol/sbdh');
+const describeCorpus = describe;
 
 const BIS3_INVOICE = documentTypeId(
   DOCTYPE_SCHEME_BUSDOX,

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { EbmsError } from '../../../../src/peppol/as4/ebms-error';
 import { buildPeppolMessage, openPeppolMessage } from '../../../../src/peppol/as4/message';
@@ -9,7 +7,7 @@ import { DOCTYPE_SCHEME_BUSDOX, PROCESS_SCHEME, documentTypeId, peppolParticipan
 import { apSubject, createIntermediateCa, createRootCa, issueCertificate, type TestPki } from '../../../../src/peppol/pki/test-pki';
 import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
 import { buildSbd } from '../../../../src/peppol/sbdh';
-import { CORPUS_DIR, SAMPLE_UBL_INVOICE, corpusFile } from '../../../support/corpus';
+import { SAMPLE_UBL_INVOICE, corpusFile, requireCorpus } from '../../../support/corpus';
 import { readDump } from '../support/as4-corpus';
 import { testPki } from '../support/pki-fixture';
 
@@ -109,7 +107,8 @@ describe('error signals', () => {
   });
 });
 
-(existsSync(path.join(CORPUS_DIR, 'as4/received-receipts')) ? describe : describe.skip)('receipts of other access points', () => {
+requireCorpus('as4/received-receipts');
+describe('receipts of other access points', () => {
   it('reads them up to the trust decision: their G2 signer is not one of our CAs', () => {
     const body = readDump('as4/received-receipts/governikus.as4in').body;
     const sentReferences = [

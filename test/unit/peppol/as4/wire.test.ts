@@ -3,8 +3,6 @@
  * returned by phase4, Governikus and Dataport (Holodeck B2B). Their signatures were made by Java WSS4J/Santuario and
  * Holodeck; verifying them checks our canonicalization and signature handling against independent implementations.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { parseXml } from '../../../../src/formats/xml/secure-parser';
 import { excC14n } from '../../../../src/peppol/c14n';
 import { ALG, PEPPOL_AS4 } from '../../../../src/peppol/as4/constants';
@@ -13,10 +11,11 @@ import { buildMultipart, parseContentType, parseMultipart, splitSoapAndAttachmen
 import { checkXmlReference, envelopeParts, readSignature, signatureValueVerifies, verifyEnvelopeSignature } from '../../../../src/peppol/as4/signature';
 import { checkPeppolUserMessage, readUserMessage } from '../../../../src/peppol/as4/user-message';
 import { commonNameOf } from '../../../../src/peppol/pki/certificates';
-import { CORPUS_DIR } from '../../../support/corpus';
+import { requireCorpus } from '../../../support/corpus';
 import { readDump } from '../support/as4-corpus';
 
-const describeCorpus = existsSync(path.join(CORPUS_DIR, 'as4')) ? describe : describe.skip;
+requireCorpus('as4');
+const describeCorpus = describe;
 
 function ebms(fn: () => unknown): EbmsError {
   try {
