@@ -7,7 +7,10 @@ module.exports = {
       comment: 'workflows/ may import @temporalio/workflow, workflows/, src/core and types only',
       severity: 'error',
       from: { path: '^workflows/' },
-      to: { dependencyTypesNot: ['type-only'], pathNot: ['^workflows/', '^src/core/', '@temporalio/workflow', '@temporalio/common'] },
+      to: {
+        dependencyTypesNot: ['type-only'],
+        pathNot: ['^workflows/', '^src/core/', '@temporalio/workflow', '@temporalio/common'],
+      },
     },
     {
       name: 'core-is-pure',

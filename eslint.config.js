@@ -15,7 +15,10 @@ module.exports = tseslint.config(
       // Express 5 handlers are async by design; the router awaits them and forwards rejections.
       // Port implementations (in-memory stores, fakes) are async by contract without awaiting anything.
       '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
     },
   },
   {
@@ -26,9 +29,18 @@ module.exports = tseslint.config(
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code is deterministic: no Node built-ins.' })),
           patterns: [
-            { group: ['mongoose', 'mongodb', '@xmldom/*', 'xpath', 'saxon-js', 'undici', 'pino*', 'jose'], message: 'Workflow code does no I/O.' },
-            { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Workflows import @temporalio/workflow only.' },
-            { group: ['../src/*', '!../src/core', '../src/!(core)/**'], message: 'Workflows may import src/core only.' },
+            {
+              group: ['mongoose', 'mongodb', '@xmldom/*', 'xpath', 'saxon-js', 'undici', 'pino*', 'jose'],
+              message: 'Workflow code does no I/O.',
+            },
+            {
+              group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
+              message: 'Workflows import @temporalio/workflow only.',
+            },
+            {
+              group: ['../src/*', '!../src/core', '../src/!(core)/**'],
+              message: 'Workflows may import src/core only.',
+            },
           ],
         },
       ],
@@ -38,7 +50,10 @@ module.exports = tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\.\\.?/)', message: 'src/core is pure: no packages, no Node built-ins.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\.\\.?/)', message: 'src/core is pure: no packages, no Node built-ins.' }] },
+      ],
     },
   },
   {

@@ -12,7 +12,12 @@ const base = {
 module.exports = {
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
-    { ...base, displayName: 'api', testMatch: ['<rootDir>/test/api/**/*.test.ts'], setupFilesAfterEnv: ['<rootDir>/test/support/jest/api-timeout.ts'] },
+    {
+      ...base,
+      displayName: 'api',
+      testMatch: ['<rootDir>/test/api/**/*.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest/api-timeout.ts'],
+    },
     {
       ...base,
       displayName: 'integration',

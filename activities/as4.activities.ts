@@ -10,7 +10,12 @@ import type { As4InboundRepository } from '../src/storage/as4/as4-inbound.reposi
 import type { DirectoryRepository } from '../src/storage/directory.repository';
 import type { DocumentRepository } from '../src/storage/document.repository';
 import type { EventPublisher } from '../src/webhooks/publish';
-import type { DetectionOutcome, ReceiveDocumentInput, ReceivedDocumentInput, ReceivedDocumentOutcome } from '../workflows/messages';
+import type {
+  DetectionOutcome,
+  ReceiveDocumentInput,
+  ReceivedDocumentInput,
+  ReceivedDocumentOutcome,
+} from '../workflows/messages';
 import { detectionOutcome } from './detection';
 
 export interface As4ActivityDeps {
@@ -46,12 +51,15 @@ export function createAs4Activities(deps: As4ActivityDeps) {
     /** Detects the format of a received document and records it on the message (idempotent: same input, same write). */
     async detectReceivedFormat(input: ReceiveDocumentInput): Promise<DetectionOutcome> {
       const record = await deps.as4Inbound.findByMessageId(input.messageId);
-      if (!record || record.tenantId !== input.tenantId) throw new GatewayError('DOCUMENT_NOT_FOUND', `received message ${input.messageId} not found`);
+      if (!record || record.tenantId !== input.tenantId)
+        throw new GatewayError('DOCUMENT_NOT_FOUND', `received message ${input.messageId} not found`);
       const sbd = await deps.blobs.read(record.blobId, deps.maxDocumentBytes, () => heartbeat());
       const outcome = detectionOutcome(businessDocument(sbd));
       await deps.as4Inbound.recordState(
         input.messageId,
-        outcome.ok ? { state: DocumentState.Detected, stateDetail: outcome.format.id, format: { ...outcome.format } } : { state: DocumentState.Rejected, stateDetail: `${outcome.code}: ${outcome.message}` },
+        outcome.ok
+          ? { state: DocumentState.Detected, stateDetail: outcome.format.id, format: { ...outcome.format } }
+          : { state: DocumentState.Rejected, stateDetail: `${outcome.code}: ${outcome.message}` },
       );
       return outcome;
     },
@@ -63,7 +71,8 @@ export function createAs4Activities(deps: As4ActivityDeps) {
      */
     async registerReceivedDocument(input: ReceivedDocumentInput): Promise<ReceivedDocumentOutcome> {
       const record = await deps.as4Inbound.findByMessageId(input.messageId);
-      if (!record || record.tenantId !== input.tenantId) throw new GatewayError('DOCUMENT_NOT_FOUND', `received message ${input.messageId} not found`);
+      if (!record || record.tenantId !== input.tenantId)
+        throw new GatewayError('DOCUMENT_NOT_FOUND', `received message ${input.messageId} not found`);
       const documentId = receivedDocumentId(input.tenantId, input.messageId);
       let doc = await deps.documents.findStored(input.tenantId, documentId);
       if (!doc) {
@@ -91,21 +100,45 @@ export function createAs4Activities(deps: As4ActivityDeps) {
           await deps.blobs.delete(blob.blobId).catch(() => undefined);
           doc = await deps.documents.findStored(input.tenantId, documentId);
         }
-        if (!doc) throw new GatewayError('STORAGE_FAILED', `received document ${documentId} could not be recorded`, { retryable: true });
+        if (!doc)
+          throw new GatewayError('STORAGE_FAILED', `received document ${documentId} could not be recorded`, {
+            retryable: true,
+          });
       }
       const detection = input.detection;
       const state = detection.ok ? DocumentState.Detected : DocumentState.Rejected;
-      await deps.documents.appendHistory(input.tenantId, documentId, { state, key: HistoryStep.detect.key, detail: detection.ok ? detection.format.id : `${detection.code}: ${detection.message}` }, detection.ok ? { format: { ...detection.format } } : {});
-      const topic = !detection.ok ? 'InvoiceReceivedError' : INVOICE_TYPES.has(detection.format.documentType) ? 'InvoiceReceived' : undefined;
+      await deps.documents.appendHistory(
+        input.tenantId,
+        documentId,
+        {
+          state,
+          key: HistoryStep.detect.key,
+          detail: detection.ok ? detection.format.id : `${detection.code}: ${detection.message}`,
+        },
+        detection.ok ? { format: { ...detection.format } } : {},
+      );
+      const topic = !detection.ok
+        ? 'InvoiceReceivedError'
+        : INVOICE_TYPES.has(detection.format.documentType)
+          ? 'InvoiceReceived'
+          : undefined;
       if (!topic) return { documentId, state };
       const publisher = deps.webhooks?.publisher;
-      if (!publisher) throw new GatewayError('NOT_IMPLEMENTED', 'event publishing is not wired in this worker (ActivityDeps.webhooks missing)', { retryable: false });
+      if (!publisher)
+        throw new GatewayError(
+          'NOT_IMPLEMENTED',
+          'event publishing is not wired in this worker (ActivityDeps.webhooks missing)',
+          { retryable: false },
+        );
       const party = await deps.directory.findParty(record.partyId);
       const { event } = await publisher.publishEvent({
         id: input.eventId,
         tenantId: input.tenantId,
         topic,
-        party: party && party.tenantId === input.tenantId ? { partyId: party.partyId, legalEntityId: party.legalEntityId } : null,
+        party:
+          party && party.tenantId === input.tenantId
+            ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
+            : null,
         documentId,
         message: detection.ok
           ? `${detection.format.documentType === 'CreditNote' ? 'Credit note' : 'Invoice'} received over Peppol from ${record.sender} (${detection.format.name})`

@@ -5,7 +5,14 @@ import { peppolDocumentTypeId } from '../src/formats/document-type-id';
 import type { DetectionOutcome } from '../workflows/messages';
 
 /** Document problems are results, not failures: the workflow records them; anything else is rethrown and retried. */
-const DOCUMENT_PROBLEMS = new Set(['UNKNOWN_FORMAT', 'INVALID_XML', 'UNSAFE_XML', 'UNPROCESSABLE', 'PAYLOAD_TOO_LARGE', 'BAD_REQUEST']);
+const DOCUMENT_PROBLEMS = new Set([
+  'UNKNOWN_FORMAT',
+  'INVALID_XML',
+  'UNSAFE_XML',
+  'UNPROCESSABLE',
+  'PAYLOAD_TOO_LARGE',
+  'BAD_REQUEST',
+]);
 
 /** Format detection of stored bytes as a workflow result (one shape for sent and received documents). */
 export function detectionOutcome(bytes: Buffer): DetectionOutcome {

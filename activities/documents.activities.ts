@@ -5,7 +5,13 @@ import type { BlobStore } from '../src/storage/blob-store';
 import type { DirectoryRepository } from '../src/storage/directory.repository';
 import type { DocumentRepository } from '../src/storage/document.repository';
 import type { EventPublisher } from '../src/webhooks/publish';
-import type { DetectionOutcome, FailSendInput, PublishedDocumentEvent, SendEventInput, SendInvoiceInput } from '../workflows/messages';
+import type {
+  DetectionOutcome,
+  FailSendInput,
+  PublishedDocumentEvent,
+  SendEventInput,
+  SendInvoiceInput,
+} from '../workflows/messages';
 import { detectionOutcome } from './detection';
 
 export interface DocumentActivityDeps {
@@ -17,7 +23,6 @@ export interface DocumentActivityDeps {
   webhooks?: { publisher: EventPublisher };
 }
 
-
 export function createDocumentActivities(deps: DocumentActivityDeps) {
   /**
    * The one place InvoiceSent* events are built (spec 6.3 details: all strings). The history entry is keyed per topic
@@ -25,7 +30,12 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
    */
   async function publishSendEvent(input: SendEventInput): Promise<PublishedDocumentEvent> {
     const publisher = deps.webhooks?.publisher;
-    if (!publisher) throw new GatewayError('NOT_IMPLEMENTED', 'event publishing is not wired in this worker (ActivityDeps.webhooks missing)', { retryable: false });
+    if (!publisher)
+      throw new GatewayError(
+        'NOT_IMPLEMENTED',
+        'event publishing is not wired in this worker (ActivityDeps.webhooks missing)',
+        { retryable: false },
+      );
     const record = await deps.documents.find(input.tenantId, input.documentId);
     if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
     const entry =
@@ -41,7 +51,10 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       id: input.eventId,
       tenantId: input.tenantId,
       topic: input.topic,
-      party: party && party.tenantId === input.tenantId ? { partyId: party.partyId, legalEntityId: party.legalEntityId } : null,
+      party:
+        party && party.tenantId === input.tenantId
+          ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
+          : null,
       documentId: input.documentId,
       message: input.message,
       details: {

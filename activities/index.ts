@@ -5,7 +5,11 @@ import { withFailureMapping } from './to-application-failure';
 import { createValidationActivities, type ValidationActivityDeps } from './validation.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.activities';
 
-export type ActivityDeps = DocumentActivityDeps & ValidationActivityDeps & WebhookActivityDeps & As4ActivityDeps & PeppolSendActivityDeps;
+export type ActivityDeps = DocumentActivityDeps &
+  ValidationActivityDeps &
+  WebhookActivityDeps &
+  As4ActivityDeps &
+  PeppolSendActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies (no globals). */
 export function createActivities(deps: ActivityDeps) {

@@ -6,7 +6,15 @@ import { buildPeppolMessage } from '../src/peppol/as4/message';
 import { stableMessageIds } from '../src/peppol/as4/message-ids';
 import { sendAs4Message } from '../src/peppol/as4/sender';
 import type { RevocationChecker } from '../src/peppol/pki/revocation';
-import { DOCTYPE_SCHEME_BUSDOX, PROCESS_SCHEME, documentTypeId, formatId, processId, type DocumentTypeId, type ProcessId } from '../src/peppol/identifiers';
+import {
+  DOCTYPE_SCHEME_BUSDOX,
+  PROCESS_SCHEME,
+  documentTypeId,
+  formatId,
+  processId,
+  type DocumentTypeId,
+  type ProcessId,
+} from '../src/peppol/identifiers';
 import { readInvoiceRouting } from '../src/peppol/invoice-routing';
 import type { ApKeyRing } from '../src/peppol/pki/key-ring';
 import type { RecipientLookup } from '../src/peppol/recipient-lookup';
@@ -17,7 +25,13 @@ import { convertForRecipient, recipientAlternatives } from '../src/transform/rec
 import type { TransformRunner } from '../src/transform/transform';
 import type { ValidateOptions, ValidationResult } from '../src/validation';
 import type { DocumentRepository } from '../src/storage/document.repository';
-import type { PeppolRoute, ResolveRecipientOutcome, SendInvoiceInput, SendPeppolInput, SendPeppolOutcome } from '../workflows/messages';
+import type {
+  PeppolRoute,
+  ResolveRecipientOutcome,
+  SendInvoiceInput,
+  SendPeppolInput,
+  SendPeppolOutcome,
+} from '../workflows/messages';
 
 /** What a worker needs to send over Peppol: recipient lookups (SML → SMP) and our AP keys. */
 export interface PeppolSender {
@@ -42,8 +56,13 @@ export interface PeppolSendActivityDeps {
   transform?: TransformRunner;
 }
 
-
-const refused = (stage: 'configuration' | 'recipient' | 'lookup', reasonCode: string, message: string, recipient?: string, retryable = false): ResolveRecipientOutcome => ({
+const refused = (
+  stage: 'configuration' | 'recipient' | 'lookup',
+  reasonCode: string,
+  message: string,
+  recipient?: string,
+  retryable = false,
+): ResolveRecipientOutcome => ({
   kind: 'refused',
   retryable,
   stage,
@@ -63,7 +82,10 @@ async function whileBeating<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-type FindEndpoint = (types: DocumentTypeId[], process: ProcessId | undefined) => ReturnType<RecipientLookup['findEndpoint']>;
+type FindEndpoint = (
+  types: DocumentTypeId[],
+  process: ProcessId | undefined,
+) => ReturnType<RecipientLookup['findEndpoint']>;
 
 export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
   /**
@@ -120,12 +142,20 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
     async resolveRecipient(input: SendInvoiceInput): Promise<ResolveRecipientOutcome> {
       const sender = deps.peppolSender;
       if (!sender || 'unavailable' in sender) {
-        return refused('configuration', 'PEPPOL_NOT_CONFIGURED', `Peppol sending is not configured: ${sender?.unavailable ?? 'no Peppol sender in this worker'}`);
+        return refused(
+          'configuration',
+          'PEPPOL_NOT_CONFIGURED',
+          `Peppol sending is not configured: ${sender?.unavailable ?? 'no Peppol sender in this worker'}`,
+        );
       }
       const { record, bytes } = await load(input, true);
       const format = record?.format;
       if (!format?.documentTypeId) {
-        return refused('recipient', 'NO_DOCUMENT_TYPE', `Not sent over Peppol: the format ${format?.id ?? '(unknown)'} has no Peppol document type identifier`);
+        return refused(
+          'recipient',
+          'NO_DOCUMENT_TYPE',
+          `Not sent over Peppol: the format ${format?.id ?? '(unknown)'} has no Peppol document type identifier`,
+        );
       }
       // A Factur-X / ZUGFeRD PDF is not a Peppol document: its embedded XML is converted for the recipient (below).
       const container = isPdf(bytes);
@@ -141,19 +171,28 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
         return refused('recipient', 'INVALID_IDENTIFIER', `Not sent: ${(e as Error).message}`, recipient);
       }
       // DNS and SMP requests are each bounded by PEPPOL_LOOKUP_TIMEOUT_MS, but several of them can outlast a heartbeat.
-      let found = container ? undefined : await whileBeating(() => sender.lookup.findEndpoint(routing.receiver, [documentType], process));
+      let found = container
+        ? undefined
+        : await whileBeating(() => sender.lookup.findEndpoint(routing.receiver, [documentType], process));
       let transform: PeppolRoute['transform'];
       if (!found || (!found.ok && found.failure === 'document-type-not-supported')) {
         // The transform step: a format of the document's content that the recipient does take, if there is one (for
         // a PDF, its own XML's type too: what goes out is the XML, never the PDF).
-        const converted = await findConvertedFormat(bytes, container ? '' : format.documentTypeId, (types, p) => whileBeating(() => sender.lookup.findEndpoint(routing.receiver, types, p)));
+        const converted = await findConvertedFormat(bytes, container ? '' : format.documentTypeId, (types, p) =>
+          whileBeating(() => sender.lookup.findEndpoint(routing.receiver, types, p)),
+        );
         if (converted) {
           found = converted.found;
           transform = converted.transform;
         }
       }
       if (!found) {
-        return refused('lookup', 'DOCUMENT_TYPE_NOT_SUPPORTED', `The recipient ${recipient} does not receive over Peppol AS4 any format the gateway can make of this ${format.name} PDF`, recipient);
+        return refused(
+          'lookup',
+          'DOCUMENT_TYPE_NOT_SUPPORTED',
+          `The recipient ${recipient} does not receive over Peppol AS4 any format the gateway can make of this ${format.name} PDF`,
+          recipient,
+        );
       }
       if (!found.ok) {
         switch (found.failure) {
@@ -165,11 +204,27 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
               recipient,
             );
           case 'document-type-not-supported':
-            return refused('lookup', 'DOCUMENT_TYPE_NOT_SUPPORTED', `The recipient ${recipient} does not receive ${format.documentTypeId} over Peppol AS4, nor a format the gateway can convert it to: ${found.message}`, recipient);
+            return refused(
+              'lookup',
+              'DOCUMENT_TYPE_NOT_SUPPORTED',
+              `The recipient ${recipient} does not receive ${format.documentTypeId} over Peppol AS4, nor a format the gateway can convert it to: ${found.message}`,
+              recipient,
+            );
           case 'smp-unreachable':
-            return refused('lookup', 'SMP_UNREACHABLE', `The recipient's Peppol registration could not be read: ${found.message}`, recipient, true);
+            return refused(
+              'lookup',
+              'SMP_UNREACHABLE',
+              `The recipient's Peppol registration could not be read: ${found.message}`,
+              recipient,
+              true,
+            );
           case 'certificate-problem':
-            return refused('lookup', 'CERTIFICATE_PROBLEM', `The recipient's Peppol registration does not check out: ${found.message}`, recipient);
+            return refused(
+              'lookup',
+              'CERTIFICATE_PROBLEM',
+              `The recipient's Peppol registration does not check out: ${found.message}`,
+              recipient,
+            );
           case 'invalid-identifier':
             return refused('recipient', 'ENDPOINT_INVALID', `Not sent: ${found.message}`, recipient);
         }
@@ -200,14 +255,25 @@ export function createPeppolSendActivities(deps: PeppolSendActivityDeps) {
       const sender = deps.peppolSender;
       if (!sender || 'unavailable' in sender) {
         // Only reachable when workers differ in configuration (this one resolved nowhere): another worker may send it.
-        throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Peppol sending is not configured on this worker: ${sender?.unavailable ?? 'no Peppol sender'}`, { retryable: true });
+        throw new GatewayError(
+          'DEPENDENCY_UNAVAILABLE',
+          `Peppol sending is not configured on this worker: ${sender?.unavailable ?? 'no Peppol sender'}`,
+          { retryable: true },
+        );
       }
       const { route } = input;
       const loaded = await load(input, false);
-      const bytes = route.transform ? (await convertForRecipient(loaded.bytes, route.transform.targetFormat, deps.transform)).xml : loaded.bytes;
+      const bytes = route.transform
+        ? (await convertForRecipient(loaded.bytes, route.transform.targetFormat, deps.transform)).xml
+        : loaded.bytes;
       const firstAttemptAt = new Date(input.firstAttemptAt);
       const ids = stableMessageIds(`${input.tenantId}:${input.documentId}`);
-      const header = { sender: route.sender, receiver: route.receiver, documentType: route.documentType, process: route.process };
+      const header = {
+        sender: route.sender,
+        receiver: route.receiver,
+        documentType: route.documentType,
+        process: route.process,
+      };
       const sbd = buildSbd({
         ...header,
         countryC1: route.countryC1,

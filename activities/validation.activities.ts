@@ -32,7 +32,9 @@ function keep(assertions: readonly Assertion[], truncated: boolean): { kept: Ass
 /** The first errors as one line: `[SV] cvc-datatype-valid.1.2.1 at /Invoice/...: text; [BV] BR-CO-15 ...`. */
 export function summarizeErrors(assertions: readonly Assertion[], max = QUOTED_ERRORS): string {
   const errors = assertions.filter((a) => a.flag === 'error');
-  const quoted = errors.slice(0, max).map((a) => `[${a.reasonCode}] ${a.ruleId} at ${a.location}: ${a.text.replace(/\s+/g, ' ').trim().slice(0, 300)}`);
+  const quoted = errors
+    .slice(0, max)
+    .map((a) => `[${a.reasonCode}] ${a.ruleId} at ${a.location}: ${a.text.replace(/\s+/g, ' ').trim().slice(0, 300)}`);
   const more = errors.length > max ? ` (and ${errors.length - max} more)` : '';
   return quoted.join('; ') + more;
 }
@@ -42,7 +44,15 @@ function toRecord(result: ValidationResult, at: Date): DocumentValidationInfo {
   return {
     isValid: result.isValid,
     ruleSets: result.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
-    assertions: kept.map((a) => ({ artifact: a.artifact, flag: a.flag, ruleId: a.ruleId, location: a.location, text: a.text, reasonCode: a.reasonCode, ruleSet: a.ruleSet })),
+    assertions: kept.map((a) => ({
+      artifact: a.artifact,
+      flag: a.flag,
+      ruleId: a.ruleId,
+      location: a.location,
+      text: a.text,
+      reasonCode: a.reasonCode,
+      ruleSet: a.ruleSet,
+    })),
     errorCount: result.assertions.filter((a) => a.flag === 'error').length,
     warningCount: result.assertions.filter((a) => a.flag !== 'error').length,
     truncated,
@@ -60,7 +70,11 @@ export function createValidationActivities(deps: ValidationActivityDeps) {
     async validateDocument(input: ValidateDocumentInput): Promise<ValidationOutcome> {
       const validator = deps.validator;
       if (!validator) {
-        throw new GatewayError('NOT_IMPLEMENTED', 'this worker has no validator configured (ActivityDeps.validator missing)', { retryable: false });
+        throw new GatewayError(
+          'NOT_IMPLEMENTED',
+          'this worker has no validator configured (ActivityDeps.validator missing)',
+          { retryable: false },
+        );
       }
       const record = await deps.documents.findStored(input.tenantId, input.documentId);
       if (!record) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
@@ -73,7 +87,11 @@ export function createValidationActivities(deps: ValidationActivityDeps) {
         result = await validator.validate(bytes, { sourceFormat: input.formatId });
         const errors = result.assertions.filter((a) => a.flag === 'error');
         outcome = result.isValid
-          ? { kind: 'valid', warnings: result.assertions.length - errors.length, ruleSets: result.ruleSets.map((r) => `${r.id}@${r.version}`) }
+          ? {
+              kind: 'valid',
+              warnings: result.assertions.length - errors.length,
+              ruleSets: result.ruleSets.map((r) => `${r.id}@${r.version}`),
+            }
           : {
               kind: 'invalid',
               errors: errors.length,
@@ -101,17 +119,29 @@ export function createValidationActivities(deps: ValidationActivityDeps) {
           validation ? { validation } : {},
         );
       } else if (outcome.kind === 'not-validated') {
-        await deps.documents.appendHistory(input.tenantId, input.documentId, { state: DocumentState.NotValidated, detail: outcome.reason, key: HistoryStep.validate.key });
+        await deps.documents.appendHistory(input.tenantId, input.documentId, {
+          state: DocumentState.NotValidated,
+          detail: outcome.reason,
+          key: HistoryStep.validate.key,
+        });
       } else if (validation) {
         // The final state (InvoiceSentError) is written by the workflow's error step; this keeps the assertions.
         await deps.documents.appendHistory(
           input.tenantId,
           input.documentId,
-          { state: DocumentState.Invalid, detail: `Invalid payload: ${outcome.summary}`, key: HistoryStep.validate.key },
+          {
+            state: DocumentState.Invalid,
+            detail: `Invalid payload: ${outcome.summary}`,
+            key: HistoryStep.validate.key,
+          },
           { validation },
         );
       } else {
-        await deps.documents.appendHistory(input.tenantId, input.documentId, { state: DocumentState.Invalid, detail: `Invalid payload: ${outcome.summary}`, key: HistoryStep.validate.key });
+        await deps.documents.appendHistory(input.tenantId, input.documentId, {
+          state: DocumentState.Invalid,
+          detail: `Invalid payload: ${outcome.summary}`,
+          key: HistoryStep.validate.key,
+        });
       }
       return outcome;
     },

@@ -1,6 +1,14 @@
 import { Context, heartbeat } from '@temporalio/activity';
 import { GatewayError } from '../src/core/gateway-error';
-import { throttleBoundMs, throttleWaitMs, type AttemptHoldOffer, type AttemptResult, type DeliveryEventInput, type GatewayEvent, type HoldDeliveryInput } from '../src/core/webhook-delivery';
+import {
+  throttleBoundMs,
+  throttleWaitMs,
+  type AttemptHoldOffer,
+  type AttemptResult,
+  type DeliveryEventInput,
+  type GatewayEvent,
+  type HoldDeliveryInput,
+} from '../src/core/webhook-delivery';
 import type { EventRepository } from '../src/storage/events/event.repository';
 import type { HookRepository } from '../src/storage/hooks/hook.repository';
 import type { DeliveryAttempts } from '../src/webhooks/deliver-attempt';
@@ -44,7 +52,11 @@ export interface PublishedEventSummary {
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const services = (): WebhookServices => {
     if (!deps.webhooks) {
-      throw new GatewayError('NOT_IMPLEMENTED', 'webhook activities are not wired in this worker (ActivityDeps.webhooks missing)', { retryable: false });
+      throw new GatewayError(
+        'NOT_IMPLEMENTED',
+        'webhook activities are not wired in this worker (ActivityDeps.webhooks missing)',
+        { retryable: false },
+      );
     }
     return deps.webhooks;
   };
@@ -59,7 +71,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
   const heldDeliveries = (): HeldDeliveries => {
     const { held } = services();
-    if (!held) throw new GatewayError('NOT_IMPLEMENTED', 'held deliveries are not wired in this worker', { retryable: false });
+    if (!held)
+      throw new GatewayError('NOT_IMPLEMENTED', 'held deliveries are not wired in this worker', { retryable: false });
     return held;
   };
 
@@ -76,7 +89,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
   async function publish(input: PublishEventInput): Promise<PublishedEventSummary> {
     const { event, deliveries } = await services().publisher.publishEvent(input);
-    return { eventId: event.id, label: event.label, deliveries: deliveries.filter((d) => d.status === 'started' || d.status === 'running').length };
+    return {
+      eventId: event.id,
+      label: event.label,
+      deliveries: deliveries.filter((d) => d.status === 'started' || d.status === 'running').length,
+    };
   }
 
   return {
@@ -87,7 +104,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const runKey = info.workflowExecution?.runId ?? info.activityRunId ?? info.activityId;
       const workflowId = info.workflowExecution?.workflowId;
       const { hold, ...attemptInput } = input;
-      const r = await services().attempts.attempt({ ...attemptInput, runKey, ...(workflowId ? { workflowId } : {}) }, () => heartbeat());
+      const r = await services().attempts.attempt(
+        { ...attemptInput, runKey, ...(workflowId ? { workflowId } : {}) },
+        () => heartbeat(),
+      );
       const runId = info.workflowExecution?.runId;
       if (r.kind !== 'throttled' || !r.parked || !hold || !workflowId || !runId || !services().held) return r;
       // Parked on a stuck hook: hold it here, so the run ends after this one activity (as a delivery sent does).

@@ -19,7 +19,12 @@ export function requireParty(directory: DirectoryRepository) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const partyId = String(req.params['partyId'] ?? '');
     if (!isPartyId(partyId)) {
-      next(new GatewayError('BAD_REQUEST', `"${partyId.slice(0, 64)}" is not a party identifier of the form <scheme>:<number> (e.g. 0106:12345678)`));
+      next(
+        new GatewayError(
+          'BAD_REQUEST',
+          `"${partyId.slice(0, 64)}" is not a party identifier of the form <scheme>:<number> (e.g. 0106:12345678)`,
+        ),
+      );
       return;
     }
     const principal = principalOf(res);

@@ -77,7 +77,8 @@ export function createApp(deps: AppDeps): Application {
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      customLogLevel: (_req, res, err) =>
+        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
       serializers: {
         req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
@@ -105,12 +106,19 @@ export function createApp(deps: AppDeps): Application {
   const as4 = Router();
   registerAs4Routes(as4, { receiver: deps.as4, maxMessageBytes: config.as4.maxMessageBytes, logger });
   app.use(as4);
-  app.use(createTokenRouter({ store: deps.identity, tokens: deps.tokens, signingKeys: deps.signingKeys, config, logger }));
+  app.use(
+    createTokenRouter({ store: deps.identity, tokens: deps.tokens, signingKeys: deps.signingKeys, config, logger }),
+  );
 
   const work = deps.documentWork;
   const transform: TransformRunner | undefined = work ? (input, options) => work.transform(input, options) : undefined;
   const api = Router();
-  api.use('/api', createSubscriptionKeyCheck(config), createAuthenticate({ store: deps.identity, tokens: deps.tokens, config }), createApiRateLimit(config));
+  api.use(
+    '/api',
+    createSubscriptionKeyCheck(config),
+    createAuthenticate({ store: deps.identity, tokens: deps.tokens, config }),
+    createApiRateLimit(config),
+  );
   registerMeRoutes(api, { directory: deps.directory });
   registerWebhookRoutes(api, { directory: deps.directory, webhooks: deps.webhooks });
   registerPeppolRoutes(api, { directory: deps.directory, peppol: deps.peppol });
@@ -139,7 +147,8 @@ export function createApp(deps: AppDeps): Application {
 
 function httpMetrics(registry: Registry): express.RequestHandler {
   const duration =
-    (registry.getSingleMetric('http_request_duration_seconds') as Histogram<'method' | 'route' | 'status'> | undefined) ??
+    (registry.getSingleMetric('http_request_duration_seconds') as
+      Histogram<'method' | 'route' | 'status'> | undefined) ??
     new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request duration by route template and status',

@@ -9,7 +9,10 @@ export function toOpenApiPath(expressPath: string): string {
 
 function contentOf(content: Record<string, z.ZodType | null>) {
   return Object.fromEntries(
-    Object.entries(content).map(([type, schema]) => [type, { schema: schema ?? (type.includes('json') ? z.unknown() : z.string()) }]),
+    Object.entries(content).map(([type, schema]) => [
+      type,
+      { schema: schema ?? (type.includes('json') ? z.unknown() : z.string()) },
+    ]),
   );
 }
 
@@ -25,9 +28,15 @@ export function buildOpenApiDocument(options: { serverUrl: string; authUrl: stri
     },
   });
   for (const r of ROUTES) {
-    const params = r.params ? z.object(Object.fromEntries(Object.entries(r.params).map(([k, d]) => [k, z.string().describe(d)]))) : undefined;
-    const query = r.query ? z.object(Object.fromEntries(Object.entries(r.query).map(([k, d]) => [k, z.string().optional().describe(d)]))) : undefined;
-    const headers = r.headers ? z.object(Object.fromEntries(Object.entries(r.headers).map(([k, d]) => [k, z.string().optional().describe(d)]))) : undefined;
+    const params = r.params
+      ? z.object(Object.fromEntries(Object.entries(r.params).map(([k, d]) => [k, z.string().describe(d)])))
+      : undefined;
+    const query = r.query
+      ? z.object(Object.fromEntries(Object.entries(r.query).map(([k, d]) => [k, z.string().optional().describe(d)])))
+      : undefined;
+    const headers = r.headers
+      ? z.object(Object.fromEntries(Object.entries(r.headers).map(([k, d]) => [k, z.string().optional().describe(d)])))
+      : undefined;
     registry.registerPath({
       method: r.method,
       path: toOpenApiPath(r.path),
@@ -38,7 +47,9 @@ export function buildOpenApiDocument(options: { serverUrl: string; authUrl: stri
         ...(params ? { params } : {}),
         ...(query ? { query } : {}),
         ...(headers ? { headers } : {}),
-        ...(r.requestBody ? { body: { description: r.requestBody.description, content: contentOf(r.requestBody.content) } } : {}),
+        ...(r.requestBody
+          ? { body: { description: r.requestBody.description, content: contentOf(r.requestBody.content) } }
+          : {}),
       },
       responses: Object.fromEntries(
         Object.entries(r.responses).map(([status, resp]) => [
@@ -53,7 +64,8 @@ export function buildOpenApiDocument(options: { serverUrl: string; authUrl: stri
     info: {
       title: 'Invoice Gateway API',
       version: options.version,
-      description: 'E-invoicing gateway: Peppol access point with a REST service layer. Errors are RFC 9457 problem+json.',
+      description:
+        'E-invoicing gateway: Peppol access point with a REST service layer. Errors are RFC 9457 problem+json.',
     },
     servers: [{ url: options.serverUrl }],
   });

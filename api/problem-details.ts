@@ -59,7 +59,8 @@ export function problemFromGatewayError(err: GatewayError, req: Request): Proble
 function fromHttpError(err: unknown): GatewayError | undefined {
   if (!err || typeof err !== 'object') return undefined;
   const e = err as { status?: unknown; type?: unknown; message?: unknown };
-  if (e.type === 'entity.too.large') return new GatewayError('PAYLOAD_TOO_LARGE', 'Request body exceeds the size limit');
+  if (e.type === 'entity.too.large')
+    return new GatewayError('PAYLOAD_TOO_LARGE', 'Request body exceeds the size limit');
   if (e.type === 'entity.parse.failed') return new GatewayError('BAD_REQUEST', 'Request body could not be parsed');
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return new GatewayError('BAD_REQUEST', typeof e.message === 'string' ? e.message : 'Bad request');
@@ -72,7 +73,10 @@ const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE
 function clientWentAway(req: Request, err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = e && typeof e.code === 'string' ? e.code : '';
-  return (req.destroyed || req.socket?.destroyed === true) && (CLIENT_GONE.has(code) || (e !== null && e?.message === 'aborted'));
+  return (
+    (req.destroyed || req.socket?.destroyed === true) &&
+    (CLIENT_GONE.has(code) || (e !== null && e?.message === 'aborted'))
+  );
 }
 
 /**

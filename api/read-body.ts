@@ -109,7 +109,11 @@ export function kindMismatch(declared: string, found: DocumentKind | 'other'): G
 export function readBody(req: Request, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    return Promise.reject(new GatewayError('PAYLOAD_TOO_LARGE', `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`, { details: { limit } }));
+    return Promise.reject(
+      new GatewayError('PAYLOAD_TOO_LARGE', `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`, {
+        details: { limit },
+      }),
+    );
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -119,7 +123,11 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
       if (size > limit) {
         req.off('data', onData);
         req.resume();
-        reject(new GatewayError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${limit} bytes`, { details: { limit } }));
+        reject(
+          new GatewayError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${limit} bytes`, {
+            details: { limit },
+          }),
+        );
         return;
       }
       chunks.push(chunk);

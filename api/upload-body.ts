@@ -120,11 +120,20 @@ function checked(source: NodeJS.ReadableStream, check: HeadCheck, req: Request):
  * kept as well: a Content-Encoding (a compressed body would be stored compressed), a body whose first bytes are not
  * the declared type, and a second file part.
  */
-export async function receiveUpload(req: Request, blobs: BlobStore, limit: number, metadata: Record<string, unknown>): Promise<ReceivedUpload> {
+export async function receiveUpload(
+  req: Request,
+  blobs: BlobStore,
+  limit: number,
+  metadata: Record<string, unknown>,
+): Promise<ReceivedUpload> {
   refuseContentEncoding(req);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    throw new GatewayError('PAYLOAD_TOO_LARGE', `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`, { details: { limit } });
+    throw new GatewayError(
+      'PAYLOAD_TOO_LARGE',
+      `Request body of ${declared} bytes exceeds the limit of ${limit} bytes`,
+      { details: { limit } },
+    );
   }
   const type = mediaType(req.headers['content-type']);
   if (RAW_TYPES.test(type)) {
@@ -142,11 +151,19 @@ export async function receiveUpload(req: Request, blobs: BlobStore, limit: numbe
   );
 }
 
-function receiveMultipart(req: Request, blobs: BlobStore, limit: number, metadata: Record<string, unknown>): Promise<ReceivedUpload> {
+function receiveMultipart(
+  req: Request,
+  blobs: BlobStore,
+  limit: number,
+  metadata: Record<string, unknown>,
+): Promise<ReceivedUpload> {
   return new Promise<ReceivedUpload>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: limit + 1, fields: 20, parts: 40, fieldSize: 64 * 1024 } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: 1, fileSize: limit + 1, fields: 20, parts: 40, fieldSize: 64 * 1024 },
+      });
     } catch {
       reject(new GatewayError('BAD_REQUEST', 'multipart/form-data without a valid boundary'));
       return;

@@ -4,7 +4,13 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { GatewayError } from '../src/core/gateway-error';
 import type { RetrySchedule } from '../src/core/retry-schedule';
 import { receiveDocumentWorkflowId, sendInvoiceWorkflowId } from '../src/core/identifiers';
-import { RECEIVE_DOCUMENT_WORKFLOW, SEND_INVOICE_WORKFLOW, type ReceiveDocumentInput, type SendInvoiceInput, type SendInvoiceResult } from '../workflows/messages';
+import {
+  RECEIVE_DOCUMENT_WORKFLOW,
+  SEND_INVOICE_WORKFLOW,
+  type ReceiveDocumentInput,
+  type SendInvoiceInput,
+  type SendInvoiceResult,
+} from '../workflows/messages';
 
 export const TenantIdAttribute = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
 export const DocumentIdAttribute = defineSearchAttributeKey('DocumentId', SearchAttributeType.KEYWORD);
@@ -48,7 +54,9 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       await this.client.workflow.start(SEND_INVOICE_WORKFLOW, {
         taskQueue: this.settings.taskQueue,
         workflowId,
-        args: [this.settings.peppolSendSchedule ? { ...input, peppolSchedule: this.settings.peppolSendSchedule } : input],
+        args: [
+          this.settings.peppolSendSchedule ? { ...input, peppolSchedule: this.settings.peppolSendSchedule } : input,
+        ],
         // A document id is used once, ever: a finished run must not be started again.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         ...(this.settings.searchAttributes === false
@@ -63,7 +71,11 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       return 'started';
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
-      throw new GatewayError('WORKFLOW_START_FAILED', 'The document was stored but processing could not be started; retry with the same X-Service-DocumentId', { cause: e });
+      throw new GatewayError(
+        'WORKFLOW_START_FAILED',
+        'The document was stored but processing could not be started; retry with the same X-Service-DocumentId',
+        { cause: e },
+      );
     }
   }
 
@@ -74,12 +86,18 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
         workflowId: receiveDocumentWorkflowId(input.tenantId, input.messageId),
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        ...(this.settings.searchAttributes === false ? {} : { typedSearchAttributes: [{ key: TenantIdAttribute, value: input.tenantId }] }),
+        ...(this.settings.searchAttributes === false
+          ? {}
+          : { typedSearchAttributes: [{ key: TenantIdAttribute, value: input.tenantId }] }),
       });
       return 'started';
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
-      throw new GatewayError('WORKFLOW_START_FAILED', 'The received message was stored but its processing could not be started', { cause: e });
+      throw new GatewayError(
+        'WORKFLOW_START_FAILED',
+        'The received message was stored but its processing could not be started',
+        { cause: e },
+      );
     }
   }
 

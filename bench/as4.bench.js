@@ -64,17 +64,34 @@ function compileHarness(work, log) {
   const { classpath } = ensurePhase4Harness(process.env, log);
   const deps = classpath.split(path.delimiter).slice(1);
   const srcDir = path.join(ROOT, 'tools', 'phase4-harness', 'src', 'main', 'java');
-  const sources = fs.readdirSync(srcDir, { recursive: true }).filter((f) => f.endsWith('.java')).map((f) => path.join(srcDir, f));
+  const sources = fs
+    .readdirSync(srcDir, { recursive: true })
+    .filter((f) => f.endsWith('.java'))
+    .map((f) => path.join(srcDir, f));
   const classes = path.join(work, 'classes');
-  execFileSync('javac', ['--release', '17', '-d', classes, '-cp', deps.join(path.delimiter), ...sources], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 5 * 60_000 });
+  execFileSync('javac', ['--release', '17', '-d', classes, '-cp', deps.join(path.delimiter), ...sources], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 5 * 60_000,
+  });
   return [classes, ...deps].join(path.delimiter);
 }
 
 /** One harness JVM; its stderr goes to `logFile`. */
 function startJava(classpath, args, logFile) {
-  const child = spawn('java', ['-Xmx1g', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classpath, 'dev.invoicegateway.phase4harness.Harness', ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'java',
+    [
+      '-Xmx1g',
+      '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+      '-cp',
+      classpath,
+      'dev.invoicegateway.phase4harness.Harness',
+      ...args,
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   const log = fs.createWriteStream(logFile);
   child.stderr.pipe(log);
   let waiter;
@@ -116,7 +133,15 @@ function startJava(classpath, args, logFile) {
       return Promise.race([
         ready,
         new Promise((_, reject) => {
-          const timer = setTimeout(() => reject(new Error(exited || `phase4 harness (${args[0]}) not ready within ${timeoutMs / 1000} s; see ${logFile}`)), timeoutMs);
+          const timer = setTimeout(
+            () =>
+              reject(
+                new Error(
+                  exited || `phase4 harness (${args[0]}) not ready within ${timeoutMs / 1000} s; see ${logFile}`,
+                ),
+              ),
+            timeoutMs,
+          );
           ready.then(() => clearTimeout(timer));
         }),
       ]);
@@ -157,7 +182,8 @@ function startJava(classpath, args, logFile) {
 /** An SBD of exactly `bytes` bytes around a grown UBL invoice, and a way to give a copy a new InstanceIdentifier. */
 function buildSbdOfSize(bytes) {
   const { buildSbd } = dist('peppol/sbdh.js');
-  const { peppolParticipant, documentTypeId, processId, DOCTYPE_SCHEME_BUSDOX, PROCESS_SCHEME } = dist('peppol/identifiers.js');
+  const { peppolParticipant, documentTypeId, processId, DOCTYPE_SCHEME_BUSDOX, PROCESS_SCHEME } =
+    dist('peppol/identifiers.js');
   const header = {
     sender: peppolParticipant(SENDER_ID),
     receiver: peppolParticipant(RECEIVER_ID),
@@ -167,7 +193,8 @@ function buildSbdOfSize(bytes) {
     ),
     process: processId(PROCESS_SCHEME, 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0'),
   };
-  const build = (invoiceBytes) => buildSbd({ ...header, countryC1: 'NL', payload: { xml: buildUblInvoice(invoiceBytes).body } });
+  const build = (invoiceBytes) =>
+    buildSbd({ ...header, countryC1: 'NL', payload: { xml: buildUblInvoice(invoiceBytes).body } });
   // The envelope's size does not depend on the invoice's, so one trial build gives the invoice size to aim for.
   const trial = build(8 * KiB);
   const sbd = build(bytes - (trial.xml.length - 8 * KiB));
@@ -223,7 +250,18 @@ async function run(ctx) {
   const pkiDir = path.join(os.tmpdir(), 'invoice-gateway-test-pki');
   const { pki } = await ensureTestPki(pkiDir);
   const pkiFile = (n) => path.join(pkiDir, n);
-  const keyArgs = (entry) => ['--keystore', pkiFile(`${entry}.p12`), '--password', PASSWORD, '--alias', entry, '--truststore', pkiFile('ap-truststore.p12'), '--ap-ca', pkiFile('ap-ca.crt.pem')];
+  const keyArgs = (entry) => [
+    '--keystore',
+    pkiFile(`${entry}.p12`),
+    '--password',
+    PASSWORD,
+    '--alias',
+    entry,
+    '--truststore',
+    pkiFile('ap-truststore.p12'),
+    '--ap-ca',
+    pkiFile('ap-ca.crt.pem'),
+  ];
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-as4-'));
   const cp = compileHarness(work, ctx.log);
@@ -233,11 +271,23 @@ async function run(ctx) {
     logDir: ctx.logDir,
     label: 'as4',
     worker: false,
-    env: { PEPPOL_AP_KEYSTORE: pkiFile('ap-receiver.p12'), PEPPOL_AP_KEYSTORE_PASSWORD: PASSWORD, PEPPOL_AP_CA: pkiFile('ap-ca.crt.pem') },
+    env: {
+      PEPPOL_AP_KEYSTORE: pkiFile('ap-receiver.p12'),
+      PEPPOL_AP_KEYSTORE_PASSWORD: PASSWORD,
+      PEPPOL_AP_CA: pkiFile('ap-ca.crt.pem'),
+    },
   });
   const inDir = path.join(work, 'phase4-in');
-  const p4in = startJava(cp, ['receive', ...keyArgs('ap-receiver'), '--out', inDir, '--served', RECEIVER_ID], path.join(ctx.logDir, 'as4-phase4-receiver.log'));
-  const p4out = startJava(cp, ['send', ...keyArgs('ap-sender'), '--seat-id', 'POP000001'], path.join(ctx.logDir, 'as4-phase4-sender.log'));
+  const p4in = startJava(
+    cp,
+    ['receive', ...keyArgs('ap-receiver'), '--out', inDir, '--served', RECEIVER_ID],
+    path.join(ctx.logDir, 'as4-phase4-receiver.log'),
+  );
+  const p4out = startJava(
+    cp,
+    ['send', ...keyArgs('ap-sender'), '--seat-id', 'POP000001'],
+    path.join(ctx.logDir, 'as4-phase4-sender.log'),
+  );
   const dispatcher = new Agent({ connections: plan.concurrency * 2, keepAliveTimeout: 30_000 });
   const { MongoClient } = require(require.resolve('mongodb', { paths: [ROOT] }));
   const mongo = new MongoClient(ctx.svc.mongodbUri, { serverSelectionTimeoutMS: 5000 });
@@ -256,7 +306,12 @@ async function run(ctx) {
         return [s.key, { ...sbd, file }];
       }),
     );
-    const sendOpts = { apCertificateAuthorities: [pki.apCa.certificate], receiverCertificate: pki.apReceiver.certificate, timeoutMs: 120_000, dispatcher };
+    const sendOpts = {
+      apCertificateAuthorities: [pki.apCa.certificate],
+      receiverCertificate: pki.apReceiver.certificate,
+      timeoutMs: 120_000,
+      dispatcher,
+    };
 
     let seq = 0;
     /** One pass of a flow: `count` messages at the plan's concurrency; latencies from the sending side. */
@@ -265,13 +320,27 @@ async function run(ctx) {
       const url = urls[flow.receiver];
       const prefix = `bench-${flow.key}-${size.key}-${++seq}-${crypto.randomUUID().slice(0, 8)}`;
       if (flow.sender === 'phase4') {
-        p4out.write(`BENCH ${url} ${pkiFile('ap-receiver.crt.pem')} ${sbd.file} ${count} ${plan.concurrency} ${prefix}`);
+        p4out.write(
+          `BENCH ${url} ${pkiFile('ap-receiver.crt.pem')} ${sbd.file} ${count} ${plan.concurrency} ${prefix}`,
+        );
         const r = JSON.parse(await p4out.next('BENCHRESULT ', 20 * 60_000));
         if (r.error) throw new Error(`phase4 bench: ${r.error}`);
-        return { ok: r.ok, failed: r.failed, elapsedMs: r.elapsedMs, latencies: r.latenciesMs, firstError: r.firstError };
+        return {
+          ok: r.ok,
+          failed: r.failed,
+          elapsedMs: r.elapsedMs,
+          latencies: r.latenciesMs,
+          firstError: r.firstError,
+        };
       }
       return closedCount(count, plan.concurrency, async (i) => {
-        const msg = buildPeppolMessage({ sbd: sbd.fresh(), header: sbd.header, signer: pki.apSender, receiverCertificate: pki.apReceiver.certificate, messageId: `${prefix}-${i}@invoice-gateway` });
+        const msg = buildPeppolMessage({
+          sbd: sbd.fresh(),
+          header: sbd.header,
+          signer: pki.apSender,
+          receiverCertificate: pki.apReceiver.certificate,
+          messageId: `${prefix}-${i}@invoice-gateway`,
+        });
         const out = await sendAs4Message(msg, url, sendOpts);
         if (out.outcome !== 'delivered') throw new Error(`${msg.messageId}: ${out.outcome}: ${out.reason}`);
       });
@@ -279,12 +348,16 @@ async function run(ctx) {
 
     const pids = () => ({ api: gw.api.pid, phase4Receiver: p4in.pid(), phase4Sender: p4out.pid(), ...ctx.serverPids });
     const broken = (what, r, expected) => {
-      if (r.failed || r.ok !== expected) result.problems.push(`${what}: ${r.ok} of ${expected} messages delivered, ${r.failed} failed; first error: ${r.firstError}`);
+      if (r.failed || r.ok !== expected)
+        result.problems.push(
+          `${what}: ${r.ok} of ${expected} messages delivered, ${r.failed} failed; first error: ${r.firstError}`,
+        );
     };
 
     // The JVMs compile their hot paths during the first few hundred messages; so does V8 on our side.
     ctx.log(`as4: warming up (${plan.jvmWarmup} messages of 10 KB per flow)`);
-    for (const flow of FLOWS) broken(`warm-up ${flow.label}`, await pass(flow, plan.sizes[0], plan.jvmWarmup), plan.jvmWarmup);
+    for (const flow of FLOWS)
+      broken(`warm-up ${flow.label}`, await pass(flow, plan.sizes[0], plan.jvmWarmup), plan.jvmWarmup);
 
     const measured = [];
     for (const size of plan.sizes) {
@@ -297,8 +370,10 @@ async function run(ctx) {
         const r = m.result;
         broken(`${flow.label} ${size.label}`, r, size.count);
         // Each receiver must have stored what its senders counted as delivered.
-        const stored = flow.receiver === 'ours' ? (await inbound.countDocuments()) - storedBefore : p4in.received() - receivedBefore;
-        if (stored !== r.ok) result.problems.push(`${flow.label} ${size.label}: ${r.ok} receipts but the receiver stored ${stored}`);
+        const stored =
+          flow.receiver === 'ours' ? (await inbound.countDocuments()) - storedBefore : p4in.received() - receivedBefore;
+        if (stored !== r.ok)
+          result.problems.push(`${flow.label} ${size.label}: ${r.ok} receipts but the receiver stored ${stored}`);
         const lat = summarize(r.latencies);
         const perSecond = r.ok / (r.elapsedMs / 1000);
         const cost = m.duringPass ? cpu.cpuCost(m, r.ok, ctx.cores) : undefined;
@@ -316,11 +391,31 @@ async function run(ctx) {
     result.tables.push({
       title: `AS4 messages, closed loop at concurrency ${plan.concurrency}; latency = send until the receipt is verified (sender side)`,
       header: ['flow', 'SBD', 'msgs', 'secs', 'msg/s', 'p50 ms', 'p99 ms', 'max ms'],
-      rows: measured.map((x) => [x.flow.label, x.size.label, String(x.r.ok), fmt(x.r.elapsedMs / 1000), fmt(x.perSecond, 2), fmt(x.lat.p50, 0), fmt(x.lat.p99, 0), fmt(x.lat.max, 0)]),
+      rows: measured.map((x) => [
+        x.flow.label,
+        x.size.label,
+        String(x.r.ok),
+        fmt(x.r.elapsedMs / 1000),
+        fmt(x.perSecond, 2),
+        fmt(x.lat.p50, 0),
+        fmt(x.lat.p99, 0),
+        fmt(x.lat.max, 0),
+      ]),
     });
     result.tables.push({
-      title: 'CPU ms per message by side (our sender runs in the benchmark process; our receiver = API + database; Temporal: the receive workflow starts)',
-      header: ['flow', 'SBD', 'sender', 'receiver', 'of it API', 'of it database', 'Temporal', 'machine busy', 'other programs'],
+      title:
+        'CPU ms per message by side (our sender runs in the benchmark process; our receiver = API + database; Temporal: the receive workflow starts)',
+      header: [
+        'flow',
+        'SBD',
+        'sender',
+        'receiver',
+        'of it API',
+        'of it database',
+        'Temporal',
+        'machine busy',
+        'other programs',
+      ],
       rows: measured.map((x) => {
         const c = x.cost;
         const ours = x.flow.receiver === 'ours';
@@ -342,7 +437,12 @@ async function run(ctx) {
     for (const x of measured) {
       const id = `as4-${x.flow.key}-${x.size.key}`;
       result.figures.push(
-        { id: `${id}-mps`, label: `${x.flow.label}, ${x.size.label}: messages per second`, value: Number(fmt(x.perSecond, 2)), unit: '/s' },
+        {
+          id: `${id}-mps`,
+          label: `${x.flow.label}, ${x.size.label}: messages per second`,
+          value: Number(fmt(x.perSecond, 2)),
+          unit: '/s',
+        },
         { id: `${id}-p50`, label: `${x.flow.label}, ${x.size.label}: p50`, value: Math.round(x.lat.p50), unit: 'ms' },
         { id: `${id}-p99`, label: `${x.flow.label}, ${x.size.label}: p99`, value: Math.round(x.lat.p99), unit: 'ms' },
       );
@@ -379,7 +479,7 @@ async function run(ctx) {
       `SBDs: exactly ${plan.sizes.map((s) => `${formatBytes(s.bytes)} (${s.bytes} bytes)`).join(' and ')}: a Peppol SBDH around ${'en16931/ubl-examples/ubl-tc434-example1.xml'} grown with invoice lines; the same file for both senders`,
       `per flow and size: ${plan.sizes.map((s) => `${s.label} ${s.warmup} warm-up + ${s.count} measured`).join(', ')} messages at concurrency ${plan.concurrency}, after ${plan.jvmWarmup} warm-up messages of 10 KB per flow (JIT of both JVMs and V8)`,
       'our receiver: the API process (NODE_ENV=production) storing into the database and starting the receive workflow (no worker runs, so nothing processes the stored messages during the passes); phase4 receiver: its AS4 servlet in Jetty storing each SBD as a file',
-      'our sender runs on this process\'s one event loop (signing and encryption are synchronous, so its four loops share one core); phase4\'s sender on four JVM threads',
+      "our sender runs on this process's one event loop (signing and encryption are synchronous, so its four loops share one core); phase4's sender on four JVM threads",
       `load average (1, 5, 15 min) on ${ctx.cores} cores: ${loads.map(([when, l]) => `${when} ${l.map((v) => v.toFixed(1)).join(' / ')}`).join('; ')}`,
     );
     for (const c of [gw.crashed(), p4in.crashed(), p4out.crashed()].flat().filter(Boolean)) result.problems.push(c);

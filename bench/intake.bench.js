@@ -50,7 +50,11 @@ async function run(ctx) {
     // One upload end to end before any load: the API accepts it and the worker recognises it.
     const one = await gateway.request(`${gw.url}/api/v1/${creds.partyId}/salesInvoice/send`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/xml', 'X-Service-DocumentId': randomUUID() },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/xml',
+        'X-Service-DocumentId': randomUUID(),
+      },
       body: payloads.small.body,
     });
     if (one.status !== 200) throw new Error(`first upload answered ${one.status}: ${one.body.slice(0, 300)}`);
@@ -64,12 +68,22 @@ async function run(ctx) {
       if (profile) await gw.startProfiles();
       const m = await cpu.measureCpu(
         pids,
-        () => runLoad({ url: gw.url, title: label, connections, request: gateway.uploadRequest({ partyId: creds.partyId, token, body: payload.body }), ...loadOpts }),
+        () =>
+          runLoad({
+            url: gw.url,
+            title: label,
+            connections,
+            request: gateway.uploadRequest({ partyId: creds.partyId, token, body: payload.body }),
+            ...loadOpts,
+          }),
         // Let the worker finish what this pass started, so its backlog does not load the next pass.
         () => waitForWorker(store, plan.drainS * 1000),
       );
       // Outside the CPU window: writing a profile costs the profiled process CPU of its own.
-      if (profile) result.profiles.push(...(await gw.stopProfiles(id)).map((p) => ({ ...p, pass: `${label}, and the wait for the worker after it` })));
+      if (profile)
+        result.profiles.push(
+          ...(await gw.stopProfiles(id)).map((p) => ({ ...p, pass: `${label}, and the wait for the worker after it` })),
+        );
       const r = m.result;
       const drain = m.settled;
       const crashed = gw.crashed();
@@ -89,20 +103,45 @@ async function run(ctx) {
       if (!record) return entry;
       result.scenarios.push(entry);
       if (!drain.drained) {
-        result.notes.push(`${label}: ${entry.workerBacklog} document(s) still waiting for the worker ${Math.round(drain.ms / 1000)} s after the pass; the next pass ran with that backlog`);
+        result.notes.push(
+          `${label}: ${entry.workerBacklog} document(s) still waiting for the worker ${Math.round(drain.ms / 1000)} s after the pass; the next pass ran with that backlog`,
+        );
       }
-      if (!broken && r.ok === 0) result.notes.push(`${label}: no upload completed within the pass (${r.abandoned} in flight when it ended); no latency figure`);
+      if (!broken && r.ok === 0)
+        result.notes.push(
+          `${label}: no upload completed within the pass (${r.abandoned} in flight when it ended); no latency figure`,
+        );
       return entry;
     };
 
-    await scenario('upload-20k-c1', `${formatBytes(payloads.small.body.length)} upload, 1 client (unloaded)`, payloads.small, 1, { durationS: plan.baselineS });
+    await scenario(
+      'upload-20k-c1',
+      `${formatBytes(payloads.small.body.length)} upload, 1 client (unloaded)`,
+      payloads.small,
+      1,
+      { durationS: plan.baselineS },
+    );
     await scenario('warmup', 'warm-up', payloads.small, CONCURRENCY, { durationS: plan.warmupS }, { record: false });
-    const small = await scenario('upload-20k', `${formatBytes(payloads.small.body.length)} upload, ${CONCURRENCY} clients`, payloads.small, CONCURRENCY, { durationS: plan.smallS }, { profile: true });
-    await scenario('upload-5m', `${formatBytes(payloads.medium.body.length)} upload, ${CONCURRENCY} clients`, payloads.medium, CONCURRENCY, { durationS: plan.mediumS, timeoutS: 120 });
+    const small = await scenario(
+      'upload-20k',
+      `${formatBytes(payloads.small.body.length)} upload, ${CONCURRENCY} clients`,
+      payloads.small,
+      CONCURRENCY,
+      { durationS: plan.smallS },
+      { profile: true },
+    );
+    await scenario(
+      'upload-5m',
+      `${formatBytes(payloads.medium.body.length)} upload, ${CONCURRENCY} clients`,
+      payloads.medium,
+      CONCURRENCY,
+      { durationS: plan.mediumS, timeoutS: 120 },
+    );
 
     const counts = await store.counts();
     result.figures.push({ id: 'documents', label: 'documents stored in this run, by state', value: counts, unit: '' });
-    if (counts.rejected) result.problems.push(`the worker rejected ${counts.rejected} benchmark invoice(s); they should all be detected`);
+    if (counts.rejected)
+      result.problems.push(`the worker rejected ${counts.rejected} benchmark invoice(s); they should all be detected`);
 
     // No completed upload in a whole pass means every one took longer than the pass: a miss, not a missing figure.
     const p99 = small.ok > 0 ? small.latencyMs.p99 : small.durationS * 1000;

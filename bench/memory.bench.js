@@ -67,18 +67,44 @@ async function run(ctx) {
     // shows whether the bodies really reached the API even when the database was too slow for an upload to finish.
     const received = readBefore !== undefined && readAfter !== undefined ? readAfter - readBefore : undefined;
     const streamed = r.ok >= CONCURRENCY || (received !== undefined && received >= sent);
-    result.scenarios.push({ id: 'upload-24m', label, payloadBytes: payload.body.length, ...r, rss, apiBytesRead: received, cpu: m.duringPass ? cpu.cpuCost(m, r.ok, ctx.cores) : undefined });
+    result.scenarios.push({
+      id: 'upload-24m',
+      label,
+      payloadBytes: payload.body.length,
+      ...r,
+      rss,
+      apiBytesRead: received,
+      cpu: m.duringPass ? cpu.cpuCost(m, r.ok, ctx.cores) : undefined,
+    });
     const broken = brokenReason(r);
     if (broken) result.problems.push(`${label}: ${broken}`);
-    if (r.cutShort) result.notes.push(`stopped at the ${plan.capS} s cap with ${r.abandoned} upload(s) still in flight (not counted as errors)`);
+    if (r.cutShort)
+      result.notes.push(
+        `stopped at the ${plan.capS} s cap with ${r.abandoned} upload(s) still in flight (not counted as errors)`,
+      );
 
     result.figures.push(
       { id: 'api-rss-before', label: 'API RSS before the uploads', value: rss.startRss, unit: 'bytes' },
-      { id: 'api-rss-peak', label: `API peak RSS during the pass (VmRSS every ${SAMPLE_MS} ms, ${rss.samples} samples)`, value: rss.peakRss, unit: 'bytes' },
-      { id: 'api-vmhwm', label: 'API VmHWM (kernel high-water mark since the process started)', value: rss.hwm, unit: 'bytes' },
+      {
+        id: 'api-rss-peak',
+        label: `API peak RSS during the pass (VmRSS every ${SAMPLE_MS} ms, ${rss.samples} samples)`,
+        value: rss.peakRss,
+        unit: 'bytes',
+      },
+      {
+        id: 'api-vmhwm',
+        label: 'API VmHWM (kernel high-water mark since the process started)',
+        value: rss.hwm,
+        unit: 'bytes',
+      },
     );
     if (received !== undefined) {
-      result.figures.push({ id: 'api-bytes-read', label: `bytes the API read during the pass (/proc/<pid>/io rchar; one round of ${CONCURRENCY} bodies is ${formatBytes(sent)})`, value: received, unit: 'bytes' });
+      result.figures.push({
+        id: 'api-bytes-read',
+        label: `bytes the API read during the pass (/proc/<pid>/io rchar; one round of ${CONCURRENCY} bodies is ${formatBytes(sent)})`,
+        value: received,
+        unit: 'bytes',
+      });
     }
     // The high-water mark also covers start-up and spikes between samples, so the larger reading decides.
     const peak = Math.max(rss.peakRss, rss.hwm || 0);
@@ -90,7 +116,9 @@ async function run(ctx) {
       target: TARGET_RSS_BYTES,
       // Judged once a full round of bodies has reached the API; before that the reading says little.
       pass: streamed ? peak < TARGET_RSS_BYTES : undefined,
-      why: streamed ? undefined : `the API read ${received === undefined ? 'an unknown amount' : formatBytes(received)} of the ${formatBytes(sent)} in flight`,
+      why: streamed
+        ? undefined
+        : `the API read ${received === undefined ? 'an unknown amount' : formatBytes(received)} of the ${formatBytes(sent)} in flight`,
     });
     return result;
   } finally {

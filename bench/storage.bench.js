@@ -74,15 +74,18 @@ async function run(ctx) {
     for (const count of plan.docCounts) {
       const batch = [];
       for (; seeded < count; seeded++) batch.push(documentRecord(tenantId, seeded));
-      for (let i = 0; i < batch.length; i += 500) await collection.insertMany(batch.slice(i, i + 500), { ordered: false });
+      for (let i = 0; i < batch.length; i += 500)
+        await collection.insertMany(batch.slice(i, i + 500), { ordered: false });
       // Probe records spread over the collection, so no single position (first, last) decides the figure.
       const probes = await collection.find({}, { projection: { _id: 1, documentId: 1 } }).toArray();
       const pick = (i) => probes[Math.floor(((i + 0.5) * probes.length) / plan.lookups)];
       const byKey = await timeEach(plan.lookups, async (i) => {
-        if (!(await documents.find(tenantId, pick(i).documentId))) throw new Error('documents.find missed a seeded record');
+        if (!(await documents.find(tenantId, pick(i).documentId)))
+          throw new Error('documents.find missed a seeded record');
       });
       const byId = await timeEach(plan.lookups, async (i) => {
-        if (!(await db.models.Document.findById(pick(i)._id).lean().exec())) throw new Error('findById missed a seeded record');
+        if (!(await db.models.Document.findById(pick(i)._id).lean().exec()))
+          throw new Error('findById missed a seeded record');
       });
       lookupRows.push({ documents: count, findByTenantAndDocumentIdMs: byKey, findByIdMs: byId });
     }
@@ -90,26 +93,50 @@ async function run(ctx) {
       id: 'document-lookup',
       title: 'document lookup (ms per call, sequential)',
       header: ['documents in collection', 'documents.find(tenantId, documentId) p50', 'mean', 'findById p50', 'mean'],
-      rows: lookupRows.map((r) => [r.documents, r.findByTenantAndDocumentIdMs.p50, r.findByTenantAndDocumentIdMs.mean, r.findByIdMs.p50, r.findByIdMs.mean]),
+      rows: lookupRows.map((r) => [
+        r.documents,
+        r.findByTenantAndDocumentIdMs.p50,
+        r.findByTenantAndDocumentIdMs.mean,
+        r.findByIdMs.p50,
+        r.findByIdMs.mean,
+      ]),
       data: lookupRows,
     });
 
     ctx.log('storage: blob reads');
-    const small = await db.blobs.put(Readable.from([crypto.randomBytes(20 * KiB)]), { limit: 25 * MiB, filename: 'probe', contentType: 'application/xml' });
+    const small = await db.blobs.put(Readable.from([crypto.randomBytes(20 * KiB)]), {
+      limit: 25 * MiB,
+      filename: 'probe',
+      contentType: 'application/xml',
+    });
     // A blob of several chunks, so chunk reads are timed too (a 20 KiB blob may be stored whole in one record).
-    const large = await db.blobs.put(Readable.from([crypto.randomBytes(3 * MiB)]), { limit: 25 * MiB, filename: 'probe', contentType: 'application/xml' });
+    const large = await db.blobs.put(Readable.from([crypto.randomBytes(3 * MiB)]), {
+      limit: 25 * MiB,
+      filename: 'probe',
+      contentType: 'application/xml',
+    });
     const blobRows = [];
     let stored = 0;
     for (const target of plan.storedMiB) {
       while (stored < target) {
-        await db.blobs.put(Readable.from([crypto.randomBytes(5 * MiB)]), { limit: 25 * MiB, filename: 'filler', contentType: 'application/xml' });
+        await db.blobs.put(Readable.from([crypto.randomBytes(5 * MiB)]), {
+          limit: 25 * MiB,
+          filename: 'filler',
+          contentType: 'application/xml',
+        });
         stored += 5;
       }
       const read = await timeEach(plan.reads, async () => {
         const bytes = await db.blobs.read(small.blobId);
         if (bytes.length !== 20 * KiB) throw new Error(`blob read returned ${bytes.length} bytes`);
       });
-      const put = await timeEach(plan.reads, () => db.blobs.put(Readable.from([crypto.randomBytes(20 * KiB)]), { limit: 25 * MiB, filename: 'probe', contentType: 'application/xml' }));
+      const put = await timeEach(plan.reads, () =>
+        db.blobs.put(Readable.from([crypto.randomBytes(20 * KiB)]), {
+          limit: 25 * MiB,
+          filename: 'probe',
+          contentType: 'application/xml',
+        }),
+      );
       const readLarge = await timeEach(plan.reads, async () => {
         const bytes = await db.blobs.read(large.blobId);
         if (bytes.length !== 3 * MiB) throw new Error(`blob read returned ${bytes.length} bytes`);
@@ -119,8 +146,24 @@ async function run(ctx) {
     result.tables.push({
       id: 'blob-read',
       title: 'blob store, one 20 KiB blob and one 3 MiB blob (ms per call, sequential)',
-      header: ['MiB of other blobs stored', 'blobs.read 20 KiB p50', 'mean', 'blobs.put 20 KiB p50', 'mean', 'blobs.read 3 MiB p50', 'mean'],
-      rows: blobRows.map((r) => [r.otherBlobsMiB, r.read20KiBMs.p50, r.read20KiBMs.mean, r.put20KiBMs.p50, r.put20KiBMs.mean, r.read3MiBMs.p50, r.read3MiBMs.mean]),
+      header: [
+        'MiB of other blobs stored',
+        'blobs.read 20 KiB p50',
+        'mean',
+        'blobs.put 20 KiB p50',
+        'mean',
+        'blobs.read 3 MiB p50',
+        'mean',
+      ],
+      rows: blobRows.map((r) => [
+        r.otherBlobsMiB,
+        r.read20KiBMs.p50,
+        r.read20KiBMs.mean,
+        r.put20KiBMs.p50,
+        r.put20KiBMs.mean,
+        r.read3MiBMs.p50,
+        r.read3MiBMs.mean,
+      ]),
       data: blobRows,
     });
 

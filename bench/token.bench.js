@@ -42,14 +42,28 @@ async function run(ctx) {
       body: gateway.tokenForm(creds),
     };
     ctx.log('token: warm-up');
-    const warm = await runLoad({ url: gw.url, title: 'warm-up', connections: CONCURRENCY, durationS: plan.warmupS, request });
+    const warm = await runLoad({
+      url: gw.url,
+      title: 'warm-up',
+      connections: CONCURRENCY,
+      durationS: plan.warmupS,
+      request,
+    });
     if (brokenReason(warm)) result.problems.push(`warm-up: ${brokenReason(warm)}`);
     ctx.log(`token: ${CONCURRENCY} clients for ${plan.measureS} s`);
     await gw.startProfiles();
     const m = await cpu.measureCpu({ api: gw.api.pid, ...ctx.serverPids }, () =>
-      runLoad({ url: gw.url, title: `client_credentials, ${CONCURRENCY} clients`, connections: CONCURRENCY, durationS: plan.measureS, request }),
+      runLoad({
+        url: gw.url,
+        title: `client_credentials, ${CONCURRENCY} clients`,
+        connections: CONCURRENCY,
+        durationS: plan.measureS,
+        request,
+      }),
     );
-    result.profiles.push(...(await gw.stopProfiles('token')).map((p) => ({ ...p, pass: `client_credentials, ${CONCURRENCY} clients` })));
+    result.profiles.push(
+      ...(await gw.stopProfiles('token')).map((p) => ({ ...p, pass: `client_credentials, ${CONCURRENCY} clients` })),
+    );
     const r = m.result;
     const crashed = gw.crashed();
     if (crashed.length) throw new Error(crashed.join('\n'));
@@ -62,7 +76,12 @@ async function run(ctx) {
     });
     if (brokenReason(r)) result.problems.push(`token run: ${brokenReason(r)}`);
     else if (r.ok === 0) result.problems.push('token run: no token issued during the pass');
-    result.figures.push({ id: 'token-rps', label: 'token endpoint requests per second (2xx)', value: r.rps, unit: 'req/s' });
+    result.figures.push({
+      id: 'token-rps',
+      label: 'token endpoint requests per second (2xx)',
+      value: r.rps,
+      unit: 'req/s',
+    });
     return result;
   } finally {
     await gw.stop();

@@ -34,7 +34,9 @@ function fmt(v) {
 /** Ours, in a child process of its own (so a --profile run profiles only the conversions). */
 function runOurs(plan, files, cpuProfileDir, log) {
   return new Promise((resolve, reject) => {
-    const execArgv = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, '--cpu-prof-name=transform-ours.cpuprofile'] : [];
+    const execArgv = cpuProfileDir
+      ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, '--cpu-prof-name=transform-ours.cpuprofile']
+      : [];
     const child = fork(RUNNER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
     let answer;
     child.on('message', (m) => (answer = m));
@@ -69,7 +71,12 @@ function runJava(harness, plan, files, log) {
   return new Promise((resolve, reject) => {
     log('transform: Java converters (en16931-ubl2cii, en16931-cii2ubl)');
     execFile(harness.java, args, { maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`Java converter harness failed: ${String(stderr).trim().split('\n').slice(-8).join('\n') || err.message}`));
+      if (err)
+        return reject(
+          new Error(
+            `Java converter harness failed: ${String(stderr).trim().split('\n').slice(-8).join('\n') || err.message}`,
+          ),
+        );
       try {
         resolve(JSON.parse(String(stdout).trim().split('\n').pop()));
       } catch (e) {
@@ -83,7 +90,9 @@ async function javaSide(harness, plan, files, log) {
   const small = files.filter((f) => f.bytes <= 200_000);
   const large = files.filter((f) => f.bytes > 200_000);
   const a = small.length ? await runJava(harness, plan, small, log) : { documents: [] };
-  const b = large.length ? await runJava(harness, { ...plan, warmup: plan.warmupLarge }, large, log) : { documents: [] };
+  const b = large.length
+    ? await runJava(harness, { ...plan, warmup: plan.warmupLarge }, large, log)
+    : { documents: [] };
   const byFile = new Map([...a.documents, ...b.documents].map((d) => [`${d.direction}:${d.file}`, d]));
   return { java: a.java || b.java, documents: files.map((f) => byFile.get(`${f.direction}:${path.basename(f.file)}`)) };
 }
@@ -93,7 +102,9 @@ function bestRounds(rounds) {
   const first = rounds[0];
   return {
     ...first,
-    documents: first.documents.map((_, k) => rounds.map((r) => r.documents[k]).reduce((a, b) => (b.docsPerS > a.docsPerS ? b : a))),
+    documents: first.documents.map((_, k) =>
+      rounds.map((r) => r.documents[k]).reduce((a, b) => (b.docsPerS > a.docsPerS ? b : a)),
+    ),
   };
 }
 
@@ -105,7 +116,10 @@ async function run(ctx) {
   try {
     const docs = transformDocuments();
     const files = docs.map((d, k) => {
-      const file = path.join(tmp, `${String(k).padStart(2, '0')}-${d.direction}-${d.name.replace(/[^0-9A-Za-z]+/g, '-')}.xml`);
+      const file = path.join(
+        tmp,
+        `${String(k).padStart(2, '0')}-${d.direction}-${d.name.replace(/[^0-9A-Za-z]+/g, '-')}.xml`,
+      );
       fs.writeFileSync(file, d.body);
       return { direction: d.direction, file, bytes: d.body.length };
     });
@@ -126,12 +140,20 @@ async function run(ctx) {
     const ours = bestRounds(ourRounds);
     const java = javaRounds.length > 0 ? bestRounds(javaRounds) : undefined;
     const roundsTable = plan.rounds > 1 && {
-      title: 'documents per second in each round (sides alternating, ours first); the best round of each side is judged',
-      header: ['conversion', 'document', ...ourRounds.flatMap((_, r) => [`ours r${r + 1}`, ...(java ? [`Java r${r + 1}`] : [])])],
+      title:
+        'documents per second in each round (sides alternating, ours first); the best round of each side is judged',
+      header: [
+        'conversion',
+        'document',
+        ...ourRounds.flatMap((_, r) => [`ours r${r + 1}`, ...(java ? [`Java r${r + 1}`] : [])]),
+      ],
       rows: docs.map((d, k) => [
         DIRECTIONS[d.direction],
         d.name,
-        ...ourRounds.flatMap((o, r) => [fmt(o.documents[k].docsPerS), ...(java ? [fmt(javaRounds[r].documents[k].docsPerS)] : [])]),
+        ...ourRounds.flatMap((o, r) => [
+          fmt(o.documents[k].docsPerS),
+          ...(java ? [fmt(javaRounds[r].documents[k].docsPerS)] : []),
+        ]),
       ]),
     };
 
@@ -143,8 +165,24 @@ async function run(ctx) {
       return { d, o, j, ratio, cpuRatio };
     });
     result.tables.push({
-      title: 'transformDocument (ours, Node, one thread) vs the phax converters (Java, one thread): latency per document and throughput',
-      header: ['conversion', 'document', 'in', 'lines', 'ours p50 ms', 'ours p99 ms', 'ours docs/s', 'ours CPU ms', 'Java p50 ms', 'Java p99 ms', 'Java docs/s', 'Java CPU ms', 'ours ÷ Java', 'CPU ratio'],
+      title:
+        'transformDocument (ours, Node, one thread) vs the phax converters (Java, one thread): latency per document and throughput',
+      header: [
+        'conversion',
+        'document',
+        'in',
+        'lines',
+        'ours p50 ms',
+        'ours p99 ms',
+        'ours docs/s',
+        'ours CPU ms',
+        'Java p50 ms',
+        'Java p99 ms',
+        'Java docs/s',
+        'Java CPU ms',
+        'ours ÷ Java',
+        'CPU ratio',
+      ],
       rows: rows.map(({ d, o, j, ratio, cpuRatio }) => [
         DIRECTIONS[d.direction],
         d.name,
@@ -177,12 +215,22 @@ async function run(ctx) {
     }
     result.notes.push(
       `documents: UBL = the validation suite's (${'en16931/ubl-examples/ubl-tc434-example4.xml'} with generated lines and recomputed totals); CII = the same content written by our UBL → CII path, as many lines as fit the size; both padded with whitespace to the exact size: ` +
-        docs.map((d) => `${DIRECTIONS[d.direction]} ${d.name} = ${formatBytes(d.body.length)}, ${d.lines} line(s)`).join('; '),
+        docs
+          .map((d) => `${DIRECTIONS[d.direction]} ${d.name} = ${formatBytes(d.body.length)}, ${d.lines} line(s)`)
+          .join('; '),
       `ours: transformDocument from dist/ (detect, parse, read into the EN 16931 model, target checks, write), Node ${ours.node}, main thread of a child process; Java: ${java ? `Java ${java.java}, ` : ''}en16931-ubl2cii UBL21InvoiceToCIID16BConverter / en16931-cii2ubl CIIToUBL21Converter with the ph-ubl / ph-cii JAXB readers and writers (bytes → object tree → converted tree → bytes), XML Schema validation on reading off as ours does none`,
       `each side, each round: a fresh process, ${plan.warmup} warm-up conversions (${plan.warmupLarge} for the 1,000-line documents), then runs until ${plan.budgetMs} ms are spent (${plan.minRuns}–${plan.maxRuns}); docs/s = runs ÷ their summed time; CPU ms = CPU time of the converting process (every thread: Node's or the JVM's GC and JIT included) over the timed runs ÷ runs, less sensitive to other load than wall time; ${plan.rounds} round(s), ours then Java in each; per document and side the round with the most docs/s is the one shown and judged`,
-      `load average ${loadStart.map((v) => v.toFixed(2)).join(' ')} at the start of the suite, ${os.loadavg().map((v) => v.toFixed(2)).join(' ')} at the end (1/5/15 min) on ${os.cpus().length} cores`,
+      `load average ${loadStart.map((v) => v.toFixed(2)).join(' ')} at the start of the suite, ${os
+        .loadavg()
+        .map((v) => v.toFixed(2))
+        .join(' ')} at the end (1/5/15 min) on ${os.cpus().length} cores`,
     );
-    result.transform = { plan, ours: ours.documents, java: java ? java.documents : undefined, javaVersion: java ? java.java : undefined };
+    result.transform = {
+      plan,
+      ours: ours.documents,
+      java: java ? java.documents : undefined,
+      javaVersion: java ? java.java : undefined,
+    };
     if (ctx.cpuProfileDir) {
       const file = path.join(ctx.cpuProfileDir, 'transform-ours.cpuprofile');
       if (fs.existsSync(file)) result.profiles = [{ process: 'transform runner', file, pass: 'ours, all documents' }];

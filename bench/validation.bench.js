@@ -104,11 +104,23 @@ function runPass(mode, args, log) {
     child.on('exit', (code, signal) => {
       clearInterval(timer);
       const wallMs = performance.now() - t0;
-      if (!answer) return reject(new Error(`validation ${mode} pass: child exited (${signal || code}) without an answer`));
+      if (!answer)
+        return reject(new Error(`validation ${mode} pass: child exited (${signal || code}) without an answer`));
       if (!answer.ok) return reject(new Error(`validation ${mode} pass failed: ${answer.error}`));
       const machineAfter = machineBefore ? cpu.machineCpuSeconds() : undefined;
-      const machine = machineBefore && machineAfter ? { busy: machineAfter.busy - machineBefore.busy, total: machineAfter.total - machineBefore.total } : undefined;
-      resolve({ ...answer, wallMs, peakRss: Math.max(peakRss, answer.status.rss || 0), hwm: answer.status.hwm, childPeakHwm: childPeak, cpuSeconds: lastCpu, machine });
+      const machine =
+        machineBefore && machineAfter
+          ? { busy: machineAfter.busy - machineBefore.busy, total: machineAfter.total - machineBefore.total }
+          : undefined;
+      resolve({
+        ...answer,
+        wallMs,
+        peakRss: Math.max(peakRss, answer.status.rss || 0),
+        hwm: answer.status.hwm,
+        childPeakHwm: childPeak,
+        cpuSeconds: lastCpu,
+        machine,
+      });
     });
     log(`validation: ${mode} pass`);
     child.send({ mode, ...args });
@@ -148,12 +160,20 @@ async function saxonHe(doc, packs, plan, tmp, log) {
   for (const f of fs.readdirSync(dir).filter((n) => n.startsWith('out-1-'))) {
     for (const out of fs.readdirSync(path.join(dir, f))) {
       const svrl = fs.readFileSync(path.join(dir, f, out), 'utf8');
-      if (/<svrl:failed-assert\b[^>]*flag="(fatal|error)"/.test(svrl)) throw new Error(`Saxon-HE reports a failed assertion on ${doc.name}; the runs do not compare`);
+      if (/<svrl:failed-assert\b[^>]*flag="(fatal|error)"/.test(svrl))
+        throw new Error(`Saxon-HE reports a failed assertion on ${doc.name}; the runs do not compare`);
     }
   }
   fs.rmSync(dir, { recursive: true, force: true });
   const perDocMs = Math.max(0.001, (manyMs - firstMs) / (copies - 1));
-  return { copies, firstMs, manyMs, perDocMs, docsPerS: 1000 / perDocMs, stylesheets: sheets.map((s) => path.basename(s)) };
+  return {
+    copies,
+    firstMs,
+    manyMs,
+    perDocMs,
+    docsPerS: 1000 / perDocMs,
+    stylesheets: sheets.map((s) => path.basename(s)),
+  };
 }
 
 function fmt(v, digits = 1) {
@@ -181,7 +201,12 @@ async function run(ctx) {
   const documents = vdocs.benchmarkDocuments();
   result.notes.push(
     `documents: ${vdocs.SOURCE} (EN 16931 UBL, valid) rebuilt with generated lines and recomputed totals: ` +
-      documents.map((d) => `${d.name} = ${formatBytes(d.body.length)}, ${d.lines} line(s)${d.attachmentBytes ? `, ${formatBytes(d.attachmentBytes)} CSV embedded as base64` : ''}`).join('; '),
+      documents
+        .map(
+          (d) =>
+            `${d.name} = ${formatBytes(d.body.length)}, ${d.lines} line(s)${d.attachmentBytes ? `, ${formatBytes(d.attachmentBytes)} CSV embedded as base64` : ''}`,
+        )
+        .join('; '),
     'packs: ubl-2.1 (XSD, xmllint) + en16931-ubl (Schematron, SaxonJS SEF), as the gateway picks them for these documents; every document is checked valid before it is timed',
   );
 
@@ -191,7 +216,8 @@ async function run(ctx) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'invoice-gateway-saxon-'));
   const saxon = [];
   try {
-    for (const [k, d] of documents.entries()) saxon.push(await saxonHe(d, single.documents[k].schematronPacks, plan, tmp, ctx.log));
+    for (const [k, d] of documents.entries())
+      saxon.push(await saxonHe(d, single.documents[k].schematronPacks, plan, tmp, ctx.log));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
@@ -199,14 +225,32 @@ async function run(ctx) {
   const large = await runPass('large', { rulesDir: dir, bytes: LARGE_BYTES, lines: LARGE_LINES }, ctx.log);
 
   result.tables.push({
-    title: 'Single thread: Validator.validate on the main thread, one document after another (detection + XSD + Schematron)',
+    title:
+      'Single thread: Validator.validate on the main thread, one document after another (detection + XSD + Schematron)',
     header: ['document', 'bytes', 'lines', 'runs', 'p50 ms', 'p95 ms', 'docs/s', 'CPU ms/doc'],
-    rows: single.documents.map((d) => [d.name, formatBytes(d.bytes), String(d.lines), String(d.validate.runs), d.validate.p50Ms, d.validate.p95Ms, fmt(d.validate.docsPerS, 2), d.validate.cpuMsPerDoc]),
+    rows: single.documents.map((d) => [
+      d.name,
+      formatBytes(d.bytes),
+      String(d.lines),
+      String(d.validate.runs),
+      d.validate.p50Ms,
+      d.validate.p95Ms,
+      fmt(d.validate.docsPerS, 2),
+      d.validate.cpuMsPerDoc,
+    ]),
   });
   const ratios = single.documents.map((d, k) => pool.documents[k].docsPerS / d.validate.docsPerS);
   result.tables.push({
     title: `Worker-thread pool: ${poolSize} workers (one per core), ${2 * poolSize} jobs in flight`,
-    header: ['document', 'jobs', 'pool docs/s', 'single docs/s', 'pool ÷ single', 'pool CPU ms/doc', 'single CPU ms/doc'],
+    header: [
+      'document',
+      'jobs',
+      'pool docs/s',
+      'single docs/s',
+      'pool ÷ single',
+      'pool CPU ms/doc',
+      'single CPU ms/doc',
+    ],
     rows: pool.documents.map((d, k) => [
       d.name,
       String(d.jobs),
@@ -218,8 +262,18 @@ async function run(ctx) {
     ]),
   });
   result.tables.push({
-    title: 'Business rules only (parse + the en16931-ubl Schematron), ours (SaxonJS, one thread) vs Saxon-HE 13.1 (Java, official XSLT)',
-    header: ['document', 'ours p50 ms', 'ours docs/s', 'Saxon-HE ms/doc', 'Saxon-HE docs/s', 'ours ÷ Saxon-HE', 'Saxon-HE 1st doc ms', 'copies'],
+    title:
+      'Business rules only (parse + the en16931-ubl Schematron), ours (SaxonJS, one thread) vs Saxon-HE 13.1 (Java, official XSLT)',
+    header: [
+      'document',
+      'ours p50 ms',
+      'ours docs/s',
+      'Saxon-HE ms/doc',
+      'Saxon-HE docs/s',
+      'ours ÷ Saxon-HE',
+      'Saxon-HE 1st doc ms',
+      'copies',
+    ],
     rows: single.documents.map((d, k) => [
       d.name,
       d.rulesOnly.p50Ms,
@@ -236,29 +290,83 @@ async function run(ctx) {
   const saxonRatios = single.documents.map((d, k) => d.rulesOnly.docsPerS / saxon[k].docsPerS);
   const fullRatios = single.documents.map((d, k) => d.validate.docsPerS / saxon[k].docsPerS);
   result.figures.push(
-    { id: 'single-peak-rss', label: 'peak RSS, single-thread pass (VmHWM of its process; xmllint children not included)', value: single.hwm, unit: 'bytes' },
-    { id: 'pool-peak-rss', label: `peak RSS, pool pass (${poolSize} workers; VmHWM of its process)`, value: pool.hwm, unit: 'bytes' },
-    { id: 'xmllint-peak', label: 'largest xmllint child seen in those passes (VmHWM, sampled)', value: Math.max(single.childPeakHwm, pool.childPeakHwm), unit: 'bytes' },
-    { id: 'pool-ready', label: `pool start: ${poolSize} workers up with packs loaded`, value: pool.readyMs, unit: 'ms' },
-    { id: 'pool-ratio-geomean', label: 'pool ÷ single-thread throughput, geometric mean of the four documents', value: `${geomean(ratios).toFixed(2)}×`, unit: '' },
+    {
+      id: 'single-peak-rss',
+      label: 'peak RSS, single-thread pass (VmHWM of its process; xmllint children not included)',
+      value: single.hwm,
+      unit: 'bytes',
+    },
+    {
+      id: 'pool-peak-rss',
+      label: `peak RSS, pool pass (${poolSize} workers; VmHWM of its process)`,
+      value: pool.hwm,
+      unit: 'bytes',
+    },
+    {
+      id: 'xmllint-peak',
+      label: 'largest xmllint child seen in those passes (VmHWM, sampled)',
+      value: Math.max(single.childPeakHwm, pool.childPeakHwm),
+      unit: 'bytes',
+    },
+    {
+      id: 'pool-ready',
+      label: `pool start: ${poolSize} workers up with packs loaded`,
+      value: pool.readyMs,
+      unit: 'ms',
+    },
+    {
+      id: 'pool-ratio-geomean',
+      label: 'pool ÷ single-thread throughput, geometric mean of the four documents',
+      value: `${geomean(ratios).toFixed(2)}×`,
+      unit: '',
+    },
     {
       id: 'pool-ratio-cpu',
       label: `pool ÷ single-thread throughput if the ${poolSize} workers had their cores to themselves (${poolSize} × single CPU ms/doc ÷ pool CPU ms/doc; derived, not measured), geometric mean`,
       value: `${geomean(cpuRatios).toFixed(2)}×`,
       unit: '',
     },
-    { id: 'saxon-ratio-rules', label: 'ours ÷ Saxon-HE, business rules only (docs/s ratio, geometric mean of the four documents)', value: geomean(saxonRatios).toFixed(3), unit: '' },
-    { id: 'saxon-ratio-full', label: 'ours (whole validation, one thread) ÷ Saxon-HE (business rules only), geometric mean', value: geomean(fullRatios).toFixed(3), unit: '' },
-    { id: 'large-ms', label: `24 MiB invoice (${large.lines} lines + a ${formatBytes(large.attachmentBytes)} CSV attachment, base64): one validation`, value: large.ms, unit: 'ms' },
-    { id: 'large-node-hwm', label: '24 MiB invoice: VmHWM of the validating process (packs loaded, one validation)', value: large.hwm, unit: 'bytes' },
-    { id: 'large-xmllint-hwm', label: '24 MiB invoice: xmllint child (VmHWM, sampled)', value: large.childPeakHwm, unit: 'bytes' },
+    {
+      id: 'saxon-ratio-rules',
+      label: 'ours ÷ Saxon-HE, business rules only (docs/s ratio, geometric mean of the four documents)',
+      value: geomean(saxonRatios).toFixed(3),
+      unit: '',
+    },
+    {
+      id: 'saxon-ratio-full',
+      label: 'ours (whole validation, one thread) ÷ Saxon-HE (business rules only), geometric mean',
+      value: geomean(fullRatios).toFixed(3),
+      unit: '',
+    },
+    {
+      id: 'large-ms',
+      label: `24 MiB invoice (${large.lines} lines + a ${formatBytes(large.attachmentBytes)} CSV attachment, base64): one validation`,
+      value: large.ms,
+      unit: 'ms',
+    },
+    {
+      id: 'large-node-hwm',
+      label: '24 MiB invoice: VmHWM of the validating process (packs loaded, one validation)',
+      value: large.hwm,
+      unit: 'bytes',
+    },
+    {
+      id: 'large-xmllint-hwm',
+      label: '24 MiB invoice: xmllint child (VmHWM, sampled)',
+      value: large.childPeakHwm,
+      unit: 'bytes',
+    },
   );
   const largeTotal = large.hwm + large.childPeakHwm;
-  for (const n of [cpuNote('single-thread pass', single), cpuNote(`pool pass (${poolSize} workers)`, pool)]) if (n) result.notes.push(n);
+  for (const n of [cpuNote('single-thread pass', single), cpuNote(`pool pass (${poolSize} workers)`, pool)])
+    if (n) result.notes.push(n);
   result.notes.push(
     'single docs/s = runs ÷ their summed time; pool docs/s = jobs ÷ wall time from the first to the last answer (after one warm-up job per worker)',
     `Saxon-HE per document = (time of one JVM run over N copies − one run over 1 copy) ÷ (N − 1), per stylesheet, via scripts/rules/lib/reference.js: JVM start and compile excluded, JIT warm-up included; "1st doc" is the cold run (JVM start + compile + 1 document). Saxon-HE does no XSD validation, so only the business rules compare`,
-    `load average ${loadStart.map((v) => v.toFixed(2)).join(' ')} at the start of the suite, ${os.loadavg().map((v) => v.toFixed(2)).join(' ')} at the end (1/5/15 min) on ${os.cpus().length} cores`,
+    `load average ${loadStart.map((v) => v.toFixed(2)).join(' ')} at the start of the suite, ${os
+      .loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' ')} at the end (1/5/15 min) on ${os.cpus().length} cores`,
   );
 
   result.targets.push(

@@ -48,8 +48,36 @@ const DELIVERY_WAIT_MS = 60_000;
 // differed by 12 % with nothing changed). hungTimeoutS: the hung hook's own attempt timeout; hungSettleS: how long a block's load runs before its
 // first pass (for the hung hook three timeouts: its cap has narrowed and its throttled deliveries come back, its steady state).
 const PLANS = {
-  full: { concurrency: 20, warmupS: 5, throughputS: 20, sideThroughputS: 45, latencyS: 20, minSamples: 400, sideSamples: 800, maxLatencyS: 60, hungRate: 2, hungTimeoutS: 10, hungSettleS: 30, rounds: 3, compareS: 12 },
-  quick: { concurrency: 10, warmupS: 2, throughputS: 5, sideThroughputS: 5, latencyS: 5, minSamples: 0, sideSamples: 0, maxLatencyS: 5, hungRate: 2, hungTimeoutS: 5, hungSettleS: 5, rounds: 1, compareS: 4 },
+  full: {
+    concurrency: 20,
+    warmupS: 5,
+    throughputS: 20,
+    sideThroughputS: 45,
+    latencyS: 20,
+    minSamples: 400,
+    sideSamples: 800,
+    maxLatencyS: 60,
+    hungRate: 2,
+    hungTimeoutS: 10,
+    hungSettleS: 30,
+    rounds: 3,
+    compareS: 12,
+  },
+  quick: {
+    concurrency: 10,
+    warmupS: 2,
+    throughputS: 5,
+    sideThroughputS: 5,
+    latencyS: 5,
+    minSamples: 0,
+    sideSamples: 0,
+    maxLatencyS: 5,
+    hungRate: 2,
+    hungTimeoutS: 5,
+    hungSettleS: 5,
+    rounds: 1,
+    compareS: 4,
+  },
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -77,12 +105,19 @@ async function run(ctx) {
   // The engine's ceiling: a workflow with one no-op activity on the same server. Its worker stays up (idle between
   // its passes), so the baseline is measured both before and after the deliveries on the same server state.
   const noopQueue = `bench-noop-${crypto.randomUUID()}`;
-  const noopWorker = startNoopWorker({ temporalAddress: ctx.svc.temporalAddress, taskQueue: noopQueue, logFile: path.join(ctx.logDir, 'webhooks-noop-worker.log') });
+  const noopWorker = startNoopWorker({
+    temporalAddress: ctx.svc.temporalAddress,
+    taskQueue: noopQueue,
+    logFile: path.join(ctx.logDir, 'webhooks-noop-worker.log'),
+  });
   const connection = await Connection.connect({ address: ctx.svc.temporalAddress });
   const client = new Client({ connection });
   const noopOnce = async () => {
     const t = performance.now();
-    await client.workflow.execute('benchNoop', { taskQueue: noopQueue, workflowId: `bench-noop-${crypto.randomUUID()}` });
+    await client.workflow.execute('benchNoop', {
+      taskQueue: noopQueue,
+      workflowId: `bench-noop-${crypto.randomUUID()}`,
+    });
     return performance.now() - t;
   };
 
@@ -103,7 +138,11 @@ async function run(ctx) {
     svc: ctx.svc,
     logDir: ctx.logDir,
     label: 'webhooks',
-    env: { RATE_LIMIT_API_PER_MINUTE: API_RATE_LIMIT, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_RANGES: '127.0.0.1/32' },
+    env: {
+      RATE_LIMIT_API_PER_MINUTE: API_RATE_LIMIT,
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_RANGES: '127.0.0.1/32',
+    },
     cpuProfileDir: ctx.cpuProfileDir,
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: plan.concurrency * 4 });
@@ -116,7 +155,13 @@ async function run(ctx) {
     const creds = await gateway.seedTenant(gw);
     const token = await gateway.fetchToken(gw, creds);
     const hook = async (topic, url, extra = {}) =>
-      (await apiCall(agent, `${gw.url}/api/v1/hook`, { method: 'POST', token, body: { url, topic, secureKey: KEY, ...extra } })).id;
+      (
+        await apiCall(agent, `${gw.url}/api/v1/hook`, {
+          method: 'POST',
+          token,
+          body: { url, topic, secureKey: KEY, ...extra },
+        })
+      ).id;
     const healthyHook = await hook('BenchHealthy', healthy.url);
     const compareHooks = [];
     for (const t of ['BenchFanA', 'BenchFanB', 'BenchFanC']) compareHooks.push(await hook(t, healthy.url));
@@ -221,25 +266,42 @@ async function run(ctx) {
     const controlPasses = [];
     const hungPasses = [];
     const sides = [];
-    const hungStats = { sent: 0, heldMax: 0, heldAtStart: [], heldAtEnd: [], attemptsInPasses: 0, history: [], heldRemoved: 0 };
+    const hungStats = {
+      sent: 0,
+      heldMax: 0,
+      heldAtStart: [],
+      heldAtEnd: [],
+      attemptsInPasses: 0,
+      history: [],
+      heldRemoved: 0,
+    };
     let controlSent = 0;
     const block = async (kind) => {
       const receiver = kind === 'hung' ? hung : second;
       // A fresh hook each block, the same attempt timeout for both, so every block starts from the same state (no
       // narrowed cap, nothing parked).
-      const hookId = await hook(kind === 'hung' ? 'BenchHung' : 'BenchSecond', receiver.url, { timeoutSeconds: plan.hungTimeoutS });
+      const hookId = await hook(kind === 'hung' ? 'BenchHung' : 'BenchSecond', receiver.url, {
+        timeoutSeconds: plan.hungTimeoutS,
+      });
       const passes = kind === 'hung' ? hungPasses : controlPasses;
       // The hung hook's load runs for three timeouts before measuring, so its passes see a receiver that stays hung
       // (cap narrowed by the timeouts, deliveries parked, one attempt timing out after another), not only its first
       // seconds; the control's load runs as long before its passes.
-      ctx.log(`webhooks: ${kind}: ${kind === 'hung' ? `a hung receiver (hook timeout ${plan.hungTimeoutS} s)` : 'a second healthy receiver'} gets ${plan.hungRate} events/s; ${plan.hungSettleS} s before measuring`);
+      ctx.log(
+        `webhooks: ${kind}: ${kind === 'hung' ? `a hung receiver (hook timeout ${plan.hungTimeoutS} s)` : 'a second healthy receiver'} gets ${plan.hungRate} events/s; ${plan.hungSettleS} s before measuring`,
+      );
       const load = background(hookId);
-      const heldProbe = kind === 'hung' ? setInterval(() => (hungStats.heldMax = Math.max(hungStats.heldMax, hung.openConnections())), 250) : undefined;
+      const heldProbe =
+        kind === 'hung'
+          ? setInterval(() => (hungStats.heldMax = Math.max(hungStats.heldMax, hung.openConnections())), 250)
+          : undefined;
       await sleep(plan.hungSettleS * 1000);
       const attemptsAtStart = hung.requests();
       if (kind === 'hung') {
         hungStats.heldAtStart.push(hung.openConnections());
-        ctx.log(`webhooks: hung passes (${hung.openConnections()} connections held, ${attemptsAtStart} attempts so far)`);
+        ctx.log(
+          `webhooks: hung passes (${hung.openConnections()} connections held, ${attemptsAtStart} attempts so far)`,
+        );
       }
       for (let i = 0; i < 2; i++) {
         const x = await sidePass(kind, passes.length + 1);
@@ -252,18 +314,39 @@ async function run(ctx) {
         hungStats.attemptsInPasses += hung.requests() - attemptsAtStart;
       }
       const sent = await load.stop();
-      const runIds = load.events.map((eventId) => deliverWebhookWorkflowId(creds.tenantId, deliveryIdFor(eventId, hookId)));
+      const runIds = load.events.map((eventId) =>
+        deliverWebhookWorkflowId(creds.tenantId, deliveryIdFor(eventId, hookId)),
+      );
       // What the hung hook's runs did: a run that parked once and never came back has about 11 history events (start,
       // one workflow task, the throttled attempt, a second workflow task, the timer); each return adds about ten.
-      const history = await Promise.all(runIds.map((id) => client.workflow.getHandle(id).describe().then((d) => d.historyLength, () => undefined)));
+      const history = await Promise.all(
+        runIds.map((id) =>
+          client.workflow
+            .getHandle(id)
+            .describe()
+            .then(
+              (d) => d.historyLength,
+              () => undefined,
+            ),
+        ),
+      );
       // The block's deliveries end before the next block: runs still open (the hung hook's) are terminated and the
       // held connections closed, so the next block does not carry this one's work. The control's runs have closed;
       // the calls are made all the same, so both conditions end alike.
       ctx.log(`webhooks: ending the ${kind} hook's ${runIds.length} deliveries`);
-      await Promise.all(runIds.map((id) => client.workflow.getHandle(id).terminate(`benchmark: ${kind} passes over`).catch(() => undefined)));
+      await Promise.all(
+        runIds.map((id) =>
+          client.workflow
+            .getHandle(id)
+            .terminate(`benchmark: ${kind} passes over`)
+            .catch(() => undefined),
+        ),
+      );
       // The hung hook's deliveries held in the database (their runs ended) go too, or the worker's sweep would start
       // them in a later block when they fall due.
-      const unheld = await gateway.withDatabase(ctx.svc.mongodbUri, gw.dbName, (db) => db.collection('helddeliveries').deleteMany({ hookId }));
+      const unheld = await gateway.withDatabase(ctx.svc.mongodbUri, gw.dbName, (db) =>
+        db.collection('helddeliveries').deleteMany({ hookId }),
+      );
       if (kind === 'hung') hungStats.heldRemoved += unheld?.deletedCount ?? 0;
       receiver.dropConnections();
       if (kind === 'hung') {
@@ -293,21 +376,45 @@ async function run(ctx) {
       ['throughput', through],
       ['baseline after', baselineAfter],
       ['latency', latency],
-      ...sides.flatMap((x) => [[`throughput, ${x.label}`, x.t], [`latency, ${x.label}`, x.l]]),
+      ...sides.flatMap((x) => [
+        [`throughput, ${x.label}`, x.t],
+        [`latency, ${x.label}`, x.l],
+      ]),
     ]) {
       if (r.failed) result.problems.push(`${name}: ${r.failed} failed (${r.firstError})`);
     }
-    for (const r of models) if (r.failed) result.problems.push(`${r.label}: ${r.failed} events failed (${r.firstError})`);
+    for (const r of models)
+      if (r.failed) result.problems.push(`${r.label}: ${r.failed} events failed (${r.firstError})`);
 
-    const row = (label, perSecond, r) => [label, fmt(perSecond, 1), String(r.done), r.latency.p50, r.latency.p90, r.latency.p99, r.latency.max];
-    const sideName = (x) => (x.label.startsWith('hung') ? `+ ${plan.hungRate}/s to a hung receiver (${x.label})` : `+ ${plan.hungRate}/s to a second healthy receiver (${x.label})`);
+    const row = (label, perSecond, r) => [
+      label,
+      fmt(perSecond, 1),
+      String(r.done),
+      r.latency.p50,
+      r.latency.p90,
+      r.latency.p99,
+      r.latency.max,
+    ];
+    const sideName = (x) =>
+      x.label.startsWith('hung')
+        ? `+ ${plan.hungRate}/s to a hung receiver (${x.label})`
+        : `+ ${plan.hungRate}/s to a second healthy receiver (${x.label})`;
     result.tables.push({
-      title: 'Passes in the order they ran (latency: event sent to the API → delivery received; baseline: workflow start → result)',
+      title:
+        'Passes in the order they ran (latency: event sent to the API → delivery received; baseline: workflow start → result)',
       header: ['pass', 'per second', 'done', 'p50', 'p90', 'p99', 'max'],
       rows: [
-        row(`baseline before: no-op workflow + activity, ${plan.concurrency} loops`, baselineBefore.perSecond, baselineBefore),
+        row(
+          `baseline before: no-op workflow + activity, ${plan.concurrency} loops`,
+          baselineBefore.perSecond,
+          baselineBefore,
+        ),
         row(`deliveries, ${plan.concurrency} loops`, through.perSecond, through),
-        row(`baseline after: no-op workflow + activity, ${plan.concurrency} loops`, baselineAfter.perSecond, baselineAfter),
+        row(
+          `baseline after: no-op workflow + activity, ${plan.concurrency} loops`,
+          baselineAfter.perSecond,
+          baselineAfter,
+        ),
         row(`deliveries at ${fmt(halfRate, 1)}/s (open loop, ${mainSeconds} s)`, halfRate, latency),
         ...sides.flatMap((x) => [
           row(`deliveries, ${plan.concurrency} loops, ${sideName(x)}`, x.t.perSecond, x.t),
@@ -319,7 +426,12 @@ async function run(ctx) {
     // The judged figures of each condition: closed-loop rates averaged, open-loop latencies pooled.
     const condition = (passes) => {
       const pooled = summarize(passes.flatMap((x) => x.l.values));
-      return { perSecond: mean(passes.map((x) => x.t.perSecond)), p50: pooled.p50, p99: pooled.p99, samples: pooled.count };
+      return {
+        perSecond: mean(passes.map((x) => x.t.perSecond)),
+        p50: pooled.p50,
+        p99: pooled.p99,
+        samples: pooled.count,
+      };
     };
     const controls = condition(controlPasses);
     const hungs = condition(hungPasses);
@@ -331,13 +443,28 @@ async function run(ctx) {
     const worst = Math.max(0, ...harms);
     const firstControl = controlPasses[0];
     const lastControl = controlPasses[controlPasses.length - 1];
-    const controlDrift = figuresOf(condition([firstControl])).map((a, i) => signed(a, figuresOf(condition([lastControl]))[i]));
+    const controlDrift = figuresOf(condition([firstControl])).map((a, i) =>
+      signed(a, figuresOf(condition([lastControl]))[i]),
+    );
     result.tables.push({
-      title: 'Hung receiver, as judged: closed-loop rate = mean of the passes; p50/p99 = of the open-loop passes pooled',
+      title:
+        'Hung receiver, as judged: closed-loop rate = mean of the passes; p50/p99 = of the open-loop passes pooled',
       header: ['condition', 'deliveries/s', 'p50 ms', 'p99 ms', 'open-loop samples'],
       rows: [
-        [`controls (${controlPasses.length} passes, in blocks of two run as the hung ones are)`, fmt(controls.perSecond, 1), fmt(controls.p50), fmt(controls.p99), String(controls.samples)],
-        [`hung receiver (${hungPasses.length} passes)`, fmt(hungs.perSecond, 1), fmt(hungs.p50), fmt(hungs.p99), String(hungs.samples)],
+        [
+          `controls (${controlPasses.length} passes, in blocks of two run as the hung ones are)`,
+          fmt(controls.perSecond, 1),
+          fmt(controls.p50),
+          fmt(controls.p99),
+          String(controls.samples),
+        ],
+        [
+          `hung receiver (${hungPasses.length} passes)`,
+          fmt(hungs.perSecond, 1),
+          fmt(hungs.p50),
+          fmt(hungs.p99),
+          String(hungs.samples),
+        ],
       ],
     });
 
@@ -360,36 +487,99 @@ async function run(ctx) {
     const withRates = (passes) => passes.map((x) => x.serverRates).filter(Boolean);
     if (withRates(controlPasses).length && withRates(hungPasses).length) {
       result.tables.push({
-        title: "Temporal server: the counters that moved most differently with the hung receiver (mean per second over each side pass, its /metrics endpoint)",
+        title:
+          'Temporal server: the counters that moved most differently with the hung receiver (mean per second over each side pass, its /metrics endpoint)',
         header: ['series', 'controls /s', 'hung /s', 'difference /s'],
-        rows: largestDifferences(withRates(controlPasses), withRates(hungPasses), 15).map((r) => [r.key.slice(0, 160), fmt(r.a, 2), fmt(r.b, 2), `${r.diff >= 0 ? '+' : ''}${fmt(r.diff, 2)}`]),
+        rows: largestDifferences(withRates(controlPasses), withRates(hungPasses), 15).map((r) => [
+          r.key.slice(0, 160),
+          fmt(r.a, 2),
+          fmt(r.b, 2),
+          `${r.diff >= 0 ? '+' : ''}${fmt(r.diff, 2)}`,
+        ]),
       });
     }
-    const slowStretches = explainSlow({ passes: sides, thresholdMs: controls.p99, stalls, cpuSamples, extra: hungRequests });
+    const slowStretches = explainSlow({
+      passes: sides,
+      thresholdMs: controls.p99,
+      stalls,
+      cpuSamples,
+      extra: hungRequests,
+    });
     fs.writeFileSync(
       path.join(ctx.logDir, `webhooks-side-passes-${process.pid}.json`),
-      JSON.stringify({ timeOrigin: performance.timeOrigin, sides: sides.map((x) => ({ label: x.label, startedAt: x.l.startedAt, timeline: x.l.timeline })), stalls, cpuSamples, hungRequests: hung.requestsBetween(0, Infinity) }),
+      JSON.stringify({
+        timeOrigin: performance.timeOrigin,
+        sides: sides.map((x) => ({ label: x.label, startedAt: x.l.startedAt, timeline: x.l.timeline })),
+        stalls,
+        cpuSamples,
+        hungRequests: hung.requestsBetween(0, Infinity),
+      }),
     );
     const hungHistory = hungStats.history;
     const historyMean = hungHistory.length ? mean(hungHistory) : NaN;
 
     result.figures.push(
-      { id: 'webhook-baseline-wps', label: 'baseline workflows per second (one no-op activity; mean of the passes before and after the deliveries)', value: Number(fmt(baselinePerSecond, 1)), unit: 'wf/s' },
-      { id: 'webhook-deliveries-ps', label: 'webhook deliveries per second, healthy receiver', value: Number(fmt(through.perSecond, 1)), unit: '/s' },
-      { id: 'webhook-latency-p50', label: `event→delivery p50 at ${fmt(halfRate, 1)}/s`, value: latency.latency.p50, unit: 'ms' },
-      { id: 'webhook-latency-p99', label: `event→delivery p99 at ${fmt(halfRate, 1)}/s (${latency.latency.count} deliveries)`, value: latency.latency.p99, unit: 'ms' },
-      { id: 'webhook-deliveries-ps-hung', label: `webhook deliveries per second, with a hung receiver (mean of ${hungPasses.length} passes)`, value: Number(fmt(hungs.perSecond, 1)), unit: '/s' },
-      { id: 'webhook-latency-p50-hung', label: `event→delivery p50, with a hung receiver (${hungPasses.length} passes pooled)`, value: hungs.p50, unit: 'ms' },
-      { id: 'webhook-latency-p99-hung', label: `event→delivery p99, with a hung receiver (${hungPasses.length} passes pooled)`, value: hungs.p99, unit: 'ms' },
+      {
+        id: 'webhook-baseline-wps',
+        label: 'baseline workflows per second (one no-op activity; mean of the passes before and after the deliveries)',
+        value: Number(fmt(baselinePerSecond, 1)),
+        unit: 'wf/s',
+      },
+      {
+        id: 'webhook-deliveries-ps',
+        label: 'webhook deliveries per second, healthy receiver',
+        value: Number(fmt(through.perSecond, 1)),
+        unit: '/s',
+      },
+      {
+        id: 'webhook-latency-p50',
+        label: `event→delivery p50 at ${fmt(halfRate, 1)}/s`,
+        value: latency.latency.p50,
+        unit: 'ms',
+      },
+      {
+        id: 'webhook-latency-p99',
+        label: `event→delivery p99 at ${fmt(halfRate, 1)}/s (${latency.latency.count} deliveries)`,
+        value: latency.latency.p99,
+        unit: 'ms',
+      },
+      {
+        id: 'webhook-deliveries-ps-hung',
+        label: `webhook deliveries per second, with a hung receiver (mean of ${hungPasses.length} passes)`,
+        value: Number(fmt(hungs.perSecond, 1)),
+        unit: '/s',
+      },
+      {
+        id: 'webhook-latency-p50-hung',
+        label: `event→delivery p50, with a hung receiver (${hungPasses.length} passes pooled)`,
+        value: hungs.p50,
+        unit: 'ms',
+      },
+      {
+        id: 'webhook-latency-p99-hung',
+        label: `event→delivery p99, with a hung receiver (${hungPasses.length} passes pooled)`,
+        value: hungs.p99,
+        unit: 'ms',
+      },
     );
     const cpuRow = (label, r) => {
       const c = r.cpu;
       if (!c) return [label, '-', '-', '-', '-', '-', '-', '-'];
       const ms = (k) => (c.perRequestMs[k] === undefined ? '-' : fmt(c.perRequestMs[k], 1));
-      return [label, ms('api'), ms('worker'), ms('database'), ms('temporal'), ms('loadGenerator'), `${fmt(100 * c.machineBusyShare)}%`, `${fmt(100 * c.othersShare)}%`];
+      return [
+        label,
+        ms('api'),
+        ms('worker'),
+        ms('database'),
+        ms('temporal'),
+        ms('loadGenerator'),
+        `${fmt(100 * c.machineBusyShare)}%`,
+        `${fmt(100 * c.othersShare)}%`,
+      ];
     };
     result.tables.push({
-      title: 'CPU ms per delivery (per workflow for the baseline) by process, closed-loop passes in the order they ran; "bench" = receivers, event producer and baseline client',
+      title:
+        'CPU ms per delivery (per workflow for the baseline) by process, closed-loop passes in the order they ran; "bench" = receivers, event producer and baseline client',
       header: ['pass', 'API', 'worker', 'database', 'Temporal', 'bench', 'machine busy', 'other programs'],
       rows: [
         cpuRow('baseline before', baselineBefore),
@@ -402,9 +592,24 @@ async function run(ctx) {
     for (const r of models) {
       const key = `webhook-model-${r.model === 'fan-out' ? 'fanout' : 'perhook'}-${r.hooksPerEvent}`;
       result.figures.push(
-        { id: `${key}-deliveries-ps`, label: `${r.label}: deliveries per second`, value: Number(fmt(r.deliveriesPerSecond, 1)), unit: '/s' },
-        { id: `${key}-latency-p99`, label: `${r.label}: p99 store→delivery at ${fmt(r.halfRateEvents, 1)} events/s`, value: r.latency.p99, unit: 'ms' },
-        { id: `${key}-history-per-delivery`, label: `${r.label}: Temporal history events per delivery`, value: Number(fmt(r.historyEventsPerDelivery, 1)), unit: '' },
+        {
+          id: `${key}-deliveries-ps`,
+          label: `${r.label}: deliveries per second`,
+          value: Number(fmt(r.deliveriesPerSecond, 1)),
+          unit: '/s',
+        },
+        {
+          id: `${key}-latency-p99`,
+          label: `${r.label}: p99 store→delivery at ${fmt(r.halfRateEvents, 1)} events/s`,
+          value: r.latency.p99,
+          unit: 'ms',
+        },
+        {
+          id: `${key}-history-per-delivery`,
+          label: `${r.label}: Temporal history events per delivery`,
+          value: Number(fmt(r.historyEventsPerDelivery, 1)),
+          unit: '',
+        },
       );
     }
     const ratio = through.perSecond / baselinePerSecond;
@@ -413,7 +618,8 @@ async function run(ctx) {
     result.targets.push(
       {
         id: 'webhook-vs-baseline',
-        label: 'delivery throughput short of the baseline (mean of the baseline passes before and after; target: at least 60 % of it)',
+        label:
+          'delivery throughput short of the baseline (mean of the baseline passes before and after; target: at least 60 % of it)',
         measured: pct(1 - ratio),
         unit: '%',
         target: 40,
@@ -436,7 +642,10 @@ async function run(ctx) {
         pass: worst <= 0.1,
       },
     );
-    if (aaCheck) result.notes.push('A/A CHECK (BENCH_WEBHOOKS_HUNG_ANSWERS=1): the "hung" receiver answered every request at once; its figures measure the design, not a hung receiver');
+    if (aaCheck)
+      result.notes.push(
+        'A/A CHECK (BENCH_WEBHOOKS_HUNG_ANSWERS=1): the "hung" receiver answered every request at once; its figures measure the design, not a hung receiver',
+      );
     result.notes.push(
       `judged: delivery throughput ${fmt(through.perSecond, 1)}/s against the mean of the baseline before (${fmt(baselineBefore.perSecond, 1)} wf/s) and after (${fmt(baselineAfter.perSecond, 1)} wf/s) = ${fmt(baselinePerSecond, 1)} wf/s: ${fmt(ratio * 100)} % (the baseline moved ${pctText(signed(baselineBefore.perSecond, baselineAfter.perSecond))} from before to after)`,
       `judged: p99 at half the rate from ${latency.latency.count} deliveries in ${mainSeconds} s`,
@@ -450,7 +659,7 @@ async function run(ctx) {
       'events are produced through POST /api/v1/hook/{id}/ping (API → publishEvent → deliverWebhook workflow → signed POST); receivers on 127.0.0.1 answer 204',
       `healthy receiver requests: ${healthy.requests()}`,
       `load average (1, 5, 15 min) on ${ctx.cores} cores: ${loads.map(([when, l]) => `${when} ${l.map((v) => v.toFixed(1)).join(' / ')}`).join('; ')}`,
-      'model comparison: events stored by the benchmark with the product\'s EventRepository, runs started as the publisher starts them (per hook) or as one run per event (fan-out); both on one worker process of the gateway\'s own composition on its own task queue, hooks on the same healthy receiver; history events from a sample of closed runs (describe().historyLength)',
+      "model comparison: events stored by the benchmark with the product's EventRepository, runs started as the publisher starts them (per hook) or as one run per event (fan-out); both on one worker process of the gateway's own composition on its own task queue, hooks on the same healthy receiver; history events from a sample of closed runs (describe().historyLength)",
     );
     return result;
   } finally {
@@ -470,6 +679,7 @@ async function run(ctx) {
 
 module.exports = {
   name: 'webhooks',
-  title: 'Webhook delivery: baseline workflow, deliveries per second, event→delivery latency, with and without a hung receiver',
+  title:
+    'Webhook delivery: baseline workflow, deliveries per second, event→delivery latency, with and without a hung receiver',
   run,
 };

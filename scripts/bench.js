@@ -23,7 +23,9 @@ const RUN_TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS) || 45 * 60_000;
 
 const USAGE = `Usage: npm run bench -- [--only <suite>[,<suite>...]] [--quick] [--profile]
 
-  --only <suite>  run only these suites (${listSuites().map((s) => s.name).join(', ')})
+  --only <suite>  run only these suites (${listSuites()
+    .map((s) => s.name)
+    .join(', ')})
   --quick         short passes: a smoke check of the benchmark, not figures to quote
   --profile       CPU-profile the API and worker during each suite's main pass (bench/results/profiles/)
                   and summarise where their time went
@@ -51,7 +53,12 @@ function parseArgs(argv) {
     else if (a === '--only' || a.startsWith('--only=')) {
       const v = a === '--only' ? argv[++i] : a.slice('--only='.length);
       if (!v) throw new Error('--only needs a suite name');
-      opts.only.push(...v.split(',').map((s) => s.trim()).filter(Boolean));
+      opts.only.push(
+        ...v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
     } else throw new Error(`unknown argument "${a}"\n${USAGE}`);
   }
   return opts;
@@ -76,7 +83,9 @@ function build() {
 
 function execText(cmd, args, opts = {}) {
   return new Promise((resolve) => {
-    execFile(cmd, args, { timeout: 10_000, ...opts }, (err, stdout) => resolve(err ? undefined : String(stdout).trim()));
+    execFile(cmd, args, { timeout: 10_000, ...opts }, (err, stdout) =>
+      resolve(err ? undefined : String(stdout).trim()),
+    );
   });
 }
 
@@ -101,7 +110,9 @@ async function describeDatabase(svc) {
     // The embedded build reports "unknown"; the wrapper's go.mod pins the version it was built from.
     let version = info && info.ferretdbVersion !== 'unknown' ? info.ferretdbVersion : undefined;
     if (!version && !fromEnv) {
-      const m = /github\.com\/FerretDB\/FerretDB\s+(v\S+)/.exec(fs.readFileSync(path.join(services.FERRETDB_SRC_DIR, 'go.mod'), 'utf8'));
+      const m = /github\.com\/FerretDB\/FerretDB\s+(v\S+)/.exec(
+        fs.readFileSync(path.join(services.FERRETDB_SRC_DIR, 'go.mod'), 'utf8'),
+      );
       version = m ? m[1] : undefined;
     }
     const how = fromEnv ? 'from MONGODB_URI' : 'SQLite backend, tools/ferretdb wrapper, data in a temp dir';
@@ -143,7 +154,17 @@ function summarizeProfileFile(suite, { process: proc, file, pass }) {
   const heading = `[${suite}] ${proc} process during ${pass}`;
   try {
     const summary = summarizeFile(file, ROOT);
-    return { suite, process: proc, pass, file: rel, text: `${heading}\n${renderProfile(rel, summary)}`, busyMs: summary.busyMs, origin: summary.origin, self: summary.self.slice(0, 40), inclusive: summary.inclusive.slice(0, 40) };
+    return {
+      suite,
+      process: proc,
+      pass,
+      file: rel,
+      text: `${heading}\n${renderProfile(rel, summary)}`,
+      busyMs: summary.busyMs,
+      origin: summary.origin,
+      self: summary.self.slice(0, 40),
+      inclusive: summary.inclusive.slice(0, 40),
+    };
   } catch (e) {
     return { suite, process: proc, pass, file: rel, text: `${heading}\n${rel}: unreadable (${e.message})` };
   }
@@ -187,7 +208,12 @@ async function main() {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoice-gateway-bench-'));
   const cpuProfileDir = opts.profile ? path.join(RESULTS_DIR, 'profiles') : undefined;
-  const report = { startedAt: new Date(t0).toISOString(), resultsFile: path.relative(ROOT, RESULTS_FILE), suites: [], profiles: [] };
+  const report = {
+    startedAt: new Date(t0).toISOString(),
+    resultsFile: path.relative(ROOT, RESULTS_FILE),
+    suites: [],
+    profiles: [],
+  };
   let ok = true;
   for (const s of suites) {
     const mod = require(s.file);
@@ -202,7 +228,11 @@ async function main() {
         // their slow moments up with the servers' collections (bench/lib/stalls.js readGoGcTrace).
         process.env.GODEBUG = [process.env.GODEBUG, 'gctrace=1'].filter(Boolean).join(',');
         // Temporal's own metrics on a known port, so suites can read what the server did in a pass.
-        svc = await services.startServices({ ui: false, handleSignals: true, ports: { temporalMetrics: await services.getFreePort() } });
+        svc = await services.startServices({
+          ui: false,
+          handleSignals: true,
+          ports: { temporalMetrics: await services.getFreePort() },
+        });
       } catch (e) {
         say(`could not start the local servers:\n${e.message}`);
         entry.error = `local servers did not start: ${e.message}`;
@@ -215,8 +245,15 @@ async function main() {
     try {
       if (!report.environment) report.environment = await environment(svc, opts);
       const serverPids = svc ? findServerPids() : {};
-      say(svc ? `${entry.name}: servers Temporal ${svc.temporalAddress}, database ${svc.mongodbUri}` : `${entry.name}: no servers needed`);
-      Object.assign(entry, await mod.run({ svc, serverPids, cores: os.cpus().length, quick: opts.quick, logDir, cpuProfileDir, log: say }));
+      say(
+        svc
+          ? `${entry.name}: servers Temporal ${svc.temporalAddress}, database ${svc.mongodbUri}`
+          : `${entry.name}: no servers needed`,
+      );
+      Object.assign(
+        entry,
+        await mod.run({ svc, serverPids, cores: os.cpus().length, quick: opts.quick, logDir, cpuProfileDir, log: say }),
+      );
     } catch (e) {
       entry.error = e && e.message ? e.message : String(e);
       say(`${s.name} broke: ${entry.error}`);

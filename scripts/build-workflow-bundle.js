@@ -11,7 +11,10 @@ async function main() {
   const out = path.resolve(process.argv[2] || path.join(__dirname, '../dist/workflow-bundle.js'));
   const workflowsPath = path.join(__dirname, '../dist/workflows/index.js');
   if (!fs.existsSync(workflowsPath)) throw new Error(`${workflowsPath} missing: run \`npm run build\` first`);
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
+  });
   fs.writeFileSync(out, code);
   console.log(`workflow bundle: ${path.relative(process.cwd(), out)} (${(code.length / 1024).toFixed(0)} KiB)`);
 }

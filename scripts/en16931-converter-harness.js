@@ -23,7 +23,8 @@ class Unavailable extends Error {}
 function ensureConverterHarness(env = process.env, log = (m) => process.stderr.write(`${m}\n`)) {
   const java = findOnPath('java', env);
   const javac = findOnPath('javac', env);
-  if (!java || !javac) return { unavailable: 'no JDK on PATH (java and javac are needed; Debian: apt-get install default-jdk-headless)' };
+  if (!java || !javac)
+    return { unavailable: 'no JDK on PATH (java and javac are needed; Debian: apt-get install default-jdk-headless)' };
   try {
     const { classpath } = buildJavaHarness({
       harnessDir: HARNESS_DIR,
@@ -31,7 +32,10 @@ function ensureConverterHarness(env = process.env, log = (m) => process.stderr.w
       javac,
       mvn: () => {
         const mvn = findOnPath('mvn', env);
-        if (!mvn) throw new Unavailable('Maven (mvn) is not on PATH, so the converters cannot be fetched from Maven Central (Debian: apt-get install maven)');
+        if (!mvn)
+          throw new Unavailable(
+            'Maven (mvn) is not on PATH, so the converters cannot be fetched from Maven Central (Debian: apt-get install maven)',
+          );
         return mvn;
       },
       resolving: 'en16931 converter harness: resolving en16931-ubl2cii and en16931-cii2ubl from Maven Central (once)',
@@ -40,8 +44,12 @@ function ensureConverterHarness(env = process.env, log = (m) => process.stderr.w
     return { classpath, java, mainClass: MAIN_CLASS };
   } catch (e) {
     if (e instanceof Unavailable) return { unavailable: e.message };
-    if (e.stage === 'resolve') return { unavailable: `Maven could not resolve the converters (Maven Central unreachable?):\n${toolOutput(e) || e.message}` };
-    if (e.stage === 'compile') return { unavailable: `javac could not compile the harness:\n${toolOutput(e) || e.message}` };
+    if (e.stage === 'resolve')
+      return {
+        unavailable: `Maven could not resolve the converters (Maven Central unreachable?):\n${toolOutput(e) || e.message}`,
+      };
+    if (e.stage === 'compile')
+      return { unavailable: `javac could not compile the harness:\n${toolOutput(e) || e.message}` };
     throw e;
   }
 }

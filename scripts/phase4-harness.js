@@ -6,10 +6,14 @@
 // `node scripts/phase4-harness.js [--quiet]` builds and prints the java classpath; tests call ensurePhase4Harness().
 const { ensureJavaHarness } = require('./lib/java-harness');
 
-
 /** Returns { classpath } for `java -cp`; builds what is missing or stale. Throws with the tool's output on failure. */
 function ensurePhase4Harness(env = process.env, log = (m) => process.stderr.write(`${m}\n`)) {
-  return ensureJavaHarness('phase4-harness', 'phase4 harness: resolving phase4 and Jetty from Maven Central (once)', env, log);
+  return ensureJavaHarness(
+    'phase4-harness',
+    'phase4 harness: resolving phase4 and Jetty from Maven Central (once)',
+    env,
+    log,
+  );
 }
 
 module.exports = { ensurePhase4Harness };

@@ -127,7 +127,10 @@ async function main() {
 
   const apiReady = services
     .waitForPort('127.0.0.1', Number(port), API_READY_TIMEOUT_MS, () => (api.exited ? 'api exited' : undefined))
-    .then(() => true, () => false);
+    .then(
+      () => true,
+      () => false,
+    );
   if (await Promise.race([apiReady, finished.then(() => false)])) {
     const base = `http://127.0.0.1:${port}`;
     const lines = [

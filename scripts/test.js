@@ -118,16 +118,28 @@ async function main() {
   // run inside a test's time limit.
   // After rules:fetch, not beside it: both run Maven, and Maven 3.8 does not guard its local repository against two
   // processes downloading the same artefact at once.
-  const harness = rules.then((code) => (code === 0 ? run('phase4 harness', [path.join(__dirname, 'phase4-harness.js'), '--quiet'], baseEnv) : 0));
+  const harness = rules.then((code) =>
+    code === 0 ? run('phase4 harness', [path.join(__dirname, 'phase4-harness.js'), '--quiet'], baseEnv) : 0,
+  );
   // The Factur-X PDF/A tests check our PDFs with veraPDF (Java, Maven Central once); after the phase4 harness for the
   // same reason (one Maven at a time).
-  const verapdf = harness.then((code) => (code === 0 ? run('veraPDF harness', [path.join(__dirname, 'verapdf-harness.js'), '--quiet'], baseEnv) : 0));
-  const [tscCode, svcOrErr, rulesCode, harnessCode, verapdfCode] = await Promise.all([tsc, started, rules, harness, verapdf]);
+  const verapdf = harness.then((code) =>
+    code === 0 ? run('veraPDF harness', [path.join(__dirname, 'verapdf-harness.js'), '--quiet'], baseEnv) : 0,
+  );
+  const [tscCode, svcOrErr, rulesCode, harnessCode, verapdfCode] = await Promise.all([
+    tsc,
+    started,
+    rules,
+    harness,
+    verapdf,
+  ]);
   if (svcOrErr instanceof Error) {
     say(`could not start the test servers; server-backed tests cannot run:\n${svcOrErr.message}`);
     return 1;
   }
-  say(`servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri} (${Math.round((Date.now() - t0) / 1000)}s so far)`);
+  say(
+    `servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri} (${Math.round((Date.now() - t0) / 1000)}s so far)`,
+  );
 
   let code;
   try {
@@ -148,7 +160,9 @@ async function main() {
       return verapdfCode;
     }
     // The SDK bundler is the last determinism guard: it refuses workflow code that imports Node built-ins.
-    const bundleCode = typecheck ? await run('workflow bundle', [path.join(__dirname, 'build-workflow-bundle.js'), WORKFLOW_BUNDLE], baseEnv) : 0;
+    const bundleCode = typecheck
+      ? await run('workflow bundle', [path.join(__dirname, 'build-workflow-bundle.js'), WORKFLOW_BUNDLE], baseEnv)
+      : 0;
     if (bundleCode !== 0) {
       say('workflow bundle failed; jest not run');
       return bundleCode;

@@ -24,7 +24,11 @@ function ensureVeraPdfHarness(env = process.env, log = (m) => process.stderr.wri
 function checkPdfA(files, flavour = '3b', env = process.env) {
   const { classpath } = ensureVeraPdfHarness(env);
   const java = ensureTool('java', 'default-jre-headless', () => {});
-  const out = execFileSync(java, ['-cp', classpath, MAIN_CLASS, '--flavour', flavour, ...files], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 10 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync(java, ['-cp', classpath, MAIN_CLASS, '--flavour', flavour, ...files], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 10 * 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return JSON.parse(out.toString('utf8'));
 }
 

@@ -1,4 +1,16 @@
-import { ActivityFailure, condition, continueAsNew, defineSignal, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  condition,
+  continueAsNew,
+  defineSignal,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { nextDelay } from '../src/core/retry-schedule';
 import {
@@ -55,7 +67,9 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
   });
 
-  const progress: DeliveryProgress = input.resume ? { ...input.resume } : { attempts: 0, startedAtMs: Date.now(), throttled: 0 };
+  const progress: DeliveryProgress = input.resume
+    ? { ...input.resume }
+    : { attempts: 0, startedAtMs: Date.now(), throttled: 0 };
   const ids = { tenantId: input.tenantId, eventId: input.eventId, hookId: input.hookId, deliveryId: input.deliveryId };
   const { event: _event, resume: _resume, ...holdInput } = input;
   // Set by a wake since the last try began: one arriving while a try is on its way to being parked is kept.
@@ -65,8 +79,19 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
   });
   const wakeSpreadMs = () => Math.max(0, woken?.withinMs ?? 0);
 
-  const publish = (attempt: number, r: Extract<AttemptResult, { kind: 'sent' | 'failed' }>, kind: DeliveryEventInput['kind']) =>
-    publishSteps.publishDeliveryEvent(deliveryEventInput(input, { hookId: input.hookId, deliveryId: input.deliveryId, eventId: uuid4(), attempt }, r, kind));
+  const publish = (
+    attempt: number,
+    r: Extract<AttemptResult, { kind: 'sent' | 'failed' }>,
+    kind: DeliveryEventInput['kind'],
+  ) =>
+    publishSteps.publishDeliveryEvent(
+      deliveryEventInput(
+        input,
+        { hookId: input.hookId, deliveryId: input.deliveryId, eventId: uuid4(), attempt },
+        r,
+        kind,
+      ),
+    );
 
   for (;;) {
     const info = workflowInfo();
@@ -98,7 +123,13 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
       const wait = throttleWaitMs(progress.throttled, r.retryInMs, Math.random());
       // An attempt that held the delivery itself checked the bound (its hold is within it).
       if (r.heldSeq === undefined && Date.now() + wait - progress.startedAtMs > throttleBoundMs(input.schedule)) {
-        const failed = { kind: 'failed' as const, error: 'the hook stayed at its concurrency cap for longer than the delivery may wait', timedOut: false, latencyMs: 0, url: '' };
+        const failed = {
+          kind: 'failed' as const,
+          error: 'the hook stayed at its concurrency cap for longer than the delivery may wait',
+          timedOut: false,
+          latencyMs: 0,
+          url: '',
+        };
         await publish(progress.attempts, failed, { topic: 'HookSentError', reason: 'exhausted' });
         return { outcome: 'exhausted', attempts: progress.attempts, reason: failed.error };
       }
@@ -111,9 +142,20 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
         // delivery, or `wait` has passed. A wake that came before the hold means the hook is back: try again (an
         // attempt that held the delivery itself has held it by then, so the record is taken back first).
         if (woken === undefined || r.heldSeq !== undefined) {
-          const held = { outcome: 'held' as const, attempts: progress.attempts, reason: 'the hook is stuck; the delivery is held until it answers again' };
+          const held = {
+            outcome: 'held' as const,
+            attempts: progress.attempts,
+            reason: 'the hook is stuck; the delivery is held until it answers again',
+          };
           // Older attempts (and those that found the bound passed) leave the hold to this step.
-          const seq = r.heldSeq ?? (await publishSteps.holdDelivery({ workflowId: info.workflowId, runId: info.runId, input: { ...input, resume: { ...progress } }, dueInMs: wait }));
+          const seq =
+            r.heldSeq ??
+            (await publishSteps.holdDelivery({
+              workflowId: info.workflowId,
+              runId: info.runId,
+              input: { ...input, resume: { ...progress } },
+              dueInMs: wait,
+            }));
           if (woken === undefined) return held;
           // The hook answered while the delivery was being held: take the record back and try again, unless a release
           // claimed it first (that release starts the next run once this one has ended).
@@ -138,12 +180,18 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
 
     progress.attempts = attempt;
     // A start that already set attempt 1 saves the happy path one command (older runs started at 0 upsert it).
-    if (input.searchAttributes && !(attempt === 1 && input.attemptOneAtStart)) upsertSearchAttributes([{ key: DELIVERY_SEARCH_ATTRIBUTES.attempt, value: attempt }]);
+    if (input.searchAttributes && !(attempt === 1 && input.attemptOneAtStart))
+      upsertSearchAttributes([{ key: DELIVERY_SEARCH_ATTRIBUTES.attempt, value: attempt }]);
     const status = r.kind === 'sent' ? { httpStatus: r.httpStatus } : {};
 
     if (r.kind === 'sent' && r.ok) {
       if (r.outputTopic) await publish(attempt, r, { topic: 'output', outputTopic: r.outputTopic });
-      return { outcome: 'delivered', attempts: attempt, ...status, ...(r.outputTopic ? { publishedTopic: r.outputTopic } : {}) };
+      return {
+        outcome: 'delivered',
+        attempts: attempt,
+        ...status,
+        ...(r.outputTopic ? { publishedTopic: r.outputTopic } : {}),
+      };
     }
     const reason = r.kind === 'sent' ? `HTTP ${r.httpStatus}` : r.error;
     if (r.outputTopic) {
@@ -157,13 +205,23 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     }
 
     const retryAfterMs = r.kind === 'sent' ? r.retryAfterMs : undefined;
-    const delay = nextDelay(input.schedule, attempt, Date.now() - progress.startedAtMs, retryAfterMs, Math.random, progress.previousDelayMs);
+    const delay = nextDelay(
+      input.schedule,
+      attempt,
+      Date.now() - progress.startedAtMs,
+      retryAfterMs,
+      Math.random,
+      progress.previousDelayMs,
+    );
     if (delay === null) {
       await publish(attempt, r, { topic: 'HookSentError', reason: 'exhausted' });
       return { outcome: 'exhausted', attempts: attempt, ...status, reason };
     }
     // The notice and the wait run together, so a slow publish does not push the next attempt back.
-    await Promise.all([publish(attempt, r, { topic: 'HookSentRetry', nextAttemptOn: new Date(Date.now() + delay).toISOString() }), sleep(delay)]);
+    await Promise.all([
+      publish(attempt, r, { topic: 'HookSentRetry', nextAttemptOn: new Date(Date.now() + delay).toISOString() }),
+      sleep(delay),
+    ]);
     progress.previousDelayMs = delay;
   }
 }

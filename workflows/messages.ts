@@ -26,8 +26,7 @@ export interface DetectedFormatSummary {
 }
 
 export type DetectionOutcome =
-  | { ok: true; format: DetectedFormatSummary }
-  | { ok: false; code: string; message: string };
+  { ok: true; format: DetectedFormatSummary } | { ok: false; code: string; message: string };
 
 export interface ValidateDocumentInput extends SendInvoiceInput {
   /** The format detection found; validation judges the same one. */

@@ -1,5 +1,12 @@
 import { patched, sleep, uuid4 } from '@temporalio/workflow';
-import type { DetectionOutcome, PeppolRoute, SendEventInput, SendInvoiceInput, SendInvoiceResult, ValidationOutcome } from './messages';
+import type {
+  DetectionOutcome,
+  PeppolRoute,
+  SendEventInput,
+  SendInvoiceInput,
+  SendInvoiceResult,
+  ValidationOutcome,
+} from './messages';
 import { documentSteps, peppolSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
 import { nextDelay, PEPPOL_SEND_SCHEDULE } from '../src/core/retry-schedule';
@@ -21,7 +28,11 @@ export const PEPPOL_DELIVERY_PATCH = 'send-invoice-peppol-delivery-step';
 export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceResult> {
   const detection = await documentSteps.detectDocumentFormat(input);
   if (!patched(VALIDATION_STEP_PATCH)) {
-    return { documentId: input.documentId, state: detection.ok ? DocumentState.Detected : DocumentState.Rejected, detection };
+    return {
+      documentId: input.documentId,
+      state: detection.ok ? DocumentState.Detected : DocumentState.Rejected,
+      detection,
+    };
   }
 
   if (!detection.ok) {
@@ -65,20 +76,41 @@ function duration(ms: number): string {
   return `${Math.round((ms / 3_600_000) * 10) / 10} h`;
 }
 
-async function deliver(input: SendInvoiceInput, detection: DetectionOutcome, validation: ValidationOutcome): Promise<SendInvoiceResult> {
+async function deliver(
+  input: SendInvoiceInput,
+  detection: DetectionOutcome,
+  validation: ValidationOutcome,
+): Promise<SendInvoiceResult> {
   const base = { documentId: input.documentId, detection, validation };
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
-  const publish = (e: Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId'>) => documentSteps.publishSendEvent({ ...ids, eventId: uuid4(), ...e });
+  const publish = (e: Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId'>) =>
+    documentSteps.publishSendEvent({ ...ids, eventId: uuid4(), ...e });
   const fail = async (e: Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId' | 'topic'>, attempts: number) => {
     const event = await publish({ topic: 'InvoiceSentError', ...e });
-    return { ...base, state: DocumentState.InvoiceSentError, event, delivery: { attempts, ...(e.messageId ? { messageId: e.messageId } : {}), ...(e.endpoint ? { endpoint: e.endpoint } : {}) } };
+    return {
+      ...base,
+      state: DocumentState.InvoiceSentError,
+      event,
+      delivery: {
+        attempts,
+        ...(e.messageId ? { messageId: e.messageId } : {}),
+        ...(e.endpoint ? { endpoint: e.endpoint } : {}),
+      },
+    };
   };
 
   // Only documents that passed their official rules go out: the network's receivers refuse what fails them, and a
   // format without rules here cannot be vouched for (the reason is the validation outcome's).
   if (validation.kind !== 'valid') {
     const reason = validation.kind === 'not-validated' ? validation.reason : validation.summary;
-    return fail({ stage: 'validation', reasonCode: 'NOT_VALIDATED', message: `Not sent over Peppol: the document was not validated against official rules (${reason})` }, 0);
+    return fail(
+      {
+        stage: 'validation',
+        reasonCode: 'NOT_VALIDATED',
+        message: `Not sent over Peppol: the document was not validated against official rules (${reason})`,
+      },
+      0,
+    );
   }
 
   const schedule = input.peppolSchedule ?? PEPPOL_SEND_SCHEDULE;
@@ -91,31 +123,73 @@ async function deliver(input: SendInvoiceInput, detection: DetectionOutcome, val
     if (!route) {
       const resolved = await peppolSteps.resolveRecipient(ids);
       if (resolved.kind === 'refused') {
-        const e = { stage: resolved.stage, reasonCode: resolved.reasonCode, message: resolved.message, attempt, ...(resolved.recipient ? { recipient: resolved.recipient } : {}) };
+        const e = {
+          stage: resolved.stage,
+          reasonCode: resolved.reasonCode,
+          message: resolved.message,
+          attempt,
+          ...(resolved.recipient ? { recipient: resolved.recipient } : {}),
+        };
         if (!resolved.retryable) return fail({ ...e, attempt: attempt - 1 }, attempt - 1);
         failure = e;
       } else route = resolved.route;
     }
     if (route) {
       const sent = await peppolSteps.sendPeppol({ ...ids, route, attempt, firstAttemptAt });
-      const where = { recipient: route.receiver.value, endpoint: sent.endpoint, messageId: sent.messageId, attempt, targetDocumentTypeId: route.documentType.value };
+      const where = {
+        recipient: route.receiver.value,
+        endpoint: sent.endpoint,
+        messageId: sent.messageId,
+        attempt,
+        targetDocumentTypeId: route.documentType.value,
+      };
       if (sent.outcome === 'delivered' || sent.outcome === 'duplicate') {
-        const how = sent.outcome === 'duplicate' ? 'the receiving access point already had it from an earlier attempt' : `receipt ${sent.receiptMessageId ?? ''}`.trim();
-        const converted = route.transform ? ` as ${route.transform.targetName}, converted because the recipient does not take the uploaded format${route.transform.notCarried > 0 ? ` (${route.transform.notCarried} element(s) could not be carried over)` : ''}` : '';
-        const event = await publish({ topic: 'InvoiceSent', stage: 'delivery', message: `Delivered to ${route.receiver.value} over Peppol${converted} (${how})`, ...where });
-        return { ...base, state: DocumentState.Delivered, event, delivery: { attempts: attempt, messageId: sent.messageId, endpoint: sent.endpoint } };
+        const how =
+          sent.outcome === 'duplicate'
+            ? 'the receiving access point already had it from an earlier attempt'
+            : `receipt ${sent.receiptMessageId ?? ''}`.trim();
+        const converted = route.transform
+          ? ` as ${route.transform.targetName}, converted because the recipient does not take the uploaded format${route.transform.notCarried > 0 ? ` (${route.transform.notCarried} element(s) could not be carried over)` : ''}`
+          : '';
+        const event = await publish({
+          topic: 'InvoiceSent',
+          stage: 'delivery',
+          message: `Delivered to ${route.receiver.value} over Peppol${converted} (${how})`,
+          ...where,
+        });
+        return {
+          ...base,
+          state: DocumentState.Delivered,
+          event,
+          delivery: { attempts: attempt, messageId: sent.messageId, endpoint: sent.endpoint },
+        };
       }
       const status = sent.httpStatus !== undefined ? `HTTP ${sent.httpStatus}` : 'NO_ANSWER';
       if (sent.outcome === 'failed') {
-        return fail({ stage: 'delivery', reasonCode: status, message: `Delivery refused by the receiving access point: ${sent.reason ?? status}`, ...where }, attempt);
+        return fail(
+          {
+            stage: 'delivery',
+            reasonCode: status,
+            message: `Delivery refused by the receiving access point: ${sent.reason ?? status}`,
+            ...where,
+          },
+          attempt,
+        );
       }
       failure = { stage: 'delivery', reasonCode: status, message: sent.reason ?? status, ...where };
     }
     const delay = nextDelay(schedule, attempt, Date.now() - startedAt, undefined, Math.random, previousDelay);
     if (delay === null) {
-      return fail({ ...failure!, message: `Not delivered after ${attempt} attempts; the last failed: ${failure!.message}` }, attempt);
+      return fail(
+        { ...failure!, message: `Not delivered after ${attempt} attempts; the last failed: ${failure!.message}` },
+        attempt,
+      );
     }
-    await publish({ topic: 'InvoiceSentRetry', ...failure!, message: `Attempt ${attempt} failed temporarily (${failure!.message}); the next follows in ${duration(delay)}` });
+    await publish({
+      topic: 'InvoiceSentRetry',
+      ...failure!,
+      message: `Attempt ${attempt} failed temporarily (${failure!.message}); the next follows in ${duration(delay)}`,
+    });
     previousDelay = delay;
     await sleep(delay);
   }

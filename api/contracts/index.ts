@@ -23,7 +23,15 @@ export const Problem = z
 
 export const OAuthError = z
   .object({
-    error: z.enum(['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_scope', 'unsupported_grant_type', 'unauthorized_client', 'temporarily_unavailable']),
+    error: z.enum([
+      'invalid_request',
+      'invalid_client',
+      'invalid_grant',
+      'invalid_scope',
+      'unsupported_grant_type',
+      'unauthorized_client',
+      'temporarily_unavailable',
+    ]),
     error_description: z.string().optional(),
   })
   .meta({ id: 'OAuthError', description: 'RFC 6749 §5.2 error' });
@@ -48,7 +56,9 @@ export const TokenRequest = z
   })
   .meta({ id: 'TokenRequest' });
 
-export const Jwks = z.object({ keys: z.array(z.object({ kid: z.string(), kty: z.string() }).passthrough()) }).meta({ id: 'Jwks' });
+export const Jwks = z
+  .object({ keys: z.array(z.object({ kid: z.string(), kty: z.string() }).passthrough()) })
+  .meta({ id: 'Jwks' });
 
 export const OpenIdConfiguration = z
   .object({ issuer: z.string(), token_endpoint: z.string(), jwks_uri: z.string() })
@@ -86,12 +96,16 @@ export const DocumentStatus = z
   .object({
     id: z.string().uuid(),
     state: z.string(),
-    history: z.array(z.object({ state: z.string(), at: z.string().datetime({ offset: true }), detail: z.string().optional() })),
+    history: z.array(
+      z.object({ state: z.string(), at: z.string().datetime({ offset: true }), detail: z.string().optional() }),
+    ),
     format: z.object({ id: z.string(), name: z.string(), documentType: z.string() }).optional(),
     validation: z
       .object({
         isValid: z.boolean(),
-        ruleSets: z.array(z.object({ id: z.string(), version: z.string(), outcome: z.enum(['passed', 'failed', 'not-run']) })),
+        ruleSets: z.array(
+          z.object({ id: z.string(), version: z.string(), outcome: z.enum(['passed', 'failed', 'not-run']) }),
+        ),
         errorCount: z.number().int(),
         warningCount: z.number().int(),
         truncated: z.boolean().describe('More assertions fired than the record keeps (errors are kept first)'),
@@ -110,22 +124,40 @@ export const Readiness = z
 export const ValidationResult = z
   .object({
     isValid: z.boolean(),
-    format: z.object({ id: z.string(), name: z.string(), customizationId: z.string().optional(), profileId: z.string().optional() }),
-    ruleSets: z.array(z.object({ id: z.string(), version: z.string(), outcome: z.enum(['passed', 'failed', 'not-run']) })),
+    format: z.object({
+      id: z.string(),
+      name: z.string(),
+      customizationId: z.string().optional(),
+      profileId: z.string().optional(),
+    }),
+    ruleSets: z.array(
+      z.object({ id: z.string(), version: z.string(), outcome: z.enum(['passed', 'failed', 'not-run']) }),
+    ),
     assertions: z.array(ValidationAssertion),
     truncated: z.boolean().optional(),
   })
-  .meta({ id: 'ValidationResult', description: 'Outcome of validating one document with the pinned official rule packs' });
+  .meta({
+    id: 'ValidationResult',
+    description: 'Outcome of validating one document with the pinned official rule packs',
+  });
 
 export type { HttpMethod, ResponseContract, RouteContract } from './route-contract';
 import type { ResponseContract, RouteContract } from './route-contract';
 
-const problem = (description: string): ResponseContract => ({ description, content: { 'application/problem+json': Problem } });
-const oauthError = (description: string): ResponseContract => ({ description, content: { 'application/json': OAuthError } });
+const problem = (description: string): ResponseContract => ({
+  description,
+  content: { 'application/problem+json': Problem },
+});
+const oauthError = (description: string): ResponseContract => ({
+  description,
+  content: { 'application/json': OAuthError },
+});
 
 /** Responses every authenticated route can give. */
 const authenticated: Record<number, ResponseContract> = {
-  401: problem('Missing, invalid or expired token, token without scope `ap`, revoked secret, or invalid Subscription-Key'),
+  401: problem(
+    'Missing, invalid or expired token, token without scope `ap`, revoked secret, or invalid Subscription-Key',
+  ),
   429: problem('Rate limit exceeded'),
 };
 const partyScoped: Record<number, ResponseContract> = {
@@ -142,7 +174,10 @@ export const ROUTES: RouteContract[] = [
     summary: 'Obtain an access token (client_credentials or password grant, scope ap)',
     tags: ['Identity'],
     auth: false,
-    requestBody: { description: 'Form-encoded token request; client credentials in the body or as HTTP Basic', content: { 'application/x-www-form-urlencoded': TokenRequest } },
+    requestBody: {
+      description: 'Form-encoded token request; client credentials in the body or as HTTP Basic',
+      content: { 'application/x-www-form-urlencoded': TokenRequest },
+    },
     responses: {
       200: { description: 'Token issued', content: { 'application/json': TokenResponse } },
       400: oauthError('invalid_request, invalid_grant, invalid_scope or unsupported_grant_type'),
@@ -192,8 +227,12 @@ export const ROUTES: RouteContract[] = [
     responses: {
       200: { description: 'Stored and processing started', content: { 'application/json': DocumentAccepted } },
       ...partyScoped,
-      400: problem('Malformed party identifier, X-Service-DocumentId not a UUID, empty or malformed body, more than one file part'),
-      409: problem('This X-Service-DocumentId was already processed, or uploaded with other content; `documentId` names it'),
+      400: problem(
+        'Malformed party identifier, X-Service-DocumentId not a UUID, empty or malformed body, more than one file part',
+      ),
+      409: problem(
+        'This X-Service-DocumentId was already processed, or uploaded with other content; `documentId` names it',
+      ),
       413: problem('Body larger than 24 MB; nothing was stored'),
       415: problem('Content-Type or Content-Encoding not accepted, or body not of the declared type'),
       503: problem('Stored, but processing could not be started; retry with the same X-Service-DocumentId'),
@@ -220,7 +259,10 @@ export const ROUTES: RouteContract[] = [
     auth: true,
     params: { ...partyParam, documentId: 'Document id' },
     responses: {
-      200: { description: 'The stored bytes with their content type', content: { 'application/xml': null, 'application/pdf': null } },
+      200: {
+        description: 'The stored bytes with their content type',
+        content: { 'application/xml': null, 'application/pdf': null },
+      },
       ...partyScoped,
       404: problem('No such document for this party'),
     },
@@ -233,11 +275,16 @@ export const ROUTES: RouteContract[] = [
     auth: true,
     params: { ...partyParam, documentId: 'Document id from the InvoiceReceived event' },
     query: {
-      targetFormat: 'Optional target format URN or id (as POST /api/v1/generic/transform); without it the document as received',
+      targetFormat:
+        'Optional target format URN or id (as POST /api/v1/generic/transform); without it the document as received',
       targetSyntax: 'Optional UBL or CII, for a target URN both syntaxes share',
     },
     responses: {
-      200: { description: 'The document; when converted, X-Transform-* headers say what could not be carried over (a Factur-X target answers the PDF/A-3)', content: { 'application/xml': null, 'application/pdf': null } },
+      200: {
+        description:
+          'The document; when converted, X-Transform-* headers say what could not be carried over (a Factur-X target answers the PDF/A-3)',
+        content: { 'application/xml': null, 'application/pdf': null },
+      },
       ...partyScoped,
       400: problem('targetFormat unknown, or that conversion is not supported'),
       404: problem('No such received document for this party'),
@@ -260,23 +307,35 @@ export const ROUTES: RouteContract[] = [
   {
     method: 'post',
     path: '/api/v1/generic/validate',
-    summary: 'Validate a document (XML or Factur-X PDF) with the pinned official schemas and business rules; nothing is stored',
+    summary:
+      'Validate a document (XML or Factur-X PDF) with the pinned official schemas and business rules; nothing is stored',
     tags: ['Documents'],
     auth: true,
     query: {
       sourceFormat: 'Optional format id or URN that overrides detection',
-      ruleSet: 'Optional comma-separated rule pack ids (`id` or `id@version`) that replace the packs chosen from the format',
+      ruleSet:
+        'Optional comma-separated rule pack ids (`id` or `id@version`) that replace the packs chosen from the format',
     },
-    requestBody: { description: 'The document (up to 24 MB)', content: { 'application/xml': null, 'text/xml': null, 'application/pdf': null } },
+    requestBody: {
+      description: 'The document (up to 24 MB)',
+      content: { 'application/xml': null, 'text/xml': null, 'application/pdf': null },
+    },
     responses: {
-      200: { description: 'Validation result (a failed validation is still 200, with isValid false)', content: { 'application/json': ValidationResult } },
+      200: {
+        description: 'Validation result (a failed validation is still 200, with isValid false)',
+        content: { 'application/json': ValidationResult },
+      },
       ...authenticated,
-      400: problem('Body not XML or unsafe XML, format not recognised or refused (e.g. SI-UBL 1.2), unknown sourceFormat or ruleSet'),
+      400: problem(
+        'Body not XML or unsafe XML, format not recognised or refused (e.g. SI-UBL 1.2), unknown sourceFormat or ruleSet',
+      ),
       413: problem('Body larger than 24 MB'),
       415: problem('Content-Type or Content-Encoding not accepted, or body not of the declared type'),
       422: problem('The rules could not be evaluated on this document'),
       501: problem('No validation rules are available for the detected format'),
-      503: problem('A rule pack or the schema validator is missing or fails its checksum on this server; the problem names it'),
+      503: problem(
+        'A rule pack or the schema validator is missing or fails its checksum on this server; the problem names it',
+      ),
     },
   },
   {
@@ -317,17 +376,30 @@ export const ROUTES: RouteContract[] = [
   {
     method: 'post',
     path: '/as4',
-    summary: 'Peppol AS4 receiving endpoint (ebMS 3 / AS4, Peppol AS4 profile): authenticated by the message signature, not by a token',
+    summary:
+      'Peppol AS4 receiving endpoint (ebMS 3 / AS4, Peppol AS4 profile): authenticated by the message signature, not by a token',
     tags: ['Peppol'],
     auth: false,
     requestBody: {
-      description: 'A signed, encrypted and compressed AS4 user message: multipart/related with the SOAP 1.2 envelope first and the SBD as the one attachment',
+      description:
+        'A signed, encrypted and compressed AS4 user message: multipart/related with the SOAP 1.2 envelope first and the SBD as the one attachment',
       content: { 'multipart/related': null },
     },
     responses: {
-      200: { description: 'The signed non-repudiation receipt, or a signed ebMS error signal (refusals, as phase4 answers them)', content: { 'application/soap+xml': null } },
-      413: { description: 'Message over AS4_MAX_MESSAGE_BYTES: a signed ebMS error; nothing stored', content: { 'application/soap+xml': null } },
-      503: { description: 'The message could not be stored (signed EBMS:0202, retry), or no AP key is configured (text/plain)', content: { 'application/soap+xml': null, 'text/plain': null } },
+      200: {
+        description:
+          'The signed non-repudiation receipt, or a signed ebMS error signal (refusals, as phase4 answers them)',
+        content: { 'application/soap+xml': null },
+      },
+      413: {
+        description: 'Message over AS4_MAX_MESSAGE_BYTES: a signed ebMS error; nothing stored',
+        content: { 'application/soap+xml': null },
+      },
+      503: {
+        description:
+          'The message could not be stored (signed EBMS:0202, retry), or no AP key is configured (text/plain)',
+        content: { 'application/soap+xml': null, 'text/plain': null },
+      },
     },
   },
   ...webhookRoutes({ problem, authenticated, partyScoped, partyParam }),

@@ -24,7 +24,9 @@ export const CertificateInfo = z
 export const PeppolService = z
   .object({
     documentTypeId: z.string().describe('`busdox-docid-qns::<value>` (a bare value is taken in that scheme)'),
-    processIds: z.array(z.string()).describe('`cenbii-procid-ubl::<value>` (a bare value is taken in that scheme); default the BIS Billing process'),
+    processIds: z
+      .array(z.string())
+      .describe('`cenbii-procid-ubl::<value>` (a bare value is taken in that scheme); default the BIS Billing process'),
   })
   .meta({ id: 'PeppolService' });
 
@@ -36,12 +38,21 @@ export const PeppolEnvironmentConfig = z
       transportProfile: z.literal('peppol-transport-as4-v2_0'),
       seatId: z.string().nullable(),
       certificate: CertificateInfo.nullable().describe('The certificate our SMP publishes now'),
-      certificates: z.array(CertificateInfo).describe('Every configured AP certificate (more than one during a rollover)'),
+      certificates: z
+        .array(CertificateInfo)
+        .describe('Every configured AP certificate (more than one during a rollover)'),
     }),
-    smp: z.object({ url: z.string(), available: z.boolean(), problem: z.string().optional(), signingCertificate: CertificateInfo.nullable() }),
+    smp: z.object({
+      url: z.string(),
+      available: z.boolean(),
+      problem: z.string().optional(),
+      signingCertificate: CertificateInfo.nullable(),
+    }),
     sml: z.object({ zone: z.string(), registrar: z.string().describe('`dns-zone`, `manual` or `off`') }),
     lookups: z.object({ available: z.boolean(), problem: z.string().optional() }),
-    defaults: z.object({ documentTypes: z.array(PeppolService), reviews: z.boolean() }).describe('Used for parties without a configuration of their own'),
+    defaults: z
+      .object({ documentTypes: z.array(PeppolService), reviews: z.boolean() })
+      .describe('Used for parties without a configuration of their own'),
     changedOn: iso.nullable(),
   })
   .meta({ id: 'PeppolEnvironmentConfig' });
@@ -76,27 +87,46 @@ export const PeppolPartyConfig = z
 export const PeppolPartyConfigInput = z
   .object({
     registered: z.boolean(),
-    documentTypes: z.array(PeppolService).optional().describe('Default: the stored ones, else the environment defaults'),
+    documentTypes: z
+      .array(PeppolService)
+      .optional()
+      .describe('Default: the stored ones, else the environment defaults'),
     reviews: z.boolean().optional(),
   })
   .passthrough()
   .meta({ id: 'PeppolPartyConfigInput' });
 
 export const RecipientQuery = z
-  .union([z.array(z.string()), z.object({ partyIds: z.array(z.string()), metaAttributes: z.record(z.string(), z.unknown()).optional() })])
+  .union([
+    z.array(z.string()),
+    z.object({ partyIds: z.array(z.string()), metaAttributes: z.record(z.string(), z.unknown()).optional() }),
+  ])
   .meta({ id: 'RecipientQuery' });
 
 const Identifier = z.object({
   partyId: z.string(),
   isValid: z.boolean(),
   message: z.string(),
-  reason: z.enum(['participant-unknown', 'document-type-not-supported', 'smp-unreachable', 'certificate-problem', 'invalid-identifier']).optional(),
+  reason: z
+    .enum([
+      'participant-unknown',
+      'document-type-not-supported',
+      'smp-unreachable',
+      'certificate-problem',
+      'invalid-identifier',
+    ])
+    .optional(),
 });
 
 export const RecipientQueryResult = z
   .object({
-    id: z.string().describe('The recipient identifier the answer is about: the first reachable one, else the first asked'),
-    channel: z.string().nullable().describe('Best channel: `peppol`, `peppol-fallback`, or null when nothing is deliverable'),
+    id: z
+      .string()
+      .describe('The recipient identifier the answer is about: the first reachable one, else the first asked'),
+    channel: z
+      .string()
+      .nullable()
+      .describe('Best channel: `peppol`, `peppol-fallback`, or null when nothing is deliverable'),
     description: z.string(),
     message: z.string(),
     options: z.array(z.object({ channel: z.string(), description: z.string(), identifiers: z.array(Identifier) })),
@@ -119,7 +149,11 @@ export const DeliveryOptions = z
 export function peppolRoutes(h: ContractHelpers): RouteContract[] {
   const { problem } = h;
   const json = (schema: z.ZodType) => ({ 'application/json': schema });
-  const unavailable = { 503: problem('The Peppol layer, our SMP or lookups are not configured (the problem names the setting), or the SML could not be reached') };
+  const unavailable = {
+    503: problem(
+      'The Peppol layer, our SMP or lookups are not configured (the problem names the setting), or the SML could not be reached',
+    ),
+  };
   const envLevel = {
     ...h.authenticated,
     400: problem('Invalid request, or a token reaching several tenants without ?tenantId='),
@@ -152,7 +186,8 @@ export function peppolRoutes(h: ContractHelpers): RouteContract[] {
     {
       method: 'put',
       path: '/api/v1/peppol/config',
-      summary: 'Set the environment defaults (document types, reviews) for parties without a configuration of their own',
+      summary:
+        'Set the environment defaults (document types, reviews) for parties without a configuration of their own',
       tags,
       auth: true,
       query: { tenantId: 'For a token reaching several tenants: the tenant to act on' },
@@ -160,7 +195,9 @@ export function peppolRoutes(h: ContractHelpers): RouteContract[] {
       responses: {
         200: { description: 'The configuration', content: json(PeppolEnvironmentConfig) },
         ...envLevel,
-        400: problem('Invalid configuration: `errors[]` names each field (identifier syntax, unknown field, operator setting changed)'),
+        400: problem(
+          'Invalid configuration: `errors[]` names each field (identifier syntax, unknown field, operator setting changed)',
+        ),
         ...writes,
       },
     },
@@ -171,7 +208,11 @@ export function peppolRoutes(h: ContractHelpers): RouteContract[] {
       tags,
       auth: true,
       params: h.partyParam,
-      responses: { 200: { description: 'The party configuration', content: json(PeppolPartyConfig) }, ...h.partyScoped, ...unavailable },
+      responses: {
+        200: { description: 'The party configuration', content: json(PeppolPartyConfig) },
+        ...h.partyScoped,
+        ...unavailable,
+      },
     },
     {
       method: 'put',
@@ -199,13 +240,20 @@ export function peppolRoutes(h: ContractHelpers): RouteContract[] {
       auth: true,
       params: h.partyParam,
       query: {
-        preferredDocumentTypeId: 'Document type to check first (`busdox-docid-qns::…` or the bare value); then BIS Billing 3',
+        preferredDocumentTypeId:
+          'Document type to check first (`busdox-docid-qns::…` or the bare value); then BIS Billing 3',
         includeOptions: '`false` leaves `options` empty (default true)',
       },
-      requestBody: { description: 'Recipient identifiers (`<scheme>:<number>`), at most 20', content: json(RecipientQuery) },
+      requestBody: {
+        description: 'Recipient identifiers (`<scheme>:<number>`), at most 20',
+        content: json(RecipientQuery),
+      },
       responses: {
         200: { description: 'A deliverable channel exists', content: json(RecipientQueryResult) },
-        404: { description: 'Nothing is deliverable; same body, each identifier with its reason', content: json(RecipientQueryResult) },
+        404: {
+          description: 'Nothing is deliverable; same body, each identifier with its reason',
+          content: json(RecipientQueryResult),
+        },
         ...h.partyScoped,
         400: problem('Malformed party id, body, or query parameter'),
         ...writes,
@@ -246,7 +294,10 @@ export function peppolRoutes(h: ContractHelpers): RouteContract[] {
       summary: 'Our SMP: signed service metadata of a participant and document type',
       tags: ['Peppol SMP'],
       auth: false,
-      params: { participantId: 'Percent-encoded `iso6523-actorid-upis::<value>`', documentTypeId: 'Percent-encoded `busdox-docid-qns::<value>`' },
+      params: {
+        participantId: 'Percent-encoded `iso6523-actorid-upis::<value>`',
+        documentTypeId: 'Percent-encoded `busdox-docid-qns::<value>`',
+      },
       responses: smpResponses,
     },
   ];

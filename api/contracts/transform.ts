@@ -14,7 +14,10 @@ const FormatRef = z.object({
   documentType: z.string(),
   customizationId: z.string().optional(),
   container: z.literal('pdf').optional().meta({ description: 'Factur-X targets: the XML travels in a PDF/A-3' }),
-  attachment: z.string().optional().meta({ description: 'Factur-X targets: the embedded file name (factur-x.xml or xrechnung.xml)' }),
+  attachment: z
+    .string()
+    .optional()
+    .meta({ description: 'Factur-X targets: the embedded file name (factur-x.xml or xrechnung.xml)' }),
 });
 
 export const TransformReport = z
@@ -36,7 +39,11 @@ export const TransformResponse = z
     xml: z.string().optional().meta({ description: 'Factur-X targets: the CII embedded in the PDF' }),
     report: TransformReport,
   })
-  .meta({ id: 'TransformResponse', description: 'The converted document with the conversion report (a PDF target: the PDF base64-encoded and its embedded XML)' });
+  .meta({
+    id: 'TransformResponse',
+    description:
+      'The converted document with the conversion report (a PDF target: the PDF base64-encoded and its embedded XML)',
+  });
 
 const REPORT_HEADERS = {
   'X-Transform-Source-Format': 'Format id of the source (detected or given)',
@@ -45,7 +52,10 @@ const REPORT_HEADERS = {
   'X-Transform-Not-Carried': 'Number of model terms the target syntax could not carry (listed in the report)',
 };
 
-export function transformRoutes(h: { problem: (d: string) => ResponseContract; authenticated: Record<number, ResponseContract> }): RouteContract[] {
+export function transformRoutes(h: {
+  problem: (d: string) => ResponseContract;
+  authenticated: Record<number, ResponseContract>;
+}): RouteContract[] {
   return [
     {
       method: 'post',
@@ -56,10 +66,15 @@ export function transformRoutes(h: { problem: (d: string) => ResponseContract; a
       query: {
         targetFormat: 'Required. Target format URN (URL-encoded, `#` as `%23`) or format id (e.g. `xrechnung-cii`)',
         sourceFormat: 'Optional source format URN or id, when detection should not decide',
-        targetSyntax: 'Optional `UBL` or `CII`, for a URN both syntaxes share (EN 16931, BIS 3, XRechnung, NLCIUS); default: the source syntax',
-        report: 'Optional `true`: answer JSON `{ document, report }` (same as `Accept: application/json`); for a Factur-X target `document` is the PDF in base64 and `xml` the embedded CII',
+        targetSyntax:
+          'Optional `UBL` or `CII`, for a URN both syntaxes share (EN 16931, BIS 3, XRechnung, NLCIUS); default: the source syntax',
+        report:
+          'Optional `true`: answer JSON `{ document, report }` (same as `Accept: application/json`); for a Factur-X target `document` is the PDF in base64 and `xml` the embedded CII',
       },
-      requestBody: { description: 'The source document (XML, or a Factur-X / ZUGFeRD PDF whose XML is converted), up to 24 MB', content: { 'application/xml': null, 'text/xml': null, 'application/pdf': null } },
+      requestBody: {
+        description: 'The source document (XML, or a Factur-X / ZUGFeRD PDF whose XML is converted), up to 24 MB',
+        content: { 'application/xml': null, 'text/xml': null, 'application/pdf': null },
+      },
       responses: {
         200: {
           description:
@@ -68,10 +83,14 @@ export function transformRoutes(h: { problem: (d: string) => ResponseContract; a
           headers: REPORT_HEADERS,
         },
         ...h.authenticated,
-        400: h.problem('Body not XML or unsafe, source format not recognised, unknown targetFormat, or transformation not supported (`reason` TRANSFORMATION_NOT_SUPPORTED names why)'),
+        400: h.problem(
+          'Body not XML or unsafe, source format not recognised, unknown targetFormat, or transformation not supported (`reason` TRANSFORMATION_NOT_SUPPORTED names why)',
+        ),
         413: h.problem('Body larger than 24 MB'),
         415: h.problem('Content-Type or Content-Encoding not accepted, or body not of the declared type'),
-        422: h.problem('The document cannot be converted: `missing` lists the target rules and terms it lacks, `invalid` the values that are not valid'),
+        422: h.problem(
+          'The document cannot be converted: `missing` lists the target rules and terms it lacks, `invalid` the values that are not valid',
+        ),
       },
     },
   ];

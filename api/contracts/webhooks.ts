@@ -38,10 +38,16 @@ export const HookList = z.object({ items: z.array(Hook) }).meta({ id: 'HookList'
 const hookInputShape = {
   action: z.enum(['https', 'httpsin', 'mailto', 'peppol', 'drop']).optional().describe('Default: from the url scheme'),
   name: z.string().optional(),
-  url: z.string().optional().describe('https:// (or http:// where configured), httpsin://user:password@inbound?token=$token$, or mailto:'),
+  url: z
+    .string()
+    .optional()
+    .describe('https:// (or http:// where configured), httpsin://user:password@inbound?token=$token$, or mailto:'),
   topic: z.string().optional().describe('Exact topic or wildcard (Send*, *Received, Invoice*)'),
   topics: z.array(z.string()).optional(),
-  secureKey: z.string().optional().describe('Write-only signing secret: at least 16 characters, or whsec_<base64 of 24-64 bytes>'),
+  secureKey: z
+    .string()
+    .optional()
+    .describe('Write-only signing secret: at least 16 characters, or whsec_<base64 of 24-64 bytes>'),
   filter: z.string().optional().describe('e.g. sender == "0106:123" && verdict.StartsWith("OK")'),
   mlsType: z.enum(['ALWAYS_SEND', 'FAILURE_ONLY']).optional(),
   isActive: z.boolean().optional(),
@@ -52,7 +58,12 @@ export const HookInput = z.object(hookInputShape).meta({ id: 'HookInput' });
 export const HookInputBeta = z
   .object({
     ...hookInputShape,
-    output: z.array(OutputRule).optional().describe('First rule whose `when` (400, 5xx, timeout, error) matches publishes `topic` (* = the original topic)'),
+    output: z
+      .array(OutputRule)
+      .optional()
+      .describe(
+        'First rule whose `when` (400, 5xx, timeout, error) matches publishes `topic` (* = the original topic)',
+      ),
     partyId: z.string().optional().describe('Create only: register at the level of this party'),
   })
   .meta({ id: 'HookInputBeta' });
@@ -85,9 +96,10 @@ export const StoredEvent = z
   })
   .meta({ id: 'StoredEvent' });
 
-export const EventPage = z
-  .object({ items: z.array(StoredEvent), nextCursor: z.string().nullable() })
-  .meta({ id: 'EventPage', description: 'Oldest first; pass nextCursor as cursor for the next page (null: no more for now)' });
+export const EventPage = z.object({ items: z.array(StoredEvent), nextCursor: z.string().nullable() }).meta({
+  id: 'EventPage',
+  description: 'Oldest first; pass nextCursor as cursor for the next page (null: no more for now)',
+});
 
 export const DeliveryLog = z
   .object({
@@ -129,7 +141,9 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
   const byId = { ...h.authenticated, 404: problem('No such hook within reach of this token'), ...unavailable };
   const writeBody = (beta: boolean) => ({ description: 'The hook', content: json(beta ? HookInputBeta : HookInput) });
   const writes = {
-    400: problem('Invalid hook: `errors[]` names each field (https URL required, malformed wildcard, unparseable filter, …)'),
+    400: problem(
+      'Invalid hook: `errors[]` names each field (https URL required, malformed wildcard, unparseable filter, …)',
+    ),
     413: problem('Body larger than 64 KB'),
     415: problem('Body is not application/json'),
   };
@@ -155,7 +169,11 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
       auth: true,
       query: tenantQuery,
       requestBody: writeBody(false),
-      responses: { 201: { description: 'Registered', content: json(Hook), headers: { Location: 'The hook' } }, ...envLevel, ...writes },
+      responses: {
+        201: { description: 'Registered', content: json(Hook), headers: { Location: 'The hook' } },
+        ...envLevel,
+        ...writes,
+      },
     },
     {
       method: 'post',
@@ -165,7 +183,11 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
       auth: true,
       query: tenantQuery,
       requestBody: writeBody(true),
-      responses: { 201: { description: 'Registered', content: json(Hook), headers: { Location: 'The hook' } }, ...envLevel, ...writes },
+      responses: {
+        201: { description: 'Registered', content: json(Hook), headers: { Location: 'The hook' } },
+        ...envLevel,
+        ...writes,
+      },
     },
     {
       method: 'get',
@@ -231,7 +253,12 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
       auth: true,
       params: h.partyParam,
       requestBody: writeBody(false),
-      responses: { 201: { description: 'Registered', content: json(Hook), headers: { Location: 'The hook' } }, ...h.partyScoped, ...unavailable, ...writes },
+      responses: {
+        201: { description: 'Registered', content: json(Hook), headers: { Location: 'The hook' } },
+        ...h.partyScoped,
+        ...unavailable,
+        ...writes,
+      },
     },
     {
       method: 'get',
@@ -240,7 +267,12 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
       tags,
       auth: true,
       params: { ...h.partyParam, ...hookIdParam },
-      responses: { 200: { description: 'The hook', content: json(Hook) }, ...h.partyScoped, 404: problem('No such hook for this party'), ...unavailable },
+      responses: {
+        200: { description: 'The hook', content: json(Hook) },
+        ...h.partyScoped,
+        404: problem('No such hook for this party'),
+        ...unavailable,
+      },
     },
     {
       method: 'put',
@@ -250,7 +282,13 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
       auth: true,
       params: { ...h.partyParam, ...hookIdParam },
       requestBody: writeBody(false),
-      responses: { 200: { description: 'Updated', content: json(Hook) }, ...h.partyScoped, 404: problem('No such hook for this party'), ...unavailable, ...writes },
+      responses: {
+        200: { description: 'Updated', content: json(Hook) },
+        ...h.partyScoped,
+        404: problem('No such hook for this party'),
+        ...unavailable,
+        ...writes,
+      },
     },
     {
       method: 'delete',
@@ -259,7 +297,12 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
       tags,
       auth: true,
       params: { ...h.partyParam, ...hookIdParam },
-      responses: { 204: { description: 'Deleted' }, ...h.partyScoped, 404: problem('No such hook for this party'), ...unavailable },
+      responses: {
+        204: { description: 'Deleted' },
+        ...h.partyScoped,
+        404: problem('No such hook for this party'),
+        ...unavailable,
+      },
     },
     {
       method: 'post',
@@ -268,12 +311,18 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
       tags,
       auth: true,
       params: { ...h.partyParam, ...hookIdParam },
-      responses: { 202: { description: 'Ping event published', content: json(DeliveriesStarted) }, ...h.partyScoped, 404: problem('No such hook for this party'), ...unavailable },
+      responses: {
+        202: { description: 'Ping event published', content: json(DeliveriesStarted) },
+        ...h.partyScoped,
+        404: problem('No such hook for this party'),
+        ...unavailable,
+      },
     },
     {
       method: 'get',
       path: '/api/v1/events',
-      summary: 'Missed events: the stored events, oldest first, with their routing label (routed, dropped, dead-letter)',
+      summary:
+        'Missed events: the stored events, oldest first, with their routing label (routed, dropped, dead-letter)',
       tags: ['Events'],
       auth: true,
       query: {
@@ -300,7 +349,12 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
       tags: ['Events'],
       auth: true,
       params: { eventId: 'Event id' },
-      responses: { 200: { description: 'The attempts, oldest first', content: json(DeliveryLog) }, ...h.authenticated, 404: problem('No such event within reach'), ...unavailable },
+      responses: {
+        200: { description: 'The attempts, oldest first', content: json(DeliveryLog) },
+        ...h.authenticated,
+        404: problem('No such event within reach'),
+        ...unavailable,
+      },
     },
     {
       method: 'post',

@@ -26,9 +26,20 @@ export function registerAs4Routes(router: Router, deps: As4RouteDeps): void {
       return;
     }
     const send = (a: As4Answer): void => {
-      if (a.internalError !== undefined) deps.logger.error({ requestId: requestIdOf(req), as4MessageId: a.messageId, err: a.internalError }, 'AS4 message could not be stored');
+      if (a.internalError !== undefined)
+        deps.logger.error(
+          { requestId: requestIdOf(req), as4MessageId: a.messageId, err: a.internalError },
+          'AS4 message could not be stored',
+        );
       deps.logger.info(
-        { requestId: requestIdOf(req), as4MessageId: a.messageId, outcome: a.outcome, ebmsCode: a.ebmsCode, reason: a.description, status: a.status },
+        {
+          requestId: requestIdOf(req),
+          as4MessageId: a.messageId,
+          outcome: a.outcome,
+          ebmsCode: a.ebmsCode,
+          reason: a.description,
+          status: a.status,
+        },
         a.outcome === 'refused' ? 'AS4 message refused' : 'AS4 message received',
       );
       res.status(a.status).type(a.contentType).send(a.body);
@@ -36,7 +47,13 @@ export function registerAs4Routes(router: Router, deps: As4RouteDeps): void {
     const tooLarge = (): void => {
       // The sender may still be sending: close instead of reading what will not be kept.
       res.set('Connection', 'close');
-      send(receiver.refuse(new EbmsError('EBMS:0004', `the AS4 message exceeds ${deps.maxMessageBytes} bytes`), undefined, 413));
+      send(
+        receiver.refuse(
+          new EbmsError('EBMS:0004', `the AS4 message exceeds ${deps.maxMessageBytes} bytes`),
+          undefined,
+          413,
+        ),
+      );
     };
     let body: Buffer;
     try {

@@ -29,7 +29,9 @@ export interface DocumentRouteDeps {
 const CHANNEL = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 function conflict(documentId: string): GatewayError {
-  return new GatewayError('DOCUMENT_ID_CONFLICT', `Document ${documentId} was already processed`, { details: { documentId } });
+  return new GatewayError('DOCUMENT_ID_CONFLICT', `Document ${documentId} was already processed`, {
+    details: { documentId },
+  });
 }
 
 /**
@@ -47,7 +49,8 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     }
     const documentId = (header?.trim() ?? randomUUID()).toLowerCase();
     const channel = typeof req.query['channel'] === 'string' ? req.query['channel'] : undefined;
-    if (channel !== undefined && !CHANNEL.test(channel)) throw new GatewayError('BAD_REQUEST', 'channel must be a hook id or channel name');
+    if (channel !== undefined && !CHANNEL.test(channel))
+      throw new GatewayError('BAD_REQUEST', 'channel must be a hook id or channel name');
 
     if (await deps.documents.isAccepted(tenantId, documentId)) throw conflict(documentId);
 
@@ -77,7 +80,10 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
       );
     }
     if (!accepted) throw conflict(documentId);
-    deps.logger.info({ requestId: requestIdOf(req), tenantId, documentId, size: record.size }, 'sales invoice accepted');
+    deps.logger.info(
+      { requestId: requestIdOf(req), tenantId, documentId, size: record.size },
+      'sales invoice accepted',
+    );
     res.status(200).json({ id: documentId });
   });
 
@@ -85,12 +91,19 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     const { tenantId, partyId } = partyOf(res);
     const documentId = documentIdParam(req);
     const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
-    if (!doc || doc.direction !== 'outbound') throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
+    if (!doc || doc.direction !== 'outbound')
+      throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
     res.json({
       id: doc.documentId,
       state: doc.state,
-      history: doc.history.map((h) => ({ state: h.state, at: h.at.toISOString(), ...(h.detail ? { detail: h.detail } : {}) })),
-      ...(doc.format ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } } : {}),
+      history: doc.history.map((h) => ({
+        state: h.state,
+        at: h.at.toISOString(),
+        ...(h.detail ? { detail: h.detail } : {}),
+      })),
+      ...(doc.format
+        ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } }
+        : {}),
       ...(doc.validation
         ? {
             validation: {
@@ -131,9 +144,13 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
       return;
     }
     const targetSyntax = queryString(req, 'targetSyntax');
-    if (targetSyntax !== undefined && targetSyntax !== 'UBL' && targetSyntax !== 'CII') throw new GatewayError('BAD_REQUEST', 'targetSyntax must be UBL or CII');
+    if (targetSyntax !== undefined && targetSyntax !== 'UBL' && targetSyntax !== 'CII')
+      throw new GatewayError('BAD_REQUEST', 'targetSyntax must be UBL or CII');
     const bytes = await deps.blobs.read(doc.blobId, deps.maxUploadBytes);
-    const result = await (deps.transform ?? inProcessTransform)(bytes, { targetFormat, ...(targetSyntax ? { targetSyntax } : {}) });
+    const result = await (deps.transform ?? inProcessTransform)(bytes, {
+      targetFormat,
+      ...(targetSyntax ? { targetSyntax } : {}),
+    });
     setTransformHeaders(res, result.report);
     if (result.pdf) {
       // A Factur-X target: the PDF/A-3 with the converted XML embedded.
@@ -160,7 +177,8 @@ async function purchaseDocument(deps: DocumentRouteDeps, req: Request, res: Resp
   const { tenantId, partyId } = partyOf(res);
   const documentId = documentIdParam(req);
   const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
-  if (!doc || doc.direction !== 'inbound') throw new GatewayError('DOCUMENT_NOT_FOUND', `Purchase document ${documentId} not found`);
+  if (!doc || doc.direction !== 'inbound')
+    throw new GatewayError('DOCUMENT_NOT_FOUND', `Purchase document ${documentId} not found`);
   return doc;
 }
 

@@ -41,7 +41,8 @@ export function hookView(h: HookRecord) {
     action: h.action,
     name: h.name,
     // Credentials in a URL (httpsin always, https sometimes) are as secret as the secureKey.
-    url: h.url === null ? null : /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:[^/?#]*@/i.test(h.url) ? redactHttpsinUrl(h.url) : h.url,
+    url:
+      h.url === null ? null : /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:[^/?#]*@/i.test(h.url) ? redactHttpsinUrl(h.url) : h.url,
     topic: h.topic,
     topics: h.topics,
     filter: h.filter,
@@ -71,14 +72,22 @@ export function eventView(e: EventRecord) {
     createdBy: e.createdBy,
     createdOn: e.createdOn.toISOString(),
     label: e.label,
-    deliveries: e.routes.map((r) => ({ hookId: r.hookId, action: r.action, deliveryId: r.deliveryId, status: r.status })),
+    deliveries: e.routes.map((r) => ({
+      hookId: r.hookId,
+      action: r.action,
+      deliveryId: r.deliveryId,
+      status: r.status,
+    })),
   };
 }
 
-const deliveriesView = (d: DeliveryStart[]) => d.map((x) => ({ hookId: x.hookId, action: x.action, deliveryId: x.deliveryId, status: x.status }));
+const deliveriesView = (d: DeliveryStart[]) =>
+  d.map((x) => ({ hookId: x.hookId, action: x.action, deliveryId: x.deliveryId, status: x.status }));
 
 function invalidHook(errors: { path: string; message: string }[]): GatewayError {
-  return new GatewayError('BAD_REQUEST', `Invalid hook: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { details: { errors } });
+  return new GatewayError('BAD_REQUEST', `Invalid hook: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, {
+    details: { errors },
+  });
 }
 
 const HOOK_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -106,11 +115,15 @@ export function queryString(req: Request, name: string): string | undefined {
 /** The tenant an environment-level call acts on: the caller's only tenant, or the one chosen with ?tenantId=. */
 export function environmentTenant(req: Request, p: Principal): string {
   if (p.grantType === 'password') {
-    throw new GatewayError('FORBIDDEN', 'Environment-level hooks need a client_credentials token; a user token reaches only its linked parties');
+    throw new GatewayError(
+      'FORBIDDEN',
+      'Environment-level hooks need a client_credentials token; a user token reaches only its linked parties',
+    );
   }
   const asked = queryString(req, 'tenantId');
   if (asked !== undefined) {
-    if (!p.tenantIds.includes(asked)) throw new GatewayError('FORBIDDEN', `Tenant ${asked.slice(0, 64)} is not accessible with this token`);
+    if (!p.tenantIds.includes(asked))
+      throw new GatewayError('FORBIDDEN', `Tenant ${asked.slice(0, 64)} is not accessible with this token`);
     return asked;
   }
   if (p.tenantIds.length === 1) return p.tenantIds[0] as string;
@@ -121,11 +134,16 @@ export function environmentTenant(req: Request, p: Principal): string {
 export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): void {
   const party = requireParty(deps.directory);
   const svc = (): WebhookApiServices => {
-    if (!deps.webhooks) throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'Webhooks are not configured in this API process');
+    if (!deps.webhooks)
+      throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'Webhooks are not configured in this API process');
     return deps.webhooks;
   };
 
-  const validation = (mode: 'create' | 'update', allowOutput: boolean, hasStoredSecureKey = false): HookValidationOptions => {
+  const validation = (
+    mode: 'create' | 'update',
+    allowOutput: boolean,
+    hasStoredSecureKey = false,
+  ): HookValidationOptions => {
     const s = svc().settings;
     return {
       mode,
@@ -161,7 +179,12 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
     return hook;
   }
 
-  async function createHook(req: Request, res: Response, level: { tenantId: string; partyId: string | null }, allowOutput: boolean) {
+  async function createHook(
+    req: Request,
+    res: Response,
+    level: { tenantId: string; partyId: string | null },
+    allowOutput: boolean,
+  ) {
     const v = validateHookBody(req.body, validation('create', allowOutput));
     if (!v.ok) throw invalidHook(v.errors);
     const hook = await svc().hooks.create({ id: randomUUID(), ...level, ...v.fields, secureKey: v.secureKey ?? null });
@@ -173,7 +196,12 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
     if (!v.ok) throw invalidHook(v.errors);
     // v1 does not know output rules: an update through it keeps the stored ones.
     const { output, ...rest } = v.fields;
-    const updated = await svc().hooks.update({ tenantId: hook.tenantId, partyId: hook.partyId }, hook.id, allowOutput ? { ...rest, output } : rest, v.secureKey);
+    const updated = await svc().hooks.update(
+      { tenantId: hook.tenantId, partyId: hook.partyId },
+      hook.id,
+      allowOutput ? { ...rest, output } : rest,
+      v.secureKey,
+    );
     if (!updated) throw new GatewayError('NOT_FOUND', `Hook ${hook.id} not found`);
     res.json(hookView(updated));
   }
@@ -185,15 +213,18 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
 
   async function ping(res: Response, hook: HookRecord) {
     const owner = hook.partyId ? await deps.directory.findParty(hook.partyId) : null;
-    const { event, deliveries } = await svc().publisher.publishEvent({
-      tenantId: hook.tenantId,
-      topic: 'Ping',
-      party: owner ? { partyId: owner.partyId, legalEntityId: owner.legalEntityId } : null,
-      message: `Ping for hook ${hook.id}`,
-      details: { hookId: hook.id },
-      createdBy: 'api',
-      targetHookId: hook.id,
-    }, { targetHook: hook });
+    const { event, deliveries } = await svc().publisher.publishEvent(
+      {
+        tenantId: hook.tenantId,
+        topic: 'Ping',
+        party: owner ? { partyId: owner.partyId, legalEntityId: owner.legalEntityId } : null,
+        message: `Ping for hook ${hook.id}`,
+        details: { hookId: hook.id },
+        createdBy: 'api',
+        targetHookId: hook.id,
+      },
+      { targetHook: hook },
+    );
     res.status(202).json({ eventId: event.id, label: event.label, deliveries: deliveriesView(deliveries) });
   }
 
@@ -218,9 +249,11 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
     // v1-beta may register at party level through the body (there is no v1-beta party path).
     const asked = (req.body as { partyId?: unknown } | undefined)?.partyId;
     if (asked !== undefined && asked !== null) {
-      if (typeof asked !== 'string' || !isPartyId(asked)) throw invalidHook([{ path: 'partyId', message: 'partyId must have the form <scheme>:<number>' }]);
+      if (typeof asked !== 'string' || !isPartyId(asked))
+        throw invalidHook([{ path: 'partyId', message: 'partyId must have the form <scheme>:<number>' }]);
       const owner = await deps.directory.findParty(asked);
-      if (!owner || !canReachParty(principalOf(res), owner)) throw new GatewayError('PARTY_NOT_ACCESSIBLE', `Party ${asked} is not accessible with this token`);
+      if (!owner || !canReachParty(principalOf(res), owner))
+        throw new GatewayError('PARTY_NOT_ACCESSIBLE', `Party ${asked} is not accessible with this token`);
       await createHook(req, res, { tenantId: owner.tenantId, partyId: owner.partyId }, true);
       return;
     }
@@ -282,7 +315,8 @@ function encodeCursor(e: EventRecord): string {
 function decodeCursor(text: string): { createdOn: Date; id: string } {
   try {
     const v = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as { t?: unknown; i?: unknown };
-    if (typeof v.t === 'number' && Number.isFinite(v.t) && typeof v.i === 'string' && EVENT_ID.test(v.i)) return { createdOn: new Date(v.t), id: v.i };
+    if (typeof v.t === 'number' && Number.isFinite(v.t) && typeof v.i === 'string' && EVENT_ID.test(v.i))
+      return { createdOn: new Date(v.t), id: v.i };
   } catch {
     // fall through
   }
@@ -293,8 +327,14 @@ function dateParam(req: Request, name: string): Date | undefined {
   const v = queryString(req, name);
   if (v === undefined || v === '') return undefined;
   // ISO 8601 with a time and an offset, as every timestamp of this API.
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(v) || Number.isNaN(Date.parse(v))) {
-    throw new GatewayError('BAD_REQUEST', `${name} must be an ISO 8601 timestamp with offset, e.g. 2026-01-31T12:00:00Z`);
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(v) ||
+    Number.isNaN(Date.parse(v))
+  ) {
+    throw new GatewayError(
+      'BAD_REQUEST',
+      `${name} must be an ISO 8601 timestamp with offset, e.g. 2026-01-31T12:00:00Z`,
+    );
   }
   return new Date(v);
 }
@@ -309,7 +349,8 @@ function registerEventRoutes(
   async function reachableEvent(res: Response, eventId: string): Promise<EventRecord> {
     const p = principalOf(res);
     const event = await svc().events.findInTenants(p.tenantIds, eventId);
-    const visible = event && (p.grantType !== 'password' || (event.partyKey !== null && (p.partyIds ?? []).includes(event.partyKey)));
+    const visible =
+      event && (p.grantType !== 'password' || (event.partyKey !== null && (p.partyIds ?? []).includes(event.partyKey)));
     if (!event || !visible) throw new GatewayError('NOT_FOUND', `Event ${eventId} not found`);
     return event;
   }
@@ -329,7 +370,8 @@ function registerEventRoutes(
     }
     const limitText = queryString(req, 'limit');
     const limit = limitText === undefined || limitText === '' ? DEFAULT_LIMIT : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new GatewayError('BAD_REQUEST', `limit must be an integer from 1 to ${MAX_LIMIT}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+      throw new GatewayError('BAD_REQUEST', `limit must be an integer from 1 to ${MAX_LIMIT}`);
     const cursorText = queryString(req, 'cursor');
     const after = cursorText ? decodeCursor(cursorText) : undefined;
 
@@ -337,9 +379,11 @@ function registerEventRoutes(
     const partyText = queryString(req, 'partyId') || undefined;
     if (partyText !== undefined) {
       const path = isLegalEntityId(partyText) ? partyIdOfLegalEntity(partyText) : partyText;
-      if (!isPartyId(path)) throw new GatewayError('BAD_REQUEST', 'partyId must be <scheme>:<number> or <country>:<scheme>:<number>');
+      if (!isPartyId(path))
+        throw new GatewayError('BAD_REQUEST', 'partyId must be <scheme>:<number> or <country>:<scheme>:<number>');
       const owner: PartyRecord | null = await deps.directory.findParty(path);
-      if (!owner || !canReachParty(p, owner)) throw new GatewayError('PARTY_NOT_ACCESSIBLE', `Party ${partyText} is not accessible with this token`);
+      if (!owner || !canReachParty(p, owner))
+        throw new GatewayError('PARTY_NOT_ACCESSIBLE', `Party ${partyText} is not accessible with this token`);
       partyKey = owner.partyId;
     }
 
@@ -390,6 +434,8 @@ function registerEventRoutes(
     if (hookId !== undefined && result.deliveries.every((d) => d.status === 'running')) {
       throw new GatewayError('CONFLICT', `A delivery of event ${event.id} to hook ${hookId} is in progress`);
     }
-    res.status(202).json({ eventId: result.event.id, label: result.event.label, deliveries: deliveriesView(result.deliveries) });
+    res
+      .status(202)
+      .json({ eventId: result.event.id, label: result.event.label, deliveries: deliveriesView(result.deliveries) });
   });
 }

@@ -16,12 +16,27 @@ import {
   type ParticipantId,
 } from '../../src/peppol/identifiers';
 import { commonNameOf, fingerprintSha256 } from '../../src/peppol/pki/certificates';
-import { participantOf, type LookupRefusal, type RecipientEndpoint, type RecipientLookup } from '../../src/peppol/recipient-lookup';
+import {
+  participantOf,
+  type LookupRefusal,
+  type RecipientEndpoint,
+  type RecipientLookup,
+} from '../../src/peppol/recipient-lookup';
 import type { SmlRegistrar } from '../../src/peppol/sml-registrar';
-import { BILLING_PROCESS, BIS3_CREDIT_NOTE, BIS3_INVOICE, currentCertificate, type SmpPublisher } from '../../src/peppol/smp-publisher';
+import {
+  BILLING_PROCESS,
+  BIS3_CREDIT_NOTE,
+  BIS3_INVOICE,
+  currentCertificate,
+  type SmpPublisher,
+} from '../../src/peppol/smp-publisher';
 import type { DirectoryRepository, PartyRecord } from '../../src/storage/directory.repository';
 import type { HookRecord } from '../../src/storage/hooks/hook.repository';
-import type { PeppolDirectoryRepository, PeppolParticipantRecord, ServiceEntry } from '../../src/storage/peppol/peppol-directory.repository';
+import type {
+  PeppolDirectoryRepository,
+  PeppolParticipantRecord,
+  ServiceEntry,
+} from '../../src/storage/peppol/peppol-directory.repository';
 import { partyOf, requireParty } from '../access';
 import { environmentTenant, queryString } from './hooks.routes';
 
@@ -84,16 +99,26 @@ function certificateInfo(c: X509Certificate) {
 }
 
 function invalid(errors: { path: string; message: string }[]): GatewayError {
-  return new GatewayError('BAD_REQUEST', `Invalid Peppol configuration: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { details: { errors } });
+  return new GatewayError(
+    'BAD_REQUEST',
+    `Invalid Peppol configuration: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    { details: { errors } },
+  );
 }
 
 /** `scheme::value`, or a bare value in the default scheme. */
 function docTypeOf(text: string): DocumentTypeId {
-  return text.includes('::') && !text.startsWith('urn:') ? parseDocumentTypeId(text) : documentTypeId(DOCTYPE_SCHEME_BUSDOX, text);
+  return text.includes('::') && !text.startsWith('urn:')
+    ? parseDocumentTypeId(text)
+    : documentTypeId(DOCTYPE_SCHEME_BUSDOX, text);
 }
 
 /** Reads `documentTypes` of a request body into service entries (URI forms, checked), collecting every problem. */
-function readServices(value: unknown, path: string, errors: { path: string; message: string }[]): ServiceEntry[] | undefined {
+function readServices(
+  value: unknown,
+  path: string,
+  errors: { path: string; message: string }[],
+): ServiceEntry[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value)) {
     errors.push({ path, message: 'must be an array of { documentTypeId, processIds }' });
@@ -121,10 +146,14 @@ function readServices(value: unknown, path: string, errors: { path: string; mess
     const processes: string[] = [];
     const list = ps === undefined ? [formatId(BILLING_PROCESS)] : ps;
     if (!Array.isArray(list) || list.length === 0 || list.length > MAX_PROCESSES) {
-      errors.push({ path: `${p}.processIds`, message: `must be an array of 1 to ${MAX_PROCESSES} process identifiers` });
+      errors.push({
+        path: `${p}.processIds`,
+        message: `must be an array of 1 to ${MAX_PROCESSES} process identifiers`,
+      });
     } else {
       list.forEach((x: unknown, j) => {
-        if (typeof x !== 'string') return void errors.push({ path: `${p}.processIds[${j}]`, message: 'must be a string' });
+        if (typeof x !== 'string')
+          return void errors.push({ path: `${p}.processIds[${j}]`, message: 'must be a string' });
         try {
           const proc = x.includes('::') ? parseProcessId(x.trim()) : processId(PROCESS_SCHEME, x.trim());
           const uri = formatId(proc);
@@ -136,7 +165,8 @@ function readServices(value: unknown, path: string, errors: { path: string; mess
     }
     if (doc) {
       const uri = formatId(doc);
-      if (out.some((s) => s.documentTypeId === uri)) errors.push({ path: `${p}.documentTypeId`, message: `${uri} is listed twice` });
+      if (out.some((s) => s.documentTypeId === uri))
+        errors.push({ path: `${p}.documentTypeId`, message: `${uri} is listed twice` });
       else out.push({ documentTypeId: uri, processIds: processes });
     }
   });
@@ -151,7 +181,8 @@ function readBoolean(value: unknown, path: string, errors: { path: string; messa
 
 function objectBody(req: Request): Record<string, unknown> {
   const b = req.body as unknown;
-  if (!b || typeof b !== 'object' || Array.isArray(b)) throw invalid([{ path: '', message: 'the body must be a JSON object' }]);
+  if (!b || typeof b !== 'object' || Array.isArray(b))
+    throw invalid([{ path: '', message: 'the body must be a JSON object' }]);
   return b as Record<string, unknown>;
 }
 
@@ -162,7 +193,10 @@ function partyParticipant(party: PartyRecord): ParticipantId {
     assertIcdUsable(p);
     return p;
   } catch (e) {
-    throw new GatewayError('BAD_REQUEST', `Party ${party.partyId} cannot be a Peppol participant: ${(e as Error).message}`);
+    throw new GatewayError(
+      'BAD_REQUEST',
+      `Party ${party.partyId} cannot be a Peppol participant: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -171,18 +205,22 @@ function fallbackHook(hooks: readonly HookRecord[]): HookRecord | undefined {
   return hooks
     .filter((h) => h.isActive && h.action === 'mailto')
     .filter((h) => hookTopicMatch(h, 'SendInvoice') !== null && hookTopicMatch(h, 'SendInvoiceFallback') !== null)
-    .sort((a, b) => Number(b.partyId !== null) - Number(a.partyId !== null) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0];
+    .sort(
+      (a, b) => Number(b.partyId !== null) - Number(a.partyId !== null) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    )[0];
 }
 
 export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): void {
   const party = requireParty(deps.directory);
   const svc = (): PeppolApiServices => {
-    if (!deps.peppol) throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'The Peppol layer is not configured in this API process');
+    if (!deps.peppol)
+      throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'The Peppol layer is not configured in this API process');
     return deps.peppol;
   };
   const lookup = (): RecipientLookup => {
     const l = svc().lookup;
-    if (isUnavailable(l)) throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Recipient lookups are not configured: ${l.unavailable}`);
+    if (isUnavailable(l))
+      throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Recipient lookups are not configured: ${l.unavailable}`);
     return l;
   };
 
@@ -195,12 +233,19 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
     parseJson(req, res, next);
   };
 
-  async function defaultsOf(tenantId: string): Promise<{ services: ServiceEntry[]; reviews: boolean; changedOn: Date | null }> {
+  async function defaultsOf(
+    tenantId: string,
+  ): Promise<{ services: ServiceEntry[]; reviews: boolean; changedOn: Date | null }> {
     const t = await svc().directory.getTenantConfig(tenantId);
-    return t ? { services: t.services, reviews: t.reviews, changedOn: t.changedOn } : { services: [...DEFAULT_SERVICES], reviews: false, changedOn: null };
+    return t
+      ? { services: t.services, reviews: t.reviews, changedOn: t.changedOn }
+      : { services: [...DEFAULT_SERVICES], reviews: false, changedOn: null };
   }
 
-  function environmentView(tenantId: string, defaults: { services: ServiceEntry[]; reviews: boolean; changedOn: Date | null }) {
+  function environmentView(
+    tenantId: string,
+    defaults: { services: ServiceEntry[]; reviews: boolean; changedOn: Date | null },
+  ) {
     const s = svc();
     const current = currentCertificate(s.settings.apCertificates, new Date());
     return {
@@ -219,13 +264,20 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
         signingCertificate: s.settings.smpCertificate ? certificateInfo(s.settings.smpCertificate) : null,
       },
       sml: { zone: s.settings.smlZone, registrar: s.registrar.kind },
-      lookups: { available: !isUnavailable(s.lookup), ...(isUnavailable(s.lookup) ? { problem: s.lookup.unavailable } : {}) },
+      lookups: {
+        available: !isUnavailable(s.lookup),
+        ...(isUnavailable(s.lookup) ? { problem: s.lookup.unavailable } : {}),
+      },
       defaults: { documentTypes: defaults.services, reviews: defaults.reviews },
       changedOn: defaults.changedOn ? defaults.changedOn.toISOString() : null,
     };
   }
 
-  function partyView(p: PartyRecord, record: PeppolParticipantRecord | null, defaults: { services: ServiceEntry[]; reviews: boolean }) {
+  function partyView(
+    p: PartyRecord,
+    record: PeppolParticipantRecord | null,
+    defaults: { services: ServiceEntry[]; reviews: boolean },
+  ) {
     const s = svc();
     return {
       partyId: p.partyId,
@@ -256,14 +308,30 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
     const body = objectBody(req);
     const s = svc();
     const errors: { path: string; message: string }[] = [];
-    const { defaults, tenantId: givenTenant, accessPoint, smp, sml, lookups: _lookups, changedOn: _changedOn, ...rest } = body;
+    const {
+      defaults,
+      tenantId: givenTenant,
+      accessPoint,
+      smp,
+      sml,
+      lookups: _lookups,
+      changedOn: _changedOn,
+      ...rest
+    } = body;
     for (const k of Object.keys(rest)) errors.push({ path: k, message: 'unknown field' });
-    if (givenTenant !== undefined && givenTenant !== tenantId) errors.push({ path: 'tenantId', message: `this call acts on tenant ${tenantId}` });
+    if (givenTenant !== undefined && givenTenant !== tenantId)
+      errors.push({ path: 'tenantId', message: `this call acts on tenant ${tenantId}` });
     // The operator's settings come back in a GET → PUT round trip; a changed value there would silently do nothing.
     const same = (path: string, given: unknown, actual: unknown, env: string) => {
-      if (given !== undefined && given !== actual) errors.push({ path, message: `set by the operator (${env}), not through the API` });
+      if (given !== undefined && given !== actual)
+        errors.push({ path, message: `set by the operator (${env}), not through the API` });
     };
-    same('accessPoint.endpointUrl', (accessPoint as { endpointUrl?: unknown } | undefined)?.endpointUrl, s.settings.apEndpointUrl, 'PEPPOL_AP_ENDPOINT_URL');
+    same(
+      'accessPoint.endpointUrl',
+      (accessPoint as { endpointUrl?: unknown } | undefined)?.endpointUrl,
+      s.settings.apEndpointUrl,
+      'PEPPOL_AP_ENDPOINT_URL',
+    );
     same('smp.url', (smp as { url?: unknown } | undefined)?.url, s.settings.smpPublicUrl, 'PEPPOL_SMP_PUBLIC_URL');
     same('sml.zone', (sml as { zone?: unknown } | undefined)?.zone, s.settings.smlZone, 'PEPPOL_SML_ZONE');
     if (defaults === undefined || !defaults || typeof defaults !== 'object' || Array.isArray(defaults)) {
@@ -274,10 +342,14 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
     for (const k of Object.keys(restDefaults)) errors.push({ path: `defaults.${k}`, message: 'unknown field' });
     const services = readServices(documentTypes, 'defaults.documentTypes', errors);
     const review = readBoolean(reviews, 'defaults.reviews', errors);
-    if (services !== undefined && services.length === 0) errors.push({ path: 'defaults.documentTypes', message: 'at least one document type' });
+    if (services !== undefined && services.length === 0)
+      errors.push({ path: 'defaults.documentTypes', message: 'at least one document type' });
     if (errors.length) throw invalid(errors);
     const current = await defaultsOf(tenantId);
-    const saved = await s.directory.putTenantConfig(tenantId, { services: services ?? current.services, reviews: review ?? current.reviews });
+    const saved = await s.directory.putTenantConfig(tenantId, {
+      services: services ?? current.services,
+      reviews: review ?? current.reviews,
+    });
     res.json(environmentView(tenantId, saved));
   });
 
@@ -293,13 +365,26 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
     const s = svc();
     const body = objectBody(req);
     const errors: { path: string; message: string }[] = [];
-    const { registered, documentTypes, reviews, partyId: givenParty, participantId: _pid, configured: _c, smpUrl: _u, sml: _s, changedOn: _d, ...rest } = body;
+    const {
+      registered,
+      documentTypes,
+      reviews,
+      partyId: givenParty,
+      participantId: _pid,
+      configured: _c,
+      smpUrl: _u,
+      sml: _s,
+      changedOn: _d,
+      ...rest
+    } = body;
     for (const k of Object.keys(rest)) errors.push({ path: k, message: 'unknown field' });
-    if (givenParty !== undefined && givenParty !== p.partyId) errors.push({ path: 'partyId', message: `this call configures party ${p.partyId}` });
+    if (givenParty !== undefined && givenParty !== p.partyId)
+      errors.push({ path: 'partyId', message: `this call configures party ${p.partyId}` });
     if (typeof registered !== 'boolean') errors.push({ path: 'registered', message: 'required: true or false' });
     const services = readServices(documentTypes, 'documentTypes', errors);
     const review = readBoolean(reviews, 'reviews', errors);
-    if (registered === true && services !== undefined && services.length === 0) errors.push({ path: 'documentTypes', message: 'a registered party receives at least one document type' });
+    if (registered === true && services !== undefined && services.length === 0)
+      errors.push({ path: 'documentTypes', message: 'a registered party receives at least one document type' });
     if (errors.length) throw invalid(errors);
 
     const participant = partyParticipant(p);
@@ -315,7 +400,11 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
 
     if (input.registered) {
       // Refused before anything is stored: a registration our SMP cannot answer, or no way to reach the SML.
-      if (isUnavailable(s.smp)) throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Our SMP is not configured, so ${p.partyId} cannot be published: ${s.smp.unavailable}`);
+      if (isUnavailable(s.smp))
+        throw new GatewayError(
+          'DEPENDENCY_UNAVAILABLE',
+          `Our SMP is not configured, so ${p.partyId} cannot be published: ${s.smp.unavailable}`,
+        );
       // Without an SML registrar the registrar itself refuses, naming what to configure (501).
       if (s.registrar.kind === 'off') await s.registrar.register(participant, s.settings.smpPublicUrl);
       // Our SMP answers first, then the SML points senders at it.
@@ -325,7 +414,11 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
       } catch (e) {
         const message = (e as Error).message;
         await s.directory.setSmlState(p.partyId, 'failed', message);
-        throw new GatewayError('DEPENDENCY_UNAVAILABLE', `${p.partyId} is published in our SMP but its SML registration failed (retry the PUT): ${message}`, { cause: e });
+        throw new GatewayError(
+          'DEPENDENCY_UNAVAILABLE',
+          `${p.partyId} is published in our SMP but its SML registration failed (retry the PUT): ${message}`,
+          { cause: e },
+        );
       }
       const saved = await s.directory.setSmlState(p.partyId, s.registrar.kind === 'manual' ? 'manual' : 'registered');
       res.json(partyView(p, saved, defaults));
@@ -337,67 +430,107 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
       try {
         await s.registrar.unregister(participant);
       } catch (e) {
-        throw new GatewayError('DEPENDENCY_UNAVAILABLE', `The SML registration of ${p.partyId} could not be removed; nothing was changed: ${(e as Error).message}`, { cause: e });
+        throw new GatewayError(
+          'DEPENDENCY_UNAVAILABLE',
+          `The SML registration of ${p.partyId} could not be removed; nothing was changed: ${(e as Error).message}`,
+          { cause: e },
+        );
       }
     }
     await s.directory.putParticipant(input);
-    const saved = previous && previous.smlState !== 'unregistered' ? await s.directory.setSmlState(p.partyId, 'unregistered') : await s.directory.getParticipant(p.partyId);
+    const saved =
+      previous && previous.smlState !== 'unregistered'
+        ? await s.directory.setSmlState(p.partyId, 'unregistered')
+        : await s.directory.getParticipant(p.partyId);
     res.json(partyView(p, saved, defaults));
   });
 
   // Recipient lookups.
-  router.post('/api/v1/:partyId/salesInvoice/queryRecipientParty', party, bodyJson, async (req: Request, res: Response) => {
-    const sender = partyOf(res);
-    const { ids, isCredit } = readRecipientBody(req.body as unknown);
-    const preferred = queryString(req, 'preferredDocumentTypeId');
-    const includeText = queryString(req, 'includeOptions');
-    if (includeText !== undefined && !['true', 'false'].includes(includeText)) throw new GatewayError('BAD_REQUEST', 'includeOptions must be true or false');
-    const includeOptions = includeText !== 'false';
-    let documentTypes: DocumentTypeId[] = [isCredit ? BIS3_CREDIT_NOTE : BIS3_INVOICE];
-    if (preferred !== undefined && preferred !== '') {
-      let d: DocumentTypeId;
-      try {
-        d = docTypeOf(preferred.trim());
-      } catch (e) {
-        throw new GatewayError('BAD_REQUEST', `preferredDocumentTypeId: ${(e as Error).message}`);
+  router.post(
+    '/api/v1/:partyId/salesInvoice/queryRecipientParty',
+    party,
+    bodyJson,
+    async (req: Request, res: Response) => {
+      const sender = partyOf(res);
+      const { ids, isCredit } = readRecipientBody(req.body as unknown);
+      const preferred = queryString(req, 'preferredDocumentTypeId');
+      const includeText = queryString(req, 'includeOptions');
+      if (includeText !== undefined && !['true', 'false'].includes(includeText))
+        throw new GatewayError('BAD_REQUEST', 'includeOptions must be true or false');
+      const includeOptions = includeText !== 'false';
+      let documentTypes: DocumentTypeId[] = [isCredit ? BIS3_CREDIT_NOTE : BIS3_INVOICE];
+      if (preferred !== undefined && preferred !== '') {
+        let d: DocumentTypeId;
+        try {
+          d = docTypeOf(preferred.trim());
+        } catch (e) {
+          throw new GatewayError('BAD_REQUEST', `preferredDocumentTypeId: ${(e as Error).message}`);
+        }
+        documentTypes = [d, ...documentTypes.filter((x) => formatId(x) !== formatId(d))];
       }
-      documentTypes = [d, ...documentTypes.filter((x) => formatId(x) !== formatId(d))];
-    }
-    const l = lookup();
-    const results = await Promise.all(ids.map((id) => l.findEndpoint(id, documentTypes)));
-    const fallback = fallbackHook(await svc().hooks.listForRouting(sender.tenantId, sender.partyId));
+      const l = lookup();
+      const results = await Promise.all(ids.map((id) => l.findEndpoint(id, documentTypes)));
+      const fallback = fallbackHook(await svc().hooks.listForRouting(sender.tenantId, sender.partyId));
 
-    const peppolIdentifiers = ids.map((id, i) => identifierView(id, results[i] as RecipientEndpoint | LookupRefusal));
-    const options = [{ channel: 'peppol', description: 'Peppol network (AS4)', identifiers: peppolIdentifiers }];
-    if (fallback) {
-      const hookName = fallback.name ? `${fallback.name} (${fallback.id})` : fallback.id;
-      options.push({
-        channel: 'peppol-fallback',
-        description: `Peppol, with e-mail fallback through hook ${hookName}`,
-        identifiers: ids.map((id, i) => {
-          const r = results[i] as RecipientEndpoint | LookupRefusal;
-          return { partyId: id, isValid: true, message: r.ok ? 'Delivered over Peppol; e-mail if that fails' : `Delivered by e-mail: ${r.message}` };
-        }),
-      });
-    }
-    const firstOk = peppolIdentifiers.find((x) => x.isValid);
-    const body = firstOk
-      ? { id: firstOk.partyId, channel: 'peppol', description: 'Peppol network (AS4)', message: firstOk.message }
-      : fallback
-        ? { id: ids[0] as string, channel: 'peppol-fallback', description: options[1]?.description ?? '', message: `Not reachable over Peppol; invoices go by e-mail through hook ${fallback.id}` }
-        : { id: ids[0] as string, channel: null, description: 'No delivery channel', message: `Not deliverable: ${peppolIdentifiers.map((x) => `${x.partyId}: ${x.message}`).join('; ')}` };
-    res.status(firstOk || fallback ? 200 : 404).json({ ...body, options: includeOptions ? options : [] });
-  });
+      const peppolIdentifiers = ids.map((id, i) => identifierView(id, results[i] as RecipientEndpoint | LookupRefusal));
+      const options = [{ channel: 'peppol', description: 'Peppol network (AS4)', identifiers: peppolIdentifiers }];
+      if (fallback) {
+        const hookName = fallback.name ? `${fallback.name} (${fallback.id})` : fallback.id;
+        options.push({
+          channel: 'peppol-fallback',
+          description: `Peppol, with e-mail fallback through hook ${hookName}`,
+          identifiers: ids.map((id, i) => {
+            const r = results[i] as RecipientEndpoint | LookupRefusal;
+            return {
+              partyId: id,
+              isValid: true,
+              message: r.ok ? 'Delivered over Peppol; e-mail if that fails' : `Delivered by e-mail: ${r.message}`,
+            };
+          }),
+        });
+      }
+      const firstOk = peppolIdentifiers.find((x) => x.isValid);
+      const body = firstOk
+        ? { id: firstOk.partyId, channel: 'peppol', description: 'Peppol network (AS4)', message: firstOk.message }
+        : fallback
+          ? {
+              id: ids[0] as string,
+              channel: 'peppol-fallback',
+              description: options[1]?.description ?? '',
+              message: `Not reachable over Peppol; invoices go by e-mail through hook ${fallback.id}`,
+            }
+          : {
+              id: ids[0] as string,
+              channel: null,
+              description: 'No delivery channel',
+              message: `Not deliverable: ${peppolIdentifiers.map((x) => `${x.partyId}: ${x.message}`).join('; ')}`,
+            };
+      res.status(firstOk || fallback ? 200 : 404).json({ ...body, options: includeOptions ? options : [] });
+    },
+  );
 
   router.get('/api/v1/peppol/deliveryOption', async (req: Request, res: Response) => {
     const raw = (req.query as Record<string, unknown>)['partyIds'];
-    const list = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((v) => (typeof v === 'string' ? v.split(',') : [])).map((v) => v.trim()).filter((v) => v.length > 0);
-    if (list.length === 0) throw new GatewayError('BAD_REQUEST', 'partyIds is required: one or more recipient identifiers, comma-separated or repeated');
-    if (list.length > MAX_RECIPIENTS) throw new GatewayError('BAD_REQUEST', `at most ${MAX_RECIPIENTS} partyIds per call`);
+    const list = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
+      .flatMap((v) => (typeof v === 'string' ? v.split(',') : []))
+      .map((v) => v.trim())
+      .filter((v) => v.length > 0);
+    if (list.length === 0)
+      throw new GatewayError(
+        'BAD_REQUEST',
+        'partyIds is required: one or more recipient identifiers, comma-separated or repeated',
+      );
+    if (list.length > MAX_RECIPIENTS)
+      throw new GatewayError('BAD_REQUEST', `at most ${MAX_RECIPIENTS} partyIds per call`);
     const family = queryString(req, 'documentFamily') ?? 'Invoice';
-    if (family !== 'Invoice') throw new GatewayError('BAD_REQUEST', `documentFamily "${family.slice(0, 64)}" is not supported; supported: Invoice`);
+    if (family !== 'Invoice')
+      throw new GatewayError(
+        'BAD_REQUEST',
+        `documentFamily "${family.slice(0, 64)}" is not supported; supported: Invoice`,
+      );
     const creditText = queryString(req, 'isCredit') ?? 'false';
-    if (!['true', 'false'].includes(creditText)) throw new GatewayError('BAD_REQUEST', 'isCredit must be true or false');
+    if (!['true', 'false'].includes(creditText))
+      throw new GatewayError('BAD_REQUEST', 'isCredit must be true or false');
     const ids = [...new Set(list)];
     const l = lookup();
     const results = await Promise.all(ids.map((id) => l.deliveryOptions(id, creditText === 'true')));
@@ -414,8 +547,14 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
         : [],
     );
     if (out.length === 0) {
-      const errors = results.map((r, i) => (Array.isArray(r) ? null : { partyId: ids[i] as string, reason: r.failure, message: r.message })).filter((e) => e !== null);
-      throw new GatewayError('NOT_FOUND', `No Peppol delivery option: ${errors.map((e) => `${e.partyId}: ${e.message}`).join('; ')}`, { details: { errors } });
+      const errors = results
+        .map((r, i) => (Array.isArray(r) ? null : { partyId: ids[i] as string, reason: r.failure, message: r.message }))
+        .filter((e) => e !== null);
+      throw new GatewayError(
+        'NOT_FOUND',
+        `No Peppol delivery option: ${errors.map((e) => `${e.partyId}: ${e.message}`).join('; ')}`,
+        { details: { errors } },
+      );
     }
     res.json(out);
   });
@@ -443,16 +582,23 @@ function readRecipientBody(body: unknown): { ids: string[]; isCredit: boolean } 
     if (unknownKeys.length) throw new GatewayError('BAD_REQUEST', `unknown field(s): ${unknownKeys.join(', ')}`);
     ids = partyIds;
     if (metaAttributes !== undefined) {
-      if (!metaAttributes || typeof metaAttributes !== 'object' || Array.isArray(metaAttributes)) throw new GatewayError('BAD_REQUEST', 'metaAttributes must be an object');
+      if (!metaAttributes || typeof metaAttributes !== 'object' || Array.isArray(metaAttributes))
+        throw new GatewayError('BAD_REQUEST', 'metaAttributes must be an object');
       // isCredit is the one attribute that changes the lookup (credit note instead of invoice); others are ignored.
       const c = (metaAttributes as Record<string, unknown>)['isCredit'];
-      if (c !== undefined && c !== true && c !== false && c !== 'true' && c !== 'false') throw new GatewayError('BAD_REQUEST', 'metaAttributes.isCredit must be true or false');
+      if (c !== undefined && c !== true && c !== false && c !== 'true' && c !== 'false')
+        throw new GatewayError('BAD_REQUEST', 'metaAttributes.isCredit must be true or false');
       isCredit = c === true || c === 'true';
     }
-  } else throw new GatewayError('BAD_REQUEST', 'the body must be an array of identifiers or { partyIds, metaAttributes }');
+  } else
+    throw new GatewayError('BAD_REQUEST', 'the body must be an array of identifiers or { partyIds, metaAttributes }');
   if (!Array.isArray(ids) || ids.length === 0 || ids.some((x) => typeof x !== 'string' || x.trim() === '')) {
-    throw new GatewayError('BAD_REQUEST', 'partyIds must be a non-empty array of identifier strings (<scheme>:<number>)');
+    throw new GatewayError(
+      'BAD_REQUEST',
+      'partyIds must be a non-empty array of identifier strings (<scheme>:<number>)',
+    );
   }
-  if (ids.length > MAX_RECIPIENTS) throw new GatewayError('BAD_REQUEST', `at most ${MAX_RECIPIENTS} identifiers per call`);
+  if (ids.length > MAX_RECIPIENTS)
+    throw new GatewayError('BAD_REQUEST', `at most ${MAX_RECIPIENTS} identifiers per call`);
   return { ids: [...new Set((ids as string[]).map((x) => x.trim()))], isCredit };
 }

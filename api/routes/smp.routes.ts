@@ -12,7 +12,12 @@ import {
   type ParticipantId,
 } from '../../src/peppol/identifiers';
 import { commonNameOf } from '../../src/peppol/pki/certificates';
-import { MLS_DOCUMENT_TYPE, MLS_PROCESS, type PublishedParticipant, type SmpPublisher } from '../../src/peppol/smp-publisher';
+import {
+  MLS_DOCUMENT_TYPE,
+  MLS_PROCESS,
+  type PublishedParticipant,
+  type SmpPublisher,
+} from '../../src/peppol/smp-publisher';
 import { isUnavailable, type PeppolApiServices } from './peppol.routes';
 
 /**
@@ -39,7 +44,10 @@ function idParam<T>(req: Request, name: string, parse: (s: string) => T, what: s
   try {
     return parse(raw);
   } catch (e) {
-    throw new GatewayError('BAD_REQUEST', `"${raw.slice(0, 200)}" is not a ${what} identifier (scheme::value, percent-encoded): ${(e as Error).message}`);
+    throw new GatewayError(
+      'BAD_REQUEST',
+      `"${raw.slice(0, 200)}" is not a ${what} identifier (scheme::value, percent-encoded): ${(e as Error).message}`,
+    );
   }
 }
 
@@ -56,9 +64,11 @@ function ourSpid(smp: SmpPublisher): ParticipantId | undefined {
 export function registerSmpRoutes(router: Router, deps: SmpRouteDeps): void {
   const base = deps.basePath.replace(/\/+$/, '');
   const publisher = (): SmpPublisher => {
-    if (!deps.peppol) throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'The Peppol layer is not configured in this API process');
+    if (!deps.peppol)
+      throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'The Peppol layer is not configured in this API process');
     const smp = deps.peppol.smp;
-    if (isUnavailable(smp)) throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Our SMP is not configured: ${smp.unavailable}`);
+    if (isUnavailable(smp))
+      throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Our SMP is not configured: ${smp.unavailable}`);
     return smp;
   };
 
@@ -66,13 +76,17 @@ export function registerSmpRoutes(router: Router, deps: SmpRouteDeps): void {
     const smp = publisher();
     if (participant.scheme !== PARTICIPANT_SCHEME) throw notFound(formatId(participant));
     const spid = ourSpid(smp);
-    if (spid && participantIdEquals(spid, participant)) return { participant: spid, services: [{ documentType: MLS_DOCUMENT_TYPE, processes: [MLS_PROCESS] }] };
+    if (spid && participantIdEquals(spid, participant))
+      return { participant: spid, services: [{ documentType: MLS_DOCUMENT_TYPE, processes: [MLS_PROCESS] }] };
     const record = await (deps.peppol as PeppolApiServices).directory.findByParticipantValue(participant.value);
     if (!record || !record.registered) throw notFound(formatId(participant));
     return {
       participant,
       // Written through the API, which checked every identifier.
-      services: record.services.map((s) => ({ documentType: parseDocumentTypeId(s.documentTypeId), processes: s.processIds.map(parseProcessId) })),
+      services: record.services.map((s) => ({
+        documentType: parseDocumentTypeId(s.documentTypeId),
+        processes: s.processIds.map(parseProcessId),
+      })),
     };
   }
 

@@ -1,4 +1,10 @@
-import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
@@ -9,7 +15,13 @@ import { AUTH_REALM } from '../../src/auth/authenticate';
 import { isSecretActive, type ClientRecord, type IdentityStore } from '../../src/auth/identity-store';
 import { CLIENT_SECRET_SCRYPT_PARAMS, verifyAgainstDecoy, verifySecret } from '../../src/auth/secret-hash';
 import type { PublicSigningJwk } from '../../src/auth/signing-keys';
-import { API_SCOPE, GRANT_TYPES, type GrantType, type IssuedToken, type TokenSubject } from '../../src/auth/token-service';
+import {
+  API_SCOPE,
+  GRANT_TYPES,
+  type GrantType,
+  type IssuedToken,
+  type TokenSubject,
+} from '../../src/auth/token-service';
 import type { Logger } from '../../src/observability/logger';
 import { requestIdOf } from '../problem-details';
 
@@ -109,7 +121,8 @@ function claimedClientId(req: Request): string | undefined {
 
 /** The one answer for an unknown client id and a wrong secret; the reason goes to the log only. */
 const BAD_CLIENT = 'Client authentication failed: client_id or client_secret is not valid';
-const badClient = (reason: 'unknown_client' | 'wrong_secret') => new OAuthFailure(401, 'invalid_client', BAD_CLIENT, reason);
+const badClient = (reason: 'unknown_client' | 'wrong_secret') =>
+  new OAuthFailure(401, 'invalid_client', BAD_CLIENT, reason);
 
 interface AuthenticatedClient {
   client: ClientRecord;
@@ -148,12 +161,22 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
       const wasRevoked = (await Promise.all(revoked.map((s) => verifySecret(secret, s.hash)))).includes(true);
       // Told only to a caller holding a once valid secret of this client.
       return wasRevoked
-        ? new OAuthFailure(401, 'invalid_client', 'Client authentication failed: this client_secret has been revoked', 'revoked_secret')
+        ? new OAuthFailure(
+            401,
+            'invalid_client',
+            'Client authentication failed: this client_secret has been revoked',
+            'revoked_secret',
+          )
         : badClient('wrong_secret');
     }
     // Told only to a caller holding a valid secret.
     if (client.disabled) {
-      return new OAuthFailure(401, 'invalid_client', 'Client authentication failed: the client is disabled', 'client_disabled');
+      return new OAuthFailure(
+        401,
+        'invalid_client',
+        'Client authentication failed: the client is disabled',
+        'client_disabled',
+      );
     }
     return { client, secretId: matched.id };
   }
@@ -177,8 +200,16 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
     new BasicStrategy({ passReqToCallback: true, realm: AUTH_REALM }, (req, _id, _secret, done: Done) => {
       const creds = parseBasic(req.headers.authorization);
       if (typeof creds !== 'object' || !creds.clientId || !creds.secret) {
-        verified(req, done)(
-          new OAuthFailure(401, 'invalid_client', 'Client authentication failed: malformed Basic credentials', 'malformed_basic'),
+        verified(
+          req,
+          done,
+        )(
+          new OAuthFailure(
+            401,
+            'invalid_client',
+            'Client authentication failed: malformed Basic credentials',
+            'malformed_basic',
+          ),
         );
         return;
       }
@@ -199,12 +230,24 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
           // The strategy refused before our check ran: missing or unparseable credentials.
           reject(
             status === 400
-              ? new OAuthFailure(400, 'invalid_request', 'The Authorization header is not valid Basic credentials', 'malformed_basic')
-              : new OAuthFailure(401, 'invalid_client', 'Client authentication failed: client_id and client_secret are required', 'missing_client_credentials'),
+              ? new OAuthFailure(
+                  400,
+                  'invalid_request',
+                  'The Authorization header is not valid Basic credentials',
+                  'malformed_basic',
+                )
+              : new OAuthFailure(
+                  401,
+                  'invalid_client',
+                  'Client authentication failed: client_id and client_secret are required',
+                  'missing_client_credentials',
+                ),
           );
         },
       ) as RequestHandler;
-      void middleware(req, res, (err?: unknown) => reject(err instanceof Error ? err : new Error('client authentication did not complete')));
+      void middleware(req, res, (err?: unknown) =>
+        reject(err instanceof Error ? err : new Error('client authentication did not complete')),
+      );
     });
   }
 
@@ -212,13 +255,24 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
     const v = body[name];
     if (v === undefined) return undefined;
     // RFC 6749 §3.2: parameters must not be repeated (the parser turns a repeat into an array).
-    if (typeof v !== 'string') throw new OAuthFailure(400, 'invalid_request', `Parameter ${name} must be sent exactly once`, 'repeated_parameter');
+    if (typeof v !== 'string')
+      throw new OAuthFailure(
+        400,
+        'invalid_request',
+        `Parameter ${name} must be sent exactly once`,
+        'repeated_parameter',
+      );
     return v === '' ? undefined : v;
   }
 
   async function grant(req: Request, res: Response): Promise<IssuedToken> {
     if (!req.is('application/x-www-form-urlencoded')) {
-      throw new OAuthFailure(400, 'invalid_request', 'Content-Type must be application/x-www-form-urlencoded', 'wrong_content_type');
+      throw new OAuthFailure(
+        400,
+        'invalid_request',
+        'Content-Type must be application/x-www-form-urlencoded',
+        'wrong_content_type',
+      );
     }
     const body = bodyOf(req);
     for (const name of Object.keys(body)) stringParam(body, name);
@@ -227,18 +281,33 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
 
     const authz = req.headers.authorization;
     if (authz && !isBasic(req)) {
-      throw new OAuthFailure(401, 'invalid_client', 'Client authentication failed: only client_secret_basic and client_secret_post are supported', 'unsupported_client_auth');
+      throw new OAuthFailure(
+        401,
+        'invalid_client',
+        'Client authentication failed: only client_secret_basic and client_secret_post are supported',
+        'unsupported_client_auth',
+      );
     }
     const bodyClientId = stringParam(body, 'client_id');
     let authenticated: AuthenticatedClient;
     if (authz) {
       // RFC 6749 §2.3.1: one authentication method per request.
       if (body.client_secret !== undefined) {
-        throw new OAuthFailure(400, 'invalid_request', 'Client credentials sent both in the Authorization header and in the body', 'two_auth_methods');
+        throw new OAuthFailure(
+          400,
+          'invalid_request',
+          'Client credentials sent both in the Authorization header and in the body',
+          'two_auth_methods',
+        );
       }
       const basic = parseBasic(authz);
       if (typeof basic === 'object' && bodyClientId !== undefined && bodyClientId !== basic.clientId) {
-        throw new OAuthFailure(400, 'invalid_request', 'client_id in the body differs from the Basic credentials', 'client_id_mismatch');
+        throw new OAuthFailure(
+          400,
+          'invalid_request',
+          'client_id in the body differs from the Basic credentials',
+          'client_id_mismatch',
+        );
       }
       authenticated = await authenticateClient('basic', req, res);
     } else {
@@ -247,7 +316,12 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
     const { client, secretId } = authenticated;
 
     if (!(GRANT_TYPES as readonly string[]).includes(grantType)) {
-      throw new OAuthFailure(400, 'unsupported_grant_type', `grant_type must be ${GRANT_TYPES.join(' or ')}`, 'unsupported_grant_type');
+      throw new OAuthFailure(
+        400,
+        'unsupported_grant_type',
+        `grant_type must be ${GRANT_TYPES.join(' or ')}`,
+        'unsupported_grant_type',
+      );
     }
     const scope = stringParam(body, 'scope');
     if (!scope) throw new OAuthFailure(400, 'invalid_request', `scope is required; use ${API_SCOPE}`, 'missing_scope');
@@ -259,7 +333,12 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
     if ((grantType as GrantType) === 'client_credentials') {
       const tenantId = client.tenantIds[0];
       if (!tenantId) {
-        throw new OAuthFailure(400, 'unauthorized_client', 'The client is not assigned to a tenant', 'client_without_tenant');
+        throw new OAuthFailure(
+          400,
+          'unauthorized_client',
+          'The client is not assigned to a tenant',
+          'client_without_tenant',
+        );
       }
       return tokens.issue({ grantType: 'client_credentials', clientId: client.clientId, secretId, tenantId });
     }
@@ -267,7 +346,12 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
     const username = stringParam(body, 'username');
     const password = stringParam(body, 'password');
     if (!username || !password) {
-      throw new OAuthFailure(400, 'invalid_request', 'username and password are required for grant_type password', 'missing_user_credentials');
+      throw new OAuthFailure(
+        400,
+        'invalid_request',
+        'username and password are required for grant_type password',
+        'missing_user_credentials',
+      );
     }
     const found = await store.findUserByUsername(username);
     // A user outside the client's tenants is treated as unknown: their password is never checked (a decoy is, for
@@ -339,11 +423,21 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
       failure =
         e.type === 'entity.too.large'
           ? new OAuthFailure(413, 'invalid_request', 'The request body is too large', 'body_too_large')
-          : new OAuthFailure(400, 'invalid_request', 'The request body is not a valid form-url-encoded body', 'malformed_body');
+          : new OAuthFailure(
+              400,
+              'invalid_request',
+              'The request body is not a valid form-url-encoded body',
+              'malformed_body',
+            );
       logRefusal(req, failure);
     } else {
       logger.error({ err, requestId: requestIdOf(req) }, 'token request failed');
-      failure = new OAuthFailure(503, 'temporarily_unavailable', 'The identity server cannot answer right now; retry later', 'internal');
+      failure = new OAuthFailure(
+        503,
+        'temporarily_unavailable',
+        'The identity server cannot answer right now; retry later',
+        'internal',
+      );
       response.set('Retry-After', '5');
     }
     sendOAuthError(response, failure);
@@ -390,12 +484,17 @@ export function createTokenRouter(deps: TokenRouterDeps): Router {
   const tooMany = (description: string, reason: string) =>
     new OAuthFailure(429, 'temporarily_unavailable', description, reason);
   const limiters = [
-    limit('token-source-failures', sourceFailuresMax, (req) => `addr:${sourceOf(req)}`, true, () =>
-      tooMany(
-        `Too many failed token requests from this address: at most ${sourceFailuresMax} per minute; ` +
-          'check the client credentials',
-        'source_failures_rate_limited',
-      ),
+    limit(
+      'token-source-failures',
+      sourceFailuresMax,
+      (req) => `addr:${sourceOf(req)}`,
+      true,
+      () =>
+        tooMany(
+          `Too many failed token requests from this address: at most ${sourceFailuresMax} per minute; ` +
+            'check the client credentials',
+          'source_failures_rate_limited',
+        ),
     ),
     limit('token-failures', failuresMax, sourceAndClient, true, () =>
       tooMany(

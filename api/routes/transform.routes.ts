@@ -39,25 +39,45 @@ export function registerTransformRoutes(router: Router, deps: TransformRouteDeps
   router.post('/api/v1/generic/transform', async (req: Request, res: Response) => {
     requireDocumentContentType(req);
     const targetFormat = queryString(req, 'targetFormat');
-    if (targetFormat === undefined) throw new GatewayError('BAD_REQUEST', 'targetFormat is required: the URN (or format id) of the format to convert to', { details: { reason: 'TARGET_FORMAT_MISSING' } });
+    if (targetFormat === undefined)
+      throw new GatewayError(
+        'BAD_REQUEST',
+        'targetFormat is required: the URN (or format id) of the format to convert to',
+        { details: { reason: 'TARGET_FORMAT_MISSING' } },
+      );
     const sourceFormat = queryString(req, 'sourceFormat');
     const targetSyntax = queryString(req, 'targetSyntax');
-    if (targetSyntax !== undefined && targetSyntax !== 'UBL' && targetSyntax !== 'CII') throw new GatewayError('BAD_REQUEST', 'targetSyntax must be UBL or CII');
+    if (targetSyntax !== undefined && targetSyntax !== 'UBL' && targetSyntax !== 'CII')
+      throw new GatewayError('BAD_REQUEST', 'targetSyntax must be UBL or CII');
     const report = wantsReport(req);
     const body = await readDocumentBody(req, res, deps.maxUploadBytes);
-    const result = await transform(body, { targetFormat, ...(sourceFormat ? { sourceFormat } : {}), ...(targetSyntax ? { targetSyntax } : {}) });
+    const result = await transform(body, {
+      targetFormat,
+      ...(sourceFormat ? { sourceFormat } : {}),
+      ...(targetSyntax ? { targetSyntax } : {}),
+    });
     setTransformHeaders(res, result.report);
     if (report) {
       // A PDF target: the PDF base64-encoded beside the embedded XML, so one JSON answer has both.
       if (result.pdf) {
-        res.status(200).json({ document: result.pdf.toString('base64'), documentEncoding: 'base64', contentType: 'application/pdf', xml: result.xml, report: result.report });
+        res.status(200).json({
+          document: result.pdf.toString('base64'),
+          documentEncoding: 'base64',
+          contentType: 'application/pdf',
+          xml: result.xml,
+          report: result.report,
+        });
         return;
       }
       res.status(200).json({ document: result.xml, report: result.report });
       return;
     }
     if (result.pdf) {
-      res.status(200).type('application/pdf').set('Content-Disposition', `attachment; filename="${result.report.target.id}.pdf"`).send(result.pdf);
+      res
+        .status(200)
+        .type('application/pdf')
+        .set('Content-Disposition', `attachment; filename="${result.report.target.id}.pdf"`)
+        .send(result.pdf);
       return;
     }
     res.status(200).type('application/xml').send(result.xml);

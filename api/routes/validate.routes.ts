@@ -74,14 +74,22 @@ export async function readDocumentBody(req: Request, res: Response, limit: numbe
  */
 export function registerValidateRoutes(router: Router, deps: ValidateRouteDeps): void {
   // Built with the app, so a bad manifest or RULES_ACCEPTED_PREVIOUS stops start-up; packs still load on first use.
-  const validator = deps.validator ?? createValidator({ rulesDir: deps.rulesDir, ...(deps.acceptedPrevious ? { acceptedPrevious: deps.acceptedPrevious } : {}) });
+  const validator =
+    deps.validator ??
+    createValidator({
+      rulesDir: deps.rulesDir,
+      ...(deps.acceptedPrevious ? { acceptedPrevious: deps.acceptedPrevious } : {}),
+    });
 
   router.post('/api/v1/generic/validate', async (req: Request, res: Response) => {
     requireDocumentContentType(req);
     const sourceFormat = queryString(req, 'sourceFormat');
     const ruleSet = queryString(req, 'ruleSet');
     const body = await readDocumentBody(req, res, deps.maxUploadBytes);
-    const result = await validator.validate(body, { ...(sourceFormat ? { sourceFormat } : {}), ...(ruleSet ? { ruleSet } : {}) });
+    const result = await validator.validate(body, {
+      ...(sourceFormat ? { sourceFormat } : {}),
+      ...(ruleSet ? { ruleSet } : {}),
+    });
     res.status(200).json(result);
   });
 }

@@ -12,7 +12,10 @@ const { startWorker } = require(path.join(DIST, 'main', 'worker'));
 async function main() {
   const config = loadConfig();
   // workflowBundle unset: the comparison bundle is built from fanout-workflows.js, never the product's prebuilt one.
-  const w = await startWorker(config, { workflowsPath: path.join(__dirname, 'fanout-workflows.js'), workflowBundle: undefined });
+  const w = await startWorker(config, {
+    workflowsPath: path.join(__dirname, 'fanout-workflows.js'),
+    workflowBundle: undefined,
+  });
   await w.run;
   await w.stop();
 }

@@ -71,7 +71,14 @@ function summarizeProfile(profile, root) {
     }
   }
   const sorted = (m) => [...m.entries()].sort((a, b) => b[1] - a[1]);
-  return { totalMs: total, idleMs: idle, busyMs: total - idle, self: sorted(self), inclusive: sorted(inclusive), origin: sorted(origin) };
+  return {
+    totalMs: total,
+    idleMs: idle,
+    busyMs: total - idle,
+    self: sorted(self),
+    inclusive: sorted(inclusive),
+    origin: sorted(origin),
+  };
 }
 
 function pct(part, whole) {
@@ -81,12 +88,18 @@ function pct(part, whole) {
 /** Text block for the report: busy time split by origin, top self-time functions, top project functions inclusive. */
 function renderProfile(file, summary, { top = 12 } = {}) {
   const busy = summary.busyMs;
-  const lines = [`${file}: ${(summary.totalMs / 1000).toFixed(1)} s sampled, ${(busy / 1000).toFixed(1)} s busy (not idle)`];
+  const lines = [
+    `${file}: ${(summary.totalMs / 1000).toFixed(1)} s sampled, ${(busy / 1000).toFixed(1)} s busy (not idle)`,
+  ];
   lines.push('  busy time by origin:');
-  for (const [k, v] of summary.origin.filter(([k]) => k !== '(idle)').slice(0, top)) lines.push(`    ${pct(v, busy).padStart(6)}  ${k}`);
+  for (const [k, v] of summary.origin.filter(([k]) => k !== '(idle)').slice(0, top))
+    lines.push(`    ${pct(v, busy).padStart(6)}  ${k}`);
   lines.push('  top functions by self time:');
-  for (const [k, v] of summary.self.filter(([k]) => k !== '(idle)').slice(0, top)) lines.push(`    ${pct(v, busy).padStart(6)}  ${k}`);
-  const project = summary.inclusive.filter(([k]) => / (dist|src|api|activities|workflows)\//.test(k) && !k.includes('node_modules'));
+  for (const [k, v] of summary.self.filter(([k]) => k !== '(idle)').slice(0, top))
+    lines.push(`    ${pct(v, busy).padStart(6)}  ${k}`);
+  const project = summary.inclusive.filter(
+    ([k]) => / (dist|src|api|activities|workflows)\//.test(k) && !k.includes('node_modules'),
+  );
   lines.push('  project functions by inclusive time (self + callees):');
   for (const [k, v] of project.slice(0, top)) lines.push(`    ${pct(v, busy).padStart(6)}  ${k}`);
   return lines.join('\n');

@@ -59,7 +59,9 @@ function prepareComparison({ ctx, gw }) {
     const { toGatewayEvent } = require(path.join(DIST, 'webhooks', 'event-payload'));
     const { TemporalDeliveryStarter } = require(path.join(DIST, 'main', 'webhooks'));
     const { deliveryIdFor } = require(path.join(DIST, 'webhooks', 'delivery-id'));
-    const { DELIVERY_SEARCH_ATTRIBUTES, deliverWebhookWorkflowId } = require(path.join(DIST, 'core', 'webhook-delivery'));
+    const { DELIVERY_SEARCH_ATTRIBUTES, deliverWebhookWorkflowId } = require(
+      path.join(DIST, 'core', 'webhook-delivery'),
+    );
 
     // The same settings the gateway's publisher passes (retry schedule, attempt timeout, search attributes).
     const config = loadConfig({ ...gw.env, TEMPORAL_TASK_QUEUE: taskQueue });
@@ -79,7 +81,12 @@ function prepareComparison({ ctx, gw }) {
     /** An event stored as publishEvent stores a Ping-sized event routed to `hookIds`. */
     const storeEvent = async (hookIds) => {
       const id = crypto.randomUUID();
-      const routes = hookIds.map((hookId) => ({ hookId, action: 'https', deliveryId: deliveryIdFor(id, hookId), status: 'started' }));
+      const routes = hookIds.map((hookId) => ({
+        hookId,
+        action: 'https',
+        deliveryId: deliveryIdFor(id, hookId),
+        status: 'started',
+      }));
       const record = {
         id,
         tenantId,
@@ -108,7 +115,15 @@ function prepareComparison({ ctx, gw }) {
         await Promise.all(
           event.routes.map((r) =>
             starter.startDelivery(
-              { tenantId, eventId: event.id, hookId: r.hookId, deliveryId: r.deliveryId, ...settings, event: event.event, eventPartyKey: event.partyKey },
+              {
+                tenantId,
+                eventId: event.id,
+                hookId: r.hookId,
+                deliveryId: r.deliveryId,
+                ...settings,
+                event: event.event,
+                eventPartyKey: event.partyKey,
+              },
               { topic: 'Ping', partyKey: '' },
               'fresh',
             ),
@@ -121,10 +136,26 @@ function prepareComparison({ ctx, gw }) {
         await client.workflow.start('deliverEventFanOut', {
           taskQueue,
           workflowId,
-          args: [{ tenantId, eventId: event.id, event: event.event, eventPartyKey: event.partyKey, hooks: event.routes.map((r) => ({ hookId: r.hookId, deliveryId: r.deliveryId })), ...settings, searchAttributes }],
+          args: [
+            {
+              tenantId,
+              eventId: event.id,
+              event: event.event,
+              eventPartyKey: event.partyKey,
+              hooks: event.routes.map((r) => ({ hookId: r.hookId, deliveryId: r.deliveryId })),
+              ...settings,
+              searchAttributes,
+            },
+          ],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
           ...(searchAttributes
-            ? { typedSearchAttributes: [{ key: keys.tenantId, value: tenantId }, { key: keys.topic, value: 'Ping' }, { key: keys.attempt, value: 0 }] }
+            ? {
+                typedSearchAttributes: [
+                  { key: keys.tenantId, value: tenantId },
+                  { key: keys.topic, value: 'Ping' },
+                  { key: keys.attempt, value: 0 },
+                ],
+              }
             : {}),
         });
         return [workflowId];
@@ -147,11 +178,16 @@ function prepareComparison({ ctx, gw }) {
             const ids = await start(event);
             workflows += ids.length;
             if (started.length < 1000) started.push(...ids);
-            const arrivals = await Promise.all(event.routes.map((r) => receiver.arrival(r.deliveryId, DELIVERY_WAIT_MS)));
-            if (arrivals.some((a) => a === undefined)) throw new Error(`event ${event.id}: a delivery was not received within ${DELIVERY_WAIT_MS / 1000} s`);
+            const arrivals = await Promise.all(
+              event.routes.map((r) => receiver.arrival(r.deliveryId, DELIVERY_WAIT_MS)),
+            );
+            if (arrivals.some((a) => a === undefined))
+              throw new Error(`event ${event.id}: a delivery was not received within ${DELIVERY_WAIT_MS / 1000} s`);
             return arrivals.map((a) => a - t);
           };
-          ctx.log(`webhooks: model comparison, ${label}: warm-up, then ${plan.concurrency} loops for ${plan.compareS} s`);
+          ctx.log(
+            `webhooks: model comparison, ${label}: warm-up, then ${plan.concurrency} loops for ${plan.compareS} s`,
+          );
           await closedLoop(plan.concurrency, plan.warmupS, once);
           workflows = 0;
           started.length = 0;
@@ -163,7 +199,9 @@ function prepareComparison({ ctx, gw }) {
           const costs = cpu.cpuCost(m, deliveries, ctx.cores);
           // Half the delivery rate, in events per second.
           const halfRate = Math.max(0.5, through.perSecond / 2);
-          ctx.log(`webhooks: model comparison, ${label}: latency at ${fmt(halfRate, 1)} events/s for ${plan.compareS} s`);
+          ctx.log(
+            `webhooks: model comparison, ${label}: latency at ${fmt(halfRate, 1)} events/s for ${plan.compareS} s`,
+          );
           const latency = await openLoop(halfRate, plan.compareS, once);
           // History size of closed runs from the throughput pass (a sample, evenly spread).
           const step = Math.max(1, Math.floor(started.length / HISTORY_SAMPLE));
@@ -209,7 +247,17 @@ function comparisonTables(rows, plan) {
   return [
     {
       title: `Delivery models on one worker (${plan.concurrency} closed loops for ${plan.compareS} s, then half that event rate open loop; latency: event stored → delivery received, every delivery)`,
-      header: ['model', 'runs started', 'runs per delivery', 'deliveries/s', 'events/s', 'p50 at half rate', 'p99 at half rate', 'p99 closed loop', 'history events per delivery'],
+      header: [
+        'model',
+        'runs started',
+        'runs per delivery',
+        'deliveries/s',
+        'events/s',
+        'p50 at half rate',
+        'p99 at half rate',
+        'p99 closed loop',
+        'history events per delivery',
+      ],
       rows: rows.map((r) => [
         r.label,
         String(r.workflowsStarted),
@@ -223,7 +271,8 @@ function comparisonTables(rows, plan) {
       ]),
     },
     {
-      title: 'Delivery models: CPU ms per delivery by process ("bench" stores the events and starts the runs, the API\'s part in the product)',
+      title:
+        'Delivery models: CPU ms per delivery by process ("bench" stores the events and starts the runs, the API\'s part in the product)',
       header: ['model', 'worker', 'database', 'Temporal', 'bench', 'machine busy', 'other programs'],
       rows: rows.map((r) => [
         r.label,

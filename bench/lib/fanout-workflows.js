@@ -39,15 +39,31 @@ async function deliverEventFanOut(input) {
     let attempts = 0;
     let throttled = 0;
     let previousDelayMs;
-    const publish = (attempt, r, kind) => publishSteps.publishDeliveryEvent(deliveryEventInput(input, { hookId, deliveryId, eventId: uuid4(), attempt }, r, kind));
+    const publish = (attempt, r, kind) =>
+      publishSteps.publishDeliveryEvent(
+        deliveryEventInput(input, { hookId, deliveryId, eventId: uuid4(), attempt }, r, kind),
+      );
     for (;;) {
       const attempt = attempts + 1;
       let r;
       try {
-        r = await attemptSteps.attemptDelivery({ tenantId: input.tenantId, eventId: input.eventId, hookId, deliveryId, attempt, ...(input.event ? { event: input.event } : {}) });
+        r = await attemptSteps.attemptDelivery({
+          tenantId: input.tenantId,
+          eventId: input.eventId,
+          hookId,
+          deliveryId,
+          attempt,
+          ...(input.event ? { event: input.event } : {}),
+        });
       } catch (e) {
         if (!(e instanceof ActivityFailure)) throw e;
-        r = { kind: 'failed', error: `gateway error: ${e.cause && e.cause.message ? e.cause.message : 'activity failed'}`, timedOut: false, latencyMs: 0, url: '' };
+        r = {
+          kind: 'failed',
+          error: `gateway error: ${e.cause && e.cause.message ? e.cause.message : 'activity failed'}`,
+          timedOut: false,
+          latencyMs: 0,
+          url: '',
+        };
       }
       if (r.kind === 'throttled') {
         throttled += 1;
@@ -77,12 +93,22 @@ async function deliverEventFanOut(input) {
         return { hookId, outcome: 'gone', attempts };
       }
       const retryAfterMs = r.kind === 'sent' ? r.retryAfterMs : undefined;
-      const delay = nextDelay(input.schedule, attempt, Date.now() - startedAtMs, retryAfterMs, Math.random, previousDelayMs);
+      const delay = nextDelay(
+        input.schedule,
+        attempt,
+        Date.now() - startedAtMs,
+        retryAfterMs,
+        Math.random,
+        previousDelayMs,
+      );
       if (delay === null) {
         await publish(attempt, r, { topic: 'HookSentError', reason: 'exhausted' });
         return { hookId, outcome: 'exhausted', attempts };
       }
-      await Promise.all([publish(attempt, r, { topic: 'HookSentRetry', nextAttemptOn: new Date(Date.now() + delay).toISOString() }), sleep(delay)]);
+      await Promise.all([
+        publish(attempt, r, { topic: 'HookSentRetry', nextAttemptOn: new Date(Date.now() + delay).toISOString() }),
+        sleep(delay),
+      ]);
       previousDelayMs = delay;
     }
   };

@@ -51,7 +51,9 @@ function request(url, { method = 'GET', headers = {}, body } = {}) {
     const req = http.request(url, { method, headers, timeout: HTTP_TIMEOUT_MS }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out after ${HTTP_TIMEOUT_MS} ms`)));
@@ -76,7 +78,12 @@ function uploadRequest({ partyId, token, body }) {
 }
 
 function tokenForm({ clientId, clientSecret }) {
-  return new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: 'ap' }).toString();
+  return new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: clientSecret,
+    scope: 'ap',
+  }).toString();
 }
 
 /**
@@ -87,7 +94,8 @@ function tokenForm({ clientId, clientSecret }) {
  */
 async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDir, stallFile, label = 'gateway' }) {
   for (const f of [API_JS, WORKER_JS, ADMIN_JS]) {
-    if (!fs.existsSync(f)) throw new Error(`${path.relative(ROOT, f)} is missing; the build step should have produced it`);
+    if (!fs.existsSync(f))
+      throw new Error(`${path.relative(ROOT, f)} is missing; the build step should have produced it`);
   }
   const port = await services.getFreePort(HOST);
   const metricsPort = await services.getFreePort(HOST);
@@ -122,7 +130,11 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
     const fd = fs.openSync(logFile, 'a');
     // Profiling adds its hook and an IPC channel to talk to it, the stall log its own hook (a 10 ms ticker and a GC
     // observer); otherwise the processes run exactly as deployed.
-    const args = [...(cpuProfileDir ? ['--require', PROFILE_HOOK] : []), ...(stallFile ? ['--require', STALL_HOOK] : []), script];
+    const args = [
+      ...(cpuProfileDir ? ['--require', PROFILE_HOOK] : []),
+      ...(stallFile ? ['--require', STALL_HOOK] : []),
+      script,
+    ];
     const stdio = cpuProfileDir ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd];
     let managed;
     try {
@@ -139,7 +151,9 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         m.child.off('message', onMessage);
-        reject(new Error(`${m.name}: no answer to profiler ${msg.benchProfile} within ${PROFILE_WRITE_TIMEOUT_MS / 1000} s`));
+        reject(
+          new Error(`${m.name}: no answer to profiler ${msg.benchProfile} within ${PROFILE_WRITE_TIMEOUT_MS / 1000} s`),
+        );
       }, PROFILE_WRITE_TIMEOUT_MS);
       const onMessage = (answer) => {
         if (!answer || typeof answer !== 'object' || !answer.benchProfile) return;
@@ -151,7 +165,10 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
       m.child.on('message', onMessage);
       m.child.send(msg);
     });
-  const exited = (m) => (m.exited ? `${m.name} exited (${m.exitSignal || `code ${m.exitCode}`}); last lines of ${m.logFile}:\n${tail(m.logFile)}` : undefined);
+  const exited = (m) =>
+    m.exited
+      ? `${m.name} exited (${m.exitSignal || `code ${m.exitCode}`}); last lines of ${m.logFile}:\n${tail(m.logFile)}`
+      : undefined;
 
   const url = `http://${HOST}:${port}`;
   const stop = async () => {
@@ -230,7 +247,11 @@ async function waitFor(what, timeoutMs, check) {
 /** Runs one admin CLI command with --json against the gateway's database and returns the parsed result. */
 function admin(gw, args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ADMIN_JS, ...args, '--json'], { cwd: ROOT, env: gw.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [ADMIN_JS, ...args, '--json'], {
+      cwd: ROOT,
+      env: gw.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
@@ -243,7 +264,8 @@ function admin(gw, args) {
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       const cmd = `admin ${args.filter((a) => !/secret|password/i.test(a)).join(' ')}`;
-      if (code !== 0) return reject(new Error(`${cmd} failed (${signal || `exit ${code}`}): ${err.trim() || out.trim()}`));
+      if (code !== 0)
+        return reject(new Error(`${cmd} failed (${signal || `exit ${code}`}): ${err.trim() || out.trim()}`));
       try {
         resolve(JSON.parse(out));
       } catch {
@@ -258,7 +280,18 @@ async function seedTenant(gw, { partyId = '0106:12345678', country = 'NL' } = {}
   const tenant = await admin(gw, ['tenant', 'create', '--name', 'Benchmark tenant']);
   const tenantId = tenant._id ?? tenant.id;
   if (!tenantId) throw new Error(`tenant create returned no id: ${JSON.stringify(tenant)}`);
-  await admin(gw, ['party', 'create', '--tenant', tenantId, '--party-id', partyId, '--country', country, '--name', 'Benchmark supplier']);
+  await admin(gw, [
+    'party',
+    'create',
+    '--tenant',
+    tenantId,
+    '--party-id',
+    partyId,
+    '--country',
+    country,
+    '--name',
+    'Benchmark supplier',
+  ]);
   const client = await admin(gw, ['client', 'create', '--name', 'benchmark', '--tenant', tenantId]);
   if (!client.clientId || !client.clientSecret) throw new Error('client create printed no clientId/clientSecret');
   return { tenantId, partyId, clientId: client.clientId, clientSecret: client.clientSecret };
@@ -302,14 +335,18 @@ function apiRequest(agent, url, { method, token, body }) {
         method,
         agent,
         timeout: HTTP_TIMEOUT_MS,
-        headers: { Authorization: `Bearer ${token}`, ...(data ? { 'Content-Type': 'application/json', 'Content-Length': data.length } : {}) },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          ...(data ? { 'Content-Type': 'application/json', 'Content-Length': data.length } : {}),
+        },
       },
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode < 200 || res.statusCode > 299) return reject(new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 300)}`));
+          if (res.statusCode < 200 || res.statusCode > 299)
+            return reject(new Error(`${method} ${url} answered ${res.statusCode}: ${text.slice(0, 300)}`));
           resolve(text ? JSON.parse(text) : undefined);
         });
         res.on('error', reject);
@@ -346,4 +383,17 @@ async function dropDatabase(uri, dbName) {
   return (await withDatabase(uri, dbName, (db) => db.dropDatabase().then(() => true))) ?? false;
 }
 
-module.exports = { HOST, startGateway, admin, seedTenant, fetchToken, tokenForm, uploadRequest, request, apiCall, dropDatabase, withDatabase, randomLetters };
+module.exports = {
+  HOST,
+  startGateway,
+  admin,
+  seedTenant,
+  fetchToken,
+  tokenForm,
+  uploadRequest,
+  request,
+  apiCall,
+  dropDatabase,
+  withDatabase,
+  randomLetters,
+};

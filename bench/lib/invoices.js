@@ -58,7 +58,10 @@ function buildUblInvoice(targetBytes, { source = DEFAULT_SOURCE } = {}) {
     size += len;
     if (n > 10_000_000) throw new Error('invoice line loop did not end');
   }
-  if (parts.length === 1) throw new Error(`${targetBytes} bytes is too small for one invoice line (needs ${fixed + Buffer.byteLength(template)})`);
+  if (parts.length === 1)
+    throw new Error(
+      `${targetBytes} bytes is too small for one invoice line (needs ${fixed + Buffer.byteLength(template)})`,
+    );
   // Whitespace between elements is insignificant in UBL, so it pads without changing the document's meaning.
   const closeAt = tail.lastIndexOf('</Invoice>');
   if (closeAt < 0) throw new Error('source invoice does not end with </Invoice>');

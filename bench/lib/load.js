@@ -115,7 +115,9 @@ function runLoad({ url, request, connections, durationS, amount, maxS, timeoutS 
  */
 function brokenReason(r) {
   if (r.non2xx === 0 && r.errors === 0) return undefined;
-  const codes = Object.entries(r.statusCodes).filter(([c]) => !c.startsWith('2')).map(([c, n]) => `${n}× ${c}`);
+  const codes = Object.entries(r.statusCodes)
+    .filter(([c]) => !c.startsWith('2'))
+    .map(([c, n]) => `${n}× ${c}`);
   return `${r.non2xx} non-2xx${codes.length ? ` (${codes.join(', ')})` : ''}, ${r.errors} errors (${r.timeouts} timeouts); first: ${JSON.stringify(r.failures)}`;
 }
 

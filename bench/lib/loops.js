@@ -53,7 +53,12 @@ async function openLoop(rate, seconds, op) {
     const due = t0 + i * interval;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
-    pending.push(op().then((v) => ({ ok: true, v, at: due - t0 }), (e) => ({ ok: false, e })));
+    pending.push(
+      op().then(
+        (v) => ({ ok: true, v, at: due - t0 }),
+        (e) => ({ ok: false, e }),
+      ),
+    );
   }
   const results = await Promise.all(pending);
   const latencies = [];

@@ -44,7 +44,14 @@ function sampleRss(pid, intervalMs = 50) {
       clearInterval(timer);
       if (failed) throw new Error(`reading /proc/${pid}/status failed mid-run: ${failed.message}`);
       const end = readStatus(pid);
-      return { samples: samples + 1, intervalMs, startRss: first.rss, peakRss: Math.max(peak, end.rss), endRss: end.rss, hwm: end.hwm };
+      return {
+        samples: samples + 1,
+        intervalMs,
+        startRss: first.rss,
+        peakRss: Math.max(peak, end.rss),
+        endRss: end.rss,
+        hwm: end.hwm,
+      };
     },
   };
 }

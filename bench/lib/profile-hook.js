@@ -12,7 +12,9 @@ if (typeof process.send === 'function') {
   const session = new inspector.Session();
   session.connect();
   const post = (method, params) =>
-    new Promise((resolve, reject) => session.post(method, params || {}, (err, res) => (err ? reject(err) : resolve(res))));
+    new Promise((resolve, reject) =>
+      session.post(method, params || {}, (err, res) => (err ? reject(err) : resolve(res))),
+    );
   const answer = (msg) => {
     if (process.connected) process.send(msg);
   };

@@ -18,19 +18,37 @@ function fmtValue(value, unit) {
   if (unit === 'bytes') return formatBytes(value);
   if (unit === 'ms') return `${fmtMs(value)} ms`;
   if (unit === 'req/s') return `${fmtNum(value)} req/s`;
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => `${k} ${v}`).join(', ');
+  if (value && typeof value === 'object')
+    return Object.entries(value)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
   return `${value}${unit ? ` ${unit}` : ''}`;
 }
 
 function table(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   // First column left-aligned (labels), the rest right-aligned (numbers).
-  const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  const line = (cells) =>
+    cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 function scenarioTable(scenarios) {
-  const header = ['pass', 'conc', 'secs', '2xx', 'req/s', 'MiB/s in', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'cut'];
+  const header = [
+    'pass',
+    'conc',
+    'secs',
+    '2xx',
+    'req/s',
+    'MiB/s in',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'max ms',
+    'non-2xx',
+    'errors',
+    'cut',
+  ];
   const rows = scenarios.map((s) => [
     s.label,
     s.connections,
@@ -52,7 +70,8 @@ function scenarioTable(scenarios) {
 function targetLine(t) {
   // Most targets are ceilings; `atLeast` marks a floor (e.g. a speed-up).
   const cmp = t.atLeast ? '≥' : '<';
-  if (t.pass === undefined) return `N/A   ${t.label}: not judged${t.why ? ` (${t.why})` : ''}; reading ${fmtValue(t.measured, t.unit)} (target ${cmp} ${fmtValue(t.target, t.unit)})`;
+  if (t.pass === undefined)
+    return `N/A   ${t.label}: not judged${t.why ? ` (${t.why})` : ''}; reading ${fmtValue(t.measured, t.unit)} (target ${cmp} ${fmtValue(t.target, t.unit)})`;
   return `${t.pass ? 'PASS' : 'MISS'}  ${t.label}: ${fmtValue(t.measured, t.unit)} (target ${cmp} ${fmtValue(t.target, t.unit)})`;
 }
 
@@ -109,7 +128,14 @@ function renderReport(report) {
       if (c) out.push('', c);
     }
     for (const t of s.tables || []) {
-      out.push('', t.title, table(t.header, t.rows.map((r) => r.map((c, i) => (i === 0 || typeof c !== 'number' ? c : fmtMs(c))))));
+      out.push(
+        '',
+        t.title,
+        table(
+          t.header,
+          t.rows.map((r) => r.map((c, i) => (i === 0 || typeof c !== 'number' ? c : fmtMs(c)))),
+        ),
+      );
     }
     for (const f of s.figures || []) out.push(`${f.label}: ${fmtValue(f.value, f.unit)}`);
     for (const n of s.notes || []) out.push(`note: ${n}`);

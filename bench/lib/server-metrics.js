@@ -22,7 +22,9 @@ function parseCounters(text) {
     const key = line.slice(0, cut);
     const value = Number(line.slice(cut + 1));
     const name = key.split('{')[0];
-    const counted = types.get(name) === 'counter' || (name.endsWith('_count') && ['histogram', 'summary'].includes(types.get(name.slice(0, -6))));
+    const counted =
+      types.get(name) === 'counter' ||
+      (name.endsWith('_count') && ['histogram', 'summary'].includes(types.get(name.slice(0, -6))));
     if (counted && Number.isFinite(value)) out.set(key, value);
   }
   return out;
@@ -34,7 +36,9 @@ function fetchText(url, timeoutMs = 10_000) {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (body += c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`${url} answered ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(body) : reject(new Error(`${url} answered ${res.statusCode}`)),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`${url} timed out`)));
     req.on('error', reject);

@@ -21,7 +21,14 @@ function stretchesOf(pass, thresholdMs) {
       cur.to = Math.max(cur.to, t0 + d.atMs + d.v);
       cur.lastSentMs = d.atMs;
     } else {
-      out.push({ atS: d.atMs / 1000, from: t0 + d.atMs, to: t0 + d.atMs + d.v, count: 1, maxMs: d.v, lastSentMs: d.atMs });
+      out.push({
+        atS: d.atMs / 1000,
+        from: t0 + d.atMs,
+        to: t0 + d.atMs + d.v,
+        count: 1,
+        maxMs: d.v,
+        lastSentMs: d.atMs,
+      });
     }
   }
   return out;

@@ -5,4 +5,5 @@
 const path = require('node:path');
 const { startStallMonitor } = require('./stalls');
 
-if (process.env.BENCH_STALL_FILE) startStallMonitor({ name: path.basename(process.argv[1] || 'node', '.js'), file: process.env.BENCH_STALL_FILE });
+if (process.env.BENCH_STALL_FILE)
+  startStallMonitor({ name: path.basename(process.argv[1] || 'node', '.js'), file: process.env.BENCH_STALL_FILE });

@@ -27,13 +27,15 @@ function startStallMonitor({ name, file }) {
   const ticker = setInterval(() => {
     const now = performance.now();
     const late = now - last - TICK_MS;
-    if (late >= STALL_MS) emit({ p: name, kind: 'loop', at: performance.timeOrigin + last + TICK_MS, ms: Math.round(late) });
+    if (late >= STALL_MS)
+      emit({ p: name, kind: 'loop', at: performance.timeOrigin + last + TICK_MS, ms: Math.round(late) });
     last = now;
   }, TICK_MS);
   ticker.unref();
   const gc = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      if (e.duration >= GC_MS) emit({ p: name, kind: 'gc', at: performance.timeOrigin + e.startTime, ms: Math.round(e.duration) });
+      if (e.duration >= GC_MS)
+        emit({ p: name, kind: 'gc', at: performance.timeOrigin + e.startTime, ms: Math.round(e.duration) });
     }
   });
   gc.observe({ entryTypes: ['gc'] });
@@ -131,9 +133,12 @@ function readGoGcTrace(logFile, pid, name, minMs = 50) {
   const started = processStartMs(pid);
   if (started === undefined) return [];
   const out = [];
-  for (const m of readIfThere(logFile).matchAll(/^gc \d+ @([\d.]+)s \d+%: ([\d.]+)\+([\d.]+)\+([\d.]+) ms clock.*? (\d+)->(\d+)->(\d+) MB/gm)) {
+  for (const m of readIfThere(logFile).matchAll(
+    /^gc \d+ @([\d.]+)s \d+%: ([\d.]+)\+([\d.]+)\+([\d.]+) ms clock.*? (\d+)->(\d+)->(\d+) MB/gm,
+  )) {
     const ms = Number(m[2]) + Number(m[3]) + Number(m[4]);
-    if (ms >= minMs) out.push({ p: name, kind: 'gc', at: started + Number(m[1]) * 1000, ms: Math.round(ms), liveMb: Number(m[7]) });
+    if (ms >= minMs)
+      out.push({ p: name, kind: 'gc', at: started + Number(m[1]) * 1000, ms: Math.round(ms), liveMb: Number(m[7]) });
   }
   return out;
 }

@@ -126,7 +126,8 @@ function attachmentXml(csvBytes) {
 /** The source's header and parties, split where the generated parts go. */
 function sourceParts() {
   const file = path.join(CORPUS_DIR, SOURCE);
-  if (!fs.existsSync(file)) throw new Error(`benchmark source invoice not found: ${file} (the shared corpus must sit next to the repo)`);
+  if (!fs.existsSync(file))
+    throw new Error(`benchmark source invoice not found: ${file} (the shared corpus must sit next to the repo)`);
   const xml = fs.readFileSync(file, 'utf8');
   const afterOrderRef = xml.indexOf('</cac:OrderReference>');
   const taxTotal = xml.indexOf('<cac:TaxTotal>');
@@ -134,7 +135,11 @@ function sourceParts() {
   if (afterOrderRef < 0 || taxTotal < 0 || close < 0) throw new Error(`${SOURCE} no longer has the expected structure`);
   const headEnd = xml.indexOf('\n', afterOrderRef) + 1;
   // AdditionalDocumentReference follows OrderReference in the UBL 2.1 sequence.
-  return { head: xml.slice(0, headEnd), parties: xml.slice(headEnd, xml.lastIndexOf('\n', taxTotal) + 1), close: xml.slice(close) };
+  return {
+    head: xml.slice(0, headEnd),
+    parties: xml.slice(headEnd, xml.lastIndexOf('\n', taxTotal) + 1),
+    close: xml.slice(close),
+  };
 }
 
 /**

@@ -43,13 +43,24 @@ async function timed(once, { minRuns, maxRuns, budgetMs }) {
 
 function summary(runs) {
   const total = runs.reduce((a, b) => a + b, 0);
-  return { runs: runs.length, p50Ms: percentile(runs, 50), p95Ms: percentile(runs, 95), maxMs: runs[runs.length - 1], docsPerS: (1000 * runs.length) / total };
+  return {
+    runs: runs.length,
+    p50Ms: percentile(runs, 50),
+    p95Ms: percentile(runs, 95),
+    maxMs: runs[runs.length - 1],
+    docsPerS: (1000 * runs.length) / total,
+  };
 }
 
 function assertValid(name, result) {
   if (!result.isValid) {
-    const first = result.assertions.slice(0, 3).map((a) => `${a.ruleId} ${a.text}`).join(' | ');
-    throw new Error(`benchmark document "${name}" is not valid, so the figures would not be about valid invoices: ${first}`);
+    const first = result.assertions
+      .slice(0, 3)
+      .map((a) => `${a.ruleId} ${a.text}`)
+      .join(' | ');
+    throw new Error(
+      `benchmark document "${name}" is not valid, so the figures would not be about valid invoices: ${first}`,
+    );
   }
 }
 
@@ -78,7 +89,15 @@ async function single({ plan, rulesDir }) {
         for (const p of schematron) runSchematronPack(p, doc);
       }, plan.rulesOnly),
     );
-    out.push({ name: d.name, bytes: d.body.length, lines: d.lines, packs: first.ruleSets.map((r) => `${r.id} ${r.version}`), schematronPacks: schematron.map((p) => ({ id: p.id, version: p.version })), validate, rulesOnly });
+    out.push({
+      name: d.name,
+      bytes: d.body.length,
+      lines: d.lines,
+      packs: first.ruleSets.map((r) => `${r.id} ${r.version}`),
+      schematronPacks: schematron.map((p) => ({ id: p.id, version: p.version })),
+      validate,
+      rulesOnly,
+    });
   }
   return { documents: out };
 }
@@ -104,7 +123,8 @@ async function pool({ plan, rulesDir, poolSize }) {
       const c0 = cpuMs();
       const t0 = performance.now();
       const minJobs = Math.max(plan.pool.minJobs, inFlight);
-      const more = () => started < minJobs || (started < plan.pool.maxJobs && performance.now() - t0 < plan.pool.budgetMs);
+      const more = () =>
+        started < minJobs || (started < plan.pool.maxJobs && performance.now() - t0 < plan.pool.budgetMs);
       await new Promise((resolve, reject) => {
         const next = () => {
           if (!more()) {
@@ -121,7 +141,14 @@ async function pool({ plan, rulesDir, poolSize }) {
         for (let k = 0; k < inFlight; k++) next();
       });
       const wallMs = performance.now() - t0;
-      out.push({ name: d.name, bytes: d.body.length, jobs: done, wallMs, docsPerS: (1000 * done) / wallMs, cpuMsPerDoc: (cpuMs() - c0) / done });
+      out.push({
+        name: d.name,
+        bytes: d.body.length,
+        jobs: done,
+        wallMs,
+        docsPerS: (1000 * done) / wallMs,
+        cpuMsPerDoc: (cpuMs() - c0) / done,
+      });
     }
     return { documents: out, readyMs, stats: p.stats() };
   } finally {
@@ -138,7 +165,14 @@ async function large({ rulesDir, bytes, lines }) {
   const r = await v.validate(d.body);
   const ms = performance.now() - t;
   assertValid('24 MiB', r);
-  return { bytes: d.body.length, lines: d.lines, attachmentBytes: d.attachmentBytes, ms, rssBefore: before.rss, ...memory.readStatus(process.pid) };
+  return {
+    bytes: d.body.length,
+    lines: d.lines,
+    attachmentBytes: d.attachmentBytes,
+    ms,
+    rssBefore: before.rss,
+    ...memory.readStatus(process.pid),
+  };
 }
 
 const MODES = { single, pool, large };

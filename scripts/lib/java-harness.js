@@ -16,7 +16,9 @@ const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.6.
 function sources(dir) {
   return fs
     .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.java') ? [path.join(dir, e.name)] : []))
+    .flatMap((e) =>
+      e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.java') ? [path.join(dir, e.name)] : [],
+    )
     .sort();
 }
 
@@ -55,7 +57,11 @@ function buildJavaHarness({ harnessDir, out, javac, mvn, resolving, log }) {
     const maven = mvn();
     log(resolving);
     step('resolve', () =>
-      execFileSync(maven, ['-q', '-B', '-f', pom, `${DEPENDENCY_PLUGIN}:build-classpath`, `-Dmdep.outputFile=${cpFile}`], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20 * 60_000 }),
+      execFileSync(
+        maven,
+        ['-q', '-B', '-f', pom, `${DEPENDENCY_PLUGIN}:build-classpath`, `-Dmdep.outputFile=${cpFile}`],
+        { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20 * 60_000 },
+      ),
     );
     fs.writeFileSync(cpStamp, pomPrint);
   }
@@ -66,7 +72,12 @@ function buildJavaHarness({ harnessDir, out, javac, mvn, resolving, log }) {
   const print = fingerprint(harnessDir, [...srcs, cpFile]);
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== print) {
     fs.rmSync(classes, { recursive: true, force: true });
-    step('compile', () => execFileSync(javac, ['--release', '17', '-d', classes, '-cp', deps, ...srcs], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 5 * 60_000 }));
+    step('compile', () =>
+      execFileSync(javac, ['--release', '17', '-d', classes, '-cp', deps, ...srcs], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 5 * 60_000,
+      }),
+    );
     fs.writeFileSync(stamp, print);
   }
   return { classpath: `${classes}${path.delimiter}${deps}` };
@@ -74,7 +85,11 @@ function buildJavaHarness({ harnessDir, out, javac, mvn, resolving, log }) {
 
 /** The last lines of a failed tool's output. */
 function toolOutput(e) {
-  return `${e.stderr ? e.stderr.toString() : ''}${e.stdout ? e.stdout.toString() : ''}`.trim().split('\n').slice(-15).join('\n');
+  return `${e.stderr ? e.stderr.toString() : ''}${e.stdout ? e.stdout.toString() : ''}`
+    .trim()
+    .split('\n')
+    .slice(-15)
+    .join('\n');
 }
 
 /**

@@ -24,7 +24,14 @@ const FALLBACK_GO_TOOLCHAIN = 'go1.25.5';
 const DB_NAME = 'invoicegateway';
 const HOST = '127.0.0.1';
 // Webhook delivery workflows add HookId, EventTopic, PartyId and DeliveryAttempt (src/core/webhook-delivery.ts).
-const SEARCH_ATTRIBUTES = ['TenantId=Keyword', 'DocumentId=Keyword', 'HookId=Keyword', 'EventTopic=Keyword', 'PartyId=Keyword', 'DeliveryAttempt=Int'];
+const SEARCH_ATTRIBUTES = [
+  'TenantId=Keyword',
+  'DocumentId=Keyword',
+  'HookId=Keyword',
+  'EventTopic=Keyword',
+  'PartyId=Keyword',
+  'DeliveryAttempt=Int',
+];
 
 const TEMPORAL_READY_TIMEOUT_MS = 60_000;
 const DB_READY_TIMEOUT_MS = 30_000;
@@ -95,11 +102,16 @@ function isStampCurrent(binary, hash) {
 
 function temporalServerArgs({ port, uiPort, ui = false, dbFile, ip = HOST, metricsPort }) {
   const args = [
-    'server', 'start-dev',
-    '--ip', ip,
-    '--port', String(port),
-    '--namespace', 'default',
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--namespace',
+    'default',
+    '--log-level',
+    'warn',
   ];
   for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', sa);
   args.push('--dynamic-config-value', 'frontend.enableServerVersionCheck=false');
@@ -316,7 +328,9 @@ async function ensureTemporalCli() {
     } finally {
       fs.rmSync(tmpBin, { recursive: true, force: true });
     }
-    attempts.push(`go install ${TEMPORAL_CLI_MODULE} ${toolchain ? `with GOTOOLCHAIN=${toolchain}` : `with ${goBin}`}: exit ${res.code}\n    ${res.tail.slice(-15).join('\n    ')}`);
+    attempts.push(
+      `go install ${TEMPORAL_CLI_MODULE} ${toolchain ? `with GOTOOLCHAIN=${toolchain}` : `with ${goBin}`}: exit ${res.code}\n    ${res.tail.slice(-15).join('\n    ')}`,
+    );
     log(`${label} failed (exit ${res.code})`);
   }
   throw new Error(
@@ -343,11 +357,11 @@ async function ensureFerretdb() {
   for (const toolchain of [undefined, FALLBACK_GO_TOOLCHAIN]) {
     const label = `ferretdb-embed${toolchain ? ` (GOTOOLCHAIN=${toolchain})` : ''}`;
     log(`building ${label} from ${FERRETDB_SRC_DIR} with ${goBin}; about 2 min on a cold cache`);
-    const res = await runGo(
-      goBin,
-      ['build', '-v', '-buildvcs=false', '-ldflags', '-s -w', '-o', tmp, '.'],
-      { cwd: FERRETDB_SRC_DIR, env: goEnv(toolchain ? { GOTOOLCHAIN: toolchain } : {}), label },
-    );
+    const res = await runGo(goBin, ['build', '-v', '-buildvcs=false', '-ldflags', '-s -w', '-o', tmp, '.'], {
+      cwd: FERRETDB_SRC_DIR,
+      env: goEnv(toolchain ? { GOTOOLCHAIN: toolchain } : {}),
+      label,
+    });
     if (res.ok) {
       // Binary first, stamp second: an interrupted build leaves a stale stamp, never a false one.
       fs.renameSync(tmp, target);
@@ -356,10 +370,14 @@ async function ensureFerretdb() {
       return target;
     }
     fs.rmSync(tmp, { force: true });
-    attempts.push(`go build in ${FERRETDB_SRC_DIR} ${toolchain ? `with GOTOOLCHAIN=${toolchain}` : `with ${goBin}`}: exit ${res.code}\n    ${res.tail.slice(-15).join('\n    ')}`);
+    attempts.push(
+      `go build in ${FERRETDB_SRC_DIR} ${toolchain ? `with GOTOOLCHAIN=${toolchain}` : `with ${goBin}`}: exit ${res.code}\n    ${res.tail.slice(-15).join('\n    ')}`,
+    );
     log(`${label} failed (exit ${res.code})`);
   }
-  throw new Error(`could not build the FerretDB wrapper. Tried:\n  ${attempts.join('\n  ')}\nAlternatives: put mongod on PATH, or set MONGODB_URI.`);
+  throw new Error(
+    `could not build the FerretDB wrapper. Tried:\n  ${attempts.join('\n  ')}\nAlternatives: put mongod on PATH, or set MONGODB_URI.`,
+  );
 }
 
 /** Which database server would be used, without building anything. */
@@ -560,8 +578,21 @@ function execFileResult(cmd, args, opts) {
 async function checkTemporalNamespace(cli, address) {
   return execFileResult(
     cli,
-    ['operator', 'namespace', 'describe', '-n', 'default', '--address', address,
-      '--disable-config-file', '--disable-config-env', '--command-timeout', '5s', '-o', 'json'],
+    [
+      'operator',
+      'namespace',
+      'describe',
+      '-n',
+      'default',
+      '--address',
+      address,
+      '--disable-config-file',
+      '--disable-config-env',
+      '--command-timeout',
+      '5s',
+      '-o',
+      'json',
+    ],
     { env: temporalChildEnv(), timeout: 10_000 },
   );
 }
@@ -591,8 +622,10 @@ async function startTemporal(sup, { cli, port, uiPort, ui, dbFile, logDir, metri
       last = await checkTemporalNamespace(cli, address);
       if (last.ok) break;
       if (Date.now() > deadline) {
-        throw new Error(`Temporal at ${address} not ready within ${formatMs(TEMPORAL_READY_TIMEOUT_MS)}: ` +
-          `${(last.stderr || String(last.err)).trim()}\nlast lines of ${logFile}:\n${tailFile(logFile)}`);
+        throw new Error(
+          `Temporal at ${address} not ready within ${formatMs(TEMPORAL_READY_TIMEOUT_MS)}: ` +
+            `${(last.stderr || String(last.err)).trim()}\nlast lines of ${logFile}:\n${tailFile(logFile)}`,
+        );
       }
       await sleep(250);
     }
@@ -600,7 +633,9 @@ async function startTemporal(sup, { cli, port, uiPort, ui, dbFile, logDir, metri
     await sup.stopChild(managed);
     throw err;
   }
-  log(`Temporal dev server ready at ${address} in ${formatMs(Date.now() - started)} (${dbFile ? dbFile : 'in memory'}; log ${logFile})`);
+  log(
+    `Temporal dev server ready at ${address} in ${formatMs(Date.now() - started)} (${dbFile ? dbFile : 'in memory'}; log ${logFile})`,
+  );
   return {
     managed,
     address,
@@ -651,7 +686,9 @@ async function waitForMongo(uri, managed, logFile, started) {
     last = await pingMongo(uri, 2000);
     if (last.ok) return;
     if (Date.now() > deadline) {
-      throw new Error(`database at ${uri} not ready within ${formatMs(DB_READY_TIMEOUT_MS)}: ${last.err && last.err.message}`);
+      throw new Error(
+        `database at ${uri} not ready within ${formatMs(DB_READY_TIMEOUT_MS)}: ${last.err && last.err.message}`,
+      );
     }
     await sleep(200);
   }
@@ -691,7 +728,8 @@ async function startFerretdb(sup, { bin, port, dataDir, logDir }) {
     while (!ready) {
       const why = exitReason(managed, logFile);
       if (why) throw new Error(why);
-      if (Date.now() > deadline) throw new Error(`FerretDB printed no ready line within ${formatMs(DB_READY_TIMEOUT_MS)}; log ${logFile}`);
+      if (Date.now() > deadline)
+        throw new Error(`FerretDB printed no ready line within ${formatMs(DB_READY_TIMEOUT_MS)}; log ${logFile}`);
       await sleep(50);
     }
     await waitForMongo(uri, managed, logFile, started);

@@ -115,7 +115,9 @@ export function createAuthenticate(deps: AuthenticateDeps): RequestHandler {
         );
       } else {
         // Verification keys come from the store; anything else failing here is the store failing.
-        next(isGatewayError(err) ? err : new GatewayError('STORAGE_FAILED', 'Signing keys unavailable', { cause: err }));
+        next(
+          isGatewayError(err) ? err : new GatewayError('STORAGE_FAILED', 'Signing keys unavailable', { cause: err }),
+        );
       }
       return;
     }
@@ -141,7 +143,8 @@ export function createAuthenticate(deps: AuthenticateDeps): RequestHandler {
       if (claims.gty === 'password') {
         const userId = claims.sub.slice('user:'.length);
         const user = claims.username ? await deps.store.findUserByUsername(claims.username) : null;
-        if (!user || user.id !== userId) return next(refuse(res, 'the user account of this access token no longer exists'));
+        if (!user || user.id !== userId)
+          return next(refuse(res, 'the user account of this access token no longer exists'));
         if (user.disabled) return next(refuse(res, 'the user account of this access token is disabled'));
         if (!client.tenantIds.includes(user.tenantId)) {
           return next(refuse(res, 'the user account is no longer in a tenant of this client'));
@@ -186,7 +189,9 @@ export function createSubscriptionKeyCheck(config: { auth: Pick<Config['auth'], 
     const d = digest(value);
     let ok = false;
     for (const v of valid) ok = timingSafeEqual(v, d) || ok;
-    next(ok ? undefined : new GatewayError('INVALID_SUBSCRIPTION_KEY', 'The Subscription-Key header value is not valid'));
+    next(
+      ok ? undefined : new GatewayError('INVALID_SUBSCRIPTION_KEY', 'The Subscription-Key header value is not valid'),
+    );
   };
 }
 

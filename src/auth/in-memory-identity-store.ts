@@ -67,7 +67,9 @@ export class InMemoryIdentityStore implements IdentityStore {
     return { secretId, secret };
   }
 
-  async addUser(user: Omit<UserRecord, 'passwordHash' | 'id'> & { id?: string; password: string }): Promise<UserRecord> {
+  async addUser(
+    user: Omit<UserRecord, 'passwordHash' | 'id'> & { id?: string; password: string },
+  ): Promise<UserRecord> {
     const { password, ...rest } = user;
     const record: UserRecord = {
       ...rest,

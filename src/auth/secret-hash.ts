@@ -137,7 +137,10 @@ export function validateIntegrationPassword(pw: string, context: { username?: st
   const problems: PasswordProblem[] = [];
   const length = [...pw].length;
   if (length < INTEGRATION_PASSWORD_MIN_LENGTH) {
-    problems.push({ code: 'too_short', message: `must be at least ${INTEGRATION_PASSWORD_MIN_LENGTH} characters long` });
+    problems.push({
+      code: 'too_short',
+      message: `must be at least ${INTEGRATION_PASSWORD_MIN_LENGTH} characters long`,
+    });
   }
   if (length > INTEGRATION_PASSWORD_MAX_LENGTH) {
     problems.push({ code: 'too_long', message: `must be at most ${INTEGRATION_PASSWORD_MAX_LENGTH} characters long` });

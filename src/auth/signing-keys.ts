@@ -191,7 +191,9 @@ export class SigningKeyService {
           }
           return false;
         });
-        usable.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0));
+        usable.sort(
+          (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0),
+        );
         this.records = usable;
         this.loadedAt = this.now().getTime();
       } finally {

@@ -148,7 +148,8 @@ export class TokenService {
       throw new TokenVerificationError('unknown_key', 'the access token names no signing key');
     }
     const key = await this.keys.verificationKey(header.kid);
-    if (!key) throw new TokenVerificationError('unknown_key', 'the access token was signed by an unknown or retired key');
+    if (!key)
+      throw new TokenVerificationError('unknown_key', 'the access token was signed by an unknown or retired key');
 
     let payload: Record<string, unknown>;
     try {
@@ -169,14 +170,19 @@ export class TokenService {
     if (!parsed.success) throw new TokenVerificationError('invalid_claims', 'the access token lacks required claims');
     const c = parsed.data;
     if (!(GRANT_TYPES as readonly string[]).includes(c.gty)) {
-      throw new TokenVerificationError('unknown_grant_type', 'the access token was issued for an unsupported grant type');
+      throw new TokenVerificationError(
+        'unknown_grant_type',
+        'the access token was issued for an unsupported grant type',
+      );
     }
     const gty = c.gty as GrantType;
     if (!c.scope.split(' ').includes(API_SCOPE)) {
       throw new TokenVerificationError('insufficient_scope', `the access token lacks scope ${API_SCOPE}`);
     }
-    const subjectOk = gty === 'password' ? c.sub.startsWith('user:') && c.sub.length > 5 && !!c.username : c.sub === c.client_id;
-    if (!subjectOk) throw new TokenVerificationError('invalid_claims', 'the access token subject does not match its grant');
+    const subjectOk =
+      gty === 'password' ? c.sub.startsWith('user:') && c.sub.length > 5 && !!c.username : c.sub === c.client_id;
+    if (!subjectOk)
+      throw new TokenVerificationError('invalid_claims', 'the access token subject does not match its grant');
     return {
       iss: this.issuer,
       aud: this.audience,
@@ -195,7 +201,8 @@ export class TokenService {
 }
 
 function toRejection(err: unknown): TokenVerificationError {
-  if (err instanceof joseErrors.JWTExpired) return new TokenVerificationError('expired', 'the access token has expired');
+  if (err instanceof joseErrors.JWTExpired)
+    return new TokenVerificationError('expired', 'the access token has expired');
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     switch (err.claim) {
       case 'iss':

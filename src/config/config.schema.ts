@@ -4,7 +4,12 @@ import { z } from 'zod';
 const csv = z
   .string()
   .optional()
-  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const bool = (def: boolean) =>
@@ -19,92 +24,262 @@ const bool = (def: boolean) =>
  */
 export const configEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development').describe('Runtime mode.'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level.'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino log level.'),
 
   HOST: z.string().default('127.0.0.1').describe('Interface the API listens on.'),
   PORT: int(8080).describe('API port (0 = any free port).'),
-  PUBLIC_BASE_URL: z.string().url().optional().describe('External base URL of the API ({base_url}); default http://HOST:PORT.'),
-  AUTH_BASE_URL: z.string().url().optional().describe('External base URL of the identity server ({auth_url}); default = PUBLIC_BASE_URL (same server).'),
-  TRUST_PROXY: z.string().default('loopback').describe('Express "trust proxy" setting, for client addresses behind a reverse proxy.'),
+  PUBLIC_BASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('External base URL of the API ({base_url}); default http://HOST:PORT.'),
+  AUTH_BASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('External base URL of the identity server ({auth_url}); default = PUBLIC_BASE_URL (same server).'),
+  TRUST_PROXY: z
+    .string()
+    .default('loopback')
+    .describe('Express "trust proxy" setting, for client addresses behind a reverse proxy.'),
 
-  MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/invoicegateway').describe('MongoDB (or FerretDB) connection string.'),
-  MONGODB_DB: z.string().regex(/^[A-Za-z]+$/).optional().describe('Database name (letters only, a FerretDB rule); default from the URI path.'),
+  MONGODB_URI: z
+    .string()
+    .default('mongodb://127.0.0.1:27017/invoicegateway')
+    .describe('MongoDB (or FerretDB) connection string.'),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z]+$/)
+    .optional()
+    .describe('Database name (letters only, a FerretDB rule); default from the URI path.'),
 
-  RECONCILE_INTERVAL_SECONDS: int(900).describe('How often one API process compares stored documents with their workflows and looks for stored bytes nothing refers to (docs/decisions.md, "Storage writes"); 0 = never.'),
-  RECONCILE_MIN_AGE_SECONDS: int(3600, 60).describe('Records and stored bytes younger than this are left alone by reconciliation (an upload or step may still be writing them).'),
-  RECONCILE_WINDOW_DAYS: int(14, 1).describe('How far back reconciliation compares sales invoices with their workflows (longer than the longest delivery retry schedule).'),
-  RECONCILE_BATCH: int(500, 1).describe('Records, blobs and chunks reconciliation looks at per kind and run (it goes on from there in the next run).'),
+  RECONCILE_INTERVAL_SECONDS: int(900).describe(
+    'How often one API process compares stored documents with their workflows and looks for stored bytes nothing refers to (docs/decisions.md, "Storage writes"); 0 = never.',
+  ),
+  RECONCILE_MIN_AGE_SECONDS: int(3600, 60).describe(
+    'Records and stored bytes younger than this are left alone by reconciliation (an upload or step may still be writing them).',
+  ),
+  RECONCILE_WINDOW_DAYS: int(14, 1).describe(
+    'How far back reconciliation compares sales invoices with their workflows (longer than the longest delivery retry schedule).',
+  ),
+  RECONCILE_BATCH: int(500, 1).describe(
+    'Records, blobs and chunks reconciliation looks at per kind and run (it goes on from there in the next run).',
+  ),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233').describe('Temporal frontend host:port.'),
   TEMPORAL_NAMESPACE: z.string().default('default').describe('Temporal namespace.'),
-  TEMPORAL_TASK_QUEUE: z.string().default('invoice-gateway').describe('Task queue shared by the API (starts) and the worker (runs).'),
-  TEMPORAL_WORKFLOW_BUNDLE: z.string().optional().describe('Path of a prebuilt workflow bundle (production); unset = bundle at worker start.'),
+  TEMPORAL_TASK_QUEUE: z
+    .string()
+    .default('invoice-gateway')
+    .describe('Task queue shared by the API (starts) and the worker (runs).'),
+  TEMPORAL_WORKFLOW_BUNDLE: z
+    .string()
+    .optional()
+    .describe('Path of a prebuilt workflow bundle (production); unset = bundle at worker start.'),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce
     .number()
     .int()
     .min(0)
-    .refine((n) => n === 0 || n >= 40, 'must be 0 (no cache) or at least 40, the workflow tasks the worker runs at once')
+    .refine(
+      (n) => n === 0 || n >= 40,
+      'must be 0 (no cache) or at least 40, the workflow tasks the worker runs at once',
+    )
     .optional()
-    .describe('Runs the worker keeps in memory between their tasks (0 = none, else at least 40, the workflow tasks it runs at once); unset = the Temporal SDK default, sized from the heap (about 2 300 at a 4 GiB heap). A run waiting long, such as a delivery waiting for its next retry, stays cached until the room is needed, about 0.25 MB each; one evicted is replayed from its history on its next task.'),
-  WORKER_METRICS_ADDRESS: z.string().default('127.0.0.1:9464').describe('host:port of the worker Prometheus endpoint (Temporal SDK metrics plus ours); empty disables.'),
+    .describe(
+      'Runs the worker keeps in memory between their tasks (0 = none, else at least 40, the workflow tasks it runs at once); unset = the Temporal SDK default, sized from the heap (about 2 300 at a 4 GiB heap). A run waiting long, such as a delivery waiting for its next retry, stays cached until the room is needed, about 0.25 MB each; one evicted is replayed from its history on its next task.',
+    ),
+  WORKER_METRICS_ADDRESS: z
+    .string()
+    .default('127.0.0.1:9464')
+    .describe('host:port of the worker Prometheus endpoint (Temporal SDK metrics plus ours); empty disables.'),
 
-  MAX_UPLOAD_BYTES: int(24 * 1024 * 1024, 1).describe('Largest accepted upload body (spec 8: 24 MB); larger → 413 before anything is stored.'),
+  MAX_UPLOAD_BYTES: int(24 * 1024 * 1024, 1).describe(
+    'Largest accepted upload body (spec 8: 24 MB); larger → 413 before anything is stored.',
+  ),
 
   AUTH_ISSUER: z.string().optional().describe('JWT `iss`; default = the auth base URL.'),
   AUTH_AUDIENCE: z.string().default('invoice-gateway-api').describe('JWT `aud` the API accepts.'),
   TOKEN_TTL_SECONDS: int(3600, 60).describe('Access token lifetime (spec 2.2: 3600).'),
-  SIGNING_KEY_ROTATION_DAYS: int(30, 1).describe('Age after which a new token signing key is generated; old keys stay published until their tokens expire.'),
-  SUBSCRIPTION_KEYS: csv.describe('Valid `Subscription-Key` header values (comma-separated). The header is optional; when sent it must be one of these.'),
+  SIGNING_KEY_ROTATION_DAYS: int(30, 1).describe(
+    'Age after which a new token signing key is generated; old keys stay published until their tokens expire.',
+  ),
+  SUBSCRIPTION_KEYS: csv.describe(
+    'Valid `Subscription-Key` header values (comma-separated). The header is optional; when sent it must be one of these.',
+  ),
 
   RATE_LIMIT_TOKEN_PER_MINUTE: int(120, 1).describe('Token requests per client id from one address per minute.'),
-  RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: int(10, 1).describe('Failed token requests per client id from one address per minute; then 429 for that pair.'),
-  RATE_LIMIT_TOKEN_SOURCE_FAILURES_PER_MINUTE: int(60, 1).describe('Failed token requests from one address per minute, over all client ids; then 429 for that address.'),
+  RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: int(10, 1).describe(
+    'Failed token requests per client id from one address per minute; then 429 for that pair.',
+  ),
+  RATE_LIMIT_TOKEN_SOURCE_FAILURES_PER_MINUTE: int(60, 1).describe(
+    'Failed token requests from one address per minute, over all client ids; then 429 for that address.',
+  ),
   RATE_LIMIT_API_PER_MINUTE: int(6000, 1).describe('API requests per client per minute.'),
 
-  WEBHOOK_ALLOW_HTTP: bool(false).describe('Accept and deliver to plain http:// hook URLs (tests, on-premise receivers); https only when false.'),
-  WEBHOOK_ALLOWED_RANGES: csv.describe('CIDR ranges hooks may reach although the SSRF guard refuses them by default (loopback, private, link-local, …), comma-separated, e.g. `10.0.0.0/8,127.0.0.1/32`.'),
-  WEBHOOK_TIMEOUT_MS: int(100_000, 100).describe('Timeout of one delivery attempt (spec 6.1: 100 s); also the most a hook may set as its own timeoutSeconds.'),
-  WEBHOOK_MAX_CONCURRENCY_PER_HOOK: int(20, 1).describe('Delivery attempts in flight per hook and worker process; further attempts wait or come back later. Each timeout halves the cap of that hook (at least 1) and each answer adds one back, so a receiver that hangs ends up holding one connection.'),
-  WEBHOOK_HELD_SWEEP_SECONDS: int(60, 1).describe('How often each worker releases the held deliveries of stuck hooks that fell due (the fallback when no answer of the hook released them first) and reads which hooks have deliveries held, so an answer of such a hook releases them.'),
-  WEBHOOK_RETRY_SCHEDULE: z.string().optional().describe('Backoff between failed delivery attempts as JSON (src/core/retry-schedule.ts); unset = exponential with jitter over 5 days.'),
-  WEBHOOK_HTTPSIN_URL: z.string().url().optional().describe('Internal endpoint that `httpsin://user:password@inbound?token=$token$` hooks deliver to (spec 6.9); httpsin hooks are refused while unset.'),
-  WEBHOOK_SEARCH_ATTRIBUTES: bool(true).describe('Tag delivery workflows with the HookId, EventTopic, PartyId and DeliveryAttempt search attributes (they must be registered on the Temporal server).'),
+  WEBHOOK_ALLOW_HTTP: bool(false).describe(
+    'Accept and deliver to plain http:// hook URLs (tests, on-premise receivers); https only when false.',
+  ),
+  WEBHOOK_ALLOWED_RANGES: csv.describe(
+    'CIDR ranges hooks may reach although the SSRF guard refuses them by default (loopback, private, link-local, …), comma-separated, e.g. `10.0.0.0/8,127.0.0.1/32`.',
+  ),
+  WEBHOOK_TIMEOUT_MS: int(100_000, 100).describe(
+    'Timeout of one delivery attempt (spec 6.1: 100 s); also the most a hook may set as its own timeoutSeconds.',
+  ),
+  WEBHOOK_MAX_CONCURRENCY_PER_HOOK: int(20, 1).describe(
+    'Delivery attempts in flight per hook and worker process; further attempts wait or come back later. Each timeout halves the cap of that hook (at least 1) and each answer adds one back, so a receiver that hangs ends up holding one connection.',
+  ),
+  WEBHOOK_HELD_SWEEP_SECONDS: int(60, 1).describe(
+    'How often each worker releases the held deliveries of stuck hooks that fell due (the fallback when no answer of the hook released them first) and reads which hooks have deliveries held, so an answer of such a hook releases them.',
+  ),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .optional()
+    .describe(
+      'Backoff between failed delivery attempts as JSON (src/core/retry-schedule.ts); unset = exponential with jitter over 5 days.',
+    ),
+  WEBHOOK_HTTPSIN_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'Internal endpoint that `httpsin://user:password@inbound?token=$token$` hooks deliver to (spec 6.9); httpsin hooks are refused while unset.',
+    ),
+  WEBHOOK_SEARCH_ATTRIBUTES: bool(true).describe(
+    'Tag delivery workflows with the HookId, EventTopic, PartyId and DeliveryAttempt search attributes (they must be registered on the Temporal server).',
+  ),
 
-  INVOICE_GATEWAY_CACHE: z.string().optional().describe('Cache root for downloaded tools and rule packs (outside git); default ~/.cache/invoice-gateway.'),
-  RULES_CACHE_DIR: z.string().optional().describe('Directory of the validation rule packs built by `npm run rules:fetch`; default <INVOICE_GATEWAY_CACHE>/rules.'),
-  VALIDATION_THREADS: z.coerce.number().int().min(0).max(64).optional().describe('Threads each process (API and worker) validates and converts documents on (the official rules and conversions run synchronously and would otherwise hold the event loop or activity thread for seconds); default: the cores available; 0 = in process.'),
-  RULES_ACCEPTED_PREVIOUS: csv.describe('Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. `peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a document passes a pack when it passes either.'),
+  INVOICE_GATEWAY_CACHE: z
+    .string()
+    .optional()
+    .describe('Cache root for downloaded tools and rule packs (outside git); default ~/.cache/invoice-gateway.'),
+  RULES_CACHE_DIR: z
+    .string()
+    .optional()
+    .describe(
+      'Directory of the validation rule packs built by `npm run rules:fetch`; default <INVOICE_GATEWAY_CACHE>/rules.',
+    ),
+  VALIDATION_THREADS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64)
+    .optional()
+    .describe(
+      'Threads each process (API and worker) validates and converts documents on (the official rules and conversions run synchronously and would otherwise hold the event loop or activity thread for seconds); default: the cores available; 0 = in process.',
+    ),
+  RULES_ACCEPTED_PREVIOUS: csv.describe(
+    'Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. `peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a document passes a pack when it passes either.',
+  ),
 
-  PEPPOL_AP_KEYSTORE: csv.describe('PKCS#12 key store(s) of this access point\'s Peppol AP key and certificate, comma-separated `path` or `path#alias`; two during a certificate rollover (sign with the newest valid one, decrypt with whichever a sender used). Unset (and no PEM) = AS4 is off and `POST /as4` answers 503.'),
+  PEPPOL_AP_KEYSTORE: csv.describe(
+    "PKCS#12 key store(s) of this access point's Peppol AP key and certificate, comma-separated `path` or `path#alias`; two during a certificate rollover (sign with the newest valid one, decrypt with whichever a sender used). Unset (and no PEM) = AS4 is off and `POST /as4` answers 503.",
+  ),
   PEPPOL_AP_KEYSTORE_PASSWORD: z.string().optional().describe('Password of the PEPPOL_AP_KEYSTORE files.'),
-  PEPPOL_AP_CERTIFICATE: z.string().optional().describe('Instead of PKCS#12: PEM file with the AP certificate (then its chain). Our SMP publishes the AP certificate of whichever key source is set.'),
-  PEPPOL_AP_PRIVATE_KEY: z.string().optional().describe('Instead of PKCS#12: PEM file with the AP private key (PKCS#8 or PKCS#1).'),
+  PEPPOL_AP_CERTIFICATE: z
+    .string()
+    .optional()
+    .describe(
+      'Instead of PKCS#12: PEM file with the AP certificate (then its chain). Our SMP publishes the AP certificate of whichever key source is set.',
+    ),
+  PEPPOL_AP_PRIVATE_KEY: z
+    .string()
+    .optional()
+    .describe('Instead of PKCS#12: PEM file with the AP private key (PKCS#8 or PKCS#1).'),
   PEPPOL_AP_PRIVATE_KEY_PASSWORD: z.string().optional().describe('Passphrase of an encrypted PEPPOL_AP_PRIVATE_KEY.'),
-  PEPPOL_AP_CA: csv.describe('Peppol AP CA certificate(s) a sending or receiving access point must chain to: PEM bundles or PKCS#12 trust stores (`.p12`/`.pfx`), comma-separated. Required when AS4 is on; recipient lookups answer 503 while unset.'),
+  PEPPOL_AP_CA: csv.describe(
+    'Peppol AP CA certificate(s) a sending or receiving access point must chain to: PEM bundles or PKCS#12 trust stores (`.p12`/`.pfx`), comma-separated. Required when AS4 is on; recipient lookups answer 503 while unset.',
+  ),
   PEPPOL_AP_CA_PASSWORD: z.string().optional().describe('Password of PKCS#12 trust stores in PEPPOL_AP_CA.'),
-  AS4_MAX_MESSAGE_BYTES: int(50 * 1024 * 1024, 1024).describe('Largest AS4 request body `POST /as4` reads (counted while streaming); larger → HTTP 413 with a signed ebMS error, nothing stored.'),
-  AS4_MAX_DECOMPRESSED_BYTES: int(100 * 1024 * 1024, 1024).describe('Largest SBD a compressed AS4 payload may inflate to (gzip bombs) → EBMS:0303.'),
-  AS4_DUPLICATE_WINDOW_HOURS: int(168, 1).describe('How long a resent AS4 message (same MessageId, or same sender and SBDH InstanceIdentifier) is answered with a receipt instead of being stored again; later a reused id is refused (EBMS:0004).'),
-  AS4_REVOCATION_CHECK: bool(false).describe('Check Peppol certificates for revocation — the OCSP responder the certificate names first, then the CRLs of its distribution points: the sending AP of a received AS4 message (revoked → EBMS:0101), the signer of a receipt, and the SMP signer and endpoint certificate of a recipient lookup. Off = not checked (results say `revocationChecked: false`).'),
-  AS4_REVOCATION_SOFT_FAIL: bool(false).describe('With AS4_REVOCATION_CHECK: accept a certificate whose revocation status cannot be determined (no responder or distribution point, unreachable, expired or badly signed answers), logging a warning. Default: refuse it (hard fail). A certificate listed as revoked is always refused.'),
+  AS4_MAX_MESSAGE_BYTES: int(50 * 1024 * 1024, 1024).describe(
+    'Largest AS4 request body `POST /as4` reads (counted while streaming); larger → HTTP 413 with a signed ebMS error, nothing stored.',
+  ),
+  AS4_MAX_DECOMPRESSED_BYTES: int(100 * 1024 * 1024, 1024).describe(
+    'Largest SBD a compressed AS4 payload may inflate to (gzip bombs) → EBMS:0303.',
+  ),
+  AS4_DUPLICATE_WINDOW_HOURS: int(168, 1).describe(
+    'How long a resent AS4 message (same MessageId, or same sender and SBDH InstanceIdentifier) is answered with a receipt instead of being stored again; later a reused id is refused (EBMS:0004).',
+  ),
+  AS4_REVOCATION_CHECK: bool(false).describe(
+    'Check Peppol certificates for revocation — the OCSP responder the certificate names first, then the CRLs of its distribution points: the sending AP of a received AS4 message (revoked → EBMS:0101), the signer of a receipt, and the SMP signer and endpoint certificate of a recipient lookup. Off = not checked (results say `revocationChecked: false`).',
+  ),
+  AS4_REVOCATION_SOFT_FAIL: bool(false).describe(
+    'With AS4_REVOCATION_CHECK: accept a certificate whose revocation status cannot be determined (no responder or distribution point, unreachable, expired or badly signed answers), logging a warning. Default: refuse it (hard fail). A certificate listed as revoked is always refused.',
+  ),
   AS4_REVOCATION_TIMEOUT_MS: int(5_000, 100).describe('Timeout of one OCSP request or CRL download.'),
-  AS4_REVOCATION_MAX_CRL_BYTES: int(10 * 1024 * 1024, 1024).describe('Largest CRL downloaded; a larger one leaves the status unknown.'),
-  AS4_REVOCATION_CACHE_ENTRIES: int(100, 1).describe('OCSP answers and CRLs kept in memory per process (each until its nextUpdate, least recently used out first).'),
-  PEPPOL_AP_ENDPOINT_URL: z.string().url().optional().describe('Our AS4 receiver URL as peers reach it, published by our SMP; default <PUBLIC_BASE_URL>/as4.'),
-  PEPPOL_SMP_KEYSTORE: z.string().optional().describe('PKCS#12 file with the key and certificate our SMP signs its answers with (or use PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY).'),
+  AS4_REVOCATION_MAX_CRL_BYTES: int(10 * 1024 * 1024, 1024).describe(
+    'Largest CRL downloaded; a larger one leaves the status unknown.',
+  ),
+  AS4_REVOCATION_CACHE_ENTRIES: int(100, 1).describe(
+    'OCSP answers and CRLs kept in memory per process (each until its nextUpdate, least recently used out first).',
+  ),
+  PEPPOL_AP_ENDPOINT_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('Our AS4 receiver URL as peers reach it, published by our SMP; default <PUBLIC_BASE_URL>/as4.'),
+  PEPPOL_SMP_KEYSTORE: z
+    .string()
+    .optional()
+    .describe(
+      'PKCS#12 file with the key and certificate our SMP signs its answers with (or use PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY).',
+    ),
   PEPPOL_SMP_KEYSTORE_PASSWORD: z.string().optional().describe('Password of PEPPOL_SMP_KEYSTORE.'),
-  PEPPOL_SMP_KEYSTORE_ALIAS: z.string().optional().describe('Alias of the key in PEPPOL_SMP_KEYSTORE when it holds several.'),
-  PEPPOL_SMP_CERTIFICATE: z.string().optional().describe('PEM certificate of our SMP signing key (with PEPPOL_SMP_PRIVATE_KEY).'),
+  PEPPOL_SMP_KEYSTORE_ALIAS: z
+    .string()
+    .optional()
+    .describe('Alias of the key in PEPPOL_SMP_KEYSTORE when it holds several.'),
+  PEPPOL_SMP_CERTIFICATE: z
+    .string()
+    .optional()
+    .describe('PEM certificate of our SMP signing key (with PEPPOL_SMP_PRIVATE_KEY).'),
   PEPPOL_SMP_PRIVATE_KEY: z.string().optional().describe('PEM private key of our SMP (unencrypted PKCS#8).'),
-  PEPPOL_SMP_BASE_PATH: z.string().regex(/^(\/[A-Za-z0-9._~-]+)+$/).default('/smp').describe('Path under which the API process serves our SMP (unauthenticated, Peppol SMP 1.x).'),
-  PEPPOL_SMP_PUBLIC_URL: z.string().url().optional().describe('Our SMP base URL as the SML publishes it; default <PUBLIC_BASE_URL><PEPPOL_SMP_BASE_PATH>.'),
-  PEPPOL_SMP_TECHNICAL_CONTACT: z.string().optional().describe('TechnicalContactUrl our SMP publishes with every endpoint (a mailto: or https: URL).'),
-  PEPPOL_SML_ZONE: z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/).default('test').describe('SML DNS zone for lookups and registrations: `production`, `test` (the OpenPeppol zones) or a DNS zone name (a local zone in tests).'),
-  PEPPOL_SML_REGISTRAR: z.enum(['off', 'manual']).default('off').describe('How party registrations reach the SML: `off` refuses them (no SML client configured), `manual` publishes in our SMP and leaves the SML entry to the operator.'),
-  PEPPOL_DNS_SERVERS: csv.describe('Name servers for SML lookups (`host` or `host:port`, comma-separated); default the system resolvers.'),
-  PEPPOL_SMP_TRUSTSTORE: z.string().optional().describe('PEM file of the SMP CA certificates SMP answers must be signed under (the Peppol SMP CA); recipient lookups answer 503 while unset.'),
-  PEPPOL_LOOKUP_TIMEOUT_MS: int(10_000, 100).describe('Timeout of one DNS query or SMP request during a recipient lookup.'),
-  PEPPOL_SEND_RETRY_SCHEDULE: z.string().optional().describe('Waits between failed Peppol delivery attempts of a sales invoice (5xx, no answer) as JSON (src/core/retry-schedule.ts); read by the API process and carried in each run\'s input. Unset = 10 min, 20 min, 30 min, 2 h, 6 h, 12 h, 14 h (8 attempts over 35 h).'),
-
+  PEPPOL_SMP_BASE_PATH: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)+$/)
+    .default('/smp')
+    .describe('Path under which the API process serves our SMP (unauthenticated, Peppol SMP 1.x).'),
+  PEPPOL_SMP_PUBLIC_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('Our SMP base URL as the SML publishes it; default <PUBLIC_BASE_URL><PEPPOL_SMP_BASE_PATH>.'),
+  PEPPOL_SMP_TECHNICAL_CONTACT: z
+    .string()
+    .optional()
+    .describe('TechnicalContactUrl our SMP publishes with every endpoint (a mailto: or https: URL).'),
+  PEPPOL_SML_ZONE: z
+    .string()
+    .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/)
+    .default('test')
+    .describe(
+      'SML DNS zone for lookups and registrations: `production`, `test` (the OpenPeppol zones) or a DNS zone name (a local zone in tests).',
+    ),
+  PEPPOL_SML_REGISTRAR: z
+    .enum(['off', 'manual'])
+    .default('off')
+    .describe(
+      'How party registrations reach the SML: `off` refuses them (no SML client configured), `manual` publishes in our SMP and leaves the SML entry to the operator.',
+    ),
+  PEPPOL_DNS_SERVERS: csv.describe(
+    'Name servers for SML lookups (`host` or `host:port`, comma-separated); default the system resolvers.',
+  ),
+  PEPPOL_SMP_TRUSTSTORE: z
+    .string()
+    .optional()
+    .describe(
+      'PEM file of the SMP CA certificates SMP answers must be signed under (the Peppol SMP CA); recipient lookups answer 503 while unset.',
+    ),
+  PEPPOL_LOOKUP_TIMEOUT_MS: int(10_000, 100).describe(
+    'Timeout of one DNS query or SMP request during a recipient lookup.',
+  ),
+  PEPPOL_SEND_RETRY_SCHEDULE: z
+    .string()
+    .optional()
+    .describe(
+      "Waits between failed Peppol delivery attempts of a sales invoice (5xx, no answer) as JSON (src/core/retry-schedule.ts); read by the API process and carried in each run's input. Unset = 10 min, 20 min, 30 min, 2 h, 6 h, 12 h, 14 h (8 attempts over 35 h).",
+    ),
 } satisfies Record<string, z.ZodType>);
 
 export type ConfigEnv = z.infer<typeof configEnvSchema>;

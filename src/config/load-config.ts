@@ -1,7 +1,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import { configEnvSchema } from './config.schema';
-import { PEPPOL_SEND_SCHEDULE, validateRetrySchedule, WEBHOOK_RETRY_SCHEDULE, type RetrySchedule } from '../core/retry-schedule';
+import {
+  PEPPOL_SEND_SCHEDULE,
+  validateRetrySchedule,
+  WEBHOOK_RETRY_SCHEDULE,
+  type RetrySchedule,
+} from '../core/retry-schedule';
 
 export interface Config {
   env: 'development' | 'test' | 'production';
@@ -92,25 +97,49 @@ export interface Config {
   };
 }
 
-const SML_ZONE_NAMES: Record<string, string> = { production: 'participant.sml.prod.tech.peppol.org', test: 'participant.sml.test.tech.peppol.org' };
+const SML_ZONE_NAMES: Record<string, string> = {
+  production: 'participant.sml.prod.tech.peppol.org',
+  test: 'participant.sml.test.tech.peppol.org',
+};
 
-function smpKeyOf(e: { PEPPOL_SMP_KEYSTORE?: string | undefined; PEPPOL_SMP_KEYSTORE_PASSWORD?: string | undefined; PEPPOL_SMP_KEYSTORE_ALIAS?: string | undefined; PEPPOL_SMP_CERTIFICATE?: string | undefined; PEPPOL_SMP_PRIVATE_KEY?: string | undefined }): Config['peppol']['smpKey'] {
+function smpKeyOf(e: {
+  PEPPOL_SMP_KEYSTORE?: string | undefined;
+  PEPPOL_SMP_KEYSTORE_PASSWORD?: string | undefined;
+  PEPPOL_SMP_KEYSTORE_ALIAS?: string | undefined;
+  PEPPOL_SMP_CERTIFICATE?: string | undefined;
+  PEPPOL_SMP_PRIVATE_KEY?: string | undefined;
+}): Config['peppol']['smpKey'] {
   if (e.PEPPOL_SMP_KEYSTORE && (e.PEPPOL_SMP_CERTIFICATE || e.PEPPOL_SMP_PRIVATE_KEY)) {
-    throw new Error('Invalid configuration:\n  PEPPOL_SMP_KEYSTORE: give either a key store or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY, not both');
+    throw new Error(
+      'Invalid configuration:\n  PEPPOL_SMP_KEYSTORE: give either a key store or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY, not both',
+    );
   }
   if (e.PEPPOL_SMP_KEYSTORE) {
-    if (e.PEPPOL_SMP_KEYSTORE_PASSWORD === undefined) throw new Error('Invalid configuration:\n  PEPPOL_SMP_KEYSTORE_PASSWORD: required with PEPPOL_SMP_KEYSTORE');
-    return { kind: 'pkcs12', path: e.PEPPOL_SMP_KEYSTORE, password: e.PEPPOL_SMP_KEYSTORE_PASSWORD, ...(e.PEPPOL_SMP_KEYSTORE_ALIAS ? { alias: e.PEPPOL_SMP_KEYSTORE_ALIAS } : {}) };
+    if (e.PEPPOL_SMP_KEYSTORE_PASSWORD === undefined)
+      throw new Error('Invalid configuration:\n  PEPPOL_SMP_KEYSTORE_PASSWORD: required with PEPPOL_SMP_KEYSTORE');
+    return {
+      kind: 'pkcs12',
+      path: e.PEPPOL_SMP_KEYSTORE,
+      password: e.PEPPOL_SMP_KEYSTORE_PASSWORD,
+      ...(e.PEPPOL_SMP_KEYSTORE_ALIAS ? { alias: e.PEPPOL_SMP_KEYSTORE_ALIAS } : {}),
+    };
   }
   if (e.PEPPOL_SMP_CERTIFICATE || e.PEPPOL_SMP_PRIVATE_KEY) {
-    if (!e.PEPPOL_SMP_CERTIFICATE || !e.PEPPOL_SMP_PRIVATE_KEY) throw new Error('Invalid configuration:\n  PEPPOL_SMP_CERTIFICATE: PEPPOL_SMP_CERTIFICATE and PEPPOL_SMP_PRIVATE_KEY go together');
+    if (!e.PEPPOL_SMP_CERTIFICATE || !e.PEPPOL_SMP_PRIVATE_KEY)
+      throw new Error(
+        'Invalid configuration:\n  PEPPOL_SMP_CERTIFICATE: PEPPOL_SMP_CERTIFICATE and PEPPOL_SMP_PRIVATE_KEY go together',
+      );
     return { kind: 'pem', certificatePath: e.PEPPOL_SMP_CERTIFICATE, privateKeyPath: e.PEPPOL_SMP_PRIVATE_KEY };
   }
   return undefined;
 }
 
 /** A retry schedule setting (WEBHOOK_RETRY_SCHEDULE, PEPPOL_SEND_RETRY_SCHEDULE): JSON checked by the schedule's own validator; the default when unset. */
-function retryScheduleOf(text: string | undefined, name = 'WEBHOOK_RETRY_SCHEDULE', fallback: RetrySchedule = WEBHOOK_RETRY_SCHEDULE): RetrySchedule {
+function retryScheduleOf(
+  text: string | undefined,
+  name = 'WEBHOOK_RETRY_SCHEDULE',
+  fallback: RetrySchedule = WEBHOOK_RETRY_SCHEDULE,
+): RetrySchedule {
   if (text === undefined || text.trim() === '') return fallback;
   let value: unknown;
   try {
@@ -144,7 +173,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new Error('Invalid configuration:\n  PEPPOL_AP_CERTIFICATE / PEPPOL_AP_PRIVATE_KEY: set both or neither');
   }
   const as4Enabled = pem || e.PEPPOL_AP_KEYSTORE.length > 0;
-  if (as4Enabled && e.PEPPOL_AP_CA.length === 0) throw new Error('Invalid configuration:\n  PEPPOL_AP_CA: required when an AP key is configured');
+  if (as4Enabled && e.PEPPOL_AP_CA.length === 0)
+    throw new Error('Invalid configuration:\n  PEPPOL_AP_CA: required when an AP key is configured');
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, '');
   const authBaseUrl = (e.AUTH_BASE_URL ?? publicBaseUrl).replace(/\/$/, '');
   return deepFreeze({
@@ -212,7 +242,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       enabled: as4Enabled,
     },
     validation: {
-      rulesDir: path.resolve(e.RULES_CACHE_DIR || path.join(e.INVOICE_GATEWAY_CACHE || path.join(os.homedir(), '.cache', 'invoice-gateway'), 'rules')),
+      rulesDir: path.resolve(
+        e.RULES_CACHE_DIR ||
+          path.join(e.INVOICE_GATEWAY_CACHE || path.join(os.homedir(), '.cache', 'invoice-gateway'), 'rules'),
+      ),
       acceptedPrevious: e.RULES_ACCEPTED_PREVIOUS,
       threads: e.VALIDATION_THREADS ?? os.availableParallelism(),
     },
@@ -227,7 +260,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       dnsServers: e.PEPPOL_DNS_SERVERS,
       smpTruststorePath: e.PEPPOL_SMP_TRUSTSTORE,
       lookupTimeoutMs: e.PEPPOL_LOOKUP_TIMEOUT_MS,
-      sendRetrySchedule: retryScheduleOf(e.PEPPOL_SEND_RETRY_SCHEDULE, 'PEPPOL_SEND_RETRY_SCHEDULE', PEPPOL_SEND_SCHEDULE),
+      sendRetrySchedule: retryScheduleOf(
+        e.PEPPOL_SEND_RETRY_SCHEDULE,
+        'PEPPOL_SEND_RETRY_SCHEDULE',
+        PEPPOL_SEND_SCHEDULE,
+      ),
     },
   });
 }

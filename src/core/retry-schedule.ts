@@ -200,7 +200,13 @@ export function validateRetrySchedule(value: unknown): string | null {
   const s = value as Record<string, unknown>;
   if (s.retryAfter !== undefined) {
     const ra = s.retryAfter as Record<string, unknown> | null;
-    if (typeof ra !== 'object' || ra === null || !isNonNegative(ra.minMs) || !isNonNegative(ra.maxMs) || ra.minMs > ra.maxMs) {
+    if (
+      typeof ra !== 'object' ||
+      ra === null ||
+      !isNonNegative(ra.minMs) ||
+      !isNonNegative(ra.maxMs) ||
+      ra.minMs > ra.maxMs
+    ) {
       return 'retryAfter needs 0 <= minMs <= maxMs';
     }
   }
@@ -210,7 +216,8 @@ export function validateRetrySchedule(value: unknown): string | null {
   }
   if (s.kind !== 'exponential') return 'kind must be "exponential" or "table"';
   if (!isNonNegative(s.initialDelayMs) || s.initialDelayMs === 0) return 'initialDelayMs must be > 0';
-  if (typeof s.multiplier !== 'number' || !Number.isFinite(s.multiplier) || s.multiplier < 1) return 'multiplier must be >= 1';
+  if (typeof s.multiplier !== 'number' || !Number.isFinite(s.multiplier) || s.multiplier < 1)
+    return 'multiplier must be >= 1';
   if (!isNonNegative(s.maxDelayMs) || s.maxDelayMs < s.initialDelayMs) return 'maxDelayMs must be >= initialDelayMs';
   if (!isNonNegative(s.totalWindowMs)) return 'totalWindowMs must be >= 0';
   if (s.maxAttempts !== undefined && !(Number.isInteger(s.maxAttempts) && (s.maxAttempts as number) >= 1)) {

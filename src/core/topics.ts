@@ -196,7 +196,8 @@ export function selectHooks<H extends HookForRouting, E extends RoutableEvent>(
     const match = hookTopicMatch(hook, event.topic);
     if (match === null) continue;
     if (typeof hook.filter === 'string' && hook.filter.trim().length > 0) {
-      if (!options.passesFilter) throw new Error(`selectHooks: hook ${hook.id} has a filter but no passesFilter was given`);
+      if (!options.passesFilter)
+        throw new Error(`selectHooks: hook ${hook.id} has a filter but no passesFilter was given`);
       if (!options.passesFilter(hook, event)) continue;
     }
     const candidate: Ranked = { hook, party, exact: match === 'exact' };

@@ -48,7 +48,8 @@ export function throttleWaitMs(throttled: number, retryInMs: number | undefined,
  * than a day (a hook with a long backlog is slow, not broken).
  */
 export function throttleBoundMs(schedule: RetrySchedule): number {
-  const window = schedule.kind === 'exponential' ? schedule.totalWindowMs : schedule.delaysMs.reduce((a, b) => a + b, 0);
+  const window =
+    schedule.kind === 'exponential' ? schedule.totalWindowMs : schedule.delaysMs.reduce((a, b) => a + b, 0);
   return Math.max(window, 24 * 60 * 60 * 1000);
 }
 
@@ -199,7 +200,11 @@ export type AttemptResult =
       /** Parked, and held by the attempt itself (AttemptHoldOffer): the held record's seq; the run may end at once. */
       heldSeq?: string;
     }
-  | { kind: 'skipped'; reason: 'hook-deleted' | 'hook-inactive' | 'event-missing' | 'unsupported-action'; detail: string };
+  | {
+      kind: 'skipped';
+      reason: 'hook-deleted' | 'hook-inactive' | 'event-missing' | 'unsupported-action';
+      detail: string;
+    };
 
 /** Input of the activity that publishes HookSentRetry / HookSentError / an output rule's topic for a delivery. */
 export interface DeliveryEventInput {
@@ -232,13 +237,20 @@ export interface DeliveryEventInput {
  * original event goes along only when the run has it with its party key (runs started before that read it instead).
  */
 export function deliveryEventInput(
-  run: { tenantId: string; eventId: string; event?: GatewayEvent | undefined; eventPartyKey?: string | null | undefined },
+  run: {
+    tenantId: string;
+    eventId: string;
+    event?: GatewayEvent | undefined;
+    eventPartyKey?: string | null | undefined;
+  },
   delivery: { hookId: string; deliveryId: string; eventId: string; attempt: number },
   r: { kind: 'sent'; httpStatus: number; url: string } | { kind: 'failed'; error: string; url: string },
   kind: DeliveryEventInput['kind'],
 ): DeliveryEventInput {
   return {
-    ...(run.event && run.eventPartyKey !== undefined ? { original: { event: run.event, partyKey: run.eventPartyKey } } : {}),
+    ...(run.event && run.eventPartyKey !== undefined
+      ? { original: { event: run.event, partyKey: run.eventPartyKey } }
+      : {}),
     eventId: delivery.eventId,
     tenantId: run.tenantId,
     originalEventId: run.eventId,

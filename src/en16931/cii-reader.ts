@@ -37,10 +37,14 @@ export function readCii(doc: ReadDocument): ReadResult {
     const schemeId = x.attr(e, 'schemeID');
     return schemeId !== undefined ? { value, schemeId } : { value };
   };
-  const dt = (el: ReadElement | undefined, term: string): string | undefined => x.date102(x.child(el, NS.udt, 'DateTimeString'), term);
-  const qdt = (el: ReadElement | undefined, term: string): string | undefined => x.date102(x.child(el, NS.qdt, 'DateTimeString'), term);
-  const dec = (el: ReadElement | undefined, local: string, term: string): string | undefined => x.decimal(r(el, local), term);
-  const indicator = (el: ReadElement | undefined): boolean => x.take(x.child(r(el, 'ChargeIndicator'), NS.udt, 'Indicator')) === 'true';
+  const dt = (el: ReadElement | undefined, term: string): string | undefined =>
+    x.date102(x.child(el, NS.udt, 'DateTimeString'), term);
+  const qdt = (el: ReadElement | undefined, term: string): string | undefined =>
+    x.date102(x.child(el, NS.qdt, 'DateTimeString'), term);
+  const dec = (el: ReadElement | undefined, local: string, term: string): string | undefined =>
+    x.decimal(r(el, local), term);
+  const indicator = (el: ReadElement | undefined): boolean =>
+    x.take(x.child(r(el, 'ChargeIndicator'), NS.udt, 'Indicator')) === 'true';
   const address = (a: ReadElement | undefined): PostalAddress | undefined =>
     a
       ? compact({
@@ -62,7 +66,8 @@ export function readCii(doc: ReadDocument): ReadResult {
           email: val(r(c, 'EmailURIUniversalCommunication'), 'URIID'),
         })
       : undefined;
-  const partyIds = (p: ReadElement | undefined): Identifier[] => [...rs(p, 'ID'), ...rs(p, 'GlobalID')].map((e) => ident(e)).filter((i): i is Identifier => i !== undefined);
+  const partyIds = (p: ReadElement | undefined): Identifier[] =>
+    [...rs(p, 'ID'), ...rs(p, 'GlobalID')].map((e) => ident(e)).filter((i): i is Identifier => i !== undefined);
   const taxRegs = (p: ReadElement | undefined): { va?: string; fc?: string } => {
     const out: { va?: string; fc?: string } = {};
     for (const tr of rs(p, 'SpecifiedTaxRegistration')) {
@@ -82,7 +87,9 @@ export function readCii(doc: ReadDocument): ReadResult {
   // BG-2, BT-1..3, BG-1
   const ctx = x.child(root, NS.rsm, 'ExchangedDocumentContext');
   const bp = val(r(ctx, 'BusinessProcessSpecifiedDocumentContextParameter'), 'ID');
-  inv.processControl = { specificationIdentifier: val(r(ctx, 'GuidelineSpecifiedDocumentContextParameter'), 'ID') ?? '' };
+  inv.processControl = {
+    specificationIdentifier: val(r(ctx, 'GuidelineSpecifiedDocumentContextParameter'), 'ID') ?? '',
+  };
   if (bp !== undefined) inv.processControl.businessProcessType = bp;
   const ed = x.child(root, NS.rsm, 'ExchangedDocument');
   inv.number = val(ed, 'ID');
@@ -134,7 +141,12 @@ export function readCii(doc: ReadDocument): ReadResult {
     }) ?? {};
   // BG-11
   const trp = r(agreement, 'SellerTaxRepresentativeTradeParty');
-  if (trp) inv.taxRepresentative = compact({ name: val(trp, 'Name'), vatIdentifier: taxRegs(trp).va, postalAddress: address(r(trp, 'PostalTradeAddress')) });
+  if (trp)
+    inv.taxRepresentative = compact({
+      name: val(trp, 'Name'),
+      vatIdentifier: taxRegs(trp).va,
+      postalAddress: address(r(trp, 'PostalTradeAddress')),
+    });
 
   inv.buyerReference = val(agreement, 'BuyerReference');
   inv.salesOrderReference = val(r(agreement, 'SellerOrderReferencedDocument'), 'IssuerAssignedID');
@@ -154,9 +166,20 @@ export function readCii(doc: ReadDocument): ReadResult {
     } else if (tc === '916') {
       x.take(tcEl);
       const bin = r(d, 'AttachmentBinaryObject');
-      const attachment = bin ? compact({ base64: (x.take(bin) ?? '').replace(/\s+/g, ''), mimeCode: x.attr(bin, 'mimeCode'), filename: x.attr(bin, 'filename') }) : undefined;
+      const attachment = bin
+        ? compact({
+            base64: (x.take(bin) ?? '').replace(/\s+/g, ''),
+            mimeCode: x.attr(bin, 'mimeCode'),
+            filename: x.attr(bin, 'filename'),
+          })
+        : undefined;
       inv.supportingDocuments.push(
-        compact({ reference: val(d, 'IssuerAssignedID') ?? '', description: val(d, 'Name'), externalLocation: val(d, 'URIID'), attachment }) as { reference: string },
+        compact({
+          reference: val(d, 'IssuerAssignedID') ?? '',
+          description: val(d, 'Name'),
+          externalLocation: val(d, 'URIID'),
+          attachment,
+        }) as { reference: string },
       );
     }
     // other type codes are not EN 16931 and stay unmapped
@@ -187,7 +210,12 @@ export function readCii(doc: ReadDocument): ReadResult {
   inv.vatAccountingCurrencyCode = val(settlement, 'TaxCurrencyCode');
   inv.currencyCode = val(settlement, 'InvoiceCurrencyCode');
   const payeeEl = r(settlement, 'PayeeTradeParty');
-  if (payeeEl) inv.payee = compact({ name: val(payeeEl, 'Name'), identifier: partyIds(payeeEl)[0], legalRegistrationIdentifier: ident(r(r(payeeEl, 'SpecifiedLegalOrganization'), 'ID')) });
+  if (payeeEl)
+    inv.payee = compact({
+      name: val(payeeEl, 'Name'),
+      identifier: partyIds(payeeEl)[0],
+      legalRegistrationIdentifier: ident(r(r(payeeEl, 'SpecifiedLegalOrganization'), 'ID')),
+    });
 
   // BG-16
   let pay: PaymentInstructions | undefined;
@@ -199,10 +227,15 @@ export function readCii(doc: ReadDocument): ReadResult {
       pay.meansTypeCode = x.take(codeEl);
       pay.meansText = x.take(infoEl);
       const card = r(pm, 'ApplicableTradeSettlementFinancialCard');
-      if (card) pay.card = compact({ primaryAccountNumber: val(card, 'ID') ?? '', holderName: val(card, 'CardholderName') });
+      if (card)
+        pay.card = compact({ primaryAccountNumber: val(card, 'ID') ?? '', holderName: val(card, 'CardholderName') });
       const debtor = val(r(pm, 'PayerPartyDebtorFinancialAccount'), 'IBANID');
       if (debtor !== undefined) pay.directDebit = { debitedAccountIdentifier: debtor };
-    } else if (pay && (codeEl?.textContent ?? '').trim() === pay.meansTypeCode && (!infoEl || (infoEl.textContent ?? '').trim() === pay.meansText)) {
+    } else if (
+      pay &&
+      (codeEl?.textContent ?? '').trim() === pay.meansTypeCode &&
+      (!infoEl || (infoEl.textContent ?? '').trim() === pay.meansText)
+    ) {
       x.take(codeEl);
       x.take(infoEl);
     } else continue;
@@ -242,7 +275,10 @@ export function readCii(doc: ReadDocument): ReadResult {
   }
   const period = r(settlement, 'BillingSpecifiedPeriod');
   if (period) {
-    const p = compact({ startDate: dt(r(period, 'StartDateTime'), 'BT-73'), endDate: dt(r(period, 'EndDateTime'), 'BT-74') });
+    const p = compact({
+      startDate: dt(r(period, 'StartDateTime'), 'BT-73'),
+      endDate: dt(r(period, 'EndDateTime'), 'BT-74'),
+    });
     if (p) inv.invoicingPeriod = p;
   }
   for (const ac of rs(settlement, 'SpecifiedTradeAllowanceCharge')) {
@@ -291,7 +327,12 @@ export function readCii(doc: ReadDocument): ReadResult {
   for (const ta of rs(sum, 'TaxTotalAmount')) {
     const currency = x.attr(ta, 'currencyID');
     // The one in BT-6 is BT-111; when BT-6 equals BT-5 the second of the two is.
-    if (currency !== undefined && currency === inv.vatAccountingCurrencyCode && (currency !== inv.currencyCode || totalVat !== undefined)) totalVatAcc = x.decimal(ta, 'BT-111');
+    if (
+      currency !== undefined &&
+      currency === inv.vatAccountingCurrencyCode &&
+      (currency !== inv.currencyCode || totalVat !== undefined)
+    )
+      totalVatAcc = x.decimal(ta, 'BT-111');
     else totalVat = x.decimal(ta, 'BT-110');
   }
   inv.totals =
@@ -325,10 +366,18 @@ export function readCii(doc: ReadDocument): ReadResult {
     const la = r(li, 'SpecifiedLineTradeAgreement');
     const ld = r(li, 'SpecifiedLineTradeDelivery');
     const ls = r(li, 'SpecifiedLineTradeSettlement');
-    const line: InvoiceLine = { identifier: val(doc, 'LineID') ?? '', allowanceCharges: [], price: {}, vat: {}, item: { classificationIdentifiers: [], attributes: [] } };
+    const line: InvoiceLine = {
+      identifier: val(doc, 'LineID') ?? '',
+      allowanceCharges: [],
+      price: {},
+      vat: {},
+      item: { classificationIdentifiers: [], attributes: [] },
+    };
     const note = val(r(doc, 'IncludedNote'), 'Content');
     if (note !== undefined) line.note = note;
-    const objRef = rs(ls, 'AdditionalReferencedDocument').find((d) => (r(d, 'TypeCode')?.textContent ?? '').trim() === '130');
+    const objRef = rs(ls, 'AdditionalReferencedDocument').find(
+      (d) => (r(d, 'TypeCode')?.textContent ?? '').trim() === '130',
+    );
     if (objRef) {
       x.take(r(objRef, 'TypeCode'));
       const value = val(objRef, 'IssuerAssignedID') ?? '';
@@ -348,7 +397,10 @@ export function readCii(doc: ReadDocument): ReadResult {
     if (acc !== undefined) line.buyerAccountingReference = acc;
     const lp = r(ls, 'BillingSpecifiedPeriod');
     if (lp) {
-      const p = compact({ startDate: dt(r(lp, 'StartDateTime'), 'BT-134'), endDate: dt(r(lp, 'EndDateTime'), 'BT-135') });
+      const p = compact({
+        startDate: dt(r(lp, 'StartDateTime'), 'BT-134'),
+        endDate: dt(r(lp, 'EndDateTime'), 'BT-135'),
+      });
       if (p) line.period = p;
     }
     for (const ac of rs(ls, 'SpecifiedTradeAllowanceCharge')) {
@@ -379,13 +431,19 @@ export function readCii(doc: ReadDocument): ReadResult {
         baseQuantity: x.decimal(bqEl, 'BT-149'),
         baseQuantityUnitCode: x.attr(bqEl, 'unitCode'),
       }) ?? {};
-    if (netBq && grossBq && (grossBq.textContent ?? '').trim() === (netBq.textContent ?? '').trim() && grossBq.getAttribute('unitCode') === netBq.getAttribute('unitCode')) {
+    if (
+      netBq &&
+      grossBq &&
+      (grossBq.textContent ?? '').trim() === (netBq.textContent ?? '').trim() &&
+      grossBq.getAttribute('unitCode') === netBq.getAttribute('unitCode')
+    ) {
       x.take(grossBq);
       x.attr(grossBq, 'unitCode');
     }
     const lt = r(ls, 'ApplicableTradeTax');
     x.take(r(lt, 'TypeCode'));
-    line.vat = compact({ categoryCode: val(lt, 'CategoryCode'), rate: dec(lt, 'RateApplicablePercent', 'BT-152') }) ?? {};
+    line.vat =
+      compact({ categoryCode: val(lt, 'CategoryCode'), rate: dec(lt, 'RateApplicablePercent', 'BT-152') }) ?? {};
     const it = line.item;
     const std = r(prod, 'GlobalID');
     if (std) it.standardIdentifier = ident(std);
@@ -397,12 +455,17 @@ export function readCii(doc: ReadDocument): ReadResult {
     if (name !== undefined) it.name = name;
     const desc = val(prod, 'Description');
     if (desc !== undefined) it.description = desc;
-    for (const pc of rs(prod, 'ApplicableProductCharacteristic')) it.attributes.push({ name: val(pc, 'Description') ?? '', value: val(pc, 'Value') ?? '' });
+    for (const pc of rs(prod, 'ApplicableProductCharacteristic'))
+      it.attributes.push({ name: val(pc, 'Description') ?? '', value: val(pc, 'Value') ?? '' });
     for (const cl of rs(prod, 'DesignatedProductClassification')) {
       const code = r(cl, 'ClassCode');
       const value = x.take(code);
       if (value === undefined) continue;
-      it.classificationIdentifiers.push(compact({ value, schemeId: x.attr(code, 'listID'), schemeVersion: x.attr(code, 'listVersionID') }) as { value: string });
+      it.classificationIdentifiers.push(
+        compact({ value, schemeId: x.attr(code, 'listID'), schemeVersion: x.attr(code, 'listVersionID') }) as {
+          value: string;
+        },
+      );
     }
     const origin = val(r(prod, 'OriginTradeCountry'), 'ID');
     if (origin !== undefined) it.countryOfOrigin = origin;

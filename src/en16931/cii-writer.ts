@@ -1,7 +1,15 @@
 import { NS } from '../formats/xml/namespaces';
 import { TAX_POINT_CODE_2005_TO_2475 } from './cii-reader';
 import { add, isDecimal } from './decimal';
-import { isCreditNote, type Contact, type Identifier, type Invoice, type InvoiceLine, type LineAllowanceCharge, type PostalAddress } from './model';
+import {
+  isCreditNote,
+  type Contact,
+  type Identifier,
+  type Invoice,
+  type InvoiceLine,
+  type LineAllowanceCharge,
+  type PostalAddress,
+} from './model';
 import type { WriteResult } from './ubl-writer';
 import { el, group, leaf, serialize, to102, type XmlElement } from './xml-write';
 
@@ -54,11 +62,14 @@ function contact(c: Contact | undefined): XmlElement | undefined {
 /** BT-29 / BT-46 / BT-60 / BT-71: without a scheme `ram:ID`, with one `ram:GlobalID` (schema order: IDs first). */
 function partyIds(ids: readonly Identifier[]): XmlElement[] {
   const plain = ids.filter((i) => i.schemeId === undefined).map((i) => leaf('ram:ID', i.value) as XmlElement);
-  const global = ids.filter((i) => i.schemeId !== undefined).map((i) => leaf('ram:GlobalID', i.value, { schemeID: i.schemeId }) as XmlElement);
+  const global = ids
+    .filter((i) => i.schemeId !== undefined)
+    .map((i) => leaf('ram:GlobalID', i.value, { schemeID: i.schemeId }) as XmlElement);
   return [...plain, ...global];
 }
 
-const idOf = (name: string, v: Identifier | undefined): XmlElement | undefined => (v ? leaf(name, v.value, { schemeID: v.schemeId }) : undefined);
+const idOf = (name: string, v: Identifier | undefined): XmlElement | undefined =>
+  v ? leaf(name, v.value, { schemeID: v.schemeId }) : undefined;
 const taxReg = (value: string | undefined, scheme: 'VA' | 'FC'): XmlElement | undefined =>
   value !== undefined ? el('ram:SpecifiedTaxRegistration', {}, leaf('ram:ID', value, { schemeID: scheme })) : undefined;
 const IBAN = /^[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}$/;
@@ -68,9 +79,14 @@ export function writeCii(inv: Invoice): WriteResult {
   const filled: string[] = [];
   const normalised: string[] = [];
   // BR-53 in CII: BT-6 must differ from BT-5. Equal, it says nothing beyond BT-5 (UBL allows it, CII does not).
-  const taxCurrency = inv.vatAccountingCurrencyCode !== undefined && inv.vatAccountingCurrencyCode === inv.currencyCode ? undefined : inv.vatAccountingCurrencyCode;
+  const taxCurrency =
+    inv.vatAccountingCurrencyCode !== undefined && inv.vatAccountingCurrencyCode === inv.currencyCode
+      ? undefined
+      : inv.vatAccountingCurrencyCode;
   if (taxCurrency === undefined && inv.vatAccountingCurrencyCode !== undefined) {
-    normalised.push(`BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which CII does not allow (BR-53)`);
+    normalised.push(
+      `BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which CII does not allow (BR-53)`,
+    );
   }
   const s = inv.seller;
   const b = inv.buyer;
@@ -82,7 +98,12 @@ export function writeCii(inv: Invoice): WriteResult {
     partyIds(s.identifiers),
     leaf('ram:Name', s.name),
     leaf('ram:Description', s.additionalLegalInformation),
-    group('ram:SpecifiedLegalOrganization', {}, idOf('ram:ID', s.legalRegistrationIdentifier), leaf('ram:TradingBusinessName', s.tradingName)),
+    group(
+      'ram:SpecifiedLegalOrganization',
+      {},
+      idOf('ram:ID', s.legalRegistrationIdentifier),
+      leaf('ram:TradingBusinessName', s.tradingName),
+    ),
     contact(s.contact),
     address(s.postalAddress),
     s.electronicAddress && el('ram:URIUniversalCommunication', {}, idOf('ram:URIID', s.electronicAddress)),
@@ -94,14 +115,27 @@ export function writeCii(inv: Invoice): WriteResult {
     {},
     partyIds(b.identifier ? [b.identifier] : []),
     leaf('ram:Name', b.name),
-    group('ram:SpecifiedLegalOrganization', {}, idOf('ram:ID', b.legalRegistrationIdentifier), leaf('ram:TradingBusinessName', b.tradingName)),
+    group(
+      'ram:SpecifiedLegalOrganization',
+      {},
+      idOf('ram:ID', b.legalRegistrationIdentifier),
+      leaf('ram:TradingBusinessName', b.tradingName),
+    ),
     contact(b.contact),
     address(b.postalAddress),
     b.electronicAddress && el('ram:URIUniversalCommunication', {}, idOf('ram:URIID', b.electronicAddress)),
     taxReg(b.vatIdentifier, 'VA'),
   );
   const t = inv.taxRepresentative;
-  const taxRep = t ? el('ram:SellerTaxRepresentativeTradeParty', {}, leaf('ram:Name', t.name), address(t.postalAddress), taxReg(t.vatIdentifier, 'VA')) : undefined;
+  const taxRep = t
+    ? el(
+        'ram:SellerTaxRepresentativeTradeParty',
+        {},
+        leaf('ram:Name', t.name),
+        address(t.postalAddress),
+        taxReg(t.vatIdentifier, 'VA'),
+      )
+    : undefined;
 
   const agreement = el(
     'ram:ApplicableHeaderTradeAgreement',
@@ -110,9 +144,12 @@ export function writeCii(inv: Invoice): WriteResult {
     seller,
     buyer,
     taxRep,
-    inv.salesOrderReference !== undefined && el('ram:SellerOrderReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.salesOrderReference)),
-    inv.purchaseOrderReference !== undefined && el('ram:BuyerOrderReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.purchaseOrderReference)),
-    inv.contractReference !== undefined && el('ram:ContractReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.contractReference)),
+    inv.salesOrderReference !== undefined &&
+      el('ram:SellerOrderReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.salesOrderReference)),
+    inv.purchaseOrderReference !== undefined &&
+      el('ram:BuyerOrderReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.purchaseOrderReference)),
+    inv.contractReference !== undefined &&
+      el('ram:ContractReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.contractReference)),
     inv.supportingDocuments.map((d) =>
       el(
         'ram:AdditionalReferencedDocument',
@@ -121,10 +158,20 @@ export function writeCii(inv: Invoice): WriteResult {
         leaf('ram:URIID', d.externalLocation),
         leaf('ram:TypeCode', '916'),
         leaf('ram:Name', d.description),
-        d.attachment && leaf('ram:AttachmentBinaryObject', d.attachment.base64, { mimeCode: d.attachment.mimeCode, filename: d.attachment.filename }),
+        d.attachment &&
+          leaf('ram:AttachmentBinaryObject', d.attachment.base64, {
+            mimeCode: d.attachment.mimeCode,
+            filename: d.attachment.filename,
+          }),
       ),
     ),
-    inv.tenderOrLotReference !== undefined && el('ram:AdditionalReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.tenderOrLotReference), leaf('ram:TypeCode', '50')),
+    inv.tenderOrLotReference !== undefined &&
+      el(
+        'ram:AdditionalReferencedDocument',
+        {},
+        leaf('ram:IssuerAssignedID', inv.tenderOrLotReference),
+        leaf('ram:TypeCode', '50'),
+      ),
     inv.invoicedObjectIdentifier &&
       el(
         'ram:AdditionalReferencedDocument',
@@ -139,7 +186,10 @@ export function writeCii(inv: Invoice): WriteResult {
         {},
         leaf('ram:ID', inv.projectReference),
         // ram:Name is mandatory in CII and has no EN 16931 term; the binding's examples write "Project reference".
-        leaf('ram:Name', inv.extensions.projectName ?? fill(filled, 'ram:SpecifiedProcuringProject/ram:Name', 'Project reference')),
+        leaf(
+          'ram:Name',
+          inv.extensions.projectName ?? fill(filled, 'ram:SpecifiedProcuringProject/ram:Name', 'Project reference'),
+        ),
       ),
   );
 
@@ -155,9 +205,12 @@ export function writeCii(inv: Invoice): WriteResult {
         leaf('ram:Name', d.partyName),
         address(d.address),
       ),
-    d?.actualDeliveryDate !== undefined && el('ram:ActualDeliverySupplyChainEvent', {}, date('ram:OccurrenceDateTime', d.actualDeliveryDate)),
-    inv.despatchAdviceReference !== undefined && el('ram:DespatchAdviceReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.despatchAdviceReference)),
-    inv.receivingAdviceReference !== undefined && el('ram:ReceivingAdviceReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.receivingAdviceReference)),
+    d?.actualDeliveryDate !== undefined &&
+      el('ram:ActualDeliverySupplyChainEvent', {}, date('ram:OccurrenceDateTime', d.actualDeliveryDate)),
+    inv.despatchAdviceReference !== undefined &&
+      el('ram:DespatchAdviceReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.despatchAdviceReference)),
+    inv.receivingAdviceReference !== undefined &&
+      el('ram:ReceivingAdviceReferencedDocument', {}, leaf('ram:IssuerAssignedID', inv.receivingAdviceReference)),
   );
 
   const p = inv.payee;
@@ -167,12 +220,19 @@ export function writeCii(inv: Invoice): WriteResult {
         {},
         partyIds(p.identifier ? [p.identifier] : []),
         leaf('ram:Name', p.name),
-        p.legalRegistrationIdentifier && el('ram:SpecifiedLegalOrganization', {}, idOf('ram:ID', p.legalRegistrationIdentifier)),
+        p.legalRegistrationIdentifier &&
+          el('ram:SpecifiedLegalOrganization', {}, idOf('ram:ID', p.legalRegistrationIdentifier)),
       )
     : undefined;
 
   const means: XmlElement[] = [];
-  if (pay && (pay.meansTypeCode !== undefined || pay.creditTransfers.length > 0 || pay.card || pay.directDebit?.debitedAccountIdentifier !== undefined)) {
+  if (
+    pay &&
+    (pay.meansTypeCode !== undefined ||
+      pay.creditTransfers.length > 0 ||
+      pay.card ||
+      pay.directDebit?.debitedAccountIdentifier !== undefined)
+  ) {
     const accounts = pay.creditTransfers.length > 0 ? pay.creditTransfers : [undefined];
     accounts.forEach((ct, k) => {
       const first = k === 0;
@@ -182,9 +242,20 @@ export function writeCii(inv: Invoice): WriteResult {
           {},
           leaf('ram:TypeCode', pay.meansTypeCode),
           leaf('ram:Information', pay.meansText),
-          first && pay.card ? el('ram:ApplicableTradeSettlementFinancialCard', {}, leaf('ram:ID', pay.card.primaryAccountNumber), leaf('ram:CardholderName', pay.card.holderName)) : undefined,
+          first && pay.card
+            ? el(
+                'ram:ApplicableTradeSettlementFinancialCard',
+                {},
+                leaf('ram:ID', pay.card.primaryAccountNumber),
+                leaf('ram:CardholderName', pay.card.holderName),
+              )
+            : undefined,
           first && pay.directDebit?.debitedAccountIdentifier !== undefined
-            ? el('ram:PayerPartyDebtorFinancialAccount', {}, leaf('ram:IBANID', pay.directDebit.debitedAccountIdentifier))
+            ? el(
+                'ram:PayerPartyDebtorFinancialAccount',
+                {},
+                leaf('ram:IBANID', pay.directDebit.debitedAccountIdentifier),
+              )
             : undefined,
           ct &&
             el(
@@ -194,14 +265,21 @@ export function writeCii(inv: Invoice): WriteResult {
               leaf('ram:AccountName', ct.accountName),
               IBAN.test(ct.accountIdentifier) ? undefined : leaf('ram:ProprietaryID', ct.accountIdentifier),
             ),
-          ct?.serviceProviderIdentifier !== undefined && el('ram:PayeeSpecifiedCreditorFinancialInstitution', {}, leaf('ram:BICID', ct.serviceProviderIdentifier)),
+          ct?.serviceProviderIdentifier !== undefined &&
+            el('ram:PayeeSpecifiedCreditorFinancialInstitution', {}, leaf('ram:BICID', ct.serviceProviderIdentifier)),
         ),
       );
     });
   }
-  if (inv.extensions.cardNetworkId !== undefined) notCarried.push(`card network "${inv.extensions.cardNetworkId}" (UBL cac:CardAccount/cbc:NetworkID): CII has no element for it`);
+  if (inv.extensions.cardNetworkId !== undefined)
+    notCarried.push(
+      `card network "${inv.extensions.cardNetworkId}" (UBL cac:CardAccount/cbc:NetworkID): CII has no element for it`,
+    );
 
-  const dueCode = inv.vatPointDateCode !== undefined ? (TAX_POINT_CODE_2005_TO_2475[inv.vatPointDateCode] ?? inv.vatPointDateCode) : undefined;
+  const dueCode =
+    inv.vatPointDateCode !== undefined
+      ? (TAX_POINT_CODE_2005_TO_2475[inv.vatPointDateCode] ?? inv.vatPointDateCode)
+      : undefined;
   const taxes = inv.vatBreakdown.map((v, k) =>
     el(
       'ram:ApplicableTradeTax',
@@ -213,21 +291,40 @@ export function writeCii(inv: Invoice): WriteResult {
       leaf('ram:CategoryCode', v.categoryCode),
       leaf('ram:ExemptionReasonCode', v.exemptionReasonCode),
       // CII-SR-461: one TaxPointDate per document.
-      k === 0 && inv.vatPointDate !== undefined && el('ram:TaxPointDate', {}, leaf('udt:DateString', to102(inv.vatPointDate), { format: '102' })),
+      k === 0 &&
+        inv.vatPointDate !== undefined &&
+        el('ram:TaxPointDate', {}, leaf('udt:DateString', to102(inv.vatPointDate), { format: '102' })),
       leaf('ram:DueDateTypeCode', dueCode),
       leaf('ram:RateApplicablePercent', v.rate),
     ),
   );
   if (inv.vatBreakdown.length === 0 && (inv.vatPointDate !== undefined || dueCode !== undefined)) {
-    notCarried.push('BT-7 / BT-8: CII carries the tax point date in the VAT breakdown (BG-23), which this document lacks');
+    notCarried.push(
+      'BT-7 / BT-8: CII carries the tax point date in the VAT breakdown (BG-23), which this document lacks',
+    );
   }
   const allowanceCharges = inv.allowanceCharges.map((ac) =>
-    allowanceCharge(ac, el('ram:CategoryTradeTax', {}, leaf('ram:TypeCode', 'VAT'), leaf('ram:CategoryCode', ac.vatCategoryCode), leaf('ram:RateApplicablePercent', ac.vatRate))),
+    allowanceCharge(
+      ac,
+      el(
+        'ram:CategoryTradeTax',
+        {},
+        leaf('ram:TypeCode', 'VAT'),
+        leaf('ram:CategoryCode', ac.vatCategoryCode),
+        leaf('ram:RateApplicablePercent', ac.vatRate),
+      ),
+    ),
   );
   const dd = pay?.directDebit;
   const terms =
     inv.paymentTerms !== undefined || inv.paymentDueDate !== undefined || dd?.mandateReference !== undefined
-      ? el('ram:SpecifiedTradePaymentTerms', {}, leaf('ram:Description', inv.paymentTerms), date('ram:DueDateDateTime', inv.paymentDueDate), leaf('ram:DirectDebitMandateID', dd?.mandateReference))
+      ? el(
+          'ram:SpecifiedTradePaymentTerms',
+          {},
+          leaf('ram:Description', inv.paymentTerms),
+          date('ram:DueDateDateTime', inv.paymentDueDate),
+          leaf('ram:DirectDebitMandateID', dd?.mandateReference),
+        )
       : undefined;
   const tot = inv.totals;
   const summation = el(
@@ -238,7 +335,9 @@ export function writeCii(inv: Invoice): WriteResult {
     leaf('ram:AllowanceTotalAmount', tot.sumOfAllowances),
     leaf('ram:TaxBasisTotalAmount', tot.totalWithoutVat),
     leaf('ram:TaxTotalAmount', tot.totalVatAmount, { currencyID: inv.currencyCode }),
-    leaf('ram:TaxTotalAmount', taxCurrency !== undefined ? tot.totalVatAmountInAccountingCurrency : undefined, { currencyID: taxCurrency }),
+    leaf('ram:TaxTotalAmount', taxCurrency !== undefined ? tot.totalVatAmountInAccountingCurrency : undefined, {
+      currencyID: taxCurrency,
+    }),
     leaf('ram:RoundingAmount', tot.roundingAmount),
     leaf('ram:GrandTotalAmount', tot.totalWithVat),
     leaf('ram:TotalPrepaidAmount', tot.paidAmount),
@@ -254,7 +353,13 @@ export function writeCii(inv: Invoice): WriteResult {
     payee,
     means,
     taxes,
-    inv.invoicingPeriod && el('ram:BillingSpecifiedPeriod', {}, date('ram:StartDateTime', inv.invoicingPeriod.startDate), date('ram:EndDateTime', inv.invoicingPeriod.endDate)),
+    inv.invoicingPeriod &&
+      el(
+        'ram:BillingSpecifiedPeriod',
+        {},
+        date('ram:StartDateTime', inv.invoicingPeriod.startDate),
+        date('ram:EndDateTime', inv.invoicingPeriod.endDate),
+      ),
     allowanceCharges,
     terms,
     summation,
@@ -263,10 +368,12 @@ export function writeCii(inv: Invoice): WriteResult {
         'ram:InvoiceReferencedDocument',
         {},
         leaf('ram:IssuerAssignedID', pi.reference),
-        pi.issueDate !== undefined && el('ram:FormattedIssueDateTime', {}, leaf('qdt:DateTimeString', to102(pi.issueDate), { format: '102' })),
+        pi.issueDate !== undefined &&
+          el('ram:FormattedIssueDateTime', {}, leaf('qdt:DateTimeString', to102(pi.issueDate), { format: '102' })),
       ),
     ),
-    inv.buyerAccountingReference !== undefined && el('ram:ReceivableSpecifiedTradeAccountingAccount', {}, leaf('ram:ID', inv.buyerAccountingReference)),
+    inv.buyerAccountingReference !== undefined &&
+      el('ram:ReceivableSpecifiedTradeAccountingAccount', {}, leaf('ram:ID', inv.buyerAccountingReference)),
   );
 
   const root = el(
@@ -275,8 +382,17 @@ export function writeCii(inv: Invoice): WriteResult {
     el(
       'rsm:ExchangedDocumentContext',
       {},
-      inv.processControl.businessProcessType !== undefined && el('ram:BusinessProcessSpecifiedDocumentContextParameter', {}, leaf('ram:ID', inv.processControl.businessProcessType)),
-      el('ram:GuidelineSpecifiedDocumentContextParameter', {}, leaf('ram:ID', inv.processControl.specificationIdentifier)),
+      inv.processControl.businessProcessType !== undefined &&
+        el(
+          'ram:BusinessProcessSpecifiedDocumentContextParameter',
+          {},
+          leaf('ram:ID', inv.processControl.businessProcessType),
+        ),
+      el(
+        'ram:GuidelineSpecifiedDocumentContextParameter',
+        {},
+        leaf('ram:ID', inv.processControl.specificationIdentifier),
+      ),
     ),
     el(
       'rsm:ExchangedDocument',
@@ -284,11 +400,26 @@ export function writeCii(inv: Invoice): WriteResult {
       leaf('ram:ID', inv.number),
       leaf('ram:TypeCode', inv.typeCode),
       date('ram:IssueDateTime', inv.issueDate),
-      inv.notes.map((n) => el('ram:IncludedNote', {}, leaf('ram:Content', n.note), leaf('ram:SubjectCode', n.subjectCode))),
+      inv.notes.map((n) =>
+        el('ram:IncludedNote', {}, leaf('ram:Content', n.note), leaf('ram:SubjectCode', n.subjectCode)),
+      ),
     ),
-    el('rsm:SupplyChainTradeTransaction', {}, inv.lines.map((l) => line(l, filled)), agreement, delivery, settlement),
+    el(
+      'rsm:SupplyChainTradeTransaction',
+      {},
+      inv.lines.map((l) => line(l, filled)),
+      agreement,
+      delivery,
+      settlement,
+    ),
   );
-  return { xml: serialize(root), notCarried, filled, normalised, documentType: isCreditNote(inv) ? 'CreditNote' : 'Invoice' };
+  return {
+    xml: serialize(root),
+    notCarried,
+    filled,
+    normalised,
+    documentType: isCreditNote(inv) ? 'CreditNote' : 'Invoice',
+  };
 }
 
 function fill(filled: string[], what: string, value: string): string {
@@ -301,15 +432,28 @@ function line(l: InvoiceLine, filled: string[]): XmlElement {
   const pr = l.price;
   // CII writes a discount only beside a gross price; without BT-148 it is BT-146 + BT-147 (the norm's definition).
   let gross = pr.grossPrice;
-  if (gross === undefined && pr.discount !== undefined && pr.netPrice !== undefined && isDecimal(pr.discount) && isDecimal(pr.netPrice)) {
+  if (
+    gross === undefined &&
+    pr.discount !== undefined &&
+    pr.netPrice !== undefined &&
+    isDecimal(pr.discount) &&
+    isDecimal(pr.netPrice)
+  ) {
     gross = add(pr.netPrice, pr.discount);
-    filled.push(`line ${l.identifier}: BT-148 Item gross price = ${gross} (BT-146 + BT-147; CII carries a price discount only with the gross price)`);
+    filled.push(
+      `line ${l.identifier}: BT-148 Item gross price = ${gross} (BT-146 + BT-147; CII carries a price discount only with the gross price)`,
+    );
   }
   const bq = leaf('ram:BasisQuantity', pr.baseQuantity, { unitCode: pr.baseQuantityUnitCode });
   return el(
     'ram:IncludedSupplyChainTradeLineItem',
     {},
-    el('ram:AssociatedDocumentLineDocument', {}, leaf('ram:LineID', l.identifier), l.note !== undefined && el('ram:IncludedNote', {}, leaf('ram:Content', l.note))),
+    el(
+      'ram:AssociatedDocumentLineDocument',
+      {},
+      leaf('ram:LineID', l.identifier),
+      l.note !== undefined && el('ram:IncludedNote', {}, leaf('ram:Content', l.note)),
+    ),
     el(
       'ram:SpecifiedTradeProduct',
       {},
@@ -318,23 +462,35 @@ function line(l: InvoiceLine, filled: string[]): XmlElement {
       leaf('ram:BuyerAssignedID', it.buyersIdentifier),
       leaf('ram:Name', it.name),
       leaf('ram:Description', it.description),
-      it.attributes.map((a) => el('ram:ApplicableProductCharacteristic', {}, leaf('ram:Description', a.name), leaf('ram:Value', a.value))),
+      it.attributes.map((a) =>
+        el('ram:ApplicableProductCharacteristic', {}, leaf('ram:Description', a.name), leaf('ram:Value', a.value)),
+      ),
       it.classificationIdentifiers.map((c) =>
-        el('ram:DesignatedProductClassification', {}, leaf('ram:ClassCode', c.value, { listID: c.schemeId, listVersionID: c.schemeVersion })),
+        el(
+          'ram:DesignatedProductClassification',
+          {},
+          leaf('ram:ClassCode', c.value, { listID: c.schemeId, listVersionID: c.schemeVersion }),
+        ),
       ),
       it.countryOfOrigin !== undefined && el('ram:OriginTradeCountry', {}, leaf('ram:ID', it.countryOfOrigin)),
     ),
     el(
       'ram:SpecifiedLineTradeAgreement',
       {},
-      l.purchaseOrderLineReference !== undefined && el('ram:BuyerOrderReferencedDocument', {}, leaf('ram:LineID', l.purchaseOrderLineReference)),
+      l.purchaseOrderLineReference !== undefined &&
+        el('ram:BuyerOrderReferencedDocument', {}, leaf('ram:LineID', l.purchaseOrderLineReference)),
       gross !== undefined &&
         el(
           'ram:GrossPriceProductTradePrice',
           {},
           leaf('ram:ChargeAmount', gross),
           pr.discount !== undefined &&
-            el('ram:AppliedTradeAllowanceCharge', {}, el('ram:ChargeIndicator', {}, leaf('udt:Indicator', 'false')), leaf('ram:ActualAmount', pr.discount)),
+            el(
+              'ram:AppliedTradeAllowanceCharge',
+              {},
+              el('ram:ChargeIndicator', {}, leaf('udt:Indicator', 'false')),
+              leaf('ram:ActualAmount', pr.discount),
+            ),
         ),
       el('ram:NetPriceProductTradePrice', {}, leaf('ram:ChargeAmount', pr.netPrice), bq),
     ),
@@ -342,8 +498,20 @@ function line(l: InvoiceLine, filled: string[]): XmlElement {
     el(
       'ram:SpecifiedLineTradeSettlement',
       {},
-      el('ram:ApplicableTradeTax', {}, leaf('ram:TypeCode', 'VAT'), leaf('ram:CategoryCode', l.vat.categoryCode), leaf('ram:RateApplicablePercent', l.vat.rate)),
-      l.period && el('ram:BillingSpecifiedPeriod', {}, date('ram:StartDateTime', l.period.startDate), date('ram:EndDateTime', l.period.endDate)),
+      el(
+        'ram:ApplicableTradeTax',
+        {},
+        leaf('ram:TypeCode', 'VAT'),
+        leaf('ram:CategoryCode', l.vat.categoryCode),
+        leaf('ram:RateApplicablePercent', l.vat.rate),
+      ),
+      l.period &&
+        el(
+          'ram:BillingSpecifiedPeriod',
+          {},
+          date('ram:StartDateTime', l.period.startDate),
+          date('ram:EndDateTime', l.period.endDate),
+        ),
       l.allowanceCharges.map((ac) => allowanceCharge(ac)),
       el('ram:SpecifiedTradeSettlementLineMonetarySummation', {}, leaf('ram:LineTotalAmount', l.netAmount)),
       l.objectIdentifier &&
@@ -354,7 +522,8 @@ function line(l: InvoiceLine, filled: string[]): XmlElement {
           leaf('ram:TypeCode', '130'),
           leaf('ram:ReferenceTypeCode', l.objectIdentifier.schemeId),
         ),
-      l.buyerAccountingReference !== undefined && el('ram:ReceivableSpecifiedTradeAccountingAccount', {}, leaf('ram:ID', l.buyerAccountingReference)),
+      l.buyerAccountingReference !== undefined &&
+        el('ram:ReceivableSpecifiedTradeAccountingAccount', {}, leaf('ram:ID', l.buyerAccountingReference)),
     ),
   );
 }

@@ -15,10 +15,22 @@ export function comparableCore(inv: Invoice): string {
   const copy = core as Omit<Invoice, 'extensions'>;
   for (const l of copy.lines) {
     const p = l.price;
-    if (p.discount === undefined && p.grossPrice !== undefined && p.netPrice !== undefined && isDecimal(p.grossPrice) && isDecimal(p.netPrice)) {
+    if (
+      p.discount === undefined &&
+      p.grossPrice !== undefined &&
+      p.netPrice !== undefined &&
+      isDecimal(p.grossPrice) &&
+      isDecimal(p.netPrice)
+    ) {
       p.discount = subtract(p.grossPrice, p.netPrice);
     }
-    if (p.grossPrice === undefined && p.discount !== undefined && p.netPrice !== undefined && isDecimal(p.discount) && isDecimal(p.netPrice)) {
+    if (
+      p.grossPrice === undefined &&
+      p.discount !== undefined &&
+      p.netPrice !== undefined &&
+      isDecimal(p.discount) &&
+      isDecimal(p.netPrice)
+    ) {
       p.grossPrice = add(p.netPrice, p.discount);
     }
   }

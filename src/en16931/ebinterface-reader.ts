@@ -45,7 +45,8 @@ export const EBI_DOCUMENT_TYPE_TO_BT3: Readonly<Record<string, string>> = {
 
 /** ebInterface TaxCategoryCode (UNTDID 5305) → EN 16931 VAT category; AA (lower rate) is S with its rate in EN 16931. */
 const EN_CATEGORIES = new Set(['S', 'Z', 'E', 'AE', 'K', 'G', 'O', 'L', 'M']);
-const categoryOf = (code: string): string | undefined => (code === 'AA' ? 'S' : EN_CATEGORIES.has(code) ? code : undefined);
+const categoryOf = (code: string): string | undefined =>
+  code === 'AA' ? 'S' : EN_CATEGORIES.has(code) ? code : undefined;
 /** Categories whose breakdown carries an exemption reason (BT-120); S and Z must not have one. */
 const EXEMPT_CATEGORIES = new Set(['E', 'AE', 'K', 'G', 'O']);
 
@@ -55,8 +56,26 @@ const EXEMPT_CATEGORIES = new Set(['E', 'AE', 'K', 'G', 'O']);
  * refused rather than guessed.
  */
 const UNIT_TO_REC20: Readonly<Record<string, string>> = {
-  STK: 'H87', Stk: 'H87', stk: 'H87', Stück: 'H87', kg: 'KGM', g: 'GRM', t: 'TNE', l: 'LTR', m: 'MTR', km: 'KMT',
-  m2: 'MTK', m3: 'MTQ', h: 'HUR', Std: 'HUR', STD: 'HUR', min: 'MIN', Paar: 'PR', Tag: 'DAY', Tage: 'DAY', Monat: 'MON',
+  STK: 'H87',
+  Stk: 'H87',
+  stk: 'H87',
+  Stück: 'H87',
+  kg: 'KGM',
+  g: 'GRM',
+  t: 'TNE',
+  l: 'LTR',
+  m: 'MTR',
+  km: 'KMT',
+  m2: 'MTK',
+  m3: 'MTQ',
+  h: 'HUR',
+  Std: 'HUR',
+  STD: 'HUR',
+  min: 'MIN',
+  Paar: 'PR',
+  Tag: 'DAY',
+  Tage: 'DAY',
+  Monat: 'MON',
 };
 const REC20_SHAPE = /^[A-Z0-9]{2,3}$/;
 
@@ -95,7 +114,8 @@ export function readEbInterface(doc: ReadDocument): ReadResult {
   if (!root) throw new Error('empty document');
   const ns = root.namespaceURI ?? '';
   const version = EBINTERFACE_READ_NAMESPACES[ns];
-  if (!version || root.localName !== 'Invoice') throw new Error(`not an ebInterface 5.0/6.0/6.1 Invoice (namespace ${ns})`);
+  if (!version || root.localName !== 'Invoice')
+    throw new Error(`not an ebInterface 5.0/6.0/6.1 Invoice (namespace ${ns})`);
   const c = new ReadContext();
   const ch = (el: ReadElement | undefined, local: string): ReadElement | undefined => c.child(el, ns, local);
   const all = (el: ReadElement | undefined, local: string): ReadElement[] => (el ? c.children(el, ns, local) : []);
@@ -107,7 +127,12 @@ export function readEbInterface(doc: ReadDocument): ReadResult {
 
   const docType = c.attr(root, 'DocumentType') ?? '';
   inv.typeCode = EBI_DOCUMENT_TYPE_TO_BT3[docType];
-  if (inv.typeCode === undefined) c.problems.push({ path: '/Invoice/@DocumentType', term: 'BT-3', message: `DocumentType "${docType}" is not an ebInterface document type` });
+  if (inv.typeCode === undefined)
+    c.problems.push({
+      path: '/Invoice/@DocumentType',
+      term: 'BT-3',
+      message: `DocumentType "${docType}" is not an ebInterface document type`,
+    });
   inv.currencyCode = c.attr(root, 'InvoiceCurrency');
   inv.number = text(root, 'InvoiceNumber');
   inv.issueDate = c.isoDate(ch(root, 'InvoiceDate'), 'BT-2');
@@ -125,7 +150,11 @@ export function readEbInterface(doc: ReadDocument): ReadResult {
   if (delivery) {
     inv.despatchAdviceReference = text(delivery, 'DeliveryID');
     const period = ch(delivery, 'Period');
-    if (period) inv.invoicingPeriod = compact({ startDate: c.isoDate(ch(period, 'FromDate'), 'BT-73'), endDate: c.isoDate(ch(period, 'ToDate'), 'BT-74') });
+    if (period)
+      inv.invoicingPeriod = compact({
+        startDate: c.isoDate(ch(period, 'FromDate'), 'BT-73'),
+        endDate: c.isoDate(ch(period, 'ToDate'), 'BT-74'),
+      });
     const addr = ch(delivery, 'Address');
     const gln = glnOf(c, ns, addr);
     const d = compact({
@@ -227,7 +256,13 @@ export function readEbInterface(doc: ReadDocument): ReadResult {
   if (comment !== undefined && comment !== '') inv.notes.push({ note: comment });
 
   const cleaned = compact(inv) as Invoice;
-  return { invoice: { ...emptyInvoice(), ...cleaned }, syntax: 'ebInterface', unmapped: c.unmapped(root), problems: c.problems, normalised };
+  return {
+    invoice: { ...emptyInvoice(), ...cleaned },
+    syntax: 'ebInterface',
+    unmapped: c.unmapped(root),
+    problems: c.problems,
+    normalised,
+  };
 }
 
 function vatId(c: ReadContext, el: ReadElement | undefined, takeOther: boolean): { vat?: string; other?: string } {
@@ -242,7 +277,11 @@ function vatId(c: ReadContext, el: ReadElement | undefined, takeOther: boolean):
 }
 
 /** GLN address identifiers become identifiers with ICD 0088; other identifier types stay unmapped. */
-function glnOf(c: ReadContext, ns: string, addr: ReadElement | undefined): { value: string; schemeId: string } | undefined {
+function glnOf(
+  c: ReadContext,
+  ns: string,
+  addr: ReadElement | undefined,
+): { value: string; schemeId: string } | undefined {
   if (!addr) return undefined;
   for (const id of c.children(addr, ns, 'AddressIdentifier')) {
     if (id.getAttribute('AddressIdentifierType') !== 'GLN') continue;
@@ -256,7 +295,11 @@ function glnOf(c: ReadContext, ns: string, addr: ReadElement | undefined): { val
  * FurtherIdentification: the Austrian company register number (FN, also written FBNR) is the legal registration
  * identifier; a type that is an ISO 6523 ICD (four digits, as this gateway writes) is that identifier with its scheme.
  */
-function legalRegistration(c: ReadContext, ns: string, party: ReadElement | undefined): { value: string; schemeId?: string } | undefined {
+function legalRegistration(
+  c: ReadContext,
+  ns: string,
+  party: ReadElement | undefined,
+): { value: string; schemeId?: string } | undefined {
   if (!party) return undefined;
   for (const fi of c.children(party, ns, 'FurtherIdentification')) {
     const type = fi.getAttribute('IdentificationType') ?? '';
@@ -280,15 +323,28 @@ function postalAddress(c: ReadContext, ns: string, addr: ReadElement): PostalAdd
 }
 
 /** BG-6 / BG-9: the contact person's name, phone and email, falling back to the address's phone and email. */
-function contactOf(c: ReadContext, ns: string, addr: ReadElement | undefined, contact: ReadElement | undefined): Contact | undefined {
-  const first = (el: ReadElement | undefined, local: string): string | undefined => c.take(el ? c.children(el, ns, local)[0] : undefined);
+function contactOf(
+  c: ReadContext,
+  ns: string,
+  addr: ReadElement | undefined,
+  contact: ReadElement | undefined,
+): Contact | undefined {
+  const first = (el: ReadElement | undefined, local: string): string | undefined =>
+    c.take(el ? c.children(el, ns, local)[0] : undefined);
   const point = first(contact, 'Name');
   const telephone = first(contact, 'Phone') ?? first(addr, 'Phone');
   const email = first(contact, 'Email') ?? first(addr, 'Email');
   return compact({ point, telephone, email });
 }
 
-function readLine(c: ReadContext, ns: string, item: ReadElement, index: number, orderId: string | undefined, normalised: string[]): InvoiceLine {
+function readLine(
+  c: ReadContext,
+  ns: string,
+  item: ReadElement,
+  index: number,
+  orderId: string | undefined,
+  normalised: string[],
+): InvoiceLine {
   const ch = (el: ReadElement | undefined, local: string): ReadElement | undefined => c.child(el, ns, local);
   c.accept(item);
   const descriptions = c.children(item, ns, 'Description').map((d) => c.take(d) ?? '');
@@ -304,9 +360,12 @@ function readLine(c: ReadContext, ns: string, item: ReadElement, index: number, 
   if (descriptions.length > 1) line.item.description = descriptions.slice(1).join('\n');
   for (const an of c.children(item, ns, 'ArticleNumber')) {
     const type = an.getAttribute('ArticleNumberType');
-    if (type === 'BillersArticleNumber' && line.item.sellersIdentifier === undefined) line.item.sellersIdentifier = c.take(an);
-    else if (type === 'InvoiceRecipientsArticleNumber' && line.item.buyersIdentifier === undefined) line.item.buyersIdentifier = c.take(an);
-    else if (type === 'GTIN' && line.item.standardIdentifier === undefined) line.item.standardIdentifier = { value: c.take(an) ?? '', schemeId: '0160' };
+    if (type === 'BillersArticleNumber' && line.item.sellersIdentifier === undefined)
+      line.item.sellersIdentifier = c.take(an);
+    else if (type === 'InvoiceRecipientsArticleNumber' && line.item.buyersIdentifier === undefined)
+      line.item.buyersIdentifier = c.take(an);
+    else if (type === 'GTIN' && line.item.standardIdentifier === undefined)
+      line.item.standardIdentifier = { value: c.take(an) ?? '', schemeId: '0160' };
     else continue;
     c.attr(an, 'ArticleNumberType');
   }
@@ -319,7 +378,12 @@ function readLine(c: ReadContext, ns: string, item: ReadElement, index: number, 
     normalised.push(`BT-130 unit "${unit}" at ${pathOf(qty)} written as UN/ECE Rec 20 code ${rec20}`);
   } else if (unit !== undefined && unit !== '') {
     line.quantityUnitCode = unit;
-    if (!REC20_SHAPE.test(unit) && qty) c.problems.push({ path: `${pathOf(qty)}/@Unit`, term: 'BT-130', message: `unit "${unit}" is not a UN/ECE Recommendation 20 code, which EN 16931 requires` });
+    if (!REC20_SHAPE.test(unit) && qty)
+      c.problems.push({
+        path: `${pathOf(qty)}/@Unit`,
+        term: 'BT-130',
+        message: `unit "${unit}" is not a UN/ECE Recommendation 20 code, which EN 16931 requires`,
+      });
   }
   const price = ch(item, 'UnitPrice');
   line.price.netPrice = c.decimal(price, 'BT-146');
@@ -331,7 +395,11 @@ function readLine(c: ReadContext, ns: string, item: ReadElement, index: number, 
     for (let n = rs.firstChild; n; n = n.nextSibling) {
       if (n.nodeType !== 1) continue;
       const e = n as ReadElement;
-      if ((e.namespaceURI ?? '') !== ns || (e.localName !== 'ReductionListLineItem' && e.localName !== 'SurchargeListLineItem')) continue;
+      if (
+        (e.namespaceURI ?? '') !== ns ||
+        (e.localName !== 'ReductionListLineItem' && e.localName !== 'SurchargeListLineItem')
+      )
+        continue;
       line.allowanceCharges.push(allowanceCharge(c, ns, e, e.localName === 'SurchargeListLineItem', 'BT-136'));
     }
   }
@@ -340,7 +408,10 @@ function readLine(c: ReadContext, ns: string, item: ReadElement, index: number, 
   const linePeriod = ch(lineDelivery, 'Period');
   if (linePeriod) {
     c.accept(lineDelivery);
-    line.period = compact({ startDate: c.isoDate(ch(linePeriod, 'FromDate'), 'BT-134'), endDate: c.isoDate(ch(linePeriod, 'ToDate'), 'BT-135') });
+    line.period = compact({
+      startDate: c.isoDate(ch(linePeriod, 'FromDate'), 'BT-134'),
+      endDate: c.isoDate(ch(linePeriod, 'ToDate'), 'BT-135'),
+    });
   }
   const order = ch(item, 'InvoiceRecipientsOrderReference');
   if (order) {
@@ -370,7 +441,12 @@ function readLine(c: ReadContext, ns: string, item: ReadElement, index: number, 
   const tp = ch(ti, 'TaxPercent');
   const code = c.attr(tp, 'TaxCategoryCode') ?? '';
   const cat = categoryOf(code);
-  if (cat === undefined && tp) c.problems.push({ path: pathOf(tp), term: 'BT-151', message: `tax category "${code}" has no EN 16931 VAT category` });
+  if (cat === undefined && tp)
+    c.problems.push({
+      path: pathOf(tp),
+      term: 'BT-151',
+      message: `tax category "${code}" has no EN 16931 VAT category`,
+    });
   const rate = c.decimal(tp, 'BT-152');
   // ebInterface always states a percentage; "not subject to VAT" (O) has no rate in EN 16931 (BR-O-05).
   line.vat = compact({ categoryCode: cat, rate: cat === 'O' ? undefined : rate }) ?? {};
@@ -378,19 +454,45 @@ function readLine(c: ReadContext, ns: string, item: ReadElement, index: number, 
   return compact(line) as InvoiceLine;
 }
 
-function allowanceCharge(c: ReadContext, ns: string, e: ReadElement, charge: boolean, term: string): LineAllowanceCharge {
+function allowanceCharge(
+  c: ReadContext,
+  ns: string,
+  e: ReadElement,
+  charge: boolean,
+  term: string,
+): LineAllowanceCharge {
   c.accept(e);
   const baseAmount = c.decimal(c.child(e, ns, 'BaseAmount'), term);
   const percentage = c.decimal(c.child(e, ns, 'Percentage'), term);
   let amount = c.decimal(c.child(e, ns, 'Amount'), term);
   // Amount is optional in ebInterface: then it is the percentage of the base.
-  if (amount === undefined && baseAmount !== undefined && percentage !== undefined && isDecimal(baseAmount) && isDecimal(percentage)) amount = percentOf(baseAmount, percentage);
-  if (amount === undefined) c.problems.push({ path: pathOf(e), term, message: 'a reduction or surcharge needs an Amount, or a BaseAmount and Percentage' });
+  if (
+    amount === undefined &&
+    baseAmount !== undefined &&
+    percentage !== undefined &&
+    isDecimal(baseAmount) &&
+    isDecimal(percentage)
+  )
+    amount = percentOf(baseAmount, percentage);
+  if (amount === undefined)
+    c.problems.push({
+      path: pathOf(e),
+      term,
+      message: 'a reduction or surcharge needs an Amount, or a BaseAmount and Percentage',
+    });
   const cl = c.child(e, ns, 'Classification');
   const schema = cl?.getAttribute('ClassificationSchema');
   // Reason codes travel as a Classification of scheme UNCL5189 (allowances) or UNCL7161 (charges).
-  const reasonCode = schema === (charge ? 'UNCL7161' : 'UNCL5189') ? (c.attr(cl, 'ClassificationSchema'), c.take(cl)) : undefined;
-  return compact({ charge, amount: amount ?? '0', baseAmount, percentage, reason: c.take(c.child(e, ns, 'Comment')), reasonCode }) as LineAllowanceCharge;
+  const reasonCode =
+    schema === (charge ? 'UNCL7161' : 'UNCL5189') ? (c.attr(cl, 'ClassificationSchema'), c.take(cl)) : undefined;
+  return compact({
+    charge,
+    amount: amount ?? '0',
+    baseAmount,
+    percentage,
+    reason: c.take(c.child(e, ns, 'Comment')),
+    reasonCode,
+  }) as LineAllowanceCharge;
 }
 
 function documentAllowanceCharge(c: ReadContext, ns: string, e: ReadElement): DocumentAllowanceCharge {
@@ -402,7 +504,12 @@ function documentAllowanceCharge(c: ReadContext, ns: string, e: ReadElement): Do
   const tp = c.child(ti, ns, 'TaxPercent');
   const code = c.attr(tp, 'TaxCategoryCode') ?? '';
   const cat = categoryOf(code);
-  if (tp && cat === undefined) c.problems.push({ path: pathOf(tp), term: charge ? 'BT-102' : 'BT-95', message: `tax category "${code}" has no EN 16931 VAT category` });
+  if (tp && cat === undefined)
+    c.problems.push({
+      path: pathOf(tp),
+      term: charge ? 'BT-102' : 'BT-95',
+      message: `tax category "${code}" has no EN 16931 VAT category`,
+    });
   if (cat !== undefined) ac.vatCategoryCode = cat;
   const rate = c.decimal(tp, charge ? 'BT-103' : 'BT-96');
   if (rate !== undefined && cat !== 'O') ac.vatRate = rate;
@@ -414,15 +521,34 @@ function vatBreakdown(c: ReadContext, ns: string, ti: ReadElement): VatBreakdown
   const tp = c.child(ti, ns, 'TaxPercent');
   const code = c.attr(tp, 'TaxCategoryCode') ?? '';
   const categoryCode = categoryOf(code);
-  if (tp && categoryCode === undefined) c.problems.push({ path: pathOf(tp), term: 'BT-118', message: `tax category "${code}" has no EN 16931 VAT category` });
+  if (tp && categoryCode === undefined)
+    c.problems.push({
+      path: pathOf(tp),
+      term: 'BT-118',
+      message: `tax category "${code}" has no EN 16931 VAT category`,
+    });
   const rate = c.decimal(tp, 'BT-119');
   const taxableAmount = c.decimal(c.child(ti, ns, 'TaxableAmount'), 'BT-116');
   let taxAmount = c.decimal(c.child(ti, ns, 'TaxAmount'), 'BT-117');
   // TaxAmount is optional in ebInterface: the tax of the taxable amount at the rate.
-  if (taxAmount === undefined && taxableAmount !== undefined && rate !== undefined && isDecimal(taxableAmount) && isDecimal(rate)) taxAmount = percentOf(taxableAmount, rate);
+  if (
+    taxAmount === undefined &&
+    taxableAmount !== undefined &&
+    rate !== undefined &&
+    isDecimal(taxableAmount) &&
+    isDecimal(rate)
+  )
+    taxAmount = percentOf(taxableAmount, rate);
   const comment = c.child(ti, ns, 'Comment');
-  const exemptionReasonText = categoryCode !== undefined && EXEMPT_CATEGORIES.has(categoryCode) ? c.take(comment) : undefined;
-  return compact({ taxableAmount, taxAmount, categoryCode, rate: categoryCode === 'O' ? undefined : rate, exemptionReasonText }) as VatBreakdown;
+  const exemptionReasonText =
+    categoryCode !== undefined && EXEMPT_CATEGORIES.has(categoryCode) ? c.take(comment) : undefined;
+  return compact({
+    taxableAmount,
+    taxAmount,
+    categoryCode,
+    rate: categoryCode === 'O' ? undefined : rate,
+    exemptionReasonText,
+  }) as VatBreakdown;
 }
 
 /**
@@ -459,16 +585,25 @@ function deriveTotals(inv: Invoice, c: ReadContext, belowTheLine: string[]): voi
   } else if (ok(t.totalWithVat) && ok(t.amountDueForPayment)) {
     const expected = add(subtract(t.totalWithVat, t.paidAmount ?? '0'), t.roundingAmount ?? '0');
     if (!same(expected, t.amountDueForPayment)) {
-      c.problems.push({ path: '/Invoice/PayableAmount', term: 'BT-115', message: `PayableAmount ${t.amountDueForPayment} is not TotalGrossAmount − PrepaidAmount + RoundingAmount = ${expected} (BR-CO-16)` });
+      c.problems.push({
+        path: '/Invoice/PayableAmount',
+        term: 'BT-115',
+        message: `PayableAmount ${t.amountDueForPayment} is not TotalGrossAmount − PrepaidAmount + RoundingAmount = ${expected} (BR-CO-16)`,
+      });
     }
   }
   // Per VAT category and rate, the taxable amount is the lines plus surcharges less reductions of that category (BR-S-08 and kin).
   for (const v of inv.vatBreakdown) {
     if (!ok(v.taxableAmount) || v.categoryCode === undefined) continue;
-    const key = (cat: string | undefined, rate: string | undefined): boolean => cat === v.categoryCode && (v.rate === undefined || (rate !== undefined && isDecimal(rate) && same(rate, v.rate)));
+    const key = (cat: string | undefined, rate: string | undefined): boolean =>
+      cat === v.categoryCode && (v.rate === undefined || (rate !== undefined && isDecimal(rate) && same(rate, v.rate)));
     const lines = inv.lines.filter((l) => key(l.vat.categoryCode, l.vat.rate ?? '0')).map((l) => l.netAmount as string);
-    const docCharges = inv.allowanceCharges.filter((a) => a.charge && key(a.vatCategoryCode, a.vatRate ?? '0')).map((a) => a.amount);
-    const docAllowances = inv.allowanceCharges.filter((a) => !a.charge && key(a.vatCategoryCode, a.vatRate ?? '0')).map((a) => a.amount);
+    const docCharges = inv.allowanceCharges
+      .filter((a) => a.charge && key(a.vatCategoryCode, a.vatRate ?? '0'))
+      .map((a) => a.amount);
+    const docAllowances = inv.allowanceCharges
+      .filter((a) => !a.charge && key(a.vatCategoryCode, a.vatRate ?? '0'))
+      .map((a) => a.amount);
     const expected = subtract(add(sum(lines), sum(docCharges)), sum(docAllowances));
     if (!same(expected, v.taxableAmount)) {
       c.problems.push({
@@ -492,7 +627,10 @@ function readPayment(c: ReadContext, ns: string, inv: Invoice, pm: ReadElement |
   const noPayment = ch(pm, 'NoPayment');
   c.accept(noPayment);
   c.accept(other);
-  const p: Invoice['paymentInstructions'] & object = { creditTransfers: [], ...(meansText !== undefined ? { meansText } : {}) };
+  const p: Invoice['paymentInstructions'] & object = {
+    creditTransfers: [],
+    ...(meansText !== undefined ? { meansText } : {}),
+  };
   if (ubt) {
     c.accept(ubt);
     const accounts = c.children(ubt, ns, 'BeneficiaryAccount');
@@ -502,7 +640,13 @@ function readPayment(c: ReadContext, ns: string, inv: Invoice, pm: ReadElement |
       const accountIdentifier = iban ?? c.take(ch(a, 'BankAccountNr'));
       if (accountIdentifier === undefined) continue;
       const bic = c.take(ch(a, 'BIC'));
-      p.creditTransfers.push(compact({ accountIdentifier, accountName: c.take(ch(a, 'BankAccountOwner')), serviceProviderIdentifier: bic === '' ? undefined : bic }) as { accountIdentifier: string });
+      p.creditTransfers.push(
+        compact({
+          accountIdentifier,
+          accountName: c.take(ch(a, 'BankAccountOwner')),
+          serviceProviderIdentifier: bic === '' ? undefined : bic,
+        }) as { accountIdentifier: string },
+      );
     }
     // 58 SEPA credit transfer where every account is an IBAN, else 30 credit transfer.
     p.meansTypeCode = accounts.length > 0 && accounts.every((a) => ch(a, 'IBAN')) ? '58' : '30';

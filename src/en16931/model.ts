@@ -515,7 +515,19 @@ export interface ReadResult {
 }
 
 /** UNCL1001 codes that make a UBL CreditNote (EN 16931 / Peppol credit note code list). */
-export const CREDIT_NOTE_TYPE_CODES: ReadonlySet<string> = new Set(['81', '83', '261', '262', '296', '308', '381', '396', '420', '458', '532']);
+export const CREDIT_NOTE_TYPE_CODES: ReadonlySet<string> = new Set([
+  '81',
+  '83',
+  '261',
+  '262',
+  '296',
+  '308',
+  '381',
+  '396',
+  '420',
+  '458',
+  '532',
+]);
 
 export function isCreditNote(inv: Pick<Invoice, 'typeCode'>): boolean {
   return inv.typeCode !== undefined && CREDIT_NOTE_TYPE_CODES.has(inv.typeCode);

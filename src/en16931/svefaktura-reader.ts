@@ -2,7 +2,15 @@ import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
 import { GatewayError } from '../core/gateway-error';
 import { NS } from '../formats/xml/namespaces';
 import { add, isDecimal, subtract } from './decimal';
-import { emptyInvoice, type Contact, type CreditTransfer, type Identifier, type InvoiceLine, type PostalAddress, type ReadResult } from './model';
+import {
+  emptyInvoice,
+  type Contact,
+  type CreditTransfer,
+  type Identifier,
+  type InvoiceLine,
+  type PostalAddress,
+  type ReadResult,
+} from './model';
 import { compact, pathOf, ReadContext } from './xml-read';
 
 /**
@@ -84,7 +92,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
 
   const lineCount = own(root, 'LineItemCountNumeric');
   // A control count with no EN 16931 term: redundant when it matches the lines, reported when it does not.
-  if (lineCount && (lineCount.textContent ?? '').trim() === String(x.children(root, A, 'InvoiceLine').length)) x.accept(lineCount);
+  if (lineCount && (lineCount.textContent ?? '').trim() === String(x.children(root, A, 'InvoiceLine').length))
+    x.accept(lineCount);
 
   for (const d of x.children(root, S, 'AdditionalDocumentReference')) {
     const reference = x.take(agg(d, 'ID'));
@@ -98,7 +107,10 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
   }
   const period = own(root, 'InvoicingPeriod');
   if (period) {
-    const p = compact({ startDate: dateOf(kid(period, 'StartDateTime'), 'BT-73'), endDate: dateOf(kid(period, 'EndDateTime'), 'BT-74') });
+    const p = compact({
+      startDate: dateOf(kid(period, 'StartDateTime'), 'BT-73'),
+      endDate: dateOf(kid(period, 'EndDateTime'), 'BT-74'),
+    });
     if (p) inv.invoicingPeriod = p;
   }
 
@@ -163,17 +175,31 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     const code = p.registrationCountry ?? fromVat;
     if (code === undefined) return;
     p.address = { ...(p.address ?? {}), countryCode: code };
-    filled.push(`${term} ${who} country code = "${code}" (the address has no country; taken from the ${p.registrationCountry !== undefined ? 'tax registration address' : 'VAT identifier prefix'})`);
+    filled.push(
+      `${term} ${who} country code = "${code}" (the address has no country; taken from the ${p.registrationCountry !== undefined ? 'tax registration address' : 'VAT identifier prefix'})`,
+    );
   };
   /** BT-34 / BT-49: Svefaktura has no electronic address; a GLN (0088) or a Swedish organisation number (0007) is the Peppol one. */
   const endpoint = (p: PartyRead, who: string, term: string): Identifier | undefined => {
     const gln = p.glns[0];
-    const e = gln !== undefined ? { value: gln, schemeId: '0088' } : p.orgNumber !== undefined && p.address?.countryCode === 'SE' ? { value: p.orgNumber, schemeId: '0007' } : undefined;
-    if (e) filled.push(`${term} ${who} electronic address = ${e.schemeId}:${e.value} (Svefaktura has none; the party's ${e.schemeId === '0088' ? 'GLN' : 'organisation number'})`);
+    const e =
+      gln !== undefined
+        ? { value: gln, schemeId: '0088' }
+        : p.orgNumber !== undefined && p.address?.countryCode === 'SE'
+          ? { value: p.orgNumber, schemeId: '0007' }
+          : undefined;
+    if (e)
+      filled.push(
+        `${term} ${who} electronic address = ${e.schemeId}:${e.value} (Svefaktura has none; the party's ${e.schemeId === '0088' ? 'GLN' : 'organisation number'})`,
+      );
     return e;
   };
   const legalId = (p: PartyRead): Identifier | undefined =>
-    p.orgNumber === undefined ? undefined : p.address?.countryCode === 'SE' ? { value: p.orgNumber, schemeId: '0007' } : { value: p.orgNumber };
+    p.orgNumber === undefined
+      ? undefined
+      : p.address?.countryCode === 'SE'
+        ? { value: p.orgNumber, schemeId: '0007' }
+        : { value: p.orgNumber };
 
   const sellerParty = agg(root, 'SellerParty');
   const s = readParty(agg(sellerParty, 'Party'));
@@ -195,12 +221,16 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
   }) as typeof inv.seller;
   inv.seller.identifiers ??= [];
   // The GLN given as BT-34 is not repeated as BT-29 (the same identifier twice adds nothing).
-  if (sEndpoint?.schemeId === '0088') inv.seller.identifiers = inv.seller.identifiers.filter((i) => i.value !== sEndpoint.value);
+  if (sEndpoint?.schemeId === '0088')
+    inv.seller.identifiers = inv.seller.identifiers.filter((i) => i.value !== sEndpoint.value);
 
   const b = readParty(agg(agg(root, 'BuyerParty'), 'Party'));
   country(b, 'Buyer', 'BT-55');
   const bEndpoint = endpoint(b, 'Buyer', 'BT-49');
-  const buyerId = b.glns.length > 0 && bEndpoint?.schemeId !== '0088' ? { value: b.glns[0] as string, schemeId: '0088' } : b.otherIds[0];
+  const buyerId =
+    b.glns.length > 0 && bEndpoint?.schemeId !== '0088'
+      ? { value: b.glns[0] as string, schemeId: '0088' }
+      : b.otherIds[0];
   inv.buyer =
     compact({
       name: b.name,
@@ -220,7 +250,11 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     const addrEl = agg(delivery, 'DeliveryAddress');
     const address = readAddress(addrEl);
     if (addrEl && address && address.countryCode === undefined) {
-      problem(addrEl, 'BT-80', 'the deliver-to address has no country code, which EN 16931 requires for every address (BR-57)');
+      problem(
+        addrEl,
+        'BT-80',
+        'the deliver-to address has no country code, which EN 16931 requires for every address (BR-57)',
+      );
     }
     const d = compact({ actualDeliveryDate: date, address });
     if (d) inv.delivery = d;
@@ -243,12 +277,20 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     if (meansCode !== undefined && mapped !== meansCode) continue; // a second kind of payment means: EN 16931 has one (left unmapped)
     const remittanceEl = agg(acct, 'PaymentInstructionID');
     const remittance = (remittanceEl?.textContent ?? '').trim() || undefined;
-    if (inv.paymentInstructions?.remittanceInformation !== undefined && remittance !== undefined && remittance !== inv.paymentInstructions.remittanceInformation) continue;
+    if (
+      inv.paymentInstructions?.remittanceInformation !== undefined &&
+      remittance !== undefined &&
+      remittance !== inv.paymentInstructions.remittanceInformation
+    )
+      continue;
     const due = kid(pm, 'DuePaymentDate');
     const dueValue = (due?.textContent ?? '').trim() || undefined;
     if (inv.paymentDueDate !== undefined && dueValue !== undefined && dueValue !== inv.paymentDueDate) continue;
     x.take(codeEl);
-    if (meansCode === undefined && mapped !== code) filled.push(`BT-81 Payment means type code = "${mapped}" (Svefaktura code "${code}" with ${giro ?? 'an account'}: a credit transfer)`);
+    if (meansCode === undefined && mapped !== code)
+      filled.push(
+        `BT-81 Payment means type code = "${mapped}" (Svefaktura code "${code}" with ${giro ?? 'an account'}: a credit transfer)`,
+      );
     meansCode = mapped;
     if (due) inv.paymentDueDate = x.isoDate(due, 'BT-9');
     x.take(remittanceEl);
@@ -258,27 +300,45 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     const account = x.take(accountEl);
     if (account !== undefined) {
       x.take(bicEl);
-      if (giro) filled.push(`BT-86 Payment service provider identifier = "${giro}" (FinancialInstitution ${bic} is the ${giro === 'SE:BANKGIRO' ? 'Bankgiro' : 'Plusgiro'})`);
-      transfers.push(compact({ accountIdentifier: account, serviceProviderIdentifier: giro ?? (bic || undefined) }) as CreditTransfer);
+      if (giro)
+        filled.push(
+          `BT-86 Payment service provider identifier = "${giro}" (FinancialInstitution ${bic} is the ${giro === 'SE:BANKGIRO' ? 'Bankgiro' : 'Plusgiro'})`,
+        );
+      transfers.push(
+        compact({
+          accountIdentifier: account,
+          serviceProviderIdentifier: giro ?? (bic || undefined),
+        }) as CreditTransfer,
+      );
     }
   }
   if (inv.paymentInstructions) inv.paymentInstructions.creditTransfers = transfers;
   if (meansCode !== undefined && !CREDIT_TRANSFER_CODES.has(meansCode) && transfers.length > 0 && means[0]) {
-    problem(means[0], 'BT-81', `payment means code "${meansCode}" with a payee account is not a UNTDID 4461 credit transfer code EN 16931 accepts with BG-17`);
+    problem(
+      means[0],
+      'BT-81',
+      `payment means code "${meansCode}" with a payee account is not a UNTDID 4461 credit transfer code EN 16931 accepts with BG-17`,
+    );
   }
   const terms = agg(root, 'PaymentTerms');
   inv.paymentTerms = val(terms, 'Note');
 
   // --- allowances and charges: Svefaktura reason codes are UN/ECE 4465, not the UNTDID 5189/7161 codes EN 16931 takes
   for (const ac of x.children(root, S, 'AllowanceCharge')) {
-    problem(ac, 'BG-20', 'a Svefaktura allowance or charge has no reason text and its reason code is from UN/ECE 4465, not UNTDID 5189/7161; EN 16931 requires one of them (BR-33, BR-38)');
+    problem(
+      ac,
+      'BG-20',
+      'a Svefaktura allowance or charge has no reason text and its reason code is from UN/ECE 4465, not UNTDID 5189/7161; EN 16931 requires one of them (BR-33, BR-38)',
+    );
   }
 
   // --- VAT and totals --------------------------------------------------------------------------------------------
   let accountingVat: string | undefined;
   for (const tt of aggs(root, 'TaxTotal')) {
     const subs = aggs(tt, 'TaxSubTotal');
-    const vatSubs = subs.filter((st) => (agg(agg(agg(st, 'TaxCategory'), 'TaxScheme'), 'ID')?.textContent ?? '').trim() === 'VAT');
+    const vatSubs = subs.filter(
+      (st) => (agg(agg(agg(st, 'TaxCategory'), 'TaxScheme'), 'ID')?.textContent ?? '').trim() === 'VAT',
+    );
     if (vatSubs.length === 0 && subs.length > 0) continue; // another tax than VAT: no EN 16931 home (unmapped)
     inv.totals.totalVatAmount = x.decimal(kid(tt, 'TotalTaxAmount'), 'BT-110');
     for (const st of vatSubs) {
@@ -294,7 +354,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
         }) as object,
       );
       const inAccounting = x.decimal(agg(st, 'TaxCurrencyTaxAmount'), 'BT-111');
-      if (inAccounting !== undefined && isDecimal(inAccounting)) accountingVat = accountingVat === undefined ? inAccounting : add(accountingVat, inAccounting);
+      if (inAccounting !== undefined && isDecimal(inAccounting))
+        accountingVat = accountingVat === undefined ? inAccounting : add(accountingVat, inAccounting);
     }
   }
   if (accountingVat !== undefined && inv.vatAccountingCurrencyCode !== undefined) {
@@ -311,7 +372,9 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     if (roundOff !== undefined && isDecimal(roundOff) && isDecimal(inclusive)) {
       inv.totals.roundingAmount = roundOff;
       inv.totals.totalWithVat = subtract(inclusive, roundOff);
-      filled.push(`BT-112 Invoice total amount with VAT = ${inv.totals.totalWithVat} (TaxInclusiveTotalAmount − RoundOffAmount; Svefaktura's total includes the rounding)`);
+      filled.push(
+        `BT-112 Invoice total amount with VAT = ${inv.totals.totalWithVat} (TaxInclusiveTotalAmount − RoundOffAmount; Svefaktura's total includes the rounding)`,
+      );
     } else {
       inv.totals.totalWithVat = inclusive;
     }
@@ -319,13 +382,17 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
   if (inv.totals.totalWithoutVat === undefined && inv.totals.sumOfLineNetAmounts !== undefined) {
     // Optional in Svefaktura; without allowances or charges (which are refused above) it equals BT-106.
     inv.totals.totalWithoutVat = inv.totals.sumOfLineNetAmounts;
-    filled.push(`BT-109 Invoice total amount without VAT = ${inv.totals.sumOfLineNetAmounts} (equal to BT-106: no document allowances or charges)`);
+    filled.push(
+      `BT-109 Invoice total amount without VAT = ${inv.totals.sumOfLineNetAmounts} (equal to BT-106: no document allowances or charges)`,
+    );
   }
   if (inv.currencyCode === undefined) {
     const cur = kid(legal, 'LineExtensionTotalAmount')?.getAttribute('amountCurrencyID');
     if (cur) {
       inv.currencyCode = cur;
-      filled.push(`BT-5 Invoice currency code = "${cur}" (InvoiceCurrencyCode is optional in Svefaktura; the currency of the amounts)`);
+      filled.push(
+        `BT-5 Invoice currency code = "${cur}" (InvoiceCurrencyCode is optional in Svefaktura; the currency of the amounts)`,
+      );
     }
   }
 
@@ -342,7 +409,9 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
   for (const l of inv.lines) {
     if (l.vat.categoryCode === undefined && single?.categoryCode !== undefined) {
       l.vat = compact({ categoryCode: single.categoryCode, rate: single.rate }) ?? {};
-      filled.push(`line ${l.identifier}: BT-151/BT-152 VAT category ${single.categoryCode}${single.rate !== undefined ? ` ${single.rate} %` : ''} (the document's only VAT breakdown; Svefaktura does not require it per line)`);
+      filled.push(
+        `line ${l.identifier}: BT-151/BT-152 VAT category ${single.categoryCode}${single.rate !== undefined ? ` ${single.rate} %` : ''} (the document's only VAT breakdown; Svefaktura does not require it per line)`,
+      );
     }
   }
 
@@ -350,18 +419,32 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
   return { invoice: inv, syntax: 'Svefaktura', unmapped: x.unmapped(root), problems: x.problems, filled };
 }
 
-function readLine(x: ReadContext, line: ReadElement, orderRefs: Map<string, ReadElement[]>, problem: (el: ReadElement, term: string, message: string) => void): InvoiceLine {
+function readLine(
+  x: ReadContext,
+  line: ReadElement,
+  orderRefs: Map<string, ReadElement[]>,
+  problem: (el: ReadElement, term: string, message: string) => void,
+): InvoiceLine {
   const agg = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, A, local);
   const kid = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, C, local);
   const val = (el: ReadElement | undefined, local: string): string | undefined => x.take(kid(el, local));
-  const out: InvoiceLine = { identifier: x.take(agg(line, 'ID')) ?? '', allowanceCharges: [], price: {}, vat: {}, item: { classificationIdentifiers: [], attributes: [] } };
+  const out: InvoiceLine = {
+    identifier: x.take(agg(line, 'ID')) ?? '',
+    allowanceCharges: [],
+    price: {},
+    vat: {},
+    item: { classificationIdentifiers: [], attributes: [] },
+  };
   const qty = kid(line, 'InvoicedQuantity');
   const quantity = x.decimal(qty, 'BT-129');
   if (quantity !== undefined) out.quantity = quantity;
   const unit = x.attr(qty, 'quantityUnitCode');
   if (unit !== undefined) out.quantityUnitCode = unit;
   // The unit code list attributes only say it is UN/ECE Recommendation 20, which EN 16931 uses.
-  if (/REC.?20/i.test(qty?.getAttribute('quantityUnitCodeListID') ?? '') || qty?.getAttribute('quantityUnitCodeListAgencyID') === '6') {
+  if (
+    /REC.?20/i.test(qty?.getAttribute('quantityUnitCodeListID') ?? '') ||
+    qty?.getAttribute('quantityUnitCodeListAgencyID') === '6'
+  ) {
     x.attr(qty, 'quantityUnitCodeListID');
     x.attr(qty, 'quantityUnitCodeListAgencyID');
   }
@@ -376,7 +459,11 @@ function readLine(x: ReadContext, line: ReadElement, orderRefs: Map<string, Read
   const orderRef = (orderRefEl?.textContent ?? '').trim();
   if (orderRefEl && orderRef !== '') orderRefs.set(orderRef, [...(orderRefs.get(orderRef) ?? []), orderRefEl]);
   for (const ac of x.children(line, A, 'AllowanceCharge')) {
-    problem(ac, 'BG-27', 'a Svefaktura line allowance or charge has no reason; EN 16931 requires a reason text or code (BR-41, BR-42)');
+    problem(
+      ac,
+      'BG-27',
+      'a Svefaktura line allowance or charge has no reason; EN 16931 requires a reason text or code (BR-41, BR-42)',
+    );
   }
   const item = agg(line, 'Item');
   const it = out.item;
@@ -393,14 +480,22 @@ function readLine(x: ReadContext, line: ReadElement, orderRefs: Map<string, Read
     const gtin = x.attr(stdEl, 'identificationSchemeAgencyID') === '9';
     it.standardIdentifier = gtin ? { value: std, schemeId: '0160' } : { value: std };
   }
-  const vatCat = (item ? x.children(item, A, 'TaxCategory') : []).find((tc) => (agg(agg(tc, 'TaxScheme'), 'ID')?.textContent ?? '').trim() === 'VAT');
+  const vatCat = (item ? x.children(item, A, 'TaxCategory') : []).find(
+    (tc) => (agg(agg(tc, 'TaxScheme'), 'ID')?.textContent ?? '').trim() === 'VAT',
+  );
   if (vatCat) {
     x.take(agg(agg(vatCat, 'TaxScheme'), 'ID'));
-    out.vat = compact({ categoryCode: x.take(agg(vatCat, 'ID')), rate: x.decimal(kid(vatCat, 'Percent'), 'BT-152') }) ?? {};
+    out.vat =
+      compact({ categoryCode: x.take(agg(vatCat, 'ID')), rate: x.decimal(kid(vatCat, 'Percent'), 'BT-152') }) ?? {};
   }
   const base = agg(item, 'BasePrice');
   const bq = kid(base, 'BaseQuantity');
-  out.price = compact({ netPrice: x.decimal(kid(base, 'PriceAmount'), 'BT-146'), baseQuantity: x.decimal(bq, 'BT-149'), baseQuantityUnitCode: x.attr(bq, 'quantityUnitCode') }) ?? {};
+  out.price =
+    compact({
+      netPrice: x.decimal(kid(base, 'PriceAmount'), 'BT-146'),
+      baseQuantity: x.decimal(bq, 'BT-149'),
+      baseQuantityUnitCode: x.attr(bq, 'quantityUnitCode'),
+    }) ?? {};
   return out;
 }
 

@@ -105,9 +105,15 @@ export function readUbl(doc: ReadDocument): ReadResult {
     const bin = kid(att, 'EmbeddedDocumentBinaryObject');
     const externalLocation = val(agg(att, 'ExternalReference'), 'URI');
     const attachment = bin
-      ? compact({ base64: (x.take(bin) ?? '').replace(/\s+/g, ''), mimeCode: x.attr(bin, 'mimeCode'), filename: x.attr(bin, 'filename') })
+      ? compact({
+          base64: (x.take(bin) ?? '').replace(/\s+/g, ''),
+          mimeCode: x.attr(bin, 'mimeCode'),
+          filename: x.attr(bin, 'filename'),
+        })
       : undefined;
-    inv.supportingDocuments.push(compact({ reference, description, externalLocation, attachment }) as { reference: string });
+    inv.supportingDocuments.push(
+      compact({ reference, description, externalLocation, attachment }) as { reference: string },
+    );
     // A supporting document with type code 916 ("reference paper") is the binding's default; any other code is
     // not part of BG-24 and stays unmapped.
     if (tc === '916') x.take(typeCode);
@@ -212,12 +218,24 @@ export function readUbl(doc: ReadDocument): ReadResult {
       if (isCn) inv.paymentDueDate ??= x.isoDate(kid(pm, 'PaymentDueDate'), 'BT-9');
       const card = agg(pm, 'CardAccount');
       if (card) {
-        pay.card = compact({ primaryAccountNumber: val(card, 'PrimaryAccountNumberID') ?? '', holderName: val(card, 'HolderName') });
+        pay.card = compact({
+          primaryAccountNumber: val(card, 'PrimaryAccountNumberID') ?? '',
+          holderName: val(card, 'HolderName'),
+        });
         inv.extensions.cardNetworkId = val(card, 'NetworkID');
       }
       const mandate = agg(pm, 'PaymentMandate');
-      if (mandate) pay.directDebit = compact({ mandateReference: val(mandate, 'ID'), debitedAccountIdentifier: val(agg(mandate, 'PayerFinancialAccount'), 'ID') });
-    } else if (pay && code === pay.meansTypeCode && (text === undefined || text === pay.meansText) && (refText === undefined || refText === pay.remittanceInformation)) {
+      if (mandate)
+        pay.directDebit = compact({
+          mandateReference: val(mandate, 'ID'),
+          debitedAccountIdentifier: val(agg(mandate, 'PayerFinancialAccount'), 'ID'),
+        });
+    } else if (
+      pay &&
+      code === pay.meansTypeCode &&
+      (text === undefined || text === pay.meansText) &&
+      (refText === undefined || refText === pay.remittanceInformation)
+    ) {
       // A further PaymentMeans that only adds an account (UBL has one account per PaymentMeans). One that differs
       // in code, text or reference is not EN 16931 (BG-16 is 0..1) and stays unmapped as a whole.
       x.take(codeEl);
@@ -228,7 +246,11 @@ export function readUbl(doc: ReadDocument): ReadResult {
     if (acct && pay) {
       const accountIdentifier = val(acct, 'ID') ?? '';
       pay.creditTransfers.push(
-        compact({ accountIdentifier, accountName: val(acct, 'Name'), serviceProviderIdentifier: val(agg(acct, 'FinancialInstitutionBranch'), 'ID') }) as {
+        compact({
+          accountIdentifier,
+          accountName: val(acct, 'Name'),
+          serviceProviderIdentifier: val(agg(acct, 'FinancialInstitutionBranch'), 'ID'),
+        }) as {
           accountIdentifier: string;
         },
       );
@@ -266,7 +288,10 @@ export function readUbl(doc: ReadDocument): ReadResult {
     // BT-111 is the TaxTotal in the VAT accounting currency without a breakdown; BT-6 may equal BT-5.
     const hasBreakdown = aggs(tt, 'TaxSubtotal').length > 0;
     const isAccounting =
-      !hasBreakdown && inv.vatAccountingCurrencyCode !== undefined && currency === inv.vatAccountingCurrencyCode && (currency !== inv.currencyCode || inv.totals.totalVatAmount !== undefined);
+      !hasBreakdown &&
+      inv.vatAccountingCurrencyCode !== undefined &&
+      currency === inv.vatAccountingCurrencyCode &&
+      (currency !== inv.currencyCode || inv.totals.totalVatAmount !== undefined);
     if (isAccounting) inv.totals.totalVatAmountInAccountingCurrency = x.decimal(amountEl, 'BT-111');
     else inv.totals.totalVatAmount = x.decimal(amountEl, 'BT-110');
     for (const st of aggs(tt, 'TaxSubtotal')) {
@@ -291,20 +316,22 @@ export function readUbl(doc: ReadDocument): ReadResult {
     x.attr(e, 'currencyID');
     return x.decimal(e, term);
   };
-  inv.totals = compact({
-    ...inv.totals,
-    sumOfLineNetAmounts: amount('LineExtensionAmount', 'BT-106'),
-    totalWithoutVat: amount('TaxExclusiveAmount', 'BT-109'),
-    totalWithVat: amount('TaxInclusiveAmount', 'BT-112'),
-    sumOfAllowances: amount('AllowanceTotalAmount', 'BT-107'),
-    sumOfCharges: amount('ChargeTotalAmount', 'BT-108'),
-    paidAmount: amount('PrepaidAmount', 'BT-113'),
-    roundingAmount: amount('PayableRoundingAmount', 'BT-114'),
-    amountDueForPayment: amount('PayableAmount', 'BT-115'),
-  }) ?? {};
+  inv.totals =
+    compact({
+      ...inv.totals,
+      sumOfLineNetAmounts: amount('LineExtensionAmount', 'BT-106'),
+      totalWithoutVat: amount('TaxExclusiveAmount', 'BT-109'),
+      totalWithVat: amount('TaxInclusiveAmount', 'BT-112'),
+      sumOfAllowances: amount('AllowanceTotalAmount', 'BT-107'),
+      sumOfCharges: amount('ChargeTotalAmount', 'BT-108'),
+      paidAmount: amount('PrepaidAmount', 'BT-113'),
+      roundingAmount: amount('PayableRoundingAmount', 'BT-114'),
+      amountDueForPayment: amount('PayableAmount', 'BT-115'),
+    }) ?? {};
 
   // BG-25
-  for (const line of x.children(root, A, isCn ? 'CreditNoteLine' : 'InvoiceLine')) inv.lines.push(readLine(x, line, isCn));
+  for (const line of x.children(root, A, isCn ? 'CreditNoteLine' : 'InvoiceLine'))
+    inv.lines.push(readLine(x, line, isCn));
 
   // currencyID of amounts already read: the values are BT-5 by the binding (BR-CL-... checks that); mark them read.
   markCurrencies(x, root);
@@ -321,7 +348,10 @@ function markCurrencies(x: ReadContext, el: ReadElement): void {
 
 function readPeriod(x: ReadContext, p: ReadElement | undefined): Period | undefined {
   if (!p) return undefined;
-  return compact({ startDate: x.isoDate(x.child(p, C, 'StartDate'), 'BT-73'), endDate: x.isoDate(x.child(p, C, 'EndDate'), 'BT-74') });
+  return compact({
+    startDate: x.isoDate(x.child(p, C, 'StartDate'), 'BT-73'),
+    endDate: x.isoDate(x.child(p, C, 'EndDate'), 'BT-74'),
+  });
 }
 
 function readAddress(x: ReadContext, a: ReadElement | undefined): PostalAddress | undefined {
@@ -349,7 +379,9 @@ function readLine(x: ReadContext, line: ReadElement, isCn: boolean): InvoiceLine
   const agg = (el: ReadElement | undefined, local: string): ReadElement | undefined => x.child(el, A, local);
   const val = (el: ReadElement | undefined, local: string): string | undefined => x.take(kid(el, local));
   const qty = kid(line, isCn ? 'CreditedQuantity' : 'InvoicedQuantity');
-  const docRef = x.children(line, A, 'DocumentReference').find((d) => (x.child(d, C, 'DocumentTypeCode')?.textContent ?? '').trim() === '130');
+  const docRef = x
+    .children(line, A, 'DocumentReference')
+    .find((d) => (x.child(d, C, 'DocumentTypeCode')?.textContent ?? '').trim() === '130');
   let objectIdentifier: Identifier | undefined;
   if (docRef) {
     x.take(kid(docRef, 'DocumentTypeCode'));
@@ -380,7 +412,10 @@ function readLine(x: ReadContext, line: ReadElement, isCn: boolean): InvoiceLine
   if (acc !== undefined) out.buyerAccountingReference = acc;
   const period = agg(line, 'InvoicePeriod');
   if (period) {
-    const p = compact({ startDate: x.isoDate(kid(period, 'StartDate'), 'BT-134'), endDate: x.isoDate(kid(period, 'EndDate'), 'BT-135') });
+    const p = compact({
+      startDate: x.isoDate(kid(period, 'StartDate'), 'BT-134'),
+      endDate: x.isoDate(kid(period, 'EndDate'), 'BT-135'),
+    });
     if (p) out.period = p;
   }
   for (const ac of x.children(line, A, 'AllowanceCharge')) {
@@ -417,7 +452,11 @@ function readLine(x: ReadContext, line: ReadElement, isCn: boolean): InvoiceLine
     const code = kid(cc, 'ItemClassificationCode');
     const value = x.take(code);
     if (value === undefined) continue;
-    it.classificationIdentifiers.push(compact({ value, schemeId: x.attr(code, 'listID'), schemeVersion: x.attr(code, 'listVersionID') }) as { value: string });
+    it.classificationIdentifiers.push(
+      compact({ value, schemeId: x.attr(code, 'listID'), schemeVersion: x.attr(code, 'listVersionID') }) as {
+        value: string;
+      },
+    );
   }
   const ctc = agg(item, 'ClassifiedTaxCategory');
   x.take(kid(agg(ctc, 'TaxScheme'), 'ID'));

@@ -35,7 +35,8 @@ export interface UblWriteOptions {
   taxSchemeId?: string;
 }
 
-const id = (name: string, v: Identifier | undefined): XmlElement | undefined => (v ? leaf(name, v.value, { schemeID: v.schemeId }) : undefined);
+const id = (name: string, v: Identifier | undefined): XmlElement | undefined =>
+  v ? leaf(name, v.value, { schemeID: v.schemeId }) : undefined;
 
 function address(name: string, a: PostalAddress | undefined): XmlElement | undefined {
   if (!a) return undefined;
@@ -74,7 +75,13 @@ function allowanceCharge(
 
 function contact(c: Contact | undefined): XmlElement | undefined {
   if (!c) return undefined;
-  return group('cac:Contact', {}, leaf('cbc:Name', c.point), leaf('cbc:Telephone', c.telephone), leaf('cbc:ElectronicMail', c.email));
+  return group(
+    'cac:Contact',
+    {},
+    leaf('cbc:Name', c.point),
+    leaf('cbc:Telephone', c.telephone),
+    leaf('cbc:ElectronicMail', c.email),
+  );
 }
 
 const vatScheme = (schemeId = 'VAT'): XmlElement => el('cac:TaxScheme', {}, leaf('cbc:ID', schemeId));
@@ -85,11 +92,13 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
   const taxScheme = (): XmlElement => vatScheme(opts.taxSchemeId);
   const cn = (opts.root ?? (isCreditNote(inv) ? 'CreditNote' : 'Invoice')) === 'CreditNote';
   const cur = inv.currencyCode;
-  const amt = (name: string, v: string | undefined, currency = cur): XmlElement | undefined => leaf(name, v, { currencyID: currency });
+  const amt = (name: string, v: string | undefined, currency = cur): XmlElement | undefined =>
+    leaf(name, v, { currencyID: currency });
 
   const pay = inv.paymentInstructions;
   const sepa = pay?.directDebit?.bankAssignedCreditorIdentifier;
-  const sepaId = (): XmlElement | undefined => (sepa !== undefined ? el('cac:PartyIdentification', {}, leaf('cbc:ID', sepa, { schemeID: 'SEPA' })) : undefined);
+  const sepaId = (): XmlElement | undefined =>
+    sepa !== undefined ? el('cac:PartyIdentification', {}, leaf('cbc:ID', sepa, { schemeID: 'SEPA' })) : undefined;
 
   const s = inv.seller;
   const seller = el(
@@ -104,9 +113,22 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
       inv.payee ? undefined : sepaId(),
       s.tradingName !== undefined && el('cac:PartyName', {}, leaf('cbc:Name', s.tradingName)),
       address('cac:PostalAddress', s.postalAddress),
-      s.vatIdentifier !== undefined && el('cac:PartyTaxScheme', {}, leaf('cbc:CompanyID', s.vatIdentifier), taxScheme()),
-      s.taxRegistrationIdentifier !== undefined && el('cac:PartyTaxScheme', {}, leaf('cbc:CompanyID', s.taxRegistrationIdentifier), el('cac:TaxScheme', {}, leaf('cbc:ID', 'TAX'))),
-      el('cac:PartyLegalEntity', {}, leaf('cbc:RegistrationName', s.name), id('cbc:CompanyID', s.legalRegistrationIdentifier), leaf('cbc:CompanyLegalForm', s.additionalLegalInformation)),
+      s.vatIdentifier !== undefined &&
+        el('cac:PartyTaxScheme', {}, leaf('cbc:CompanyID', s.vatIdentifier), taxScheme()),
+      s.taxRegistrationIdentifier !== undefined &&
+        el(
+          'cac:PartyTaxScheme',
+          {},
+          leaf('cbc:CompanyID', s.taxRegistrationIdentifier),
+          el('cac:TaxScheme', {}, leaf('cbc:ID', 'TAX')),
+        ),
+      el(
+        'cac:PartyLegalEntity',
+        {},
+        leaf('cbc:RegistrationName', s.name),
+        id('cbc:CompanyID', s.legalRegistrationIdentifier),
+        leaf('cbc:CompanyLegalForm', s.additionalLegalInformation),
+      ),
       contact(s.contact),
     ),
   );
@@ -121,8 +143,14 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
       b.identifier && el('cac:PartyIdentification', {}, id('cbc:ID', b.identifier)),
       b.tradingName !== undefined && el('cac:PartyName', {}, leaf('cbc:Name', b.tradingName)),
       address('cac:PostalAddress', b.postalAddress),
-      b.vatIdentifier !== undefined && el('cac:PartyTaxScheme', {}, leaf('cbc:CompanyID', b.vatIdentifier), taxScheme()),
-      el('cac:PartyLegalEntity', {}, leaf('cbc:RegistrationName', b.name), id('cbc:CompanyID', b.legalRegistrationIdentifier)),
+      b.vatIdentifier !== undefined &&
+        el('cac:PartyTaxScheme', {}, leaf('cbc:CompanyID', b.vatIdentifier), taxScheme()),
+      el(
+        'cac:PartyLegalEntity',
+        {},
+        leaf('cbc:RegistrationName', b.name),
+        id('cbc:CompanyID', b.legalRegistrationIdentifier),
+      ),
       contact(b.contact),
     ),
   );
@@ -134,7 +162,8 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
         p.identifier && el('cac:PartyIdentification', {}, id('cbc:ID', p.identifier)),
         sepaId(),
         p.name !== undefined && el('cac:PartyName', {}, leaf('cbc:Name', p.name)),
-        p.legalRegistrationIdentifier && el('cac:PartyLegalEntity', {}, id('cbc:CompanyID', p.legalRegistrationIdentifier)),
+        p.legalRegistrationIdentifier &&
+          el('cac:PartyLegalEntity', {}, id('cbc:CompanyID', p.legalRegistrationIdentifier)),
       )
     : undefined;
   const t = inv.taxRepresentative;
@@ -144,7 +173,8 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
         {},
         t.name !== undefined && el('cac:PartyName', {}, leaf('cbc:Name', t.name)),
         address('cac:PostalAddress', t.postalAddress),
-        t.vatIdentifier !== undefined && el('cac:PartyTaxScheme', {}, leaf('cbc:CompanyID', t.vatIdentifier), taxScheme()),
+        t.vatIdentifier !== undefined &&
+          el('cac:PartyTaxScheme', {}, leaf('cbc:CompanyID', t.vatIdentifier), taxScheme()),
       )
     : undefined;
   const d = inv.delivery;
@@ -154,14 +184,22 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
         {},
         leaf('cbc:ActualDeliveryDate', d.actualDeliveryDate),
         group('cac:DeliveryLocation', {}, id('cbc:ID', d.locationIdentifier), address('cac:Address', d.address)),
-        d.partyName !== undefined && el('cac:DeliveryParty', {}, el('cac:PartyName', {}, leaf('cbc:Name', d.partyName))),
+        d.partyName !== undefined &&
+          el('cac:DeliveryParty', {}, el('cac:PartyName', {}, leaf('cbc:Name', d.partyName))),
       )
     : undefined;
 
   // BG-16: UBL has one account per PaymentMeans, so each BG-17 gets its own PaymentMeans with the same BT-81..83.
   const paymentMeans: XmlElement[] = [];
   let dueDateCarried = !cn;
-  if (pay && (pay.meansTypeCode !== undefined || pay.creditTransfers.length > 0 || pay.card || pay.directDebit?.mandateReference || pay.directDebit?.debitedAccountIdentifier)) {
+  if (
+    pay &&
+    (pay.meansTypeCode !== undefined ||
+      pay.creditTransfers.length > 0 ||
+      pay.card ||
+      pay.directDebit?.mandateReference ||
+      pay.directDebit?.debitedAccountIdentifier)
+  ) {
     const accounts = pay.creditTransfers.length > 0 ? pay.creditTransfers : [undefined];
     accounts.forEach((ct, k) => {
       const first = k === 0;
@@ -179,7 +217,10 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
                 'cac:CardAccount',
                 {},
                 leaf('cbc:PrimaryAccountNumberID', pay.card.primaryAccountNumber),
-                leaf('cbc:NetworkID', inv.extensions.cardNetworkId ?? fill(filled, 'cac:CardAccount/cbc:NetworkID', 'NA')),
+                leaf(
+                  'cbc:NetworkID',
+                  inv.extensions.cardNetworkId ?? fill(filled, 'cac:CardAccount/cbc:NetworkID', 'NA'),
+                ),
                 leaf('cbc:HolderName', pay.card.holderName),
               )
             : undefined,
@@ -189,14 +230,18 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
               {},
               leaf('cbc:ID', ct.accountIdentifier),
               leaf('cbc:Name', ct.accountName),
-              ct.serviceProviderIdentifier !== undefined && el('cac:FinancialInstitutionBranch', {}, leaf('cbc:ID', ct.serviceProviderIdentifier)),
+              ct.serviceProviderIdentifier !== undefined &&
+                el('cac:FinancialInstitutionBranch', {}, leaf('cbc:ID', ct.serviceProviderIdentifier)),
             ),
-          first && pay.directDebit && (pay.directDebit.mandateReference !== undefined || pay.directDebit.debitedAccountIdentifier !== undefined)
+          first &&
+            pay.directDebit &&
+            (pay.directDebit.mandateReference !== undefined || pay.directDebit.debitedAccountIdentifier !== undefined)
             ? el(
                 'cac:PaymentMandate',
                 {},
                 leaf('cbc:ID', pay.directDebit.mandateReference),
-                pay.directDebit.debitedAccountIdentifier !== undefined && el('cac:PayerFinancialAccount', {}, leaf('cbc:ID', pay.directDebit.debitedAccountIdentifier)),
+                pay.directDebit.debitedAccountIdentifier !== undefined &&
+                  el('cac:PayerFinancialAccount', {}, leaf('cbc:ID', pay.directDebit.debitedAccountIdentifier)),
               )
             : undefined,
         ),
@@ -204,16 +249,28 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
     });
   }
   if (pay && paymentMeans.length === 0) {
-    for (const [term, v] of [['BT-82 Payment means text', pay.meansText], ['BT-83 Remittance information', pay.remittanceInformation]] as const) {
-      if (v !== undefined) notCarried.push(`${term}: UBL carries it in cac:PaymentMeans, which needs BT-81 Payment means type code, absent here`);
+    for (const [term, v] of [
+      ['BT-82 Payment means text', pay.meansText],
+      ['BT-83 Remittance information', pay.remittanceInformation],
+    ] as const) {
+      if (v !== undefined)
+        notCarried.push(
+          `${term}: UBL carries it in cac:PaymentMeans, which needs BT-81 Payment means type code, absent here`,
+        );
     }
   }
   if (!dueDateCarried && inv.paymentDueDate !== undefined) {
-    notCarried.push('BT-9 Payment due date: a UBL CreditNote carries it only in cac:PaymentMeans, and the document has no payment instructions (BT-81)');
+    notCarried.push(
+      'BT-9 Payment due date: a UBL CreditNote carries it only in cac:PaymentMeans, and the document has no payment instructions (BT-81)',
+    );
   }
 
   const allowanceCharges = inv.allowanceCharges.map((ac) =>
-    allowanceCharge(ac, amt, el('cac:TaxCategory', {}, leaf('cbc:ID', ac.vatCategoryCode), leaf('cbc:Percent', ac.vatRate), taxScheme())),
+    allowanceCharge(
+      ac,
+      amt,
+      el('cac:TaxCategory', {}, leaf('cbc:ID', ac.vatCategoryCode), leaf('cbc:Percent', ac.vatRate), taxScheme()),
+    ),
   );
   const tot = inv.totals;
   const taxTotals: XmlElement[] = [];
@@ -244,7 +301,13 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
     );
   }
   if (tot.totalVatAmountInAccountingCurrency !== undefined) {
-    taxTotals.push(el('cac:TaxTotal', {}, amt('cbc:TaxAmount', tot.totalVatAmountInAccountingCurrency, inv.vatAccountingCurrencyCode)));
+    taxTotals.push(
+      el(
+        'cac:TaxTotal',
+        {},
+        amt('cbc:TaxAmount', tot.totalVatAmountInAccountingCurrency, inv.vatAccountingCurrencyCode),
+      ),
+    );
   }
   const monetary = el(
     'cac:LegalMonetaryTotal',
@@ -269,27 +332,57 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
         group(
           'cac:Attachment',
           {},
-          sd.attachment && leaf('cbc:EmbeddedDocumentBinaryObject', sd.attachment.base64, { mimeCode: sd.attachment.mimeCode, filename: sd.attachment.filename }),
+          sd.attachment &&
+            leaf('cbc:EmbeddedDocumentBinaryObject', sd.attachment.base64, {
+              mimeCode: sd.attachment.mimeCode,
+              filename: sd.attachment.filename,
+            }),
           sd.externalLocation !== undefined && el('cac:ExternalReference', {}, leaf('cbc:URI', sd.externalLocation)),
         ),
       ),
     ),
     inv.invoicedObjectIdentifier &&
-      el('cac:AdditionalDocumentReference', {}, id('cbc:ID', inv.invoicedObjectIdentifier), leaf('cbc:DocumentTypeCode', '130')),
-    cn && inv.projectReference !== undefined ? el('cac:AdditionalDocumentReference', {}, leaf('cbc:ID', inv.projectReference), leaf('cbc:DocumentTypeCode', '50')) : undefined,
+      el(
+        'cac:AdditionalDocumentReference',
+        {},
+        id('cbc:ID', inv.invoicedObjectIdentifier),
+        leaf('cbc:DocumentTypeCode', '130'),
+      ),
+    cn && inv.projectReference !== undefined
+      ? el(
+          'cac:AdditionalDocumentReference',
+          {},
+          leaf('cbc:ID', inv.projectReference),
+          leaf('cbc:DocumentTypeCode', '50'),
+        )
+      : undefined,
   ];
-  const originator = inv.tenderOrLotReference !== undefined ? el('cac:OriginatorDocumentReference', {}, leaf('cbc:ID', inv.tenderOrLotReference)) : undefined;
-  const contract = inv.contractReference !== undefined ? el('cac:ContractDocumentReference', {}, leaf('cbc:ID', inv.contractReference)) : undefined;
+  const originator =
+    inv.tenderOrLotReference !== undefined
+      ? el('cac:OriginatorDocumentReference', {}, leaf('cbc:ID', inv.tenderOrLotReference))
+      : undefined;
+  const contract =
+    inv.contractReference !== undefined
+      ? el('cac:ContractDocumentReference', {}, leaf('cbc:ID', inv.contractReference))
+      : undefined;
 
   const period =
     inv.invoicingPeriod || inv.vatPointDateCode !== undefined
-      ? el('cac:InvoicePeriod', {}, leaf('cbc:StartDate', inv.invoicingPeriod?.startDate), leaf('cbc:EndDate', inv.invoicingPeriod?.endDate), leaf('cbc:DescriptionCode', inv.vatPointDateCode))
+      ? el(
+          'cac:InvoicePeriod',
+          {},
+          leaf('cbc:StartDate', inv.invoicingPeriod?.startDate),
+          leaf('cbc:EndDate', inv.invoicingPeriod?.endDate),
+          leaf('cbc:DescriptionCode', inv.vatPointDateCode),
+        )
       : undefined;
   const notes = inv.notes.map((n) => {
     if (n.subjectCode === undefined) return leaf('cbc:Note', n.note);
     // The #CODE# prefix can only carry a code without '#' or spaces.
     if (!/^[A-Za-z0-9]{1,10}$/.test(n.subjectCode)) {
-      notCarried.push(`BT-21 Invoice note subject code "${n.subjectCode}": cannot be written as a #CODE# prefix of cbc:Note`);
+      notCarried.push(
+        `BT-21 Invoice note subject code "${n.subjectCode}": cannot be written as a #CODE# prefix of cbc:Note`,
+      );
       return leaf('cbc:Note', n.note);
     }
     return leaf('cbc:Note', `#${n.subjectCode}#${n.note}`);
@@ -315,12 +408,27 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
     period,
     (inv.purchaseOrderReference !== undefined || inv.salesOrderReference !== undefined) &&
       // cbc:ID is mandatory in UBL's OrderReference; a sales order reference alone needs a placeholder (binding: "NA").
-      el('cac:OrderReference', {}, leaf('cbc:ID', inv.purchaseOrderReference ?? fill(filled, 'cac:OrderReference/cbc:ID', 'NA')), leaf('cbc:SalesOrderID', inv.salesOrderReference)),
-    inv.precedingInvoices.map((pi) => el('cac:BillingReference', {}, el('cac:InvoiceDocumentReference', {}, leaf('cbc:ID', pi.reference), leaf('cbc:IssueDate', pi.issueDate)))),
-    inv.despatchAdviceReference !== undefined && el('cac:DespatchDocumentReference', {}, leaf('cbc:ID', inv.despatchAdviceReference)),
-    inv.receivingAdviceReference !== undefined && el('cac:ReceiptDocumentReference', {}, leaf('cbc:ID', inv.receivingAdviceReference)),
+      el(
+        'cac:OrderReference',
+        {},
+        leaf('cbc:ID', inv.purchaseOrderReference ?? fill(filled, 'cac:OrderReference/cbc:ID', 'NA')),
+        leaf('cbc:SalesOrderID', inv.salesOrderReference),
+      ),
+    inv.precedingInvoices.map((pi) =>
+      el(
+        'cac:BillingReference',
+        {},
+        el('cac:InvoiceDocumentReference', {}, leaf('cbc:ID', pi.reference), leaf('cbc:IssueDate', pi.issueDate)),
+      ),
+    ),
+    inv.despatchAdviceReference !== undefined &&
+      el('cac:DespatchDocumentReference', {}, leaf('cbc:ID', inv.despatchAdviceReference)),
+    inv.receivingAdviceReference !== undefined &&
+      el('cac:ReceiptDocumentReference', {}, leaf('cbc:ID', inv.receivingAdviceReference)),
     cn ? [contract, ...docRefs, originator] : [originator, contract, ...docRefs],
-    !cn && inv.projectReference !== undefined ? el('cac:ProjectReference', {}, leaf('cbc:ID', inv.projectReference)) : undefined,
+    !cn && inv.projectReference !== undefined
+      ? el('cac:ProjectReference', {}, leaf('cbc:ID', inv.projectReference))
+      : undefined,
     seller,
     buyer,
     payee,
@@ -342,8 +450,13 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
  */
 function derivedDiscount(l: InvoiceLine, filled: string[]): string {
   const { grossPrice, netPrice } = l.price;
-  const value = grossPrice !== undefined && netPrice !== undefined && isDecimal(grossPrice) && isDecimal(netPrice) ? subtract(grossPrice, netPrice) : '0';
-  filled.push(`line ${l.identifier}: BT-147 Item price discount = ${value} (BT-148 − BT-146; UBL needs an amount beside the gross price)`);
+  const value =
+    grossPrice !== undefined && netPrice !== undefined && isDecimal(grossPrice) && isDecimal(netPrice)
+      ? subtract(grossPrice, netPrice)
+      : '0';
+  filled.push(
+    `line ${l.identifier}: BT-147 Item price discount = ${value} (BT-148 − BT-146; UBL needs an amount beside the gross price)`,
+  );
   return value;
 }
 
@@ -360,7 +473,13 @@ function fill(filled: string[], what: string, value: string): string {
   return value;
 }
 
-function line(l: InvoiceLine, cn: boolean, cur: string | undefined, filled: string[], taxScheme: () => XmlElement): XmlElement {
+function line(
+  l: InvoiceLine,
+  cn: boolean,
+  cur: string | undefined,
+  filled: string[],
+  taxScheme: () => XmlElement,
+): XmlElement {
   const amt = (name: string, v: string | undefined): XmlElement | undefined => leaf(name, v, { currencyID: cur });
   const it = l.item;
   const charges = l.allowanceCharges.map((ac) => allowanceCharge(ac, amt));
@@ -373,9 +492,17 @@ function line(l: InvoiceLine, cn: boolean, cur: string | undefined, filled: stri
     leaf(cn ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', l.quantity, { unitCode: l.quantityUnitCode }),
     amt('cbc:LineExtensionAmount', l.netAmount),
     leaf('cbc:AccountingCost', l.buyerAccountingReference),
-    l.period && el('cac:InvoicePeriod', {}, leaf('cbc:StartDate', l.period.startDate), leaf('cbc:EndDate', l.period.endDate)),
-    l.purchaseOrderLineReference !== undefined && el('cac:OrderLineReference', {}, leaf('cbc:LineID', l.purchaseOrderLineReference)),
-    l.objectIdentifier && el('cac:DocumentReference', {}, leaf('cbc:ID', l.objectIdentifier.value, { schemeID: l.objectIdentifier.schemeId }), leaf('cbc:DocumentTypeCode', '130')),
+    l.period &&
+      el('cac:InvoicePeriod', {}, leaf('cbc:StartDate', l.period.startDate), leaf('cbc:EndDate', l.period.endDate)),
+    l.purchaseOrderLineReference !== undefined &&
+      el('cac:OrderLineReference', {}, leaf('cbc:LineID', l.purchaseOrderLineReference)),
+    l.objectIdentifier &&
+      el(
+        'cac:DocumentReference',
+        {},
+        leaf('cbc:ID', l.objectIdentifier.value, { schemeID: l.objectIdentifier.schemeId }),
+        leaf('cbc:DocumentTypeCode', '130'),
+      ),
     charges,
     el(
       'cac:Item',
@@ -383,14 +510,33 @@ function line(l: InvoiceLine, cn: boolean, cur: string | undefined, filled: stri
       leaf('cbc:Description', it.description),
       leaf('cbc:Name', it.name),
       it.buyersIdentifier !== undefined && el('cac:BuyersItemIdentification', {}, leaf('cbc:ID', it.buyersIdentifier)),
-      it.sellersIdentifier !== undefined && el('cac:SellersItemIdentification', {}, leaf('cbc:ID', it.sellersIdentifier)),
-      it.standardIdentifier && el('cac:StandardItemIdentification', {}, leaf('cbc:ID', it.standardIdentifier.value, { schemeID: it.standardIdentifier.schemeId })),
-      it.countryOfOrigin !== undefined && el('cac:OriginCountry', {}, leaf('cbc:IdentificationCode', it.countryOfOrigin)),
+      it.sellersIdentifier !== undefined &&
+        el('cac:SellersItemIdentification', {}, leaf('cbc:ID', it.sellersIdentifier)),
+      it.standardIdentifier &&
+        el(
+          'cac:StandardItemIdentification',
+          {},
+          leaf('cbc:ID', it.standardIdentifier.value, { schemeID: it.standardIdentifier.schemeId }),
+        ),
+      it.countryOfOrigin !== undefined &&
+        el('cac:OriginCountry', {}, leaf('cbc:IdentificationCode', it.countryOfOrigin)),
       it.classificationIdentifiers.map((c) =>
-        el('cac:CommodityClassification', {}, leaf('cbc:ItemClassificationCode', c.value, { listID: c.schemeId, listVersionID: c.schemeVersion })),
+        el(
+          'cac:CommodityClassification',
+          {},
+          leaf('cbc:ItemClassificationCode', c.value, { listID: c.schemeId, listVersionID: c.schemeVersion }),
+        ),
       ),
-      el('cac:ClassifiedTaxCategory', {}, leaf('cbc:ID', l.vat.categoryCode), leaf('cbc:Percent', l.vat.rate), taxScheme()),
-      it.attributes.map((a) => el('cac:AdditionalItemProperty', {}, leaf('cbc:Name', a.name), leaf('cbc:Value', a.value))),
+      el(
+        'cac:ClassifiedTaxCategory',
+        {},
+        leaf('cbc:ID', l.vat.categoryCode),
+        leaf('cbc:Percent', l.vat.rate),
+        taxScheme(),
+      ),
+      it.attributes.map((a) =>
+        el('cac:AdditionalItemProperty', {}, leaf('cbc:Name', a.name), leaf('cbc:Value', a.value)),
+      ),
     ),
     el(
       'cac:Price',
@@ -398,7 +544,13 @@ function line(l: InvoiceLine, cn: boolean, cur: string | undefined, filled: stri
       amt('cbc:PriceAmount', pr.netPrice),
       leaf('cbc:BaseQuantity', pr.baseQuantity, { unitCode: pr.baseQuantityUnitCode }),
       (pr.discount !== undefined || pr.grossPrice !== undefined) &&
-        el('cac:AllowanceCharge', {}, leaf('cbc:ChargeIndicator', 'false'), amt('cbc:Amount', pr.discount ?? derivedDiscount(l, filled)), amt('cbc:BaseAmount', pr.grossPrice)),
+        el(
+          'cac:AllowanceCharge',
+          {},
+          leaf('cbc:ChargeIndicator', 'false'),
+          amt('cbc:Amount', pr.discount ?? derivedDiscount(l, filled)),
+          amt('cbc:BaseAmount', pr.grossPrice),
+        ),
     ),
   );
 }

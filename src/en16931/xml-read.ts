@@ -1,4 +1,10 @@
-import { firstElementOf, nextElementOf, type ReadAttr, type ReadElement, type ReadNode } from '../formats/xml/read-tree';
+import {
+  firstElementOf,
+  nextElementOf,
+  type ReadAttr,
+  type ReadElement,
+  type ReadNode,
+} from '../formats/xml/read-tree';
 import { NS } from '../formats/xml/namespaces';
 import type { Decimal, IsoDate, PaymentInstructions, ReadProblem, UnmappedElement } from './model';
 
@@ -80,7 +86,8 @@ export class ReadContext {
   decimal(el: ReadElement | undefined, term: string): Decimal | undefined {
     const v = this.take(el);
     if (v === undefined || !el) return undefined;
-    if (!DECIMAL.test(v)) this.problems.push({ path: pathOf(el), term, message: `"${v}" is not a decimal number in fixed notation` });
+    if (!DECIMAL.test(v))
+      this.problems.push({ path: pathOf(el), term, message: `"${v}" is not a decimal number in fixed notation` });
     return v;
   }
 
@@ -98,7 +105,11 @@ export class ReadContext {
     const v = this.take(el) ?? '';
     const m = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
     if (format !== undefined && format !== '102') {
-      this.problems.push({ path: pathOf(el), term, message: `date format "${format}" is not 102 (CCYYMMDD), which EN 16931 requires` });
+      this.problems.push({
+        path: pathOf(el),
+        term,
+        message: `date format "${format}" is not 102 (CCYYMMDD), which EN 16931 requires`,
+      });
       return v;
     }
     if (!m) {
@@ -119,7 +130,14 @@ export class ReadContext {
       if (taken) {
         for (let k = 0; k < el.attributes.length; k++) {
           const a = el.attributes.item(k);
-          if (!a || this.used.has(a) || a.name.startsWith('xmlns') || IGNORED_ATTRIBUTES.has(a.name) || a.namespaceURI === XSI) continue;
+          if (
+            !a ||
+            this.used.has(a) ||
+            a.name.startsWith('xmlns') ||
+            IGNORED_ATTRIBUTES.has(a.name) ||
+            a.namespaceURI === XSI
+          )
+            continue;
           found.push([el, a]);
         }
       }
@@ -157,7 +175,8 @@ export function textOf(el: ReadElement): string {
   const first = el.firstChild;
   if (first === null) return '';
   // The usual leaf: one text node.
-  if (first.nextSibling === null && (first.nodeType === 3 || first.nodeType === 4)) return (first as unknown as { data: string }).data;
+  if (first.nextSibling === null && (first.nodeType === 3 || first.nodeType === 4))
+    return (first as unknown as { data: string }).data;
   let out = '';
   const walk = (n: ReadNode): void => {
     for (let c = n.firstChild; c; c = c.nextSibling) {
@@ -191,7 +210,11 @@ export function pathOf(node: ReadElement): string {
     let count = 0;
     if (parent) {
       for (let s = parent.firstChild; s; s = s.nextSibling) {
-        if (s.nodeType === 1 && (s as ReadElement).localName === el.localName && (s as ReadElement).namespaceURI === el.namespaceURI) {
+        if (
+          s.nodeType === 1 &&
+          (s as ReadElement).localName === el.localName &&
+          (s as ReadElement).namespaceURI === el.namespaceURI
+        ) {
           count++;
           if (s === el) index = count;
         }
@@ -219,7 +242,9 @@ export function compact<T extends object>(o: T): T | undefined {
 export function canonicalJson(v: unknown): string {
   return JSON.stringify(v, (_k, val: unknown) =>
     val && typeof val === 'object' && !Array.isArray(val)
-      ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(val as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : val,
   );
 }
@@ -231,6 +256,12 @@ export function paymentOrNothing(p: PaymentInstructions): PaymentInstructions | 
   const out: PaymentInstructions = { ...c, creditTransfers: c.creditTransfers ?? [] };
   if (directDebit) out.directDebit = directDebit;
   else delete out.directDebit;
-  const empty = out.creditTransfers.length === 0 && out.meansTypeCode === undefined && out.meansText === undefined && out.remittanceInformation === undefined && !out.card && !out.directDebit;
+  const empty =
+    out.creditTransfers.length === 0 &&
+    out.meansTypeCode === undefined &&
+    out.meansText === undefined &&
+    out.remittanceInformation === undefined &&
+    !out.card &&
+    !out.directDebit;
   return empty ? undefined : out;
 }

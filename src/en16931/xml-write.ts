@@ -20,7 +20,11 @@ function attributeList(attrs: Record<string, string | undefined> | undefined): A
   return a;
 }
 
-export function el(name: string, attrs?: Record<string, string | undefined>, ...children: Array<Child | Child[]>): XmlElement {
+export function el(
+  name: string,
+  attrs?: Record<string, string | undefined>,
+  ...children: Array<Child | Child[]>
+): XmlElement {
   const a = attributeList(attrs);
   // Plain loops rather than flat(): the writers build every element through here.
   const kids: XmlElement[] = [];
@@ -33,14 +37,22 @@ export function el(name: string, attrs?: Record<string, string | undefined>, ...
 }
 
 /** A leaf with text; undefined value → nothing written. */
-export function leaf(name: string, value: string | undefined, attrs?: Record<string, string | undefined>): XmlElement | undefined {
+export function leaf(
+  name: string,
+  value: string | undefined,
+  attrs?: Record<string, string | undefined>,
+): XmlElement | undefined {
   if (value === undefined) return undefined;
   // Built directly: writers make one leaf per value, and el()'s child handling has nothing to do here.
   return { name, attrs: attributeList(attrs), children: [value] };
 }
 
 /** A container that is only written when it has children. */
-export function group(name: string, attrs: Record<string, string | undefined>, ...children: Array<Child | Child[]>): XmlElement | undefined {
+export function group(
+  name: string,
+  attrs: Record<string, string | undefined>,
+  ...children: Array<Child | Child[]>
+): XmlElement | undefined {
   const e = el(name, attrs, ...children);
   return e.children.length > 0 ? e : undefined;
 }

@@ -224,7 +224,8 @@ class FactCollector implements ScanVisitor {
     const depth = this.path.length - 1;
     if (depth === 0) {
       const rootAttributes: Record<string, string> = {};
-      for (const a of attributes) if (!a.name.includes(':') && a.name !== 'xmlns') rootAttributes[a.name] = normalizeSpace(a.value);
+      for (const a of attributes)
+        if (!a.name.includes(':') && a.name !== 'xmlns') rootAttributes[a.name] = normalizeSpace(a.value);
       this.facts = { rootLocalName: local, rootNamespace: ns, rootQName: name, rootAttributes, declaredNamespaces: [] };
       this.paths = Object.entries(factPathsFor(ns, local)) as Array<[FactName, readonly Step[]]>;
       return;
@@ -293,9 +294,14 @@ interface Candidate {
   captured: RegExpExecArray | undefined;
 }
 
-function applies(m: Matcher, facts: DocumentFacts, container: 'pdf' | undefined): { ok: boolean; captured?: RegExpExecArray } {
+function applies(
+  m: Matcher,
+  facts: DocumentFacts,
+  container: 'pdf' | undefined,
+): { ok: boolean; captured?: RegExpExecArray } {
   if (m.container === 'pdf' && container !== 'pdf') return { ok: false };
-  if (m.declaresNamespace !== undefined && !facts.declaredNamespaces.includes(m.declaresNamespace)) return { ok: false };
+  if (m.declaresNamespace !== undefined && !facts.declaredNamespaces.includes(m.declaresNamespace))
+    return { ok: false };
   if (m.customizationId) {
     const r = testIdentifier(m.customizationId, facts.customizationId);
     if (r === false) return { ok: false };
@@ -304,7 +310,11 @@ function applies(m: Matcher, facts: DocumentFacts, container: 'pdf' | undefined)
   return { ok: true };
 }
 
-function bestCandidate(defs: readonly FormatDefinition[], facts: DocumentFacts, container: 'pdf' | undefined): Candidate | undefined {
+function bestCandidate(
+  defs: readonly FormatDefinition[],
+  facts: DocumentFacts,
+  container: 'pdf' | undefined,
+): Candidate | undefined {
   let best: Candidate | undefined;
   for (const def of defs) {
     const root = def.roots.find((r) => rootMatches(r, facts));
@@ -312,7 +322,8 @@ function bestCandidate(defs: readonly FormatDefinition[], facts: DocumentFacts, 
     for (const matcher of def.match) {
       const r = applies(matcher, facts, container);
       if (!r.ok) continue;
-      if (!best || matcher.score > best.score) best = { def, root, matcher, score: matcher.score, captured: r.captured };
+      if (!best || matcher.score > best.score)
+        best = { def, root, matcher, score: matcher.score, captured: r.captured };
     }
   }
   return best;
@@ -330,8 +341,10 @@ function documentTypeOf(root: RootSpec, facts: DocumentFacts): DocumentType {
 
 function versionOf(c: Candidate, facts: DocumentFacts): string | undefined {
   if (c.matcher.version) return c.matcher.version;
-  if (c.matcher.versionGroup !== undefined && c.captured?.[c.matcher.versionGroup]) return c.captured[c.matcher.versionGroup];
-  if (c.def.versionAttribute && facts.rootAttributes[c.def.versionAttribute]) return facts.rootAttributes[c.def.versionAttribute];
+  if (c.matcher.versionGroup !== undefined && c.captured?.[c.matcher.versionGroup])
+    return c.captured[c.matcher.versionGroup];
+  if (c.def.versionAttribute && facts.rootAttributes[c.def.versionAttribute])
+    return facts.rootAttributes[c.def.versionAttribute];
   return c.def.version;
 }
 
@@ -381,7 +394,9 @@ function unknownFormat(facts: DocumentFacts, container: 'pdf' | undefined): Gate
     if (facts.customizationId === undefined || facts.customizationId === '') {
       hints.push(`the specification identifier ${idName} is missing, so the format cannot be determined`);
       if (facts.profileId?.startsWith('urn:www.cenbii.eu:')) {
-        hints.push(`ProfileID "${echo(facts.profileId)}" is a pre-EN 16931 CEN BII profile, as used by SI-UBL 1.2: ${SI_UBL_1_REFUSAL}`);
+        hints.push(
+          `ProfileID "${echo(facts.profileId)}" is a pre-EN 16931 CEN BII profile, as used by SI-UBL 1.2: ${SI_UBL_1_REFUSAL}`,
+        );
       }
     } else if (facts.customizationId.startsWith('urn:ferd:CrossIndustryDocument:invoice:1p0')) {
       hints.push('that is a ZUGFeRD 1.0 identifier, but ZUGFeRD 1.0 documents have the root rsm:CrossIndustryDocument');
@@ -389,7 +404,9 @@ function unknownFormat(facts: DocumentFacts, container: 'pdf' | undefined): Gate
       hints.push(`the specification identifier is not one the gateway supports for <${echo(facts.rootLocalName)}>`);
     }
   } else if (!knownRoot) {
-    const h = ROOT_HINTS.find((r) => r.namespace === facts.rootNamespace && (r.localName === undefined || r.localName === facts.rootLocalName));
+    const h = ROOT_HINTS.find(
+      (r) => r.namespace === facts.rootNamespace && (r.localName === undefined || r.localName === facts.rootLocalName),
+    );
     hints.push(h?.hint ?? 'this root element is not a supported document format');
   }
   return new GatewayError('UNKNOWN_FORMAT', `document format not recognised: ${seen.join(', ')}; ${hints.join('; ')}`, {
@@ -428,7 +445,9 @@ export function resolveSourceFormat(sourceFormat: string, facts: DocumentFacts, 
   }
   const fitting = named.filter((f) => f.roots.some((r) => rootMatches(r, facts)));
   if (fitting.length === 0) {
-    const expected = [...new Set(named.flatMap((f) => f.roots.map((r) => `<${r.localName}> in "${r.namespace}"`)))].join(' or ');
+    const expected = [
+      ...new Set(named.flatMap((f) => f.roots.map((r) => `<${r.localName}> in "${r.namespace}"`))),
+    ].join(' or ');
     throw new GatewayError(
       'UNKNOWN_FORMAT',
       `sourceFormat "${echo(sourceFormat)}" (${named[0]?.syntax}) expects root element ${expected}, but the document has ${describeRoot(facts)}`,
@@ -491,7 +510,12 @@ export function detectFormat(input: Buffer | Uint8Array | string, opts: DetectOp
 }
 
 /** Detection for a document already parsed with parseXml (validation and transformation hold one). */
-export function detectFormatFromDocument(doc: ReadDocument, opts: { sourceFormat?: string; container?: 'pdf' } = {}): DetectedFormat {
+export function detectFormatFromDocument(
+  doc: ReadDocument,
+  opts: { sourceFormat?: string; container?: 'pdf' } = {},
+): DetectedFormat {
   const facts = factsFromDocument(doc);
-  return opts.sourceFormat ? resolveSourceFormat(opts.sourceFormat, facts, opts.container) : classify(facts, opts.container);
+  return opts.sourceFormat
+    ? resolveSourceFormat(opts.sourceFormat, facts, opts.container)
+    : classify(facts, opts.container);
 }

@@ -5,7 +5,9 @@ import type { DetectedFormat } from './detect';
  * `<root namespace>::<root name>##<customization id>::<syntax version>` (Peppol Policy for use of identifiers 4.x,
  * section 5). Undefined for syntaxes that are not exchanged under such an identifier, or without a CustomizationID.
  */
-export function peppolDocumentTypeId(format: Pick<DetectedFormat, 'syntax' | 'rootName' | 'rootNamespace' | 'customizationId'>): string | undefined {
+export function peppolDocumentTypeId(
+  format: Pick<DetectedFormat, 'syntax' | 'rootName' | 'rootNamespace' | 'customizationId'>,
+): string | undefined {
   if (!format.customizationId) return undefined;
   const version = format.syntax === 'UBL' ? '2.1' : format.syntax === 'CII' ? 'D16B' : undefined;
   if (!version) return undefined;

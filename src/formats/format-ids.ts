@@ -14,12 +14,7 @@ import { NS } from './xml/namespaces';
 export type Syntax = 'UBL' | 'CII' | 'FatturaPA' | 'ebInterface' | 'Svefaktura' | 'DICO' | 'ZUGFeRD1' | 'other';
 
 export type DocumentType =
-  | 'Invoice'
-  | 'CreditNote'
-  | 'ApplicationResponse'
-  | 'Order'
-  | 'OrderResponse'
-  | 'MessageLevelStatus';
+  'Invoice' | 'CreditNote' | 'ApplicationResponse' | 'Order' | 'OrderResponse' | 'MessageLevelStatus';
 
 export const DOCUMENT_TYPES: readonly DocumentType[] = [
   'Invoice',
@@ -121,9 +116,21 @@ const PREFIX = 200;
 const GENERIC_PREFIX = 150;
 const FALLBACK = 100;
 
-const eq = (value: string, extra: Partial<Matcher> = {}): Matcher => ({ score: EXACT, customizationId: { equals: value }, ...extra });
-const prefix = (value: string, extra: Partial<Matcher> = {}): Matcher => ({ score: PREFIX, customizationId: { startsWith: value }, ...extra });
-const pattern = (re: RegExp, extra: Partial<Matcher> = {}): Matcher => ({ score: PATTERN, customizationId: { pattern: re }, ...extra });
+const eq = (value: string, extra: Partial<Matcher> = {}): Matcher => ({
+  score: EXACT,
+  customizationId: { equals: value },
+  ...extra,
+});
+const prefix = (value: string, extra: Partial<Matcher> = {}): Matcher => ({
+  score: PREFIX,
+  customizationId: { startsWith: value },
+  ...extra,
+});
+const pattern = (re: RegExp, extra: Partial<Matcher> = {}): Matcher => ({
+  score: PATTERN,
+  customizationId: { pattern: re },
+  ...extra,
+});
 const rootOnly: Matcher = { score: FALLBACK };
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -162,7 +169,9 @@ function ublInvoiceAndCreditNote(p: BillingPair): FormatDefinition[] {
 // including the 1.x/2.x identifiers of the xoev-de namespace, so validation can refuse a retired release precisely.
 const XR_BASE = String.raw`^urn:cen\.eu:en16931:2017#compliant#urn:(?:xeinkauf\.de:kosit|xoev-de:kosit:standard):xrechnung_(\d+\.\d+)`;
 const XR_CIUS = new RegExp(`${XR_BASE}$`);
-const XR_EXTENSION = new RegExp(`${XR_BASE}#conformant#urn:(?:xeinkauf\\.de|xoev-de):kosit:extension:xrechnung_\\d+\\.\\d+$`);
+const XR_EXTENSION = new RegExp(
+  `${XR_BASE}#conformant#urn:(?:xeinkauf\\.de|xoev-de):kosit:extension:xrechnung_\\d+\\.\\d+$`,
+);
 const XR_CVD = new RegExp(`${XR_BASE}#compliant#urn:xeinkauf\\.de:kosit:xrechnung:cvd_\\d+\\.\\d+$`);
 /** An EN 16931 CIUS this registry does not know: still EN 16931-compliant by definition. No extension (#conformant#). */
 const EN16931_UNKNOWN_CIUS = /^urn:cen\.eu:en16931:2017#compliant#[^#]+$/;
@@ -198,14 +207,38 @@ function pintFormats(): FormatDefinition[] {
   );
   for (const j of PINT_JURISDICTIONS) {
     const billing = `urn:peppol:pint:billing-1@${j.code}-1`;
-    out.push(...ublInvoiceAndCreditNote({ id: `pint-${j.code}-ubl`, name: `Peppol PINT ${j.name} Billing`, urn: billing, version: '1', match: [prefix(billing)] }));
+    out.push(
+      ...ublInvoiceAndCreditNote({
+        id: `pint-${j.code}-ubl`,
+        name: `Peppol PINT ${j.name} Billing`,
+        urn: billing,
+        version: '1',
+        match: [prefix(billing)],
+      }),
+    );
     if (j.selfBilling) {
       const sb = `urn:peppol:pint:selfbilling-1@${j.code}-1`;
-      out.push(...ublInvoiceAndCreditNote({ id: `pint-${j.code}-selfbilling-ubl`, name: `Peppol PINT ${j.name} Self-Billing`, urn: sb, version: '1', match: [prefix(sb)] }));
+      out.push(
+        ...ublInvoiceAndCreditNote({
+          id: `pint-${j.code}-selfbilling-ubl`,
+          name: `Peppol PINT ${j.name} Self-Billing`,
+          urn: sb,
+          version: '1',
+          match: [prefix(sb)],
+        }),
+      );
     }
   }
   const nonTax = 'urn:peppol:pint:nontaxinvoice-1@jp-1';
-  out.push(...ublInvoiceAndCreditNote({ id: 'pint-jp-nontax-ubl', name: 'Peppol PINT Japan Non-tax Invoice', urn: nonTax, version: '1', match: [prefix(nonTax)] }));
+  out.push(
+    ...ublInvoiceAndCreditNote({
+      id: 'pint-jp-nontax-ubl',
+      name: 'Peppol PINT Japan Non-tax Invoice',
+      urn: nonTax,
+      version: '1',
+      match: [prefix(nonTax)],
+    }),
+  );
   return out;
 }
 
@@ -239,14 +272,59 @@ const UBL_ANY_ROOTS: readonly RootSpec[] = [
 
 export const FORMATS: readonly FormatDefinition[] = Object.freeze([
   // --- UBL 2.1 billing -------------------------------------------------------------------------------------------
-  ...ublInvoiceAndCreditNote({ id: 'en16931-ubl', name: 'EN 16931 UBL 2.1', urn: EN16931, version: '2017', match: [eq(EN16931), { score: FALLBACK, customizationId: { pattern: EN16931_UNKNOWN_CIUS } }] }),
-  ...ublInvoiceAndCreditNote({ id: 'peppol-bis3-ubl', name: 'Peppol BIS Billing 3.0', urn: PEPPOL_BIS3, version: '3.0', match: [prefix(PEPPOL_BIS3)] }),
-  ...ublInvoiceAndCreditNote({ id: 'peppol-selfbilling-ubl', name: 'Peppol BIS Self-Billing 3.0', urn: PEPPOL_SELF_BILLING, version: '3.0', match: [prefix(PEPPOL_SELF_BILLING)] }),
-  ...ublInvoiceAndCreditNote({ id: 'nlcius-ubl', name: 'NLCIUS (SI-UBL 2.0)', urn: NLCIUS, version: '1.0', match: [prefix(NLCIUS)] }),
-  ...ublInvoiceAndCreditNote({ id: 'nlcius-gaccount-ubl', name: 'NLCIUS (SI-UBL 2.0) with G-account extension', urn: NLCIUS_GACCOUNT, version: '1.0', match: [prefix(NLCIUS_GACCOUNT, { score: EXACT })] }),
-  ...ublInvoiceAndCreditNote({ id: 'xrechnung-ubl', name: 'XRechnung UBL', urn: XRECHNUNG_3, match: [pattern(XR_CIUS, { versionGroup: 1 })] }),
-  ...ublInvoiceAndCreditNote({ id: 'xrechnung-extension-ubl', name: 'XRechnung Extension UBL', urn: XRECHNUNG_3_EXTENSION, match: [pattern(XR_EXTENSION, { versionGroup: 1 })] }),
-  ...ublInvoiceAndCreditNote({ id: 'xrechnung-cvd-ubl', name: 'XRechnung CVD (Clean Vehicles Directive) UBL', urn: XRECHNUNG_3_CVD, match: [pattern(XR_CVD, { versionGroup: 1 })] }),
+  ...ublInvoiceAndCreditNote({
+    id: 'en16931-ubl',
+    name: 'EN 16931 UBL 2.1',
+    urn: EN16931,
+    version: '2017',
+    match: [eq(EN16931), { score: FALLBACK, customizationId: { pattern: EN16931_UNKNOWN_CIUS } }],
+  }),
+  ...ublInvoiceAndCreditNote({
+    id: 'peppol-bis3-ubl',
+    name: 'Peppol BIS Billing 3.0',
+    urn: PEPPOL_BIS3,
+    version: '3.0',
+    match: [prefix(PEPPOL_BIS3)],
+  }),
+  ...ublInvoiceAndCreditNote({
+    id: 'peppol-selfbilling-ubl',
+    name: 'Peppol BIS Self-Billing 3.0',
+    urn: PEPPOL_SELF_BILLING,
+    version: '3.0',
+    match: [prefix(PEPPOL_SELF_BILLING)],
+  }),
+  ...ublInvoiceAndCreditNote({
+    id: 'nlcius-ubl',
+    name: 'NLCIUS (SI-UBL 2.0)',
+    urn: NLCIUS,
+    version: '1.0',
+    match: [prefix(NLCIUS)],
+  }),
+  ...ublInvoiceAndCreditNote({
+    id: 'nlcius-gaccount-ubl',
+    name: 'NLCIUS (SI-UBL 2.0) with G-account extension',
+    urn: NLCIUS_GACCOUNT,
+    version: '1.0',
+    match: [prefix(NLCIUS_GACCOUNT, { score: EXACT })],
+  }),
+  ...ublInvoiceAndCreditNote({
+    id: 'xrechnung-ubl',
+    name: 'XRechnung UBL',
+    urn: XRECHNUNG_3,
+    match: [pattern(XR_CIUS, { versionGroup: 1 })],
+  }),
+  ...ublInvoiceAndCreditNote({
+    id: 'xrechnung-extension-ubl',
+    name: 'XRechnung Extension UBL',
+    urn: XRECHNUNG_3_EXTENSION,
+    match: [pattern(XR_EXTENSION, { versionGroup: 1 })],
+  }),
+  ...ublInvoiceAndCreditNote({
+    id: 'xrechnung-cvd-ubl',
+    name: 'XRechnung CVD (Clean Vehicles Directive) UBL',
+    urn: XRECHNUNG_3_CVD,
+    match: [pattern(XR_CVD, { versionGroup: 1 })],
+  }),
   ...pintFormats(),
   {
     // SETU Invoice carries the NLCIUS CustomizationID; its own identifier is optional (SETU rule Invoice.4 only warns).
@@ -263,11 +341,51 @@ export const FORMATS: readonly FormatDefinition[] = Object.freeze([
   },
 
   // --- Peppol post-award messages (UBL) ----------------------------------------------------------------------------
-  { id: 'peppol-mls', name: 'Peppol Message Level Status', syntax: 'UBL', urn: 'urn:peppol:edec:mls:1.0', roots: [applicationResponse('MessageLevelStatus')], match: [prefix('urn:peppol:edec:mls')], version: '1.0' },
-  { id: 'peppol-invoice-response', name: 'Peppol Invoice Response 3', syntax: 'UBL', urn: 'urn:fdc:peppol.eu:poacc:trns:invoice_response:3', roots: [applicationResponse('ApplicationResponse')], match: [prefix('urn:fdc:peppol.eu:poacc:trns:invoice_response:3')], version: '3' },
-  { id: 'peppol-mlr', name: 'Peppol Message Level Response 3', syntax: 'UBL', urn: 'urn:fdc:peppol.eu:poacc:trns:mlr:3', roots: [applicationResponse('ApplicationResponse')], match: [prefix('urn:fdc:peppol.eu:poacc:trns:mlr:3')], version: '3' },
-  { id: 'peppol-order', name: 'Peppol Order 3', syntax: 'UBL', urn: 'urn:fdc:peppol.eu:poacc:trns:order:3', roots: [{ localName: 'Order', namespace: NS.ublOrder, documentType: 'Order' }], match: [prefix('urn:fdc:peppol.eu:poacc:trns:order:3')], version: '3' },
-  { id: 'peppol-order-response', name: 'Peppol Order Response 3', syntax: 'UBL', urn: 'urn:fdc:peppol.eu:poacc:trns:order_response:3', roots: [{ localName: 'OrderResponse', namespace: NS.ublOrderResponse, documentType: 'OrderResponse' }], match: [prefix('urn:fdc:peppol.eu:poacc:trns:order_response:3')], version: '3' },
+  {
+    id: 'peppol-mls',
+    name: 'Peppol Message Level Status',
+    syntax: 'UBL',
+    urn: 'urn:peppol:edec:mls:1.0',
+    roots: [applicationResponse('MessageLevelStatus')],
+    match: [prefix('urn:peppol:edec:mls')],
+    version: '1.0',
+  },
+  {
+    id: 'peppol-invoice-response',
+    name: 'Peppol Invoice Response 3',
+    syntax: 'UBL',
+    urn: 'urn:fdc:peppol.eu:poacc:trns:invoice_response:3',
+    roots: [applicationResponse('ApplicationResponse')],
+    match: [prefix('urn:fdc:peppol.eu:poacc:trns:invoice_response:3')],
+    version: '3',
+  },
+  {
+    id: 'peppol-mlr',
+    name: 'Peppol Message Level Response 3',
+    syntax: 'UBL',
+    urn: 'urn:fdc:peppol.eu:poacc:trns:mlr:3',
+    roots: [applicationResponse('ApplicationResponse')],
+    match: [prefix('urn:fdc:peppol.eu:poacc:trns:mlr:3')],
+    version: '3',
+  },
+  {
+    id: 'peppol-order',
+    name: 'Peppol Order 3',
+    syntax: 'UBL',
+    urn: 'urn:fdc:peppol.eu:poacc:trns:order:3',
+    roots: [{ localName: 'Order', namespace: NS.ublOrder, documentType: 'Order' }],
+    match: [prefix('urn:fdc:peppol.eu:poacc:trns:order:3')],
+    version: '3',
+  },
+  {
+    id: 'peppol-order-response',
+    name: 'Peppol Order Response 3',
+    syntax: 'UBL',
+    urn: 'urn:fdc:peppol.eu:poacc:trns:order_response:3',
+    roots: [{ localName: 'OrderResponse', namespace: NS.ublOrderResponse, documentType: 'OrderResponse' }],
+    match: [prefix('urn:fdc:peppol.eu:poacc:trns:order_response:3')],
+    version: '3',
+  },
 
   // --- CII D16B ----------------------------------------------------------------------------------------------------
   {
@@ -282,23 +400,140 @@ export const FORMATS: readonly FormatDefinition[] = Object.freeze([
     match: [eq(EN16931), { score: FALLBACK, customizationId: { pattern: EN16931_UNKNOWN_CIUS } }],
     version: '2017',
   },
-  { id: 'facturx-minimum', name: 'Factur-X / ZUGFeRD MINIMUM', syntax: 'CII', urn: FACTURX_MINIMUM, roots: [CII_ROOT], match: [eq(FACTURX_MINIMUM, { version: '1.0' }), eq('urn:zugferd.de:2p0:minimum', { version: '2.0' })] },
-  { id: 'facturx-basicwl', name: 'Factur-X / ZUGFeRD BASIC WL', syntax: 'CII', urn: FACTURX_BASIC_WL, roots: [CII_ROOT], match: [eq(FACTURX_BASIC_WL, { version: '1.0' }), eq('urn:zugferd.de:2p0:basicwl', { version: '2.0' })] },
-  { id: 'facturx-basic', name: 'Factur-X / ZUGFeRD BASIC', syntax: 'CII', urn: FACTURX_BASIC, roots: [CII_ROOT], match: [eq(FACTURX_BASIC, { version: '1.0' }), eq(`${EN16931}#compliant#urn:zugferd.de:2p0:basic`, { version: '2.0' })] },
-  { id: 'facturx-en16931', name: 'Factur-X / ZUGFeRD EN 16931 (COMFORT)', syntax: 'CII', urn: EN16931, roots: [CII_ROOT], match: [eq(EN16931, { container: 'pdf', score: EXACT + 50 })], version: '2017' },
-  { id: 'facturx-extended', name: 'Factur-X / ZUGFeRD EXTENDED', syntax: 'CII', urn: FACTURX_EXTENDED, roots: [CII_ROOT], match: [eq(FACTURX_EXTENDED, { version: '1.0' }), eq(`${EN16931}#conformant#urn:zugferd.de:2p0:extended`, { version: '2.0' })] },
-  { id: 'facturx-extended-ctc-fr', name: 'Factur-X EXTENDED-CTC-FR', syntax: 'CII', urn: FACTURX_EXTENDED_CTC_FR, roots: [CII_ROOT], match: [eq(FACTURX_EXTENDED_CTC_FR, { version: '1.0' })] },
-  { id: 'facturx-xrechnung', name: 'Factur-X / ZUGFeRD XRECHNUNG', syntax: 'CII', urn: XRECHNUNG_3, roots: [CII_ROOT], match: [pattern(XR_CIUS, { versionGroup: 1, container: 'pdf', score: PATTERN + 50 })] },
-  { id: 'xrechnung-cii', name: 'XRechnung CII', syntax: 'CII', urn: XRECHNUNG_3, roots: [CII_ROOT], match: [pattern(XR_CIUS, { versionGroup: 1 })] },
-  { id: 'xrechnung-extension-cii', name: 'XRechnung Extension CII', syntax: 'CII', urn: XRECHNUNG_3_EXTENSION, roots: [CII_ROOT], match: [pattern(XR_EXTENSION, { versionGroup: 1 })] },
-  { id: 'xrechnung-cvd-cii', name: 'XRechnung CVD (Clean Vehicles Directive) CII', syntax: 'CII', urn: XRECHNUNG_3_CVD, roots: [CII_ROOT], match: [pattern(XR_CVD, { versionGroup: 1 })] },
-  { id: 'nlcius-cii', name: 'NLCIUS CII', syntax: 'CII', urn: NLCIUS, roots: [CII_ROOT], match: [prefix(NLCIUS)], version: '1.0' },
-  { id: 'peppol-bis3-cii', name: 'Peppol BIS Billing 3.0 CII', syntax: 'CII', urn: PEPPOL_BIS3, roots: [CII_ROOT], match: [prefix(PEPPOL_BIS3)], version: '3.0' },
+  {
+    id: 'facturx-minimum',
+    name: 'Factur-X / ZUGFeRD MINIMUM',
+    syntax: 'CII',
+    urn: FACTURX_MINIMUM,
+    roots: [CII_ROOT],
+    match: [eq(FACTURX_MINIMUM, { version: '1.0' }), eq('urn:zugferd.de:2p0:minimum', { version: '2.0' })],
+  },
+  {
+    id: 'facturx-basicwl',
+    name: 'Factur-X / ZUGFeRD BASIC WL',
+    syntax: 'CII',
+    urn: FACTURX_BASIC_WL,
+    roots: [CII_ROOT],
+    match: [eq(FACTURX_BASIC_WL, { version: '1.0' }), eq('urn:zugferd.de:2p0:basicwl', { version: '2.0' })],
+  },
+  {
+    id: 'facturx-basic',
+    name: 'Factur-X / ZUGFeRD BASIC',
+    syntax: 'CII',
+    urn: FACTURX_BASIC,
+    roots: [CII_ROOT],
+    match: [
+      eq(FACTURX_BASIC, { version: '1.0' }),
+      eq(`${EN16931}#compliant#urn:zugferd.de:2p0:basic`, { version: '2.0' }),
+    ],
+  },
+  {
+    id: 'facturx-en16931',
+    name: 'Factur-X / ZUGFeRD EN 16931 (COMFORT)',
+    syntax: 'CII',
+    urn: EN16931,
+    roots: [CII_ROOT],
+    match: [eq(EN16931, { container: 'pdf', score: EXACT + 50 })],
+    version: '2017',
+  },
+  {
+    id: 'facturx-extended',
+    name: 'Factur-X / ZUGFeRD EXTENDED',
+    syntax: 'CII',
+    urn: FACTURX_EXTENDED,
+    roots: [CII_ROOT],
+    match: [
+      eq(FACTURX_EXTENDED, { version: '1.0' }),
+      eq(`${EN16931}#conformant#urn:zugferd.de:2p0:extended`, { version: '2.0' }),
+    ],
+  },
+  {
+    id: 'facturx-extended-ctc-fr',
+    name: 'Factur-X EXTENDED-CTC-FR',
+    syntax: 'CII',
+    urn: FACTURX_EXTENDED_CTC_FR,
+    roots: [CII_ROOT],
+    match: [eq(FACTURX_EXTENDED_CTC_FR, { version: '1.0' })],
+  },
+  {
+    id: 'facturx-xrechnung',
+    name: 'Factur-X / ZUGFeRD XRECHNUNG',
+    syntax: 'CII',
+    urn: XRECHNUNG_3,
+    roots: [CII_ROOT],
+    match: [pattern(XR_CIUS, { versionGroup: 1, container: 'pdf', score: PATTERN + 50 })],
+  },
+  {
+    id: 'xrechnung-cii',
+    name: 'XRechnung CII',
+    syntax: 'CII',
+    urn: XRECHNUNG_3,
+    roots: [CII_ROOT],
+    match: [pattern(XR_CIUS, { versionGroup: 1 })],
+  },
+  {
+    id: 'xrechnung-extension-cii',
+    name: 'XRechnung Extension CII',
+    syntax: 'CII',
+    urn: XRECHNUNG_3_EXTENSION,
+    roots: [CII_ROOT],
+    match: [pattern(XR_EXTENSION, { versionGroup: 1 })],
+  },
+  {
+    id: 'xrechnung-cvd-cii',
+    name: 'XRechnung CVD (Clean Vehicles Directive) CII',
+    syntax: 'CII',
+    urn: XRECHNUNG_3_CVD,
+    roots: [CII_ROOT],
+    match: [pattern(XR_CVD, { versionGroup: 1 })],
+  },
+  {
+    id: 'nlcius-cii',
+    name: 'NLCIUS CII',
+    syntax: 'CII',
+    urn: NLCIUS,
+    roots: [CII_ROOT],
+    match: [prefix(NLCIUS)],
+    version: '1.0',
+  },
+  {
+    id: 'peppol-bis3-cii',
+    name: 'Peppol BIS Billing 3.0 CII',
+    syntax: 'CII',
+    urn: PEPPOL_BIS3,
+    roots: [CII_ROOT],
+    match: [prefix(PEPPOL_BIS3)],
+    version: '3.0',
+  },
 
   // --- ZUGFeRD 1.0 -------------------------------------------------------------------------------------------------
-  { id: 'zugferd1-basic', name: 'ZUGFeRD 1.0 BASIC', syntax: 'ZUGFeRD1', urn: `${ZUGFERD1_GUIDELINE}:basic`, roots: [ZF1_ROOT], match: [eq(`${ZUGFERD1_GUIDELINE}:basic`)], version: '1.0' },
-  { id: 'zugferd1-comfort', name: 'ZUGFeRD 1.0 COMFORT', syntax: 'ZUGFeRD1', urn: `${ZUGFERD1_GUIDELINE}:comfort`, roots: [ZF1_ROOT], match: [eq(`${ZUGFERD1_GUIDELINE}:comfort`)], version: '1.0' },
-  { id: 'zugferd1-extended', name: 'ZUGFeRD 1.0 EXTENDED', syntax: 'ZUGFeRD1', urn: `${ZUGFERD1_GUIDELINE}:extended`, roots: [ZF1_ROOT], match: [eq(`${ZUGFERD1_GUIDELINE}:extended`)], version: '1.0' },
+  {
+    id: 'zugferd1-basic',
+    name: 'ZUGFeRD 1.0 BASIC',
+    syntax: 'ZUGFeRD1',
+    urn: `${ZUGFERD1_GUIDELINE}:basic`,
+    roots: [ZF1_ROOT],
+    match: [eq(`${ZUGFERD1_GUIDELINE}:basic`)],
+    version: '1.0',
+  },
+  {
+    id: 'zugferd1-comfort',
+    name: 'ZUGFeRD 1.0 COMFORT',
+    syntax: 'ZUGFeRD1',
+    urn: `${ZUGFERD1_GUIDELINE}:comfort`,
+    roots: [ZF1_ROOT],
+    match: [eq(`${ZUGFERD1_GUIDELINE}:comfort`)],
+    version: '1.0',
+  },
+  {
+    id: 'zugferd1-extended',
+    name: 'ZUGFeRD 1.0 EXTENDED',
+    syntax: 'ZUGFeRD1',
+    urn: `${ZUGFERD1_GUIDELINE}:extended`,
+    roots: [ZF1_ROOT],
+    match: [eq(`${ZUGFERD1_GUIDELINE}:extended`)],
+    version: '1.0',
+  },
 
   // --- National syntaxes identified by their root ---------------------------------------------------------------------
   {
@@ -312,14 +547,37 @@ export const FORMATS: readonly FormatDefinition[] = Object.freeze([
     versionAttribute: 'versione',
   },
   ...['4.0', '4.1', '4.2', '4.3', '5.0', '6.0', '6.1'].map(ebInterface),
-  { id: 'svefaktura-1.0', name: 'Svefaktura 1.0', syntax: 'Svefaktura', urn: NS.svefaktura10, roots: [{ localName: 'Invoice', namespace: NS.svefaktura10, documentType: 'Invoice' }], match: [rootOnly], version: '1.0' },
-  { id: 'dico-insbou004', name: 'DICO INSBOU004 invoice', syntax: 'DICO', urn: NS.dicoInsbou004, roots: [{ localName: 'Invoice', namespace: NS.dicoInsbou004, documentType: 'Invoice' }], match: [rootOnly], version: 'INSBOU004' },
+  {
+    id: 'svefaktura-1.0',
+    name: 'Svefaktura 1.0',
+    syntax: 'Svefaktura',
+    urn: NS.svefaktura10,
+    roots: [{ localName: 'Invoice', namespace: NS.svefaktura10, documentType: 'Invoice' }],
+    match: [rootOnly],
+    version: '1.0',
+  },
+  {
+    id: 'dico-insbou004',
+    name: 'DICO INSBOU004 invoice',
+    syntax: 'DICO',
+    urn: NS.dicoInsbou004,
+    roots: [{ localName: 'Invoice', namespace: NS.dicoInsbou004, documentType: 'Invoice' }],
+    match: [rootOnly],
+    version: 'INSBOU004',
+  },
   {
     id: 'dico-sales005',
     name: 'DICO SALES005 invoice',
     syntax: 'DICO',
     urn: NS.dicoSales005Invoice,
-    roots: [{ localName: 'Invoice', namespace: NS.dicoSales005Invoice, namespacePattern: /^https?:\/\/www\.ketenstandaard\.nl\/[A-Za-z]+\/SALES\/005\/?$/i, documentType: 'Invoice' }],
+    roots: [
+      {
+        localName: 'Invoice',
+        namespace: NS.dicoSales005Invoice,
+        namespacePattern: /^https?:\/\/www\.ketenstandaard\.nl\/[A-Za-z]+\/SALES\/005\/?$/i,
+        documentType: 'Invoice',
+      },
+    ],
     match: [rootOnly],
     version: 'SALES005',
   },
@@ -344,7 +602,8 @@ export const FORMATS: readonly FormatDefinition[] = Object.freeze([
     match: [prefix('urn:www.cenbii.eu:')],
     refused: {
       code: 'UNKNOWN_FORMAT',
-      message: 'CEN BII / Peppol BIS 1 and 2 documents predate EN 16931 and are no longer accepted. ' + RETIRED_UBL_ADVICE,
+      message:
+        'CEN BII / Peppol BIS 1 and 2 documents predate EN 16931 and are no longer accepted. ' + RETIRED_UBL_ADVICE,
     },
   },
 ]);

@@ -23,7 +23,14 @@ export {
   type Syntax,
 } from './format-ids';
 export { peppolDocumentTypeId } from './document-type-id';
-export { extractFromPdf, isPdf, DEFAULT_PDF_LIMITS, INVOICE_ATTACHMENT_NAMES, type PdfAttachment, type PdfLimits } from './facturx/pdf-attachment';
+export {
+  extractFromPdf,
+  isPdf,
+  DEFAULT_PDF_LIMITS,
+  INVOICE_ATTACHMENT_NAMES,
+  type PdfAttachment,
+  type PdfLimits,
+} from './facturx/pdf-attachment';
 export {
   parseXml,
   parseXmlForReading,

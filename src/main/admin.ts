@@ -37,7 +37,12 @@ function need(o: Options, name: string): string {
 }
 
 function list(v: string | boolean | undefined): string[] {
-  return typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  return typeof v === 'string'
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }
 
 /** Runs one admin command and returns what it prints (JSON-able). Exported for tests. */
@@ -72,9 +77,12 @@ export async function runAdmin(core: Core, args: string[], services: { runs?: Se
       return d.listTenants();
     case 'party create': {
       const partyId = need(o, 'party-id');
-      if (!isPartyId(partyId)) throw new GatewayError('BAD_REQUEST', '--party-id must be <scheme>:<number>, e.g. 0106:12345678');
-      const legalEntityId = typeof o['legal-entity-id'] === 'string' ? o['legal-entity-id'] : legalEntityIdOf(need(o, 'country'), partyId);
-      if (!isLegalEntityId(legalEntityId)) throw new GatewayError('BAD_REQUEST', '--legal-entity-id must be <country>:<scheme>:<number>');
+      if (!isPartyId(partyId))
+        throw new GatewayError('BAD_REQUEST', '--party-id must be <scheme>:<number>, e.g. 0106:12345678');
+      const legalEntityId =
+        typeof o['legal-entity-id'] === 'string' ? o['legal-entity-id'] : legalEntityIdOf(need(o, 'country'), partyId);
+      if (!isLegalEntityId(legalEntityId))
+        throw new GatewayError('BAD_REQUEST', '--legal-entity-id must be <country>:<scheme>:<number>');
       return d.createParty({ tenantId: need(o, 'tenant'), partyId, legalEntityId, name: need(o, 'name') });
     }
     case 'party list':
@@ -118,8 +126,14 @@ export async function runAdmin(core: Core, args: string[], services: { runs?: Se
       const username = need(o, 'username');
       const password = need(o, 'password');
       const problems = validateIntegrationPassword(password, { username });
-      if (problems.length > 0) throw new GatewayError('BAD_REQUEST', `password rejected: ${problems.map((p) => p.message).join('; ')}`);
-      const user = await d.createUser({ tenantId: need(o, 'tenant'), username, passwordHash: await hashSecret(password), partyIds: list(o['party']) });
+      if (problems.length > 0)
+        throw new GatewayError('BAD_REQUEST', `password rejected: ${problems.map((p) => p.message).join('; ')}`);
+      const user = await d.createUser({
+        tenantId: need(o, 'tenant'),
+        username,
+        passwordHash: await hashSecret(password),
+        partyIds: list(o['party']),
+      });
       return { id: user._id, tenantId: user.tenantId, username: user.username, partyIds: user.partyIds };
     }
     case 'user list':
@@ -143,7 +157,12 @@ export async function runAdmin(core: Core, args: string[], services: { runs?: Se
       const { reconcile } = core.config;
       const report = await reconcileStorage(
         { models: core.db.models, blobs: core.db.blobs, runs: services.runs },
-        { minAgeMs: reconcile.minAgeMs, windowMs: reconcile.windowMs, limit: reconcile.limit, dryRun: o['dry-run'] === true },
+        {
+          minAgeMs: reconcile.minAgeMs,
+          windowMs: reconcile.windowMs,
+          limit: reconcile.limit,
+          dryRun: o['dry-run'] === true,
+        },
       );
       return report.findings.map((f) => ({ kind: f.kind, id: f.id, repaired: f.repaired, detail: f.detail }));
     }
@@ -154,8 +173,17 @@ export async function runAdmin(core: Core, args: string[], services: { runs?: Se
 
 function render(result: unknown, json: boolean): string {
   if (json) return JSON.stringify(result, null, 2);
-  if (Array.isArray(result)) return result.map((r) => Object.entries(r as object).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join('  ')).join('\n');
-  return Object.entries(result as object).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(',') : String(v)}`).join('\n');
+  if (Array.isArray(result))
+    return result
+      .map((r) =>
+        Object.entries(r as object)
+          .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`)
+          .join('  '),
+      )
+      .join('\n');
+  return Object.entries(result as object)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(',') : String(v)}`)
+    .join('\n');
 }
 
 if (require.main === module) {

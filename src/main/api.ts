@@ -15,7 +15,10 @@ export interface RunningApi {
 export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const core = await composeCore(config, 'api');
   const { signingKeys, tokens } = await composeIdentity(core);
-  const workflows = await TemporalWorkflowStarter.connect({ ...config.temporal, peppolSendSchedule: config.peppol.sendRetrySchedule });
+  const workflows = await TemporalWorkflowStarter.connect({
+    ...config.temporal,
+    peppolSendSchedule: config.peppol.sendRetrySchedule,
+  });
   const webhooks = composeWebhookApi(config, core.db.models);
 
   const documentWork = composeDocumentPool(config, core.logger);
@@ -29,7 +32,14 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const reconcile =
     config.reconcile.intervalMs > 0
       ? scheduleReconcile(
-          { models: core.db.models, blobs: core.db.blobs, runs: workflows, logger: core.logger, metrics, prefix: 'gateway_api_' },
+          {
+            models: core.db.models,
+            blobs: core.db.blobs,
+            runs: workflows,
+            logger: core.logger,
+            metrics,
+            prefix: 'gateway_api_',
+          },
           config.reconcile,
         )
       : undefined;

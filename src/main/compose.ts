@@ -29,7 +29,11 @@ export interface Core {
   identity: MongoIdentityStore;
 }
 
-export async function composeCore(config: Readonly<Config>, name: string, options: { logLevel?: string } = {}): Promise<Core> {
+export async function composeCore(
+  config: Readonly<Config>,
+  name: string,
+  options: { logLevel?: string } = {},
+): Promise<Core> {
   const logger = createLogger({ level: options.logLevel ?? config.logLevel, name });
   const db = await connectDatabase(config.mongo.uri, { dbName: config.mongo.dbName });
   return {
@@ -63,7 +67,9 @@ const SERVED_PARTY_CACHE_SIZE = 10_000;
  * receivers, and each lookup is a database round trip on the receive path. Only parties found are kept (a party
  * registered a moment ago is served at once); one removed is still served for at most the TTL.
  */
-function servedPartyCache(lookup: (participant: string) => Promise<ServedParty | null>): (participant: ParticipantId) => Promise<ServedParty | null> {
+function servedPartyCache(
+  lookup: (participant: string) => Promise<ServedParty | null>,
+): (participant: ParticipantId) => Promise<ServedParty | null> {
   const cache = new Map<string, { party: ServedParty; until: number }>();
   return async (participant) => {
     const key = participant.value;
@@ -78,7 +84,10 @@ function servedPartyCache(lookup: (participant: string) => Promise<ServedParty |
 }
 
 /** The Peppol AS4 receiver over a composed core, or undefined when no AP key is configured. */
-export function composeAs4Receiver(core: Core, options: { now?: () => Date; workflows?: WorkflowStarter; revocation?: RevocationChecker } = {}): As4Receiver | undefined {
+export function composeAs4Receiver(
+  core: Core,
+  options: { now?: () => Date; workflows?: WorkflowStarter; revocation?: RevocationChecker } = {},
+): As4Receiver | undefined {
   const cfg = core.config.as4;
   if (!cfg.enabled) return undefined;
   const { keys, apCertificateAuthorities } = loadAs4Keys(cfg);
@@ -89,12 +98,20 @@ export function composeAs4Receiver(core: Core, options: { now?: () => Date; work
     store: new As4InboundRepository(core.db.models, core.db.blobs),
     // Participant identifiers are case-insensitive; party ids are stored as registered.
     findParty: servedPartyCache(async (participant) => {
-      const party = (await core.directory.findParty(participant)) ?? (await core.directory.findParty(participant.toLowerCase()));
+      const party =
+        (await core.directory.findParty(participant)) ?? (await core.directory.findParty(participant.toLowerCase()));
       return party ? { tenantId: party.tenantId, partyId: party.partyId } : null;
     }),
     maxDecompressedBytes: cfg.maxDecompressedBytes,
     ...(revocation
-      ? { revocation, onRevocationUnknown: (message: string) => core.logger.warn({ reason: message }, 'AS4 sender certificate accepted without a revocation status (AS4_REVOCATION_SOFT_FAIL)') }
+      ? {
+          revocation,
+          onRevocationUnknown: (message: string) =>
+            core.logger.warn(
+              { reason: message },
+              'AS4 sender certificate accepted without a revocation status (AS4_REVOCATION_SOFT_FAIL)',
+            ),
+        }
       : {}),
     duplicateWindowMs: cfg.duplicateWindowHours * 3_600_000,
     ...(options.workflows?.startReceiveDocument
@@ -102,7 +119,11 @@ export function composeAs4Receiver(core: Core, options: { now?: () => Date; work
           onStored: async (stored) => {
             await options.workflows?.startReceiveDocument?.({ tenantId: stored.tenantId, messageId: stored.messageId });
           },
-          onStoredFailed: (stored, error) => core.logger.error({ as4MessageId: stored.messageId, tenantId: stored.tenantId, err: error }, 'receive workflow not started; a resend of the message retries'),
+          onStoredFailed: (stored, error) =>
+            core.logger.error(
+              { as4MessageId: stored.messageId, tenantId: stored.tenantId, err: error },
+              'receive workflow not started; a resend of the message retries',
+            ),
         }
       : {}),
     ...(options.now ? { now: options.now } : {}),
@@ -139,7 +160,15 @@ export function composeApp(
   core: Core,
   identity: { signingKeys: SigningKeyService; tokens: TokenService },
   workflows: WorkflowStarter,
-  options: { metricsPrefix: string; metrics?: Registry; webhooks?: AppDeps['webhooks']; peppol?: AppDeps['peppol']; as4?: AppDeps['as4']; revocation?: RevocationChecker; documentWork?: AppDeps['documentWork'] },
+  options: {
+    metricsPrefix: string;
+    metrics?: Registry;
+    webhooks?: AppDeps['webhooks'];
+    peppol?: AppDeps['peppol'];
+    as4?: AppDeps['as4'];
+    revocation?: RevocationChecker;
+    documentWork?: AppDeps['documentWork'];
+  },
 ): Application {
   const revocation = options.revocation ? { revocation: options.revocation } : {};
   const as4 = options.as4 ?? composeAs4Receiver(core, { workflows, ...revocation });

@@ -33,13 +33,21 @@ export function composeRevocationChecker(config: Readonly<Config>): RevocationCh
   if (!r.enabled) return undefined;
   let checker = revocationCheckers.get(config);
   if (!checker) {
-    checker = new RevocationChecker({ failureMode: r.softFail ? 'soft' : 'hard', timeoutMs: r.timeoutMs, maxCrlBytes: r.maxCrlBytes, maxCacheEntries: r.cacheEntries });
+    checker = new RevocationChecker({
+      failureMode: r.softFail ? 'soft' : 'hard',
+      timeoutMs: r.timeoutMs,
+      maxCrlBytes: r.maxCrlBytes,
+      maxCacheEntries: r.cacheEntries,
+    });
     revocationCheckers.set(config, checker);
   }
   return checker;
 }
 
-function revocationOf(config: Readonly<Config>, overrides: Pick<PeppolApiOverrides, 'revocation'>): { revocation?: RevocationChecker } {
+function revocationOf(
+  config: Readonly<Config>,
+  overrides: Pick<PeppolApiOverrides, 'revocation'>,
+): { revocation?: RevocationChecker } {
   const revocation = overrides.revocation ?? composeRevocationChecker(config);
   return revocation ? { revocation } : {};
 }
@@ -48,11 +56,16 @@ function revocationOf(config: Readonly<Config>, overrides: Pick<PeppolApiOverrid
  * Recipient lookups (SML → SMP → checked endpoint) as configured; also what a sender's worker needs to find a
  * receiving access point. Unavailable, with the reason, while a trust store is not configured.
  */
-export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick<PeppolApiOverrides, 'resolver' | 'revocation'> = {}): RecipientLookup | Unavailable {
+export function composeRecipientLookup(
+  config: Readonly<Config>,
+  overrides: Pick<PeppolApiOverrides, 'resolver' | 'revocation'> = {},
+): RecipientLookup | Unavailable {
   const c = config.peppol;
   const apCaFiles = config.as4.apCaFiles;
   if (!c.smpTruststorePath || apCaFiles.length === 0) {
-    return { unavailable: `${[!c.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE', apCaFiles.length === 0 && 'PEPPOL_AP_CA'].filter(Boolean).join(' and ')} not set` };
+    return {
+      unavailable: `${[!c.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE', apCaFiles.length === 0 && 'PEPPOL_AP_CA'].filter(Boolean).join(' and ')} not set`,
+    };
   }
   const client = new SmpClient({
     smpCertificateAuthorities: loadTrustedCertificates({ kind: 'pem', path: c.smpTruststorePath }),
@@ -61,7 +74,8 @@ export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick
     timeoutMs: c.lookupTimeoutMs,
     ...revocationOf(config, overrides),
   });
-  const resolver = overrides.resolver ?? createDnsResolver({ servers: [...c.dnsServers], timeoutMs: c.lookupTimeoutMs, tries: 2 });
+  const resolver =
+    overrides.resolver ?? createDnsResolver({ servers: [...c.dnsServers], timeoutMs: c.lookupTimeoutMs, tries: 2 });
   return new RecipientLookup({ zone: c.smlZone, resolver, client });
 }
 
@@ -70,7 +84,10 @@ export function composeRecipientLookup(config: Readonly<Config>, overrides: Pick
  * read now (a wrong path stops the worker at start); missing settings give `unavailable` naming them, and each
  * invoice then ends in InvoiceSentError saying so instead of waiting for a sender that cannot exist.
  */
-export function composePeppolSender(config: Readonly<Config>, overrides: Pick<PeppolApiOverrides, 'resolver'> = {}): PeppolSender | Unavailable {
+export function composePeppolSender(
+  config: Readonly<Config>,
+  overrides: Pick<PeppolApiOverrides, 'resolver'> = {},
+): PeppolSender | Unavailable {
   const missing = [
     !config.as4.enabled && 'PEPPOL_AP_KEYSTORE (or PEPPOL_AP_CERTIFICATE + PEPPOL_AP_PRIVATE_KEY)',
     config.as4.apCaFiles.length === 0 && 'PEPPOL_AP_CA',
@@ -88,15 +105,28 @@ export function composePeppolSender(config: Readonly<Config>, overrides: Pick<Pe
  * The Peppol directory and lookup services of the API process. Files named in the configuration are read now, so a
  * wrong path or password stops the process at start; parts whose settings are absent answer 503 naming them.
  */
-export function composePeppolApi(config: Readonly<Config>, models: Models, logger: Logger, overrides: PeppolApiOverrides = {}): PeppolApiServices {
+export function composePeppolApi(
+  config: Readonly<Config>,
+  models: Models,
+  logger: Logger,
+  overrides: PeppolApiOverrides = {},
+): PeppolApiServices {
   const c = config.peppol;
   // Our SMP publishes the certificate of the AS4 key source (PKCS#12 or PEM), so the two can never disagree.
   const apCertificates = config.as4.enabled ? loadAs4Keys(config.as4).keys.certificates() : [];
   const smpKey: KeyMaterial | undefined = c.smpKey ? loadKeyMaterial(c.smpKey) : undefined;
 
   let smp: SmpPublisher | Unavailable;
-  if (apCertificates.length === 0) smp = { unavailable: 'no access point key is configured (PEPPOL_AP_KEYSTORE, or PEPPOL_AP_CERTIFICATE + PEPPOL_AP_PRIVATE_KEY)' };
-  else if (!smpKey) smp = { unavailable: 'PEPPOL_SMP_KEYSTORE (or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY), the key our SMP signs with, is not set' };
+  if (apCertificates.length === 0)
+    smp = {
+      unavailable:
+        'no access point key is configured (PEPPOL_AP_KEYSTORE, or PEPPOL_AP_CERTIFICATE + PEPPOL_AP_PRIVATE_KEY)',
+    };
+  else if (!smpKey)
+    smp = {
+      unavailable:
+        'PEPPOL_SMP_KEYSTORE (or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY), the key our SMP signs with, is not set',
+    };
   else {
     smp = new SmpPublisher({
       publicUrl: c.smpPublicUrl,
@@ -109,7 +139,8 @@ export function composePeppolApi(config: Readonly<Config>, models: Models, logge
 
   const lookup = composeRecipientLookup(config, overrides);
 
-  const registrar = overrides.registrar ?? (c.smlRegistrar === 'manual' ? new ManualSmlRegistrar() : new UnconfiguredSmlRegistrar());
+  const registrar =
+    overrides.registrar ?? (c.smlRegistrar === 'manual' ? new ManualSmlRegistrar() : new UnconfiguredSmlRegistrar());
   if ('unavailable' in smp) logger.debug({ reason: smp.unavailable }, 'our SMP is not served');
   if ('unavailable' in lookup) logger.debug({ reason: lookup.unavailable }, 'recipient lookups are off');
 

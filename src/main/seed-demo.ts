@@ -26,7 +26,12 @@ export async function seedDemo(core: Core): Promise<DemoCredentials> {
   const d = core.directory;
   if (!(await d.getTenant(DEMO.tenantId))) await d.createTenant({ id: DEMO.tenantId, name: DEMO.tenantName });
   if (!(await d.findParty(DEMO.partyId))) {
-    await d.createParty({ tenantId: DEMO.tenantId, partyId: DEMO.partyId, legalEntityId: DEMO.legalEntityId, name: DEMO.partyName });
+    await d.createParty({
+      tenantId: DEMO.tenantId,
+      partyId: DEMO.partyId,
+      legalEntityId: DEMO.legalEntityId,
+      name: DEMO.partyName,
+    });
   }
   const clientSecret = generateClientSecret();
   const secret = { id: randomUUID(), hash: await hashClientSecret(clientSecret) };

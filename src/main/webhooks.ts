@@ -36,7 +36,11 @@ export interface WebhookStorage {
 }
 
 export function composeWebhookStorage(models: Models): WebhookStorage {
-  return { hooks: new HookRepository(models), events: new EventRepository(models), deliveryLog: new DeliveryLogRepository(models) };
+  return {
+    hooks: new HookRepository(models),
+    events: new EventRepository(models),
+    deliveryLog: new DeliveryLogRepository(models),
+  };
 }
 
 /** WEBHOOK_ALLOWED_RANGES parsed; a bad entry stops the process at start with the entry named. */
@@ -59,7 +63,12 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
     private readonly settings: { taskQueue: string; searchAttributes: boolean },
   ) {}
 
-  async startDelivery(input: DeliverWebhookInput, meta: DeliveryMeta, mode: 'fresh' | 'redeliver', options: { startDelayMs?: number } = {}): Promise<'started' | 'already-started' | 'running'> {
+  async startDelivery(
+    input: DeliverWebhookInput,
+    meta: DeliveryMeta,
+    mode: 'fresh' | 'redeliver',
+    options: { startDelayMs?: number } = {},
+  ): Promise<'started' | 'already-started' | 'running'> {
     const searchAttributes = this.settings.searchAttributes;
     const pairs: SearchAttributePair[] = [
       { key: searchKeys.tenantId, value: input.tenantId },
@@ -83,13 +92,19 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
       return 'started';
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) return mode === 'fresh' ? 'already-started' : 'running';
-      throw new GatewayError('WORKFLOW_START_FAILED', 'The event was stored but its delivery could not be started', { cause: e });
+      throw new GatewayError('WORKFLOW_START_FAILED', 'The event was stored but its delivery could not be started', {
+        cause: e,
+      });
     }
   }
 }
 
-
-export function createPublisher(config: Readonly<Config>, storage: WebhookStorage, starter: DeliveryStarter, routing?: RoutingHooks): EventPublisher {
+export function createPublisher(
+  config: Readonly<Config>,
+  storage: WebhookStorage,
+  starter: DeliveryStarter,
+  routing?: RoutingHooks,
+): EventPublisher {
   return new EventPublisher({
     ...storage,
     starter,
@@ -102,7 +117,12 @@ export function createPublisher(config: Readonly<Config>, storage: WebhookStorag
  * What the hook and events routes need. `routing`: recently read hook lists for routing (processes pass one and close
  * it; tests route from the database).
  */
-export function composeWebhookRoutes(config: Readonly<Config>, models: Models, starter: DeliveryStarter, routing?: RoutingHooks): WebhookApiServices {
+export function composeWebhookRoutes(
+  config: Readonly<Config>,
+  models: Models,
+  starter: DeliveryStarter,
+  routing?: RoutingHooks,
+): WebhookApiServices {
   const storage = composeWebhookStorage(models);
   return {
     ...storage,
@@ -120,10 +140,16 @@ export function composeWebhookRoutes(config: Readonly<Config>, models: Models, s
  * The API process's webhook services, with a Temporal client of their own that connects on first use (pings and
  * redeliveries are rare; the API starts without waiting for it).
  */
-export function composeWebhookApi(config: Readonly<Config>, models: Models): { services: WebhookApiServices; close(): Promise<void> } {
+export function composeWebhookApi(
+  config: Readonly<Config>,
+  models: Models,
+): { services: WebhookApiServices; close(): Promise<void> } {
   const connection = Connection.lazy({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const starter = new TemporalDeliveryStarter(() => client, { taskQueue: config.temporal.taskQueue, searchAttributes: config.webhooks.searchAttributes });
+  const starter = new TemporalDeliveryStarter(() => client, {
+    taskQueue: config.temporal.taskQueue,
+    searchAttributes: config.webhooks.searchAttributes,
+  });
   const routing = new RoutingHooks(new HookRepository(models));
   return {
     services: composeWebhookRoutes(config, models, starter, routing),
@@ -163,7 +189,12 @@ export interface WebhookWorkerOptions {
 }
 
 /** What the worker's webhook activities need; close() releases the HTTP connection pools. */
-export function composeWebhookWorker(config: Readonly<Config>, models: Models, starter: DeliveryStarter, options: WebhookWorkerOptions = {}) {
+export function composeWebhookWorker(
+  config: Readonly<Config>,
+  models: Models,
+  starter: DeliveryStarter,
+  options: WebhookWorkerOptions = {},
+) {
   const storage = composeWebhookStorage(models);
   const sender = new WebhookSender({
     allowList: allowListOf(config),
@@ -181,10 +212,19 @@ export function composeWebhookWorker(config: Readonly<Config>, models: Models, s
     : undefined;
   // A run that has ended needs no wake; anything else only delays that delivery until it falls due.
   const onWakeError = (workflowId: string, error: unknown) => {
-    if (!(error instanceof WorkflowNotFoundError)) logger?.warn({ workflowId, err: error }, 'could not release a delivery waiting on its hook');
+    if (!(error instanceof WorkflowNotFoundError))
+      logger?.warn({ workflowId, err: error }, 'could not release a delivery waiting on its hook');
   };
-  const parked = held ? new ParkedDeliveries(held.wake, { onWakeError, releaseHeld: (hookId) => held.releaseHook(hookId, onWakeError), heldFor: (hookId) => held.hasHeld(hookId) }) : undefined;
-  const sweep = held?.startSweeping(config.webhooks.heldSweepMs, (err) => logger?.warn({ err }, 'could not release held deliveries that fell due'));
+  const parked = held
+    ? new ParkedDeliveries(held.wake, {
+        onWakeError,
+        releaseHeld: (hookId) => held.releaseHook(hookId, onWakeError),
+        heldFor: (hookId) => held.hasHeld(hookId),
+      })
+    : undefined;
+  const sweep = held?.startSweeping(config.webhooks.heldSweepMs, (err) =>
+    logger?.warn({ err }, 'could not release held deliveries that fell due'),
+  );
   const recentHooks = new RecentHooks(storage.hooks);
   const routing = new RoutingHooks(storage.hooks);
   const attempts = new DeliveryAttempts({
@@ -197,7 +237,13 @@ export function composeWebhookWorker(config: Readonly<Config>, models: Models, s
     httpsinUrl: config.webhooks.httpsinUrl,
   });
   return {
-    services: { attempts, publisher: createPublisher(config, storage, starter, routing), hooks: storage.hooks, events: storage.events, ...(held ? { held } : {}) },
+    services: {
+      attempts,
+      publisher: createPublisher(config, storage, starter, routing),
+      hooks: storage.hooks,
+      events: storage.events,
+      ...(held ? { held } : {}),
+    },
     close: async () => {
       recentHooks.close();
       routing.close();

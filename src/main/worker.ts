@@ -1,4 +1,11 @@
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type LogLevel,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
 import { composeCore, composeDocumentPool, validatorOptions } from './compose';
@@ -58,7 +65,10 @@ function composeValidation(config: Readonly<Config>, logger: Logger): Validator 
 }
 
 /** Worker process: config → database → activities → Worker on the task queue. */
-export async function startWorker(config: Readonly<Config>, overrides: Partial<WorkerOptions> = {}): Promise<RunningWorker> {
+export async function startWorker(
+  config: Readonly<Config>,
+  overrides: Partial<WorkerOptions> = {},
+): Promise<RunningWorker> {
   installRuntime(config);
   const core = await composeCore(config, 'worker');
   const connection = await NativeConnection.connect({ address: config.temporal.address });
@@ -70,13 +80,18 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
   });
   // Deliveries of a stuck hook are held in the database and released when it answers again (HeldDeliveries); a run
   // that has not held yet is woken by a signal.
-  const webhooks = composeWebhookWorker(config, core.db.models, starter, { runs: temporalDeliveryRuns(() => client), logger: core.logger });
+  const webhooks = composeWebhookWorker(config, core.db.models, starter, {
+    runs: temporalDeliveryRuns(() => client),
+    logger: core.logger,
+  });
   const validator = composeValidation(config, core.logger);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    ...(config.temporal.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.temporal.maxCachedWorkflows } : {}),
+    ...(config.temporal.maxCachedWorkflows !== undefined
+      ? { maxCachedWorkflows: config.temporal.maxCachedWorkflows }
+      : {}),
     ...workflowSource(config),
     activities: createActivities({
       documents: core.documents,
@@ -85,7 +100,9 @@ export async function startWorker(config: Readonly<Config>, overrides: Partial<W
       maxDocumentBytes: config.http.maxUploadBytes,
       validator,
       // Conversions for a recipient on the same threads as validation, when there are threads.
-      ...('transform' in validator ? { transform: (input: Buffer, options: TransformOptions) => validator.transform(input, options) } : {}),
+      ...('transform' in validator
+        ? { transform: (input: Buffer, options: TransformOptions) => validator.transform(input, options) }
+        : {}),
       webhooks: webhooks.services,
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
       peppolSender: composePeppolSender(config),

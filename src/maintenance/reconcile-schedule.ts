@@ -49,8 +49,16 @@ export function scheduleReconcile(
       if (isDuplicateKeyError(e)) return false;
       throw e;
     }
-    const previous = await runs.find({ _id: { $regex: /^done:/ } }).sort({ at: -1 }).limit(1).next();
-    const report = await reconcileStorage(deps, { ...options, now, ...(previous?.next ? { cursor: previous.next } : {}) });
+    const previous = await runs
+      .find({ _id: { $regex: /^done:/ } })
+      .sort({ at: -1 })
+      .limit(1)
+      .next();
+    const report = await reconcileStorage(deps, {
+      ...options,
+      now,
+      ...(previous?.next ? { cursor: previous.next } : {}),
+    });
     await runs.insertOne({ _id: `done:${slot}`, at: now, next: report.next });
     // Runs older than a day are history nobody reads.
     await runs.deleteMany({ at: { $lt: new Date(now.getTime() - 86_400_000) } });

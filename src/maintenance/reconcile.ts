@@ -121,7 +121,12 @@ export async function reconcileStorage(
           repaired: false,
         });
       } else {
-        found({ kind: 'workflow-ended-without-outcome', id: record._id, detail: 'accepted, but no workflow', repaired: false });
+        found({
+          kind: 'workflow-ended-without-outcome',
+          id: record._id,
+          detail: 'accepted, but no workflow',
+          repaired: false,
+        });
       }
       continue;
     }
@@ -143,7 +148,12 @@ export async function reconcileStorage(
         });
         repaired = true;
       }
-      found({ kind: 'state-behind-workflow', id: record._id, detail: `workflow ended ${run.state}, record ${record.state}`, repaired });
+      found({
+        kind: 'state-behind-workflow',
+        id: record._id,
+        detail: `workflow ended ${run.state}, record ${record.state}`,
+        repaired,
+      });
       continue;
     }
     found({
@@ -186,14 +196,28 @@ export async function reconcileStorage(
     for (const id of blobIds) {
       if (used.has(id)) continue;
       if (!options.dryRun) await deps.blobs.delete(id);
-      found({ kind: 'blob-without-record', id, detail: 'no document or received message refers to it', repaired: !options.dryRun });
+      found({
+        kind: 'blob-without-record',
+        id,
+        detail: 'no document or received message refers to it',
+        repaired: !options.dryRun,
+      });
     }
   }
 
-  const chunks = await deps.blobs.listChunkOrphans({ before: settled, after: options.cursor?.chunk, limit: options.limit });
+  const chunks = await deps.blobs.listChunkOrphans({
+    before: settled,
+    after: options.cursor?.chunk,
+    limit: options.limit,
+  });
   for (const id of chunks.blobIds) {
     if (!options.dryRun) await deps.blobs.deleteOrphanChunks(id);
-    found({ kind: 'chunks-without-blob', id, detail: 'an upload stopped before its file record', repaired: !options.dryRun });
+    found({
+      kind: 'chunks-without-blob',
+      id,
+      detail: 'an upload stopped before its file record',
+      repaired: !options.dryRun,
+    });
   }
 
   return {

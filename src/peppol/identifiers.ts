@@ -62,9 +62,11 @@ export function participantIdProblem(scheme: string, value: string): string | un
   const sp = schemeProblem(scheme);
   if (sp) return sp;
   // The scheme becomes a DNS label in the SML name, hence the narrow pattern.
-  if (!PARTICIPANT_SCHEME_RE.test(scheme.toLowerCase())) return `the participant scheme "${scheme}" does not have the form xxx-yyy-zzz`;
+  if (!PARTICIPANT_SCHEME_RE.test(scheme.toLowerCase()))
+    return `the participant scheme "${scheme}" does not have the form xxx-yyy-zzz`;
   if (value.length === 0) return 'the participant value is empty';
-  if (value.length > MAX_PARTICIPANT_VALUE_LENGTH) return `the participant value is longer than ${MAX_PARTICIPANT_VALUE_LENGTH} characters`;
+  if (value.length > MAX_PARTICIPANT_VALUE_LENGTH)
+    return `the participant value is longer than ${MAX_PARTICIPANT_VALUE_LENGTH} characters`;
   if (scheme.toLowerCase() === PARTICIPANT_SCHEME) {
     if (!/^\d{4}:/.test(value)) return `the participant value "${value}" does not start with a 4-digit ICD and ":"`;
     if (!ISO6523_VALUE_RE.test(value)) {
@@ -96,7 +98,9 @@ export function parseParticipantId(uri: string): ParticipantId {
 
 export function participantIdEquals(a: ParticipantId, b: ParticipantId): boolean {
   if (a.scheme.toLowerCase() !== b.scheme.toLowerCase()) return false;
-  return a.scheme.toLowerCase() === PARTICIPANT_SCHEME ? a.value.toLowerCase() === b.value.toLowerCase() : a.value === b.value;
+  return a.scheme.toLowerCase() === PARTICIPANT_SCHEME
+    ? a.value.toLowerCase() === b.value.toLowerCase()
+    : a.value === b.value;
 }
 
 /** The ICD of an `iso6523-actorid-upis` participant (`0088:…` → `0088`). */
@@ -127,7 +131,11 @@ export function documentTypeParts(value: string): DocumentTypeParts | undefined 
   const rest = value.slice(hash + 2);
   const sep = rest.lastIndexOf('::');
   if (sep <= 0 || sep + 2 >= rest.length) return undefined;
-  const parts: DocumentTypeParts = { syntaxSpecificId, customizationId: rest.slice(0, sep), version: rest.slice(sep + 2) };
+  const parts: DocumentTypeParts = {
+    syntaxSpecificId,
+    customizationId: rest.slice(0, sep),
+    version: rest.slice(sep + 2),
+  };
   const rootSep = syntaxSpecificId.lastIndexOf('::');
   if (rootSep > 0 && rootSep + 2 < syntaxSpecificId.length) {
     parts.rootNamespace = syntaxSpecificId.slice(0, rootSep);
@@ -144,11 +152,13 @@ export function documentTypeIdProblem(scheme: string, value: string): string | u
   const sp = schemeProblem(scheme);
   if (sp) return sp;
   if (value.length === 0) return 'the document type value is empty';
-  if (value.length > MAX_DOCTYPE_VALUE_LENGTH) return `the document type value is longer than ${MAX_DOCTYPE_VALUE_LENGTH} characters`;
+  if (value.length > MAX_DOCTYPE_VALUE_LENGTH)
+    return `the document type value is longer than ${MAX_DOCTYPE_VALUE_LENGTH} characters`;
   if (!isLatin1(value)) return 'the document type value contains characters outside ISO-8859-1';
   if (scheme === DOCTYPE_SCHEME_BUSDOX || scheme === DOCTYPE_SCHEME_WILDCARD) {
     const parts = documentTypeParts(value);
-    if (!parts) return `the document type value "${value}" does not have the form <syntax id>##<customization>::<version>`;
+    if (!parts)
+      return `the document type value "${value}" does not have the form <syntax id>##<customization>::<version>`;
     if (WHITESPACE_RE.test(parts.customizationId)) return 'the customization id contains whitespace';
     if (scheme === DOCTYPE_SCHEME_BUSDOX && parts.customizationId.includes('*')) {
       return `"*" is only allowed in the customization id with scheme ${DOCTYPE_SCHEME_WILDCARD}`;
@@ -180,7 +190,10 @@ export function documentTypeIdEquals(a: DocumentTypeId, b: DocumentTypeId): bool
  * exact match first, then `<customization>*`, then ever shorter `@`-separated prefixes of the customization, each
  * followed by `*`. Only candidates with the wildcard scheme take part. Undefined when none matches.
  */
-export function selectWildcardDocumentType(candidates: readonly DocumentTypeId[], search: DocumentTypeId): DocumentTypeId | undefined {
+export function selectWildcardDocumentType(
+  candidates: readonly DocumentTypeId[],
+  search: DocumentTypeId,
+): DocumentTypeId | undefined {
   const parts = documentTypeParts(search.value);
   if (!parts) return undefined;
   let custom = parts.customizationId.endsWith('*') ? parts.customizationId.slice(0, -1) : parts.customizationId;
@@ -208,7 +221,8 @@ export function processIdProblem(scheme: string, value: string): string | undefi
   const sp = schemeProblem(scheme);
   if (sp) return sp;
   if (value.length === 0) return 'the process value is empty';
-  if (value.length > MAX_PROCESS_VALUE_LENGTH) return `the process value is longer than ${MAX_PROCESS_VALUE_LENGTH} characters`;
+  if (value.length > MAX_PROCESS_VALUE_LENGTH)
+    return `the process value is longer than ${MAX_PROCESS_VALUE_LENGTH} characters`;
   if (!isLatin1(value)) return 'the process value contains characters outside ISO-8859-1';
   if (WHITESPACE_RE.test(value)) return 'the process value contains whitespace';
   return undefined;
@@ -264,39 +278,105 @@ export const ICD_CODE_LIST_VERSION = '9.3';
 
 // [icd, schemeId, country, state] — A active, D deprecated, R removed
 const ICD_TABLE: ReadonlyArray<readonly [string, string, string, 'A' | 'D' | 'R']> = [
-  ['0002', 'FR:SIRENE', 'FR', 'A'], ['0007', 'SE:ORGNR', 'SE', 'A'], ['0009', 'FR:SIRET', 'FR', 'A'],
-  ['0037', 'FI:OVT', 'FI', 'R'], ['0060', 'DUNS', 'international', 'A'], ['0088', 'GLN', 'international', 'A'],
-  ['0096', 'DK:P', 'DK', 'A'], ['0097', 'IT:FTI', 'IT', 'A'], ['0106', 'NL:KVK', 'NL', 'A'],
-  ['0130', 'EU:NAL', 'international', 'A'], ['0135', 'IT:SIA', 'IT', 'A'], ['0142', 'IT:SECETI', 'IT', 'A'],
-  ['0151', 'AU:ABN', 'AU', 'A'], ['0183', 'CH:UIDB', 'CH', 'A'], ['0184', 'DK:DIGST', 'DK', 'A'],
-  ['0188', 'JP:SST', 'JP', 'A'], ['0190', 'NL:OINO', 'NL', 'A'], ['0191', 'EE:CC', 'EE', 'A'],
-  ['0192', 'NO:ORG', 'NO', 'A'], ['0193', 'UBLBE', 'BE', 'A'], ['0195', 'SG:UEN', 'SG', 'A'],
-  ['0196', 'IS:KTNR', 'IS', 'A'], ['0198', 'DK:ERST', 'DK', 'A'], ['0199', 'LEI', 'international', 'A'],
-  ['0200', 'LT:LEC', 'LT', 'A'], ['0201', 'IT:CUUO', 'IT', 'A'], ['0204', 'DE:LWID', 'DE', 'A'],
-  ['0205', 'IT:COD', 'IT', 'A'], ['0208', 'BE:EN', 'BE', 'A'], ['0209', 'GS1', 'international', 'A'],
-  ['0210', 'IT:CFI', 'IT', 'A'], ['0211', 'IT:IVA', 'IT', 'A'], ['0212', 'FI:ORG', 'FI', 'R'],
-  ['0213', 'FI:VAT', 'FI', 'R'], ['0215', 'FI:NSI', 'FI', 'R'], ['0216', 'FI:OVT2', 'FI', 'A'],
-  ['0218', 'LV:URN', 'LV', 'A'], ['0221', 'JP:IIN', 'JP', 'A'], ['0225', 'FR:CTC', 'FR', 'A'],
-  ['0230', 'MY:EIF', 'MY', 'A'], ['0235', 'AE:TIN', 'AE', 'A'], ['0240', 'LU:MAT', 'LU', 'A'],
-  ['0242', 'SPIS', 'international', 'A'], ['9901', 'DK:CPR', 'DK', 'R'], ['9902', 'DK:CVR', 'DK', 'R'],
-  ['9904', 'DK:SE', 'DK', 'R'], ['9905', 'DK:VANS', 'DK', 'R'], ['9906', 'IT:VAT', 'IT', 'R'],
-  ['9907', 'IT:CF', 'IT', 'R'], ['9908', 'NO:ORGNR', 'NO', 'R'], ['9909', 'NO:VAT', 'NO', 'D'],
-  ['9910', 'HU:VAT', 'HU', 'A'], ['9912', 'EU:VAT', 'international', 'D'], ['9913', 'EU:REID', 'international', 'A'],
-  ['9914', 'AT:VAT', 'AT', 'A'], ['9915', 'AT:GOV', 'AT', 'A'], ['9916', 'AT:CID', 'AT', 'D'],
-  ['9917', 'IS:KT', 'IS', 'D'], ['9918', 'IBAN', 'international', 'A'], ['9919', 'AT:KUR', 'AT', 'A'],
-  ['9920', 'ES:VAT', 'ES', 'A'], ['9921', 'IT:IPA', 'IT', 'R'], ['9922', 'AD:VAT', 'AD', 'A'],
-  ['9923', 'AL:VAT', 'AL', 'A'], ['9924', 'BA:VAT', 'BA', 'A'], ['9925', 'BE:VAT', 'BE', 'A'],
-  ['9926', 'BG:VAT', 'BG', 'A'], ['9927', 'CH:VAT', 'CH', 'A'], ['9928', 'CY:VAT', 'CY', 'A'],
-  ['9929', 'CZ:VAT', 'CZ', 'A'], ['9930', 'DE:VAT', 'DE', 'A'], ['9931', 'EE:VAT', 'EE', 'A'],
-  ['9932', 'GB:VAT', 'GB', 'A'], ['9933', 'GR:VAT', 'GR', 'A'], ['9934', 'HR:VAT', 'HR', 'A'],
-  ['9935', 'IE:VAT', 'IE', 'A'], ['9936', 'LI:VAT', 'LI', 'A'], ['9937', 'LT:VAT', 'LT', 'A'],
-  ['9938', 'LU:VAT', 'LU', 'A'], ['9939', 'LV:VAT', 'LV', 'A'], ['9940', 'MC:VAT', 'MC', 'A'],
-  ['9941', 'ME:VAT', 'ME', 'A'], ['9942', 'MK:VAT', 'MK', 'A'], ['9943', 'MT:VAT', 'MT', 'A'],
-  ['9944', 'NL:VAT', 'NL', 'A'], ['9945', 'PL:VAT', 'PL', 'A'], ['9946', 'PT:VAT', 'PT', 'A'],
-  ['9947', 'RO:VAT', 'RO', 'A'], ['9948', 'RS:VAT', 'RS', 'A'], ['9949', 'SI:VAT', 'SI', 'A'],
-  ['9950', 'SK:VAT', 'SK', 'A'], ['9951', 'SM:VAT', 'SM', 'A'], ['9952', 'TR:VAT', 'TR', 'A'],
-  ['9953', 'VA:VAT', 'VA', 'A'], ['9954', 'NL:OIN', 'NL', 'D'], ['9955', 'SE:VAT', 'SE', 'R'],
-  ['9956', 'BE:CBE', 'BE', 'R'], ['9957', 'FR:VAT', 'FR', 'A'], ['9958', 'DE:LID', 'DE', 'R'],
+  ['0002', 'FR:SIRENE', 'FR', 'A'],
+  ['0007', 'SE:ORGNR', 'SE', 'A'],
+  ['0009', 'FR:SIRET', 'FR', 'A'],
+  ['0037', 'FI:OVT', 'FI', 'R'],
+  ['0060', 'DUNS', 'international', 'A'],
+  ['0088', 'GLN', 'international', 'A'],
+  ['0096', 'DK:P', 'DK', 'A'],
+  ['0097', 'IT:FTI', 'IT', 'A'],
+  ['0106', 'NL:KVK', 'NL', 'A'],
+  ['0130', 'EU:NAL', 'international', 'A'],
+  ['0135', 'IT:SIA', 'IT', 'A'],
+  ['0142', 'IT:SECETI', 'IT', 'A'],
+  ['0151', 'AU:ABN', 'AU', 'A'],
+  ['0183', 'CH:UIDB', 'CH', 'A'],
+  ['0184', 'DK:DIGST', 'DK', 'A'],
+  ['0188', 'JP:SST', 'JP', 'A'],
+  ['0190', 'NL:OINO', 'NL', 'A'],
+  ['0191', 'EE:CC', 'EE', 'A'],
+  ['0192', 'NO:ORG', 'NO', 'A'],
+  ['0193', 'UBLBE', 'BE', 'A'],
+  ['0195', 'SG:UEN', 'SG', 'A'],
+  ['0196', 'IS:KTNR', 'IS', 'A'],
+  ['0198', 'DK:ERST', 'DK', 'A'],
+  ['0199', 'LEI', 'international', 'A'],
+  ['0200', 'LT:LEC', 'LT', 'A'],
+  ['0201', 'IT:CUUO', 'IT', 'A'],
+  ['0204', 'DE:LWID', 'DE', 'A'],
+  ['0205', 'IT:COD', 'IT', 'A'],
+  ['0208', 'BE:EN', 'BE', 'A'],
+  ['0209', 'GS1', 'international', 'A'],
+  ['0210', 'IT:CFI', 'IT', 'A'],
+  ['0211', 'IT:IVA', 'IT', 'A'],
+  ['0212', 'FI:ORG', 'FI', 'R'],
+  ['0213', 'FI:VAT', 'FI', 'R'],
+  ['0215', 'FI:NSI', 'FI', 'R'],
+  ['0216', 'FI:OVT2', 'FI', 'A'],
+  ['0218', 'LV:URN', 'LV', 'A'],
+  ['0221', 'JP:IIN', 'JP', 'A'],
+  ['0225', 'FR:CTC', 'FR', 'A'],
+  ['0230', 'MY:EIF', 'MY', 'A'],
+  ['0235', 'AE:TIN', 'AE', 'A'],
+  ['0240', 'LU:MAT', 'LU', 'A'],
+  ['0242', 'SPIS', 'international', 'A'],
+  ['9901', 'DK:CPR', 'DK', 'R'],
+  ['9902', 'DK:CVR', 'DK', 'R'],
+  ['9904', 'DK:SE', 'DK', 'R'],
+  ['9905', 'DK:VANS', 'DK', 'R'],
+  ['9906', 'IT:VAT', 'IT', 'R'],
+  ['9907', 'IT:CF', 'IT', 'R'],
+  ['9908', 'NO:ORGNR', 'NO', 'R'],
+  ['9909', 'NO:VAT', 'NO', 'D'],
+  ['9910', 'HU:VAT', 'HU', 'A'],
+  ['9912', 'EU:VAT', 'international', 'D'],
+  ['9913', 'EU:REID', 'international', 'A'],
+  ['9914', 'AT:VAT', 'AT', 'A'],
+  ['9915', 'AT:GOV', 'AT', 'A'],
+  ['9916', 'AT:CID', 'AT', 'D'],
+  ['9917', 'IS:KT', 'IS', 'D'],
+  ['9918', 'IBAN', 'international', 'A'],
+  ['9919', 'AT:KUR', 'AT', 'A'],
+  ['9920', 'ES:VAT', 'ES', 'A'],
+  ['9921', 'IT:IPA', 'IT', 'R'],
+  ['9922', 'AD:VAT', 'AD', 'A'],
+  ['9923', 'AL:VAT', 'AL', 'A'],
+  ['9924', 'BA:VAT', 'BA', 'A'],
+  ['9925', 'BE:VAT', 'BE', 'A'],
+  ['9926', 'BG:VAT', 'BG', 'A'],
+  ['9927', 'CH:VAT', 'CH', 'A'],
+  ['9928', 'CY:VAT', 'CY', 'A'],
+  ['9929', 'CZ:VAT', 'CZ', 'A'],
+  ['9930', 'DE:VAT', 'DE', 'A'],
+  ['9931', 'EE:VAT', 'EE', 'A'],
+  ['9932', 'GB:VAT', 'GB', 'A'],
+  ['9933', 'GR:VAT', 'GR', 'A'],
+  ['9934', 'HR:VAT', 'HR', 'A'],
+  ['9935', 'IE:VAT', 'IE', 'A'],
+  ['9936', 'LI:VAT', 'LI', 'A'],
+  ['9937', 'LT:VAT', 'LT', 'A'],
+  ['9938', 'LU:VAT', 'LU', 'A'],
+  ['9939', 'LV:VAT', 'LV', 'A'],
+  ['9940', 'MC:VAT', 'MC', 'A'],
+  ['9941', 'ME:VAT', 'ME', 'A'],
+  ['9942', 'MK:VAT', 'MK', 'A'],
+  ['9943', 'MT:VAT', 'MT', 'A'],
+  ['9944', 'NL:VAT', 'NL', 'A'],
+  ['9945', 'PL:VAT', 'PL', 'A'],
+  ['9946', 'PT:VAT', 'PT', 'A'],
+  ['9947', 'RO:VAT', 'RO', 'A'],
+  ['9948', 'RS:VAT', 'RS', 'A'],
+  ['9949', 'SI:VAT', 'SI', 'A'],
+  ['9950', 'SK:VAT', 'SK', 'A'],
+  ['9951', 'SM:VAT', 'SM', 'A'],
+  ['9952', 'TR:VAT', 'TR', 'A'],
+  ['9953', 'VA:VAT', 'VA', 'A'],
+  ['9954', 'NL:OIN', 'NL', 'D'],
+  ['9955', 'SE:VAT', 'SE', 'R'],
+  ['9956', 'BE:CBE', 'BE', 'R'],
+  ['9957', 'FR:VAT', 'FR', 'A'],
+  ['9958', 'DE:LID', 'DE', 'R'],
   ['9959', 'US:EIN', 'US', 'A'],
 ];
 
@@ -317,8 +397,12 @@ export function icdInfo(icd: string): IcdInfo | undefined {
 export function assertIcdUsable(p: ParticipantId, options: { allowDeprecated?: boolean } = {}): IcdInfo {
   const icd = icdOf(p);
   const info = ICDS.get(icd);
-  if (!info) throw invalid(`ICD ${icd} of ${formatId(p)} is not in the Peppol code list ${ICD_CODE_LIST_VERSION}`, { icd });
-  if (info.state === 'removed') throw invalid(`ICD ${icd} (${info.schemeId}) of ${formatId(p)} has been removed from the Peppol code list`, { icd });
+  if (!info)
+    throw invalid(`ICD ${icd} of ${formatId(p)} is not in the Peppol code list ${ICD_CODE_LIST_VERSION}`, { icd });
+  if (info.state === 'removed')
+    throw invalid(`ICD ${icd} (${info.schemeId}) of ${formatId(p)} has been removed from the Peppol code list`, {
+      icd,
+    });
   if (info.state === 'deprecated' && options.allowDeprecated === false) {
     throw invalid(`ICD ${icd} (${info.schemeId}) of ${formatId(p)} is deprecated`, { icd });
   }

@@ -17,7 +17,11 @@ const NS = {
   ram: 'urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100',
 } as const;
 
-export type RoutingProblem = { ok: false; code: 'ENDPOINT_MISSING' | 'ENDPOINT_INVALID' | 'COUNTRY_MISSING' | 'NOT_AN_INVOICE'; message: string };
+export type RoutingProblem = {
+  ok: false;
+  code: 'ENDPOINT_MISSING' | 'ENDPOINT_INVALID' | 'COUNTRY_MISSING' | 'NOT_AN_INVOICE';
+  message: string;
+};
 
 export interface InvoiceRouting {
   ok: true;
@@ -39,7 +43,10 @@ interface Paths {
 function pathsOf(doc: Document): Paths | undefined {
   const root = doc.documentElement;
   if (!root) return undefined;
-  if ((root.namespaceURI === NS.inv && root.localName === 'Invoice') || (root.namespaceURI === NS.cn && root.localName === 'CreditNote')) {
+  if (
+    (root.namespaceURI === NS.inv && root.localName === 'Invoice') ||
+    (root.namespaceURI === NS.cn && root.localName === 'CreditNote')
+  ) {
     const r = root.namespaceURI === NS.inv ? '/inv:Invoice' : '/cn:CreditNote';
     return {
       label: 'UBL',
@@ -68,11 +75,22 @@ function pathsOf(doc: Document): Paths | undefined {
 function participantAt(doc: Document, path: string, described: string): ParticipantId | RoutingProblem {
   const value = text(doc, path, NS);
   const scheme = text(doc, `${path}/@schemeID`, NS);
-  if (value === undefined || value === '') return { ok: false, code: 'ENDPOINT_MISSING', message: `the invoice has no ${described}` };
+  if (value === undefined || value === '')
+    return { ok: false, code: 'ENDPOINT_MISSING', message: `the invoice has no ${described}` };
   if (!scheme) return { ok: false, code: 'ENDPOINT_INVALID', message: `${described} "${value}" has no schemeID` };
-  if (!/^\d{4}$/.test(scheme)) return { ok: false, code: 'ENDPOINT_INVALID', message: `${described} has schemeID "${scheme}", not a 4-digit ISO 6523 ICD` };
+  if (!/^\d{4}$/.test(scheme))
+    return {
+      ok: false,
+      code: 'ENDPOINT_INVALID',
+      message: `${described} has schemeID "${scheme}", not a 4-digit ISO 6523 ICD`,
+    };
   const problem = participantIdProblem(PARTICIPANT_SCHEME, `${scheme}:${value}`);
-  if (problem) return { ok: false, code: 'ENDPOINT_INVALID', message: `${described} ${scheme}:${value} is not a valid Peppol participant identifier: ${problem}` };
+  if (problem)
+    return {
+      ok: false,
+      code: 'ENDPOINT_INVALID',
+      message: `${described} ${scheme}:${value} is not a valid Peppol participant identifier: ${problem}`,
+    };
   return peppolParticipant(`${scheme}:${value}`);
 }
 
@@ -80,12 +98,22 @@ function participantAt(doc: Document, path: string, described: string): Particip
 export function readInvoiceRouting(xml: Buffer): InvoiceRouting | RoutingProblem {
   const doc = parseXml(xml);
   const p = pathsOf(doc);
-  if (!p) return { ok: false, code: 'NOT_AN_INVOICE', message: 'the document is not a UBL Invoice, UBL CreditNote or CII CrossIndustryInvoice' };
+  if (!p)
+    return {
+      ok: false,
+      code: 'NOT_AN_INVOICE',
+      message: 'the document is not a UBL Invoice, UBL CreditNote or CII CrossIndustryInvoice',
+    };
   const receiver = participantAt(doc, p.buyer, `buyer EndpointID ${p.buyerText}`);
   if ('ok' in receiver) return receiver;
   const sender = participantAt(doc, p.seller, `seller EndpointID ${p.sellerText}`);
   if ('ok' in sender) return sender;
   const country = (text(doc, p.country, NS) ?? '').toUpperCase();
-  if (!/^[A-Z]{2}$/.test(country)) return { ok: false, code: 'COUNTRY_MISSING', message: `the seller's country code (BT-40) is missing or not two letters: "${country}"` };
+  if (!/^[A-Z]{2}$/.test(country))
+    return {
+      ok: false,
+      code: 'COUNTRY_MISSING',
+      message: `the seller's country code (BT-40) is missing or not two letters: "${country}"`,
+    };
   return { ok: true, receiver, sender, countryC1: country };
 }

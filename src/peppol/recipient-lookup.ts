@@ -27,7 +27,12 @@ import { lookupSmp, type DnsResolverLike } from './sml';
 import type { EndpointLookupResult, SignedServiceMetadata, SmpClient } from './smp-client';
 import { BILLING_PROCESS, BIS3_CREDIT_NOTE, BIS3_INVOICE } from './smp-publisher';
 
-export type LookupFailure = 'participant-unknown' | 'document-type-not-supported' | 'smp-unreachable' | 'certificate-problem' | 'invalid-identifier';
+export type LookupFailure =
+  | 'participant-unknown'
+  | 'document-type-not-supported'
+  | 'smp-unreachable'
+  | 'certificate-problem'
+  | 'invalid-identifier';
 
 const CATEGORY: Record<string, LookupFailure> = {
   'invalid-identifier': 'invalid-identifier',
@@ -94,7 +99,8 @@ export function participantOf(id: string): ParticipantId {
 }
 
 function refusal(e: unknown): LookupRefusal {
-  if (e instanceof PeppolError) return { ok: false, failure: failureCategory(e.reason), reason: e.reason, message: e.message };
+  if (e instanceof PeppolError)
+    return { ok: false, failure: failureCategory(e.reason), reason: e.reason, message: e.message };
   // Anything else is a fault of ours or of the network stack; it is reported, never thrown past the caller's loop.
   const message = isGatewayError(e) ? e.message : `lookup failed: ${(e as Error).message}`;
   return { ok: false, failure: 'smp-unreachable', reason: 'smp-unreachable', message };
@@ -117,7 +123,10 @@ export function familyRank(documentType: DocumentTypeId, isCredit: boolean): num
 /** The processes worth trying, best first: the billing process, then the others in SMP order. */
 function rankProcesses(metadata: SignedServiceMetadata): ProcessId[] {
   const all = metadata.processes.map((p) => p.process);
-  return [...all.filter((p) => processIdEquals(p, BILLING_PROCESS)), ...all.filter((p) => !processIdEquals(p, BILLING_PROCESS))];
+  return [
+    ...all.filter((p) => processIdEquals(p, BILLING_PROCESS)),
+    ...all.filter((p) => !processIdEquals(p, BILLING_PROCESS)),
+  ];
 }
 
 export class RecipientLookup {
@@ -139,7 +148,11 @@ export class RecipientLookup {
   /** The checked endpoint of `process` (or the best process) out of verified metadata. */
   private async endpointOf(metadata: SignedServiceMetadata, process?: ProcessId): Promise<EndpointLookupResult> {
     const candidates = process ? [process] : rankProcesses(metadata);
-    let last: unknown = new PeppolError('UNPROCESSABLE', 'process-not-supported', `${formatId(metadata.participant)} lists no process for ${formatId(metadata.documentType)}`);
+    let last: unknown = new PeppolError(
+      'UNPROCESSABLE',
+      'process-not-supported',
+      `${formatId(metadata.participant)} lists no process for ${formatId(metadata.documentType)}`,
+    );
     for (const p of candidates) {
       try {
         return await this.options.client.selectEndpoint(metadata, p, TRANSPORT_PROFILE_AS4_V2);
@@ -154,7 +167,11 @@ export class RecipientLookup {
    * Where `id` receives the first of `documentTypes` (in preference order) that it supports over Peppol AS4. Only
    * "document type not supported" moves on to the next type; any other failure is the answer.
    */
-  async findEndpoint(id: string | ParticipantId, documentTypes: readonly DocumentTypeId[], process?: ProcessId): Promise<RecipientEndpoint | LookupRefusal> {
+  async findEndpoint(
+    id: string | ParticipantId,
+    documentTypes: readonly DocumentTypeId[],
+    process?: ProcessId,
+  ): Promise<RecipientEndpoint | LookupRefusal> {
     let participant: ParticipantId;
     try {
       participant = typeof id === 'string' ? participantOf(id) : id;
@@ -181,7 +198,12 @@ export class RecipientLookup {
       }
     }
     return (
-      first ?? { ok: false, failure: 'document-type-not-supported', reason: 'document-type-not-supported', message: `no document type was asked for ${formatId(participant)}` }
+      first ?? {
+        ok: false,
+        failure: 'document-type-not-supported',
+        reason: 'document-type-not-supported',
+        message: `no document type was asked for ${formatId(participant)}`,
+      }
     );
   }
 

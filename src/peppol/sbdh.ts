@@ -122,7 +122,13 @@ interface RawHeader {
   senders: RawPartner[];
   receivers: RawPartner[];
   documentIdentification:
-    | { standard?: string; typeVersion?: string; instanceIdentifier?: string; type?: string; creationDateAndTime?: string }
+    | {
+        standard?: string;
+        typeVersion?: string;
+        instanceIdentifier?: string;
+        type?: string;
+        creationDateAndTime?: string;
+      }
     | undefined;
   /** Undefined when there is no BusinessScope element. */
   scopes: RawScope[] | undefined;
@@ -136,7 +142,14 @@ type PayloadShape =
 export function parseXsdDateTime(s: string): Date | undefined {
   const m = XSD_DATE_TIME_RE.exec(s);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month < 1 || month > 12 || day < 1 || hour > 24 || minute > 59 || second > 59) return undefined;
   if (hour === 24 && (minute !== 0 || second !== 0 || (m[7] && Number(m[7]) !== 0))) return undefined;
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
@@ -151,7 +164,12 @@ export function parseXsdDateTime(s: string): Date | undefined {
  * `building` adds one check the reference reader does not make on receipt: the payload root must be the element the
  * document type names (`<namespace>::<local name>##…`), so we never send an Invoice labelled as a CreditNote.
  */
-function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean, building = false): { problems: SbdhProblem[]; header?: SbdhHeader } {
+function check(
+  raw: RawHeader,
+  payload: PayloadShape,
+  requireCountryC1: boolean,
+  building = false,
+): { problems: SbdhProblem[]; header?: SbdhHeader } {
   const problems: SbdhProblem[] = [];
   const warnings: string[] = [];
   const add = (code: SbdhErrorCode, field: string, message: string): void => {
@@ -159,7 +177,11 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
   };
 
   if (raw.headerVersion !== SBDH_HEADER_VERSION) {
-    add('invalid-header-version', 'HeaderVersion', `HeaderVersion is "${raw.headerVersion ?? ''}", expected "${SBDH_HEADER_VERSION}"`);
+    add(
+      'invalid-header-version',
+      'HeaderVersion',
+      `HeaderVersion is "${raw.headerVersion ?? ''}", expected "${SBDH_HEADER_VERSION}"`,
+    );
   }
 
   const partner = (list: RawPartner[], role: 'Sender' | 'Receiver'): ParticipantId | undefined => {
@@ -171,7 +193,11 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
     const first = list[0] as RawPartner;
     let ok = true;
     if (first.authority !== PARTICIPANT_SCHEME) {
-      add(`invalid-${lower}-authority`, `${role}/Identifier/@Authority`, `${role} Identifier Authority is "${first.authority ?? ''}", expected "${PARTICIPANT_SCHEME}"`);
+      add(
+        `invalid-${lower}-authority`,
+        `${role}/Identifier/@Authority`,
+        `${role} Identifier Authority is "${first.authority ?? ''}", expected "${PARTICIPANT_SCHEME}"`,
+      );
       ok = false;
     }
     const value = first.value ?? '';
@@ -181,7 +207,11 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
     }
     const problem = participantIdProblem(PARTICIPANT_SCHEME, value);
     if (problem) {
-      add(`invalid-${lower}-value`, `${role}/Identifier`, `${role} Identifier "${value}" is not a valid participant identifier: ${problem}`);
+      add(
+        `invalid-${lower}-value`,
+        `${role}/Identifier`,
+        `${role} Identifier "${value}" is not a valid participant identifier: ${problem}`,
+      );
       return undefined;
     }
     return ok ? participantId(PARTICIPANT_SCHEME, value) : undefined;
@@ -201,7 +231,11 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
   } else {
     const minimum = requireCountryC1 ? 3 : 2;
     if (raw.scopes.length < minimum) {
-      add('invalid-scope-count', 'BusinessScope', `BusinessScope has ${raw.scopes.length} Scope elements, at least ${minimum} are required`);
+      add(
+        'invalid-scope-count',
+        'BusinessScope',
+        `BusinessScope has ${raw.scopes.length} Scope elements, at least ${minimum} are required`,
+      );
     }
     const seen = new Map<string, number>();
     raw.scopes.forEach((scope, i) => {
@@ -213,7 +247,9 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
       }
       const count = (seen.get(type) ?? 0) + 1;
       seen.set(type, count);
-      const known = [SCOPE_DOCUMENT_ID, SCOPE_PROCESS_ID, SCOPE_COUNTRY_C1, SCOPE_MLS_TO, SCOPE_MLS_TYPE].includes(type);
+      const known = [SCOPE_DOCUMENT_ID, SCOPE_PROCESS_ID, SCOPE_COUNTRY_C1, SCOPE_MLS_TO, SCOPE_MLS_TYPE].includes(
+        type,
+      );
       if (known && count === 2) add('duplicate-scope', field, `BusinessScope has more than one ${type} scope`);
       if (known && count > 1) return;
       const instance = scope.instanceIdentifier ?? '';
@@ -222,7 +258,8 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
           // The scheme was added in Envelope 1.1; without it busdox-docid-qns is meant.
           const scheme = scope.identifier ?? DOCTYPE_SCHEME_BUSDOX;
           const problem = instance === '' ? 'the InstanceIdentifier is empty' : documentTypeIdProblem(scheme, instance);
-          if (problem) add('invalid-document-type-identifier', `${field}/InstanceIdentifier`, `DOCUMENTID scope: ${problem}`);
+          if (problem)
+            add('invalid-document-type-identifier', `${field}/InstanceIdentifier`, `DOCUMENTID scope: ${problem}`);
           else documentType = Object.freeze({ scheme, value: instance });
           break;
         }
@@ -235,7 +272,11 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
         }
         case SCOPE_COUNTRY_C1:
           if (!COUNTRY_C1_RE.test(instance)) {
-            add('invalid-country-c1', `${field}/InstanceIdentifier`, `COUNTRY_C1 "${instance}" is not a two-character upper-case country code`);
+            add(
+              'invalid-country-c1',
+              `${field}/InstanceIdentifier`,
+              `COUNTRY_C1 "${instance}" is not a two-character upper-case country code`,
+            );
           } else countryC1 = instance;
           break;
         case SCOPE_MLS_TO: {
@@ -244,31 +285,47 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
             break;
           }
           if (scope.identifier !== PARTICIPANT_SCHEME) {
-            add('invalid-mls-to', `${field}/Identifier`, `MLS_TO scope Identifier is "${scope.identifier ?? ''}", expected "${PARTICIPANT_SCHEME}"`);
+            add(
+              'invalid-mls-to',
+              `${field}/Identifier`,
+              `MLS_TO scope Identifier is "${scope.identifier ?? ''}", expected "${PARTICIPANT_SCHEME}"`,
+            );
             break;
           }
           const problem = participantIdProblem(PARTICIPANT_SCHEME, instance);
           if (problem) {
-            add('invalid-mls-to', `${field}/InstanceIdentifier`, `MLS_TO "${instance}" is not a valid participant identifier: ${problem}`);
+            add(
+              'invalid-mls-to',
+              `${field}/InstanceIdentifier`,
+              `MLS_TO "${instance}" is not a valid participant identifier: ${problem}`,
+            );
             break;
           }
           mlsTo = participantId(PARTICIPANT_SCHEME, instance);
           if (!isSpisId(mlsTo)) {
-            warnings.push(`MLS_TO ${formatId(mlsTo)} is not a Peppol service provider id (0242:nnnnnn); MLS goes to the sender's default SPID`);
+            warnings.push(
+              `MLS_TO ${formatId(mlsTo)} is not a Peppol service provider id (0242:nnnnnn); MLS goes to the sender's default SPID`,
+            );
           }
           break;
         }
         case SCOPE_MLS_TYPE:
           if (instance !== 'ALWAYS_SEND' && instance !== 'FAILURE_ONLY') {
-            add('invalid-mls-type', `${field}/InstanceIdentifier`, `MLS_TYPE "${instance}" is neither ALWAYS_SEND nor FAILURE_ONLY (case-sensitive)`);
+            add(
+              'invalid-mls-type',
+              `${field}/InstanceIdentifier`,
+              `MLS_TYPE "${instance}" is neither ALWAYS_SEND nor FAILURE_ONLY (case-sensitive)`,
+            );
           } else mlsType = instance;
           break;
         default:
           additionalAttributes.push({ name: type, value: instance === '' ? null : instance });
       }
     });
-    if (!seen.has(SCOPE_DOCUMENT_ID)) add('missing-document-type-identifier', 'BusinessScope', 'BusinessScope has no DOCUMENTID scope');
-    if (!seen.has(SCOPE_PROCESS_ID)) add('missing-process-identifier', 'BusinessScope', 'BusinessScope has no PROCESSID scope');
+    if (!seen.has(SCOPE_DOCUMENT_ID))
+      add('missing-document-type-identifier', 'BusinessScope', 'BusinessScope has no DOCUMENTID scope');
+    if (!seen.has(SCOPE_PROCESS_ID))
+      add('missing-process-identifier', 'BusinessScope', 'BusinessScope has no PROCESSID scope');
     if (requireCountryC1 && !seen.has(SCOPE_COUNTRY_C1)) {
       add('missing-country-c1', 'BusinessScope', 'BusinessScope has no COUNTRY_C1 scope (mandatory since 2024-01-01)');
     }
@@ -295,21 +352,37 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
           );
         }
         if (typeVersion === '' || typeVersion.includes(':') || !documentType.value.endsWith(`:${typeVersion}`)) {
-          add('invalid-type-version', 'DocumentIdentification/TypeVersion', `TypeVersion "${typeVersion}" must be the version at the end of the document type "${documentType.value}"`);
+          add(
+            'invalid-type-version',
+            'DocumentIdentification/TypeVersion',
+            `TypeVersion "${typeVersion}" must be the version at the end of the document type "${documentType.value}"`,
+          );
         }
       }
       if (type !== payload.localName) {
-        add('invalid-type', 'DocumentIdentification/Type', `Type "${type}" must equal the payload element name "${payload.localName}"`);
+        add(
+          'invalid-type',
+          'DocumentIdentification/Type',
+          `Type "${type}" must equal the payload element name "${payload.localName}"`,
+        );
       } else if (building && documentType) {
         const named = documentTypeParts(documentType.value)?.localName;
         if (named !== undefined && named !== payload.localName) {
-          add('invalid-type', 'DocumentIdentification/Type', `the payload element is "${payload.localName}" but the document type names "${named}"`);
+          add(
+            'invalid-type',
+            'DocumentIdentification/Type',
+            `the payload element is "${payload.localName}" but the document type names "${named}"`,
+          );
         }
       }
     } else if (payload.kind === 'binary' || payload.kind === 'text') {
       // Non-XML payloads have no root element to compare with; the Standard names the syntax (e.g. urn:peppol:doctype:pdf+xml).
       if (documentType && (standard === '' || !documentType.value.startsWith(standard))) {
-        add('invalid-standard', 'DocumentIdentification/Standard', `Standard "${standard}" must start the document type "${documentType.value}"`);
+        add(
+          'invalid-standard',
+          'DocumentIdentification/Standard',
+          `Standard "${standard}" must start the document type "${documentType.value}"`,
+        );
       }
       if (typeVersion === '') add('invalid-type-version', 'DocumentIdentification/TypeVersion', 'TypeVersion is empty');
       if (type === '') add('invalid-type', 'DocumentIdentification/Type', 'Type is empty');
@@ -319,11 +392,16 @@ function check(raw: RawHeader, payload: PayloadShape, requireCountryC1: boolean,
     }
     creationTime = parseXsdDateTime(di.creationDateAndTime ?? '');
     if (!creationTime) {
-      add('invalid-creation-date-time', 'DocumentIdentification/CreationDateAndTime', `CreationDateAndTime "${di.creationDateAndTime ?? ''}" is not an xsd:dateTime`);
+      add(
+        'invalid-creation-date-time',
+        'DocumentIdentification/CreationDateAndTime',
+        `CreationDateAndTime "${di.creationDateAndTime ?? ''}" is not an xsd:dateTime`,
+      );
     }
   }
 
-  if (problems.length > 0 || !sender || !receiver || !documentType || !process || !di || !creationTime) return { problems };
+  if (problems.length > 0 || !sender || !receiver || !documentType || !process || !di || !creationTime)
+    return { problems };
   return {
     problems,
     header: {
@@ -383,7 +461,7 @@ function readHeader(sbdh: Element): RawHeader {
     children(sbdh, role).map((p) => {
       const id = children(p, 'Identifier')[0];
       return {
-        authority: id?.hasAttribute('Authority') ? id.getAttribute('Authority') ?? undefined : undefined,
+        authority: id?.hasAttribute('Authority') ? (id.getAttribute('Authority') ?? undefined) : undefined,
         value: id ? (id.textContent ?? '').trim() : undefined,
       };
     });
@@ -431,17 +509,35 @@ function payloadShape(root: Element, header: Element): { shape: PayloadShape; el
     return {
       shape: {
         kind: 'missing',
-        why: text.trim() !== '' ? 'the business message is text, not an element' : 'there is no business message after the StandardBusinessDocumentHeader',
+        why:
+          text.trim() !== ''
+            ? 'the business message is text, not an element'
+            : 'there is no business message after the StandardBusinessDocumentHeader',
       },
     };
   }
   if (after.length > 1) {
-    return { shape: { kind: 'invalid', why: `expected one business message element after the header, found ${after.length}` } };
+    return {
+      shape: { kind: 'invalid', why: `expected one business message element after the header, found ${after.length}` },
+    };
   }
-  if (text.trim() !== '') return { shape: { kind: 'invalid', why: 'the StandardBusinessDocument contains text beside the business message' } };
+  if (text.trim() !== '')
+    return {
+      shape: { kind: 'invalid', why: 'the StandardBusinessDocument contains text beside the business message' },
+    };
   const element = after[0] as Element;
-  if (element.namespaceURI === SBDH_PAYLOAD_NS && (element.localName === 'BinaryContent' || element.localName === 'TextContent')) {
-    return { shape: { kind: element.localName === 'BinaryContent' ? 'binary' : 'text', namespaceURI: SBDH_PAYLOAD_NS, localName: element.localName ?? '' }, element };
+  if (
+    element.namespaceURI === SBDH_PAYLOAD_NS &&
+    (element.localName === 'BinaryContent' || element.localName === 'TextContent')
+  ) {
+    return {
+      shape: {
+        kind: element.localName === 'BinaryContent' ? 'binary' : 'text',
+        namespaceURI: SBDH_PAYLOAD_NS,
+        localName: element.localName ?? '',
+      },
+      element,
+    };
   }
   return { shape: { kind: 'xml', namespaceURI: element.namespaceURI, localName: element.localName ?? '' }, element };
 }
@@ -450,12 +546,25 @@ const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function readWrappedPayload(element: Element): SbdPayload {
   const mimeType = (element.getAttribute('mimeType') ?? '').trim();
-  if (mimeType === '') fail([{ code: 'invalid-business-message', field: element.localName ?? '', message: `${element.localName} has no mimeType attribute` }]);
+  if (mimeType === '')
+    fail([
+      {
+        code: 'invalid-business-message',
+        field: element.localName ?? '',
+        message: `${element.localName} has no mimeType attribute`,
+      },
+    ]);
   const content = element.textContent ?? '';
   if (element.localName === 'TextContent') return { kind: 'text', mimeType, text: content };
   const encoding = element.getAttribute('encoding');
   if (encoding && encoding !== 'Base64') {
-    fail([{ code: 'invalid-business-message', field: 'BinaryContent/@encoding', message: `BinaryContent encoding "${encoding}" is not supported (only Base64)` }]);
+    fail([
+      {
+        code: 'invalid-business-message',
+        field: 'BinaryContent/@encoding',
+        message: `BinaryContent encoding "${encoding}" is not supported (only Base64)`,
+      },
+    ]);
   }
   const compact = content.replace(/[\s]+/g, '');
   if (compact.length % 4 !== 0 || !BASE64_RE.test(compact)) {
@@ -489,9 +598,22 @@ export function parseSbd(input: Buffer | Uint8Array | string | Document, options
     ]);
   }
   const header = children(root, 'StandardBusinessDocumentHeader')[0];
-  if (!header) fail([{ code: 'missing-sbdh', field: 'StandardBusinessDocumentHeader', message: 'the StandardBusinessDocumentHeader is missing' }]);
+  if (!header)
+    fail([
+      {
+        code: 'missing-sbdh',
+        field: 'StandardBusinessDocumentHeader',
+        message: 'the StandardBusinessDocumentHeader is missing',
+      },
+    ]);
   if (childElements(root)[0] !== header) {
-    fail([{ code: 'invalid-sbd-xml', field: '', message: 'the StandardBusinessDocumentHeader must be the first element of the StandardBusinessDocument' }]);
+    fail([
+      {
+        code: 'invalid-sbd-xml',
+        field: '',
+        message: 'the StandardBusinessDocumentHeader must be the first element of the StandardBusinessDocument',
+      },
+    ]);
   }
 
   const { shape, element } = payloadShape(root, header);
@@ -503,10 +625,15 @@ export function parseSbd(input: Buffer | Uint8Array | string | Document, options
 
 function unreadable(e: unknown): never {
   if (isGatewayError(e) && (e.code === 'INVALID_XML' || e.code === 'UNSAFE_XML' || e.code === 'PAYLOAD_TOO_LARGE')) {
-    throw new PeppolError(e.code === 'PAYLOAD_TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', 'sbdh:invalid-sbd-xml', `Invalid SBDH: the document is not readable XML: ${e.message}`, {
-      cause: e,
-      details: { errors: [{ code: 'invalid-sbd-xml', field: '', message: e.message }] },
-    });
+    throw new PeppolError(
+      e.code === 'PAYLOAD_TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST',
+      'sbdh:invalid-sbd-xml',
+      `Invalid SBDH: the document is not readable XML: ${e.message}`,
+      {
+        cause: e,
+        details: { errors: [{ code: 'invalid-sbd-xml', field: '', message: e.message }] },
+      },
+    );
   }
   throw e;
 }
@@ -550,9 +677,18 @@ export function readSbdHeader(input: Buffer | Uint8Array, options: ParseSbdOptio
   }
   const first = under[0];
   const business = under[1];
-  const wrapped = business?.namespaceURI === SBDH_PAYLOAD_NS && (business.localName === 'BinaryContent' || business.localName === 'TextContent');
+  const wrapped =
+    business?.namespaceURI === SBDH_PAYLOAD_NS &&
+    (business.localName === 'BinaryContent' || business.localName === 'TextContent');
   const end = headerClose < 0 ? -1 : decoded.indexOf('>', headerClose);
-  if (wrapped || !first || first.namespaceURI !== SBDH_NS || first.localName !== 'StandardBusinessDocumentHeader' || end < 0) return parseSbd(input, options);
+  if (
+    wrapped ||
+    !first ||
+    first.namespaceURI !== SBDH_NS ||
+    first.localName !== 'StandardBusinessDocumentHeader' ||
+    end < 0
+  )
+    return parseSbd(input, options);
   let doc: Document;
   try {
     doc = parseXml(`${decoded.slice(0, end + 1)}</${rootName}>`, options.limits);
@@ -561,11 +697,24 @@ export function readSbdHeader(input: Buffer | Uint8Array, options: ParseSbdOptio
   }
   const root = doc.documentElement;
   const header = root ? children(root, 'StandardBusinessDocumentHeader')[0] : undefined;
-  if (!root || root.namespaceURI !== SBDH_NS || root.localName !== 'StandardBusinessDocument' || !header) return parseSbd(input, options);
+  if (!root || root.namespaceURI !== SBDH_NS || root.localName !== 'StandardBusinessDocument' || !header)
+    return parseSbd(input, options);
   let shape: PayloadShape;
-  if (!business) shape = { kind: 'missing', why: text !== '' ? 'the business message is text, not an element' : 'there is no business message after the StandardBusinessDocumentHeader' };
-  else if (under.length > 2) shape = { kind: 'invalid', why: `expected one business message element after the header, found ${under.length - 1}` };
-  else if (text !== '') shape = { kind: 'invalid', why: 'the StandardBusinessDocument contains text beside the business message' };
+  if (!business)
+    shape = {
+      kind: 'missing',
+      why:
+        text !== ''
+          ? 'the business message is text, not an element'
+          : 'there is no business message after the StandardBusinessDocumentHeader',
+    };
+  else if (under.length > 2)
+    shape = {
+      kind: 'invalid',
+      why: `expected one business message element after the header, found ${under.length - 1}`,
+    };
+  else if (text !== '')
+    shape = { kind: 'invalid', why: 'the StandardBusinessDocument contains text beside the business message' };
   else shape = { kind: 'xml', namespaceURI: business.namespaceURI, localName: business.localName };
   const { problems, header: parsed } = check(readHeader(header), shape, options.requireCountryC1 ?? true);
   if (problems.length > 0 || !parsed) fail(problems);
@@ -604,11 +753,19 @@ export interface BuiltSbd {
 }
 
 function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\r/g, '&#13;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/\r/g, '&#13;');
 }
 
 /** The payload text without XML declaration, and its root element's name. */
-function preparePayloadXml(xml: Buffer | Uint8Array | string, limits?: Partial<XmlLimits>): { text: string; root: Element } {
+function preparePayloadXml(
+  xml: Buffer | Uint8Array | string,
+  limits?: Partial<XmlLimits>,
+): { text: string; root: Element } {
   const doc = parseXml(xml, limits);
   const { text } = decodeXml(xml, Number.MAX_SAFE_INTEGER);
   const decl = readXmlDeclaration(text);
@@ -653,9 +810,11 @@ export function buildSbd(input: SbdBuildInput): BuiltSbd {
     { type: SCOPE_PROCESS_ID, instanceIdentifier: input.process.value, identifier: input.process.scheme },
     { type: SCOPE_COUNTRY_C1, instanceIdentifier: input.countryC1, identifier: undefined },
   ];
-  if (input.mlsTo) scopes.push({ type: SCOPE_MLS_TO, instanceIdentifier: input.mlsTo.value, identifier: input.mlsTo.scheme });
+  if (input.mlsTo)
+    scopes.push({ type: SCOPE_MLS_TO, instanceIdentifier: input.mlsTo.value, identifier: input.mlsTo.scheme });
   if (input.mlsType) scopes.push({ type: SCOPE_MLS_TYPE, instanceIdentifier: input.mlsType, identifier: undefined });
-  for (const a of input.additionalAttributes ?? []) scopes.push({ type: a.name, instanceIdentifier: a.value ?? '', identifier: undefined });
+  for (const a of input.additionalAttributes ?? [])
+    scopes.push({ type: a.name, instanceIdentifier: a.value ?? '', identifier: undefined });
 
   const raw: RawHeader = {
     headerVersion: SBDH_HEADER_VERSION,

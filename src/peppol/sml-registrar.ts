@@ -33,7 +33,8 @@ export function smpNaptrRecord(smpUrl: string): NaptrRecord {
   } catch {
     throw new GatewayError('BAD_REQUEST', `the SMP URL "${smpUrl}" is not a URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new GatewayError('BAD_REQUEST', `the SMP URL "${smpUrl}" is not http(s)`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new GatewayError('BAD_REQUEST', `the SMP URL "${smpUrl}" is not http(s)`);
   // "!" delimits the regexp field; a URL containing it would need escaping no resolver is known to undo.
   if (url.includes('!')) throw new GatewayError('BAD_REQUEST', `the SMP URL "${smpUrl}" contains "!"`);
   return { flags: 'U', service: 'Meta:SMP', regexp: `!^.*$!${url}!`, replacement: '', order: 100, preference: 10 };

@@ -129,7 +129,7 @@ export function applyNaptrRegexp(field: string, input: string): string | undefin
     const c = replacement[i] as string;
     if (c === '\\' && i + 1 < replacement.length) {
       const n = replacement[i + 1] as string;
-      out += /[1-9]/.test(n) ? m[Number(n)] ?? '' : n;
+      out += /[1-9]/.test(n) ? (m[Number(n)] ?? '') : n;
       i++;
     } else out += c;
   }
@@ -158,10 +158,15 @@ function dnsCode(e: unknown): string {
 }
 
 function dnsFailure(name: string, e: unknown): PeppolError {
-  return new PeppolError('DEPENDENCY_UNAVAILABLE', 'dns-failure', `DNS lookup of ${name} failed (${dnsCode(e)}): ${(e as Error).message}`, {
-    cause: e,
-    details: { dnsName: name, dnsCode: dnsCode(e) },
-  });
+  return new PeppolError(
+    'DEPENDENCY_UNAVAILABLE',
+    'dns-failure',
+    `DNS lookup of ${name} failed (${dnsCode(e)}): ${(e as Error).message}`,
+    {
+      cause: e,
+      details: { dnsName: name, dnsCode: dnsCode(e) },
+    },
+  );
 }
 
 function smpUrlFrom(raw: string): string | undefined {
@@ -194,7 +199,9 @@ export async function lookupSmp(participant: ParticipantId, options: SmlLookupOp
       const rewritten = applyNaptrRegexp(r.regexp, name);
       const url = rewritten === undefined ? undefined : smpUrlFrom(rewritten);
       if (url) return { smpUrl: url, dnsName: name, method: 'naptr' };
-      problems.push(`regexp "${r.regexp}" gives ${rewritten === undefined ? 'no match' : `"${rewritten}", not an http(s) URL`}`);
+      problems.push(
+        `regexp "${r.regexp}" gives ${rewritten === undefined ? 'no match' : `"${rewritten}", not an http(s) URL`}`,
+      );
     }
     throw new PeppolError(
       'UNPROCESSABLE',
@@ -214,7 +221,12 @@ export async function lookupSmp(participant: ParticipantId, options: SmlLookupOp
     }
   }
 
-  throw new PeppolError('NOT_FOUND', 'participant-not-registered', `${formatId(participant)} is not registered in the SML (no NAPTR record at ${name})`, {
-    details: { dnsName: name, zone: options.zone },
-  });
+  throw new PeppolError(
+    'NOT_FOUND',
+    'participant-not-registered',
+    `${formatId(participant)} is not registered in the SML (no NAPTR record at ${name})`,
+    {
+      details: { dnsName: name, zone: options.zone },
+    },
+  );
 }

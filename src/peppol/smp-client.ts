@@ -107,8 +107,19 @@ export interface ServiceGroup {
   unreadableReferences: string[];
 }
 
-function fail(code: GatewayErrorCode, reason: PeppolErrorReason, message: string, details: Record<string, unknown> = {}, retryable?: boolean, cause?: unknown): PeppolError {
-  return new PeppolError(code, reason, message, { details, ...(retryable === undefined ? {} : { retryable }), ...(cause ? { cause } : {}) });
+function fail(
+  code: GatewayErrorCode,
+  reason: PeppolErrorReason,
+  message: string,
+  details: Record<string, unknown> = {},
+  retryable?: boolean,
+  cause?: unknown,
+): PeppolError {
+  return new PeppolError(code, reason, message, {
+    details,
+    ...(retryable === undefined ? {} : { retryable }),
+    ...(cause ? { cause } : {}),
+  });
 }
 
 const invalidResponse = (message: string, details: Record<string, unknown> = {}, cause?: unknown): PeppolError =>
@@ -143,7 +154,8 @@ export class SmpClient {
   private readonly now: () => Date;
 
   constructor(private readonly options: SmpClientOptions) {
-    if (options.smpCertificateAuthorities.length === 0) throw new Error('SmpClient needs at least one SMP CA certificate');
+    if (options.smpCertificateAuthorities.length === 0)
+      throw new Error('SmpClient needs at least one SMP CA certificate');
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.maxBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
     this.now = options.now ?? (() => new Date());
@@ -153,15 +165,24 @@ export class SmpClient {
   async getServiceGroup(smpUrl: string, participant: ParticipantId): Promise<ServiceGroup> {
     const url = `${smpUrl.replace(/\/+$/, '')}/${encodeIdForUrl(participant)}`;
     const res = await this.get(url);
-    if (res.status === 404) throw fail('NOT_FOUND', 'participant-unknown', `the SMP at ${smpUrl} does not know ${formatId(participant)}`, { url });
+    if (res.status === 404)
+      throw fail('NOT_FOUND', 'participant-unknown', `the SMP at ${smpUrl} does not know ${formatId(participant)}`, {
+        url,
+      });
     const doc = this.parse(res.body, url);
     const root = doc.documentElement as Element;
     if (root.namespaceURI !== SMP_NS || root.localName !== 'ServiceGroup') {
-      throw invalidResponse(`the SMP answered ${url} with {${root.namespaceURI ?? ''}}${root.localName ?? ''} instead of a ServiceGroup`, { url });
+      throw invalidResponse(
+        `the SMP answered ${url} with {${root.namespaceURI ?? ''}}${root.localName ?? ''} instead of a ServiceGroup`,
+        { url },
+      );
     }
     const returned = readId(root, 'ids:ParticipantIdentifier');
     if (!returned || !participantIdEquals(returned, participant)) {
-      throw invalidResponse(`the SMP answered for ${returned ? formatId(returned) : 'no participant'} instead of ${formatId(participant)}`, { url });
+      throw invalidResponse(
+        `the SMP answered for ${returned ? formatId(returned) : 'no participant'} instead of ${formatId(participant)}`,
+        { url },
+      );
     }
     const documentTypes: DocumentTypeId[] = [];
     const unreadableReferences: string[] = [];
@@ -175,7 +196,11 @@ export class SmpClient {
   }
 
   /** The signed service metadata of a participant for a document type, following at most one redirect. */
-  async getServiceMetadata(smpUrl: string, participant: ParticipantId, documentType: DocumentTypeId): Promise<SignedServiceMetadata> {
+  async getServiceMetadata(
+    smpUrl: string,
+    participant: ParticipantId,
+    documentType: DocumentTypeId,
+  ): Promise<SignedServiceMetadata> {
     const groupUrl = `${smpUrl.replace(/\/+$/, '')}/${encodeIdForUrl(participant)}`;
     const url = `${groupUrl}/services/${encodeIdForUrl(documentType)}`;
     let first: Awaited<ReturnType<SmpClient['fetchSigned']>>;
@@ -185,7 +210,13 @@ export class SmpClient {
       // A 404 says "not here" for either the participant or its document type; the service group tells which.
       if (e instanceof PeppolError && e.reason === 'document-type-not-supported') {
         const group = await this.get(groupUrl).catch(() => undefined);
-        if (group?.status === 404) throw fail('NOT_FOUND', 'participant-unknown', `the SMP at ${smpUrl} does not know ${formatId(participant)}`, { url: groupUrl });
+        if (group?.status === 404)
+          throw fail(
+            'NOT_FOUND',
+            'participant-unknown',
+            `the SMP at ${smpUrl} does not know ${formatId(participant)}`,
+            { url: groupUrl },
+          );
       }
       throw e;
     }
@@ -196,14 +227,32 @@ export class SmpClient {
     try {
       target = new URL(href);
     } catch {
-      throw fail('DEPENDENCY_UNAVAILABLE', 'smp-redirect-invalid', `the SMP redirect target "${href}" is not a URL`, { url }, false);
+      throw fail(
+        'DEPENDENCY_UNAVAILABLE',
+        'smp-redirect-invalid',
+        `the SMP redirect target "${href}" is not a URL`,
+        { url },
+        false,
+      );
     }
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      throw fail('DEPENDENCY_UNAVAILABLE', 'smp-redirect-invalid', `the SMP redirect target "${href}" is not http(s)`, { url }, false);
+      throw fail(
+        'DEPENDENCY_UNAVAILABLE',
+        'smp-redirect-invalid',
+        `the SMP redirect target "${href}" is not http(s)`,
+        { url },
+        false,
+      );
     }
     const second = await this.fetchSigned(target.toString(), participant, documentType);
     if (second.kind === 'redirect') {
-      throw fail('DEPENDENCY_UNAVAILABLE', 'smp-redirect-invalid', `the SMP at ${href} redirects again (to ${second.href}); only one redirect is followed`, { url, href }, false);
+      throw fail(
+        'DEPENDENCY_UNAVAILABLE',
+        'smp-redirect-invalid',
+        `the SMP at ${href} redirects again (to ${second.href}); only one redirect is followed`,
+        { url, href },
+        false,
+      );
     }
     if (!subjectMatches(second.metadata.signer, certificateUid)) {
       throw fail(
@@ -214,7 +263,12 @@ export class SmpClient {
         false,
       );
     }
-    return { ...second.metadata, signerRevocationChecked: second.metadata.signerRevocationChecked && first.signerRevocationChecked, url: target.toString(), redirected: true };
+    return {
+      ...second.metadata,
+      signerRevocationChecked: second.metadata.signerRevocationChecked && first.signerRevocationChecked,
+      url: target.toString(),
+      redirected: true,
+    };
   }
 
   /**
@@ -233,22 +287,43 @@ export class SmpClient {
   }
 
   /** The checked endpoint for `process` / `transportProfile` out of metadata already fetched and verified. */
-  async selectEndpoint(metadata: SignedServiceMetadata, process: ProcessId, transportProfile: string = TRANSPORT_PROFILE_AS4_V2): Promise<EndpointLookupResult> {
+  async selectEndpoint(
+    metadata: SignedServiceMetadata,
+    process: ProcessId,
+    transportProfile: string = TRANSPORT_PROFILE_AS4_V2,
+  ): Promise<EndpointLookupResult> {
     const { participant, documentType } = metadata;
-    const proc = metadata.processes.find((p) => p.process.scheme === process.scheme && p.process.value === process.value);
+    const proc = metadata.processes.find(
+      (p) => p.process.scheme === process.scheme && p.process.value === process.value,
+    );
     if (!proc) {
-      throw fail('UNPROCESSABLE', 'process-not-supported', `${formatId(participant)} does not receive ${formatId(documentType)} in process ${formatId(process)}`, {
-        available: metadata.processes.map((p) => formatId(p.process)),
-      }, false);
+      throw fail(
+        'UNPROCESSABLE',
+        'process-not-supported',
+        `${formatId(participant)} does not receive ${formatId(documentType)} in process ${formatId(process)}`,
+        {
+          available: metadata.processes.map((p) => formatId(p.process)),
+        },
+        false,
+      );
     }
     const raw = proc.endpoints.find((e) => e.transportProfile === transportProfile);
     if (!raw) {
-      throw fail('UNPROCESSABLE', 'transport-profile-not-supported', `${formatId(participant)} has no ${transportProfile} endpoint for ${formatId(process)}`, {
-        available: proc.endpoints.map((e) => e.transportProfile),
-      }, false);
+      throw fail(
+        'UNPROCESSABLE',
+        'transport-profile-not-supported',
+        `${formatId(participant)} has no ${transportProfile} endpoint for ${formatId(process)}`,
+        {
+          available: proc.endpoints.map((e) => e.transportProfile),
+        },
+        false,
+      );
     }
     const now = this.now();
-    if ((raw.serviceActivationDate && now < raw.serviceActivationDate) || (raw.serviceExpirationDate && now > raw.serviceExpirationDate)) {
+    if (
+      (raw.serviceActivationDate && now < raw.serviceActivationDate) ||
+      (raw.serviceExpirationDate && now > raw.serviceExpirationDate)
+    ) {
       throw fail(
         'UNPROCESSABLE',
         'endpoint-not-active',
@@ -261,13 +336,34 @@ export class SmpClient {
     try {
       certificate = parseCertificate(raw.certificateBase64);
     } catch (e) {
-      throw fail('UNPROCESSABLE', 'endpoint-certificate-invalid', `the endpoint certificate of ${formatId(participant)} cannot be read`, {}, false, e);
+      throw fail(
+        'UNPROCESSABLE',
+        'endpoint-certificate-invalid',
+        `the endpoint certificate of ${formatId(participant)} cannot be read`,
+        {},
+        false,
+        e,
+      );
     }
     let endpointChecked = false;
     if (this.options.apCertificateAuthorities) {
-      const check = checkCertificate(certificate, { anchors: this.options.apCertificateAuthorities, requiredKeyUsages: AP_KEY_USAGES, role: 'receiving access point' }, now);
-      if (!check.valid) throw fail('UNPROCESSABLE', 'endpoint-certificate-invalid', check.message, { problem: check.problem }, false);
-      endpointChecked = await this.checkRevocation(check.chain, 'endpoint-certificate-invalid', `the endpoint certificate of ${formatId(participant)}`, {});
+      const check = checkCertificate(
+        certificate,
+        {
+          anchors: this.options.apCertificateAuthorities,
+          requiredKeyUsages: AP_KEY_USAGES,
+          role: 'receiving access point',
+        },
+        now,
+      );
+      if (!check.valid)
+        throw fail('UNPROCESSABLE', 'endpoint-certificate-invalid', check.message, { problem: check.problem }, false);
+      endpointChecked = await this.checkRevocation(
+        check.chain,
+        'endpoint-certificate-invalid',
+        `the endpoint certificate of ${formatId(participant)}`,
+        {},
+      );
     }
     const { certificateBase64: _unused, ...rest } = raw;
     return {
@@ -281,14 +377,25 @@ export class SmpClient {
   }
 
   /** True when checked and accepted; throws `reason` when revoked (or unknown under hard fail); false without a checker. */
-  private async checkRevocation(chain: readonly X509Certificate[], reason: PeppolErrorReason, what: string, details: Record<string, unknown>): Promise<boolean> {
+  private async checkRevocation(
+    chain: readonly X509Certificate[],
+    reason: PeppolErrorReason,
+    what: string,
+    details: Record<string, unknown>,
+  ): Promise<boolean> {
     const checker = this.options.revocation;
     if (!checker) return false;
     const verdict = await checker.checkChain(chain, this.now());
     if (verdict.accepted) return true;
     const revoked = verdict.statuses.some((s) => s.result.status === 'revoked');
     // Revoked is final; an undeterminable status (CRL server down) may clear up, so that one is retryable.
-    throw fail(revoked ? 'UNPROCESSABLE' : 'DEPENDENCY_UNAVAILABLE', reason, `${what}: ${verdict.message ?? 'revocation status not accepted'}`, { ...details, problem: revoked ? 'revoked' : 'revocation-unknown' }, !revoked);
+    throw fail(
+      revoked ? 'UNPROCESSABLE' : 'DEPENDENCY_UNAVAILABLE',
+      reason,
+      `${what}: ${verdict.message ?? 'revocation status not accepted'}`,
+      { ...details, problem: revoked ? 'revoked' : 'revocation-unknown' },
+      !revoked,
+    );
   }
 
   // -------------------------------------------------------------------------------------------------------------------
@@ -300,10 +407,17 @@ export class SmpClient {
     } catch {
       throw invalidResponse(`"${url}" is not a valid SMP URL`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidResponse(`"${url}" is not an http(s) SMP URL`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw invalidResponse(`"${url}" is not an http(s) SMP URL`);
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      const res = await request(parsed, { method: 'GET', signal, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs, headers: { accept: 'application/xml, text/xml' } });
+      const res = await request(parsed, {
+        method: 'GET',
+        signal,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        headers: { accept: 'application/xml, text/xml' },
+      });
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {
@@ -315,15 +429,32 @@ export class SmpClient {
         chunks.push(chunk as Buffer);
       }
       const status = res.statusCode;
-      if (status >= 500) throw fail('DEPENDENCY_UNAVAILABLE', 'smp-unreachable', `the SMP answered ${url} with HTTP ${status}`, { url, status }, true);
+      if (status >= 500)
+        throw fail(
+          'DEPENDENCY_UNAVAILABLE',
+          'smp-unreachable',
+          `the SMP answered ${url} with HTTP ${status}`,
+          { url, status },
+          true,
+        );
       if (status !== 200 && status !== 404) {
-        throw invalidResponse(`the SMP answered ${url} with HTTP ${status}${status >= 300 && status < 400 ? ' (HTTP redirects are not followed)' : ''}`, { url, status });
+        throw invalidResponse(
+          `the SMP answered ${url} with HTTP ${status}${status >= 300 && status < 400 ? ' (HTTP redirects are not followed)' : ''}`,
+          { url, status },
+        );
       }
       return { status, body: Buffer.concat(chunks) };
     } catch (e) {
       if (e instanceof PeppolError) throw e;
       const code = (e as { code?: string }).code ?? (e as Error).name;
-      throw fail('DEPENDENCY_UNAVAILABLE', 'smp-unreachable', `the SMP at ${parsed.origin} cannot be reached (${code}): ${(e as Error).message}`, { url, cause: code }, true, e);
+      throw fail(
+        'DEPENDENCY_UNAVAILABLE',
+        'smp-unreachable',
+        `the SMP at ${parsed.origin} cannot be reached (${code}): ${(e as Error).message}`,
+        { url, cause: code },
+        true,
+        e,
+      );
     }
   }
 
@@ -331,7 +462,8 @@ export class SmpClient {
     try {
       return parseXml(body, { maxBytes: this.maxBytes });
     } catch (e) {
-      if (isGatewayError(e)) throw invalidResponse(`the SMP response from ${url} is not acceptable XML: ${e.message}`, { url }, e);
+      if (isGatewayError(e))
+        throw invalidResponse(`the SMP response from ${url} is not acceptable XML: ${e.message}`, { url }, e);
       throw e;
     }
   }
@@ -341,38 +473,73 @@ export class SmpClient {
     url: string,
     participant: ParticipantId,
     documentType: DocumentTypeId,
-  ): Promise<{ kind: 'metadata'; metadata: Omit<SignedServiceMetadata, 'url' | 'redirected'> } | { kind: 'redirect'; href: string; certificateUid: string; signer: X509Certificate; signerRevocationChecked: boolean }> {
+  ): Promise<
+    | { kind: 'metadata'; metadata: Omit<SignedServiceMetadata, 'url' | 'redirected'> }
+    | {
+        kind: 'redirect';
+        href: string;
+        certificateUid: string;
+        signer: X509Certificate;
+        signerRevocationChecked: boolean;
+      }
+  > {
     const res = await this.get(url);
     if (res.status === 404) {
-      throw fail('UNPROCESSABLE', 'document-type-not-supported', `${formatId(participant)} does not receive ${formatId(documentType)} (HTTP 404 from ${url})`, { url }, false);
+      throw fail(
+        'UNPROCESSABLE',
+        'document-type-not-supported',
+        `${formatId(participant)} does not receive ${formatId(documentType)} (HTTP 404 from ${url})`,
+        { url },
+        false,
+      );
     }
     const doc = this.parse(res.body, url);
     const { signed, signer, chain } = this.verify(doc, res.body, url);
-    const signerRevocationChecked = await this.checkRevocation(chain, 'smp-certificate-untrusted', `the SMP certificate (signature of ${url})`, { url });
+    const signerRevocationChecked = await this.checkRevocation(
+      chain,
+      'smp-certificate-untrusted',
+      `the SMP certificate (signature of ${url})`,
+      { url },
+    );
     const root = signed.documentElement as Element;
 
     const redirect = el(select(root, 'smp:ServiceMetadata/smp:Redirect', NS)[0]);
     if (redirect) {
       const href = (redirect.getAttribute('href') ?? '').trim();
       const certificateUid = text(redirect, 'smp:CertificateUID', NS) ?? '';
-      if (!href || !certificateUid) throw fail('DEPENDENCY_UNAVAILABLE', 'smp-redirect-invalid', `the SMP redirect at ${url} lacks href or CertificateUID`, { url }, false);
+      if (!href || !certificateUid)
+        throw fail(
+          'DEPENDENCY_UNAVAILABLE',
+          'smp-redirect-invalid',
+          `the SMP redirect at ${url} lacks href or CertificateUID`,
+          { url },
+          false,
+        );
       return { kind: 'redirect', href, certificateUid, signer, signerRevocationChecked };
     }
 
     const info = select(root, 'smp:ServiceMetadata/smp:ServiceInformation', NS)[0];
-    if (!info) throw invalidResponse(`the SMP response from ${url} has neither ServiceInformation nor Redirect`, { url });
+    if (!info)
+      throw invalidResponse(`the SMP response from ${url} has neither ServiceInformation nor Redirect`, { url });
     const p = readId(info, 'ids:ParticipantIdentifier');
     const d = readId(info, 'ids:DocumentIdentifier');
     // The signed answer must be about what was asked (participant values compare case-insensitively, document types not).
     if (!p || participantIdProblem(p.scheme, p.value) || !participantIdEquals(p, participant)) {
-      throw invalidResponse(`the SMP at ${url} answered for participant ${p ? formatId(p) : '(none)'} instead of ${formatId(participant)}`, { url });
+      throw invalidResponse(
+        `the SMP at ${url} answered for participant ${p ? formatId(p) : '(none)'} instead of ${formatId(participant)}`,
+        { url },
+      );
     }
     if (!d || documentTypeIdProblem(d.scheme, d.value) || !documentTypeIdEquals(d, documentType)) {
-      throw invalidResponse(`the SMP at ${url} answered for document type ${d ? formatId(d) : '(none)'} instead of ${formatId(documentType)}`, { url });
+      throw invalidResponse(
+        `the SMP at ${url} answered for document type ${d ? formatId(d) : '(none)'} instead of ${formatId(documentType)}`,
+        { url },
+      );
     }
     const processes: SmpProcess[] = select(info, 'smp:ProcessList/smp:Process', NS).map((procNode) => {
       const pid = readId(procNode, 'ids:ProcessIdentifier');
-      if (!pid || processIdProblem(pid.scheme, pid.value)) throw invalidResponse(`the SMP at ${url} lists a process without a valid identifier`, { url });
+      if (!pid || processIdProblem(pid.scheme, pid.value))
+        throw invalidResponse(`the SMP at ${url} lists a process without a valid identifier`, { url });
       const endpoints = select(procNode, 'smp:ServiceEndpointList/smp:Endpoint', NS).map((epNode) => {
         const ep = epNode as Element;
         const address = text(ep, 'wsa:EndpointReference/wsa:Address', NS) ?? '';
@@ -382,7 +549,10 @@ export class SmpClient {
         } catch {
           ok = false;
         }
-        if (!ok) throw invalidResponse(`the SMP at ${url} lists an endpoint address "${address}" that is not an http(s) URL`, { url });
+        if (!ok)
+          throw invalidResponse(`the SMP at ${url} lists an endpoint address "${address}" that is not an http(s) URL`, {
+            url,
+          });
         const certificateBase64 = (text(ep, 'smp:Certificate', NS) ?? '').replace(/\s+/g, '');
         const minimumAuthenticationLevel = optionalText(ep, 'smp:MinimumAuthenticationLevel');
         const serviceActivationDate = optionalDate(ep, 'smp:ServiceActivationDate', 'ServiceActivationDate');
@@ -412,28 +582,69 @@ export class SmpClient {
    * Checks the enveloped signature and its certificate; returns the signed content re-parsed (what the signature
    * covers, without the signature) and the signing certificate.
    */
-  private verify(doc: Document, body: Buffer, url: string): { signed: Document; signer: X509Certificate; chain: X509Certificate[] } {
+  private verify(
+    doc: Document,
+    body: Buffer,
+    url: string,
+  ): { signed: Document; signer: X509Certificate; chain: X509Certificate[] } {
     const root = doc.documentElement as Element;
     if (root.namespaceURI !== SMP_NS || root.localName !== 'SignedServiceMetadata') {
-      throw invalidResponse(`the SMP answered ${url} with {${root.namespaceURI ?? ''}}${root.localName ?? ''} instead of SignedServiceMetadata`, { url });
+      throw invalidResponse(
+        `the SMP answered ${url} with {${root.namespaceURI ?? ''}}${root.localName ?? ''} instead of SignedServiceMetadata`,
+        { url },
+      );
     }
     const signatures = select(root, 'ds:Signature', NS);
     if (signatures.length !== 1) {
-      throw fail('UNPROCESSABLE', 'smp-signature-invalid', `the SMP response from ${url} has ${signatures.length} signatures, expected exactly one`, { url }, false);
+      throw fail(
+        'UNPROCESSABLE',
+        'smp-signature-invalid',
+        `the SMP response from ${url} has ${signatures.length} signatures, expected exactly one`,
+        { url },
+        false,
+      );
     }
     const sigNode = signatures[0] as Element;
-    const certTexts = select(sigNode, 'ds:KeyInfo/ds:X509Data/ds:X509Certificate', NS).map((n) => (n.textContent ?? '').replace(/\s+/g, ''));
+    const certTexts = select(sigNode, 'ds:KeyInfo/ds:X509Data/ds:X509Certificate', NS).map((n) =>
+      (n.textContent ?? '').replace(/\s+/g, ''),
+    );
     let certs: X509Certificate[];
     try {
       certs = certTexts.map((t) => parseCertificate(t));
     } catch (e) {
-      throw fail('UNPROCESSABLE', 'smp-signature-invalid', `the SMP signature at ${url} carries an unreadable certificate`, { url }, false, e);
+      throw fail(
+        'UNPROCESSABLE',
+        'smp-signature-invalid',
+        `the SMP signature at ${url} carries an unreadable certificate`,
+        { url },
+        false,
+        e,
+      );
     }
     const signer = certs.find((c) => !c.ca) ?? certs[0];
-    if (!signer) throw fail('UNPROCESSABLE', 'smp-signature-invalid', `the SMP signature at ${url} carries no X509Certificate`, { url }, false);
+    if (!signer)
+      throw fail(
+        'UNPROCESSABLE',
+        'smp-signature-invalid',
+        `the SMP signature at ${url} carries no X509Certificate`,
+        { url },
+        false,
+      );
 
-    const check = checkCertificate(signer, { anchors: this.options.smpCertificateAuthorities, requiredKeyUsages: SMP_KEY_USAGES, role: 'SMP' }, this.now(), certs.filter((c) => c !== signer));
-    if (!check.valid) throw fail('UNPROCESSABLE', 'smp-certificate-untrusted', `${check.message} (signature of ${url})`, { url, problem: check.problem }, false);
+    const check = checkCertificate(
+      signer,
+      { anchors: this.options.smpCertificateAuthorities, requiredKeyUsages: SMP_KEY_USAGES, role: 'SMP' },
+      this.now(),
+      certs.filter((c) => c !== signer),
+    );
+    if (!check.valid)
+      throw fail(
+        'UNPROCESSABLE',
+        'smp-certificate-untrusted',
+        `${check.message} (signature of ${url})`,
+        { url, problem: check.problem },
+        false,
+      );
 
     const sig = useCorrectC14n(new SignedXml({ publicCert: signer.toString() }));
     let valid = false;
@@ -442,14 +653,21 @@ export class SmpClient {
       sig.loadSignature(sigNode as unknown as Parameters<SignedXml['loadSignature']>[0]);
       const refs = sig.getReferences();
       // Only a signature over the whole document counts: one reference, URI "" (enveloped).
-      if (refs.length !== 1 || (refs[0]?.uri ?? '') !== '') why = 'the signature must have exactly one reference, to the whole document (URI "")';
+      if (refs.length !== 1 || (refs[0]?.uri ?? '') !== '')
+        why = 'the signature must have exactly one reference, to the whole document (URI "")';
       else valid = sig.checkSignature(decodeXml(body, Number.MAX_SAFE_INTEGER).text);
     } catch (e) {
       why = (e as Error).message;
     }
     const signedXml = valid ? sig.getSignedReferences()[0] : undefined;
     if (!valid || signedXml === undefined) {
-      throw fail('UNPROCESSABLE', 'smp-signature-invalid', `the SMP signature of ${url} does not verify${why ? `: ${why}` : ''}`, { url }, false);
+      throw fail(
+        'UNPROCESSABLE',
+        'smp-signature-invalid',
+        `the SMP signature of ${url} does not verify${why ? `: ${why}` : ''}`,
+        { url },
+        false,
+      );
     }
     return { signed: parseXml(signedXml, { maxBytes: this.maxBytes }), signer, chain: check.chain };
   }

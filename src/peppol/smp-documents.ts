@@ -24,14 +24,23 @@ function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-const id = (tag: 'ParticipantIdentifier' | 'DocumentIdentifier' | 'ProcessIdentifier', v: { scheme: string; value: string }): string =>
-  `<ids:${tag} scheme="${esc(v.scheme)}">${esc(v.value)}</ids:${tag}>`;
+const id = (
+  tag: 'ParticipantIdentifier' | 'DocumentIdentifier' | 'ProcessIdentifier',
+  v: { scheme: string; value: string },
+): string => `<ids:${tag} scheme="${esc(v.scheme)}">${esc(v.value)}</ids:${tag}>`;
 
 /** The service group: the participant and one reference per document type it can receive. */
-export function buildServiceGroupXml(smpBaseUrl: string, participant: ParticipantId, documentTypes: readonly DocumentTypeId[]): string {
+export function buildServiceGroupXml(
+  smpBaseUrl: string,
+  participant: ParticipantId,
+  documentTypes: readonly DocumentTypeId[],
+): string {
   const base = smpBaseUrl.replace(/\/+$/, '');
   const refs = documentTypes
-    .map((d) => `<ServiceMetadataReference href="${esc(`${base}/${encodeIdForUrl(participant)}/services/${encodeIdForUrl(d)}`)}"/>`)
+    .map(
+      (d) =>
+        `<ServiceMetadataReference href="${esc(`${base}/${encodeIdForUrl(participant)}/services/${encodeIdForUrl(d)}`)}"/>`,
+    )
     .join('');
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
@@ -59,21 +68,36 @@ export interface SmpProcessInput {
 }
 
 /** Unsigned ServiceMetadata for one participant and document type. */
-export function buildServiceMetadataXml(participant: ParticipantId, documentType: DocumentTypeId, processes: readonly SmpProcessInput[]): string {
+export function buildServiceMetadataXml(
+  participant: ParticipantId,
+  documentType: DocumentTypeId,
+  processes: readonly SmpProcessInput[],
+): string {
   const endpoint = (e: SmpEndpointInput): string =>
     `<Endpoint transportProfile="${esc(e.transportProfile)}">` +
     `<wsa:EndpointReference><wsa:Address>${esc(e.url)}</wsa:Address></wsa:EndpointReference>` +
     `<RequireBusinessLevelSignature>${e.requireBusinessLevelSignature ? 'true' : 'false'}</RequireBusinessLevelSignature>` +
-    (e.minimumAuthenticationLevel !== undefined ? `<MinimumAuthenticationLevel>${esc(e.minimumAuthenticationLevel)}</MinimumAuthenticationLevel>` : '') +
-    (e.serviceActivationDate ? `<ServiceActivationDate>${e.serviceActivationDate.toISOString()}</ServiceActivationDate>` : '') +
-    (e.serviceExpirationDate ? `<ServiceExpirationDate>${e.serviceExpirationDate.toISOString()}</ServiceExpirationDate>` : '') +
+    (e.minimumAuthenticationLevel !== undefined
+      ? `<MinimumAuthenticationLevel>${esc(e.minimumAuthenticationLevel)}</MinimumAuthenticationLevel>`
+      : '') +
+    (e.serviceActivationDate
+      ? `<ServiceActivationDate>${e.serviceActivationDate.toISOString()}</ServiceActivationDate>`
+      : '') +
+    (e.serviceExpirationDate
+      ? `<ServiceExpirationDate>${e.serviceExpirationDate.toISOString()}</ServiceExpirationDate>`
+      : '') +
     `<Certificate>${e.certificate.raw.toString('base64')}</Certificate>` +
     `<ServiceDescription>${esc(e.serviceDescription ?? '')}</ServiceDescription>` +
     `<TechnicalContactUrl>${esc(e.technicalContactUrl ?? '')}</TechnicalContactUrl>` +
-    (e.technicalInformationUrl !== undefined ? `<TechnicalInformationUrl>${esc(e.technicalInformationUrl)}</TechnicalInformationUrl>` : '') +
+    (e.technicalInformationUrl !== undefined
+      ? `<TechnicalInformationUrl>${esc(e.technicalInformationUrl)}</TechnicalInformationUrl>`
+      : '') +
     `</Endpoint>`;
   const procs = processes
-    .map((p) => `<Process>${id('ProcessIdentifier', p.process)}<ServiceEndpointList>${p.endpoints.map(endpoint).join('')}</ServiceEndpointList></Process>`)
+    .map(
+      (p) =>
+        `<Process>${id('ProcessIdentifier', p.process)}<ServiceEndpointList>${p.endpoints.map(endpoint).join('')}</ServiceEndpointList></Process>`,
+    )
     .join('');
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +

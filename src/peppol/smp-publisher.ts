@@ -64,7 +64,10 @@ export interface SmpPublisherOptions {
 export function currentCertificate(certs: readonly X509Certificate[], at: Date): X509Certificate | undefined {
   return certs
     .filter((c) => new Date(c.validFrom) <= at && at <= new Date(c.validTo))
-    .reduce<X509Certificate | undefined>((best, c) => (!best || new Date(c.validFrom) > new Date(best.validFrom) ? c : best), undefined);
+    .reduce<X509Certificate | undefined>(
+      (best, c) => (!best || new Date(c.validFrom) > new Date(best.validFrom) ? c : best),
+      undefined,
+    );
 }
 
 export class SmpPublisher {
@@ -90,15 +93,24 @@ export class SmpPublisher {
     const at = this.now();
     const cert = currentCertificate(this.options.apCertificates, at);
     if (!cert) {
-      throw new PeppolError('INTERNAL', 'certificate-invalid', `no configured access point certificate is valid at ${at.toISOString()}; our SMP cannot publish an endpoint`, {
-        retryable: false,
-      });
+      throw new PeppolError(
+        'INTERNAL',
+        'certificate-invalid',
+        `no configured access point certificate is valid at ${at.toISOString()}; our SMP cannot publish an endpoint`,
+        {
+          retryable: false,
+        },
+      );
     }
     return cert;
   }
 
   serviceGroupXml(p: PublishedParticipant): string {
-    return buildServiceGroupXml(this.publicUrl, p.participant, p.services.map((s) => s.documentType));
+    return buildServiceGroupXml(
+      this.publicUrl,
+      p.participant,
+      p.services.map((s) => s.documentType),
+    );
   }
 
   /** Signed service metadata of one document type, or undefined when the participant does not receive it. */
@@ -106,7 +118,12 @@ export class SmpPublisher {
     const service = p.services.find((s) => documentTypeIdEquals(s.documentType, documentType));
     if (!service) return undefined;
     const certificate = this.apCertificate();
-    const key = [formatId(p.participant), formatId(service.documentType), ...service.processes.map(formatId), certificate.fingerprint256].join('\n');
+    const key = [
+      formatId(p.participant),
+      formatId(service.documentType),
+      ...service.processes.map(formatId),
+      certificate.fingerprint256,
+    ].join('\n');
     const hit = this.signed.get(key);
     if (hit !== undefined) return hit;
     const endpoint = {
@@ -123,7 +140,8 @@ export class SmpPublisher {
     );
     const out = signServiceMetadata(xml, this.options.signer);
     this.signed.set(key, out);
-    if (this.signed.size > (this.options.cacheSize ?? 1000)) this.signed.delete(this.signed.keys().next().value as string);
+    if (this.signed.size > (this.options.cacheSize ?? 1000))
+      this.signed.delete(this.signed.keys().next().value as string);
     return out;
   }
 }

@@ -71,7 +71,10 @@ function bytesOf(value: unknown): Buffer {
 
 function corrupt(blobId: string, what: string): GatewayError {
   // Retrying cannot repair stored bytes; the failure must surface, not loop.
-  return new GatewayError('INTERNAL', `Stored blob ${blobId} is corrupt: ${what}`, { retryable: false, details: { blobId } });
+  return new GatewayError('INTERNAL', `Stored blob ${blobId} is corrupt: ${what}`, {
+    retryable: false,
+    details: { blobId },
+  });
 }
 
 /**
@@ -97,7 +100,12 @@ class ChunkWriter extends Writable {
     private readonly limit: number,
     private readonly chunkSize: number,
     private readonly insertChunk: (record: BlobChunkRecord) => Promise<unknown>,
-    private readonly insertFile: (fields: { size: number; chunks: number; sha256: string; data?: Buffer }) => Promise<unknown>,
+    private readonly insertFile: (fields: {
+      size: number;
+      chunks: number;
+      sha256: string;
+      data?: Buffer;
+    }) => Promise<unknown>,
     private readonly refuseEmpty: string | undefined,
   ) {
     super();
@@ -106,7 +114,11 @@ class ChunkWriter extends Writable {
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (error?: Error | null) => void): void {
     this.size += chunk.length;
     if (this.size > this.limit) {
-      cb(new GatewayError('PAYLOAD_TOO_LARGE', `Request body exceeds ${this.limit} bytes`, { details: { limit: this.limit } }));
+      cb(
+        new GatewayError('PAYLOAD_TOO_LARGE', `Request body exceeds ${this.limit} bytes`, {
+          details: { limit: this.limit },
+        }),
+      );
       return;
     }
     this.hash.update(chunk);
@@ -195,7 +207,8 @@ export class BlobStore {
 
   constructor(db: Db, options: BlobStoreOptions = {}) {
     this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
-    if (!Number.isInteger(this.chunkSize) || this.chunkSize < 1) throw new Error(`chunkSize must be a positive integer, got ${this.chunkSize}`);
+    if (!Number.isInteger(this.chunkSize) || this.chunkSize < 1)
+      throw new Error(`chunkSize must be a positive integer, got ${this.chunkSize}`);
     this.filesCollection = options.filesCollection ?? 'blobs';
     this.chunksCollection = options.chunksCollection ?? 'blobchunks';
     this.files = db.collection<BlobFileRecord>(this.filesCollection);
@@ -267,7 +280,11 @@ export class BlobStore {
   async listIds(options: { before: Date; after?: string | undefined; limit: number }): Promise<string[]> {
     const upper = ObjectId.createFromTime(Math.floor(options.before.getTime() / 1000)).toHexString();
     const range = options.after ? { $gt: options.after, $lt: upper } : { $lt: upper };
-    const docs = await this.files.find({ _id: range }, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(options.limit).toArray();
+    const docs = await this.files
+      .find({ _id: range }, { projection: { _id: 1 } })
+      .sort({ _id: 1 })
+      .limit(options.limit)
+      .toArray();
     return docs.map((d) => d._id);
   }
 
@@ -282,9 +299,15 @@ export class BlobStore {
   }): Promise<{ blobIds: string[]; scanned: number; last?: string }> {
     const upper = ObjectId.createFromTime(Math.floor(options.before.getTime() / 1000)).toHexString();
     const range = options.after ? { $gt: options.after, $lt: upper } : { $lt: upper };
-    const docs = await this.chunks.find({ _id: range }, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(options.limit).toArray();
+    const docs = await this.chunks
+      .find({ _id: range }, { projection: { _id: 1 } })
+      .sort({ _id: 1 })
+      .limit(options.limit)
+      .toArray();
     const owners = [...new Set(docs.map((d) => d._id.slice(0, d._id.lastIndexOf(':'))))];
-    const withFile = new Set((await this.files.find({ _id: { $in: owners } }, { projection: { _id: 1 } }).toArray()).map((f) => f._id));
+    const withFile = new Set(
+      (await this.files.find({ _id: { $in: owners } }, { projection: { _id: 1 } }).toArray()).map((f) => f._id),
+    );
     const last = docs[docs.length - 1]?._id;
     return { blobIds: owners.filter((id) => !withFile.has(id)), scanned: docs.length, ...(last ? { last } : {}) };
   }
@@ -309,7 +332,10 @@ export class BlobStore {
   private async *iterate(blobId: string, maxBytes = Number.MAX_SAFE_INTEGER): AsyncGenerator<Buffer> {
     const file = await this.files.findOne({ _id: blobId }, { promoteBuffers: true });
     if (!file) throw new GatewayError('STORAGE_FAILED', `Stored blob ${blobId} not found`, { details: { blobId } });
-    if (file.size > maxBytes) throw new GatewayError('PAYLOAD_TOO_LARGE', `Stored document of ${file.size} bytes exceeds ${maxBytes} bytes`, { details: { limit: maxBytes } });
+    if (file.size > maxBytes)
+      throw new GatewayError('PAYLOAD_TOO_LARGE', `Stored document of ${file.size} bytes exceeds ${maxBytes} bytes`, {
+        details: { limit: maxBytes },
+      });
     const hash = createHash('sha256');
     let size = 0;
     const check = (part: Buffer, expected: number, what: string): Buffer => {

@@ -39,8 +39,14 @@ export class DirectoryRepository {
     return this.models.Tenant.findById(id).lean<TenantRecord>().exec();
   }
 
-  async createParty(input: { tenantId: string; partyId: string; legalEntityId: string; name: string }): Promise<PartyRecord> {
-    if (!(await this.getTenant(input.tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
+  async createParty(input: {
+    tenantId: string;
+    partyId: string;
+    legalEntityId: string;
+    name: string;
+  }): Promise<PartyRecord> {
+    if (!(await this.getTenant(input.tenantId)))
+      throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
     // Keyed by the party identifier itself: the lookup on every {partyId} request is then a key lookup.
     const doc = { _id: input.partyId, ...input, createdAt: new Date() };
     await insertUnique(() => this.models.Party.create(doc), `party ${input.partyId}`);
@@ -48,14 +54,22 @@ export class DirectoryRepository {
   }
 
   async listParties(tenantIds: readonly string[]): Promise<PartyRecord[]> {
-    return this.models.Party.find({ tenantId: { $in: [...tenantIds] } }).sort({ partyId: 1 }).lean<PartyRecord[]>().exec();
+    return this.models.Party.find({ tenantId: { $in: [...tenantIds] } })
+      .sort({ partyId: 1 })
+      .lean<PartyRecord[]>()
+      .exec();
   }
 
   async findParty(partyId: string): Promise<PartyRecord | null> {
     return this.models.Party.findById(partyId).lean<PartyRecord>().exec();
   }
 
-  async createClient(input: { clientId?: string; name: string; tenantIds: string[]; secret: { id: string; hash: string } }): Promise<ClientDoc> {
+  async createClient(input: {
+    clientId?: string;
+    name: string;
+    tenantIds: string[];
+    secret: { id: string; hash: string };
+  }): Promise<ClientDoc> {
     for (const t of input.tenantIds) {
       if (!(await this.getTenant(t))) throw new GatewayError('NOT_FOUND', `tenant ${t} not found`);
     }
@@ -97,22 +111,33 @@ export class DirectoryRepository {
 
   async revokeClientSecret(clientId: string, secretId: string): Promise<void> {
     await this.changeClient(clientId, (c) => {
-      if (!c.secrets.some((s) => s.id === secretId)) throw new GatewayError('NOT_FOUND', `secret ${secretId} not found`);
-      return { secrets: c.secrets.map((s) => (s.id === secretId && !s.revokedAt ? { ...s, revokedAt: new Date() } : s)) };
+      if (!c.secrets.some((s) => s.id === secretId))
+        throw new GatewayError('NOT_FOUND', `secret ${secretId} not found`);
+      return {
+        secrets: c.secrets.map((s) => (s.id === secretId && !s.revokedAt ? { ...s, revokedAt: new Date() } : s)),
+      };
     });
   }
 
   async grantClientTenant(clientId: string, tenantId: string): Promise<void> {
     if (!(await this.getTenant(tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${tenantId} not found`);
-    await this.changeClient(clientId, (c) => ({ tenantIds: c.tenantIds.includes(tenantId) ? c.tenantIds : [...c.tenantIds, tenantId] }));
+    await this.changeClient(clientId, (c) => ({
+      tenantIds: c.tenantIds.includes(tenantId) ? c.tenantIds : [...c.tenantIds, tenantId],
+    }));
   }
 
   async setClientDisabled(clientId: string, disabled: boolean): Promise<void> {
     await this.changeClient(clientId, () => ({ disabled }));
   }
 
-  async createUser(input: { tenantId: string; username: string; passwordHash: string; partyIds: string[] }): Promise<UserDoc> {
-    if (!(await this.getTenant(input.tenantId))) throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
+  async createUser(input: {
+    tenantId: string;
+    username: string;
+    passwordHash: string;
+    partyIds: string[];
+  }): Promise<UserDoc> {
+    if (!(await this.getTenant(input.tenantId)))
+      throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
     for (const p of input.partyIds) await this.requirePartyInTenant(p, input.tenantId);
     const doc: UserDoc = { _id: randomUUID(), ...input, disabled: false, createdAt: new Date() };
     await insertUnique(() => this.models.User.create(doc), `user ${input.username}`);
@@ -124,7 +149,10 @@ export class DirectoryRepository {
   }
 
   async listUsers(tenantId?: string): Promise<UserDoc[]> {
-    return this.models.User.find(tenantId ? { tenantId } : {}).sort({ username: 1 }).lean<UserDoc[]>().exec();
+    return this.models.User.find(tenantId ? { tenantId } : {})
+      .sort({ username: 1 })
+      .lean<UserDoc[]>()
+      .exec();
   }
 
   /** Changes one user's linked parties under its lease. */
@@ -151,6 +179,7 @@ export class DirectoryRepository {
 
   private async requirePartyInTenant(partyId: string, tenantId: string): Promise<void> {
     const party = await this.findParty(partyId);
-    if (!party || party.tenantId !== tenantId) throw new GatewayError('NOT_FOUND', `party ${partyId} not found in tenant ${tenantId}`);
+    if (!party || party.tenantId !== tenantId)
+      throw new GatewayError('NOT_FOUND', `party ${partyId} not found in tenant ${tenantId}`);
   }
 }

@@ -123,7 +123,10 @@ export class DocumentRepository {
    * race (the entry's unique key decides); every other gets false and answers 409.
    */
   async accept(tenantId: string, documentId: string): Promise<boolean> {
-    return this.insertEntry(tenantId, documentId, { state: HistoryStep.accepted.states[0], key: HistoryStep.accepted.key });
+    return this.insertEntry(tenantId, documentId, {
+      state: HistoryStep.accepted.states[0],
+      key: HistoryStep.accepted.key,
+    });
   }
 
   /**

@@ -12,7 +12,12 @@ export class MongoIdentityStore implements IdentityStore {
       clientId: c._id,
       name: c.name,
       tenantIds: [...c.tenantIds],
-      secrets: c.secrets.map((s) => ({ id: s.id, hash: s.hash, createdAt: s.createdAt, revokedAt: s.revokedAt ?? null })),
+      secrets: c.secrets.map((s) => ({
+        id: s.id,
+        hash: s.hash,
+        createdAt: s.createdAt,
+        revokedAt: s.revokedAt ?? null,
+      })),
       disabled: c.disabled,
     };
   }
@@ -20,16 +25,37 @@ export class MongoIdentityStore implements IdentityStore {
   async findUserByUsername(username: string): Promise<UserRecord | null> {
     const u = await this.models.User.findOne({ username }).lean().exec();
     if (!u) return null;
-    return { id: u._id, tenantId: u.tenantId, username: u.username, passwordHash: u.passwordHash, partyIds: [...u.partyIds], disabled: u.disabled };
+    return {
+      id: u._id,
+      tenantId: u.tenantId,
+      username: u.username,
+      passwordHash: u.passwordHash,
+      partyIds: [...u.partyIds],
+      disabled: u.disabled,
+    };
   }
 
   async listSigningKeys(): Promise<SigningKeyRecord[]> {
     const keys = await this.models.SigningKey.find().sort({ createdAt: 1 }).lean().exec();
-    return keys.map((k) => ({ kid: k._id, alg: k.alg, privateJwk: k.privateJwk, publicJwk: k.publicJwk, createdAt: k.createdAt, notAfter: k.notAfter ?? null }));
+    return keys.map((k) => ({
+      kid: k._id,
+      alg: k.alg,
+      privateJwk: k.privateJwk,
+      publicJwk: k.publicJwk,
+      createdAt: k.createdAt,
+      notAfter: k.notAfter ?? null,
+    }));
   }
 
   async insertSigningKey(key: SigningKeyRecord): Promise<void> {
     // _id is the kid: a duplicate insert fails with 11000, which the key service treats as "someone else won".
-    await this.models.SigningKey.create({ _id: key.kid, alg: key.alg, privateJwk: key.privateJwk, publicJwk: key.publicJwk, createdAt: key.createdAt, notAfter: key.notAfter ?? null });
+    await this.models.SigningKey.create({
+      _id: key.kid,
+      alg: key.alg,
+      privateJwk: key.privateJwk,
+      publicJwk: key.publicJwk,
+      createdAt: key.createdAt,
+      notAfter: key.notAfter ?? null,
+    });
   }
 }

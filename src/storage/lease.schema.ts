@@ -31,4 +31,3 @@ export function buildLeaseModel(conn: Connection): Model<LeaseDoc> {
   schema.index({ key: 1, n: -1 });
   return conn.model<LeaseDoc>('Lease', schema, 'leases');
 }
-

@@ -13,7 +13,12 @@ export interface Lease {
 }
 
 /** Takes the lease on `key` for `ttlMs`, or returns null when another holder has it. */
-export async function tryLease(model: Model<LeaseDoc>, key: string, ttlMs: number, now = new Date()): Promise<Lease | null> {
+export async function tryLease(
+  model: Model<LeaseDoc>,
+  key: string,
+  ttlMs: number,
+  now = new Date(),
+): Promise<Lease | null> {
   const latest = await model.find({ key }).sort({ n: -1 }).limit(1).lean<LeaseDoc[]>().exec();
   const last = latest[0];
   if (last && last.releasedAt === null && last.until.getTime() > now.getTime()) return null;

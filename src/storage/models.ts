@@ -148,7 +148,10 @@ export interface DocumentHistoryDoc {
 const str = { type: String, required: true } as const;
 
 export function buildModels(conn: Connection) {
-  const tenant = new Schema<TenantDoc>({ _id: str, name: str, createdAt: { type: Date, required: true } }, { versionKey: false });
+  const tenant = new Schema<TenantDoc>(
+    { _id: str, name: str, createdAt: { type: Date, required: true } },
+    { versionKey: false },
+  );
 
   const party = new Schema<PartyDoc>(
     { _id: str, tenantId: str, partyId: str, legalEntityId: str, name: str, createdAt: { type: Date, required: true } },
@@ -163,7 +166,15 @@ export function buildModels(conn: Connection) {
       name: str,
       tenantIds: { type: [String], default: [] },
       secrets: {
-        type: [{ _id: false, id: str, hash: str, createdAt: { type: Date, required: true }, revokedAt: { type: Date, default: null } }],
+        type: [
+          {
+            _id: false,
+            id: str,
+            hash: str,
+            createdAt: { type: Date, required: true },
+            revokedAt: { type: Date, default: null },
+          },
+        ],
         default: [],
       },
       disabled: { type: Boolean, default: false },

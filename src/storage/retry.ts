@@ -6,14 +6,26 @@
  */
 export function isTransientStorageError(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
-  const err = e as { name?: unknown; message?: unknown; errorLabels?: unknown; hasErrorLabel?: (label: string) => boolean };
+  const err = e as {
+    name?: unknown;
+    message?: unknown;
+    errorLabels?: unknown;
+    hasErrorLabel?: (label: string) => boolean;
+  };
   if (err.name === 'MongoNetworkError' || err.name === 'MongoNetworkTimeoutError') return true;
-  if (typeof err.hasErrorLabel === 'function' && (err.hasErrorLabel('RetryableWriteError') || err.hasErrorLabel('TransientTransactionError'))) return true;
+  if (
+    typeof err.hasErrorLabel === 'function' &&
+    (err.hasErrorLabel('RetryableWriteError') || err.hasErrorLabel('TransientTransactionError'))
+  )
+    return true;
   return typeof err.message === 'string' && err.message.includes('SQLITE_BUSY');
 }
 
 /** Runs an idempotent storage call again after transient failures, with short growing pauses (bounded). */
-export async function withStorageRetries<T>(call: () => Promise<T>, pausesMs: readonly number[] = [100, 400, 1600]): Promise<T> {
+export async function withStorageRetries<T>(
+  call: () => Promise<T>,
+  pausesMs: readonly number[] = [100, 400, 1600],
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await call();

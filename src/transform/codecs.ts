@@ -1,5 +1,15 @@
 import type { ReadDocument } from '../formats/xml/read-tree';
-import { readCii, readEbInterface, readUbl, writeCii, writeEbInterface, writeUbl, type Invoice, type ReadResult, type WriteResult } from '../en16931';
+import {
+  readCii,
+  readEbInterface,
+  readUbl,
+  writeCii,
+  writeEbInterface,
+  writeUbl,
+  type Invoice,
+  type ReadResult,
+  type WriteResult,
+} from '../en16931';
 import type { DetectedFormat } from '../formats';
 import { writeFacturXPdf } from './facturx-pdf';
 import { readFatturaPa } from './fatturapa/reader';
@@ -50,7 +60,8 @@ export function modelReader(format: DetectedFormat): ModelReader | undefined {
 }
 
 /** Factur-X targets: the CII embedded in a PDF/A-3 with a rendering of the invoice. */
-const FACTURX_WRITER: ModelWriter = (inv, target, options) => writeFacturXPdf(inv, target, options?.date ? { date: options.date } : {});
+const FACTURX_WRITER: ModelWriter = (inv, target, options) =>
+  writeFacturXPdf(inv, target, options?.date ? { date: options.date } : {});
 
 export function modelWriter(target: TargetFlavour): ModelWriter | undefined {
   if (target.facturx) return FACTURX_WRITER;

@@ -1,5 +1,12 @@
 import { writeCii, type Invoice, type PostalAddress, type WriteResult } from '../en16931';
-import { PAGE_HEIGHT, PAGE_WIDTH, PdfCanvas, writeHybridPdf, type PdfPage, type Rgb } from '../formats/facturx/pdf-writer';
+import {
+  PAGE_HEIGHT,
+  PAGE_WIDTH,
+  PdfCanvas,
+  writeHybridPdf,
+  type PdfPage,
+  type Rgb,
+} from '../formats/facturx/pdf-writer';
 import type { FacturXProfile, TargetFlavour } from './targets';
 
 /**
@@ -146,7 +153,11 @@ class Layout {
       const height = Math.max(1, ...wrapped.map((w) => w.length)) * lineHeight + 4;
       if (this.y - height < BOTTOM) {
         this.newPage();
-        if (!header) drawRow(columns.map((c) => ({ text: c.title })), true);
+        if (!header)
+          drawRow(
+            columns.map((c) => ({ text: c.title })),
+            true,
+          );
       }
       if (header) this.page.fillRect(MARGIN, this.y - height + lineHeight - 1, PAGE_WIDTH - 2 * MARGIN, height, SHADE);
       let x = MARGIN;
@@ -160,10 +171,14 @@ class Layout {
         x += col.width;
       });
       this.y -= height;
-      if (!header) this.page.line(MARGIN, this.y + lineHeight - 2, PAGE_WIDTH - MARGIN, this.y + lineHeight - 2, 0.3, RULE);
+      if (!header)
+        this.page.line(MARGIN, this.y + lineHeight - 2, PAGE_WIDTH - MARGIN, this.y + lineHeight - 2, 0.3, RULE);
     };
     this.ensure(3 * lineHeight);
-    drawRow(columns.map((c) => ({ text: c.title })), true);
+    drawRow(
+      columns.map((c) => ({ text: c.title })),
+      true,
+    );
     for (const r of rows) drawRow(r, false);
     this.y -= 4;
   }
@@ -171,11 +186,18 @@ class Layout {
 
 const present = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
 const join = (parts: (string | undefined)[], sep = ', '): string => parts.filter(present).join(sep);
-const withScheme = (id: { value: string; schemeId?: string } | undefined): string | undefined => (id ? (id.schemeId ? `${id.value} (${id.schemeId})` : id.value) : undefined);
+const withScheme = (id: { value: string; schemeId?: string } | undefined): string | undefined =>
+  id ? (id.schemeId ? `${id.value} (${id.schemeId})` : id.value) : undefined;
 
 function addressLines(a: PostalAddress | undefined): string[] {
   if (!a) return [];
-  return [a.line1, a.line2, a.line3, join([a.postCode, a.city], ' '), join([a.countrySubdivision, a.countryCode])].filter(present);
+  return [
+    a.line1,
+    a.line2,
+    a.line3,
+    join([a.postCode, a.city], ' '),
+    join([a.countrySubdivision, a.countryCode]),
+  ].filter(present);
 }
 
 function partyBlock(layout: Layout, x: number, width: number, title: string, lines: string[], top: number): number {
@@ -203,7 +225,10 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
   // Title block.
   page.text(MARGIN, layout.y - 16, typeName, { size: 18, bold: true });
   const numberLine = `No. ${inv.number ?? ''}`;
-  page.text(PAGE_WIDTH - MARGIN - canvas.widthOf(numberLine, 11, true), layout.y - 14, numberLine, { size: 11, bold: true });
+  page.text(PAGE_WIDTH - MARGIN - canvas.widthOf(numberLine, 11, true), layout.y - 14, numberLine, {
+    size: 11,
+    bold: true,
+  });
   const dateLine = `Issue date ${inv.issueDate ?? ''}`;
   page.text(PAGE_WIDTH - MARGIN - canvas.widthOf(dateLine, 9), layout.y - 28, dateLine, { size: 9 });
   layout.y -= 50;
@@ -243,7 +268,13 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
   const add = (label: string, v: string | undefined): void => {
     if (present(v)) details.push([label, v]);
   };
-  add('Currency', join([inv.currencyCode, inv.vatAccountingCurrencyCode ? `VAT accounting in ${inv.vatAccountingCurrencyCode}` : undefined]));
+  add(
+    'Currency',
+    join([
+      inv.currencyCode,
+      inv.vatAccountingCurrencyCode ? `VAT accounting in ${inv.vatAccountingCurrencyCode}` : undefined,
+    ]),
+  );
   add('Payment due date', inv.paymentDueDate);
   add('VAT point date', inv.vatPointDate);
   add('Buyer reference', inv.buyerReference);
@@ -256,16 +287,39 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
   add('Despatch advice', inv.despatchAdviceReference);
   add('Invoiced object', withScheme(inv.invoicedObjectIdentifier));
   add('Buyer accounting reference', inv.buyerAccountingReference);
-  if (inv.invoicingPeriod) add('Invoicing period', join([inv.invoicingPeriod.startDate, inv.invoicingPeriod.endDate], ' – '));
-  for (const p of inv.precedingInvoices) add('Preceding invoice', join([p.reference, p.issueDate ? `of ${p.issueDate}` : undefined], ' '));
+  if (inv.invoicingPeriod)
+    add('Invoicing period', join([inv.invoicingPeriod.startDate, inv.invoicingPeriod.endDate], ' – '));
+  for (const p of inv.precedingInvoices)
+    add('Preceding invoice', join([p.reference, p.issueDate ? `of ${p.issueDate}` : undefined], ' '));
   if (inv.delivery) {
     const d = inv.delivery;
     add('Deliver to', join([d.partyName, ...addressLines(d.address), withScheme(d.locationIdentifier)]));
     add('Delivery date', d.actualDeliveryDate);
   }
-  if (inv.payee) add('Payee', join([inv.payee.name, withScheme(inv.payee.identifier), withScheme(inv.payee.legalRegistrationIdentifier)]));
-  if (inv.taxRepresentative) add('Seller tax representative', join([inv.taxRepresentative.name, inv.taxRepresentative.vatIdentifier, ...addressLines(inv.taxRepresentative.postalAddress)]));
-  for (const d of inv.supportingDocuments) add('Supporting document', join([d.reference, d.description, d.externalLocation, d.attachment?.filename ? `attached: ${d.attachment.filename}` : undefined]));
+  if (inv.payee)
+    add(
+      'Payee',
+      join([inv.payee.name, withScheme(inv.payee.identifier), withScheme(inv.payee.legalRegistrationIdentifier)]),
+    );
+  if (inv.taxRepresentative)
+    add(
+      'Seller tax representative',
+      join([
+        inv.taxRepresentative.name,
+        inv.taxRepresentative.vatIdentifier,
+        ...addressLines(inv.taxRepresentative.postalAddress),
+      ]),
+    );
+  for (const d of inv.supportingDocuments)
+    add(
+      'Supporting document',
+      join([
+        d.reference,
+        d.description,
+        d.externalLocation,
+        d.attachment?.filename ? `attached: ${d.attachment.filename}` : undefined,
+      ]),
+    );
   if (details.length > 0) {
     layout.heading('Details');
     layout.pairs(details);
@@ -297,10 +351,19 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
         ...l.item.attributes.map((a) => `${a.name}: ${a.value}`),
         ...(present(l.note) ? [`Note: ${l.note}`] : []),
         ...(l.period ? [`Period ${join([l.period.startDate, l.period.endDate], ' – ')}`] : []),
-        ...l.allowanceCharges.map((ac) => `${ac.charge ? 'Charge' : 'Allowance'} ${money(ac.amount)}${present(ac.reason) ? ` (${ac.reason})` : ''}`),
-        ...(present(l.price.grossPrice) ? [`Gross price ${money(l.price.grossPrice)}${present(l.price.discount) ? `, discount ${money(l.price.discount)}` : ''}`] : []),
+        ...l.allowanceCharges.map(
+          (ac) =>
+            `${ac.charge ? 'Charge' : 'Allowance'} ${money(ac.amount)}${present(ac.reason) ? ` (${ac.reason})` : ''}`,
+        ),
+        ...(present(l.price.grossPrice)
+          ? [
+              `Gross price ${money(l.price.grossPrice)}${present(l.price.discount) ? `, discount ${money(l.price.discount)}` : ''}`,
+            ]
+          : []),
       ].join('\n');
-      const base = present(l.price.baseQuantity) ? ` / ${l.price.baseQuantity} ${l.price.baseQuantityUnitCode ?? ''}`.trimEnd() : '';
+      const base = present(l.price.baseQuantity)
+        ? ` / ${l.price.baseQuantity} ${l.price.baseQuantityUnitCode ?? ''}`.trimEnd()
+        : '';
       return [
         { text: l.identifier },
         { text: item },
@@ -323,7 +386,13 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
       ],
       inv.allowanceCharges.map((ac) => [
         { text: ac.charge ? 'Charge' : 'Allowance' },
-        { text: join([ac.reason, ac.reasonCode ? `code ${ac.reasonCode}` : undefined, present(ac.percentage) ? `${ac.percentage} % of ${ac.baseAmount ?? ''}` : undefined]) },
+        {
+          text: join([
+            ac.reason,
+            ac.reasonCode ? `code ${ac.reasonCode}` : undefined,
+            present(ac.percentage) ? `${ac.percentage} % of ${ac.baseAmount ?? ''}` : undefined,
+          ]),
+        },
         { text: join([ac.vatCategoryCode, present(ac.vatRate) ? `${ac.vatRate} %` : undefined], ' ') },
         { text: ac.charge ? ac.amount : `-${ac.amount}` },
       ]),
@@ -376,13 +445,30 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
   const pay = inv.paymentInstructions;
   const payment: [string, string][] = [];
   if (pay) {
-    const means = present(pay.meansTypeCode) ? `${MEANS[pay.meansTypeCode] ?? 'Code'} (${pay.meansTypeCode})` : undefined;
+    const means = present(pay.meansTypeCode)
+      ? `${MEANS[pay.meansTypeCode] ?? 'Code'} (${pay.meansTypeCode})`
+      : undefined;
     if (present(means) || present(pay.meansText)) payment.push(['Payment means', join([means, pay.meansText])]);
-    for (const ct of pay.creditTransfers) payment.push(['Account', join([ct.accountIdentifier, ct.accountName, present(ct.serviceProviderIdentifier) ? `BIC ${ct.serviceProviderIdentifier}` : undefined])]);
+    for (const ct of pay.creditTransfers)
+      payment.push([
+        'Account',
+        join([
+          ct.accountIdentifier,
+          ct.accountName,
+          present(ct.serviceProviderIdentifier) ? `BIC ${ct.serviceProviderIdentifier}` : undefined,
+        ]),
+      ]);
     if (pay.card) payment.push(['Card', join([pay.card.primaryAccountNumber, pay.card.holderName])]);
     if (pay.directDebit) {
       const dd = pay.directDebit;
-      payment.push(['Direct debit', join([dd.mandateReference ? `mandate ${dd.mandateReference}` : undefined, dd.bankAssignedCreditorIdentifier ? `creditor ${dd.bankAssignedCreditorIdentifier}` : undefined, dd.debitedAccountIdentifier ? `account ${dd.debitedAccountIdentifier}` : undefined])]);
+      payment.push([
+        'Direct debit',
+        join([
+          dd.mandateReference ? `mandate ${dd.mandateReference}` : undefined,
+          dd.bankAssignedCreditorIdentifier ? `creditor ${dd.bankAssignedCreditorIdentifier}` : undefined,
+          dd.debitedAccountIdentifier ? `account ${dd.debitedAccountIdentifier}` : undefined,
+        ]),
+      ]);
     }
     if (present(pay.remittanceInformation)) payment.push(['Remittance information', pay.remittanceInformation]);
   }
@@ -397,7 +483,12 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
   const pages = canvas.pages;
   pages.forEach((p, k) => {
     p.line(MARGIN, 42, PAGE_WIDTH - MARGIN, 42, 0.3, RULE);
-    p.text(MARGIN, 30, `Factur-X ${profileName}: the structured invoice is embedded as ${profile.filename}; this page is a rendering of it.`, { size: 7, color: GREY });
+    p.text(
+      MARGIN,
+      30,
+      `Factur-X ${profileName}: the structured invoice is embedded as ${profile.filename}; this page is a rendering of it.`,
+      { size: 7, color: GREY },
+    );
     const n = `Page ${k + 1} of ${pages.length}`;
     p.text(PAGE_WIDTH - MARGIN - canvas.widthOf(n, 7), 30, n, { size: 7, color: GREY });
   });
@@ -439,7 +530,11 @@ export function writeFacturXPdf(inv: Invoice, target: TargetFlavour, options: Fa
     filename: profile.filename,
     notCarried: [
       ...written.notCarried,
-      ...(missing.length > 0 ? [`PDF rendering: characters the embedded font cannot show were drawn as '?': ${missing.map((c) => JSON.stringify(c)).join(', ')} (the embedded XML keeps them)`] : []),
+      ...(missing.length > 0
+        ? [
+            `PDF rendering: characters the embedded font cannot show were drawn as '?': ${missing.map((c) => JSON.stringify(c)).join(', ')} (the embedded XML keeps them)`,
+          ]
+        : []),
     ],
   };
 }

@@ -17,8 +17,24 @@ import type { Requirement } from './requirement';
  *   refused in the table.
  */
 
-export const PINT_BILLING_SOURCES = ['pint-ubl', 'pint-eu-ubl', 'pint-aunz-ubl', 'pint-jp-ubl', 'pint-sg-ubl', 'pint-my-ubl', 'pint-ae-ubl', 'pint-om-ubl'] as const;
-export const PINT_SELF_BILLING = ['pint-selfbilling-ubl', 'pint-aunz-selfbilling-ubl', 'pint-jp-selfbilling-ubl', 'pint-my-selfbilling-ubl', 'pint-ae-selfbilling-ubl', 'pint-jp-nontax-ubl'] as const;
+export const PINT_BILLING_SOURCES = [
+  'pint-ubl',
+  'pint-eu-ubl',
+  'pint-aunz-ubl',
+  'pint-jp-ubl',
+  'pint-sg-ubl',
+  'pint-my-ubl',
+  'pint-ae-ubl',
+  'pint-om-ubl',
+] as const;
+export const PINT_SELF_BILLING = [
+  'pint-selfbilling-ubl',
+  'pint-aunz-selfbilling-ubl',
+  'pint-jp-selfbilling-ubl',
+  'pint-my-selfbilling-ubl',
+  'pint-ae-selfbilling-ubl',
+  'pint-jp-nontax-ubl',
+] as const;
 /** PINT flavours the gateway writes from the EN 16931 model. */
 export const PINT_TARGETS = ['pint-eu-ubl', 'pint-aunz-ubl'] as const;
 
@@ -31,8 +47,37 @@ export const EN16931_VAT_CATEGORIES: ReadonlySet<string> = new Set(['S', 'Z', 'E
 
 /** EU member states (ISO 3166; Greece as GR), the EEA states and the code EN 16931 uses for Northern Ireland. */
 export const EU_EEA: ReadonlySet<string> = new Set([
-  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK',
-  'IS', 'LI', 'NO', 'XI',
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FR',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+  'IS',
+  'LI',
+  'NO',
+  'XI',
 ]);
 
 const elementsByLocal = (doc: ReadDocument, ns: string, local: string): ReadElement[] => {
@@ -50,22 +95,37 @@ export function readPint(doc: ReadDocument, format: DetectedFormat): ReadResult 
   const read = readUbl(doc);
   const problems: ReadProblem[] = [...read.problems];
   // The tax charged is named in the tax categories; PartyTaxScheme may also carry a "TAX" registration (BT-32).
-  const charged = (e: ReadElement): boolean => e.parentNode !== null && ['TaxCategory', 'ClassifiedTaxCategory'].includes((e.parentNode as ReadElement).localName ?? '');
+  const charged = (e: ReadElement): boolean =>
+    e.parentNode !== null &&
+    ['TaxCategory', 'ClassifiedTaxCategory'].includes((e.parentNode as ReadElement).localName ?? '');
   for (const scheme of elementsByLocal(doc, NS.cac, 'TaxScheme').filter(charged)) {
     let idEl: ReadElement | undefined;
     for (let c = scheme.firstChild; c && !idEl; c = c.nextSibling) {
-      if (c.nodeType === 1 && (c as ReadElement).localName === 'ID' && (c as ReadElement).namespaceURI === NS.cbc) idEl = c as ReadElement;
+      if (c.nodeType === 1 && (c as ReadElement).localName === 'ID' && (c as ReadElement).namespaceURI === NS.cbc)
+        idEl = c as ReadElement;
     }
     const value = (idEl?.textContent ?? '').trim();
     if (idEl && value !== 'VAT') {
-      problems.push({ path: pathOf(idEl), term: 'BT-118-1', message: `the tax scheme is "${value}"; EN 16931 covers VAT only, so a ${value} invoice is no EN 16931 invoice` });
+      problems.push({
+        path: pathOf(idEl),
+        term: 'BT-118-1',
+        message: `the tax scheme is "${value}"; EN 16931 covers VAT only, so a ${value} invoice is no EN 16931 invoice`,
+      });
     }
   }
   const inv = read.invoice;
-  const categories = new Set([...inv.vatBreakdown.map((v) => v.categoryCode), ...inv.lines.map((l) => l.vat.categoryCode)].filter((c): c is string => c !== undefined));
+  const categories = new Set(
+    [...inv.vatBreakdown.map((v) => v.categoryCode), ...inv.lines.map((l) => l.vat.categoryCode)].filter(
+      (c): c is string => c !== undefined,
+    ),
+  );
   for (const c of categories) {
     if (!EN16931_VAT_CATEGORIES.has(c)) {
-      problems.push({ path: '/Invoice//cac:TaxCategory/cbc:ID', term: 'BT-118', message: `tax category "${c}" is allowed by PINT but not by EN 16931 (UNTDID 5305 subset S, Z, E, AE, K, G, O, L, M)` });
+      problems.push({
+        path: '/Invoice//cac:TaxCategory/cbc:ID',
+        term: 'BT-118',
+        message: `tax category "${c}" is allowed by PINT but not by EN 16931 (UNTDID 5305 subset S, Z, E, AE, K, G, O, L, M)`,
+      });
     }
   }
   if (format.id.replace(/-(invoice|creditnote)$/, '') !== 'pint-eu-ubl') {
@@ -74,7 +134,11 @@ export function readPint(doc: ReadDocument, format: DetectedFormat): ReadResult 
       ['buyer', 'BT-55', inv.buyer.postalAddress?.countryCode],
     ] as const) {
       if (code !== undefined && !EU_EEA.has(code)) {
-        problems.push({ path: who === 'seller' ? '/Invoice/cac:AccountingSupplierParty' : '/Invoice/cac:AccountingCustomerParty', term, message: `the ${who} is in ${code}, outside the EU/EEA: the invoice follows that jurisdiction's tax rules, not EN 16931's` });
+        problems.push({
+          path: who === 'seller' ? '/Invoice/cac:AccountingSupplierParty' : '/Invoice/cac:AccountingCustomerParty',
+          term,
+          message: `the ${who} is in ${code}, outside the EU/EEA: the invoice follows that jurisdiction's tax rules, not EN 16931's`,
+        });
       }
     }
   }
@@ -108,25 +172,32 @@ export const PINT_AUNZ_RULES: Requirement[] = [
   {
     rule: 'aligned-ibrp-sr-AU ABN',
     terms: ['BT-30', 'BT-34'],
-    message: 'an Australian seller must give its ABN (11 digits, scheme 0151) as legal registration identifier (BT-30) or electronic address (BT-34)',
+    message:
+      'an Australian seller must give its ABN (11 digits, scheme 0151) as legal registration identifier (BT-30) or electronic address (BT-34)',
     holds: (i) => sellerCountry(i) !== 'AU' || sellerAbn(i),
   },
   {
     rule: 'aligned-ibrp-sr-NZ NZBN',
     terms: ['BT-30', 'BT-34'],
-    message: 'a New Zealand seller must give its NZBN (scheme 0088) as legal registration identifier (BT-30) or electronic address (BT-34)',
+    message:
+      'a New Zealand seller must give its NZBN (scheme 0088) as legal registration identifier (BT-30) or electronic address (BT-34)',
     holds: (i) => sellerCountry(i) !== 'NZ' || sellerNzbn(i),
   },
   {
     rule: 'PINT-AUNZ tax categories',
     terms: ['BT-118', 'BT-151'],
-    message: 'A-NZ GST uses tax categories S, Z, E, G and O only (no reverse charge, intra-community or IGIC/IPSI categories)',
-    holds: (i) => [...i.vatBreakdown.map((v) => v.categoryCode), ...i.lines.map((l) => l.vat.categoryCode)].every((c) => c === undefined || AUNZ_CATEGORIES.has(c)),
+    message:
+      'A-NZ GST uses tax categories S, Z, E, G and O only (no reverse charge, intra-community or IGIC/IPSI categories)',
+    holds: (i) =>
+      [...i.vatBreakdown.map((v) => v.categoryCode), ...i.lines.map((l) => l.vat.categoryCode)].every(
+        (c) => c === undefined || AUNZ_CATEGORIES.has(c),
+      ),
   },
   {
     rule: 'PINT-AUNZ seller tax identifier',
     terms: ['BT-31'],
-    message: 'a seller charging GST (category S) must give its GST registration (ABN or NZ GST number) as seller tax identifier (BT-31)',
+    message:
+      'a seller charging GST (category S) must give its GST registration (ABN or NZ GST number) as seller tax identifier (BT-31)',
     holds: (i) => !i.vatBreakdown.some((v) => v.categoryCode === 'S') || present(i.seller.vatIdentifier),
   },
 ];

@@ -9,7 +9,16 @@ import { inProcessTransform, type TransformReport, type TransformRunner } from '
  * Each candidate is converted for real, so only formats the document actually meets (the target CIUS's requirements,
  * the model's checks) are offered; the SMP then says which one the recipient takes.
  */
-export const RECIPIENT_FORMAT_PREFERENCE = ['peppol-bis3-ubl', 'xrechnung-ubl', 'xrechnung-cii', 'nlcius-ubl', 'nlcius-cii', 'en16931-ubl', 'en16931-cii', 'peppol-bis3-cii'] as const;
+export const RECIPIENT_FORMAT_PREFERENCE = [
+  'peppol-bis3-ubl',
+  'xrechnung-ubl',
+  'xrechnung-cii',
+  'nlcius-ubl',
+  'nlcius-cii',
+  'en16931-ubl',
+  'en16931-cii',
+  'peppol-bis3-cii',
+] as const;
 
 export interface RecipientAlternative {
   /** The target format id to pass to transformDocument. */
@@ -26,7 +35,11 @@ export interface RecipientAlternative {
  * The conversions in preference order, one at a time: the caller stops at the first the recipient takes, so the
  * later candidates are never converted.
  */
-export async function* recipientAlternatives(bytes: Buffer, ownDocumentTypeId: string, transform: TransformRunner = inProcessTransform): AsyncGenerator<RecipientAlternative> {
+export async function* recipientAlternatives(
+  bytes: Buffer,
+  ownDocumentTypeId: string,
+  transform: TransformRunner = inProcessTransform,
+): AsyncGenerator<RecipientAlternative> {
   const seen = new Set([ownDocumentTypeId]);
   for (const targetFormat of RECIPIENT_FORMAT_PREFERENCE) {
     let converted: ConvertedForRecipient;
@@ -51,7 +64,11 @@ export interface ConvertedForRecipient {
 }
 
 /** The document in the format the recipient takes (the same conversion every attempt: it is a pure function). */
-export async function convertForRecipient(bytes: Buffer, targetFormat: string, transform: TransformRunner = inProcessTransform): Promise<ConvertedForRecipient> {
+export async function convertForRecipient(
+  bytes: Buffer,
+  targetFormat: string,
+  transform: TransformRunner = inProcessTransform,
+): Promise<ConvertedForRecipient> {
   // Every recipient format is XML, so the body is the converted XML's bytes.
   const result = await transform(bytes, { targetFormat });
   return { xml: result.body, report: result.report };

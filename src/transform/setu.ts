@@ -22,7 +22,9 @@ export function readSetu(doc: ReadDocument): ReadResult {
   const filled: string[] = [];
   const derive = (legal: Identifier | undefined, who: string, term: string): Identifier | undefined => {
     if (!legal || legal.schemeId === undefined || !PEPPOL_ADDRESS_SCHEMES.has(legal.schemeId)) return undefined;
-    filled.push(`${term} ${who} electronic address = ${legal.schemeId}:${legal.value} (SETU has no EndpointID; the ${legal.schemeId === '0106' ? 'KVK' : 'OIN'} number is the Peppol address)`);
+    filled.push(
+      `${term} ${who} electronic address = ${legal.schemeId}:${legal.value} (SETU has no EndpointID; the ${legal.schemeId === '0106' ? 'KVK' : 'OIN'} number is the Peppol address)`,
+    );
     return { value: legal.value, schemeId: legal.schemeId };
   };
   if (!inv.seller.electronicAddress) {

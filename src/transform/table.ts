@@ -43,7 +43,16 @@ export const EN16931_CII_SOURCES = [
   'facturx-xrechnung',
 ] as const;
 export const FATTURAPA = 'fatturapa-1.2';
-export const EN16931_TARGETS = ['en16931-ubl', 'peppol-bis3-ubl', 'nlcius-ubl', 'xrechnung-ubl', 'en16931-cii', 'peppol-bis3-cii', 'nlcius-cii', 'xrechnung-cii'] as const;
+export const EN16931_TARGETS = [
+  'en16931-ubl',
+  'peppol-bis3-ubl',
+  'nlcius-ubl',
+  'xrechnung-ubl',
+  'en16931-cii',
+  'peppol-bis3-cii',
+  'nlcius-cii',
+  'xrechnung-cii',
+] as const;
 /** ebInterface versions the EN 16931 model reads (one structure; 6.1 adds below-the-line items). */
 export const EBINTERFACE_SOURCES = ['ebinterface-6.1', 'ebinterface-6.0', 'ebinterface-5.0'] as const;
 const EBINTERFACE_4 = ['ebinterface-4.3', 'ebinterface-4.2', 'ebinterface-4.1', 'ebinterface-4.0'];
@@ -57,7 +66,12 @@ export const EBINTERFACE_TARGETS = ['ebinterface-6.1'] as const;
 export const DIALECT_SOURCES = ['svefaktura-1.0', ...PINT_BILLING_SOURCES, 'setu-invoice-ubl'] as const;
 
 /** Factur-X PDF/A-3 targets the gateway writes (the CII embedded in a rendering of the invoice). */
-export const FACTURX_PDF_TARGETS = ['facturx-basic', 'facturx-en16931', 'facturx-extended', 'facturx-xrechnung'] as const;
+export const FACTURX_PDF_TARGETS = [
+  'facturx-basic',
+  'facturx-en16931',
+  'facturx-extended',
+  'facturx-xrechnung',
+] as const;
 const PINT_OTHER_TARGETS = ['pint-ubl', 'pint-jp-ubl', 'pint-sg-ubl', 'pint-my-ubl', 'pint-ae-ubl', 'pint-om-ubl'];
 const DICO = ['dico-insbou004', 'dico-sales005'];
 
@@ -66,63 +80,194 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
   {
     from: ['facturx-minimum', 'facturx-basicwl'],
     to: '*',
-    notSupported: 'Factur-X MINIMUM and BASIC WL carry no invoice lines (BG-25) and are not complete EN 16931 invoices, so no EN 16931 format can be made of them',
+    notSupported:
+      'Factur-X MINIMUM and BASIC WL carry no invoice lines (BG-25) and are not complete EN 16931 invoices, so no EN 16931 format can be made of them',
   },
   {
     from: ['xrechnung-extension-ubl', 'xrechnung-extension-cii', 'facturx-extended', 'facturx-extended-ctc-fr'],
-    to: ['xrechnung-ubl', 'xrechnung-cii', 'en16931-ubl', 'en16931-cii', 'peppol-bis3-ubl', 'peppol-bis3-cii', 'nlcius-ubl', 'nlcius-cii'],
+    to: [
+      'xrechnung-ubl',
+      'xrechnung-cii',
+      'en16931-ubl',
+      'en16931-cii',
+      'peppol-bis3-ubl',
+      'peppol-bis3-cii',
+      'nlcius-ubl',
+      'nlcius-cii',
+    ],
     converter: 'en16931',
   },
   { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES], to: EN16931_TARGETS, converter: 'en16931' },
   { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES], to: FACTURX_PDF_TARGETS, converter: 'en16931' },
   // Every other source the model reads as an EN 16931 invoice: the same CII, in a PDF.
-  { from: [FATTURAPA, ...EBINTERFACE_SOURCES, ...PINT_BILLING_SOURCES, 'svefaktura-1.0', 'setu-invoice-ubl'], to: FACTURX_PDF_TARGETS, converter: 'en16931' },
+  {
+    from: [FATTURAPA, ...EBINTERFACE_SOURCES, ...PINT_BILLING_SOURCES, 'svefaktura-1.0', 'setu-invoice-ubl'],
+    to: FACTURX_PDF_TARGETS,
+    converter: 'en16931',
+  },
   {
     from: '*',
     to: ['facturx-minimum', 'facturx-basicwl'],
-    notSupported: 'Factur-X MINIMUM and BASIC WL drop the invoice lines (BG-25) and are not invoices in the legal sense (Factur-X: AFRelationship Data); the gateway does not turn an invoice into one. Use facturx-basic, facturx-en16931, facturx-extended or facturx-xrechnung',
+    notSupported:
+      'Factur-X MINIMUM and BASIC WL drop the invoice lines (BG-25) and are not invoices in the legal sense (Factur-X: AFRelationship Data); the gateway does not turn an invoice into one. Use facturx-basic, facturx-en16931, facturx-extended or facturx-xrechnung',
   },
-  { from: '*', to: ['facturx-extended-ctc-fr'], notSupported: 'Factur-X EXTENDED-CTC-FR adds the French CTC requirements (continuous transaction control), which the gateway does not check yet' },
-  { from: '*', to: ['nlcius-gaccount-ubl'], notSupported: 'the NLCIUS G-account extension needs a second payment to a blocked account, which EN 16931 does not hold' },
-  { from: '*', to: ['xrechnung-extension-ubl', 'xrechnung-extension-cii', 'xrechnung-cvd-ubl', 'xrechnung-cvd-cii'], notSupported: 'XRechnung extension and CVD outputs need data beyond EN 16931 that the model does not carry yet' },
-  { from: '*', to: ['peppol-selfbilling-ubl'], notSupported: 'self-billing changes who issues the invoice; converting an invoice into one is not a format change' },
-  { from: PINT_SELF_BILLING, to: '*', notSupported: 'self-billing (and the Japanese non-tax invoice) changes who issues the document or what it is; converting it into a billing invoice is not a format change' },
-  { from: '*', to: PINT_SELF_BILLING, notSupported: 'self-billing changes who issues the invoice; converting an invoice into one is not a format change' },
+  {
+    from: '*',
+    to: ['facturx-extended-ctc-fr'],
+    notSupported:
+      'Factur-X EXTENDED-CTC-FR adds the French CTC requirements (continuous transaction control), which the gateway does not check yet',
+  },
+  {
+    from: '*',
+    to: ['nlcius-gaccount-ubl'],
+    notSupported:
+      'the NLCIUS G-account extension needs a second payment to a blocked account, which EN 16931 does not hold',
+  },
+  {
+    from: '*',
+    to: ['xrechnung-extension-ubl', 'xrechnung-extension-cii', 'xrechnung-cvd-ubl', 'xrechnung-cvd-cii'],
+    notSupported: 'XRechnung extension and CVD outputs need data beyond EN 16931 that the model does not carry yet',
+  },
+  {
+    from: '*',
+    to: ['peppol-selfbilling-ubl'],
+    notSupported: 'self-billing changes who issues the invoice; converting an invoice into one is not a format change',
+  },
+  {
+    from: PINT_SELF_BILLING,
+    to: '*',
+    notSupported:
+      'self-billing (and the Japanese non-tax invoice) changes who issues the document or what it is; converting it into a billing invoice is not a format change',
+  },
+  {
+    from: '*',
+    to: PINT_SELF_BILLING,
+    notSupported: 'self-billing changes who issues the invoice; converting an invoice into one is not a format change',
+  },
   { from: ['pint-eu-ubl'], to: ['pint-eu-ubl'], converter: 'en16931' },
   {
     from: PINT_BILLING_SOURCES,
     to: [...PINT_TARGETS, ...PINT_OTHER_TARGETS],
-    notSupported: 'a PINT invoice converts to the EN 16931 formats (PINT-EU also to itself); moving it to another PINT jurisdiction changes the tax rules it follows, which is not a format change',
+    notSupported:
+      'a PINT invoice converts to the EN 16931 formats (PINT-EU also to itself); moving it to another PINT jurisdiction changes the tax rules it follows, which is not a format change',
   },
   { from: PINT_BILLING_SOURCES, to: EN16931_TARGETS, converter: 'en16931' },
   { from: ['svefaktura-1.0', 'setu-invoice-ubl'], to: [...EN16931_TARGETS, ...PINT_TARGETS], converter: 'en16931' },
   { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES], to: PINT_TARGETS, converter: 'en16931' },
-  { from: '*', to: ['pint-ubl'], notSupported: 'the generic PINT billing specification is the base the jurisdictions specialise; a document is sent in its jurisdiction\'s flavour (pint-eu-ubl for EN 16931 content)' },
-  { from: '*', to: ['pint-jp-ubl'], notSupported: 'PINT Japan needs Japanese consumption tax content (qualified invoice issuer registration number T + 13 digits, JP tax categories and per-rate totals in JPY) that an EN 16931 invoice does not hold' },
-  { from: '*', to: ['pint-sg-ubl'], notSupported: 'PINT Singapore needs Singapore GST content (GST registration number, SG tax category codes such as SR, ZR, ES33, and GST in SGD) that an EN 16931 invoice does not hold' },
-  { from: '*', to: ['pint-my-ubl'], notSupported: 'PINT Malaysia needs MyInvois content (seller and buyer TIN, SST registration, Malaysian tax types and classification codes) that an EN 16931 invoice does not hold' },
-  { from: '*', to: ['pint-ae-ubl'], notSupported: 'PINT UAE needs UAE VAT content (TRN of seller and buyer, emirate codes, AED amounts and the UAE transaction type flags) that an EN 16931 invoice does not hold' },
-  { from: '*', to: ['pint-om-ubl'], notSupported: 'PINT Oman needs Omani VAT content (VAT and commercial registration numbers, OMR tax amounts) that an EN 16931 invoice does not hold' },
+  {
+    from: '*',
+    to: ['pint-ubl'],
+    notSupported:
+      "the generic PINT billing specification is the base the jurisdictions specialise; a document is sent in its jurisdiction's flavour (pint-eu-ubl for EN 16931 content)",
+  },
+  {
+    from: '*',
+    to: ['pint-jp-ubl'],
+    notSupported:
+      'PINT Japan needs Japanese consumption tax content (qualified invoice issuer registration number T + 13 digits, JP tax categories and per-rate totals in JPY) that an EN 16931 invoice does not hold',
+  },
+  {
+    from: '*',
+    to: ['pint-sg-ubl'],
+    notSupported:
+      'PINT Singapore needs Singapore GST content (GST registration number, SG tax category codes such as SR, ZR, ES33, and GST in SGD) that an EN 16931 invoice does not hold',
+  },
+  {
+    from: '*',
+    to: ['pint-my-ubl'],
+    notSupported:
+      'PINT Malaysia needs MyInvois content (seller and buyer TIN, SST registration, Malaysian tax types and classification codes) that an EN 16931 invoice does not hold',
+  },
+  {
+    from: '*',
+    to: ['pint-ae-ubl'],
+    notSupported:
+      'PINT UAE needs UAE VAT content (TRN of seller and buyer, emirate codes, AED amounts and the UAE transaction type flags) that an EN 16931 invoice does not hold',
+  },
+  {
+    from: '*',
+    to: ['pint-om-ubl'],
+    notSupported:
+      'PINT Oman needs Omani VAT content (VAT and commercial registration numbers, OMR tax amounts) that an EN 16931 invoice does not hold',
+  },
   // FatturaPA 1.2 ↔ EN 16931 after the Italian mapping (src/transform/fatturapa/).
   { from: ['fatturapa-1.2'], to: EN16931_TARGETS, converter: 'en16931' },
   { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES], to: [FATTURAPA], converter: 'en16931' },
   { from: [FATTURAPA], to: [FATTURAPA], notSupported: 'the document is FatturaPA 1.2 already' },
-  { from: [FATTURAPA], to: '*', notSupported: 'FatturaPA converts to the EN 16931 formats (UBL, CII and their CIUS) only' },
+  {
+    from: [FATTURAPA],
+    to: '*',
+    notSupported: 'FatturaPA converts to the EN 16931 formats (UBL, CII and their CIUS) only',
+  },
   { from: '*', to: [FATTURAPA], notSupported: 'only EN 16931 invoices (UBL, CII and their CIUS) convert to FatturaPA' },
   { from: EBINTERFACE_SOURCES, to: EN16931_TARGETS, converter: 'en16931' },
-  { from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, ...EBINTERFACE_SOURCES], to: EBINTERFACE_TARGETS, converter: 'en16931' },
-  { from: EBINTERFACE_4, to: '*', notSupported: 'ebInterface 4.x (VAT/VATItem without tax category codes) is not read yet; ebInterface 5.0, 6.0 and 6.1 are' },
-  { from: '*', to: ['ebinterface-6.0', 'ebinterface-5.0', ...EBINTERFACE_4], notSupported: 'the gateway writes ebInterface 6.1 only (the current version Austrian recipients accept); choose ebinterface-6.1' },
-  { from: EBINTERFACE_SOURCES, to: '*', notSupported: 'ebInterface converts to the EN 16931 formats (UBL, CII and their CIUSes) and to ebInterface 6.1 only' },
+  {
+    from: [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, ...EBINTERFACE_SOURCES],
+    to: EBINTERFACE_TARGETS,
+    converter: 'en16931',
+  },
+  {
+    from: EBINTERFACE_4,
+    to: '*',
+    notSupported:
+      'ebInterface 4.x (VAT/VATItem without tax category codes) is not read yet; ebInterface 5.0, 6.0 and 6.1 are',
+  },
+  {
+    from: '*',
+    to: ['ebinterface-6.0', 'ebinterface-5.0', ...EBINTERFACE_4],
+    notSupported:
+      'the gateway writes ebInterface 6.1 only (the current version Austrian recipients accept); choose ebinterface-6.1',
+  },
+  {
+    from: EBINTERFACE_SOURCES,
+    to: '*',
+    notSupported:
+      'ebInterface converts to the EN 16931 formats (UBL, CII and their CIUSes) and to ebInterface 6.1 only',
+  },
   { from: '*', to: EBINTERFACE_TARGETS, notSupported: 'ebInterface 6.1 is written from EN 16931 sources only' },
-  { from: '*', to: ['svefaktura-1.0'], notSupported: 'Svefaktura 1.0 is a legacy inbound format (SFTI withdrew it in favour of Peppol BIS Billing 3); no conversion produces it' },
-  { from: ['svefaktura-1.0'], to: '*', notSupported: 'Svefaktura 1.0 converts to the EN 16931 formats and PINT-EU / PINT A-NZ only' },
-  { from: '*', to: ['setu-invoice-ubl'], notSupported: 'SETU Invoice needs staffing data (hour types from the SETU code list, time card and assignment references) that EN 16931 does not hold; send NLCIUS' },
-  { from: ['setu-invoice-ubl'], to: '*', notSupported: 'SETU Invoice converts to the EN 16931 formats and PINT-EU / PINT A-NZ only' },
-  { from: DICO, to: '*', notSupported: 'DICO (SALES005, INSBOU004) is a GS1-style XML whose schemas and samples Ketenstandaard gives only to licensed members; with no public mapping to EN 16931 and no public sample, no reader can be built and tested honestly' },
-  { from: '*', to: DICO, notSupported: 'DICO (SALES005, INSBOU004) schemas are licence-gated by Ketenstandaard; no conversion produces DICO' },
-  { from: ['zugferd1-basic', 'zugferd1-comfort', 'zugferd1-extended'], to: '*', notSupported: 'ZUGFeRD 1.0 is retired; send ZUGFeRD 2 / Factur-X' },
-  { from: ['peppol-mls', 'peppol-invoice-response', 'peppol-mlr', 'peppol-order', 'peppol-order-response'], to: '*', notSupported: 'only invoices and credit notes can be transformed' },
+  {
+    from: '*',
+    to: ['svefaktura-1.0'],
+    notSupported:
+      'Svefaktura 1.0 is a legacy inbound format (SFTI withdrew it in favour of Peppol BIS Billing 3); no conversion produces it',
+  },
+  {
+    from: ['svefaktura-1.0'],
+    to: '*',
+    notSupported: 'Svefaktura 1.0 converts to the EN 16931 formats and PINT-EU / PINT A-NZ only',
+  },
+  {
+    from: '*',
+    to: ['setu-invoice-ubl'],
+    notSupported:
+      'SETU Invoice needs staffing data (hour types from the SETU code list, time card and assignment references) that EN 16931 does not hold; send NLCIUS',
+  },
+  {
+    from: ['setu-invoice-ubl'],
+    to: '*',
+    notSupported: 'SETU Invoice converts to the EN 16931 formats and PINT-EU / PINT A-NZ only',
+  },
+  {
+    from: DICO,
+    to: '*',
+    notSupported:
+      'DICO (SALES005, INSBOU004) is a GS1-style XML whose schemas and samples Ketenstandaard gives only to licensed members; with no public mapping to EN 16931 and no public sample, no reader can be built and tested honestly',
+  },
+  {
+    from: '*',
+    to: DICO,
+    notSupported: 'DICO (SALES005, INSBOU004) schemas are licence-gated by Ketenstandaard; no conversion produces DICO',
+  },
+  {
+    from: ['zugferd1-basic', 'zugferd1-comfort', 'zugferd1-extended'],
+    to: '*',
+    notSupported: 'ZUGFeRD 1.0 is retired; send ZUGFeRD 2 / Factur-X',
+  },
+  {
+    from: ['peppol-mls', 'peppol-invoice-response', 'peppol-mlr', 'peppol-order', 'peppol-order-response'],
+    to: '*',
+    notSupported: 'only invoices and credit notes can be transformed',
+  },
 ];
 
 const matches = (set: readonly string[] | '*', id: string): boolean => set === '*' || set.includes(id);
@@ -148,10 +293,20 @@ export interface TransformationListing {
 /** Every pair of the table's written targets (EN 16931 family, PINT, FatturaPA, ebInterface), for documentation and reports. */
 export function listTransformations(): TransformationListing[] {
   const out: TransformationListing[] = [];
-  for (const from of [...EN16931_UBL_SOURCES, ...EN16931_CII_SOURCES, FATTURAPA, ...EBINTERFACE_SOURCES, 'facturx-minimum', 'facturx-basicwl', ...DIALECT_SOURCES]) {
+  for (const from of [
+    ...EN16931_UBL_SOURCES,
+    ...EN16931_CII_SOURCES,
+    FATTURAPA,
+    ...EBINTERFACE_SOURCES,
+    'facturx-minimum',
+    'facturx-basicwl',
+    ...DIALECT_SOURCES,
+  ]) {
     for (const to of [...EN16931_TARGETS, ...PINT_TARGETS, FATTURAPA, ...EBINTERFACE_TARGETS, ...FACTURX_PDF_TARGETS]) {
       const l = lookupTransformation(from, to);
-      out.push('converter' in l ? { from, to, supported: true } : { from, to, supported: false, reason: l.notSupported });
+      out.push(
+        'converter' in l ? { from, to, supported: true } : { from, to, supported: false, reason: l.notSupported },
+      );
     }
   }
   return out;
@@ -177,11 +332,23 @@ export function renderTransformationTable(): string {
   ];
   const supported = listTransformations().filter((l) => l.supported);
   for (const from of [...new Set(supported.map((l) => l.from))]) {
-    out.push(`| \`${from}\` | ${supported.filter((l) => l.from === from).map((l) => `\`${l.to}\``).join(', ')} |`);
+    out.push(
+      `| \`${from}\` | ${supported
+        .filter((l) => l.from === from)
+        .map((l) => `\`${l.to}\``)
+        .join(', ')} |`,
+    );
   }
-  out.push('', '## Not supported (400 `TRANSFORMATION_NOT_SUPPORTED`)', '', '| Source | Target | Why |', '| --- | --- | --- |');
+  out.push(
+    '',
+    '## Not supported (400 `TRANSFORMATION_NOT_SUPPORTED`)',
+    '',
+    '| Source | Target | Why |',
+    '| --- | --- | --- |',
+  );
   const list = (set: readonly string[] | '*'): string => (set === '*' ? 'any' : set.map((s) => `\`${s}\``).join(', '));
-  for (const row of TRANSFORMATIONS) if (row.notSupported) out.push(`| ${list(row.from)} | ${list(row.to)} | ${row.notSupported} |`);
+  for (const row of TRANSFORMATIONS)
+    if (row.notSupported) out.push(`| ${list(row.from)} | ${list(row.to)} | ${row.notSupported} |`);
   out.push('', 'Any pair not listed above is not supported either.', '');
   return out.join('\n');
 }

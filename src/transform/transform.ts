@@ -1,6 +1,17 @@
 import { GatewayError } from '../core/gateway-error';
 import type { Invoice, ReadProblem, UnmappedElement } from '../en16931';
-import { detectFormatFromDocument, extractFromPdf, findFormats, getFormat, isPdf, parseXml, parseXmlForReading, type DetectedFormat, type ReadDocument, type XmlLimits } from '../formats';
+import {
+  detectFormatFromDocument,
+  extractFromPdf,
+  findFormats,
+  getFormat,
+  isPdf,
+  parseXml,
+  parseXmlForReading,
+  type DetectedFormat,
+  type ReadDocument,
+  type XmlLimits,
+} from '../formats';
 import { modelReader, modelWriter } from './codecs';
 import './dialects';
 import { lookupTransformation } from './table';
@@ -85,14 +96,26 @@ function notSupported(from: string, to: string, why: string): GatewayError {
 }
 
 /** The target: a flavour the gateway writes, or the base id of a known format (for the table's refusal). */
-function resolveTarget(targetFormat: string, sourceSyntax: string, targetSyntax: 'UBL' | 'CII' | undefined): TargetFlavour | string {
+function resolveTarget(
+  targetFormat: string,
+  sourceSyntax: string,
+  targetSyntax: 'UBL' | 'CII' | undefined,
+): TargetFlavour | string {
   const asId = baseId(targetFormat.trim().toLowerCase());
   const byId = targetFlavour(asId);
   if (byId) return byId;
   if (getFormat(targetFormat) || getFormat(`${asId}-invoice`)) return asId;
-  const named = [...new Set(findFormats(targetFormat).filter((f) => !f.refused).map((f) => baseId(f.id)))];
+  const named = [
+    ...new Set(
+      findFormats(targetFormat)
+        .filter((f) => !f.refused)
+        .map((f) => baseId(f.id)),
+    ),
+  ];
   if (named.length === 0) {
-    throw new GatewayError('BAD_REQUEST', `targetFormat "${targetFormat}" is not a known format URN or id`, { details: { reason: 'UNKNOWN_TARGET_FORMAT', targetFormat } });
+    throw new GatewayError('BAD_REQUEST', `targetFormat "${targetFormat}" is not a known format URN or id`, {
+      details: { reason: 'UNKNOWN_TARGET_FORMAT', targetFormat },
+    });
   }
   // A URN shared by an XML flavour and a Factur-X one (EN 16931, XRechnung) means the XML; Factur-X PDFs are asked for
   // by their own URN (EXTENDED) or id.
@@ -104,7 +127,10 @@ function resolveTarget(targetFormat: string, sourceSyntax: string, targetSyntax:
   return flavours.find((t) => t.syntax === wanted) ?? (flavours[0] as TargetFlavour);
 }
 
-function readSource(input: Buffer | Uint8Array | string, opts: TransformOptions): { doc: ReadDocument; format: DetectedFormat } {
+function readSource(
+  input: Buffer | Uint8Array | string,
+  opts: TransformOptions,
+): { doc: ReadDocument; format: DetectedFormat } {
   let xml: Buffer | Uint8Array | string = input;
   let container: 'pdf' | undefined;
   if (typeof input !== 'string' && isPdf(input)) {
@@ -112,7 +138,10 @@ function readSource(input: Buffer | Uint8Array | string, opts: TransformOptions)
     container = 'pdf';
   }
   const doc = opts.sourceTree === 'xmldom' ? parseXml(xml, opts.limits) : parseXmlForReading(xml, opts.limits);
-  const format = detectFormatFromDocument(doc, { ...(opts.sourceFormat ? { sourceFormat: opts.sourceFormat } : {}), ...(container ? { container } : {}) });
+  const format = detectFormatFromDocument(doc, {
+    ...(opts.sourceFormat ? { sourceFormat: opts.sourceFormat } : {}),
+    ...(container ? { container } : {}),
+  });
   return { doc, format };
 }
 
@@ -127,15 +156,24 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
   const targetId = typeof target === 'string' ? target : target.id;
   const lookup = lookupTransformation(sourceBase, targetId);
   if ('notSupported' in lookup) throw notSupported(format.id, targetId, lookup.notSupported);
-  if (typeof target === 'string') throw notSupported(format.id, targetId, 'the target is not a format the gateway writes');
-  if (format.documentType !== 'Invoice' && format.documentType !== 'CreditNote') throw notSupported(format.id, targetId, 'only invoices and credit notes can be transformed');
+  if (typeof target === 'string')
+    throw notSupported(format.id, targetId, 'the target is not a format the gateway writes');
+  if (format.documentType !== 'Invoice' && format.documentType !== 'CreditNote')
+    throw notSupported(format.id, targetId, 'only invoices and credit notes can be transformed');
 
   const reader = modelReader(format);
   const writer = modelWriter(target);
-  if (!reader || !writer) throw notSupported(format.id, targetId, `no ${reader ? 'writer' : 'reader'} for the ${reader ? target.syntax : format.syntax} syntax is built`);
+  if (!reader || !writer)
+    throw notSupported(
+      format.id,
+      targetId,
+      `no ${reader ? 'writer' : 'reader'} for the ${reader ? target.syntax : format.syntax} syntax is built`,
+    );
   const read = reader(doc, format);
   if (read.problems.length > 0) {
-    throw cannotConvert(`The document has values that cannot be converted: ${describeProblems(read.problems)}`, { invalid: read.problems });
+    throw cannotConvert(`The document has values that cannot be converted: ${describeProblems(read.problems)}`, {
+      invalid: read.problems,
+    });
   }
   const inv = read.invoice;
   const changed: string[] = [];
@@ -143,10 +181,13 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
   adaptFlavour(inv, target, changed, filled);
   const missing = target.requirements.filter((r) => !r.holds(inv));
   if (missing.length > 0) {
-    throw cannotConvert(`${target.name} requires data the document does not have: ${missing.map((m) => `${m.rule} (${m.terms.join(', ')}): ${m.message}`).join('; ')}`, {
-      target: target.id,
-      missing: missing.map((m: Requirement) => ({ rule: m.rule, terms: m.terms, message: m.message })),
-    });
+    throw cannotConvert(
+      `${target.name} requires data the document does not have: ${missing.map((m) => `${m.rule} (${m.terms.join(', ')}): ${m.message}`).join('; ')}`,
+      {
+        target: target.id,
+        missing: missing.map((m: Requirement) => ({ rule: m.rule, terms: m.terms, message: m.message })),
+      },
+    );
   }
   const written = writer(inv, target, opts.date ? { date: opts.date } : {});
   const documentType = written.documentType;
@@ -156,7 +197,13 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
       ? { body: written.pdf, contentType: 'application/pdf' as const, pdf: written.pdf }
       : { body: Buffer.from(written.xml, 'utf8'), contentType: 'application/xml' as const }),
     report: {
-      source: { id: format.id, name: format.name, syntax: format.syntax, documentType: format.documentType, ...(format.customizationId !== undefined ? { customizationId: format.customizationId } : {}) },
+      source: {
+        id: format.id,
+        name: format.name,
+        syntax: format.syntax,
+        documentType: format.documentType,
+        ...(format.customizationId !== undefined ? { customizationId: format.customizationId } : {}),
+      },
       target: {
         id: target.syntax === 'UBL' ? `${target.id}-${documentType.toLowerCase()}` : target.id,
         name: target.name,
@@ -190,8 +237,14 @@ function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], fi
     pc.specificationIdentifier = target.specificationId;
   }
   // PEPPOL-EN16931-R005: BT-6 must differ from BT-5. Equal, it repeats BT-5 (and BT-111 repeats BT-110): left out.
-  if (target.family === 'peppol-bis3' && inv.vatAccountingCurrencyCode !== undefined && inv.vatAccountingCurrencyCode === inv.currencyCode) {
-    changed.push(`BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which Peppol does not allow (PEPPOL-EN16931-R005)`);
+  if (
+    target.family === 'peppol-bis3' &&
+    inv.vatAccountingCurrencyCode !== undefined &&
+    inv.vatAccountingCurrencyCode === inv.currencyCode
+  ) {
+    changed.push(
+      `BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which Peppol does not allow (PEPPOL-EN16931-R005)`,
+    );
     delete inv.vatAccountingCurrencyCode;
     delete inv.totals.totalVatAmountInAccountingCurrency;
   }
@@ -199,10 +252,14 @@ function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], fi
   if (target.defaultProcess !== undefined) {
     const current = pc.businessProcessType;
     if (current === undefined || current === '') {
-      filled.push(`BT-23 Business process type = "${target.defaultProcess}" (${target.name} requires one; the source has none)`);
+      filled.push(
+        `BT-23 Business process type = "${target.defaultProcess}" (${target.name} requires one; the source has none)`,
+      );
       pc.businessProcessType = target.defaultProcess;
     } else if (target.acceptsProcess && !target.acceptsProcess.test(current)) {
-      changed.push(`BT-23 Business process type: "${current}" → "${target.defaultProcess}" (${target.name} accepts only its own process identifiers)`);
+      changed.push(
+        `BT-23 Business process type: "${current}" → "${target.defaultProcess}" (${target.name} accepts only its own process identifiers)`,
+      );
       pc.businessProcessType = target.defaultProcess;
     }
   }

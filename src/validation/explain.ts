@@ -48,9 +48,17 @@ export function explainSchemaIssue(issue: SchemaIssue, element: Element | undefi
         text: `Invalid payload: '${value}' in ${name} is not a valid xs:decimal; scientific notation is not allowed, only fixed decimal notation (e.g. 150.00). Schema: ${schemaSays}`,
       };
     }
-    return { ruleId: 'XSD-DECIMAL', text: `'${value}' in ${name} is not a valid xs:decimal (fixed decimal notation, e.g. 150.00). Schema: ${schemaSays}` };
+    return {
+      ruleId: 'XSD-DECIMAL',
+      text: `'${value}' in ${name} is not a valid xs:decimal (fixed decimal notation, e.g. 150.00). Schema: ${schemaSays}`,
+    };
   }
-  if (local === 'OrderReference' && /This element is not expected/.test(issue.message) && element && previousElementSibling(element)?.localName === 'OrderReference') {
+  if (
+    local === 'OrderReference' &&
+    /This element is not expected/.test(issue.message) &&
+    element &&
+    previousElementSibling(element)?.localName === 'OrderReference'
+  ) {
     return {
       ruleId: 'XSD-ORDER-REFERENCE',
       text: `At most one OrderReference per invoice (UBL 2.1, Peppol BIS Billing 3.0); invoice more orders with more invoices. Schema: ${schemaSays}`,

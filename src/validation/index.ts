@@ -1,8 +1,39 @@
 /** Validation with the pinned official artefacts: XSD through xmllint, Schematron through SaxonJS. */
 export { createValidator, type Validator, type ValidatorOptions, type ValidateOptions } from './validator';
-export { RulePackStore, type LoadedPack, type LoadedXsdPack, type LoadedSchematronPack, type PackStatus, type PackProblem } from './pack-store';
-export { loadManifest, parseManifest, packFingerprint, canonicalJson, defaultManifestFile, type RulesManifest, type PackDefinition } from './manifest';
+export {
+  RulePackStore,
+  type LoadedPack,
+  type LoadedXsdPack,
+  type LoadedSchematronPack,
+  type PackStatus,
+  type PackProblem,
+} from './pack-store';
+export {
+  loadManifest,
+  parseManifest,
+  packFingerprint,
+  canonicalJson,
+  defaultManifestFile,
+  type RulesManifest,
+  type PackDefinition,
+} from './manifest';
 export { selectRulePacks, parseRuleSet, type PackRef, type Selection } from './selection';
-export { reasonCodeOf, flagOf, type Assertion, type AssertionArtifact, type AssertionFlag, type ReasonCode, type RuleSetOutcome, type ValidationResult, type ValidatedFormat } from './types';
+export {
+  reasonCodeOf,
+  flagOf,
+  type Assertion,
+  type AssertionArtifact,
+  type AssertionFlag,
+  type ReasonCode,
+  type RuleSetOutcome,
+  type ValidationResult,
+  type ValidatedFormat,
+} from './types';
 export { benchmarkValidation, type BenchmarkOptions, type BenchmarkReport } from './bench';
-export { createValidatorPool, defaultWorkerScript, type ValidatorPool, type ValidatorPoolOptions, type ValidatorPoolStats } from './pool';
+export {
+  createValidatorPool,
+  defaultWorkerScript,
+  type ValidatorPool,
+  type ValidatorPoolOptions,
+  type ValidatorPoolStats,
+} from './pool';

@@ -34,11 +34,13 @@ export function elementPath(el: Element): string {
   const steps: string[] = [];
   let cur: Element | null = el;
   while (cur && cur.nodeType === 1) {
-    const parent: Element["parentNode"] = cur.parentNode;
+    const parent: Element['parentNode'] = cur.parentNode;
     // The names come from the document; each step is bounded so a huge name cannot make a huge location.
     const name = truncateForEcho(cur.nodeName);
     if (parent && parent.nodeType === 1) {
-      const same = childElements(parent as Element).filter((s) => s.localName === cur!.localName && s.namespaceURI === cur!.namespaceURI);
+      const same = childElements(parent as Element).filter(
+        (s) => s.localName === cur!.localName && s.namespaceURI === cur!.namespaceURI,
+      );
       steps.unshift(same.length > 1 ? `${name}[${same.indexOf(cur) + 1}]` : name);
     } else {
       steps.unshift(name);

@@ -80,12 +80,19 @@ export function parseManifest(json: unknown): RulesManifest {
   const parsed = Manifest.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`rules manifest is invalid or not fully pinned (run npm run rules:fetch -- --pin): ${issues.join('; ')}`);
+    throw new Error(
+      `rules manifest is invalid or not fully pinned (run npm run rules:fetch -- --pin): ${issues.join('; ')}`,
+    );
   }
   const fingerprints: Record<string, string> = {};
-  const raw = json as { artifacts: Record<string, { coordinates: string; sha256: string }>; packs: Array<{ id: string; version: string; sources: Array<{ artifact: string }> }> };
+  const raw = json as {
+    artifacts: Record<string, { coordinates: string; sha256: string }>;
+    packs: Array<{ id: string; version: string; sources: Array<{ artifact: string }> }>;
+  };
   for (const p of parsed.data.packs) {
-    for (const s of p.sources) if (!parsed.data.artifacts[s.artifact]) throw new Error(`rules manifest: pack ${p.id} uses unknown artifact ${s.artifact}`);
+    for (const s of p.sources)
+      if (!parsed.data.artifacts[s.artifact])
+        throw new Error(`rules manifest: pack ${p.id} uses unknown artifact ${s.artifact}`);
     // One id may appear in several versions (a transition window); the first listed is the current one.
     const key = packKey(p);
     if (fingerprints[key] !== undefined) throw new Error(`rules manifest: pack ${p.id} ${p.version} listed twice`);
@@ -120,11 +127,16 @@ export function canonicalJson(value: unknown): string {
  * Fingerprint of a pack: its manifest entry (as written in the file) plus the coordinates and checksums of its jars.
  * The fetch script stores it in the pack's stamp; a different value means the cache holds another build.
  */
-export function packFingerprint(rawManifest: { artifacts: Record<string, { coordinates: string; sha256: string }> }, rawPack: { sources: Array<{ artifact: string }> }): string {
+export function packFingerprint(
+  rawManifest: { artifacts: Record<string, { coordinates: string; sha256: string }> },
+  rawPack: { sources: Array<{ artifact: string }> },
+): string {
   const artifacts: Record<string, { coordinates: string; sha256: string }> = {};
   for (const s of rawPack.sources) {
     const a = rawManifest.artifacts[s.artifact];
     if (a) artifacts[s.artifact] = { coordinates: a.coordinates, sha256: a.sha256 };
   }
-  return createHash('sha256').update(canonicalJson({ pack: rawPack, artifacts })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ pack: rawPack, artifacts }))
+    .digest('hex');
 }

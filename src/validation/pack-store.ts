@@ -86,7 +86,11 @@ export class RulePackStore {
     const def = this.manifest.packs.find((p) => p.id === id && (version === undefined || p.version === version));
     if (!def) {
       const what = version === undefined ? `"${id}"` : `"${id}" ${version}`;
-      throw refuse('RULE_PACK_UNKNOWN', { id, ...(version ? { version } : {}) }, `Rule pack ${what} is not in the rules manifest (transforms/rules-manifest.json)`);
+      throw refuse(
+        'RULE_PACK_UNKNOWN',
+        { id, ...(version ? { version } : {}) },
+        `Rule pack ${what} is not in the rules manifest (transforms/rules-manifest.json)`,
+      );
     }
     return def;
   }
@@ -117,7 +121,12 @@ export class RulePackStore {
         return { ...base, ready: true };
       } catch (e) {
         const err = e as GatewayError;
-        return { ...base, ready: false, problem: (err.details?.['reason'] as PackProblem | undefined) ?? 'RULE_PACK_MISSING', message: err.message };
+        return {
+          ...base,
+          ready: false,
+          problem: (err.details?.['reason'] as PackProblem | undefined) ?? 'RULE_PACK_MISSING',
+          message: err.message,
+        };
       }
     });
   }
@@ -126,16 +135,28 @@ export class RulePackStore {
     const dir = this.packDir(def);
     const file = path.join(dir, 'pack.json');
     if (!existsSync(file)) {
-      throw refuse('RULE_PACK_MISSING', def, `Rule pack ${def.id} ${def.version} (${def.title}) is not installed in ${dir}; ${FETCH_HINT}`);
+      throw refuse(
+        'RULE_PACK_MISSING',
+        def,
+        `Rule pack ${def.id} ${def.version} (${def.title}) is not installed in ${dir}; ${FETCH_HINT}`,
+      );
     }
     let stamp: Stamp;
     try {
       stamp = JSON.parse(readFileSync(file, 'utf8')) as Stamp;
     } catch {
-      throw refuse('RULE_PACK_MISSING', def, `Rule pack ${def.id} ${def.version}: ${file} is unreadable; ${FETCH_HINT}`);
+      throw refuse(
+        'RULE_PACK_MISSING',
+        def,
+        `Rule pack ${def.id} ${def.version}: ${file} is unreadable; ${FETCH_HINT}`,
+      );
     }
     if (stamp.fingerprint !== this.manifest.fingerprints[packKey(def)]) {
-      throw refuse('RULE_PACK_STALE', def, `Rule pack ${def.id} ${def.version} in ${dir} was built from a different manifest entry; ${FETCH_HINT}`);
+      throw refuse(
+        'RULE_PACK_STALE',
+        def,
+        `Rule pack ${def.id} ${def.version} in ${dir} was built from a different manifest entry; ${FETCH_HINT}`,
+      );
     }
     return stamp;
   }
@@ -145,26 +166,44 @@ export class RulePackStore {
     const stamp = this.readStamp(def);
     const dir = this.packDir(def);
     const check = (file: string, expected: string, what: string): void => {
-      if (!existsSync(file)) throw refuse('RULE_PACK_MISSING', def, `Rule pack ${def.id} ${def.version}: ${what} is missing (${file}); ${FETCH_HINT}`);
+      if (!existsSync(file))
+        throw refuse(
+          'RULE_PACK_MISSING',
+          def,
+          `Rule pack ${def.id} ${def.version}: ${what} is missing (${file}); ${FETCH_HINT}`,
+        );
       const actual = sha256(readFileSync(file));
       if (actual !== expected) {
-        throw refuse('RULE_PACK_CHECKSUM_MISMATCH', def, `Rule pack ${def.id} ${def.version}: ${what} has sha256 ${actual}, expected ${expected}; ${FETCH_HINT}`);
+        throw refuse(
+          'RULE_PACK_CHECKSUM_MISMATCH',
+          def,
+          `Rule pack ${def.id} ${def.version}: ${what} has sha256 ${actual}, expected ${expected}; ${FETCH_HINT}`,
+        );
       }
     };
     for (const source of def.sources) {
-      for (const [rel, expected] of Object.entries(source.sha256)) check(path.join(dir, 'files', rel), expected, `${source.artifact}!${rel}`);
+      for (const [rel, expected] of Object.entries(source.sha256))
+        check(path.join(dir, 'files', rel), expected, `${source.artifact}!${rel}`);
     }
     if (def.kind === 'schematron') {
       const sheets = stamp.stylesheets ?? [];
       if (sheets.length !== def.xslt.length || sheets.some((s, k) => s.xslt !== def.xslt[k])) {
-        throw refuse('RULE_PACK_STALE', def, `Rule pack ${def.id} ${def.version}: compiled stylesheets do not match the manifest; ${FETCH_HINT}`);
+        throw refuse(
+          'RULE_PACK_STALE',
+          def,
+          `Rule pack ${def.id} ${def.version}: compiled stylesheets do not match the manifest; ${FETCH_HINT}`,
+        );
       }
       for (const s of sheets) check(path.join(dir, s.sef), s.sha256, `compiled ${path.basename(s.xslt)}`);
     } else {
       for (const entry of Object.keys(def.entries)) {
         const driver = stamp.drivers?.[entry];
         if (!driver || !existsSync(path.join(dir, driver))) {
-          throw refuse('RULE_PACK_MISSING', def, `Rule pack ${def.id} ${def.version}: driver schema for ${entry} is missing; ${FETCH_HINT}`);
+          throw refuse(
+            'RULE_PACK_MISSING',
+            def,
+            `Rule pack ${def.id} ${def.version}: driver schema for ${entry} is missing; ${FETCH_HINT}`,
+          );
         }
       }
     }

@@ -11,7 +11,13 @@ import { transformDocument } from '../transform/transform';
 
 function serialize(e: unknown): SerializedError {
   if (isGatewayError(e)) {
-    return { name: e.name, message: e.message, code: e.code, retryable: e.retryable, ...(e.details ? { details: e.details } : {}) };
+    return {
+      name: e.name,
+      message: e.message,
+      code: e.code,
+      retryable: e.retryable,
+      ...(e.details ? { details: e.details } : {}),
+    };
   }
   if (e instanceof Error) return { name: e.name, message: e.message };
   return { name: 'Error', message: String(e) };

@@ -5,7 +5,13 @@ import { Worker } from 'node:worker_threads';
 import { GATEWAY_ERROR_CODES, GatewayError, type GatewayErrorCode } from '../core/gateway-error';
 import { loadManifest } from './manifest';
 import type { TransformOptions, TransformResult } from '../transform/transform';
-import type { JobMessage, SerializedError, TransferredTransformResult, WorkerInit, WorkerMessage } from './pool-protocol';
+import type {
+  JobMessage,
+  SerializedError,
+  TransferredTransformResult,
+  WorkerInit,
+  WorkerMessage,
+} from './pool-protocol';
 import type { ValidationResult } from './types';
 import { createValidator, type ValidateOptions, type ValidatorOptions } from './validator';
 
@@ -105,7 +111,13 @@ function asBuffer(u: Uint8Array): Buffer {
 
 /** Buffers become Uint8Arrays on their way between threads; the caller gets a TransformResult as in-process. */
 function reviveTransformResult(r: TransferredTransformResult): TransformResult {
-  return { xml: r.xml, body: asBuffer(r.body), contentType: r.contentType, ...(r.pdf ? { pdf: asBuffer(r.pdf) } : {}), report: r.report };
+  return {
+    xml: r.xml,
+    body: asBuffer(r.body),
+    contentType: r.contentType,
+    ...(r.pdf ? { pdf: asBuffer(r.pdf) } : {}),
+    report: r.report,
+  };
 }
 
 interface Slot {
@@ -121,7 +133,10 @@ interface Slot {
 
 function revive(e: SerializedError): Error {
   if (e.code !== undefined && e.code in GATEWAY_ERROR_CODES) {
-    return new GatewayError(e.code as GatewayErrorCode, e.message, { ...(e.details ? { details: e.details } : {}), ...(e.retryable !== undefined ? { retryable: e.retryable } : {}) });
+    return new GatewayError(e.code as GatewayErrorCode, e.message, {
+      ...(e.details ? { details: e.details } : {}),
+      ...(e.retryable !== undefined ? { retryable: e.retryable } : {}),
+    });
   }
   const err = new Error(e.message);
   err.name = e.name;
@@ -143,9 +158,20 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
   const jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   const script = options.workerScript ?? defaultWorkerScript();
   if (!existsSync(script)) {
-    throw new Error(`validator pool: worker script ${script} not found; run from the compiled build (\`npm run build\` emits dist/src/validation/pool-worker.js) or pass workerScript`);
+    throw new Error(
+      `validator pool: worker script ${script} not found; run from the compiled build (\`npm run build\` emits dist/src/validation/pool-worker.js) or pass workerScript`,
+    );
   }
-  const { size: _s, maxQueue: _q, maxQueuedBytes: _b, preload, jobTimeoutMs: _t, maxHeapMb: _h, workerScript: _w, ...validatorOptions } = options;
+  const {
+    size: _s,
+    maxQueue: _q,
+    maxQueuedBytes: _b,
+    preload,
+    jobTimeoutMs: _t,
+    maxHeapMb: _h,
+    workerScript: _w,
+    ...validatorOptions
+  } = options;
   const maxHeapMb = options.maxHeapMb ?? DEFAULT_MAX_HEAP_MB;
   // The manifest is read and the options checked here, once, so a configuration error surfaces at creation.
   const manifest = validatorOptions.manifest ?? loadManifest();
@@ -195,7 +221,9 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
         void slot.worker.terminate();
       }, jobTimeoutMs);
       const msg: JobMessage =
-        job.kind === 'transform' ? { type: 'job', kind: 'transform', id: job.id, input: job.input, options: job.options } : { type: 'job', kind: 'validate', id: job.id, input: job.input, options: job.options };
+        job.kind === 'transform'
+          ? { type: 'job', kind: 'transform', id: job.id, input: job.input, options: job.options }
+          : { type: 'job', kind: 'validate', id: job.id, input: job.input, options: job.options };
       slot.worker.postMessage(msg);
     }
     notifyIdle();
@@ -253,7 +281,12 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
   function onExit(index: number, slot: Slot, code: number): void {
     const job = finishJob(slot);
     if (slot.retiring) {
-      job?.reject(unavailable(`validator pool was closed before this document was ${JOB_WORDS[job.kind].verb}`, 'VALIDATION_POOL_CLOSED'));
+      job?.reject(
+        unavailable(
+          `validator pool was closed before this document was ${JOB_WORDS[job.kind].verb}`,
+          'VALIDATION_POOL_CLOSED',
+        ),
+      );
       notifyIdle();
       return;
     }
@@ -262,21 +295,33 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
       const w = JOB_WORDS[job.kind];
       if (slot.timedOut) {
         job.reject(
-          new GatewayError('UNPROCESSABLE', `${w.noun} did not finish within ${jobTimeoutMs < 10_000 ? `${jobTimeoutMs} ms` : `${Math.round(jobTimeoutMs / 1000)} s`}; its worker was stopped and replaced`, {
-            details: { reason: `${w.reason}_TIMEOUT` },
-          }),
+          new GatewayError(
+            'UNPROCESSABLE',
+            `${w.noun} did not finish within ${jobTimeoutMs < 10_000 ? `${jobTimeoutMs} ms` : `${Math.round(jobTimeoutMs / 1000)} s`}; its worker was stopped and replaced`,
+            {
+              details: { reason: `${w.reason}_TIMEOUT` },
+            },
+          ),
         );
       } else if (slot.error?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
         job.reject(
-          new GatewayError('UNPROCESSABLE', `the ${w.noun} of this document needed more memory than a pool worker may use (${maxHeapMb} MB heap); the worker was replaced`, {
-            details: { reason: `${w.reason}_OUT_OF_MEMORY` },
-          }),
+          new GatewayError(
+            'UNPROCESSABLE',
+            `the ${w.noun} of this document needed more memory than a pool worker may use (${maxHeapMb} MB heap); the worker was replaced`,
+            {
+              details: { reason: `${w.reason}_OUT_OF_MEMORY` },
+            },
+          ),
         );
       } else {
         job.reject(
-          new GatewayError('INTERNAL', `the pool worker stopped during the ${w.noun} of this document (exit code ${code}${slot.error ? `: ${slot.error.message}` : ''}); it was replaced`, {
-            details: { reason: `${w.reason}_WORKER_CRASHED`, exitCode: code },
-          }),
+          new GatewayError(
+            'INTERNAL',
+            `the pool worker stopped during the ${w.noun} of this document (exit code ${code}${slot.error ? `: ${slot.error.message}` : ''}); it was replaced`,
+            {
+              details: { reason: `${w.reason}_WORKER_CRASHED`, exitCode: code },
+            },
+          ),
         );
       }
     }
@@ -290,17 +335,24 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
   }
 
   /** Queues a job, or refuses it at once when the pool is closed, broken or its queue is full. */
-  function enqueue<R>(make: (resolve: (r: R) => void, reject: (e: Error) => void) => Omit<Job, 'id' | 'input' | 'bytes'>, input: Buffer | string): Promise<R> {
+  function enqueue<R>(
+    make: (resolve: (r: R) => void, reject: (e: Error) => void) => Omit<Job, 'id' | 'input' | 'bytes'>,
+    input: Buffer | string,
+  ): Promise<R> {
     if (closed) return Promise.reject(unavailable('validator pool is closed', 'VALIDATION_POOL_CLOSED'));
     if (broken) return Promise.reject(broken);
     const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input.length;
     if (queue.length >= maxQueue || (queue.length > 0 && queuedBytes + bytes > maxQueuedBytes)) {
       // A busy pool refuses instead of buffering without bound; the caller may retry later (503, retryable).
       return Promise.reject(
-        unavailable(`document work is busy: ${queue.length} document(s) (${queuedBytes} bytes) already wait for ${size} worker(s); retry later`, 'VALIDATION_QUEUE_FULL', {
-          queued: queue.length,
-          maxQueue,
-        }),
+        unavailable(
+          `document work is busy: ${queue.length} document(s) (${queuedBytes} bytes) already wait for ${size} worker(s); retry later`,
+          'VALIDATION_QUEUE_FULL',
+          {
+            queued: queue.length,
+            maxQueue,
+          },
+        ),
       );
     }
     return new Promise<R>((resolve, reject) => {
@@ -315,10 +367,16 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
   return {
     size,
     validate(input, validateOptions = {}) {
-      return enqueue<ValidationResult>((resolve, reject) => ({ kind: 'validate', options: validateOptions, resolve, reject }), input);
+      return enqueue<ValidationResult>(
+        (resolve, reject) => ({ kind: 'validate', options: validateOptions, resolve, reject }),
+        input,
+      );
     },
     transform(input, transformOptions) {
-      return enqueue<TransformResult>((resolve, reject) => ({ kind: 'transform', options: transformOptions, resolve, reject }), input);
+      return enqueue<TransformResult>(
+        (resolve, reject) => ({ kind: 'transform', options: transformOptions, resolve, reject }),
+        input,
+      );
     },
     ready: () => readyPromise,
     stats: () => ({
@@ -331,7 +389,10 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
       ...counters,
     }),
     async close({ drain = true } = {}) {
-      if (!drain) failAllQueued(unavailable('validator pool was closed before this document was handled', 'VALIDATION_POOL_CLOSED'));
+      if (!drain)
+        failAllQueued(
+          unavailable('validator pool was closed before this document was handled', 'VALIDATION_POOL_CLOSED'),
+        );
       closed = true;
       if (drain && !broken) {
         await new Promise<void>((resolve) => {

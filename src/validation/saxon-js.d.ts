@@ -19,7 +19,11 @@ declare module 'saxon-js' {
     transform(options: TransformOptions): TransformResult;
     getResource(options: { text: string; type: 'xml' }): Promise<SaxonNode>;
     XPath: {
-      evaluate(expression: string, context: SaxonNode, options?: { resultForm?: 'array' | 'iterator'; namespaceContext?: Record<string, string> }): unknown;
+      evaluate(
+        expression: string,
+        context: SaxonNode,
+        options?: { resultForm?: 'array' | 'iterator'; namespaceContext?: Record<string, string> },
+      ): unknown;
     };
   };
   export = SaxonJS;

@@ -33,18 +33,30 @@ export function runSchematronPack(pack: LoadedSchematronPack, doc: SaxonDocument
   for (const sheet of pack.stylesheets) {
     let svrl;
     try {
-      svrl = SaxonJS.transform({ stylesheetInternal: sheet.sef, stylesheetBaseURI: sheet.baseUri, sourceNode: doc, destination: 'document' }).principalResult;
+      svrl = SaxonJS.transform({
+        stylesheetInternal: sheet.sef,
+        stylesheetBaseURI: sheet.baseUri,
+        sourceNode: doc,
+        destination: 'document',
+      }).principalResult;
     } catch (e) {
       const err = e as { code?: string; message?: string };
       // The rules themselves failed on this document (a dynamic XPath error): the document cannot be judged.
-      throw new GatewayError('UNPROCESSABLE', truncateMessage(
-        `Rule pack ${pack.id} ${pack.version} could not be evaluated on this document: ${err.code ?? 'error'} ${err.message ?? String(e)}`,
-      ), {
-        details: { reason: 'RULES_EVALUATION_FAILED', pack: pack.id, version: pack.version, errorCode: err.code },
-        cause: e,
-      });
+      throw new GatewayError(
+        'UNPROCESSABLE',
+        truncateMessage(
+          `Rule pack ${pack.id} ${pack.version} could not be evaluated on this document: ${err.code ?? 'error'} ${err.message ?? String(e)}`,
+        ),
+        {
+          details: { reason: 'RULES_EVALUATION_FAILED', pack: pack.id, version: pack.version, errorCode: err.code },
+          cause: e,
+        },
+      );
     }
-    const rows = SaxonJS.XPath.evaluate(SVRL_QUERY, svrl, { resultForm: 'array', namespaceContext: { svrl: SVRL } }) as string[];
+    const rows = SaxonJS.XPath.evaluate(SVRL_QUERY, svrl, {
+      resultForm: 'array',
+      namespaceContext: { svrl: SVRL },
+    }) as string[];
     for (const row of rows) {
       const [, id = '', flagAttr = '', location = '', text = ''] = String(row).split(SEP);
       const flag = flagOf(flagAttr);

@@ -26,12 +26,25 @@ const CII: PackRef = { id: 'cii-d16b', entry: 'CrossIndustryInvoice' };
 
 /** Formats that are recognised but have no pinned official artefact, with the reason. */
 const NOT_AVAILABLE: ReadonlyArray<{ test: RegExp; reason: string }> = [
-  { test: /^peppol-bis3-cii$/, reason: 'OpenPeppol publishes no compiled CII rules for BIS Billing 3 on Maven Central (phive-rules-peppol ships UBL only)' },
-  { test: /^facturx-extended-ctc-fr$/, reason: 'the French EXTENDED-CTC-FR profile rules are not in the pinned Factur-X 1.08 package' },
+  {
+    test: /^peppol-bis3-cii$/,
+    reason:
+      'OpenPeppol publishes no compiled CII rules for BIS Billing 3 on Maven Central (phive-rules-peppol ships UBL only)',
+  },
+  {
+    test: /^facturx-extended-ctc-fr$/,
+    reason: 'the French EXTENDED-CTC-FR profile rules are not in the pinned Factur-X 1.08 package',
+  },
   { test: /^zugferd1-/, reason: 'ZUGFeRD 1.0 is retired; its rules are not among the pinned packs' },
   { test: /^dico-/, reason: 'DICO schemas and rules are licence-gated (Ketenstandaard) and cannot be fetched' },
-  { test: /^pint-selfbilling-ubl-/, reason: 'Peppol PINT self-billing has rules per jurisdiction only; give the jurisdiction in the CustomizationID' },
-  { test: /^pint-(eu|sg|om)-selfbilling-ubl-/, reason: 'the pinned PINT package has no self-billing rules for this jurisdiction' },
+  {
+    test: /^pint-selfbilling-ubl-/,
+    reason: 'Peppol PINT self-billing has rules per jurisdiction only; give the jurisdiction in the CustomizationID',
+  },
+  {
+    test: /^pint-(eu|sg|om)-selfbilling-ubl-/,
+    reason: 'the pinned PINT package has no self-billing rules for this jurisdiction',
+  },
 ];
 
 function stripDocumentType(id: string): string {
@@ -39,9 +52,13 @@ function stripDocumentType(id: string): string {
 }
 
 function notAvailable(format: DetectedFormat, reason: string): GatewayError {
-  return new GatewayError('NOT_IMPLEMENTED', `No validation rules are available for ${format.name} (${format.id}): ${reason}`, {
-    details: { reason: 'RULES_NOT_AVAILABLE', format: format.id },
-  });
+  return new GatewayError(
+    'NOT_IMPLEMENTED',
+    `No validation rules are available for ${format.name} (${format.id}): ${reason}`,
+    {
+      details: { reason: 'RULES_NOT_AVAILABLE', format: format.id },
+    },
+  );
 }
 
 export function selectRulePacks(format: DetectedFormat): Selection {
@@ -97,7 +114,8 @@ export function selectRulePacks(format: DetectedFormat): Selection {
     case 'svefaktura-1.0':
       return { packs: [{ id: 'svefaktura-xsd', entry: 'Invoice' }, { id: 'svefaktura' }] };
     default: {
-      if (base.startsWith('ebinterface-') && format.version) return { packs: [{ id: 'ebinterface-xsd', entry: format.version }] };
+      if (base.startsWith('ebinterface-') && format.version)
+        return { packs: [{ id: 'ebinterface-xsd', entry: format.version }] };
       // PINT: each jurisdiction's package holds the base PINT rules and its own (EU adds the EN 16931-aligned ones).
       const pint = /^pint(?:-(eu|aunz|jp|sg|my|ae|om))?(-selfbilling|-nontax)?-ubl$/.exec(base);
       if (pint) {
@@ -113,27 +131,48 @@ export function selectRulePacks(format: DetectedFormat): Selection {
  * An explicit `ruleSet`: comma-separated pack ids (`id` or `id@version`), run in the given order. Schema packs take
  * the entry for the document's root. The version, when given, must be the pinned one.
  */
-export function parseRuleSet(ruleSet: string, format: DetectedFormat, pinned: (id: string) => Array<{ version: string; kind: 'xsd' | 'schematron'; entries?: string[] }>): Selection {
+export function parseRuleSet(
+  ruleSet: string,
+  format: DetectedFormat,
+  pinned: (id: string) => Array<{ version: string; kind: 'xsd' | 'schematron'; entries?: string[] }>,
+): Selection {
   const packs: PackRef[] = [];
-  for (const given of ruleSet.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const given of ruleSet
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [id, version] = given.split('@') as [string, string | undefined];
     // Quoted back in refusals: bounded, as is the document's root name.
     const raw = truncateForEcho(given);
     const shownId = truncateForEcho(id);
     const versions = pinned(id);
-    if (versions.length === 0) throw new GatewayError('BAD_REQUEST', `ruleSet: unknown rule pack "${shownId}"`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
-    const def = version === undefined ? versions[0]! : versions.find((v) => v.version === version);
-    if (!def) {
-      throw new GatewayError('BAD_REQUEST', `ruleSet: rule pack ${shownId} is pinned at version ${versions.map((v) => v.version).join(' or ')}, not ${truncateForEcho(version ?? '')}`, {
+    if (versions.length === 0)
+      throw new GatewayError('BAD_REQUEST', `ruleSet: unknown rule pack "${shownId}"`, {
         details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw },
       });
+    const def = version === undefined ? versions[0]! : versions.find((v) => v.version === version);
+    if (!def) {
+      throw new GatewayError(
+        'BAD_REQUEST',
+        `ruleSet: rule pack ${shownId} is pinned at version ${versions.map((v) => v.version).join(' or ')}, not ${truncateForEcho(version ?? '')}`,
+        {
+          details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw },
+        },
+      );
     }
     if (def.kind === 'xsd') {
-      const entry = def.entries?.find((e) => e === format.rootName) ?? (def.entries?.length === 1 ? def.entries[0] : undefined);
-      if (!entry) throw new GatewayError('BAD_REQUEST', `ruleSet: schema pack ${shownId} has no schema for <${truncateForEcho(format.rootName)}>`, { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } });
+      const entry =
+        def.entries?.find((e) => e === format.rootName) ?? (def.entries?.length === 1 ? def.entries[0] : undefined);
+      if (!entry)
+        throw new GatewayError(
+          'BAD_REQUEST',
+          `ruleSet: schema pack ${shownId} has no schema for <${truncateForEcho(format.rootName)}>`,
+          { details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw } },
+        );
       packs.push({ id, entry, ...(def !== versions[0] ? { version: def.version } : {}) });
     } else packs.push({ id, ...(def !== versions[0] ? { version: def.version } : {}) });
   }
-  if (packs.length === 0) throw new GatewayError('BAD_REQUEST', 'ruleSet names no rule pack', { details: { reason: 'UNKNOWN_RULE_SET' } });
+  if (packs.length === 0)
+    throw new GatewayError('BAD_REQUEST', 'ruleSet names no rule pack', { details: { reason: 'UNKNOWN_RULE_SET' } });
   return { packs };
 }

@@ -1,6 +1,14 @@
 import type { Document } from '@xmldom/xmldom';
 import { GatewayError } from '../core/gateway-error';
-import { decodeXml, detectFormatFromDocument, extractFromPdf, isPdf, parseXml, type DetectedFormat, type XmlLimits } from '../formats';
+import {
+  decodeXml,
+  detectFormatFromDocument,
+  extractFromPdf,
+  isPdf,
+  parseXml,
+  type DetectedFormat,
+  type XmlLimits,
+} from '../formats';
 import { truncateMessage, truncateQuoted } from '../core/truncate';
 import { explainSchemaIssue } from './explain';
 import { elementPath, findElement } from './locations';
@@ -37,7 +45,12 @@ export interface Validator {
   /** Validates an XML document or a Factur-X / ZUGFeRD PDF. Results are data; GatewayErrors only for what cannot be judged. */
   validate(input: Buffer | string, options?: ValidateOptions): Promise<ValidationResult>;
   /** Validates an already parsed document (detection and transformation hold one). */
-  validateDocument(doc: Document, xml: Buffer | string, format: DetectedFormat, options?: Pick<ValidateOptions, 'ruleSet'>): Promise<ValidationResult>;
+  validateDocument(
+    doc: Document,
+    xml: Buffer | string,
+    format: DetectedFormat,
+    options?: Pick<ValidateOptions, 'ruleSet'>,
+  ): Promise<ValidationResult>;
   /** The packs `format` needs, loaded and verified: fails fast, naming the pack, before any document is read. */
   packsFor(format: DetectedFormat, ruleSet?: string): Promise<LoadedPack[]>;
   /** Readiness of every pack in the manifest. */
@@ -54,8 +67,12 @@ function previousVersions(manifest: RulesManifest, accepted: readonly string[]):
     if (!version || versions.length === 0 || !versions.some((p) => p.version === version)) {
       throw new Error(`RULES_ACCEPTED_PREVIOUS: ${item} is not a pack version in the rules manifest (use id@version)`);
     }
-    if (versions[0]!.version === version) throw new Error(`RULES_ACCEPTED_PREVIOUS: ${item} is the current version, not a previous one`);
-    if (versions[0]!.kind !== 'schematron') throw new Error(`RULES_ACCEPTED_PREVIOUS: ${item} is a schema pack; only business rules have a transition window`);
+    if (versions[0]!.version === version)
+      throw new Error(`RULES_ACCEPTED_PREVIOUS: ${item} is the current version, not a previous one`);
+    if (versions[0]!.kind !== 'schematron')
+      throw new Error(
+        `RULES_ACCEPTED_PREVIOUS: ${item} is a schema pack; only business rules have a transition window`,
+      );
     out.set(id, [...(out.get(id) ?? []), version]);
   }
   return out;
@@ -76,7 +93,13 @@ export function createValidator(options: ValidatorOptions): Validator {
   function selection(format: DetectedFormat, ruleSet: string | undefined): PackRef[] {
     if (ruleSet === undefined || ruleSet.trim() === '') return selectRulePacks(format).packs;
     return parseRuleSet(ruleSet, format, (id) =>
-      manifest.packs.filter((p) => p.id === id).map((def) => (def.kind === 'xsd' ? { version: def.version, kind: def.kind, entries: Object.keys(def.entries) } : { version: def.version, kind: def.kind })),
+      manifest.packs
+        .filter((p) => p.id === id)
+        .map((def) =>
+          def.kind === 'xsd'
+            ? { version: def.version, kind: def.kind, entries: Object.keys(def.entries) }
+            : { version: def.version, kind: def.kind },
+        ),
     ).packs;
   }
 
@@ -95,7 +118,10 @@ export function createValidator(options: ValidatorOptions): Validator {
     }
     const decoded = decodeXml(xmlInput, options.xmlLimits?.maxBytes);
     const doc = parseXml(decoded.text, options.xmlLimits);
-    const format = detectFormatFromDocument(doc, { ...(opts.sourceFormat ? { sourceFormat: opts.sourceFormat } : {}), ...(container ? { container } : {}) });
+    const format = detectFormatFromDocument(doc, {
+      ...(opts.sourceFormat ? { sourceFormat: opts.sourceFormat } : {}),
+      ...(container ? { container } : {}),
+    });
     const xml = typeof xmlInput === 'string' ? Buffer.from(xmlInput, 'utf8') : Buffer.from(xmlInput);
     return { doc, xml, text: decoded.text, format };
   }
@@ -107,7 +133,13 @@ export function createValidator(options: ValidatorOptions): Validator {
       await Promise.all(
         packs
           .filter((x) => x.pack.kind === 'schematron' && x.ref.version === undefined)
-          .map(async (x) => [x.pack.id, await Promise.all((previous.get(x.pack.id) ?? []).map((v) => store.get(x.pack.id, v)))] as const),
+          .map(
+            async (x) =>
+              [
+                x.pack.id,
+                await Promise.all((previous.get(x.pack.id) ?? []).map((v) => store.get(x.pack.id, v))),
+              ] as const,
+          ),
       ),
     );
     const assertions: Assertion[] = [];

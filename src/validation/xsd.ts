@@ -34,7 +34,10 @@ const VALIDITY = /^-:(\d+): (?:element [^:]+: )?Schemas validity error : (.*)$/;
 const PARSER = /^-:(\d+): (?:parser error|namespace error) : (.*)$/;
 const ELEMENT_IN_MESSAGE = /^Element '(\{[^}]*\}[^']+|[^'{]+)'/;
 
-export function parseXmllintOutput(stderr: string, maxIssues = DEFAULT_MAX_ISSUES): { issues: SchemaIssue[]; truncated: boolean; other: string[] } {
+export function parseXmllintOutput(
+  stderr: string,
+  maxIssues = DEFAULT_MAX_ISSUES,
+): { issues: SchemaIssue[]; truncated: boolean; other: string[] } {
   const issues: SchemaIssue[] = [];
   const other: string[] = [];
   let truncated = false;
@@ -72,7 +75,8 @@ export function parseXmllintOutput(stderr: string, maxIssues = DEFAULT_MAX_ISSUE
 // libxml2 2.9 does not apply the whiteSpace="collapse" facet that XSD 1.0 fixes for the date/time types when they are
 // the base of a complex type with simple content (all UBL dates and times): ' 2015-01-09 ' is reported invalid
 // although it is a valid xs:date. Such a report is dropped when the collapsed value is in the type's lexical space.
-const DATE_TIME_REPORT = /^Element '[^']+': '([^']*)' is not a valid value of the atomic type 'xs:(date|time|dateTime)'\.?$/s;
+const DATE_TIME_REPORT =
+  /^Element '[^']+': '([^']*)' is not a valid value of the atomic type 'xs:(date|time|dateTime)'\.?$/s;
 const TZ = '(Z|[+-](?:(?:0\\d|1[0-3]):[0-5]\\d|14:00))?';
 const DATE = '-?(?:[1-9]\\d{4,}|\\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])';
 const TIME = '(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?|24:00:00(?:\\.0+)?';
@@ -83,7 +87,11 @@ const LEXICAL: Record<string, RegExp> = {
 };
 
 function daysInMonth(year: number, month: number): number {
-  return [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  return (
+    [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][
+      month - 1
+    ] ?? 0
+  );
 }
 
 /** True when `message` is libxml2's whitespace false positive described above. */
@@ -101,11 +109,17 @@ export function isCollapsibleDateTimeReport(message: string): boolean {
 }
 
 /** Validates `xml` against the driver schema; an empty list means schema-valid. */
-export function validateWithXmllint(driverSchema: string, xml: Buffer, options: XmllintOptions = {}): Promise<{ issues: SchemaIssue[]; truncated: boolean }> {
+export function validateWithXmllint(
+  driverSchema: string,
+  xml: Buffer,
+  options: XmllintOptions = {},
+): Promise<{ issues: SchemaIssue[]; truncated: boolean }> {
   const bin = options.xmllintPath ?? 'xmllint';
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['--noout', '--nonet', '--huge', '--schema', driverSchema, '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn(bin, ['--noout', '--nonet', '--huge', '--schema', driverSchema, '-'], {
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     let stderr = '';
     let stderrBytes = 0;
     let timedOut = false;
@@ -122,10 +136,14 @@ export function validateWithXmllint(driverSchema: string, xml: Buffer, options: 
       clearTimeout(timer);
       if (err.code === 'ENOENT') {
         reject(
-          new GatewayError('DEPENDENCY_UNAVAILABLE', `XSD validation needs xmllint, which is not installed (${bin}); run \`npm run rules:fetch\` (installs libxml2-utils) or apt-get install libxml2-utils`, {
-            retryable: false,
-            details: { reason: 'XMLLINT_MISSING' },
-          }),
+          new GatewayError(
+            'DEPENDENCY_UNAVAILABLE',
+            `XSD validation needs xmllint, which is not installed (${bin}); run \`npm run rules:fetch\` (installs libxml2-utils) or apt-get install libxml2-utils`,
+            {
+              retryable: false,
+              details: { reason: 'XMLLINT_MISSING' },
+            },
+          ),
         );
       } else reject(err);
     });
@@ -135,22 +153,35 @@ export function validateWithXmllint(driverSchema: string, xml: Buffer, options: 
     child.on('close', (code) => {
       clearTimeout(timer);
       if (timedOut) {
-        reject(new GatewayError('UNPROCESSABLE', `XSD validation did not finish within ${Math.round(timeoutMs / 1000)} s`, { details: { reason: 'XSD_TIMEOUT' } }));
+        reject(
+          new GatewayError('UNPROCESSABLE', `XSD validation did not finish within ${Math.round(timeoutMs / 1000)} s`, {
+            details: { reason: 'XSD_TIMEOUT' },
+          }),
+        );
         return;
       }
       const parsed = parseXmllintOutput(stderr, options.maxIssues);
       parsed.issues = parsed.issues.filter((i) => !isCollapsibleDateTimeReport(i.message));
       // xmllint exit codes: 0 valid, 1 parse error, 3/4 validation errors, 5 schema did not compile.
-      if (code === 0 || ((code === 3 || code === 4) && parsed.issues.length === 0 && !parsed.truncated && parsed.other.length === 0)) {
+      if (
+        code === 0 ||
+        ((code === 3 || code === 4) && parsed.issues.length === 0 && !parsed.truncated && parsed.other.length === 0)
+      ) {
         resolve({ issues: [], truncated: false });
-      }
-      else if ((code === 1 || code === 3 || code === 4) && parsed.issues.length > 0) resolve({ issues: parsed.issues, truncated: parsed.truncated });
+      } else if ((code === 1 || code === 3 || code === 4) && parsed.issues.length > 0)
+        resolve({ issues: parsed.issues, truncated: parsed.truncated });
       else {
         reject(
-          new GatewayError('DEPENDENCY_UNAVAILABLE', truncateQuoted(`xmllint could not validate with ${driverSchema} (exit ${code}): ${parsed.other.slice(0, 3).join(' | ') || stderr.slice(0, 500)}`), {
-            retryable: false,
-            details: { reason: 'XSD_ENGINE_FAILED' },
-          }),
+          new GatewayError(
+            'DEPENDENCY_UNAVAILABLE',
+            truncateQuoted(
+              `xmllint could not validate with ${driverSchema} (exit ${code}): ${parsed.other.slice(0, 3).join(' | ') || stderr.slice(0, 500)}`,
+            ),
+            {
+              retryable: false,
+              details: { reason: 'XSD_ENGINE_FAILED' },
+            },
+          ),
         );
       }
     });

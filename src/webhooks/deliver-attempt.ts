@@ -5,7 +5,13 @@ import type { HookRecord, HookRepository } from '../storage/hooks/hook.repositor
 import type { HookConcurrency } from './concurrency';
 import type { ParkedDeliveries } from './parked-deliveries';
 import type { RecentHooks } from './recent-hooks';
-import { buildEventPayload, redactUrl, serializeEventPayload, toGatewayEvent, type GatewayEvent } from './event-payload';
+import {
+  buildEventPayload,
+  redactUrl,
+  serializeEventPayload,
+  toGatewayEvent,
+  type GatewayEvent,
+} from './event-payload';
 import type { SendResult, WebhookSender } from './http-sender';
 import { documentToken, httpsinTarget } from './httpsin';
 import { selectOutputTopic } from './output-rules';
@@ -85,7 +91,6 @@ export interface DeliveryAttemptsDeps {
   now?: () => Date;
 }
 
-
 export class DeliveryAttempts {
   private readonly now: () => Date;
 
@@ -112,7 +117,8 @@ export class DeliveryAttempts {
     const hook = await this.readHook(input);
     if (!hook) return this.skip(input, 'hook-deleted', 'the hook was deleted');
     if (!hook.isActive && !input.ignoreInactive) return this.skip(input, 'hook-inactive', 'the hook is switched off');
-    if (!DELIVERABLE_ACTIONS.has(hook.action)) return this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
+    if (!DELIVERABLE_ACTIONS.has(hook.action))
+      return this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
     const stored = input.event ? undefined : await this.deps.events.get(input.tenantId, input.eventId);
     const event = input.event ?? (stored ? toGatewayEvent(stored) : undefined);
     if (!event) return this.skip(input, 'event-missing', 'the event no longer exists');
@@ -152,7 +158,12 @@ export class DeliveryAttempts {
     return recent.get(input.tenantId, input.hookId, input.attempt === 1 ? input.hookRev : undefined);
   }
 
-  private async send(input: AttemptInput, hook: HookRecord, event: GatewayEvent, heartbeat: () => void): Promise<AttemptResult> {
+  private async send(
+    input: AttemptInput,
+    hook: HookRecord,
+    event: GatewayEvent,
+    heartbeat: () => void,
+  ): Promise<AttemptResult> {
     const sentOn = this.now();
     const shownUrl = redactUrl(hook.url ?? '');
     const secureKey = hook.secureKey;
@@ -161,16 +172,30 @@ export class DeliveryAttempts {
       result = { kind: 'error', error: 'the hook has no url or secureKey', timedOut: false, latencyMs: 0 };
     } else {
       const body = serializeEventPayload(buildEventPayload(event, hook.id, sentOn));
-      const headers: Record<string, string> = signDelivery({ body, secureKey, deliveryId: input.deliveryId, timestamp: sentOn });
+      const headers: Record<string, string> = signDelivery({
+        body,
+        secureKey,
+        deliveryId: input.deliveryId,
+        timestamp: sentOn,
+      });
       const timeoutMs = Math.min(hook.timeoutMs ?? this.deps.maxTimeoutMs, this.deps.maxTimeoutMs);
       let url = hook.url;
       let trusted = false;
       let skipSend: SendResult | undefined;
       if (hook.action === 'httpsin') {
         if (!this.deps.httpsinUrl) {
-          skipSend = { kind: 'error', error: 'the internal httpsin endpoint is not configured (WEBHOOK_HTTPSIN_URL)', timedOut: false, latencyMs: 0 };
+          skipSend = {
+            kind: 'error',
+            error: 'the internal httpsin endpoint is not configured (WEBHOOK_HTTPSIN_URL)',
+            timedOut: false,
+            latencyMs: 0,
+          };
         } else {
-          const target = httpsinTarget(hook.url, this.deps.httpsinUrl, documentToken(secureKey, event.documentId ?? event.id));
+          const target = httpsinTarget(
+            hook.url,
+            this.deps.httpsinUrl,
+            documentToken(secureKey, event.documentId ?? event.id),
+          );
           url = target.url;
           headers['authorization'] = target.authorization;
           trusted = true;
@@ -186,7 +211,8 @@ export class DeliveryAttempts {
           clearInterval(beat);
         }
         // Timeouts narrow the hook's cap, answers widen it again (HookConcurrency); refusals and resets leave it.
-        if (result.kind === 'response' || result.timedOut) this.deps.concurrency.recordOutcome(input.hookId, result.kind !== 'response');
+        if (result.kind === 'response' || result.timedOut)
+          this.deps.concurrency.recordOutcome(input.hookId, result.kind !== 'response');
       }
     }
 
@@ -220,10 +246,21 @@ export class DeliveryAttempts {
         ...(outputTopic ? { outputTopic } : {}),
       };
     }
-    return { kind: 'failed', error: result.error, timedOut: result.timedOut, latencyMs: result.latencyMs, url: shownUrl, ...(outputTopic ? { outputTopic } : {}) };
+    return {
+      kind: 'failed',
+      error: result.error,
+      timedOut: result.timedOut,
+      latencyMs: result.latencyMs,
+      url: shownUrl,
+      ...(outputTopic ? { outputTopic } : {}),
+    };
   }
 
-  private async skip(input: AttemptInput, reason: Extract<AttemptResult, { kind: 'skipped' }>['reason'], detail: string): Promise<AttemptResult> {
+  private async skip(
+    input: AttemptInput,
+    reason: Extract<AttemptResult, { kind: 'skipped' }>['reason'],
+    detail: string,
+  ): Promise<AttemptResult> {
     await this.deps.deliveryLog.record({
       _id: logLineId(input),
       tenantId: input.tenantId,

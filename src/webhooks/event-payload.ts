@@ -125,7 +125,8 @@ function orderedDetails(topic: string, details: Readonly<Record<string, string>>
 
 function isoUtc(sentOn: Date | string): string {
   const d = typeof sentOn === 'string' ? new Date(sentOn) : sentOn;
-  if (!(d instanceof Date) || Number.isNaN(d.getTime())) throw new RangeError(`sentOn is not a valid time: ${String(sentOn)}`);
+  if (!(d instanceof Date) || Number.isNaN(d.getTime()))
+    throw new RangeError(`sentOn is not a valid time: ${String(sentOn)}`);
   return d.toISOString();
 }
 

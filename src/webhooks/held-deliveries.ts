@@ -2,7 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliverWebhookInput, HoldDeliveryInput } from '../core/webhook-delivery';
 import type { ClaimedDelivery, HeldDeliveryDoc } from '../storage/events/held-delivery.repository';
 import type { DeliveryMeta } from './publish';
-import { countInLanes, MAX_PARKED_PER_HOOK, WAKE_CONCURRENCY, wakeSpreadMs, type WakeDelivery } from './parked-deliveries';
+import {
+  countInLanes,
+  MAX_PARKED_PER_HOOK,
+  WAKE_CONCURRENCY,
+  wakeSpreadMs,
+  type WakeDelivery,
+} from './parked-deliveries';
 
 /**
  * Deliveries of a stuck hook held in the database with no run open. A run open per waiting delivery, even one idle
@@ -35,7 +41,11 @@ export class HeldRecordBusyError extends Error {
 }
 
 /** Starts a delivery's next run (the earlier one has ended), after `startDelayMs`. */
-export type RestartDelivery = (input: DeliverWebhookInput, meta: DeliveryMeta, startDelayMs: number) => Promise<'started' | 'already-started' | 'running'>;
+export type RestartDelivery = (
+  input: DeliverWebhookInput,
+  meta: DeliveryMeta,
+  startDelayMs: number,
+) => Promise<'started' | 'already-started' | 'running'>;
 
 /** What a release asks the engine about a delivery's runs. */
 export interface DeliveryRuns {

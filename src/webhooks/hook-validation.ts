@@ -32,7 +32,11 @@ export const HookBody = z.object({
   topics: z.array(z.string()).max(MAX_TOPICS).nullable().optional(),
   secureKey: z.string().nullable().optional(),
   filter: z.string().nullable().optional(),
-  output: z.array(z.object({ when: z.union([z.string(), z.number()]), topic: z.string() })).max(MAX_OUTPUT_RULES).nullable().optional(),
+  output: z
+    .array(z.object({ when: z.union([z.string(), z.number()]), topic: z.string() }))
+    .max(MAX_OUTPUT_RULES)
+    .nullable()
+    .optional(),
   mlsType: z.enum(['ALWAYS_SEND', 'FAILURE_ONLY']).nullable().optional(),
   isActive: z.boolean().optional(),
   /** Per-hook attempt timeout in seconds (ours; at most the configured maximum). */
@@ -63,8 +67,7 @@ export interface FieldError {
 }
 
 export type HookValidation =
-  | { ok: true; fields: HookFields; secureKey: string | undefined }
-  | { ok: false; errors: FieldError[] };
+  { ok: true; fields: HookFields; secureKey: string | undefined } | { ok: false; errors: FieldError[] };
 
 function inferAction(url: string | null | undefined): HookActionName | null {
   if (!url) return null;
@@ -112,7 +115,8 @@ export function validateHookBody(raw: unknown, options: HookValidationOptions): 
     else {
       const p = parseHttpsinUrl(url);
       if (typeof p === 'string') err('url', p);
-      else if (!options.httpsinConfigured) err('url', 'httpsin hooks need the internal endpoint configured (WEBHOOK_HTTPSIN_URL)');
+      else if (!options.httpsinConfigured)
+        err('url', 'httpsin hooks need the internal endpoint configured (WEBHOOK_HTTPSIN_URL)');
     }
   } else if (action === 'mailto') {
     if (!url || !MAILTO.test(url)) err('url', 'a mailto hook needs a url of the form mailto:name@example.com');
@@ -126,7 +130,8 @@ export function validateHookBody(raw: unknown, options: HookValidationOptions): 
   // topics
   const topic = b.topic === undefined || b.topic === null || b.topic === '' ? null : b.topic;
   const topics = [...new Set((b.topics ?? []).filter((t) => t !== ''))];
-  if (topic === null && topics.length === 0) err('topic', 'give topic or topics (an exact name or a wildcard such as Send*)');
+  if (topic === null && topics.length === 0)
+    err('topic', 'give topic or topics (an exact name or a wildcard such as Send*)');
   if (topic !== null) {
     const problem = validateTopicPattern(topic);
     if (problem) err('topic', problem);
@@ -177,7 +182,8 @@ export function validateHookBody(raw: unknown, options: HookValidationOptions): 
   let timeoutMs: number | null = null;
   if (typeof b.timeoutSeconds === 'number') {
     timeoutMs = b.timeoutSeconds * 1000;
-    if (timeoutMs > options.maxTimeoutMs) err('timeoutSeconds', `timeoutSeconds must be at most ${Math.floor(options.maxTimeoutMs / 1000)}`);
+    if (timeoutMs > options.maxTimeoutMs)
+      err('timeoutSeconds', `timeoutSeconds must be at most ${Math.floor(options.maxTimeoutMs / 1000)}`);
   }
 
   if (errors.length > 0) return { ok: false, errors };

@@ -1,5 +1,11 @@
 import { Agent, request } from 'undici';
-import { checkTargetUrl, createGuardedLookup, isSsrfBlockedError, type AllowList, type GuardedLookupOptions } from './ssrf-guard';
+import {
+  checkTargetUrl,
+  createGuardedLookup,
+  isSsrfBlockedError,
+  type AllowList,
+  type GuardedLookupOptions,
+} from './ssrf-guard';
 
 /**
  * One HTTP POST of a delivery attempt. Two connection pools: the guarded one for customer URLs (the SSRF guard checks
@@ -33,7 +39,12 @@ export type SendResult =
   | { kind: 'response'; status: number; retryAfter: string | undefined; latencyMs: number }
   | { kind: 'error'; error: string; timedOut: boolean; latencyMs: number };
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
 const RESET_CODES = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED']);
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|HOSTNAME_MISMATCH|ERR_TLS/;
@@ -55,7 +66,11 @@ function tlsReason(message: string): string {
 }
 
 /** A short, customer-facing cause ("connection refused", "TLS: certificate has expired"); never a stack. */
-export function describeSendError(e: unknown, timeoutMs: number, aborted: boolean): { error: string; timedOut: boolean } {
+export function describeSendError(
+  e: unknown,
+  timeoutMs: number,
+  aborted: boolean,
+): { error: string; timedOut: boolean } {
   const seconds = (timeoutMs / 1000).toLocaleString('en', { maximumFractionDigits: 1 });
   if (aborted) return { error: `timeout after ${seconds} s`, timedOut: true };
   const chain = errorChain(e);
@@ -67,7 +82,8 @@ export function describeSendError(e: unknown, timeoutMs: number, aborted: boolea
     if (TIMEOUT_CODES.has(code)) return { error: `timeout after ${seconds} s`, timedOut: true };
     if (code === 'ECONNREFUSED') return { error: 'connection refused', timedOut: false };
     if (RESET_CODES.has(code)) return { error: 'connection reset', timedOut: false };
-    if (DNS_CODES.has(code)) return { error: `DNS: ${code === 'ENOTFOUND' ? 'name not found' : code}`, timedOut: false };
+    if (DNS_CODES.has(code))
+      return { error: `DNS: ${code === 'ENOTFOUND' ? 'name not found' : code}`, timedOut: false };
     if (TLS_CODE.test(code)) return { error: `TLS: ${tlsReason(message) || code}`.slice(0, 300), timedOut: false };
   }
   const first = chain[0];
@@ -113,7 +129,8 @@ export class WebhookSender {
     };
     // Credentials in an https URL become Basic authentication; undici does not send URL userinfo.
     if (target.username || target.password) {
-      headers['authorization'] ??= `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+      headers['authorization'] ??=
+        `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
       target.username = '';
       target.password = '';
     }

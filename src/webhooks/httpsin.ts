@@ -28,24 +28,36 @@ export function parseHttpsinUrl(url: string): HttpsinUrl | string {
   } catch {
     return 'not a valid URL';
   }
-  if (u.protocol !== 'httpsin:') return 'an httpsin hook needs a URL of the form httpsin://user:password@inbound?token=$token$';
-  if (u.hostname !== HTTPSIN_HOST) return `the host of an httpsin URL must be "${HTTPSIN_HOST}" (the configured internal endpoint)`;
+  if (u.protocol !== 'httpsin:')
+    return 'an httpsin hook needs a URL of the form httpsin://user:password@inbound?token=$token$';
+  if (u.hostname !== HTTPSIN_HOST)
+    return `the host of an httpsin URL must be "${HTTPSIN_HOST}" (the configured internal endpoint)`;
   if (!u.username || !u.password) return 'an httpsin URL must carry user:password';
   if (u.pathname && u.pathname !== '/' && u.pathname !== '') return 'an httpsin URL has no path';
   return { user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), search: u.search };
 }
 
 export function documentToken(secureKey: string, documentOrEventId: string): string {
-  return createHmac('sha256', Buffer.from(secureKey, 'utf8')).update(`document-token.${documentOrEventId}`).digest('base64url');
+  return createHmac('sha256', Buffer.from(secureKey, 'utf8'))
+    .update(`document-token.${documentOrEventId}`)
+    .digest('base64url');
 }
 
 /** Where and how an httpsin delivery goes: the endpoint with the hook's query (token filled in), and Basic credentials. */
-export function httpsinTarget(hookUrl: string, endpoint: string, token: string): { url: string; authorization: string } {
+export function httpsinTarget(
+  hookUrl: string,
+  endpoint: string,
+  token: string,
+): { url: string; authorization: string } {
   const parsed = parseHttpsinUrl(hookUrl);
   if (typeof parsed === 'string') throw new Error(parsed);
   const target = new URL(endpoint);
   // The placeholder may appear percent-encoded ($ is kept by URL, but be tolerant of %24token%24).
-  const search = parsed.search.split(TOKEN_PLACEHOLDER).join(encodeURIComponent(token)).split('%24token%24').join(encodeURIComponent(token));
+  const search = parsed.search
+    .split(TOKEN_PLACEHOLDER)
+    .join(encodeURIComponent(token))
+    .split('%24token%24')
+    .join(encodeURIComponent(token));
   if (search.length > 1) {
     const extra = new URLSearchParams(search.slice(1));
     for (const [k, v] of extra) target.searchParams.append(k, v);

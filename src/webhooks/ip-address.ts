@@ -41,7 +41,10 @@ export interface AddressClass {
   /** Canonical text (dotted decimal; RFC 5952 for IPv6); "" when invalid. */
   readonly address: string;
   /** For IPv6 forms that carry an IPv4 address, the form and that address; `range` is then the IPv4 address's range. */
-  readonly embedded?: { readonly via: 'ipv4-mapped' | 'ipv4-compatible' | 'nat64' | '6to4' | 'teredo'; readonly ipv4: string };
+  readonly embedded?: {
+    readonly via: 'ipv4-mapped' | 'ipv4-compatible' | 'nat64' | '6to4' | 'teredo';
+    readonly ipv4: string;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------- parsing
@@ -193,7 +196,7 @@ export function formatIPv6(bytes: Uint8Array): string {
   for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!);
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
@@ -319,13 +322,16 @@ function classifyIPv4(ip: IpAddress): AddressRange {
 const zeros = (b: Uint8Array, from: number, to: number): boolean => b.subarray(from, to).every((x) => x === 0);
 
 /** The IPv4 address an IPv6 address carries, and how, when it is one of the embedding forms. */
-export function embeddedIPv4(ip: IpAddress): { via: NonNullable<AddressClass['embedded']>['via']; v4: IpAddress } | null {
+export function embeddedIPv4(
+  ip: IpAddress,
+): { via: NonNullable<AddressClass['embedded']>['via']; v4: IpAddress } | null {
   if (ip.family !== 6) return null;
   const b = ip.bytes;
   const v4 = (from: number, xor = 0): IpAddress => ({ family: 4, bytes: b.slice(from, from + 4).map((x) => x ^ xor) });
   if (zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff) return { via: 'ipv4-mapped', v4: v4(12) };
   if (zeros(b, 0, 12) && !zeros(b, 12, 15)) return { via: 'ipv4-compatible', v4: v4(12) };
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(b, 4, 12)) return { via: 'nat64', v4: v4(12) };
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(b, 4, 12))
+    return { via: 'nat64', v4: v4(12) };
   if (b[0] === 0x20 && b[1] === 0x02) return { via: '6to4', v4: v4(2) };
   if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) return { via: 'teredo', v4: v4(12, 0xff) };
   return null;
@@ -350,7 +356,8 @@ export function classifyAddress(ipText: string): AddressClass {
     const inner = classifyIPv4(emb.v4);
     const embedded = { via: emb.via, ipv4: formatIPv4(emb.v4.bytes) };
     if (emb.via === 'ipv4-mapped' || emb.via === 'nat64') return { range: inner, family: 6, address, embedded };
-    if (emb.via === 'ipv4-compatible') return { range: inner === 'public' ? 'reserved' : inner, family: 6, address, embedded };
+    if (emb.via === 'ipv4-compatible')
+      return { range: inner === 'public' ? 'reserved' : inner, family: 6, address, embedded };
     return { range: inner === 'public' ? 'transition' : inner, family: 6, address, embedded };
   }
   if (special) return { range: special, family: 6, address };

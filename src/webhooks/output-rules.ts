@@ -27,7 +27,12 @@ const STATUS_CLASS = /^[1-5]xx$/;
 
 /** Normalises a `when` (numbers allowed, case-insensitive class) or returns null when it is not one of the forms. */
 export function normalizeWhen(when: unknown): string | null {
-  const text = typeof when === 'number' && Number.isInteger(when) ? String(when) : typeof when === 'string' ? when.trim().toLowerCase() : null;
+  const text =
+    typeof when === 'number' && Number.isInteger(when)
+      ? String(when)
+      : typeof when === 'string'
+        ? when.trim().toLowerCase()
+        : null;
   if (text === null) return null;
   if (STATUS.test(text) || STATUS_CLASS.test(text) || text === 'timeout' || text === 'error') return text;
   return null;
@@ -68,7 +73,11 @@ export function expandOutputTopic(pattern: string, originalTopic: string): strin
  * The topic the first matching rule publishes, or undefined. A topic that would grow past the topic length limit is
  * not published (a rule feeding its own output back cannot grow topics without bound).
  */
-export function selectOutputTopic(rules: readonly OutputRule[], result: AttemptOutcomeForRules, originalTopic: string): string | undefined {
+export function selectOutputTopic(
+  rules: readonly OutputRule[],
+  result: AttemptOutcomeForRules,
+  originalTopic: string,
+): string | undefined {
   for (const rule of rules) {
     if (!whenMatches(rule.when, result)) continue;
     const topic = expandOutputTopic(rule.topic, originalTopic);

@@ -26,7 +26,11 @@ export function wakeSpreadMs(count: number): number {
 }
 
 /** Runs `fn` on every item, at most `lanes` at a time; resolves how many resolved true. */
-export async function countInLanes<T>(items: readonly T[], lanes: number, fn: (item: T) => Promise<boolean>): Promise<number> {
+export async function countInLanes<T>(
+  items: readonly T[],
+  lanes: number,
+  fn: (item: T) => Promise<boolean>,
+): Promise<number> {
   let next = 0;
   let count = 0;
   const lane = async () => {

@@ -3,7 +3,12 @@ import { GatewayError } from '../core/gateway-error';
 import { selectHooks, validateTopicPattern, type RoutingLabel } from '../core/topics';
 import type { RetrySchedule } from '../core/retry-schedule';
 import type { DeliverWebhookInput } from '../core/webhook-delivery';
-import type { DeliveryLogRepository, EventRecord, EventRepository, EventRouteDoc } from '../storage/events/event.repository';
+import type {
+  DeliveryLogRepository,
+  EventRecord,
+  EventRepository,
+  EventRouteDoc,
+} from '../storage/events/event.repository';
 import type { HookRecord, HookRepository } from '../storage/hooks/hook.repository';
 import { deliveryIdFor } from './delivery-id';
 import { toGatewayEvent, validateEventDetails } from './event-payload';
@@ -24,7 +29,12 @@ export interface DeliveryStarter {
    * `fresh`: the first delivery of (event, hook): a second start for the same pair is a no-op ('already-started').
    * `redeliver`: a new run after earlier ones closed; 'running' when one is still in progress.
    */
-  startDelivery(input: DeliverWebhookInput, meta: DeliveryMeta, mode: 'fresh' | 'redeliver', options?: { startDelayMs?: number }): Promise<'started' | 'already-started' | 'running'>;
+  startDelivery(
+    input: DeliverWebhookInput,
+    meta: DeliveryMeta,
+    mode: 'fresh' | 'redeliver',
+    options?: { startDelayMs?: number },
+  ): Promise<'started' | 'already-started' | 'running'>;
 }
 
 /** What operators search deliveries by (Temporal search attributes). */
@@ -98,7 +108,11 @@ const UNSUPPORTED_MESSAGE: Record<string, string> = {
 function checkEvent(input: PublishEventInput): Record<string, string> {
   const topicProblem = validateTopicPattern(input.topic);
   if (topicProblem || input.topic.includes('*')) {
-    throw new GatewayError('BAD_REQUEST', `cannot publish topic "${input.topic}": ${topicProblem ?? 'a topic has no wildcard'}`, { retryable: false });
+    throw new GatewayError(
+      'BAD_REQUEST',
+      `cannot publish topic "${input.topic}": ${topicProblem ?? 'a topic has no wildcard'}`,
+      { retryable: false },
+    );
   }
   const details = input.details ?? {};
   for (const key of Object.keys(details)) {
@@ -108,7 +122,10 @@ function checkEvent(input: PublishEventInput): Record<string, string> {
     }
   }
   const check = validateEventDetails(input.topic, details);
-  if (!check.ok) throw new GatewayError('BAD_REQUEST', `details of ${input.topic} are invalid: ${check.errors.join('; ')}`, { retryable: false });
+  if (!check.ok)
+    throw new GatewayError('BAD_REQUEST', `details of ${input.topic} are invalid: ${check.errors.join('; ')}`, {
+      retryable: false,
+    });
   return check.details;
 }
 
@@ -168,9 +185,17 @@ export class EventPublisher {
       const hook = await this.deps.hooks.get({ tenantId }, hookId);
       if (!hook) throw new GatewayError('NOT_FOUND', `Hook ${hookId} not found`);
       if (!DELIVERABLE_ACTIONS.has(hook.action)) {
-        throw new GatewayError('CONFLICT', `Hook ${hookId} has action ${hook.action}; only https and httpsin hooks can be redelivered to`);
+        throw new GatewayError(
+          'CONFLICT',
+          `Hook ${hookId} has action ${hook.action}; only https and httpsin hooks can be redelivered to`,
+        );
       }
-      const route: EventRouteDoc = { hookId, action: hook.action, deliveryId: deliveryIdFor(event.id, hookId), status: 'started' };
+      const route: EventRouteDoc = {
+        hookId,
+        action: hook.action,
+        deliveryId: deliveryIdFor(event.id, hookId),
+        status: 'started',
+      };
       // Built on the routing as recorded when it is written: a redelivery to another hook meanwhile keeps its route.
       const recorded = await this.deps.events.updateRouting(eventId, (current) => ({
         label: 'routed',
@@ -187,7 +212,10 @@ export class EventPublisher {
     return { event: updated, deliveries: await this.startRoutes(updated, routes, 'redeliver', hooks) };
   }
 
-  private async route(event: EventRecord, known?: HookRecord): Promise<{ label: RoutingLabel; routes: EventRouteDoc[]; hooks: HookRecord[] }> {
+  private async route(
+    event: EventRecord,
+    known?: HookRecord,
+  ): Promise<{ label: RoutingLabel; routes: EventRouteDoc[]; hooks: HookRecord[] }> {
     let selected: HookRecord[];
     let label: RoutingLabel;
     if (event.targetHookId) {
@@ -197,7 +225,9 @@ export class EventPublisher {
       label = selected.length === 0 ? 'dead-letter' : selected.every((h) => h.action === 'drop') ? 'dropped' : 'routed';
     } else {
       const excluded = new Set(event.excludeHookIds);
-      const candidates = (await (this.deps.routing ?? this.deps.hooks).listForRouting(event.tenantId, event.partyKey)).filter((h) => !excluded.has(h.id));
+      const candidates = (
+        await (this.deps.routing ?? this.deps.hooks).listForRouting(event.tenantId, event.partyKey)
+      ).filter((h) => !excluded.has(h.id));
       // Filters see the payload's view of the event: createdOn as the ISO text receivers get.
       const routable = { ...event, createdOn: event.createdOn.toISOString() };
       const selection = selectHooks(routable, candidates, { passesFilter: this.passesFilter });
@@ -214,7 +244,12 @@ export class EventPublisher {
   }
 
   /** `routed`: the hooks as routing read them; their `rev` goes with each start (a retried publish has none). */
-  private async startRoutes(event: EventRecord, routes: readonly EventRouteDoc[], mode: 'fresh' | 'redeliver', routed: readonly HookRecord[] = []): Promise<DeliveryStart[]> {
+  private async startRoutes(
+    event: EventRecord,
+    routes: readonly EventRouteDoc[],
+    mode: 'fresh' | 'redeliver',
+    routed: readonly HookRecord[] = [],
+  ): Promise<DeliveryStart[]> {
     return Promise.all(
       routes.map(async (r): Promise<DeliveryStart> => {
         if (r.status !== 'started') return { ...r };
@@ -230,7 +265,11 @@ export class EventPublisher {
           ...revOf(routed, r.hookId),
           ...(event.targetHookId === r.hookId && event.topic === 'Ping' ? { ignoreInactive: true } : {}),
         };
-        const result = await this.deps.starter.startDelivery(input, { topic: event.topic, partyKey: event.partyKey ?? '' }, mode);
+        const result = await this.deps.starter.startDelivery(
+          input,
+          { topic: event.topic, partyKey: event.partyKey ?? '' },
+          mode,
+        );
         return { ...r, status: result === 'running' ? 'running' : 'started' };
       }),
     );

@@ -42,7 +42,13 @@ export class RecentHooks {
   async get(tenantId: string, hookId: string, minRev?: number): Promise<HookRecord | null> {
     if (minRev !== undefined) {
       const entry = this.entries.get(hookId);
-      if (entry && entry.hook.tenantId === tenantId && entry.hook.rev >= minRev && this.now() - entry.readAt < this.ttlMs) return entry.hook;
+      if (
+        entry &&
+        entry.hook.tenantId === tenantId &&
+        entry.hook.rev >= minRev &&
+        this.now() - entry.readAt < this.ttlMs
+      )
+        return entry.hook;
       const pending = this.reading.get(hookId);
       if (pending) {
         const hook = await pending;

@@ -87,7 +87,12 @@ export function legacySignature(body: Buffer | string, secureKey: string): strin
 }
 
 /** The base64 HMAC of Standard Webhooks, without the `v1,` prefix. */
-export function standardWebhooksSignature(id: string, timestampSeconds: number, body: Buffer | string, secureKey: string): string {
+export function standardWebhooksSignature(
+  id: string,
+  timestampSeconds: number,
+  body: Buffer | string,
+  secureKey: string,
+): string {
   return createHmac('sha256', standardWebhooksKeyBytes(secureKey))
     .update(`${id}.${timestampSeconds}.`)
     .update(body)

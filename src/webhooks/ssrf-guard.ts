@@ -46,7 +46,8 @@ export function parseAllowList(entries: readonly string[] | string | undefined):
     if (c) cidrs.push(c);
     else bad.push(e);
   }
-  if (bad.length > 0) throw new Error(`Invalid SSRF allow-list entries (want CIDR such as 10.0.0.0/8 or ::1/128): ${bad.join(', ')}`);
+  if (bad.length > 0)
+    throw new Error(`Invalid SSRF allow-list entries (want CIDR such as 10.0.0.0/8 or ::1/128): ${bad.join(', ')}`);
   return Object.freeze({ cidrs: Object.freeze(cidrs) });
 }
 
@@ -59,7 +60,9 @@ function allowListed(ip: IpAddress, allowList: AllowList): boolean {
   if (allowList.cidrs.some((c) => cidrContains(c, ip))) return true;
   // An IPv4-mapped or NAT64 address reaches the IPv4 address it carries; an IPv4 entry covers it.
   const emb = embeddedIPv4(ip);
-  return !!emb && (emb.via === 'ipv4-mapped' || emb.via === 'nat64') && allowList.cidrs.some((c) => cidrContains(c, emb.v4));
+  return (
+    !!emb && (emb.via === 'ipv4-mapped' || emb.via === 'nat64') && allowList.cidrs.some((c) => cidrContains(c, emb.v4))
+  );
 }
 
 /** True unless the address is public or covered by the allow-list. Anything unparseable is forbidden. */
@@ -79,7 +82,9 @@ const FORBIDDEN_DOMAIN_CHARS = /[\u0000-\u0020#%/:<>?@[\\\]^|\u007f]/;
 
 function ipv6Host(text: string): NormalizedHost {
   const v6 = parseIPv6(text);
-  return v6 ? { kind: 'ip', family: 6, address: formatAddress(v6) } : { kind: 'invalid', reason: 'invalid IPv6 literal' };
+  return v6
+    ? { kind: 'ip', family: 6, address: formatAddress(v6) }
+    : { kind: 'invalid', reason: 'invalid IPv6 literal' };
 }
 
 /**
@@ -144,7 +149,11 @@ export interface CheckTargetOptions {
  * Checks a hook URL before a delivery attempt or at hook creation. Returns null when the URL may be tried, else the
  * reason. A domain name passes here; its addresses are checked at connect time by the guarded lookup.
  */
-export function checkTargetUrl(url: string | URL, allowList?: AllowList | readonly string[], options: CheckTargetOptions = {}): string | null {
+export function checkTargetUrl(
+  url: string | URL,
+  allowList?: AllowList | readonly string[],
+  options: CheckTargetOptions = {},
+): string | null {
   let u: URL;
   try {
     u = typeof url === 'string' ? new URL(url) : url;
@@ -200,16 +209,25 @@ export class SsrfBlockedError extends Error {
     readonly hostname: string,
     readonly addresses: readonly string[],
   ) {
-    super(`Refused to connect to ${hostname}: ${addresses.length ? addresses.join(', ') : 'no address'} not allowed for hooks`);
+    super(
+      `Refused to connect to ${hostname}: ${addresses.length ? addresses.join(', ') : 'no address'} not allowed for hooks`,
+    );
     this.name = 'SsrfBlockedError';
   }
 }
 
 export function isSsrfBlockedError(e: unknown): e is SsrfBlockedError {
-  return e instanceof SsrfBlockedError || (typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'ESSRFBLOCKED');
+  return (
+    e instanceof SsrfBlockedError ||
+    (typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'ESSRFBLOCKED')
+  );
 }
 
-type Resolver = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+type Resolver = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 
 export interface GuardedLookupOptions {
   /** The resolver to wrap; node:dns `lookup` by default (tests pass a fake one). */
@@ -221,7 +239,10 @@ export interface GuardedLookupOptions {
  * and keeps only the allowed ones; fails with SsrfBlockedError when none is left. Answers in the form asked for
  * (`all: true` → a list, as Node's happy-eyeballs connect asks; else one address and its family).
  */
-export function createGuardedLookup(allowList?: AllowList | readonly string[], options: GuardedLookupOptions = {}): LookupFunction {
+export function createGuardedLookup(
+  allowList?: AllowList | readonly string[],
+  options: GuardedLookupOptions = {},
+): LookupFunction {
   const list = asAllowList(allowList);
   const resolve: Resolver = options.resolve ?? ((h, o, cb) => dns.lookup(h, o, cb));
   const guarded = (
@@ -235,7 +256,15 @@ export function createGuardedLookup(allowList?: AllowList | readonly string[], o
       if (err) return callback(err, wantAll ? [] : '', undefined);
       const all = Array.isArray(addresses) ? addresses : [];
       const allowed = all.filter((a) => !isForbiddenAddress(a.address, list));
-      if (allowed.length === 0) return callback(new SsrfBlockedError(hostname, all.map((a) => a.address)), wantAll ? [] : '', undefined);
+      if (allowed.length === 0)
+        return callback(
+          new SsrfBlockedError(
+            hostname,
+            all.map((a) => a.address),
+          ),
+          wantAll ? [] : '',
+          undefined,
+        );
       if (wantAll) return callback(null, allowed);
       const first = allowed[0] as dns.LookupAddress;
       return callback(null, first.address, first.family);

@@ -18,8 +18,7 @@ import { legacyKeyBytes, standardWebhooksKeyBytes } from './sign-payload';
  */
 
 export type WebhookHeaderSource =
-  | Readonly<Record<string, string | readonly string[] | undefined>>
-  | { get(name: string): string | null | undefined };
+  Readonly<Record<string, string | readonly string[] | undefined>> | { get(name: string): string | null | undefined };
 
 export interface VerifyWebhookOptions {
   /** Largest accepted distance between `sentOn` (and `webhook-timestamp`) and now. Default 300 (spec: 5 minutes). */
@@ -40,8 +39,7 @@ export type VerifyFailureReason =
   | 'sent-on-out-of-tolerance';
 
 export type VerifyWebhookResult =
-  | { ok: true; payload: EventPayload; deliveryId: string | undefined }
-  | { ok: false; reason: VerifyFailureReason };
+  { ok: true; payload: EventPayload; deliveryId: string | undefined } | { ok: false; reason: VerifyFailureReason };
 
 const fail = (reason: VerifyFailureReason): VerifyWebhookResult => ({ ok: false, reason });
 
@@ -135,17 +133,31 @@ function verifyOrFail(
   options: VerifyWebhookOptions,
 ): VerifyWebhookResult {
   const body = toBuffer(rawBody);
-  if (!body || typeof secureKey !== 'string' || secureKey.length === 0 || typeof headers !== 'object' || headers === null) {
+  if (
+    !body ||
+    typeof secureKey !== 'string' ||
+    secureKey.length === 0 ||
+    typeof headers !== 'object' ||
+    headers === null
+  ) {
     return fail('invalid-arguments');
   }
   const tolerance = options.toleranceSeconds ?? 300;
-  const nowMs = options.now === undefined ? Date.now() : options.now instanceof Date ? options.now.getTime() : options.now;
+  const nowMs =
+    options.now === undefined ? Date.now() : options.now instanceof Date ? options.now.getTime() : options.now;
   if (!Number.isFinite(nowMs) || !Number.isFinite(tolerance) || tolerance < 0) return fail('invalid-arguments');
 
   const legacy = single(header(headers, 'x-service-signature'));
   const standardRaw = header(headers, 'webhook-signature');
   // Signature lists may arrive split over repeated headers; joining keeps every candidate.
-  const standard = standardRaw === undefined ? undefined : typeof standardRaw === 'string' ? standardRaw : Array.isArray(standardRaw) ? standardRaw.join(' ') : null;
+  const standard =
+    standardRaw === undefined
+      ? undefined
+      : typeof standardRaw === 'string'
+        ? standardRaw
+        : Array.isArray(standardRaw)
+          ? standardRaw.join(' ')
+          : null;
   if (legacy === null || standard === null) return fail('malformed-signature');
   if (legacy === undefined && standard === undefined) return fail('missing-signature');
 
@@ -172,5 +184,9 @@ function verifyOrFail(
   if (Math.abs(nowMs - sentMs) > tolerance * 1000) return fail('sent-on-out-of-tolerance');
 
   const delivery = single(header(headers, 'x-service-delivery')) ?? single(header(headers, 'webhook-id'));
-  return { ok: true, payload: payload as EventPayload, deliveryId: typeof delivery === 'string' ? delivery : undefined };
+  return {
+    ok: true,
+    payload: payload as EventPayload,
+    deliveryId: typeof delivery === 'string' ? delivery : undefined,
+  };
 }

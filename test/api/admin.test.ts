@@ -13,17 +13,47 @@ describe('admin CLI', () => {
   it('creates tenants, parties (both identifier forms), clients, users and links, and lists them', async () => {
     await admin('tenant', 'create', '--id', 'acme', '--name', 'ACME');
     await expect(admin('tenant', 'create', '--id', 'acme', '--name', 'again')).rejects.toThrow(/exists/);
-    await admin('party', 'create', '--tenant', 'acme', '--party-id', '0106:44444444', '--country', 'nl', '--name', 'ACME NL');
-    await admin('party', 'create', '--tenant', 'acme', '--party-id', '0208:0123456789', '--legal-entity-id', 'BE:0208:0123456789', '--name', 'ACME BE');
-    await expect(admin('party', 'create', '--tenant', 'acme', '--party-id', '12345678', '--country', 'NL', '--name', 'x')).rejects.toThrow(/<scheme>:<number>/);
-    await expect(admin('party', 'create', '--tenant', 'nope', '--party-id', '0106:55555555', '--country', 'NL', '--name', 'x')).rejects.toThrow(/tenant nope not found/);
+    await admin(
+      'party',
+      'create',
+      '--tenant',
+      'acme',
+      '--party-id',
+      '0106:44444444',
+      '--country',
+      'nl',
+      '--name',
+      'ACME NL',
+    );
+    await admin(
+      'party',
+      'create',
+      '--tenant',
+      'acme',
+      '--party-id',
+      '0208:0123456789',
+      '--legal-entity-id',
+      'BE:0208:0123456789',
+      '--name',
+      'ACME BE',
+    );
+    await expect(
+      admin('party', 'create', '--tenant', 'acme', '--party-id', '12345678', '--country', 'NL', '--name', 'x'),
+    ).rejects.toThrow(/<scheme>:<number>/);
+    await expect(
+      admin('party', 'create', '--tenant', 'nope', '--party-id', '0106:55555555', '--country', 'NL', '--name', 'x'),
+    ).rejects.toThrow(/tenant nope not found/);
     const parties = (await admin('party', 'list', '--tenant', 'acme')) as { partyId: string; legalEntityId: string }[];
     expect(parties.map((p) => [p.partyId, p.legalEntityId])).toEqual([
       ['0106:44444444', 'NL:0106:44444444'],
       ['0208:0123456789', 'BE:0208:0123456789'],
     ]);
 
-    const created = (await admin('client', 'create', '--name', 'ERP', '--tenant', 'acme')) as { clientId: string; clientSecret: string; secretId: string };
+    const created = (await admin('client', 'create', '--name', 'ERP', '--tenant', 'acme')) as {
+      clientId: string;
+      clientSecret: string;
+      secretId: string;
+    };
     expect(created.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const listed = (await admin('client', 'list')) as { clientId: string; secrets: object[] }[];
     const entry = listed.find((c) => c.clientId === created.clientId)!;
@@ -31,28 +61,66 @@ describe('admin CLI', () => {
     expect(JSON.stringify(entry)).not.toContain(created.clientSecret);
     expect(JSON.stringify(entry)).not.toMatch(/scrypt/);
 
-    await expect(admin('user', 'create', '--tenant', 'acme', '--username', 'erp-user', '--password', 'short#pw', '--party', '0106:44444444')).rejects.toThrow(/password rejected/);
-    await admin('user', 'create', '--tenant', 'acme', '--username', 'erp-user', '--password', 'LongEnough!Pass1', '--party', '0106:44444444');
+    await expect(
+      admin(
+        'user',
+        'create',
+        '--tenant',
+        'acme',
+        '--username',
+        'erp-user',
+        '--password',
+        'short#pw',
+        '--party',
+        '0106:44444444',
+      ),
+    ).rejects.toThrow(/password rejected/);
+    await admin(
+      'user',
+      'create',
+      '--tenant',
+      'acme',
+      '--username',
+      'erp-user',
+      '--password',
+      'LongEnough!Pass1',
+      '--party',
+      '0106:44444444',
+    );
     await admin('user', 'link', '--username', 'erp-user', '--party', '0208:0123456789');
     const users = (await admin('user', 'list', '--tenant', 'acme')) as { username: string; partyIds: string[] }[];
-    expect(users).toEqual([expect.objectContaining({ username: 'erp-user', partyIds: ['0106:44444444', '0208:0123456789'] })]);
+    expect(users).toEqual([
+      expect.objectContaining({ username: 'erp-user', partyIds: ['0106:44444444', '0208:0123456789'] }),
+    ]);
     await admin('user', 'unlink', '--username', 'erp-user', '--party', '0208:0123456789');
-    await expect(admin('user', 'link', '--username', 'erp-user', '--party', '0106:99999999')).rejects.toThrow(/not found/);
+    await expect(admin('user', 'link', '--username', 'erp-user', '--party', '0106:99999999')).rejects.toThrow(
+      /not found/,
+    );
   });
 
-  it('revoking one secret ends its tokens and leaves the client\'s other secret working', async () => {
+  it("revoking one secret ends its tokens and leaves the client's other secret working", async () => {
     await admin('tenant', 'create', '--id', 'rot', '--name', 'Rotation');
-    const c = (await admin('client', 'create', '--name', 'rot', '--tenant', 'rot')) as { clientId: string; clientSecret: string; secretId: string };
+    const c = (await admin('client', 'create', '--name', 'rot', '--tenant', 'rot')) as {
+      clientId: string;
+      clientSecret: string;
+      secretId: string;
+    };
     const second = (await admin('secret', 'add', '--client', c.clientId)) as { secretId: string; clientSecret: string };
     const oldToken = await ctx.token({ clientId: c.clientId, clientSecret: c.clientSecret, secretId: c.secretId });
-    const newToken = await ctx.token({ clientId: c.clientId, clientSecret: second.clientSecret, secretId: second.secretId });
+    const newToken = await ctx.token({
+      clientId: c.clientId,
+      clientSecret: second.clientSecret,
+      secretId: second.secretId,
+    });
     expect((await request(ctx.app).get('/api/v1/me').auth(oldToken, { type: 'bearer' })).status).toBe(200);
 
     await admin('secret', 'revoke', '--client', c.clientId, '--secret-id', c.secretId);
     const refused = await request(ctx.app).get('/api/v1/me').auth(oldToken, { type: 'bearer' });
     expect(refused.status).toBe(401);
     expect((await request(ctx.app).get('/api/v1/me').auth(newToken, { type: 'bearer' })).status).toBe(200);
-    await expect(ctx.token({ clientId: c.clientId, clientSecret: c.clientSecret, secretId: c.secretId })).rejects.toThrow(/401/);
+    await expect(
+      ctx.token({ clientId: c.clientId, clientSecret: c.clientSecret, secretId: c.secretId }),
+    ).rejects.toThrow(/401/);
 
     await admin('client', 'disable', '--client', c.clientId);
     expect((await request(ctx.app).get('/api/v1/me').auth(newToken, { type: 'bearer' })).status).toBe(401);
@@ -65,7 +133,9 @@ describe('admin CLI', () => {
     const token = await ctx.token({ clientId: second.clientId, clientSecret: second.clientSecret, secretId: '' });
     const me = await request(ctx.app).get('/api/v1/me').auth(token, { type: 'bearer' });
     expect((me.body as { parties: { partyId: string }[] }).parties.map((p) => p.partyId)).toEqual([first.partyId]);
-    await expect(ctx.token({ clientId: first.clientId, clientSecret: first.clientSecret, secretId: '' })).rejects.toThrow(/401/);
+    await expect(
+      ctx.token({ clientId: first.clientId, clientSecret: first.clientSecret, secretId: '' }),
+    ).rejects.toThrow(/401/);
   });
 
   it('refuses unknown commands with the usage', async () => {
@@ -74,7 +144,9 @@ describe('admin CLI', () => {
 
   it('serialises concurrent changes of one client: none of eight secrets added at once is lost', async () => {
     await admin('tenant', 'create', '--id', 'busy', '--name', 'Busy');
-    const { clientId } = (await admin('client', 'create', '--name', 'Busy ERP', '--tenant', 'busy')) as { clientId: string };
+    const { clientId } = (await admin('client', 'create', '--name', 'Busy ERP', '--tenant', 'busy')) as {
+      clientId: string;
+    };
     await Promise.all(Array.from({ length: 8 }, () => admin('secret', 'add', '--client', clientId)));
     expect((await ctx.core.directory.getClient(clientId))!.secrets).toHaveLength(9);
   });

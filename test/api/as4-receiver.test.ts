@@ -9,9 +9,25 @@ import { readSignal } from '../../src/peppol/as4/signals';
 import { verifyEnvelopeSignature } from '../../src/peppol/as4/signature';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
 import { RevocationChecker } from '../../src/peppol/pki/revocation';
-import { apSubject, createIntermediateCa, createRootCa, issueCertificate, type TestPki } from '../../src/peppol/pki/test-pki';
+import {
+  apSubject,
+  createIntermediateCa,
+  createRootCa,
+  issueCertificate,
+  type TestPki,
+} from '../../src/peppol/pki/test-pki';
 import { peppolParticipant } from '../../src/peppol/identifiers';
-import { HEADER, RECEIVER, flipByte, gzipped, manualMessage, message, rewrap, sbd, wrapSignature } from '../support/as4-messages';
+import {
+  HEADER,
+  RECEIVER,
+  flipByte,
+  gzipped,
+  manualMessage,
+  message,
+  rewrap,
+  sbd,
+  wrapSignature,
+} from '../support/as4-messages';
 import { RecordingWorkflowStarter, createTestContext, type TestContext } from '../support/test-app';
 import { startCrlServer, type CrlServer } from '../unit/peppol/support/crl-server';
 import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
@@ -32,7 +48,11 @@ beforeAll(async () => {
   const ca = await createIntermediateCa(root, { subject: 'C=NL, O=Elsewhere, CN=Foreign AP CA' });
   [foreign, expired] = await Promise.all([
     issueCertificate(ca, { subject: apSubject('POP000001') }),
-    issueCertificate(pki.apCa, { subject: apSubject('POP000001'), notBefore: new Date(Date.now() - 900 * DAY), notAfter: new Date(Date.now() - DAY) }),
+    issueCertificate(pki.apCa, {
+      subject: apSubject('POP000001'),
+      notBefore: new Date(Date.now() - 900 * DAY),
+      notAfter: new Date(Date.now() - DAY),
+    }),
   ]);
   // The test PKI's CRLs, served by a local server its distribution point names are routed to; every message here is
   // checked for revocation.
@@ -52,7 +72,12 @@ beforeAll(async () => {
     },
   });
   const tenant = await ctx.core.directory.createTenant({ name: 'receiving tenant' });
-  await ctx.core.directory.createParty({ tenantId: tenant._id, partyId: RECEIVER.value, legalEntityId: `NL:${RECEIVER.value}`, name: 'Receiver BV' });
+  await ctx.core.directory.createParty({
+    tenantId: tenant._id,
+    partyId: RECEIVER.value,
+    legalEntityId: `NL:${RECEIVER.value}`,
+    name: 'Receiver BV',
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -63,7 +88,10 @@ afterAll(async () => {
 async function stored(): Promise<{ records: number; blobs: number }> {
   const db = ctx.core.db.connection.db;
   if (!db) throw new Error('no database handle');
-  return { records: await ctx.core.db.models.As4Inbound.countDocuments().exec(), blobs: await db.collection('blobs').countDocuments() };
+  return {
+    records: await ctx.core.db.models.As4Inbound.countDocuments().exec(),
+    blobs: await db.collection('blobs').countDocuments(),
+  };
 }
 
 function post(m: { contentType: string; body: Buffer }) {
@@ -71,15 +99,30 @@ function post(m: { contentType: string; body: Buffer }) {
 }
 
 /** Posts, expects a signed ebMS error with `code`, and checks nothing was stored. */
-async function refused(m: { contentType: string; body: Buffer }, code: string, description: RegExp, status = 200): Promise<void> {
+async function refused(
+  m: { contentType: string; body: Buffer },
+  code: string,
+  description: RegExp,
+  status = 200,
+): Promise<void> {
   const before = await stored();
   const res = await post(m);
   expect(res.status).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/soap\+xml/);
   const xml = res.text;
-  const signal = readSignal(xml, { sentMessageId: 'unused', sentReferences: [], apCertificateAuthorities: [pki.apCa.certificate] });
-  expect(signal).toMatchObject({ kind: 'error', signed: true, errors: [{ errorCode: code, description: expect.stringMatching(description) }] });
-  expect(verifyEnvelopeSignature(parseXml(xml), []).certificate.fingerprint256).toBe(pki.apReceiver.certificate.fingerprint256);
+  const signal = readSignal(xml, {
+    sentMessageId: 'unused',
+    sentReferences: [],
+    apCertificateAuthorities: [pki.apCa.certificate],
+  });
+  expect(signal).toMatchObject({
+    kind: 'error',
+    signed: true,
+    errors: [{ errorCode: code, description: expect.stringMatching(description) }],
+  });
+  expect(verifyEnvelopeSignature(parseXml(xml), []).certificate.fingerprint256).toBe(
+    pki.apReceiver.certificate.fingerprint256,
+  );
   expect(await stored()).toEqual(before);
 }
 
@@ -90,14 +133,27 @@ describe('POST /as4', () => {
     const before = await stored();
     const res = await post(msg);
     expect(res.status).toBe(200);
-    const receipt = readSignal(res.text, { sentMessageId: msg.messageId, sentReferences: msg.references, apCertificateAuthorities: [pki.apCa.certificate] });
+    const receipt = readSignal(res.text, {
+      sentMessageId: msg.messageId,
+      sentReferences: msg.references,
+      apCertificateAuthorities: [pki.apCa.certificate],
+    });
     expect(receipt.kind).toBe('receipt');
     expect(await stored()).toEqual({ records: before.records + 1, blobs: before.blobs + 1 });
 
     const record = await ctx.core.db.models.As4Inbound.findById(msg.messageId).lean().exec();
-    expect(record).toMatchObject({ partyId: RECEIVER.value, fromSeatId: 'POP000001', sender: `iso6523-actorid-upis::${HEADER.sender.value}`, countryC1: 'NL', state: 'stored' });
+    expect(record).toMatchObject({
+      partyId: RECEIVER.value,
+      fromSeatId: 'POP000001',
+      sender: `iso6523-actorid-upis::${HEADER.sender.value}`,
+      countryC1: 'NL',
+      state: 'stored',
+    });
     // The receive workflow is started for the stored message, with ids only.
-    expect((ctx.workflows as RecordingWorkflowStarter).receiveStarted).toContainEqual({ tenantId: record?.tenantId, messageId: msg.messageId });
+    expect((ctx.workflows as RecordingWorkflowStarter).receiveStarted).toContainEqual({
+      tenantId: record?.tenantId,
+      messageId: msg.messageId,
+    });
     expect((await ctx.core.db.blobs.read(record?.blobId as string)).equals(doc)).toBe(true);
 
     const again = await post(msg);
@@ -107,17 +163,32 @@ describe('POST /as4', () => {
 
   it('refuses a tampered header (EBMS:0101)', async () => {
     const msg = message(pki);
-    await refused({ contentType: msg.contentType, body: rewrap(msg, { soap: (x) => x.replace('>0088:4562458856624<', '>0088:4562458856625<') }) }, 'EBMS:0101', /digest of #msg-.* does not match/);
+    await refused(
+      {
+        contentType: msg.contentType,
+        body: rewrap(msg, { soap: (x) => x.replace('>0088:4562458856624<', '>0088:4562458856625<') }),
+      },
+      'EBMS:0101',
+      /digest of #msg-.* does not match/,
+    );
   });
 
   it('refuses a tampered attachment (EBMS:0102)', async () => {
     const msg = message(pki);
-    await refused({ contentType: msg.contentType, body: rewrap(msg, { attachment: (b) => flipByte(b) }) }, 'EBMS:0102', /does not decrypt/);
+    await refused(
+      { contentType: msg.contentType, body: rewrap(msg, { attachment: (b) => flipByte(b) }) },
+      'EBMS:0102',
+      /does not decrypt/,
+    );
   });
 
   it('refuses a wrapped signature (EBMS:0101)', async () => {
     const msg = message(pki);
-    await refused({ contentType: msg.contentType, body: rewrap(msg, { soap: wrapSignature }) }, 'EBMS:0101', /eb:Messaging header is not covered by the signature/);
+    await refused(
+      { contentType: msg.contentType, body: rewrap(msg, { soap: wrapSignature }) },
+      'EBMS:0101',
+      /eb:Messaging header is not covered by the signature/,
+    );
   });
 
   it('refuses a signer from another CA and an expired signer (EBMS:0101)', async () => {
@@ -125,7 +196,7 @@ describe('POST /as4', () => {
     await refused(message(pki, { signer: expired }), 'EBMS:0101', /expired/);
   });
 
-  it('refuses a revoked signer (EBMS:0101) after fetching the AP CA\'s CRL', async () => {
+  it("refuses a revoked signer (EBMS:0101) after fetching the AP CA's CRL", async () => {
     await refused(message(pki, { signer: pki.apRevoked }), 'EBMS:0101', /was revoked on .*keyCompromise/);
     expect(crl.hits.get('/ap-ca.crl')).toBeGreaterThanOrEqual(1);
   });
@@ -137,19 +208,35 @@ describe('POST /as4', () => {
   });
 
   it('refuses an oversize message with 413 before reading it', async () => {
-    const big = { contentType: 'multipart/related; boundary="b"; type="application/soap+xml"', body: Buffer.alloc(MAX_MESSAGE + 1, 0x41) };
+    const big = {
+      contentType: 'multipart/related; boundary="b"; type="application/soap+xml"',
+      body: Buffer.alloc(MAX_MESSAGE + 1, 0x41),
+    };
     await refused(big, 'EBMS:0004', new RegExp(`exceeds ${MAX_MESSAGE} bytes`), 413);
   });
 
   it('refuses a body that is not MIME (EBMS:0007)', async () => {
-    await refused({ contentType: 'application/soap+xml', body: Buffer.from('<S12:Envelope xmlns:S12="http://www.w3.org/2003/05/soap-envelope"/>') }, 'EBMS:0007', /expected a multipart body/);
+    await refused(
+      {
+        contentType: 'application/soap+xml',
+        body: Buffer.from('<S12:Envelope xmlns:S12="http://www.w3.org/2003/05/soap-envelope"/>'),
+      },
+      'EBMS:0007',
+      /expected a multipart body/,
+    );
     await refused({ contentType: 'text/plain', body: Buffer.from('hello') }, 'EBMS:0007', /expected a multipart body/);
   });
 
   it('refuses an SBDH that contradicts the AS4 header or its own payload (EBMS:0004)', async () => {
     const otherSender = message(pki, { header: { ...HEADER, sender: peppolParticipant('0088:1111111111111') } });
     await refused(otherSender, 'EBMS:0004', /originalSender does not match the SBDH sender/);
-    const wrongType = message(pki, { sbd: Buffer.from(sbd().toString('utf8').replace(/(<(?:\w+:)?Type>)Invoice(<\/(?:\w+:)?Type>)/, '$1CreditNote$2')) });
+    const wrongType = message(pki, {
+      sbd: Buffer.from(
+        sbd()
+          .toString('utf8')
+          .replace(/(<(?:\w+:)?Type>)Invoice(<\/(?:\w+:)?Type>)/, '$1CreditNote$2'),
+      ),
+    });
     await refused(wrongType, 'EBMS:0004', /^Peppol SBDH Issue: .*Type/);
   });
 
@@ -157,7 +244,13 @@ describe('POST /as4', () => {
     const header = { ...HEADER, receiver: peppolParticipant('0088:1111111111111') };
     const msg = message(pki, { header, sbd: sbd({ receiver: header.receiver }) });
     const res = await post(msg);
-    expect(readSignal(res.text, { sentMessageId: msg.messageId, sentReferences: [], apCertificateAuthorities: [pki.apCa.certificate] })).toMatchObject({
+    expect(
+      readSignal(res.text, {
+        sentMessageId: msg.messageId,
+        sentReferences: [],
+        apCertificateAuthorities: [pki.apCa.certificate],
+      }),
+    ).toMatchObject({
       kind: 'error',
       refToMessageId: msg.messageId,
       errors: [{ errorCode: 'EBMS:0004', errorDetail: 'PEPPOL:NOT_SERVICED' }],
@@ -167,7 +260,10 @@ describe('POST /as4', () => {
   it('is not behind bearer authentication, and answers 503 where no AP key is configured', async () => {
     const plain = await createTestContext('asfourplain');
     try {
-      const res = await request(plain.app).post('/as4').set('Content-Type', 'multipart/related; boundary=b').send(Buffer.from('x'));
+      const res = await request(plain.app)
+        .post('/as4')
+        .set('Content-Type', 'multipart/related; boundary=b')
+        .send(Buffer.from('x'));
       expect([res.status, res.text]).toEqual([503, expect.stringMatching(/not configured/)]);
     } finally {
       await plain.close();

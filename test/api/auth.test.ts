@@ -55,9 +55,20 @@ async function harness(env: Record<string, string> = {}): Promise<Harness> {
   store.setClientDisabled('off-app', true);
   await store.addClientSecret('no-tenant-app', { tenantIds: [], secret: 'nt-secret' });
   await store.addClientSecret('other-app', { tenantIds: ['ten-c'], secret: 'other-secret' });
-  const jane = await store.addUser({ tenantId: 'ten-a', username: 'jane', password: PASSWORD, partyIds: ['0106:12345678'] });
+  const jane = await store.addUser({
+    tenantId: 'ten-a',
+    username: 'jane',
+    password: PASSWORD,
+    partyIds: ['0106:12345678'],
+  });
   const bob = await store.addUser({ tenantId: 'ten-c', username: 'bob', password: PASSWORD, partyIds: [] });
-  const dora = await store.addUser({ tenantId: 'ten-b', username: 'dora', password: PASSWORD, partyIds: [], disabled: true });
+  const dora = await store.addUser({
+    tenantId: 'ten-b',
+    username: 'dora',
+    password: PASSWORD,
+    partyIds: [],
+    disabled: true,
+  });
 
   const keys = new SigningKeyService({ store, config, logger });
   await keys.init();
@@ -73,7 +84,11 @@ async function harness(env: Record<string, string> = {}): Promise<Harness> {
   });
   app.use(createTokenRouter({ store, tokens, signingKeys: keys, config, logger }));
   const api = express.Router();
-  api.use(createSubscriptionKeyCheck(config), createAuthenticate({ store, tokens, config }), createApiRateLimit(config));
+  api.use(
+    createSubscriptionKeyCheck(config),
+    createAuthenticate({ store, tokens, config }),
+    createApiRateLimit(config),
+  );
   api.get('/me', (_req, res) => {
     res.json(principalOf(res));
   });
@@ -192,7 +207,12 @@ describe('POST /connect/token', () => {
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers.pragma).toBe('no-cache');
-      expect(res.body).toEqual({ access_token: expect.any(String), expires_in: 3600, token_type: 'Bearer', scope: 'ap' });
+      expect(res.body).toEqual({
+        access_token: expect.any(String),
+        expires_in: 3600,
+        token_type: 'Bearer',
+        scope: 'ap',
+      });
       const claims = decodeJwt(res.body.access_token);
       expect(claims).toMatchObject({
         iss: AUTH,
@@ -283,7 +303,12 @@ describe('POST /connect/token', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ expires_in: 3600, token_type: 'Bearer', scope: 'ap' });
       const claims = decodeJwt(res.body.access_token);
-      expect(claims).toMatchObject({ sub: `user:${h.users.jane.id}`, username: 'jane', tenant: 'ten-a', gty: 'password' });
+      expect(claims).toMatchObject({
+        sub: `user:${h.users.jane.id}`,
+        username: 'jane',
+        tenant: 'ten-a',
+        gty: 'password',
+      });
 
       const who = await me(h.app, res.body.access_token);
       expect(who.status).toBe(200);
@@ -303,7 +328,9 @@ describe('POST /connect/token', () => {
         .post('/connect/token')
         .set('Authorization', basic('partner-app', h.secrets.primary))
         .type('form')
-        .send(new URLSearchParams({ grant_type: 'password', scope: 'ap', username: 'jane', password: PASSWORD }).toString());
+        .send(
+          new URLSearchParams({ grant_type: 'password', scope: 'ap', username: 'jane', password: PASSWORD }).toString(),
+        );
       expect(res.status).toBe(200);
     });
 
@@ -370,7 +397,12 @@ describe('POST /connect/token', () => {
 
     it('no client credentials at all, or a secret without id', async () => {
       expectOAuthError(await tokenRequest(h.app, cc), 401, 'invalid_client', /required/);
-      expectOAuthError(await tokenRequest(h.app, { ...cc, client_id: 'partner-app' }), 401, 'invalid_client', /required/);
+      expectOAuthError(
+        await tokenRequest(h.app, { ...cc, client_id: 'partner-app' }),
+        401,
+        'invalid_client',
+        /required/,
+      );
       expectOAuthError(await tokenRequest(h.app, { ...cc, client_secret: h.secrets.primary }), 401, 'invalid_client');
     });
 
@@ -388,7 +420,12 @@ describe('POST /connect/token', () => {
         ['Basic', 400, 'invalid_request', /not valid Basic credentials/],
         ['Basic !!!', 400, 'invalid_request', /not valid Basic credentials/],
         [`Basic ${Buffer.from('no-colon').toString('base64')}`, 400, 'invalid_request', /not valid Basic credentials/],
-        [`Basic ${Buffer.from('partner-app:%E0%A4%A').toString('base64')}`, 401, 'invalid_client', /malformed Basic credentials/],
+        [
+          `Basic ${Buffer.from('partner-app:%E0%A4%A').toString('base64')}`,
+          401,
+          'invalid_client',
+          /malformed Basic credentials/,
+        ],
         [`Basic ${Buffer.from(':secret').toString('base64')}`, 401, 'invalid_client', /required/],
       ];
       for (const [header, status, error, description] of cases) {
@@ -406,14 +443,24 @@ describe('POST /connect/token', () => {
     const auth = () => ({ client_id: 'partner-app', client_secret: h.secrets.primary });
 
     it('grant_type other than client_credentials or password → unsupported_grant_type', async () => {
-      for (const grant of ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'PASSWORD']) {
+      for (const grant of [
+        'authorization_code',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        'PASSWORD',
+      ]) {
         const res = await tokenRequest(h.app, { ...auth(), grant_type: grant, scope: 'ap' });
         expectOAuthError(res, 400, 'unsupported_grant_type', /client_credentials or password/);
       }
     });
 
     it('missing grant_type → invalid_request', async () => {
-      expectOAuthError(await tokenRequest(h.app, { ...auth(), scope: 'ap' }), 400, 'invalid_request', /grant_type is required/);
+      expectOAuthError(
+        await tokenRequest(h.app, { ...auth(), scope: 'ap' }),
+        400,
+        'invalid_request',
+        /grant_type is required/,
+      );
     });
 
     it('scope other than ap → invalid_scope; missing scope → invalid_request', async () => {
@@ -446,7 +493,9 @@ describe('POST /connect/token', () => {
       const repeated = await request(h.app)
         .post('/connect/token')
         .type('form')
-        .send(`grant_type=client_credentials&grant_type=password&scope=ap&client_id=partner-app&client_secret=${encodeURIComponent(h.secrets.primary)}`);
+        .send(
+          `grant_type=client_credentials&grant_type=password&scope=ap&client_id=partner-app&client_secret=${encodeURIComponent(h.secrets.primary)}`,
+        );
       expectOAuthError(repeated, 400, 'invalid_request', /grant_type must be sent exactly once/);
 
       const badCharset = await request(h.app)
@@ -470,7 +519,12 @@ describe('POST /connect/token', () => {
 
     it('password grant: missing username or password → invalid_request', async () => {
       const g = { ...auth(), grant_type: 'password', scope: 'ap' };
-      expectOAuthError(await tokenRequest(h.app, { ...g, username: 'jane' }), 400, 'invalid_request', /username and password/);
+      expectOAuthError(
+        await tokenRequest(h.app, { ...g, username: 'jane' }),
+        400,
+        'invalid_request',
+        /username and password/,
+      );
       expectOAuthError(await tokenRequest(h.app, { ...g, password: PASSWORD }), 400, 'invalid_request');
     });
 
@@ -488,7 +542,12 @@ describe('POST /connect/token', () => {
       expect(foreignRight.body).toEqual(wrong.body);
       expect(foreignWrong.body).toEqual(wrong.body);
       expect(h.logs.some((e) => e.reason === 'user_not_in_client_tenant')).toBe(true);
-      expectOAuthError(await tokenRequest(h.app, { ...g, username: 'dora', password: PASSWORD }), 400, 'invalid_grant', /disabled/);
+      expectOAuthError(
+        await tokenRequest(h.app, { ...g, username: 'dora', password: PASSWORD }),
+        400,
+        'invalid_grant',
+        /disabled/,
+      );
     });
 
     it('password grant: the password of a user in another tenant is never checked (a decoy is)', async () => {
@@ -507,7 +566,12 @@ describe('POST /connect/token', () => {
     });
 
     it('a client without a tenant cannot get a client_credentials token', async () => {
-      const res = await tokenRequest(h.app, { grant_type: 'client_credentials', scope: 'ap', client_id: 'no-tenant-app', client_secret: 'nt-secret' });
+      const res = await tokenRequest(h.app, {
+        grant_type: 'client_credentials',
+        scope: 'ap',
+        client_id: 'no-tenant-app',
+        client_secret: 'nt-secret',
+      });
       expectOAuthError(res, 400, 'unauthorized_client', /tenant/);
     });
 
@@ -522,7 +586,12 @@ describe('POST /connect/token', () => {
   describe('logging', () => {
     it('logs every refusal at warn with client, grant type, reason and request id, never a secret or password', async () => {
       const before = h.rawLogs.length;
-      await tokenRequest(h.app, { grant_type: 'client_credentials', scope: 'ap', client_id: 'partner-app', client_secret: 'wrong-secret-value' });
+      await tokenRequest(h.app, {
+        grant_type: 'client_credentials',
+        scope: 'ap',
+        client_id: 'partner-app',
+        client_secret: 'wrong-secret-value',
+      });
       await tokenRequest(h.app, {
         grant_type: 'password',
         scope: 'ap',
@@ -540,8 +609,20 @@ describe('POST /connect/token', () => {
       const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
       const refusals = entries.filter((e) => e.msg === 'token request refused');
       expect(refusals).toEqual([
-        expect.objectContaining({ level: 40, clientId: 'partner-app', grantType: 'client_credentials', reason: 'wrong_secret', requestId: expect.stringMatching(/^req-\d+$/) }),
-        expect.objectContaining({ level: 40, clientId: 'partner-app', grantType: 'password', reason: 'wrong_password', error: 'invalid_grant' }),
+        expect.objectContaining({
+          level: 40,
+          clientId: 'partner-app',
+          grantType: 'client_credentials',
+          reason: 'wrong_secret',
+          requestId: expect.stringMatching(/^req-\d+$/),
+        }),
+        expect.objectContaining({
+          level: 40,
+          clientId: 'partner-app',
+          grantType: 'password',
+          reason: 'wrong_password',
+          error: 'invalid_grant',
+        }),
         expect.objectContaining({ level: 40, clientId: ODD_ID, reason: 'wrong_secret' }),
       ]);
       const text = lines.join('\n');
@@ -553,7 +634,8 @@ describe('POST /connect/token', () => {
     it('never logs the secrets of successful requests either', async () => {
       await tokenFor(h, { client_id: 'partner-app', client_secret: h.secrets.primary });
       const text = h.rawLogs.join('\n');
-      for (const secret of [h.secrets.primary, h.secrets.second, ODD_SECRET, PASSWORD]) expect(text).not.toContain(secret);
+      for (const secret of [h.secrets.primary, h.secrets.second, ODD_SECRET, PASSWORD])
+        expect(text).not.toContain(secret);
       expect(text).toContain('access token issued');
     });
   });
@@ -567,11 +649,14 @@ describe('JWKS and discovery', () => {
 
   it('GET /.well-known/jwks.json publishes the public key that verifies issued tokens', async () => {
     const token = await tokenFor(h, { client_id: 'partner-app', client_secret: h.secrets.primary });
-    const res = await request(h.app).get('/.well-known/jwks.json').buffer(true).parse((r, cb) => {
-      let data = '';
-      r.on('data', (c: Buffer) => (data += c.toString()));
-      r.on('end', () => cb(null, data));
-    });
+    const res = await request(h.app)
+      .get('/.well-known/jwks.json')
+      .buffer(true)
+      .parse((r, cb) => {
+        let data = '';
+        r.on('data', (c: Buffer) => (data += c.toString()));
+        r.on('end', () => cb(null, data));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/jwk-set\+json/);
     const jwks = JSON.parse(res.body as string) as { keys: Array<Record<string, unknown>> };
@@ -586,7 +671,10 @@ describe('JWKS and discovery', () => {
       use: 'sig',
     });
     // What an external verifier would do with it.
-    const { payload } = await jwtVerify(token, createLocalJWKSet(jwks as never), { issuer: AUTH, audience: 'invoice-gateway-api' });
+    const { payload } = await jwtVerify(token, createLocalJWKSet(jwks as never), {
+      issuer: AUTH,
+      audience: 'invoice-gateway-api',
+    });
     expect(payload.client_id).toBe('partner-app');
   });
 
@@ -636,7 +724,12 @@ describe('API token check (spec 5.6, 5.7)', () => {
   });
 
   it('wrong clientId or clientSecret: no token, and without a token no access', async () => {
-    const res = await tokenRequest(h.app, { grant_type: 'client_credentials', scope: 'ap', client_id: 'partner-app', client_secret: 'nope' });
+    const res = await tokenRequest(h.app, {
+      grant_type: 'client_credentials',
+      scope: 'ap',
+      client_id: 'partner-app',
+      client_secret: 'nope',
+    });
     expect(res.status).toBe(401);
     expect(res.body.access_token).toBeUndefined();
   });
@@ -653,12 +746,25 @@ describe('API token check (spec 5.6, 5.7)', () => {
 
   it('grant type not client_credentials or password → 401', async () => {
     const token = await mint(h, { gty: 'authorization_code' });
-    expectProblem401(await me(h.app, token), /unsupported grant type/, invalidToken(/the access token was issued for an unsupported grant type/));
+    expectProblem401(
+      await me(h.app, token),
+      /unsupported grant type/,
+      invalidToken(/the access token was issued for an unsupported grant type/),
+    );
   });
 
   it('expired token → 401 invalid_token', async () => {
-    const past = new TokenService({ signingKeys: h.keys, config: loadConfig({ AUTH_BASE_URL: AUTH }), now: () => new Date(Date.now() - 2 * 3600_000) });
-    const { accessToken } = await past.issue({ grantType: 'client_credentials', clientId: 'partner-app', secretId: h.secrets.primaryId, tenantId: 'ten-a' });
+    const past = new TokenService({
+      signingKeys: h.keys,
+      config: loadConfig({ AUTH_BASE_URL: AUTH }),
+      now: () => new Date(Date.now() - 2 * 3600_000),
+    });
+    const { accessToken } = await past.issue({
+      grantType: 'client_credentials',
+      clientId: 'partner-app',
+      secretId: h.secrets.primaryId,
+      tenantId: 'ten-a',
+    });
     expectProblem401(await me(h.app, accessToken), /has expired/, invalidToken(/the access token has expired/));
   });
 
@@ -669,7 +775,11 @@ describe('API token check (spec 5.6, 5.7)', () => {
 
   it('token for another audience or issuer → 401', async () => {
     expectProblem401(await me(h.app, await mint(h, { aud: 'other-api' })), /another audience/, invalidToken(/.+/));
-    expectProblem401(await me(h.app, await mint(h, { iss: 'https://elsewhere' })), /another issuer/, invalidToken(/.+/));
+    expectProblem401(
+      await me(h.app, await mint(h, { iss: 'https://elsewhere' })),
+      /another issuer/,
+      invalidToken(/.+/),
+    );
   });
 
   it('revoking a secret kills its tokens at once; the client’s other secret keeps working', async () => {
@@ -680,7 +790,11 @@ describe('API token check (spec 5.6, 5.7)', () => {
 
     h2.store.revokeClientSecret('partner-app', h2.secrets.primaryId);
 
-    expectProblem401(await me(h2.app, viaPrimary), /client secret this access token was issued with has been revoked/, invalidToken(/.+/));
+    expectProblem401(
+      await me(h2.app, viaPrimary),
+      /client secret this access token was issued with has been revoked/,
+      invalidToken(/.+/),
+    );
     expect((await me(h2.app, viaSecond)).status).toBe(200);
     const again = await tokenRequest(h2.app, {
       grant_type: 'client_credentials',
@@ -708,7 +822,14 @@ describe('API token check (spec 5.6, 5.7)', () => {
 
   it('disabling, removing or replacing the user kills password-grant tokens', async () => {
     const h2 = await harness();
-    const form = { grant_type: 'password', client_id: 'partner-app', client_secret: h2.secrets.primary, scope: 'ap', username: 'jane', password: PASSWORD };
+    const form = {
+      grant_type: 'password',
+      client_id: 'partner-app',
+      client_secret: h2.secrets.primary,
+      scope: 'ap',
+      username: 'jane',
+      password: PASSWORD,
+    };
     const token = (await tokenRequest(h2.app, form)).body.access_token as string;
     expect((await me(h2.app, token)).status).toBe(200);
 
@@ -747,7 +868,11 @@ describe('Subscription-Key (spec 5.8)', () => {
       const res = await me(h.app, token).set('Subscription-Key', key);
       expect(res.status).toBe(401);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(res.body).toMatchObject({ status: 401, code: 'INVALID_SUBSCRIPTION_KEY', title: 'Invalid Subscription-Key' });
+      expect(res.body).toMatchObject({
+        status: 401,
+        code: 'INVALID_SUBSCRIPTION_KEY',
+        title: 'Invalid Subscription-Key',
+      });
       expect(res.body.detail).toBe('The Subscription-Key header value is not valid');
     }
   });
@@ -756,11 +881,19 @@ describe('Subscription-Key (spec 5.8)', () => {
 describe('rate limits', () => {
   it('token endpoint: per client_id and address, 429 in RFC 6749 shape with Retry-After', async () => {
     const h = await harness({ RATE_LIMIT_TOKEN_PER_MINUTE: '3' });
-    const form = { grant_type: 'client_credentials', scope: 'ap', client_id: 'partner-app', client_secret: h.secrets.primary };
+    const form = {
+      grant_type: 'client_credentials',
+      scope: 'ap',
+      client_id: 'partner-app',
+      client_secret: h.secrets.primary,
+    };
     for (let i = 0; i < 3; i++) expect((await tokenRequest(h.app, form)).status).toBe(200);
     const limited = await tokenRequest(h.app, form);
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/Too many token requests: at most 3 per minute/) });
+    expect(limited.body).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: expect.stringMatching(/Too many token requests: at most 3 per minute/),
+    });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.headers['cache-control']).toBe('no-store');
     // Counted per client id, also when it comes through Basic.
@@ -797,7 +930,12 @@ describe('identity store unavailable', () => {
     const token = await tokenFor(h, { client_id: 'partner-app', client_secret: h.secrets.primary });
     jest.spyOn(h.store, 'findClient').mockRejectedValue(new Error('connection refused'));
 
-    const refused = await tokenRequest(h.app, { grant_type: 'client_credentials', scope: 'ap', client_id: 'partner-app', client_secret: h.secrets.primary });
+    const refused = await tokenRequest(h.app, {
+      grant_type: 'client_credentials',
+      scope: 'ap',
+      client_id: 'partner-app',
+      client_secret: h.secrets.primary,
+    });
     expect(refused.status).toBe(503);
     expect(refused.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
     expect(refused.headers['retry-after']).toBe('5');

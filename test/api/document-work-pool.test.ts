@@ -28,7 +28,10 @@ describe('generic endpoints on the document pool', () => {
     pooled = await createTestContext('docpool', { documentWork: pool });
     local = await createTestContext('doclocal');
     tokens = { pooled: '', local: '' };
-    for (const [k, ctx] of [['pooled', pooled], ['local', local]] as const) {
+    for (const [k, ctx] of [
+      ['pooled', pooled],
+      ['local', local],
+    ] as const) {
       await ctx.core.directory.createTenant({ id: 'tenantP', name: 'P' });
       tokens[k] = await ctx.token(await ctx.createClient(['tenantP']));
     }
@@ -40,7 +43,8 @@ describe('generic endpoints on the document pool', () => {
   });
 
   const both = async (path: string, body: Buffer | string) => {
-    const send = (ctx: TestContext, token: string) => request(ctx.app).post(path).auth(token, { type: 'bearer' }).type('application/xml').send(body);
+    const send = (ctx: TestContext, token: string) =>
+      request(ctx.app).post(path).auth(token, { type: 'bearer' }).type('application/xml').send(body);
     const [a, b] = await Promise.all([send(pooled, tokens.pooled), send(local, tokens.local)]);
     return { pooled: a, local: b };
   };
@@ -49,7 +53,12 @@ describe('generic endpoints on the document pool', () => {
     type: r.headers['content-type'],
     transform: Object.fromEntries(Object.entries(r.headers).filter(([k]) => k.startsWith('x-transform-'))),
     // Problem bodies carry the request's own id and instance.
-    body: r.type === 'application/problem+json' ? { ...r.body, requestId: undefined, instance: undefined, traceId: undefined } : r.type.includes('json') ? r.body : r.text,
+    body:
+      r.type === 'application/problem+json'
+        ? { ...r.body, requestId: undefined, instance: undefined, traceId: undefined }
+        : r.type.includes('json')
+          ? r.body
+          : r.text,
   });
 
   it('converts on the pool exactly as in process: XML, report and problems', async () => {
@@ -58,7 +67,12 @@ describe('generic endpoints on the document pool', () => {
       ['/api/v1/generic/transform?targetFormat=en16931-ubl&report=true', corpusFile(SAMPLE_CII_INVOICE)],
       ['/api/v1/generic/transform?targetFormat=en16931-cii', '<Invoice><unclosed></Invoice>'],
       ['/api/v1/generic/transform?targetFormat=no-such-format', corpusFile(SAMPLE_UBL_INVOICE)],
-      ['/api/v1/generic/transform?targetFormat=en16931-cii', corpusFile(SAMPLE_UBL_INVOICE).toString('utf8').replace(/<cbc:IssueDate>[^<]*</, '<cbc:IssueDate>not a date<')],
+      [
+        '/api/v1/generic/transform?targetFormat=en16931-cii',
+        corpusFile(SAMPLE_UBL_INVOICE)
+          .toString('utf8')
+          .replace(/<cbc:IssueDate>[^<]*</, '<cbc:IssueDate>not a date<'),
+      ],
     ];
     const statuses: number[] = [];
     for (const [path, body] of cases) {
@@ -72,7 +86,12 @@ describe('generic endpoints on the document pool', () => {
 
   it('validates on the pool exactly as in process', async () => {
     const before = pool.stats().completed;
-    for (const body of [corpusFile(SAMPLE_UBL_INVOICE), corpusFile(SAMPLE_UBL_INVOICE).toString('utf8').replace(/(<cbc:PayableAmount[^>]*>)[^<]*</, '$11.00<')]) {
+    for (const body of [
+      corpusFile(SAMPLE_UBL_INVOICE),
+      corpusFile(SAMPLE_UBL_INVOICE)
+        .toString('utf8')
+        .replace(/(<cbc:PayableAmount[^>]*>)[^<]*</, '$11.00<'),
+    ]) {
       const r = await both('/api/v1/generic/validate', body);
       expect(strip(r.pooled)).toEqual(strip(r.local));
     }

@@ -56,7 +56,10 @@ describe('hostile uploads to the generic endpoints', () => {
     await pool.ready();
     local = await createTestContext('hostilelocal');
     pooled = await createTestContext('hostilepool', { documentWork: pool });
-    for (const [k, ctx] of [['local', local], ['pooled', pooled]] as const) {
+    for (const [k, ctx] of [
+      ['local', local],
+      ['pooled', pooled],
+    ] as const) {
       await ctx.core.directory.createTenant({ id: 'tenantH', name: 'H' });
       tokens[k] = await ctx.token(await ctx.createClient(['tenantH']));
     }

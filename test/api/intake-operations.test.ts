@@ -25,17 +25,28 @@ describe('database operations of intake and detection', () => {
 
   beforeAll(async () => {
     const { mongodbUri } = requireEnv();
-    const letters = randomUUID().replace(/[^a-f]/g, '').slice(0, 8);
+    const letters = randomUUID()
+      .replace(/[^a-f]/g, '')
+      .slice(0, 8);
     ctx = await createTestContext('intakeops', {
       workflows: new RecordingWorkflowStarter(),
       env: { MONGODB_URI: `${uniqueDbUri(mongodbUri, `intakeops${letters}`)}?monitorCommands=true` },
     });
     await ctx.core.directory.createTenant({ id: 'tenantOps', name: 'Ops' });
-    await ctx.core.directory.createParty({ tenantId: 'tenantOps', partyId: PARTY, legalEntityId: `NL:${PARTY}`, name: 'Ops' });
+    await ctx.core.directory.createParty({
+      tenantId: 'tenantOps',
+      partyId: PARTY,
+      legalEntityId: `NL:${PARTY}`,
+      name: 'Ops',
+    });
     token = await ctx.token(await ctx.createClient(['tenantOps']));
     ctx.core.db.connection.getClient().on('commandStarted', (e: CommandStartedEvent) => {
       const c = e.command as Record<string, unknown>;
-      sent.push({ name: e.commandName, collection: String(c[e.commandName]), filter: c['filter'] ?? (c['updates'] as { q: unknown }[] | undefined)?.[0]?.q });
+      sent.push({
+        name: e.commandName,
+        collection: String(c[e.commandName]),
+        filter: c['filter'] ?? (c['updates'] as { q: unknown }[] | undefined)?.[0]?.q,
+      });
     });
   });
   afterAll(async () => ctx.close());
@@ -52,7 +63,12 @@ describe('database operations of intake and detection', () => {
     const documentId = randomUUID();
     const key = `tenantOps:${documentId}`;
     const calls = await storageCalls(async () => {
-      const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
+      const res = await request(ctx.app)
+        .post(`/api/v1/${PARTY}/salesInvoice/send`)
+        .auth(token, { type: 'bearer' })
+        .set('X-Service-DocumentId', documentId)
+        .type('application/xml')
+        .send(invoice);
       expect(res.status).toBe(200);
     });
     expect(calls.map((c) => [c.name, c.collection])).toEqual([
@@ -69,8 +85,17 @@ describe('database operations of intake and detection', () => {
 
   it('refuses an empty body without writing or deleting anything', async () => {
     for (const send of [
-      () => request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).type('application/xml').send(''),
-      () => request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).attach('file', Buffer.alloc(0), { filename: 'empty.xml', contentType: 'application/xml' }),
+      () =>
+        request(ctx.app)
+          .post(`/api/v1/${PARTY}/salesInvoice/send`)
+          .auth(token, { type: 'bearer' })
+          .type('application/xml')
+          .send(''),
+      () =>
+        request(ctx.app)
+          .post(`/api/v1/${PARTY}/salesInvoice/send`)
+          .auth(token, { type: 'bearer' })
+          .attach('file', Buffer.alloc(0), { filename: 'empty.xml', contentType: 'application/xml' }),
     ]) {
       let status = 0;
       const calls = await storageCalls(async () => {
@@ -83,13 +108,26 @@ describe('database operations of intake and detection', () => {
 
   it('detects the format with a record lookup, one blob read and one entry insert', async () => {
     const documentId = randomUUID();
-    const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
+    const res = await request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/send`)
+      .auth(token, { type: 'bearer' })
+      .set('X-Service-DocumentId', documentId)
+      .type('application/xml')
+      .send(invoice);
     expect(res.status).toBe(200);
-    const activities = createDocumentActivities({ documents: ctx.core.documents, directory: ctx.core.directory, blobs: ctx.core.db.blobs, maxDocumentBytes: 1 << 20 });
+    const activities = createDocumentActivities({
+      documents: ctx.core.documents,
+      directory: ctx.core.directory,
+      blobs: ctx.core.db.blobs,
+      maxDocumentBytes: 1 << 20,
+    });
     const record = await ctx.core.documents.find('tenantOps', documentId);
     let outcome: unknown;
     const calls = await storageCalls(async () => {
-      outcome = await new MockActivityEnvironment().run(activities.detectDocumentFormat, { tenantId: 'tenantOps', documentId });
+      outcome = await new MockActivityEnvironment().run(activities.detectDocumentFormat, {
+        tenantId: 'tenantOps',
+        documentId,
+      });
     });
     expect(outcome).toMatchObject({ ok: true, format: { syntax: 'UBL' } });
     expect(calls).toEqual([
@@ -101,11 +139,19 @@ describe('database operations of intake and detection', () => {
 
   it('stores and downloads a document of several chunks byte for byte', async () => {
     const body = Buffer.concat([invoice, Buffer.alloc(ctx.core.db.blobs.chunkSize * 2 + 12345, 0x20)]);
-    const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).type('application/xml').send(body);
+    const res = await request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/send`)
+      .auth(token, { type: 'bearer' })
+      .type('application/xml')
+      .send(body);
     expect(res.status).toBe(200);
     const id = (res.body as { id: string }).id;
     const record = await ctx.core.documents.find('tenantOps', id);
-    expect(await ctx.core.db.connection.db!.collection<{ _id: string }>(ctx.core.db.blobs.filesCollection).findOne({ _id: record!.blobId })).toMatchObject({ chunks: 3, size: body.length });
+    expect(
+      await ctx.core.db.connection
+        .db!.collection<{ _id: string }>(ctx.core.db.blobs.filesCollection)
+        .findOne({ _id: record!.blobId }),
+    ).toMatchObject({ chunks: 3, size: body.length });
     const download = await request(ctx.app)
       .get(`/api/v1/${PARTY}/generic/${id}/download`)
       .auth(token, { type: 'bearer' })
@@ -120,13 +166,20 @@ describe('database operations of intake and detection', () => {
     expect(Buffer.compare(download.body as Buffer, body)).toBe(0);
   });
 
-  it('answers a problem, not a broken attachment, when a record\'s stored bytes are gone', async () => {
+  it("answers a problem, not a broken attachment, when a record's stored bytes are gone", async () => {
     const documentId = randomUUID();
-    const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
+    const res = await request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/send`)
+      .auth(token, { type: 'bearer' })
+      .set('X-Service-DocumentId', documentId)
+      .type('application/xml')
+      .send(invoice);
     expect(res.status).toBe(200);
     const record = await ctx.core.documents.find('tenantOps', documentId);
     await ctx.core.db.blobs.delete(record!.blobId);
-    const download = await request(ctx.app).get(`/api/v1/${PARTY}/generic/${documentId}/download`).auth(token, { type: 'bearer' });
+    const download = await request(ctx.app)
+      .get(`/api/v1/${PARTY}/generic/${documentId}/download`)
+      .auth(token, { type: 'bearer' });
     expect(download.status).toBe(503);
     expect(download.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(download.headers['content-disposition']).toBeUndefined();
@@ -153,12 +206,20 @@ describe('database operations of intake and detection', () => {
     // The workflow may run its first step before the API records the start it confirmed.
     const raced = randomUUID();
     await ctx.core.documents.insertOutbound({ ...base, documentId: raced });
-    expect(await ctx.core.documents.appendHistory('tenantOps', raced, { state: 'detected', detail: 'x', key: 'detect' })).toBe(true);
+    expect(
+      await ctx.core.documents.appendHistory('tenantOps', raced, { state: 'detected', detail: 'x', key: 'detect' }),
+    ).toBe(true);
     // An activity retried after its write landed writes nothing new.
-    expect(await ctx.core.documents.appendHistory('tenantOps', raced, { state: 'detected', detail: 'y', key: 'detect' })).toBe(false);
+    expect(
+      await ctx.core.documents.appendHistory('tenantOps', raced, { state: 'detected', detail: 'y', key: 'detect' }),
+    ).toBe(false);
     expect(await ctx.core.documents.accept('tenantOps', raced)).toBe(true);
     const later = await ctx.core.documents.find('tenantOps', raced);
     expect(later).toMatchObject({ accepted: true, state: 'detected' });
-    expect(later!.history.map((h) => [h.key, h.detail])).toEqual([['received', undefined], ['accepted', undefined], ['detect', 'x']]);
+    expect(later!.history.map((h) => [h.key, h.detail])).toEqual([
+      ['received', undefined],
+      ['accepted', undefined],
+      ['detect', 'x'],
+    ]);
   });
 });

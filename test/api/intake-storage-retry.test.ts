@@ -6,7 +6,10 @@ import { createTestContext, RecordingWorkflowStarter, type TestContext } from '.
 const PARTY = '0106:55555555';
 const SEND = `/api/v1/${PARTY}/salesInvoice/send`;
 /** What FerretDB's SQLite backend answers when a writer held the lock past its busy timeout. */
-const busy = () => Object.assign(new Error('[db.go:134 fsql.(*DB).InTransaction] database is locked (5) (SQLITE_BUSY)'), { name: 'MongoServerError' });
+const busy = () =>
+  Object.assign(new Error('[db.go:134 fsql.(*DB).InTransaction] database is locked (5) (SQLITE_BUSY)'), {
+    name: 'MongoServerError',
+  });
 
 describe('upload: the acceptance write meets a locked database', () => {
   let ctx: TestContext;
@@ -17,14 +20,25 @@ describe('upload: the acceptance write meets a locked database', () => {
     starter = new RecordingWorkflowStarter();
     ctx = await createTestContext('intakeretry', { workflows: starter });
     await ctx.core.directory.createTenant({ id: 'tenantR', name: 'R' });
-    await ctx.core.directory.createParty({ tenantId: 'tenantR', partyId: PARTY, legalEntityId: `NL:${PARTY}`, name: 'R' });
+    await ctx.core.directory.createParty({
+      tenantId: 'tenantR',
+      partyId: PARTY,
+      legalEntityId: `NL:${PARTY}`,
+      name: 'R',
+    });
     token = await ctx.token(await ctx.createClient(['tenantR']));
   });
 
   afterEach(() => jest.restoreAllMocks());
   afterAll(() => ctx.close());
 
-  const upload = (id: string) => request(ctx.app).post(SEND).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', id).type('application/xml').send(corpusFile(SAMPLE_UBL_INVOICE));
+  const upload = (id: string) =>
+    request(ctx.app)
+      .post(SEND)
+      .auth(token, { type: 'bearer' })
+      .set('X-Service-DocumentId', id)
+      .type('application/xml')
+      .send(corpusFile(SAMPLE_UBL_INVOICE));
 
   it('repeats the idempotent write and answers 200 when the lock clears', async () => {
     const real = ctx.core.documents.accept.bind(ctx.core.documents);

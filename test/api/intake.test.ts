@@ -32,11 +32,17 @@ describe('sales invoice intake', () => {
   });
   afterAll(async () => ctx.close());
 
-  const blobCount = async () => ctx.core.db.connection.db!.collection(ctx.core.db.blobs.filesCollection).countDocuments();
-  const chunkCount = async () => ctx.core.db.connection.db!.collection(ctx.core.db.blobs.chunksCollection).countDocuments();
+  const blobCount = async () =>
+    ctx.core.db.connection.db!.collection(ctx.core.db.blobs.filesCollection).countDocuments();
+  const chunkCount = async () =>
+    ctx.core.db.connection.db!.collection(ctx.core.db.blobs.chunksCollection).countDocuments();
 
   it('stores the XML, starts the workflow, and returns the id', async () => {
-    const res = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).type('application/xml').send(invoice);
+    const res = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .type('application/xml')
+      .send(invoice);
     expect(res.status).toBe(200);
     expectContract('post', '/api/v1/:partyId/salesInvoice/send', res);
     const id = (res.body as { id: string }).id;
@@ -55,20 +61,35 @@ describe('sales invoice intake', () => {
     expect(download.headers['content-type']).toMatch(/^application\/xml/);
     expect(Buffer.compare(download.body as Buffer, invoice)).toBe(0);
 
-    const status = await request(ctx.app).get(`/api/v1/${PARTY_A}/salesInvoice/${id}/status`).auth(tokenA, { type: 'bearer' });
+    const status = await request(ctx.app)
+      .get(`/api/v1/${PARTY_A}/salesInvoice/${id}/status`)
+      .auth(tokenA, { type: 'bearer' });
     expect(status.status).toBe(200);
     expectContract('get', '/api/v1/:partyId/salesInvoice/:documentId/status', status);
     expect(status.body).toMatchObject({ id, state: 'accepted' });
-    expect((status.body as { history: { state: string }[] }).history.map((h) => h.state)).toEqual(['received', 'accepted']);
+    expect((status.body as { history: { state: string }[] }).history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+    ]);
   });
 
   it('is idempotent on X-Service-DocumentId: a repeat is 409 naming the document and stores nothing', async () => {
     const documentId = randomUUID();
-    const first = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
+    const first = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .set('X-Service-DocumentId', documentId)
+      .type('application/xml')
+      .send(invoice);
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ id: documentId });
     const before = await blobCount();
-    const again = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).set('X-Service-DocumentId', documentId.toUpperCase()).type('application/xml').send(invoice);
+    const again = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .set('X-Service-DocumentId', documentId.toUpperCase())
+      .type('application/xml')
+      .send(invoice);
     expect(again.status).toBe(409);
     expectContract('post', '/api/v1/:partyId/salesInvoice/send', again);
     expect(again.body).toMatchObject({ code: 'DOCUMENT_ID_CONFLICT', documentId });
@@ -154,7 +175,12 @@ describe('sales invoice intake', () => {
   });
 
   it('rejects a non-UUID X-Service-DocumentId with 400', async () => {
-    const res = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).set('X-Service-DocumentId', 'INV-2024-001').type('application/xml').send(invoice);
+    const res = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .set('X-Service-DocumentId', 'INV-2024-001')
+      .type('application/xml')
+      .send(invoice);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({ code: 'INVALID_DOCUMENT_ID', status: 400 });
@@ -163,7 +189,11 @@ describe('sales invoice intake', () => {
   it('answers 413 for a declared oversize body without storing anything', async () => {
     const [files, chunks] = [await blobCount(), await chunkCount()];
     const big = Buffer.alloc(1024 * 1024 + 1, 0x20);
-    const res = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).type('application/xml').send(big);
+    const res = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .type('application/xml')
+      .send(big);
     expect(res.status).toBe(413);
     expectContract('post', '/api/v1/:partyId/salesInvoice/send', res);
     expect(res.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
@@ -171,7 +201,11 @@ describe('sales invoice intake', () => {
   });
 
   it('answers 413 for a chunked oversize body (no Content-Length) and leaves no chunks behind', async () => {
-    const [files, chunks, docs] = [await blobCount(), await chunkCount(), await ctx.core.db.models.Document.countDocuments()];
+    const [files, chunks, docs] = [
+      await blobCount(),
+      await chunkCount(),
+      await ctx.core.db.models.Document.countDocuments(),
+    ];
     const { Readable } = await import('node:stream');
     const part = Buffer.alloc(64 * 1024, 0x20);
     let sent = 0;
@@ -190,18 +224,31 @@ describe('sales invoice intake', () => {
       },
     });
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).set('Content-Type', 'application/xml').set('Transfer-Encoding', 'chunked');
+      const req = request(ctx.app)
+        .post(SEND(PARTY_A))
+        .auth(tokenA, { type: 'bearer' })
+        .set('Content-Type', 'application/xml')
+        .set('Transfer-Encoding', 'chunked');
       req.on('response', (r: { status: number; text: string }) => resolve({ status: r.status, body: r.text }));
-      req.on('error', (e: Error & { response?: { status: number; text: string } }) => (e.response ? resolve({ status: e.response.status, body: e.response.text }) : reject(e)));
+      req.on('error', (e: Error & { response?: { status: number; text: string } }) =>
+        e.response ? resolve({ status: e.response.status, body: e.response.text }) : reject(e),
+      );
       body.pipe(req as unknown as NodeJS.WritableStream);
     });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
-    expect([await blobCount(), await chunkCount(), await ctx.core.db.models.Document.countDocuments()]).toEqual([files, chunks, docs]);
+    expect([await blobCount(), await chunkCount(), await ctx.core.db.models.Document.countDocuments()]).toEqual([
+      files,
+      chunks,
+      docs,
+    ]);
   });
 
   it('accepts multipart/form-data with one file and keeps the bytes exactly', async () => {
-    const res = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).attach('file', invoice, { filename: 'invoice.xml', contentType: 'application/xml' });
+    const res = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .attach('file', invoice, { filename: 'invoice.xml', contentType: 'application/xml' });
     expect(res.status).toBe(200);
     const doc = await ctx.core.documents.find('tenantA', (res.body as { id: string }).id);
     expect(doc).toMatchObject({ contentType: 'application/xml', size: invoice.length, filename: 'invoice.xml' });
@@ -214,27 +261,49 @@ describe('sales invoice intake', () => {
     const json = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).send({ invoice: 'x' });
     expect(json.status).toBe(415);
     expect(json.body).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
-    const empty = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).type('application/xml').send('');
+    const empty = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .type('application/xml')
+      .send('');
     expect(empty.status).toBe(400);
   });
 
   it('answers 503 when processing cannot start, and a retry with the same id then succeeds', async () => {
     const documentId = randomUUID();
     starter.failNext = 1;
-    const failed = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
+    const failed = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .set('X-Service-DocumentId', documentId)
+      .type('application/xml')
+      .send(invoice);
     expect(failed.status).toBe(503);
     expectContract('post', '/api/v1/:partyId/salesInvoice/send', failed);
     expect(JSON.stringify(failed.body)).not.toMatch(/stack|Error:/);
-    const retried = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(invoice);
+    const retried = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .set('X-Service-DocumentId', documentId)
+      .type('application/xml')
+      .send(invoice);
     expect(retried.status).toBe(200);
     expect(retried.body).toEqual({ id: documentId });
     const doc = await ctx.core.documents.find('tenantA', documentId);
     expect(doc).toMatchObject({ accepted: true, state: 'accepted' });
-    expect(await ctx.core.db.connection.db!.collection(ctx.core.db.blobs.filesCollection).countDocuments({ 'metadata.documentId': documentId })).toBe(1);
+    expect(
+      await ctx.core.db.connection
+        .db!.collection(ctx.core.db.blobs.filesCollection)
+        .countDocuments({ 'metadata.documentId': documentId }),
+    ).toBe(1);
   });
 
-  it('keeps tenants apart: another tenant\'s party is 403 on every party route, its documents invisible', async () => {
-    const own = await request(ctx.app).post(SEND(PARTY_A)).auth(tokenA, { type: 'bearer' }).type('application/xml').send(invoice);
+  it("keeps tenants apart: another tenant's party is 403 on every party route, its documents invisible", async () => {
+    const own = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(tokenA, { type: 'bearer' })
+      .type('application/xml')
+      .send(invoice);
     const id = (own.body as { id: string }).id;
     const routes = [
       () => request(ctx.app).post(SEND(PARTY_A)).auth(tokenB, { type: 'bearer' }).type('application/xml').send(invoice),
@@ -247,37 +316,68 @@ describe('sales invoice intake', () => {
       expect(res.body).toMatchObject({ code: 'PARTY_NOT_ACCESSIBLE' });
     }
     // The same 403 for a party that exists nowhere: existence does not leak.
-    const ghost = await request(ctx.app).get(`/api/v1/0106:99999999/salesInvoice/${id}/status`).auth(tokenB, { type: 'bearer' });
+    const ghost = await request(ctx.app)
+      .get(`/api/v1/0106:99999999/salesInvoice/${id}/status`)
+      .auth(tokenB, { type: 'bearer' });
     expect(ghost.status).toBe(403);
     // Own party, other party's document id → 404.
-    const crossParty = await request(ctx.app).get(`/api/v1/${PARTY_A2}/salesInvoice/${id}/status`).auth(tokenA, { type: 'bearer' });
+    const crossParty = await request(ctx.app)
+      .get(`/api/v1/${PARTY_A2}/salesInvoice/${id}/status`)
+      .auth(tokenA, { type: 'bearer' });
     expect(crossParty.status).toBe(404);
     expect(crossParty.body).toMatchObject({ code: 'DOCUMENT_NOT_FOUND' });
-    const notUuid = await request(ctx.app).get(`/api/v1/${PARTY_A}/generic/not-a-uuid/download`).auth(tokenA, { type: 'bearer' });
+    const notUuid = await request(ctx.app)
+      .get(`/api/v1/${PARTY_A}/generic/not-a-uuid/download`)
+      .auth(tokenA, { type: 'bearer' });
     expect(notUuid.status).toBe(404);
-    const badParty = await request(ctx.app).get(`/api/v1/NOTAPARTY/salesInvoice/${id}/status`).auth(tokenA, { type: 'bearer' });
+    const badParty = await request(ctx.app)
+      .get(`/api/v1/NOTAPARTY/salesInvoice/${id}/status`)
+      .auth(tokenA, { type: 'bearer' });
     expect(badParty.status).toBe(400);
   });
 
-  it('limits a password token to the user\'s linked parties', async () => {
+  it("limits a password token to the user's linked parties", async () => {
     const { hashSecret } = await import('../../src/auth/secret-hash');
-    await ctx.core.directory.createUser({ tenantId: 'tenantA', username: 'alice', passwordHash: await hashSecret('Correct!Horse42'), partyIds: [PARTY_A] });
+    await ctx.core.directory.createUser({
+      tenantId: 'tenantA',
+      username: 'alice',
+      passwordHash: await hashSecret('Correct!Horse42'),
+      partyIds: [PARTY_A],
+    });
     const token = await ctx.passwordToken(clientA, 'alice', 'Correct!Horse42');
-    const ok = await request(ctx.app).post(SEND(PARTY_A)).auth(token, { type: 'bearer' }).type('application/xml').send(invoice);
+    const ok = await request(ctx.app)
+      .post(SEND(PARTY_A))
+      .auth(token, { type: 'bearer' })
+      .type('application/xml')
+      .send(invoice);
     expect(ok.status).toBe(200);
-    const denied = await request(ctx.app).post(SEND(PARTY_A2)).auth(token, { type: 'bearer' }).type('application/xml').send(invoice);
+    const denied = await request(ctx.app)
+      .post(SEND(PARTY_A2))
+      .auth(token, { type: 'bearer' })
+      .type('application/xml')
+      .send(invoice);
     expect(denied.status).toBe(403);
     const me = await request(ctx.app).get('/api/v1/me').auth(token, { type: 'bearer' });
     expect(me.status).toBe(200);
     expectContract('get', '/api/v1/me', me);
-    expect(me.body).toMatchObject({ clientId: clientA.clientId, username: 'alice', tenantId: 'tenantA', grantType: 'password' });
+    expect(me.body).toMatchObject({
+      clientId: clientA.clientId,
+      username: 'alice',
+      tenantId: 'tenantA',
+      grantType: 'password',
+    });
     expect((me.body as { parties: { partyId: string }[] }).parties.map((p) => p.partyId)).toEqual([PARTY_A]);
   });
 
   it('shows a client token every party of its tenants on /me', async () => {
     const me = await request(ctx.app).get('/api/v1/me').auth(tokenA, { type: 'bearer' });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ clientId: clientA.clientId, tenantId: 'tenantA', grantType: 'client_credentials', scope: 'ap' });
+    expect(me.body).toMatchObject({
+      clientId: clientA.clientId,
+      tenantId: 'tenantA',
+      grantType: 'client_credentials',
+      scope: 'ap',
+    });
     expect((me.body as { parties: { partyId: string; legalEntityId: string }[] }).parties).toEqual([
       { partyId: PARTY_A, legalEntityId: `NL:${PARTY_A}`, name: 'A one' },
       { partyId: PARTY_A2, legalEntityId: `NL:${PARTY_A2}`, name: 'A two' },

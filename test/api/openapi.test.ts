@@ -12,7 +12,9 @@ describe('OpenAPI document', () => {
   afterAll(async () => ctx.close());
 
   it('describes exactly the routes the app serves', () => {
-    const served = servedRoutes(ctx.app).map((r) => `${r.method} ${r.path}`).sort();
+    const served = servedRoutes(ctx.app)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     const declared = ROUTES.map((r) => `${r.method} ${r.path}`).sort();
     expect(served).toEqual(declared);
   });
@@ -20,7 +22,10 @@ describe('OpenAPI document', () => {
   it('is served as OpenAPI 3.1 with every contract path and the Swagger UI beside it', async () => {
     const res = await request(ctx.app).get('/openapi.json');
     expect(res.status).toBe(200);
-    const doc = res.body as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const doc = res.body as {
+      openapi: string;
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     expect(doc.openapi).toBe('3.1.0');
     for (const r of ROUTES) {
       const op = doc.paths[toOpenApiPath(r.path)]?.[r.method];
@@ -41,7 +46,11 @@ describe('OpenAPI document', () => {
     expectContract('get', '/metrics', metrics);
     expect(metrics.text).toContain('http_request_duration_seconds');
     expectContract('get', '/.well-known/jwks.json', await request(ctx.app).get('/.well-known/jwks.json'));
-    expectContract('get', '/.well-known/openid-configuration', await request(ctx.app).get('/.well-known/openid-configuration'));
+    expectContract(
+      'get',
+      '/.well-known/openid-configuration',
+      await request(ctx.app).get('/.well-known/openid-configuration'),
+    );
   });
 
   it('answers unknown paths with a problem, and carries the request id', async () => {
@@ -53,7 +62,9 @@ describe('OpenAPI document', () => {
   });
 
   it('reports not ready when a dependency is down', async () => {
-    const down = await createTestContext('openapidown', { workflows: { startSendInvoice: async () => 'started', ping: async () => false } });
+    const down = await createTestContext('openapidown', {
+      workflows: { startSendInvoice: async () => 'started', ping: async () => false },
+    });
     try {
       const res = await request(down.app).get('/readyz');
       expect(res.status).toBe(503);

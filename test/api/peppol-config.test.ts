@@ -23,7 +23,8 @@ const SLASHED = '0106:6000/0003';
 const UNKNOWN_ICD = '1234:60000004';
 const MIXED_A = '9925:BE0600000005';
 const MIXED_B = '9925:be0600000005';
-const ORDER = 'busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1';
+const ORDER =
+  'busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1';
 const INVOICE = `busdox-docid-qns::${BIS3_INVOICE.value}`;
 const CREDIT_NOTE = `busdox-docid-qns::${BIS3_CREDIT_NOTE.value}`;
 const BILLING = `cenbii-procid-ubl::${BILLING_PROCESS.value}`;
@@ -82,24 +83,38 @@ describe('Peppol configuration API', () => {
       metricsPrefix: 'test_',
       peppol: composePeppolApi(ctx.config, models, ctx.core.logger, { registrar: flakyRegistrar }),
     });
-    bareApp = composeApp(ctx.core, identity, ctx.workflows, { metricsPrefix: 'test_', peppol: composePeppolApi(bare, models, ctx.core.logger) });
+    bareApp = composeApp(ctx.core, identity, ctx.workflows, {
+      metricsPrefix: 'test_',
+      peppol: composePeppolApi(bare, models, ctx.core.logger),
+    });
 
     const d = ctx.core.directory;
     await d.createTenant({ id: 'tenantA', name: 'A' });
     await d.createTenant({ id: 'tenantB', name: 'B' });
-    for (const partyId of [PA, PA2, SLASHED, UNKNOWN_ICD, MIXED_A]) await d.createParty({ tenantId: 'tenantA', partyId, legalEntityId: `NL:${partyId}`, name: partyId });
-    for (const partyId of [PB, MIXED_B]) await d.createParty({ tenantId: 'tenantB', partyId, legalEntityId: `BE:${partyId}`, name: partyId });
+    for (const partyId of [PA, PA2, SLASHED, UNKNOWN_ICD, MIXED_A])
+      await d.createParty({ tenantId: 'tenantA', partyId, legalEntityId: `NL:${partyId}`, name: partyId });
+    for (const partyId of [PB, MIXED_B])
+      await d.createParty({ tenantId: 'tenantB', partyId, legalEntityId: `BE:${partyId}`, name: partyId });
     clientA = await ctx.createClient(['tenantA']);
     tokenA = await ctx.token(clientA);
     tokenB = await ctx.token(await ctx.createClient(['tenantB']));
     tokenAB = await ctx.token(await ctx.createClient(['tenantA', 'tenantB']));
-    await d.createUser({ tenantId: 'tenantA', username: 'peppoluser', passwordHash: await hashSecret('Correct!Horse42'), partyIds: [PA] });
+    await d.createUser({
+      tenantId: 'tenantA',
+      username: 'peppoluser',
+      passwordHash: await hashSecret('Correct!Horse42'),
+      partyIds: [PA],
+    });
     userToken = await ctx.passwordToken(clientA, 'peppoluser', 'Correct!Horse42');
   });
   afterAll(async () => ctx.close());
 
   const get = (p: string, token: string, on = app) => request(on).get(p).auth(token, { type: 'bearer' });
-  const put = (p: string, token: string, body: unknown, on = app) => request(on).put(p).auth(token, { type: 'bearer' }).send(body as object);
+  const put = (p: string, token: string, body: unknown, on = app) =>
+    request(on)
+      .put(p)
+      .auth(token, { type: 'bearer' })
+      .send(body as object);
   const party = (id: string) => `/api/v1/peppol/config/party/${encodeURIComponent(id)}`;
 
   describe('environment level', () => {
@@ -113,12 +128,25 @@ describe('Peppol configuration API', () => {
           endpointUrl: 'https://ap.gateway.test/as4',
           transportProfile: 'peppol-transport-as4-v2_0',
           seatId: 'POP000002',
-          certificate: { commonName: 'POP000002', fingerprintSha256: pki.apReceiver.certificate.fingerprint256.replace(/:/g, '').toLowerCase() },
+          certificate: {
+            commonName: 'POP000002',
+            fingerprintSha256: pki.apReceiver.certificate.fingerprint256.replace(/:/g, '').toLowerCase(),
+          },
         },
-        smp: { url: 'https://smp.gateway.test/smp', available: true, signingCertificate: { fingerprintSha256: pki.smp.certificate.fingerprint256.replace(/:/g, '').toLowerCase() } },
+        smp: {
+          url: 'https://smp.gateway.test/smp',
+          available: true,
+          signingCertificate: { fingerprintSha256: pki.smp.certificate.fingerprint256.replace(/:/g, '').toLowerCase() },
+        },
         sml: { zone: 'participant.sml.test.tech.peppol.org', registrar: 'off' },
         lookups: { available: false },
-        defaults: { documentTypes: [{ documentTypeId: INVOICE, processIds: [BILLING] }, { documentTypeId: CREDIT_NOTE, processIds: [BILLING] }], reviews: false },
+        defaults: {
+          documentTypes: [
+            { documentTypeId: INVOICE, processIds: [BILLING] },
+            { documentTypeId: CREDIT_NOTE, processIds: [BILLING] },
+          ],
+          reviews: false,
+        },
         changedOn: null,
       });
       // Only the leaf: the CA certificates of the PEM chain are not ours.
@@ -128,30 +156,64 @@ describe('Peppol configuration API', () => {
 
     it('sets the defaults per tenant, accepts its own GET back, and applies them to unconfigured parties', async () => {
       const current = (await get('/api/v1/peppol/config', tokenA)).body as Record<string, unknown>;
-      const res = await put('/api/v1/peppol/config', tokenA, { ...current, defaults: { documentTypes: [{ documentTypeId: ORDER, processIds: ['urn:fdc:peppol.eu:poacc:bis:ordering:3'] }], reviews: true } });
+      const res = await put('/api/v1/peppol/config', tokenA, {
+        ...current,
+        defaults: {
+          documentTypes: [{ documentTypeId: ORDER, processIds: ['urn:fdc:peppol.eu:poacc:bis:ordering:3'] }],
+          reviews: true,
+        },
+      });
       expect(res.status).toBe(200);
       expectContract('put', '/api/v1/peppol/config', res);
       expect(res.body).toMatchObject({
-        defaults: { documentTypes: [{ documentTypeId: ORDER, processIds: ['cenbii-procid-ubl::urn:fdc:peppol.eu:poacc:bis:ordering:3'] }], reviews: true },
+        defaults: {
+          documentTypes: [
+            { documentTypeId: ORDER, processIds: ['cenbii-procid-ubl::urn:fdc:peppol.eu:poacc:bis:ordering:3'] },
+          ],
+          reviews: true,
+        },
       });
       expect((res.body as { changedOn: string | null }).changedOn).not.toBeNull();
 
       const p = await get(party(PA2), tokenA);
       expect(p.status).toBe(200);
       expectContract('get', '/api/v1/peppol/config/party/:partyId', p);
-      expect(p.body).toMatchObject({ partyId: PA2, configured: false, registered: false, reviews: true, documentTypes: [{ documentTypeId: ORDER }] });
+      expect(p.body).toMatchObject({
+        partyId: PA2,
+        configured: false,
+        registered: false,
+        reviews: true,
+        documentTypes: [{ documentTypeId: ORDER }],
+      });
 
       // Tenant B still has the built-in defaults.
-      expect((await get('/api/v1/peppol/config', tokenB)).body).toMatchObject({ tenantId: 'tenantB', defaults: { reviews: false, documentTypes: [{ documentTypeId: INVOICE }, { documentTypeId: CREDIT_NOTE }] } });
+      expect((await get('/api/v1/peppol/config', tokenB)).body).toMatchObject({
+        tenantId: 'tenantB',
+        defaults: { reviews: false, documentTypes: [{ documentTypeId: INVOICE }, { documentTypeId: CREDIT_NOTE }] },
+      });
       // Back to the built-in ones for the tests below (a partial PUT keeps what is not sent).
-      const back = await put('/api/v1/peppol/config', tokenA, { defaults: { documentTypes: [{ documentTypeId: INVOICE }, { documentTypeId: CREDIT_NOTE }] } });
-      expect(back.body).toMatchObject({ defaults: { reviews: true, documentTypes: [{ documentTypeId: INVOICE, processIds: [BILLING] }, { documentTypeId: CREDIT_NOTE }] } });
+      const back = await put('/api/v1/peppol/config', tokenA, {
+        defaults: { documentTypes: [{ documentTypeId: INVOICE }, { documentTypeId: CREDIT_NOTE }] },
+      });
+      expect(back.body).toMatchObject({
+        defaults: {
+          reviews: true,
+          documentTypes: [{ documentTypeId: INVOICE, processIds: [BILLING] }, { documentTypeId: CREDIT_NOTE }],
+        },
+      });
       await put('/api/v1/peppol/config', tokenA, { defaults: { reviews: false } });
     });
 
     it('refuses invalid defaults with every problem named, and changes to operator settings', async () => {
       const res = await put('/api/v1/peppol/config', tokenA, {
-        defaults: { documentTypes: [{ documentTypeId: 'busdox-docid-qns::not a doctype' }, { documentTypeId: INVOICE, processIds: [] }, { documentTypeId: CREDIT_NOTE, colour: 'red' }], reviews: 'yes' },
+        defaults: {
+          documentTypes: [
+            { documentTypeId: 'busdox-docid-qns::not a doctype' },
+            { documentTypeId: INVOICE, processIds: [] },
+            { documentTypeId: CREDIT_NOTE, colour: 'red' },
+          ],
+          reviews: 'yes',
+        },
         accessPoint: { endpointUrl: 'https://elsewhere.test/as4' },
         surprise: 1,
       });
@@ -159,17 +221,30 @@ describe('Peppol configuration API', () => {
       expectContract('put', '/api/v1/peppol/config', res);
       const paths = (res.body as { errors: Array<{ path: string }> }).errors.map((e) => e.path).sort();
       expect(paths).toEqual(
-        ['accessPoint.endpointUrl', 'defaults.documentTypes[0].documentTypeId', 'defaults.documentTypes[1].processIds', 'defaults.documentTypes[2].colour', 'defaults.reviews', 'surprise'].sort(),
+        [
+          'accessPoint.endpointUrl',
+          'defaults.documentTypes[0].documentTypeId',
+          'defaults.documentTypes[1].processIds',
+          'defaults.documentTypes[2].colour',
+          'defaults.reviews',
+          'surprise',
+        ].sort(),
       );
       for (const body of [{}, { defaults: [] }, { defaults: { documentTypes: [] } }, []]) {
         const r = await put('/api/v1/peppol/config', tokenA, body);
         expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 400]);
       }
-      const text = await request(app).put('/api/v1/peppol/config').auth(tokenA, { type: 'bearer' }).type('text/plain').send('defaults');
+      const text = await request(app)
+        .put('/api/v1/peppol/config')
+        .auth(tokenA, { type: 'bearer' })
+        .type('text/plain')
+        .send('defaults');
       expect(text.status).toBe(415);
       expectContract('put', '/api/v1/peppol/config', text);
       // Nothing was written by the refused calls.
-      expect((await get('/api/v1/peppol/config', tokenA)).body).toMatchObject({ defaults: { reviews: false, documentTypes: [{ documentTypeId: INVOICE }, { documentTypeId: CREDIT_NOTE }] } });
+      expect((await get('/api/v1/peppol/config', tokenA)).body).toMatchObject({
+        defaults: { reviews: false, documentTypes: [{ documentTypeId: INVOICE }, { documentTypeId: CREDIT_NOTE }] },
+      });
     });
 
     it('is for client_credentials tokens of the tenant', async () => {
@@ -179,7 +254,9 @@ describe('Peppol configuration API', () => {
       expect((await put('/api/v1/peppol/config', userToken, { defaults: { reviews: true } })).status).toBe(403);
       const several = await get('/api/v1/peppol/config', tokenAB);
       expect(several.status).toBe(400);
-      expect((await get('/api/v1/peppol/config?tenantId=tenantB', tokenAB)).body).toMatchObject({ tenantId: 'tenantB' });
+      expect((await get('/api/v1/peppol/config?tenantId=tenantB', tokenAB)).body).toMatchObject({
+        tenantId: 'tenantB',
+      });
       expect((await get('/api/v1/peppol/config?tenantId=tenantB', tokenA)).status).toBe(403);
       expect((await request(app).get('/api/v1/peppol/config')).status).toBe(401);
     });
@@ -214,27 +291,50 @@ describe('Peppol configuration API', () => {
       // Configuring without registering needs no SML.
       const off = await put(party(PA), tokenA, { registered: false, reviews: true });
       expect(off.status).toBe(200);
-      expect(off.body).toMatchObject({ configured: true, registered: false, reviews: true, sml: { registrar: 'off', state: 'unregistered' } });
+      expect(off.body).toMatchObject({
+        configured: true,
+        registered: false,
+        reviews: true,
+        sml: { registrar: 'off', state: 'unregistered' },
+      });
     });
 
     it('with a manual SML, registers in our SMP and says the SML is the operator’s', async () => {
-      const res = await put(party(PA), tokenA, { registered: true, documentTypes: [{ documentTypeId: INVOICE }] }, manualApp);
+      const res = await put(
+        party(PA),
+        tokenA,
+        { registered: true, documentTypes: [{ documentTypeId: INVOICE }] },
+        manualApp,
+      );
       expect(res.status).toBe(200);
       expectContract('put', '/api/v1/peppol/config/party/:partyId', res);
       // reviews kept from the earlier PUT, as it was not sent.
-      expect(res.body).toMatchObject({ partyId: PA, participantId: `iso6523-actorid-upis::${PA}`, registered: true, reviews: true, sml: { registrar: 'manual', state: 'manual' }, documentTypes: [{ documentTypeId: INVOICE, processIds: [BILLING] }] });
+      expect(res.body).toMatchObject({
+        partyId: PA,
+        participantId: `iso6523-actorid-upis::${PA}`,
+        registered: true,
+        reviews: true,
+        sml: { registrar: 'manual', state: 'manual' },
+        documentTypes: [{ documentTypeId: INVOICE, processIds: [BILLING] }],
+      });
 
       const group = await request(app).get(`/smp/${encodeURIComponent(`iso6523-actorid-upis::${PA}`)}`);
       expect(group.status).toBe(200);
       expectContract('get', '/smp/:participantId', group);
       expect(group.text).toContain('<ServiceGroup');
-      expect(group.text).toContain(`https://smp.gateway.test/smp/iso6523-actorid-upis%3A%3A${encodeURIComponent(PA)}/services/`);
-      const meta = await request(app).get(`/smp/${encodeURIComponent(`iso6523-actorid-upis::${PA}`)}/services/${encodeURIComponent(INVOICE)}`);
+      expect(group.text).toContain(
+        `https://smp.gateway.test/smp/iso6523-actorid-upis%3A%3A${encodeURIComponent(PA)}/services/`,
+      );
+      const meta = await request(app).get(
+        `/smp/${encodeURIComponent(`iso6523-actorid-upis::${PA}`)}/services/${encodeURIComponent(INVOICE)}`,
+      );
       expect(meta.status).toBe(200);
       expectContract('get', '/smp/:participantId/services/:documentTypeId', meta);
       expect(meta.text).toContain('https://ap.gateway.test/as4');
       expect(meta.text).toContain('<Signature xmlns="http://www.w3.org/2000/09/xmldsig#">');
-      const none = await request(app).get(`/smp/${encodeURIComponent(`iso6523-actorid-upis::${PA}`)}/services/${encodeURIComponent(CREDIT_NOTE)}`);
+      const none = await request(app).get(
+        `/smp/${encodeURIComponent(`iso6523-actorid-upis::${PA}`)}/services/${encodeURIComponent(CREDIT_NOTE)}`,
+      );
       expect(none.status).toBe(404);
       expectContract('get', '/smp/:participantId/services/:documentTypeId', none);
     });
@@ -245,8 +345,14 @@ describe('Peppol configuration API', () => {
         [{ registered: 'yes' }, ['registered']],
         [{ registered: true, documentTypes: [] }, ['documentTypes']],
         [{ registered: false, documentTypes: 'all' }, ['documentTypes']],
-        [{ registered: false, documentTypes: [{ documentTypeId: INVOICE }, { documentTypeId: INVOICE }] }, ['documentTypes[1].documentTypeId']],
-        [{ registered: false, documentTypes: [{ documentTypeId: INVOICE, processIds: ['has space'] }] }, ['documentTypes[0].processIds[0]']],
+        [
+          { registered: false, documentTypes: [{ documentTypeId: INVOICE }, { documentTypeId: INVOICE }] },
+          ['documentTypes[1].documentTypeId'],
+        ],
+        [
+          { registered: false, documentTypes: [{ documentTypeId: INVOICE, processIds: ['has space'] }] },
+          ['documentTypes[0].processIds[0]'],
+        ],
         [{ registered: false, reviews: 1, partyId: PA2, other: true }, ['other', 'partyId', 'reviews']],
       ];
       for (const [body, paths] of cases) {
@@ -262,7 +368,10 @@ describe('Peppol configuration API', () => {
         expect((res.body as { detail: string }).detail).toMatch(/cannot be a Peppol participant/);
       }
       // Still as registered before.
-      expect((await get(party(PA), tokenA)).body).toMatchObject({ registered: true, documentTypes: [{ documentTypeId: INVOICE }] });
+      expect((await get(party(PA), tokenA)).body).toMatchObject({
+        registered: true,
+        documentTypes: [{ documentTypeId: INVOICE }],
+      });
     });
 
     it('refuses a participant already held by a party spelled in another case (409)', async () => {
@@ -271,7 +380,9 @@ describe('Peppol configuration API', () => {
       expect(res.status).toBe(409);
       expectContract('put', '/api/v1/peppol/config/party/:partyId', res);
       // The SMP serves the first party's configuration for either spelling.
-      expect((await request(app).get(`/smp/${encodeURIComponent('iso6523-actorid-upis::9925:BE0600000005')}`)).status).toBe(200);
+      expect(
+        (await request(app).get(`/smp/${encodeURIComponent('iso6523-actorid-upis::9925:BE0600000005')}`)).status,
+      ).toBe(200);
     });
 
     it('unregisters: our SMP stops answering for the party', async () => {
@@ -287,8 +398,13 @@ describe('Peppol configuration API', () => {
       const res = await put(party(PA2), tokenA, { registered: true }, flakyApp);
       expect(res.status).toBe(503);
       expectContract('put', '/api/v1/peppol/config/party/:partyId', res);
-      expect((res.body as { detail: string }).detail).toMatch(/published in our SMP but its SML registration failed \(retry the PUT\): SML answered 503/);
-      expect((await get(party(PA2), tokenA)).body).toMatchObject({ registered: true, sml: { state: 'failed', error: 'SML answered 503' } });
+      expect((res.body as { detail: string }).detail).toMatch(
+        /published in our SMP but its SML registration failed \(retry the PUT\): SML answered 503/,
+      );
+      expect((await get(party(PA2), tokenA)).body).toMatchObject({
+        registered: true,
+        sml: { state: 'failed', error: 'SML answered 503' },
+      });
 
       flaky.down = false;
       const retry = await put(party(PA2), tokenA, { registered: true }, flakyApp);
@@ -313,15 +429,23 @@ describe('Peppol configuration API', () => {
       const smp = await request(bareApp).get(`/smp/${encodeURIComponent(`iso6523-actorid-upis::${PB}`)}`);
       expect(smp.status).toBe(503);
       expectContract('get', '/smp/:participantId', smp);
-      expect((smp.body as { detail: string }).detail).toMatch(/no access point key is configured \(PEPPOL_AP_KEYSTORE, or PEPPOL_AP_CERTIFICATE/);
+      expect((smp.body as { detail: string }).detail).toMatch(
+        /no access point key is configured \(PEPPOL_AP_KEYSTORE, or PEPPOL_AP_CERTIFICATE/,
+      );
       const reg = await put(party(PB), tokenB, { registered: true }, bareApp);
       expect(reg.status).toBe(503);
       expect((await get(party(PB), tokenB)).body).toMatchObject({ configured: false });
-      expect((await get('/api/v1/peppol/config', tokenA, bareApp)).body).toMatchObject({ accessPoint: { certificate: null, seatId: null }, smp: { available: false } });
+      expect((await get('/api/v1/peppol/config', tokenA, bareApp)).body).toMatchObject({
+        accessPoint: { certificate: null, seatId: null },
+        smp: { available: false },
+      });
     });
 
     it('recipient lookups answer 503 naming the missing trust stores', async () => {
-      const q = await request(app).post(`/api/v1/${PA}/salesInvoice/queryRecipientParty`).auth(tokenA, { type: 'bearer' }).send(['0106:1']);
+      const q = await request(app)
+        .post(`/api/v1/${PA}/salesInvoice/queryRecipientParty`)
+        .auth(tokenA, { type: 'bearer' })
+        .send(['0106:1']);
       expect(q.status).toBe(503);
       expectContract('post', '/api/v1/:partyId/salesInvoice/queryRecipientParty', q);
       expect((q.body as { detail: string }).detail).toMatch(/PEPPOL_SMP_TRUSTSTORE/);

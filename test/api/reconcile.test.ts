@@ -50,7 +50,9 @@ describe('storage reconciliation', () => {
   }
   const deps = () => ({ models: ctx.core.db.models, blobs: ctx.core.db.blobs, runs });
   const blobExists = async (id: string) =>
-    (await ctx.core.db.connection.db!.collection(ctx.core.db.blobs.filesCollection).countDocuments({ _id: id as never })) === 1;
+    (await ctx.core.db.connection
+      .db!.collection(ctx.core.db.blobs.filesCollection)
+      .countDocuments({ _id: id as never })) === 1;
 
   it('writes the final entry a completed workflow reached and the record lacks, and reports what it cannot repair', async () => {
     const behind = randomUUID();
@@ -58,11 +60,17 @@ describe('storage reconciliation', () => {
     const running = randomUUID();
     const abandoned = randomUUID();
     const done = randomUUID();
-    await record(behind, [{ key: 'accepted', state: 'accepted' }, { key: 'detect', state: 'detected' }]);
+    await record(behind, [
+      { key: 'accepted', state: 'accepted' },
+      { key: 'detect', state: 'detected' },
+    ]);
     await record(failed, [{ key: 'accepted', state: 'accepted' }]);
     await record(running, [{ key: 'accepted', state: 'accepted' }]);
     await record(abandoned);
-    await record(done, [{ key: 'accepted', state: 'accepted' }, { key: 'delivered', state: 'delivered' }]);
+    await record(done, [
+      { key: 'accepted', state: 'accepted' },
+      { key: 'delivered', state: 'delivered' },
+    ]);
     runs.byId.set(behind, { status: 'completed', state: 'InvoiceSentError' });
     runs.byId.set(failed, { status: 'terminated' });
     runs.byId.set(running, { status: 'running' });
@@ -70,7 +78,9 @@ describe('storage reconciliation', () => {
 
     const dry = await reconcileStorage(deps(), { ...options, now: later(), dryRun: true });
     const mine = (ids: string[]) => (f: { id: string }) => ids.some((id) => f.id.endsWith(id));
-    expect(dry.findings.filter(mine([behind, failed, running, abandoned, done])).map((f) => [f.kind, f.repaired])).toEqual(
+    expect(
+      dry.findings.filter(mine([behind, failed, running, abandoned, done])).map((f) => [f.kind, f.repaired]),
+    ).toEqual(
       expect.arrayContaining([
         ['state-behind-workflow', false],
         ['workflow-ended-without-outcome', false],
@@ -124,16 +134,17 @@ describe('storage reconciliation', () => {
   it('removes the chunks of an upload that died before its file record', async () => {
     const blobs = ctx.core.db.blobs;
     const big = Buffer.alloc(blobs.chunkSize * 2 + 10, 0x20);
-    const kept = await blobs.put(Readable.from([big]), { limit: big.length, filename: 'x', contentType: 'application/xml' });
+    const kept = await blobs.put(Readable.from([big]), {
+      limit: big.length,
+      filename: 'x',
+      contentType: 'application/xml',
+    });
     await record(randomUUID()); // some other record
     // The dead upload: chunks under a fresh blob id with no file record.
     const deadId = new mongoose.Types.ObjectId().toHexString();
     const chunks = ctx.core.db.connection.db!.collection<{ _id: string; data: Buffer }>(blobs.chunksCollection);
     await chunks.insertMany([0, 1].map((n) => ({ _id: `${deadId}:${n}`, data: Buffer.alloc(4) })));
-    const report = await reconcileStorage(
-      { models: ctx.core.db.models, blobs, runs },
-      { ...options, now: later() },
-    );
+    const report = await reconcileStorage({ models: ctx.core.db.models, blobs, runs }, { ...options, now: later() });
     expect(report.findings.filter((f) => f.id === deadId)).toEqual([
       expect.objectContaining({ kind: 'chunks-without-blob', repaired: true }),
     ]);

@@ -19,7 +19,8 @@ describe('POST /api/v1/generic/transform with UBL dialects', () => {
   });
   afterAll(async () => ctx.close());
 
-  const post = (body: string, query: string) => request(ctx.app).post(`${PATH}${query}`).auth(token, { type: 'bearer' }).type('application/xml').send(body);
+  const post = (body: string, query: string) =>
+    request(ctx.app).post(`${PATH}${query}`).auth(token, { type: 'bearer' }).type('application/xml').send(body);
 
   it('converts a Svefaktura 1.0 invoice to Peppol BIS 3 and reports what it derived and left unmapped', async () => {
     const res = await post(svefakturaInvoice(), '?targetFormat=peppol-bis3-ubl&report=true');
@@ -29,9 +30,13 @@ describe('POST /api/v1/generic/transform with UBL dialects', () => {
     expect(res.headers['x-transform-target-format']).toBe('peppol-bis3-ubl-invoice');
     expect(res.headers['x-transform-unmapped']).toBe('3');
     const body = res.body as { document: string; report: { filled: string[] } };
-    expect(body.report.filled).toEqual(expect.arrayContaining([expect.stringMatching(/^BT-34 Seller electronic address = 0088:/)]));
+    expect(body.report.filled).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^BT-34 Seller electronic address = 0088:/)]),
+    );
     const inv = readUbl(parseXml(body.document)).invoice;
-    expect(inv.processControl.specificationIdentifier).toBe('urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0');
+    expect(inv.processControl.specificationIdentifier).toBe(
+      'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0',
+    );
     expect(inv.totals.amountDueForPayment).toBe('6250.00');
   });
 

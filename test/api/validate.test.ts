@@ -14,7 +14,14 @@ interface Result {
   isValid: boolean;
   format: { id: string; name: string; customizationId?: string };
   ruleSets: Array<{ id: string; version: string; outcome: string }>;
-  assertions: Array<{ artifact: string; flag: string; ruleId: string; location: string; text: string; reasonCode: string }>;
+  assertions: Array<{
+    artifact: string;
+    flag: string;
+    ruleId: string;
+    location: string;
+    text: string;
+    reasonCode: string;
+  }>;
 }
 
 describe('POST /api/v1/generic/validate', () => {
@@ -43,7 +50,10 @@ describe('POST /api/v1/generic/validate', () => {
     expectContract('post', PATH, res);
     const body = res.body as Result;
     expect(body.isValid).toBe(true);
-    expect(body.format).toMatchObject({ id: 'nlcius-ubl-invoice', customizationId: 'urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0' });
+    expect(body.format).toMatchObject({
+      id: 'nlcius-ubl-invoice',
+      customizationId: 'urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0',
+    });
     expect(body.ruleSets).toEqual([
       { id: 'ubl-2.1', version: '2.1', outcome: 'passed' },
       { id: 'si-ubl-2.0', version: '2.0.3.12', outcome: 'passed' },
@@ -57,17 +67,28 @@ describe('POST /api/v1/generic/validate', () => {
     expectContract('post', PATH, res);
     const body = res.body as Result;
     expect(body.isValid).toBe(false);
-    expect(body.assertions).toContainEqual(expect.objectContaining({ artifact: 'business-rules', flag: 'error', ruleId: 'BR-NL-10', reasonCode: 'BV' }));
+    expect(body.assertions).toContainEqual(
+      expect.objectContaining({ artifact: 'business-rules', flag: 'error', ruleId: 'BR-NL-10', reasonCode: 'BV' }),
+    );
     expect(body.assertions.some((a) => a.reasonCode === 'BW' && a.flag === 'warning')).toBe(true);
   });
 
   it('reports an amount in scientific notation as SV, not a valid xs:decimal', async () => {
-    const xml = corpusFile(NLCIUS_OK).toString('utf8').replace(/(<cbc:PayableAmount currencyID="EUR">)[^<]*</, '$11.21E2<');
+    const xml = corpusFile(NLCIUS_OK)
+      .toString('utf8')
+      .replace(/(<cbc:PayableAmount currencyID="EUR">)[^<]*</, '$11.21E2<');
     const res = await post(xml);
     expect(res.status).toBe(200);
     const body = res.body as Result;
     expect(body.isValid).toBe(false);
-    expect(body.assertions).toEqual([expect.objectContaining({ artifact: 'schema', reasonCode: 'SV', ruleId: 'XSD-DECIMAL-NOTATION', location: '/Invoice/cac:LegalMonetaryTotal/cbc:PayableAmount' })]);
+    expect(body.assertions).toEqual([
+      expect.objectContaining({
+        artifact: 'schema',
+        reasonCode: 'SV',
+        ruleId: 'XSD-DECIMAL-NOTATION',
+        location: '/Invoice/cac:LegalMonetaryTotal/cbc:PayableAmount',
+      }),
+    ]);
     expect(body.assertions[0]!.text).toContain('Invalid payload');
     expect(body.ruleSets.map((s) => s.outcome)).toEqual(['failed', 'not-run']);
   });
@@ -80,7 +101,11 @@ describe('POST /api/v1/generic/validate', () => {
   });
 
   it('honours sourceFormat and ruleSet', async () => {
-    const res = await post(corpusFile(NLCIUS_OK), 'text/xml', `?sourceFormat=${encodeURIComponent('urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0')}&ruleSet=en16931-ubl@1.3.16`);
+    const res = await post(
+      corpusFile(NLCIUS_OK),
+      'text/xml',
+      `?sourceFormat=${encodeURIComponent('urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0')}&ruleSet=en16931-ubl@1.3.16`,
+    );
     expect(res.status).toBe(200);
     expect((res.body as Result).ruleSets).toEqual([{ id: 'en16931-ubl', version: '1.3.16', outcome: 'passed' }]);
     const wrong = await post(corpusFile(NLCIUS_OK), 'application/xml', '?ruleSet=en16931-ubl@1.0.0');
@@ -101,7 +126,9 @@ describe('POST /api/v1/generic/validate', () => {
     const notXml = await post('this is not xml');
     expect(notXml.status).toBe(400);
     expectContract('post', PATH, notXml);
-    const xxe = await post('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">&e;</Invoice>');
+    const xxe = await post(
+      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">&e;</Invoice>',
+    );
     expect(xxe.status).toBe(400);
     expect(JSON.stringify(xxe.body)).not.toContain('root:');
     const json = await request(ctx.app).post(PATH).auth(token, { type: 'bearer' }).type('application/json').send('{}');
@@ -112,7 +139,10 @@ describe('POST /api/v1/generic/validate', () => {
   it('answers 501 for a recognised format without pinned rules', async () => {
     const cii = corpusFile('en16931/cii-examples/CII_example1.xml')
       .toString('utf8')
-      .replace(/(<ram:GuidelineSpecifiedDocumentContextParameter>\s*<ram:ID>)[^<]*/, '$1urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0');
+      .replace(
+        /(<ram:GuidelineSpecifiedDocumentContextParameter>\s*<ram:ID>)[^<]*/,
+        '$1urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0',
+      );
     const res = await post(cii);
     expect(res.status).toBe(501);
     expectContract('post', PATH, res);
@@ -137,7 +167,11 @@ describe('POST /api/v1/generic/validate without the rule packs', () => {
   });
 
   it('refuses with 503 and names the missing pack', async () => {
-    const res = await request(ctx.app).post(PATH).auth(token, { type: 'bearer' }).type('application/xml').send(corpusFile(NLCIUS_OK));
+    const res = await request(ctx.app)
+      .post(PATH)
+      .auth(token, { type: 'bearer' })
+      .type('application/xml')
+      .send(corpusFile(NLCIUS_OK));
     expect(res.status).toBe(503);
     expectContract('post', PATH, res);
     expect(res.body).toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE', reason: 'RULE_PACK_MISSING' });

@@ -35,7 +35,12 @@ beforeAll(async () => {
     },
   });
   const tenant = await ctx.core.directory.createTenant({ name: 'receiving tenant' });
-  await ctx.core.directory.createParty({ tenantId: tenant._id, partyId: RECEIVER.value, legalEntityId: `NL:${RECEIVER.value}`, name: 'Receiver BV' });
+  await ctx.core.directory.createParty({
+    tenantId: tenant._id,
+    partyId: RECEIVER.value,
+    legalEntityId: `NL:${RECEIVER.value}`,
+    name: 'Receiver BV',
+  });
   server = createServer(ctx.app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/as4`;
@@ -49,7 +54,11 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const opts = (): SendAs4Options => ({ apCertificateAuthorities: [pki.apCa.certificate], receiverCertificate: pki.apReceiver.certificate, timeoutMs: 30_000 });
+const opts = (): SendAs4Options => ({
+  apCertificateAuthorities: [pki.apCa.certificate],
+  receiverCertificate: pki.apReceiver.certificate,
+  timeoutMs: 30_000,
+});
 const count = (): Promise<number> => ctx.core.db.models.As4Inbound.countDocuments().exec();
 
 describe('our sender → our receiver on 127.0.0.1', () => {
@@ -57,7 +66,14 @@ describe('our sender → our receiver on 127.0.0.1', () => {
     const doc = sbd();
     const firstAttempt = new Date();
     const build = () =>
-      buildPeppolMessage({ sbd: doc, header: HEADER, signer: pki.apSender, receiverCertificate: pki.apReceiver.certificate, timestamp: firstAttempt, ...stableMessageIds('tenant-x:doc-42') });
+      buildPeppolMessage({
+        sbd: doc,
+        header: HEADER,
+        signer: pki.apSender,
+        receiverCertificate: pki.apReceiver.certificate,
+        timestamp: firstAttempt,
+        ...stableMessageIds('tenant-x:doc-42'),
+      });
 
     const first = build();
     const before = await count();
@@ -87,10 +103,16 @@ describe('our sender → our receiver on 127.0.0.1', () => {
         this.push(chunk);
       },
     });
-    const res = await request(url, { method: 'POST', headers: { 'content-type': 'multipart/related; boundary="b"; type="application/soap+xml"' }, body });
+    const res = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/related; boundary="b"; type="application/soap+xml"' },
+      body,
+    });
     const text = await res.body.text();
     expect(res.statusCode).toBe(413);
-    expect(readSignal(text, { sentMessageId: '-', sentReferences: [], apCertificateAuthorities: [pki.apCa.certificate] })).toMatchObject({
+    expect(
+      readSignal(text, { sentMessageId: '-', sentReferences: [], apCertificateAuthorities: [pki.apCa.certificate] }),
+    ).toMatchObject({
       kind: 'error',
       signed: true,
       errors: [{ errorCode: 'EBMS:0004', description: `the AS4 message exceeds ${MAX_MESSAGE} bytes` }],

@@ -15,7 +15,13 @@ import { peppolParticipant } from '../../src/peppol/identifiers';
 import { parseSbd } from '../../src/peppol/sbdh';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
 import { writePkcs12 } from '../../src/peppol/pki/pkcs12';
-import { apSubject, createIntermediateCa, createRootCa, issueCertificate, type TestPki } from '../../src/peppol/pki/test-pki';
+import {
+  apSubject,
+  createIntermediateCa,
+  createRootCa,
+  issueCertificate,
+  type TestPki,
+} from '../../src/peppol/pki/test-pki';
 import { HEADER, RECEIVER, message, rewrap, sbd } from '../support/as4-messages';
 import { Phase4Receiver, Phase4Sender, type HarnessKeys } from '../support/phase4-harness';
 import { createTestContext, type TestContext } from '../support/test-app';
@@ -47,13 +53,25 @@ beforeAll(async () => {
   const root = await createRootCa({ subject: 'C=NL, O=Elsewhere, CN=Foreign Root' });
   const ca = await createIntermediateCa(root, { subject: 'C=NL, O=Elsewhere, CN=Foreign AP CA' });
   foreign = await issueCertificate(ca, { subject: apSubject('POP000001') });
-  writeFileSync(path.join(tmp, 'foreign.p12'), writePkcs12({ password: 'test', key: { ...foreign, alias: 'foreign' } }));
+  writeFileSync(
+    path.join(tmp, 'foreign.p12'),
+    writePkcs12({ password: 'test', key: { ...foreign, alias: 'foreign' } }),
+  );
 
   ctx = await createTestContext('asfourphasefour', {
-    env: { PEPPOL_AP_KEYSTORE: pkiFile('ap-receiver.p12'), PEPPOL_AP_KEYSTORE_PASSWORD: 'test', PEPPOL_AP_CA: pkiFile('ap-ca.crt.pem') },
+    env: {
+      PEPPOL_AP_KEYSTORE: pkiFile('ap-receiver.p12'),
+      PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
+      PEPPOL_AP_CA: pkiFile('ap-ca.crt.pem'),
+    },
   });
   const tenant = await ctx.core.directory.createTenant({ name: 'receiving tenant' });
-  await ctx.core.directory.createParty({ tenantId: tenant._id, partyId: RECEIVER.value, legalEntityId: `NL:${RECEIVER.value}`, name: 'Receiver BV' });
+  await ctx.core.directory.createParty({
+    tenantId: tenant._id,
+    partyId: RECEIVER.value,
+    legalEntityId: `NL:${RECEIVER.value}`,
+    name: 'Receiver BV',
+  });
   server = createServer(ctx.app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   ourUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/as4`;
@@ -75,7 +93,11 @@ afterAll(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-const sendOpts = (): SendAs4Options => ({ apCertificateAuthorities: [pki.apCa.certificate], receiverCertificate: pki.apReceiver.certificate, timeoutMs: 60_000 });
+const sendOpts = (): SendAs4Options => ({
+  apCertificateAuthorities: [pki.apCa.certificate],
+  receiverCertificate: pki.apReceiver.certificate,
+  timeoutMs: 60_000,
+});
 
 async function storedCount(): Promise<number> {
   return ctx.core.db.models.As4Inbound.countDocuments().exec();
@@ -96,13 +118,23 @@ describe('our sender → phase4 receiver', () => {
 
   it('gets a permanent failure for an unknown receiver (EBMS:0004 PEPPOL:NOT_SERVICED)', async () => {
     const header = { ...HEADER, receiver: peppolParticipant('0088:1111111111111') };
-    const out = await sendAs4Message(message(pki, { header, sbd: sbd({ receiver: header.receiver }) }), phase4In.url, sendOpts());
-    expect(out).toMatchObject({ outcome: 'failed', errors: [expect.objectContaining({ errorCode: 'EBMS:0004', errorDetail: 'PEPPOL:NOT_SERVICED' })] });
+    const out = await sendAs4Message(
+      message(pki, { header, sbd: sbd({ receiver: header.receiver }) }),
+      phase4In.url,
+      sendOpts(),
+    );
+    expect(out).toMatchObject({
+      outcome: 'failed',
+      errors: [expect.objectContaining({ errorCode: 'EBMS:0004', errorDetail: 'PEPPOL:NOT_SERVICED' })],
+    });
   });
 
   it('gets a permanent failure for a bad signature (a header changed after signing)', async () => {
     const msg = message(pki);
-    const tampered = { ...msg, body: rewrap(msg, { soap: (x) => x.replace(/<eb:ConversationId>[^<]*</, '<eb:ConversationId>changed<') }) };
+    const tampered = {
+      ...msg,
+      body: rewrap(msg, { soap: (x) => x.replace(/<eb:ConversationId>[^<]*</, '<eb:ConversationId>changed<') }),
+    };
     const out = await sendAs4Message(tampered, phase4In.url, sendOpts());
     expect(out.outcome).toBe('failed');
     expect(out).toMatchObject({ reason: expect.stringMatching(/EBMS:01/) });
@@ -133,7 +165,12 @@ describe('phase4 sender → our receiver', () => {
     // phase4 writes the SBD anew from what it read, so the stored bytes carry the same header, not the same bytes.
     const storedSbd = parseSbd(await ctx.core.db.blobs.read(record?.blobId as string)).header;
     const sentSbd = parseSbd(doc).header;
-    expect([storedSbd.instanceIdentifier, storedSbd.sender, storedSbd.receiver, storedSbd.documentType]).toEqual([sentSbd.instanceIdentifier, sentSbd.sender, sentSbd.receiver, sentSbd.documentType]);
+    expect([storedSbd.instanceIdentifier, storedSbd.sender, storedSbd.receiver, storedSbd.documentType]).toEqual([
+      sentSbd.instanceIdentifier,
+      sentSbd.sender,
+      sentSbd.receiver,
+      sentSbd.documentType,
+    ]);
 
     // phase4 rebuilds the message for a resend; our receiver confirms it without storing it again.
     const again = await phase4Out.send(ourUrl, pkiFile('ap-receiver.crt.pem'), file, 'phase4-good-1@phase4-test');
@@ -153,9 +190,19 @@ describe('phase4 sender → our receiver', () => {
 
   it('refuses a phase4 sender whose certificate is from another CA, and stores nothing', async () => {
     const before = await storedCount();
-    const other = await Phase4Sender.start({ ...keys('ap-sender'), keystore: path.join(tmp, 'foreign.p12'), alias: 'foreign', seatId: 'POP000001' });
+    const other = await Phase4Sender.start({
+      ...keys('ap-sender'),
+      keystore: path.join(tmp, 'foreign.p12'),
+      alias: 'foreign',
+      seatId: 'POP000001',
+    });
     try {
-      const r = await other.send(ourUrl, pkiFile('ap-receiver.crt.pem'), sbdFile('foreign.xml', sbd()), 'phase4-foreign-1@phase4-test');
+      const r = await other.send(
+        ourUrl,
+        pkiFile('ap-receiver.crt.pem'),
+        sbdFile('foreign.xml', sbd()),
+        'phase4-foreign-1@phase4-test',
+      );
       expect(r.result).toBe('as4-error-msg-received');
       expect(r.detail).toMatch(/errorCode="EBMS:0101".*not issued by a configured CA/);
     } finally {

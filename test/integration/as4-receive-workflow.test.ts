@@ -43,8 +43,16 @@ describe('receiveDocument on the real Temporal dev server', () => {
       },
     });
     tenantId = (await ctx.core.directory.createTenant({ name: 'receiving tenant' }))._id;
-    await ctx.core.directory.createParty({ tenantId, partyId: RECEIVER.value, legalEntityId: `NL:${RECEIVER.value}`, name: 'Receiver BV' });
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
+    await ctx.core.directory.createParty({
+      tenantId,
+      partyId: RECEIVER.value,
+      legalEntityId: `NL:${RECEIVER.value}`,
+      name: 'Receiver BV',
+    });
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+    });
     worker = await startWorker(ctx.config, { workflowBundle });
   }, 300_000);
 
@@ -54,12 +62,18 @@ describe('receiveDocument on the real Temporal dev server', () => {
     await ctx?.close();
   });
 
-  async function received(msg: { contentType: string; body: Buffer; messageId: string }): Promise<ReceiveDocumentResult> {
+  async function received(msg: {
+    contentType: string;
+    body: Buffer;
+    messageId: string;
+  }): Promise<ReceiveDocumentResult> {
     const res = await request(ctx.app).post('/as4').set('Content-Type', msg.contentType).send(msg.body);
     expect(res.status).toBe(200);
     const conn = await Connection.connect({ address: temporalAddress });
     try {
-      return (await new Client({ connection: conn }).workflow.getHandle(receiveDocumentWorkflowId(tenantId, msg.messageId)).result()) as ReceiveDocumentResult;
+      return (await new Client({ connection: conn }).workflow
+        .getHandle(receiveDocumentWorkflowId(tenantId, msg.messageId))
+        .result()) as ReceiveDocumentResult;
     } finally {
       await conn.close();
     }
@@ -68,9 +82,17 @@ describe('receiveDocument on the real Temporal dev server', () => {
   it('detects the invoice inside the SBD and records it on the received message', async () => {
     const msg = message(pki);
     const result = await received(msg);
-    expect(result).toMatchObject({ messageId: msg.messageId, state: 'detected', detection: { ok: true, format: { id: expect.stringMatching(/ubl/) } } });
+    expect(result).toMatchObject({
+      messageId: msg.messageId,
+      state: 'detected',
+      detection: { ok: true, format: { id: expect.stringMatching(/ubl/) } },
+    });
     const record = await ctx.core.db.models.As4Inbound.findById(msg.messageId).lean().exec();
-    expect(record).toMatchObject({ state: 'detected', stateDetail: result.detection.ok ? result.detection.format.id : '', format: { id: expect.stringMatching(/ubl/) } });
+    expect(record).toMatchObject({
+      state: 'detected',
+      stateDetail: result.detection.ok ? result.detection.format.id : '',
+      format: { id: expect.stringMatching(/ubl/) },
+    });
   });
 
   it('hands the invoice to its party: a purchase document (as received, or converted) and an InvoiceReceived event', async () => {
@@ -79,45 +101,83 @@ describe('receiveDocument on the real Temporal dev server', () => {
     expect(result.received).toMatchObject({ state: 'detected', topic: 'InvoiceReceived' });
     const documentId = result.received!.documentId;
     const doc = await ctx.core.documents.find(tenantId, documentId);
-    expect(doc).toMatchObject({ direction: 'inbound', partyId: RECEIVER.value, createdBy: 'peppol', state: 'detected', format: { id: expect.stringMatching(/ubl/) } });
+    expect(doc).toMatchObject({
+      direction: 'inbound',
+      partyId: RECEIVER.value,
+      createdBy: 'peppol',
+      state: 'detected',
+      format: { id: expect.stringMatching(/ubl/) },
+    });
 
     const event = await ctx.core.db.models.WebhookEvent.findById(result.received!.eventId).lean().exec();
     expect(event).toMatchObject({ topic: 'InvoiceReceived', documentId, createdBy: 'peppol' });
-    expect(event?.details).toMatchObject({ id: documentId, sender: formatId(HEADER.sender), createdBy: 'peppol', documentTypeId: formatId(HEADER.documentType), messageId: msg.messageId });
+    expect(event?.details).toMatchObject({
+      id: documentId,
+      sender: formatId(HEADER.sender),
+      createdBy: 'peppol',
+      documentTypeId: formatId(HEADER.documentType),
+      messageId: msg.messageId,
+    });
 
     const client = await ctx.createClient([tenantId]);
     const token = await ctx.token(client);
     const base = `/api/v1/${RECEIVER.value}/purchaseInvoice/${documentId}`;
-    const asReceived = await request(ctx.app).get(`${base}/download`).auth(token, { type: 'bearer' }).buffer(true).parse((res, cb) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const asReceived = await request(ctx.app)
+      .get(`${base}/download`)
+      .auth(token, { type: 'bearer' })
+      .buffer(true)
+      .parse((res, cb) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect(asReceived.status).toBe(200);
     const xml = (asReceived.body as Buffer).toString('utf8');
     expect(xml).toMatch(/^<(\w+:)?Invoice /);
     expect(xml).toContain('urn:oasis:names:specification:ubl:schema:xsd:Invoice-2');
 
-    const cii = await request(ctx.app).get(`${base}/download`).query({ targetFormat: 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100' }).auth(token, { type: 'bearer' });
+    const cii = await request(ctx.app)
+      .get(`${base}/download`)
+      .query({ targetFormat: 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100' })
+      .auth(token, { type: 'bearer' });
     expect(cii.status).toBe(200);
     expect(cii.headers['x-transform-target-format']).toMatch(/cii/);
     expect(cii.text).toContain('<rsm:CrossIndustryInvoice');
 
-    const pdf = await request(ctx.app).get(`${base}/download`).query({ targetFormat: 'facturx-en16931' }).auth(token, { type: 'bearer' }).buffer(true).parse((res, cb) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const pdf = await request(ctx.app)
+      .get(`${base}/download`)
+      .query({ targetFormat: 'facturx-en16931' })
+      .auth(token, { type: 'bearer' })
+      .buffer(true)
+      .parse((res, cb) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect(pdf.status).toBe(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
     expect(extractFromPdf(pdf.body as Buffer).xml.toString('utf8')).toContain('<rsm:CrossIndustryInvoice');
 
-    const unknown = await request(ctx.app).get(`${base}/download`).query({ targetFormat: 'urn:example:nothing' }).auth(token, { type: 'bearer' });
+    const unknown = await request(ctx.app)
+      .get(`${base}/download`)
+      .query({ targetFormat: 'urn:example:nothing' })
+      .auth(token, { type: 'bearer' });
     expect(unknown.status).toBe(400);
 
     // Another party's id, a sales document's id and a deleted one are all 404.
-    const seller = await ctx.core.directory.createParty({ tenantId, partyId: '0106:77777777', legalEntityId: 'NL:0106:77777777', name: 'Other' });
-    expect((await request(ctx.app).get(`/api/v1/${seller.partyId}/purchaseInvoice/${documentId}/download`).auth(token, { type: 'bearer' })).status).toBe(404);
+    const seller = await ctx.core.directory.createParty({
+      tenantId,
+      partyId: '0106:77777777',
+      legalEntityId: 'NL:0106:77777777',
+      name: 'Other',
+    });
+    expect(
+      (
+        await request(ctx.app)
+          .get(`/api/v1/${seller.partyId}/purchaseInvoice/${documentId}/download`)
+          .auth(token, { type: 'bearer' })
+      ).status,
+    ).toBe(404);
     expect((await request(ctx.app).delete(base).auth(token, { type: 'bearer' })).status).toBe(204);
     expect((await request(ctx.app).get(`${base}/download`).auth(token, { type: 'bearer' })).status).toBe(404);
     expect(await ctx.core.documents.find(tenantId, documentId)).toBeNull();
@@ -126,7 +186,10 @@ describe('receiveDocument on the real Temporal dev server', () => {
   it('records a business document it cannot read as rejected, with the reason', async () => {
     // A well-formed envelope around a document no format of ours reads.
     const documentType = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:example:unknown::Order##urn:example:custom::1.0');
-    const doc = sbd({ documentType, payload: { xml: Buffer.from('<x:Order xmlns:x="urn:example:unknown"><x:ID>1</x:ID></x:Order>') } });
+    const doc = sbd({
+      documentType,
+      payload: { xml: Buffer.from('<x:Order xmlns:x="urn:example:unknown"><x:ID>1</x:ID></x:Order>') },
+    });
     const msg = message(pki, { sbd: doc, header: { ...HEADER, documentType } });
     const result = await received(msg);
     expect(result).toMatchObject({ state: 'rejected', detection: { ok: false, code: 'UNKNOWN_FORMAT' } });

@@ -40,10 +40,18 @@ describe('intake under concurrent load', () => {
       env: { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_ADDRESS: '' },
     });
     await ctx.core.directory.createTenant({ id: 'tenantL', name: 'L' });
-    await ctx.core.directory.createParty({ tenantId: 'tenantL', partyId: PARTY, legalEntityId: `NL:${PARTY}`, name: 'L' });
+    await ctx.core.directory.createParty({
+      tenantId: 'tenantL',
+      partyId: PARTY,
+      legalEntityId: `NL:${PARTY}`,
+      name: 'L',
+    });
     token = await ctx.token(await ctx.createClient(['tenantL']));
     const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: quiet,
+    });
     worker = await startWorker(ctx.config, { workflowBundle });
   });
 
@@ -97,8 +105,18 @@ describe('intake under concurrent load', () => {
       // The bytes are there, whole, and they are the accepted request's own.
       const bytes = await ctx.core.db.blobs.read(record!.blobId);
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(a.sha256);
-      expect({ id: a.id, state: record!.state, final: record!.final }).toEqual({ id: a.id, state: result.state, final: true });
-      expect(record!.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
+      expect({ id: a.id, state: record!.state, final: record!.final }).toEqual({
+        id: a.id,
+        state: result.state,
+        final: true,
+      });
+      expect(record!.history.map((h) => h.state)).toEqual([
+        'received',
+        'accepted',
+        'detected',
+        'validated',
+        'InvoiceSentError',
+      ]);
     }
     // No bytes without a record.
     const referenced = new Set((await records.find({ tenantId: 'tenantL' }).lean()).map((d) => d.blobId));

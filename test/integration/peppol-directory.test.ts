@@ -22,11 +22,24 @@ import {
 } from '../../src/peppol/identifiers';
 import { PeppolError } from '../../src/peppol/peppol-error';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
-import { apSubject, createIntermediateCa, createRootCa, issueCertificate, TEST_PKI_PASSWORD, type TestPki } from '../../src/peppol/pki/test-pki';
+import {
+  apSubject,
+  createIntermediateCa,
+  createRootCa,
+  issueCertificate,
+  TEST_PKI_PASSWORD,
+  type TestPki,
+} from '../../src/peppol/pki/test-pki';
 import { createDnsResolver, lookupSmp, naptrName } from '../../src/peppol/sml';
 import { DnsZoneSmlRegistrar } from '../../src/peppol/sml-registrar';
 import { SmpClient } from '../../src/peppol/smp-client';
-import { BILLING_PROCESS, BIS3_CREDIT_NOTE, BIS3_INVOICE, MLS_DOCUMENT_TYPE, MLS_PROCESS } from '../../src/peppol/smp-publisher';
+import {
+  BILLING_PROCESS,
+  BIS3_CREDIT_NOTE,
+  BIS3_INVOICE,
+  MLS_DOCUMENT_TYPE,
+  MLS_PROCESS,
+} from '../../src/peppol/smp-publisher';
 import type { SmpProcessInput } from '../../src/peppol/smp-documents';
 import { HookRepository } from '../../src/storage/hooks/hook.repository';
 import { expectContract } from '../support/contract';
@@ -39,7 +52,10 @@ const ZONE = 'participant.sml.directory.test';
 const OURS = '0106:70000001';
 const OURS_2 = '0106:70000002';
 const OTHER_TENANT_PARTY = '0106:70000009';
-const PINT = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-1@aunz-1::2.1');
+const PINT = documentTypeId(
+  DOCTYPE_SCHEME_BUSDOX,
+  'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-1@aunz-1::2.1',
+);
 const XRECHNUNG = documentTypeId(
   DOCTYPE_SCHEME_BUSDOX,
   'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0::2.1',
@@ -48,7 +64,10 @@ const CII = documentTypeId(
   DOCTYPE_SCHEME_BUSDOX,
   'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100::CrossIndustryInvoice##urn:cen.eu:en16931:2017::D16B',
 );
-const ORDER = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1');
+const ORDER = documentTypeId(
+  DOCTYPE_SCHEME_BUSDOX,
+  'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1',
+);
 const THEIR_AS4 = 'http://127.0.0.1:9/their-as4';
 
 let pki: TestPki;
@@ -73,7 +92,10 @@ function pem(name: string, ...certs: KeyMaterial[]): string {
 beforeAll(async () => {
   pki = await testPki();
   const foreignRoot = await createRootCa({ subject: 'C=NL, O=Elsewhere, CN=Foreign Root' });
-  foreignAp = await issueCertificate(await createIntermediateCa(foreignRoot, { subject: 'C=NL, O=Elsewhere, CN=Foreign AP CA' }), { subject: apSubject('POP000777') });
+  foreignAp = await issueCertificate(
+    await createIntermediateCa(foreignRoot, { subject: 'C=NL, O=Elsewhere, CN=Foreign AP CA' }),
+    { subject: apSubject('POP000777') },
+  );
   dir = mkdtempSync(path.join(os.tmpdir(), 'peppol-directory-'));
   dns = await new LocalDnsZone().start();
   theirs = await new LocalSmp(pki.smp, '/their-smp').start();
@@ -100,7 +122,11 @@ beforeAll(async () => {
     },
   });
   const registrar = new DnsZoneSmlRegistrar(ZONE, {
-    setRecords: (name, records) => dns.set(name, records.map((r) => ({ type: 'NAPTR' as const, ...r }))),
+    setRecords: (name, records) =>
+      dns.set(
+        name,
+        records.map((r) => ({ type: 'NAPTR' as const, ...r })),
+      ),
     removeRecords: (name) => dns.remove(name),
   });
   const peppol = composePeppolApi(ctx.config, ctx.core.db.models, ctx.core.logger, { registrar });
@@ -112,10 +138,19 @@ beforeAll(async () => {
   await d.createTenant({ id: 'tenantB', name: 'B' });
   await d.createParty({ tenantId: 'tenantA', partyId: OURS, legalEntityId: `NL:${OURS}`, name: 'Ours' });
   await d.createParty({ tenantId: 'tenantA', partyId: OURS_2, legalEntityId: `NL:${OURS_2}`, name: 'Ours 2' });
-  await d.createParty({ tenantId: 'tenantB', partyId: OTHER_TENANT_PARTY, legalEntityId: `NL:${OTHER_TENANT_PARTY}`, name: 'B' });
+  await d.createParty({
+    tenantId: 'tenantB',
+    partyId: OTHER_TENANT_PARTY,
+    legalEntityId: `NL:${OTHER_TENANT_PARTY}`,
+    name: 'B',
+  });
   tokenA = await ctx.token(await ctx.createClient(['tenantA']));
   tokenB = await ctx.token(await ctx.createClient(['tenantB']));
-  client = new SmpClient({ smpCertificateAuthorities: [pki.smpCa.certificate], apCertificateAuthorities: [pki.apCa.certificate], timeoutMs: 2000 });
+  client = new SmpClient({
+    smpCertificateAuthorities: [pki.smpCa.certificate],
+    apCertificateAuthorities: [pki.apCa.certificate],
+    timeoutMs: 2000,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -125,9 +160,17 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const put = (p: string, token: string, body: unknown) => request(app).put(p).auth(token, { type: 'bearer' }).send(body as object);
+const put = (p: string, token: string, body: unknown) =>
+  request(app)
+    .put(p)
+    .auth(token, { type: 'bearer' })
+    .send(body as object);
 const get = (p: string, token: string) => request(app).get(p).auth(token, { type: 'bearer' });
-const post = (p: string, token: string, body: unknown) => request(app).post(p).auth(token, { type: 'bearer' }).send(body as object);
+const post = (p: string, token: string, body: unknown) =>
+  request(app)
+    .post(p)
+    .auth(token, { type: 'bearer' })
+    .send(body as object);
 const resolver = () => createDnsResolver({ servers: [dns.address], timeoutMs: 1000, tries: 1 });
 
 async function refusal(p: Promise<unknown>): Promise<PeppolError> {
@@ -141,9 +184,15 @@ async function refusal(p: Promise<unknown>): Promise<PeppolError> {
 }
 
 /** Publishes `value` at the other SMP and in the SML zone. */
-function theirParticipant(value: string, services: Array<[DocumentTypeId, SmpProcessInput[]]>, smpUrl = theirs.url): void {
+function theirParticipant(
+  value: string,
+  services: Array<[DocumentTypeId, SmpProcessInput[]]>,
+  smpUrl = theirs.url,
+): void {
   const p = peppolParticipant(value);
-  dns.set(naptrName(p, ZONE), [{ type: 'NAPTR', order: 100, preference: 10, flags: 'U', service: 'Meta:SMP', regexp: `!^.*$!${smpUrl}!` }]);
+  dns.set(naptrName(p, ZONE), [
+    { type: 'NAPTR', order: 100, preference: 10, flags: 'U', service: 'Meta:SMP', regexp: `!^.*$!${smpUrl}!` },
+  ]);
   for (const [d, processes] of services) theirs.publish(p, d, processes);
   if (services.length === 0) theirs.register(p);
 }
@@ -156,14 +205,24 @@ describe('registering a party: API → SML zone → our SMP → verified metadat
     const res = await put(`/api/v1/peppol/config/party/${OURS}`, tokenA, {
       registered: true,
       documentTypes: [
-        { documentTypeId: `busdox-docid-qns::${BIS3_INVOICE.value}`, processIds: [`cenbii-procid-ubl::${BILLING_PROCESS.value}`] },
+        {
+          documentTypeId: `busdox-docid-qns::${BIS3_INVOICE.value}`,
+          processIds: [`cenbii-procid-ubl::${BILLING_PROCESS.value}`],
+        },
         { documentTypeId: BIS3_CREDIT_NOTE.value },
       ],
       reviews: true,
     });
     expect(res.status).toBe(200);
     expectContract('put', '/api/v1/peppol/config/party/:partyId', res);
-    expect(res.body).toMatchObject({ partyId: OURS, registered: true, reviews: true, configured: true, smpUrl: `${base}/smp`, sml: { registrar: 'dns-zone', state: 'registered', error: null } });
+    expect(res.body).toMatchObject({
+      partyId: OURS,
+      registered: true,
+      reviews: true,
+      configured: true,
+      smpUrl: `${base}/smp`,
+      sml: { registrar: 'dns-zone', state: 'registered', error: null },
+    });
 
     // A sender's view, through the real DNS server and HTTP.
     const participant = peppolParticipant(OURS);
@@ -197,8 +256,15 @@ describe('registering a party: API → SML zone → our SMP → verified metadat
   it('configures without registering, then unregisters: the SML entry and the SMP answer go away', async () => {
     const stored = await put(`/api/v1/peppol/config/party/${OURS_2}`, tokenA, { registered: false, reviews: true });
     expect(stored.status).toBe(200);
-    expect(stored.body).toMatchObject({ configured: true, registered: false, reviews: true, sml: { state: 'unregistered' } });
-    expect((await refusal(lookupSmp(peppolParticipant(OURS_2), { zone: ZONE, resolver: resolver() }))).reason).toBe('participant-not-registered');
+    expect(stored.body).toMatchObject({
+      configured: true,
+      registered: false,
+      reviews: true,
+      sml: { state: 'unregistered' },
+    });
+    expect((await refusal(lookupSmp(peppolParticipant(OURS_2), { zone: ZONE, resolver: resolver() }))).reason).toBe(
+      'participant-not-registered',
+    );
 
     expect((await put(`/api/v1/peppol/config/party/${OURS_2}`, tokenA, { registered: true })).status).toBe(200);
     const ok = await client.lookupEndpoint(`${base}/smp`, peppolParticipant(OURS_2), BIS3_INVOICE, BILLING_PROCESS);
@@ -207,8 +273,12 @@ describe('registering a party: API → SML zone → our SMP → verified metadat
     const off = await put(`/api/v1/peppol/config/party/${OURS_2}`, tokenA, { registered: false });
     expect(off.status).toBe(200);
     expect(off.body).toMatchObject({ registered: false, sml: { state: 'unregistered' } });
-    expect((await refusal(lookupSmp(peppolParticipant(OURS_2), { zone: ZONE, resolver: resolver() }))).reason).toBe('participant-not-registered');
-    expect((await refusal(client.getServiceGroup(`${base}/smp`, peppolParticipant(OURS_2)))).reason).toBe('participant-unknown');
+    expect((await refusal(lookupSmp(peppolParticipant(OURS_2), { zone: ZONE, resolver: resolver() }))).reason).toBe(
+      'participant-not-registered',
+    );
+    expect((await refusal(client.getServiceGroup(`${base}/smp`, peppolParticipant(OURS_2)))).reason).toBe(
+      'participant-unknown',
+    );
   });
 
   it("publishes MLS receiving for our own service provider id (0242 + the Seat ID's digits)", async () => {
@@ -232,7 +302,10 @@ describe('queryRecipientParty', () => {
     id: string;
     channel: string | null;
     message: string;
-    options: Array<{ channel: string; identifiers: Array<{ partyId: string; isValid: boolean; message: string; reason?: string }> }>;
+    options: Array<{
+      channel: string;
+      identifiers: Array<{ partyId: string; isValid: boolean; message: string; reason?: string }>;
+    }>;
   }
 
   beforeAll(() => {
@@ -245,7 +318,14 @@ describe('queryRecipientParty', () => {
   });
 
   it('answers per identifier with the precise reason, and picks a reachable one', async () => {
-    const res = await post(path, tokenA, ['0106:80000009', '0106:80000002', '0106:80000004', '0106:80000003', '0106:80000001', '0106:80000005']);
+    const res = await post(path, tokenA, [
+      '0106:80000009',
+      '0106:80000002',
+      '0106:80000004',
+      '0106:80000003',
+      '0106:80000001',
+      '0106:80000005',
+    ]);
     expect(res.status).toBe(200);
     expectContract('post', '/api/v1/:partyId/salesInvoice/queryRecipientParty', res);
     const body = res.body as Answer;
@@ -270,11 +350,18 @@ describe('queryRecipientParty', () => {
   });
 
   it('checks the preferred document type first and credit notes on request', async () => {
-    const pint = await post(`${path}?preferredDocumentTypeId=${encodeURIComponent(`busdox-docid-qns::${PINT.value}`)}`, tokenA, ['0106:80000006']);
+    const pint = await post(
+      `${path}?preferredDocumentTypeId=${encodeURIComponent(`busdox-docid-qns::${PINT.value}`)}`,
+      tokenA,
+      ['0106:80000006'],
+    );
     expect(pint.status).toBe(200);
     const cn = await post(path, tokenA, { partyIds: ['0106:80000001'], metaAttributes: { isCredit: true } });
     expect(cn.status).toBe(404);
-    expect((cn.body as Answer).options[0]!.identifiers[0]).toMatchObject({ isValid: false, reason: 'document-type-not-supported' });
+    expect((cn.body as Answer).options[0]!.identifiers[0]).toMatchObject({
+      isValid: false,
+      reason: 'document-type-not-supported',
+    });
   });
 
   it('answers 404 with the same body when nothing is deliverable, and offers peppol-fallback once a mail hook listens on Send* and Send*Fallback', async () => {
@@ -282,14 +369,43 @@ describe('queryRecipientParty', () => {
     expect(none.status).toBe(404);
     expectContract('post', '/api/v1/:partyId/salesInvoice/queryRecipientParty', none);
     expect(none.body).toMatchObject({ id: '0106:80000009', channel: null });
-    expect((none.body as Answer).options[0]!.identifiers[1]).toMatchObject({ partyId: '9915:bad id', isValid: false, reason: 'invalid-identifier' });
+    expect((none.body as Answer).options[0]!.identifiers[1]).toMatchObject({
+      partyId: '9915:bad id',
+      isValid: false,
+      reason: 'invalid-identifier',
+    });
 
     const hooks = new HookRepository(ctx.core.db.models);
-    const hookBase = { url: 'mailto:invoices@customer.test', topic: null, filter: null, output: [], mlsType: null, timeoutMs: null, secureKey: null, name: 'mail' };
+    const hookBase = {
+      url: 'mailto:invoices@customer.test',
+      topic: null,
+      filter: null,
+      output: [],
+      mlsType: null,
+      timeoutMs: null,
+      secureKey: null,
+      name: 'mail',
+    };
     // Listening on the fallback topic alone does not make it a channel.
-    await hooks.create({ ...hookBase, id: 'mail-fallback-only', tenantId: 'tenantA', partyId: OURS, action: 'mailto', topics: ['Send*Fallback'], isActive: true });
+    await hooks.create({
+      ...hookBase,
+      id: 'mail-fallback-only',
+      tenantId: 'tenantA',
+      partyId: OURS,
+      action: 'mailto',
+      topics: ['Send*Fallback'],
+      isActive: true,
+    });
     expect((await post(path, tokenA, ['0106:80000009'])).status).toBe(404);
-    await hooks.create({ ...hookBase, id: 'mail-both', tenantId: 'tenantA', partyId: null, action: 'mailto', topics: ['Send*', 'Send*Fallback'], isActive: true });
+    await hooks.create({
+      ...hookBase,
+      id: 'mail-both',
+      tenantId: 'tenantA',
+      partyId: null,
+      action: 'mailto',
+      topics: ['Send*', 'Send*Fallback'],
+      isActive: true,
+    });
 
     const fb = await post(path, tokenA, ['0106:80000009']);
     expect(fb.status).toBe(200);
@@ -306,13 +422,24 @@ describe('queryRecipientParty', () => {
     expect((both.body as Answer).options.map((o) => o.channel)).toEqual(['peppol', 'peppol-fallback']);
 
     // A hook of another tenant is nobody's fallback here.
-    const other = await post(`/api/v1/${OTHER_TENANT_PARTY}/salesInvoice/queryRecipientParty`, tokenB, ['0106:80000009']);
+    const other = await post(`/api/v1/${OTHER_TENANT_PARTY}/salesInvoice/queryRecipientParty`, tokenB, [
+      '0106:80000009',
+    ]);
     expect(other.status).toBe(404);
   });
 
   it('refuses a party outside reach and malformed input', async () => {
-    expect((await post(`/api/v1/${OTHER_TENANT_PARTY}/salesInvoice/queryRecipientParty`, tokenA, ['0106:80000001'])).status).toBe(403);
-    for (const bad of [[], {}, { partyIds: 'x' }, [1], { partyIds: ['0106:1'], extra: 1 }, { partyIds: ['0106:1'], metaAttributes: { isCredit: 'maybe' } }]) {
+    expect(
+      (await post(`/api/v1/${OTHER_TENANT_PARTY}/salesInvoice/queryRecipientParty`, tokenA, ['0106:80000001'])).status,
+    ).toBe(403);
+    for (const bad of [
+      [],
+      {},
+      { partyIds: 'x' },
+      [1],
+      { partyIds: ['0106:1'], extra: 1 },
+      { partyIds: ['0106:1'], metaAttributes: { isCredit: 'maybe' } },
+    ]) {
       const res = await post(path, tokenA, bad);
       expect([res.status, JSON.stringify(bad)]).toEqual([400, JSON.stringify(bad)]);
       expectContract('post', '/api/v1/:partyId/salesInvoice/queryRecipientParty', res);
@@ -337,11 +464,23 @@ describe('deliveryOption', () => {
   });
 
   it('lists AS4 endpoints of the invoice family, best first, with URL and certificate', async () => {
-    const res = await get('/api/v1/peppol/deliveryOption?partyIds=0106:81000001&documentFamily=Invoice&isCredit=false', tokenA);
+    const res = await get(
+      '/api/v1/peppol/deliveryOption?partyIds=0106:81000001&documentFamily=Invoice&isCredit=false',
+      tokenA,
+    );
     expect(res.status).toBe(200);
     expectContract('get', '/api/v1/peppol/deliveryOption', res);
-    const list = res.body as Array<{ partyId: string; documentTypeId: string; processId: string; protocol: string; url: string; certificate: string }>;
-    expect(list.map((o) => o.documentTypeId)).toEqual([BIS3_INVOICE, XRECHNUNG, PINT, CII].map((d) => `${d.scheme}::${d.value}`));
+    const list = res.body as Array<{
+      partyId: string;
+      documentTypeId: string;
+      processId: string;
+      protocol: string;
+      url: string;
+      certificate: string;
+    }>;
+    expect(list.map((o) => o.documentTypeId)).toEqual(
+      [BIS3_INVOICE, XRECHNUNG, PINT, CII].map((d) => `${d.scheme}::${d.value}`),
+    );
     expect(list[0]).toEqual({
       partyId: '0106:81000001',
       documentTypeId: `busdox-docid-qns::${BIS3_INVOICE.value}`,
@@ -352,7 +491,9 @@ describe('deliveryOption', () => {
     });
 
     const credit = await get('/api/v1/peppol/deliveryOption?partyIds=0106:81000001&isCredit=true', tokenA);
-    expect((credit.body as typeof list).map((o) => o.documentTypeId)).toEqual([BIS3_CREDIT_NOTE, CII].map((d) => `${d.scheme}::${d.value}`));
+    expect((credit.body as typeof list).map((o) => o.documentTypeId)).toEqual(
+      [BIS3_CREDIT_NOTE, CII].map((d) => `${d.scheme}::${d.value}`),
+    );
 
     // Several recipients: each one's options in the caller's order; one without options adds nothing.
     const two = await get(`/api/v1/peppol/deliveryOption?partyIds=0106:80000009,${OURS}`, tokenB);

@@ -34,11 +34,28 @@ async function refusal(p: Promise<unknown>): Promise<PeppolError> {
 it('resolves a registered participant through U-NAPTR (Meta:SMP), whatever the case of its value', async () => {
   const p = peppolParticipant('9915:test');
   dns.set(naptrName(p, ZONE), [
-    { type: 'NAPTR', order: 100, preference: 10, flags: 'U', service: 'Meta:SMP', regexp: '!^.*$!http://127.0.0.1:8090/smp!' },
-    { type: 'NAPTR', order: 50, preference: 10, flags: 'U', service: 'Meta:Other', regexp: '!^.*$!http://127.0.0.1:1/wrong!' },
+    {
+      type: 'NAPTR',
+      order: 100,
+      preference: 10,
+      flags: 'U',
+      service: 'Meta:SMP',
+      regexp: '!^.*$!http://127.0.0.1:8090/smp!',
+    },
+    {
+      type: 'NAPTR',
+      order: 50,
+      preference: 10,
+      flags: 'U',
+      service: 'Meta:Other',
+      regexp: '!^.*$!http://127.0.0.1:1/wrong!',
+    },
   ]);
   // Not normalised on purpose: the hash is over the lower-cased value.
-  const r = await lookupSmp({ scheme: 'iso6523-actorid-upis', value: '9915:TEST' }, { zone: ZONE, resolver: resolver() });
+  const r = await lookupSmp(
+    { scheme: 'iso6523-actorid-upis', value: '9915:TEST' },
+    { zone: ZONE, resolver: resolver() },
+  );
   expect(r).toEqual({ smpUrl: 'http://127.0.0.1:8090/smp', dnsName: naptrName(p, ZONE), method: 'naptr' });
   expect(r.dnsName).toBe(`eh5boavaktmbgzyh2a63dz4qov33fvp5nsdvqklucfraayoodw6a.iso6523-actorid-upis.${ZONE}`);
   expect(dns.queries).toContain(`NAPTR ${r.dnsName}`);
@@ -55,8 +72,12 @@ it('reports a name without NAPTR records as not registered, and records without 
   expect((await refusal(lookupSmp(a, { zone: ZONE, resolver: resolver() }))).reason).toBe('participant-not-registered');
 
   const other = peppolParticipant('9915:other-service');
-  dns.set(naptrName(other, ZONE), [{ type: 'NAPTR', order: 1, preference: 1, flags: 'U', service: 'Meta:BDXP', regexp: '!^.*$!http://127.0.0.1:1!' }]);
-  expect((await refusal(lookupSmp(other, { zone: ZONE, resolver: resolver() }))).reason).toBe('no-matching-smp-service');
+  dns.set(naptrName(other, ZONE), [
+    { type: 'NAPTR', order: 1, preference: 1, flags: 'U', service: 'Meta:BDXP', regexp: '!^.*$!http://127.0.0.1:1!' },
+  ]);
+  expect((await refusal(lookupSmp(other, { zone: ZONE, resolver: resolver() }))).reason).toBe(
+    'no-matching-smp-service',
+  );
 });
 
 it('reports a failing name server as a retryable DNS failure', async () => {
@@ -70,7 +91,12 @@ it('reports an unreachable name server as a retryable DNS failure', async () => 
   const stopped = await new LocalDnsZone().start();
   const address = stopped.address;
   await stopped.stop();
-  const e = await refusal(lookupSmp(peppolParticipant('9915:unreachable'), { zone: ZONE, resolver: createDnsResolver({ servers: [address], timeoutMs: 300, tries: 1 }) }));
+  const e = await refusal(
+    lookupSmp(peppolParticipant('9915:unreachable'), {
+      zone: ZONE,
+      resolver: createDnsResolver({ servers: [address], timeoutMs: 300, tries: 1 }),
+    }),
+  );
   expect([e.reason, e.retryable]).toEqual(['dns-failure', true]);
 });
 

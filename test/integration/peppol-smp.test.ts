@@ -18,9 +18,22 @@ import {
 import { PeppolError } from '../../src/peppol/peppol-error';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
 import { RevocationChecker } from '../../src/peppol/pki/revocation';
-import { TEST_CRL_BASE_URL, createIntermediateCa, createRootCa, issueCertificate, issueCrl, apSubject, type TestPki } from '../../src/peppol/pki/test-pki';
+import {
+  TEST_CRL_BASE_URL,
+  createIntermediateCa,
+  createRootCa,
+  issueCertificate,
+  issueCrl,
+  apSubject,
+  type TestPki,
+} from '../../src/peppol/pki/test-pki';
 import { SmpClient } from '../../src/peppol/smp-client';
-import { buildServiceMetadataXml, rfc2253Subject, type SmpEndpointInput, type SmpProcessInput } from '../../src/peppol/smp-documents';
+import {
+  buildServiceMetadataXml,
+  rfc2253Subject,
+  type SmpEndpointInput,
+  type SmpProcessInput,
+} from '../../src/peppol/smp-documents';
 import { createDnsResolver, lookupSmp, naptrName } from '../../src/peppol/sml';
 import { LocalDnsZone } from '../unit/peppol/support/local-dns';
 import { LocalSmp } from '../unit/peppol/support/local-smp';
@@ -51,7 +64,13 @@ let other: LocalSmp;
 let client: SmpClient;
 
 function as4(cert = pki.apReceiver.certificate, extra: Partial<SmpEndpointInput> = {}): SmpEndpointInput {
-  return { transportProfile: TRANSPORT_PROFILE_AS4_V2, url: AS4_URL, certificate: cert, technicalContactUrl: 'mailto:ops@example.test', ...extra };
+  return {
+    transportProfile: TRANSPORT_PROFILE_AS4_V2,
+    url: AS4_URL,
+    certificate: cert,
+    technicalContactUrl: 'mailto:ops@example.test',
+    ...extra,
+  };
 }
 const billing = (...endpoints: SmpEndpointInput[]): SmpProcessInput[] => [{ process: BILLING, endpoints }];
 
@@ -71,9 +90,17 @@ beforeAll(async () => {
   const foreignCa = await createIntermediateCa(foreignRoot, { subject: 'C=NL, O=Elsewhere, CN=Foreign AP CA' });
   [smp2, expiredSmp, foreignAp, expiredAp] = await Promise.all([
     issueCertificate(pki.smpCa, { subject: 'C=NL, O=Invoice Gateway, OU=PEPPOL TEST SMP, CN=PSM000002' }),
-    issueCertificate(pki.smpCa, { subject: 'C=NL, O=Invoice Gateway, OU=PEPPOL TEST SMP, CN=PSM000003', notBefore: new Date(Date.now() - 800 * DAY), notAfter: new Date(Date.now() - DAY) }),
+    issueCertificate(pki.smpCa, {
+      subject: 'C=NL, O=Invoice Gateway, OU=PEPPOL TEST SMP, CN=PSM000003',
+      notBefore: new Date(Date.now() - 800 * DAY),
+      notAfter: new Date(Date.now() - DAY),
+    }),
     issueCertificate(foreignCa, { subject: apSubject('POP000002') }),
-    issueCertificate(pki.apCa, { subject: apSubject('POP000002'), notBefore: new Date(Date.now() - 800 * DAY), notAfter: new Date(Date.now() - DAY) }),
+    issueCertificate(pki.apCa, {
+      subject: apSubject('POP000002'),
+      notBefore: new Date(Date.now() - 800 * DAY),
+      notAfter: new Date(Date.now() - DAY),
+    }),
   ]);
   dns = await new LocalDnsZone().start();
   smp = await new LocalSmp(pki.smp, '/smp').start();
@@ -92,14 +119,28 @@ afterAll(async () => {
 describe('discovery through SML and SMP', () => {
   it('finds the AS4 endpoint and receiver certificate of a participant, from its DNS name to the signed metadata', async () => {
     const receiver = peppolParticipant('0088:5060210000007');
-    dns.set(naptrName(receiver, ZONE), [{ type: 'NAPTR', order: 100, preference: 10, flags: 'U', service: 'Meta:SMP', regexp: `!^.*$!${smp.url}!` }]);
+    dns.set(naptrName(receiver, ZONE), [
+      { type: 'NAPTR', order: 100, preference: 10, flags: 'U', service: 'Meta:SMP', regexp: `!^.*$!${smp.url}!` },
+    ]);
     smp.publish(receiver, INVOICE, [
       { process: processId(PROCESS_SCHEME, 'urn:other:process'), endpoints: [as4(pki.apSender.certificate)] },
-      { process: BILLING, endpoints: [{ ...as4(), transportProfile: 'busdox-transport-as2-ver1p0', url: 'http://127.0.0.1:9/as2' }, as4(pki.apReceiver.certificate, { serviceActivationDate: new Date(Date.now() - DAY), serviceExpirationDate: new Date(Date.now() + DAY) })] },
+      {
+        process: BILLING,
+        endpoints: [
+          { ...as4(), transportProfile: 'busdox-transport-as2-ver1p0', url: 'http://127.0.0.1:9/as2' },
+          as4(pki.apReceiver.certificate, {
+            serviceActivationDate: new Date(Date.now() - DAY),
+            serviceExpirationDate: new Date(Date.now() + DAY),
+          }),
+        ],
+      },
     ]);
     smp.publish(receiver, CREDIT_NOTE, billing(as4()));
 
-    const { smpUrl } = await lookupSmp(peppolParticipant('0088:5060210000007'), { zone: ZONE, resolver: createDnsResolver({ servers: [dns.address], timeoutMs: 1000, tries: 1 }) });
+    const { smpUrl } = await lookupSmp(peppolParticipant('0088:5060210000007'), {
+      zone: ZONE,
+      resolver: createDnsResolver({ servers: [dns.address], timeoutMs: 1000, tries: 1 }),
+    });
     expect(smpUrl).toBe(smp.url);
 
     const group = await client.getServiceGroup(smpUrl, receiver);
@@ -133,19 +174,29 @@ describe('precise failure reasons', () => {
 
   it('document type not supported, process not supported, no AS4 endpoint, endpoint not active', async () => {
     smp.publish(p('cn-only'), CREDIT_NOTE, billing(as4()));
-    expect((await refusal(client.lookupEndpoint(smp.url, p('cn-only'), INVOICE, BILLING))).reason).toBe('document-type-not-supported');
+    expect((await refusal(client.lookupEndpoint(smp.url, p('cn-only'), INVOICE, BILLING))).reason).toBe(
+      'document-type-not-supported',
+    );
 
-    const e = await refusal(client.lookupEndpoint(smp.url, p('cn-only'), CREDIT_NOTE, processId(PROCESS_SCHEME, 'urn:x:other')));
+    const e = await refusal(
+      client.lookupEndpoint(smp.url, p('cn-only'), CREDIT_NOTE, processId(PROCESS_SCHEME, 'urn:x:other')),
+    );
     expect(e.reason).toBe('process-not-supported');
     expect(e.details).toMatchObject({ available: ['cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0'] });
 
     smp.publish(p('as2-only'), INVOICE, billing({ ...as4(), transportProfile: 'busdox-transport-as2-ver1p0' }));
-    expect((await refusal(client.lookupEndpoint(smp.url, p('as2-only'), INVOICE, BILLING))).reason).toBe('transport-profile-not-supported');
+    expect((await refusal(client.lookupEndpoint(smp.url, p('as2-only'), INVOICE, BILLING))).reason).toBe(
+      'transport-profile-not-supported',
+    );
 
     smp.publish(p('retired'), INVOICE, billing(as4(undefined, { serviceExpirationDate: new Date(Date.now() - DAY) })));
-    expect((await refusal(client.lookupEndpoint(smp.url, p('retired'), INVOICE, BILLING))).reason).toBe('endpoint-not-active');
+    expect((await refusal(client.lookupEndpoint(smp.url, p('retired'), INVOICE, BILLING))).reason).toBe(
+      'endpoint-not-active',
+    );
     smp.publish(p('future'), INVOICE, billing(as4(undefined, { serviceActivationDate: new Date(Date.now() + DAY) })));
-    expect((await refusal(client.lookupEndpoint(smp.url, p('future'), INVOICE, BILLING))).reason).toBe('endpoint-not-active');
+    expect((await refusal(client.lookupEndpoint(smp.url, p('future'), INVOICE, BILLING))).reason).toBe(
+      'endpoint-not-active',
+    );
   });
 
   it('SMP unreachable: refused connection, HTTP 5xx, no answer in time — all retryable', async () => {
@@ -154,10 +205,16 @@ describe('precise failure reasons', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     const refused = await refusal(client.lookupEndpoint(`http://127.0.0.1:${port}`, p('x'), INVOICE, BILLING));
-    expect([refused.reason, refused.code, refused.retryable]).toEqual(['smp-unreachable', 'DEPENDENCY_UNAVAILABLE', true]);
+    expect([refused.reason, refused.code, refused.retryable]).toEqual([
+      'smp-unreachable',
+      'DEPENDENCY_UNAVAILABLE',
+      true,
+    ]);
 
     smp.register(p('down'));
-    smp.override(`/iso6523-actorid-upis::9915:down/services/${INVOICE.scheme}::${INVOICE.value}`, (res) => res.writeHead(503).end('maintenance'));
+    smp.override(`/iso6523-actorid-upis::9915:down/services/${INVOICE.scheme}::${INVOICE.value}`, (res) =>
+      res.writeHead(503).end('maintenance'),
+    );
     const down = await refusal(client.lookupEndpoint(smp.url, p('down'), INVOICE, BILLING));
     expect([down.reason, down.retryable]).toEqual(['smp-unreachable', true]);
 
@@ -170,10 +227,14 @@ describe('precise failure reasons', () => {
 
   it('certificate problem: unsigned, tampered, signed by a non-SMP or expired certificate', async () => {
     smp.publish(p('unsigned'), INVOICE, billing(as4()), { signer: null });
-    expect((await refusal(client.lookupEndpoint(smp.url, p('unsigned'), INVOICE, BILLING))).reason).toBe('smp-signature-invalid');
+    expect((await refusal(client.lookupEndpoint(smp.url, p('unsigned'), INVOICE, BILLING))).reason).toBe(
+      'smp-signature-invalid',
+    );
 
     // Someone on the path points the endpoint elsewhere after signing.
-    smp.publish(p('tampered'), INVOICE, billing(as4()), { mutate: (xml) => xml.replace(AS4_URL, 'http://127.0.0.1:9/attacker') });
+    smp.publish(p('tampered'), INVOICE, billing(as4()), {
+      mutate: (xml) => xml.replace(AS4_URL, 'http://127.0.0.1:9/attacker'),
+    });
     const tampered = await refusal(client.lookupEndpoint(smp.url, p('tampered'), INVOICE, BILLING));
     expect(tampered.reason).toBe('smp-signature-invalid');
     expect(tampered.message).toMatch(/does not verify/);
@@ -197,7 +258,9 @@ describe('precise failure reasons', () => {
     expect([expired.reason, expired.details?.problem]).toEqual(['endpoint-certificate-invalid', 'expired']);
 
     smp.publish(p('smp-cert-as-ap'), INVOICE, billing(as4(pki.smp.certificate)));
-    expect((await refusal(client.lookupEndpoint(smp.url, p('smp-cert-as-ap'), INVOICE, BILLING))).reason).toBe('endpoint-certificate-invalid');
+    expect((await refusal(client.lookupEndpoint(smp.url, p('smp-cert-as-ap'), INVOICE, BILLING))).reason).toBe(
+      'endpoint-certificate-invalid',
+    );
   });
 
   it('refuses a validly signed answer about another participant (replayed metadata)', async () => {
@@ -209,10 +272,17 @@ describe('precise failure reasons', () => {
 
   it('refuses a signature that covers only part of the document', async () => {
     const partial = (xml: string): string => {
-      const sig = new SignedXml({ privateKey: pki.smp.privateKey.export({ format: 'pem', type: 'pkcs8' }), publicCert: pki.smp.certificate.toString() });
+      const sig = new SignedXml({
+        privateKey: pki.smp.privateKey.export({ format: 'pem', type: 'pkcs8' }),
+        publicCert: pki.smp.certificate.toString(),
+      });
       sig.signatureAlgorithm = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
       sig.canonicalizationAlgorithm = 'http://www.w3.org/2001/10/xml-exc-c14n#';
-      sig.addReference({ xpath: "//*[local-name(.)='ProcessList']", transforms: ['http://www.w3.org/2001/10/xml-exc-c14n#'], digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256' });
+      sig.addReference({
+        xpath: "//*[local-name(.)='ProcessList']",
+        transforms: ['http://www.w3.org/2001/10/xml-exc-c14n#'],
+        digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
+      });
       sig.computeSignature(xml, { location: { reference: '/*', action: 'append' } });
       return sig.getSignedXml();
     };
@@ -240,12 +310,20 @@ describe('older SMP signatures', () => {
         signatureAlgorithm: 'http://www.w3.org/2000/09/xmldsig#rsa-sha1',
         canonicalizationAlgorithm: 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315',
       });
-      sig.addReference({ xpath: '/*', transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature'], digestAlgorithm: 'http://www.w3.org/2000/09/xmldsig#sha1', isEmptyUri: true });
+      sig.addReference({
+        xpath: '/*',
+        transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature'],
+        digestAlgorithm: 'http://www.w3.org/2000/09/xmldsig#sha1',
+        isEmptyUri: true,
+      });
       sig.computeSignature(xml, { location: { reference: '/*', action: 'append' } });
       return sig.getSignedXml();
     };
     const who = peppolParticipant('9915:legacy-signer');
-    smp.publish(who, INVOICE, billing(as4()), { signer: null, mutate: () => legacy(buildServiceMetadataXml(who, INVOICE, billing(as4()))) });
+    smp.publish(who, INVOICE, billing(as4()), {
+      signer: null,
+      mutate: () => legacy(buildServiceMetadataXml(who, INVOICE, billing(as4()))),
+    });
     const found = await client.lookupEndpoint(smp.url, who, INVOICE, BILLING);
     expect(found.endpoint.url).toBe(AS4_URL);
   });
@@ -275,21 +353,32 @@ describe('redirects', () => {
   });
 
   it('follows at most one redirect', async () => {
-    other.redirect(who('twice'), INVOICE, resource(smp.url, who('twice'), INVOICE), rfc2253Subject(pki.smp.certificate));
+    other.redirect(
+      who('twice'),
+      INVOICE,
+      resource(smp.url, who('twice'), INVOICE),
+      rfc2253Subject(pki.smp.certificate),
+    );
     smp.redirect(who('twice'), INVOICE, resource(other.url, who('twice'), INVOICE), rfc2253Subject(smp2.certificate));
     const e = await refusal(client.lookupEndpoint(smp.url, who('twice'), INVOICE, BILLING));
     expect(e.reason).toBe('smp-redirect-invalid');
     expect(e.message).toMatch(/redirects again/);
   });
 
-  it('revocation: the SMP signer and the endpoint certificate are checked against their CAs\' CRLs when a checker is set', async () => {
+  it("revocation: the SMP signer and the endpoint certificate are checked against their CAs' CRLs when a checker is set", async () => {
     const rp = (v: string): ParticipantId => peppolParticipant(`9915:${v}`);
     const crl = await startCrlServer();
-    const revokedSmpKey = await issueCertificate(pki.smpCa, { subject: 'C=NL, O=Invoice Gateway, OU=PEPPOL TEST SMP, CN=PSM000009', crlUrls: [`${TEST_CRL_BASE_URL}/smp-ca.crl`] });
+    const revokedSmpKey = await issueCertificate(pki.smpCa, {
+      subject: 'C=NL, O=Invoice Gateway, OU=PEPPOL TEST SMP, CN=PSM000009',
+      crlUrls: [`${TEST_CRL_BASE_URL}/smp-ca.crl`],
+    });
     const revokedSmp = await new LocalSmp(revokedSmpKey).start();
     try {
       crl.files.set('/ap-ca.crl', pki.crls.apCa);
-      crl.files.set('/smp-ca.crl', await issueCrl(pki.smpCa, { revoked: [{ certificate: revokedSmpKey.certificate }] }));
+      crl.files.set(
+        '/smp-ca.crl',
+        await issueCrl(pki.smpCa, { revoked: [{ certificate: revokedSmpKey.certificate }] }),
+      );
       const checking = new SmpClient({
         smpCertificateAuthorities: [pki.smpCa.certificate],
         apCertificateAuthorities: [pki.apCa.certificate],
@@ -298,12 +387,22 @@ describe('redirects', () => {
       });
 
       smp.publish(rp('rev-good'), INVOICE, billing(as4()));
-      expect(await checking.lookupEndpoint(smp.url, rp('rev-good'), INVOICE, BILLING)).toMatchObject({ revocationChecked: true, metadata: { signerRevocationChecked: true } });
-      expect(await client.lookupEndpoint(smp.url, rp('rev-good'), INVOICE, BILLING)).toMatchObject({ revocationChecked: false, metadata: { signerRevocationChecked: false } });
+      expect(await checking.lookupEndpoint(smp.url, rp('rev-good'), INVOICE, BILLING)).toMatchObject({
+        revocationChecked: true,
+        metadata: { signerRevocationChecked: true },
+      });
+      expect(await client.lookupEndpoint(smp.url, rp('rev-good'), INVOICE, BILLING)).toMatchObject({
+        revocationChecked: false,
+        metadata: { signerRevocationChecked: false },
+      });
 
       smp.publish(rp('rev-endpoint'), INVOICE, billing(as4(pki.apRevoked.certificate)));
       const endpoint = await refusal(checking.lookupEndpoint(smp.url, rp('rev-endpoint'), INVOICE, BILLING));
-      expect([endpoint.reason, endpoint.details?.problem, endpoint.retryable]).toEqual(['endpoint-certificate-invalid', 'revoked', false]);
+      expect([endpoint.reason, endpoint.details?.problem, endpoint.retryable]).toEqual([
+        'endpoint-certificate-invalid',
+        'revoked',
+        false,
+      ]);
       expect(endpoint.message).toMatch(/endpoint certificate of .*was revoked on .*keyCompromise/);
 
       revokedSmp.publish(rp('rev-smp'), INVOICE, billing(as4()));
@@ -313,9 +412,16 @@ describe('redirects', () => {
 
       // The SMP CA's CRL cannot be fetched: hard fail refuses, retryable.
       crl.files.set('/smp-ca.crl', 503);
-      const fresh = new SmpClient({ smpCertificateAuthorities: [pki.smpCa.certificate], revocation: new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 1500 }) });
+      const fresh = new SmpClient({
+        smpCertificateAuthorities: [pki.smpCa.certificate],
+        revocation: new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 1500 }),
+      });
       const unknown = await refusal(fresh.lookupEndpoint(smp.url, rp('rev-good'), INVOICE, BILLING));
-      expect([unknown.reason, unknown.details?.problem, unknown.retryable]).toEqual(['smp-certificate-untrusted', 'revocation-unknown', true]);
+      expect([unknown.reason, unknown.details?.problem, unknown.retryable]).toEqual([
+        'smp-certificate-untrusted',
+        'revocation-unknown',
+        true,
+      ]);
     } finally {
       await Promise.all([crl.close(), revokedSmp.stop()]);
     }

@@ -14,7 +14,13 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import type { RetrySchedule } from '../../src/core/retry-schedule';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
-import { DOCTYPE_SCHEME_BUSDOX, TRANSPORT_PROFILE_AS4_V2, documentTypeId, formatId, peppolParticipant } from '../../src/peppol/identifiers';
+import {
+  DOCTYPE_SCHEME_BUSDOX,
+  TRANSPORT_PROFILE_AS4_V2,
+  documentTypeId,
+  formatId,
+  peppolParticipant,
+} from '../../src/peppol/identifiers';
 import { buildServiceMetadataXml, signServiceMetadata } from '../../src/peppol/smp-documents';
 import type { TestPki } from '../../src/peppol/pki/test-pki';
 import { naptrName } from '../../src/peppol/sml';
@@ -24,7 +30,14 @@ import { verifyWebhook } from '../../src/webhooks/verify-webhook';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
-import { RecordingDeliveryStarter, createWebhookTestContext, eventually, startReceiver, type TestReceiver, type WebhookTestContext } from '../support/webhook-harness';
+import {
+  RecordingDeliveryStarter,
+  createWebhookTestContext,
+  eventually,
+  startReceiver,
+  type TestReceiver,
+  type WebhookTestContext,
+} from '../support/webhook-harness';
 import { LocalDnsZone } from '../unit/peppol/support/local-dns';
 import { LocalSmp } from '../unit/peppol/support/local-smp';
 import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
@@ -52,8 +65,14 @@ const CII_ONLY_BUYER = '0106:12345675';
 /** Its SMP lists only a format the invoice cannot be converted to (an Order). */
 const ORDERS_ONLY_BUYER = '0106:12345676';
 const UNKNOWN_BUYER = '0106:99999999';
-const CII_DOCUMENT_TYPE = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100::CrossIndustryInvoice##urn:cen.eu:en16931:2017::D16B');
-const ORDER_DOCUMENT_TYPE = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1');
+const CII_DOCUMENT_TYPE = documentTypeId(
+  DOCTYPE_SCHEME_BUSDOX,
+  'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100::CrossIndustryInvoice##urn:cen.eu:en16931:2017::D16B',
+);
+const ORDER_DOCUMENT_TYPE = documentTypeId(
+  DOCTYPE_SCHEME_BUSDOX,
+  'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1',
+);
 const BIS3_DOCUMENT_TYPE = documentTypeId(
   DOCTYPE_SCHEME_BUSDOX,
   'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
@@ -97,15 +116,32 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
 
   function publish(participant: string, url: string, only?: ReturnType<typeof documentTypeId>): void {
     const p = peppolParticipant(participant);
-    dns.set(naptrName(p, ZONE), [{ type: 'NAPTR', order: 100, preference: 10, flags: 'U', service: 'Meta:SMP', regexp: `!^.*$!${smp.url}!` }]);
-    const processes = [{ process: BILLING_PROCESS, endpoints: [{ transportProfile: TRANSPORT_PROFILE_AS4_V2, url, certificate: pki.apReceiver.certificate }] }];
+    dns.set(naptrName(p, ZONE), [
+      { type: 'NAPTR', order: 100, preference: 10, flags: 'U', service: 'Meta:SMP', regexp: `!^.*$!${smp.url}!` },
+    ]);
+    const processes = [
+      {
+        process: BILLING_PROCESS,
+        endpoints: [{ transportProfile: TRANSPORT_PROFILE_AS4_V2, url, certificate: pki.apReceiver.certificate }],
+      },
+    ];
     if (only) {
       smp.publish(p, only, processes);
       return;
     }
     // The document types of both test invoices: BIS Billing 3.0 and plain EN 16931 UBL.
-    for (const customization of ['urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0', 'urn:cen.eu:en16931:2017']) {
-      smp.publish(p, documentTypeId(DOCTYPE_SCHEME_BUSDOX, `urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##${customization}::2.1`), processes);
+    for (const customization of [
+      'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0',
+      'urn:cen.eu:en16931:2017',
+    ]) {
+      smp.publish(
+        p,
+        documentTypeId(
+          DOCTYPE_SCHEME_BUSDOX,
+          `urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##${customization}::2.1`,
+        ),
+        processes,
+      );
     }
   }
 
@@ -125,7 +161,12 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     });
     const buyerTenant = await receiving.core.directory.createTenant({ name: 'buyers' });
     for (const id of [BUYER, FLAKY_BUYER, REFUSING_BUYER, SMP_HICCUP_BUYER, CII_ONLY_BUYER]) {
-      await receiving.core.directory.createParty({ tenantId: buyerTenant._id, partyId: id, legalEntityId: `SE:${id}`, name: `Buyer ${id}` });
+      await receiving.core.directory.createParty({
+        tenantId: buyerTenant._id,
+        partyId: id,
+        legalEntityId: `SE:${id}`,
+        name: `Buyer ${id}`,
+      });
     }
     // One listener in front of the receiving app: /as4 is the app itself; /flaky/as4 fails twice first; /refusing/as4 is a 400.
     front = createServer((req, res) => {
@@ -160,7 +201,18 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     publish(ORDERS_ONLY_BUYER, `${frontUrl}/as4`, ORDER_DOCUMENT_TYPE);
     const hiccup = peppolParticipant(SMP_HICCUP_BUYER);
     const metadata = signServiceMetadata(
-      buildServiceMetadataXml(hiccup, BIS3_DOCUMENT_TYPE, [{ process: BILLING_PROCESS, endpoints: [{ transportProfile: TRANSPORT_PROFILE_AS4_V2, url: `${frontUrl}/as4`, certificate: pki.apReceiver.certificate }] }]),
+      buildServiceMetadataXml(hiccup, BIS3_DOCUMENT_TYPE, [
+        {
+          process: BILLING_PROCESS,
+          endpoints: [
+            {
+              transportProfile: TRANSPORT_PROFILE_AS4_V2,
+              url: `${frontUrl}/as4`,
+              certificate: pki.apReceiver.certificate,
+            },
+          ],
+        },
+      ]),
       pki.smp,
     );
     smp.override(`/${formatId(hiccup)}/services/${formatId(BIS3_DOCUMENT_TYPE)}`, (res) => {
@@ -170,7 +222,13 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
 
     // The sending gateway: API + worker with our AP key (the sender certificate), lookups through the local zone.
     receiver = await startReceiver();
-    starter = await TemporalWorkflowStarter.connect({ address: temporalAddress, namespace: 'default', taskQueue, searchAttributes: false, peppolSendSchedule: FAST });
+    starter = await TemporalWorkflowStarter.connect({
+      address: temporalAddress,
+      namespace: 'default',
+      taskQueue,
+      searchAttributes: false,
+      peppolSendSchedule: FAST,
+    });
     ctx = await createWebhookTestContext('peppolsending', {
       starter: new RecordingDeliveryStarter(),
       workflows: starter,
@@ -189,11 +247,22 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       },
     });
     await ctx.core.directory.createTenant({ id: 'tenantP', name: 'P' });
-    await ctx.core.directory.createParty({ tenantId: 'tenantP', partyId: PARTY, legalEntityId: LEGAL_ENTITY, name: 'Seller' });
+    await ctx.core.directory.createParty({
+      tenantId: 'tenantP',
+      partyId: PARTY,
+      legalEntityId: LEGAL_ENTITY,
+      name: 'Seller',
+    });
     token = await ctx.token(await ctx.createClient(['tenantP']));
-    const hook = await request(ctx.app).post(`/api/v1/${PARTY}/hook`).auth(token, { type: 'bearer' }).send({ url: `${receiver.url}/events`, topic: 'InvoiceSent*', secureKey: KEY, action: 'https' });
+    const hook = await request(ctx.app)
+      .post(`/api/v1/${PARTY}/hook`)
+      .auth(token, { type: 'bearer' })
+      .send({ url: `${receiver.url}/events`, topic: 'InvoiceSent*', secureKey: KEY, action: 'https' });
     expect(hook.status).toBe(201);
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+    });
     worker = await startWorker(ctx.config, { workflowBundle });
   }, 180_000);
 
@@ -211,15 +280,29 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
   });
 
   const withBuyer = (buyer: string): Buffer =>
-    Buffer.from(corpusFile(BIS3_FILE).toString('utf8').replace(ORIGINAL_BUYER_ENDPOINT, `<cbc:EndpointID schemeID="${buyer.slice(0, 4)}">${buyer.slice(5)}</cbc:EndpointID>`));
+    Buffer.from(
+      corpusFile(BIS3_FILE)
+        .toString('utf8')
+        .replace(
+          ORIGINAL_BUYER_ENDPOINT,
+          `<cbc:EndpointID schemeID="${buyer.slice(0, 4)}">${buyer.slice(5)}</cbc:EndpointID>`,
+        ),
+    );
 
   async function send(body: Buffer, contentType = 'application/xml'): Promise<Status & { id: string }> {
-    const res = await request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', randomUUID()).type(contentType).send(body);
+    const res = await request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/send`)
+      .auth(token, { type: 'bearer' })
+      .set('X-Service-DocumentId', randomUUID())
+      .type(contentType)
+      .send(body);
     expect(res.status).toBe(200);
     const id = (res.body as { id: string }).id;
     const status = await eventually(
       async () => {
-        const s = await request(ctx.app).get(`/api/v1/${PARTY}/salesInvoice/${id}/status`).auth(token, { type: 'bearer' });
+        const s = await request(ctx.app)
+          .get(`/api/v1/${PARTY}/salesInvoice/${id}/status`)
+          .auth(token, { type: 'bearer' });
         return s.status === 200 && FINAL.has((s.body as Status).state) ? (s.body as Status) : undefined;
       },
       120_000,
@@ -229,21 +312,49 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
   }
 
   /** The events delivered for one document, in the order they were produced (signature verified with the hook key). */
-  async function eventsFor(documentId: string, until: string): Promise<Array<{ topic: string; message: string; details: Record<string, string> }>> {
-    await eventually(() => receiver.requests.find((r) => r.json()['documentId'] === documentId && r.json()['topic'] === until), 60_000, `${until} for ${documentId}`);
+  async function eventsFor(
+    documentId: string,
+    until: string,
+  ): Promise<Array<{ topic: string; message: string; details: Record<string, string> }>> {
+    await eventually(
+      () => receiver.requests.find((r) => r.json()['documentId'] === documentId && r.json()['topic'] === until),
+      60_000,
+      `${until} for ${documentId}`,
+    );
     const mine = receiver.requests.filter((r) => r.json()['documentId'] === documentId);
     for (const r of mine) expect(verifyWebhook(r.rawBody, r.headers, KEY)).toMatchObject({ ok: true });
     return mine
-      .map((r) => r.json() as { topic: string; message: string; details: Record<string, string>; createdOn: string; sentOn: string })
-      .sort((a, b) => Number(a.details['attempt']) - Number(b.details['attempt']) || (a.topic === 'InvoiceSentRetry' ? -1 : 1));
+      .map(
+        (r) =>
+          r.json() as {
+            topic: string;
+            message: string;
+            details: Record<string, string>;
+            createdOn: string;
+            sentOn: string;
+          },
+      )
+      .sort(
+        (a, b) =>
+          Number(a.details['attempt']) - Number(b.details['attempt']) || (a.topic === 'InvoiceSentRetry' ? -1 : 1),
+      );
   }
 
   it('delivers a valid BIS 3 invoice: receipt → delivered, the receiving AP stored it, InvoiceSent with the details', async () => {
     const before = await receiving.core.db.models.As4Inbound.countDocuments().exec();
     const s = await send(withBuyer(BUYER));
     expect(s.state).toBe('delivered');
-    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'sending', 'delivered']);
-    expect(s.history[4]?.detail).toMatch(/^attempt 1 to iso6523-actorid-upis::0106:12345670 at http:\/\/127\.0\.0\.1:\d+\/as4 \(AS4 MessageId .+\): delivered, HTTP 200$/);
+    expect(s.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'sending',
+      'delivered',
+    ]);
+    expect(s.history[4]?.detail).toMatch(
+      /^attempt 1 to iso6523-actorid-upis::0106:12345670 at http:\/\/127\.0\.0\.1:\d+\/as4 \(AS4 MessageId .+\): delivered, HTTP 200$/,
+    );
 
     // The receiving access point holds the message, with our invoice inside its SBD.
     expect(await receiving.core.db.models.As4Inbound.countDocuments().exec()).toBe(before + 1);
@@ -257,8 +368,10 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       protocol: 'peppol',
       attempt: '1',
       stage: 'delivery',
-      sourceDocumentTypeId: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
-      targetDocumentTypeId: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
+      sourceDocumentTypeId:
+        'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
+      targetDocumentTypeId:
+        'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
     });
     expect(details['messageId']).toMatch(/@invoice-gateway$/);
     const stored = await receiving.core.db.models.As4Inbound.findById(details['messageId']).lean().exec();
@@ -271,15 +384,33 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     const s = await send(withBuyer(FLAKY_BUYER));
     expect(s.state).toBe('delivered');
     expect(flakyCalls).toBe(3);
-    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'sending', 'retrying', 'sending', 'retrying', 'sending', 'delivered']);
+    expect(s.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'sending',
+      'retrying',
+      'sending',
+      'retrying',
+      'sending',
+      'delivered',
+    ]);
     const events = await eventsFor(s.id, 'InvoiceSent');
     expect(events.map((e) => [e.topic, e.details['attempt']])).toEqual([
       ['InvoiceSentRetry', '1'],
       ['InvoiceSentRetry', '2'],
       ['InvoiceSent', '3'],
     ]);
-    expect(events[0]!.message).toMatch(/^Attempt 1 failed temporarily \(HTTP 503: receiving access point busy\); the next follows in 300 ms$/);
-    expect(events[0]!.details).toMatchObject({ protocol: 'peppol', endpoint: `${frontUrl}/flaky/as4`, reasonCode: 'HTTP 503', recipient: FLAKY_BUYER });
+    expect(events[0]!.message).toMatch(
+      /^Attempt 1 failed temporarily \(HTTP 503: receiving access point busy\); the next follows in 300 ms$/,
+    );
+    expect(events[0]!.details).toMatchObject({
+      protocol: 'peppol',
+      endpoint: `${frontUrl}/flaky/as4`,
+      reasonCode: 'HTTP 503',
+      recipient: FLAKY_BUYER,
+    });
     // Every attempt is the same AS4 message.
     expect(new Set(events.map((e) => e.details['messageId'])).size).toBe(1);
   });
@@ -304,14 +435,30 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     const s = await send(withBuyer(SMP_HICCUP_BUYER));
     expect(s.state).toBe('delivered');
     expect(smpCalls).toBe(2);
-    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'retrying', 'sending', 'delivered']);
+    expect(s.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'retrying',
+      'sending',
+      'delivered',
+    ]);
     const events = await eventsFor(s.id, 'InvoiceSent');
     expect(events.map((e) => [e.topic, e.details['attempt']])).toEqual([
       ['InvoiceSentRetry', '1'],
       ['InvoiceSent', '2'],
     ]);
-    expect(events[0]!.details).toMatchObject({ stage: 'lookup', reasonCode: 'SMP_UNREACHABLE', recipient: SMP_HICCUP_BUYER, endpoint: '', protocol: '' });
-    expect(events[0]!.message).toMatch(/^Attempt 1 failed temporarily \(The recipient's Peppol registration could not be read: .+\); the next follows in 300 ms$/);
+    expect(events[0]!.details).toMatchObject({
+      stage: 'lookup',
+      reasonCode: 'SMP_UNREACHABLE',
+      recipient: SMP_HICCUP_BUYER,
+      endpoint: '',
+      protocol: '',
+    });
+    expect(events[0]!.message).toMatch(
+      /^Attempt 1 failed temporarily \(The recipient's Peppol registration could not be read: .+\); the next follows in 300 ms$/,
+    );
   });
 
   it('a 4xx from the receiving access point ends in InvoiceSentError at once, without a retry', async () => {
@@ -321,7 +468,12 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     const events = await eventsFor(s.id, 'InvoiceSentError');
     expect(events.map((e) => e.topic)).toEqual(['InvoiceSentError']);
     expect(events[0]!.message).toBe('Delivery refused by the receiving access point: HTTP 400: bad request');
-    expect(events[0]!.details).toMatchObject({ attempt: '1', protocol: 'peppol', reasonCode: 'HTTP 400', stage: 'delivery' });
+    expect(events[0]!.details).toMatchObject({
+      attempt: '1',
+      protocol: 'peppol',
+      reasonCode: 'HTTP 400',
+      stage: 'delivery',
+    });
   });
 
   it('a recipient that takes only EN 16931 CII gets the UBL upload converted to CII, validated, and said so in InvoiceSent', async () => {
@@ -329,9 +481,16 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     expect(s.state).toBe('delivered');
     const events = await eventsFor(s.id, 'InvoiceSent');
     expect(events.map((e) => e.topic)).toEqual(['InvoiceSent']);
-    expect(events[0]!.message).toMatch(/^Delivered to 0106:12345675 over Peppol as EN 16931 CII D16B, converted because the recipient does not take the uploaded format/);
-    expect(events[0]!.details).toMatchObject({ recipient: CII_ONLY_BUYER, targetDocumentTypeId: CII_DOCUMENT_TYPE.value });
-    expect(events[0]!.details['sourceDocumentTypeId']).toMatch(/^urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##/);
+    expect(events[0]!.message).toMatch(
+      /^Delivered to 0106:12345675 over Peppol as EN 16931 CII D16B, converted because the recipient does not take the uploaded format/,
+    );
+    expect(events[0]!.details).toMatchObject({
+      recipient: CII_ONLY_BUYER,
+      targetDocumentTypeId: CII_DOCUMENT_TYPE.value,
+    });
+    expect(events[0]!.details['sourceDocumentTypeId']).toMatch(
+      /^urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##/,
+    );
     // What the receiving access point stored is the CII, with the invoice's number and buyer.
     const stored = await receiving.core.db.models.As4Inbound.findById(events[0]!.details['messageId']).lean().exec();
     expect(stored?.documentType).toBe(formatId(CII_DOCUMENT_TYPE));
@@ -346,9 +505,18 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     expect(pdf).toBeDefined();
     const s = await send(pdf!, 'application/pdf');
     expect(s.state).toBe('delivered');
-    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'sending', 'delivered']);
+    expect(s.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'sending',
+      'delivered',
+    ]);
     const events = await eventsFor(s.id, 'InvoiceSent');
-    expect(events[0]!.message).toMatch(/^Delivered to 0106:12345670 over Peppol as Peppol BIS Billing 3\.0, converted because the recipient does not take the uploaded format/);
+    expect(events[0]!.message).toMatch(
+      /^Delivered to 0106:12345670 over Peppol as Peppol BIS Billing 3\.0, converted because the recipient does not take the uploaded format/,
+    );
     expect(events[0]!.details).toMatchObject({ targetDocumentTypeId: BIS3_DOCUMENT_TYPE.value });
     const stored = await receiving.core.db.models.As4Inbound.findById(events[0]!.details['messageId']).lean().exec();
     const sbd = (await receiving.core.db.blobs.read(stored!.blobId)).toString('utf8');
@@ -360,37 +528,77 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     const s = await send(withBuyer(ORDERS_ONLY_BUYER));
     expect(s.state).toBe('InvoiceSentError');
     const events = await eventsFor(s.id, 'InvoiceSentError');
-    expect(events[0]!.message).toMatch(/^The recipient 0106:12345676 does not receive .+ over Peppol AS4, nor a format the gateway can convert it to: /);
-    expect(events[0]!.details).toMatchObject({ stage: 'lookup', reasonCode: 'DOCUMENT_TYPE_NOT_SUPPORTED', attempt: '0' });
+    expect(events[0]!.message).toMatch(
+      /^The recipient 0106:12345676 does not receive .+ over Peppol AS4, nor a format the gateway can convert it to: /,
+    );
+    expect(events[0]!.details).toMatchObject({
+      stage: 'lookup',
+      reasonCode: 'DOCUMENT_TYPE_NOT_SUPPORTED',
+      attempt: '0',
+    });
   });
 
   it('an unknown participant ends in InvoiceSentError (stage lookup) without any attempt: no Peppol, no e-mail fallback yet', async () => {
     const s = await send(withBuyer(UNKNOWN_BUYER));
     expect(s.state).toBe('InvoiceSentError');
-    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
+    expect(s.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'InvoiceSentError',
+    ]);
     const events = await eventsFor(s.id, 'InvoiceSentError');
     expect(events.map((e) => e.topic)).toEqual(['InvoiceSentError']);
-    expect(events[0]!.message).toMatch(/^The recipient 0106:99999999 is not reachable on Peppol \(.+\); the e-mail fallback is not available in this version$/);
-    expect(events[0]!.details).toMatchObject({ stage: 'lookup', reasonCode: 'PARTICIPANT_UNKNOWN', recipient: UNKNOWN_BUYER, attempt: '0', protocol: '', endpoint: '', messageId: '' });
+    expect(events[0]!.message).toMatch(
+      /^The recipient 0106:99999999 is not reachable on Peppol \(.+\); the e-mail fallback is not available in this version$/,
+    );
+    expect(events[0]!.details).toMatchObject({
+      stage: 'lookup',
+      reasonCode: 'PARTICIPANT_UNKNOWN',
+      recipient: UNKNOWN_BUYER,
+      attempt: '0',
+      protocol: '',
+      endpoint: '',
+      messageId: '',
+    });
   });
 
   it('a valid invoice without a buyer EndpointID (BT-49) ends in InvoiceSentError naming the element', async () => {
     // EN 16931 leaves BT-49 optional, so this invoice passes its rules and only delivery needs the address.
     const s = await send(corpusFile(SAMPLE_UBL_INVOICE));
     expect(s.state).toBe('InvoiceSentError');
-    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
-    expect(s.history.at(-1)?.detail).toBe('Not sent: the invoice has no buyer EndpointID cac:AccountingCustomerParty/cac:Party/cbc:EndpointID (BT-49)');
+    expect(s.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'InvoiceSentError',
+    ]);
+    expect(s.history.at(-1)?.detail).toBe(
+      'Not sent: the invoice has no buyer EndpointID cac:AccountingCustomerParty/cac:Party/cbc:EndpointID (BT-49)',
+    );
     const events = await eventsFor(s.id, 'InvoiceSentError');
     expect(events[0]!.details).toMatchObject({ stage: 'recipient', reasonCode: 'ENDPOINT_MISSING', attempt: '0' });
   });
 
   it('a malformed buyer EndpointID ends in InvoiceSentError', async () => {
-    const xml = corpusFile(BIS3_FILE).toString('utf8').replace(ORIGINAL_BUYER_ENDPOINT, '<cbc:EndpointID schemeID="0106">1234 5670</cbc:EndpointID>');
+    const xml = corpusFile(BIS3_FILE)
+      .toString('utf8')
+      .replace(ORIGINAL_BUYER_ENDPOINT, '<cbc:EndpointID schemeID="0106">1234 5670</cbc:EndpointID>');
     const s = await send(Buffer.from(xml));
     expect(s.state).toBe('InvoiceSentError');
     // The rules pass it (0106 has no format rule); the Peppol identifier policy does not.
-    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
-    expect(s.history.at(-1)?.detail).toMatch(/^Not sent: buyer EndpointID .*\(BT-49\) 0106:1234 5670 is not a valid Peppol participant identifier: .*POLICY 1/);
+    expect(s.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'InvoiceSentError',
+    ]);
+    expect(s.history.at(-1)?.detail).toMatch(
+      /^Not sent: buyer EndpointID .*\(BT-49\) 0106:1234 5670 is not a valid Peppol participant identifier: .*POLICY 1/,
+    );
     const events = await eventsFor(s.id, 'InvoiceSentError');
     expect(events[0]!.details).toMatchObject({ stage: 'recipient', reasonCode: 'ENDPOINT_INVALID', attempt: '0' });
   });
@@ -398,11 +606,27 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
   it('a format without official rules here (BIS 3 CII) is not sent: InvoiceSentError naming why', async () => {
     const xml = corpusFile(SAMPLE_CII_INVOICE)
       .toString('utf8')
-      .replace(/(<ram:GuidelineSpecifiedDocumentContextParameter>\s*<ram:ID>)[^<]+</, '$1urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0<');
+      .replace(
+        /(<ram:GuidelineSpecifiedDocumentContextParameter>\s*<ram:ID>)[^<]+</,
+        '$1urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0<',
+      );
     const s = await send(Buffer.from(xml));
-    expect(s.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'not-validated', 'InvoiceSentError']);
-    expect(s.history.at(-1)?.detail).toMatch(/^Not sent over Peppol: the document was not validated against official rules \(No validation rules are available for Peppol BIS Billing 3.0 CII/);
+    expect(s.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'not-validated',
+      'InvoiceSentError',
+    ]);
+    expect(s.history.at(-1)?.detail).toMatch(
+      /^Not sent over Peppol: the document was not validated against official rules \(No validation rules are available for Peppol BIS Billing 3.0 CII/,
+    );
     const events = await eventsFor(s.id, 'InvoiceSentError');
-    expect(events[0]!.details).toMatchObject({ stage: 'validation', reasonCode: 'NOT_VALIDATED', attempt: '0', protocol: '' });
+    expect(events[0]!.details).toMatchObject({
+      stage: 'validation',
+      reasonCode: 'NOT_VALIDATED',
+      attempt: '0',
+      protocol: '',
+    });
   });
 });

@@ -19,14 +19,23 @@ const REPO = path.resolve(__dirname, '../..');
 /** States a sales invoice ends in. */
 const FINAL = new Set(['delivered', 'InvoiceSentError']);
 /** This file's worker has no Peppol settings: valid invoices end here, saying which settings are missing. */
-const NOT_CONFIGURED = /^Peppol sending is not configured: PEPPOL_AP_KEYSTORE \(or PEPPOL_AP_CERTIFICATE \+ PEPPOL_AP_PRIVATE_KEY\), PEPPOL_AP_CA, PEPPOL_SMP_TRUSTSTORE not set$/;
+const NOT_CONFIGURED =
+  /^Peppol sending is not configured: PEPPOL_AP_KEYSTORE \(or PEPPOL_AP_CERTIFICATE \+ PEPPOL_AP_PRIVATE_KEY\), PEPPOL_AP_CA, PEPPOL_SMP_TRUSTSTORE not set$/;
 const isFinal = (s: string) => FINAL.has(s);
 
 /** Polls the status endpoint until the document leaves the given states (bounded). */
-async function waitForState(ctx: TestContext, token: string, id: string, done: (s: string) => boolean, timeoutMs = 60_000) {
+async function waitForState(
+  ctx: TestContext,
+  token: string,
+  id: string,
+  done: (s: string) => boolean,
+  timeoutMs = 60_000,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await request(ctx.app).get(`/api/v1/${PARTY}/salesInvoice/${id}/status`).auth(token, { type: 'bearer' });
+    const res = await request(ctx.app)
+      .get(`/api/v1/${PARTY}/salesInvoice/${id}/status`)
+      .auth(token, { type: 'bearer' });
     const body = res.body as { state: string; history: { state: string; detail?: string }[]; format?: { id: string } };
     if (res.status === 200 && done(body.state)) return body;
     if (Date.now() > deadline) throw new Error(`document ${id} stuck in ${body.state}`);
@@ -51,10 +60,18 @@ describe('sendInvoice on the real Temporal dev server', () => {
       env: { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_ADDRESS: '' },
     });
     await ctx.core.directory.createTenant({ id: 'tenantS', name: 'S' });
-    await ctx.core.directory.createParty({ tenantId: 'tenantS', partyId: PARTY, legalEntityId: `NL:${PARTY}`, name: 'Sender' });
+    await ctx.core.directory.createParty({
+      tenantId: 'tenantS',
+      partyId: PARTY,
+      legalEntityId: `NL:${PARTY}`,
+      name: 'Sender',
+    });
     client = await ctx.createClient(['tenantS']);
     token = await ctx.token(client);
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
+    workflowBundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+    });
   });
 
   afterAll(async () => {
@@ -64,7 +81,12 @@ describe('sendInvoice on the real Temporal dev server', () => {
   });
 
   const upload = (body: Buffer, documentId = randomUUID()) =>
-    request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/send`).auth(token, { type: 'bearer' }).set('X-Service-DocumentId', documentId).type('application/xml').send(body);
+    request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/send`)
+      .auth(token, { type: 'bearer' })
+      .set('X-Service-DocumentId', documentId)
+      .type('application/xml')
+      .send(body);
 
   it('detects and validates UBL and CII invoices, records the history, and ends them clearly on a worker without Peppol settings', async () => {
     worker = await startWorker(ctx.config, { workflowBundle });
@@ -74,18 +96,37 @@ describe('sendInvoice on the real Temporal dev server', () => {
     const ublStatus = await waitForState(ctx, token, (ubl.body as { id: string }).id, isFinal);
     const ciiStatus = await waitForState(ctx, token, (cii.body as { id: string }).id, isFinal);
     expect(ublStatus.state).toBe('InvoiceSentError');
-    expect(ublStatus.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
+    expect(ublStatus.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'InvoiceSentError',
+    ]);
     expect(ublStatus.history.at(-1)?.detail).toMatch(NOT_CONFIGURED);
     expect(ublStatus.format?.id).toMatch(/ubl/);
     expect(ciiStatus.state).toBe('InvoiceSentError');
-    expect(ciiStatus.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
+    expect(ciiStatus.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'InvoiceSentError',
+    ]);
     expect(ciiStatus.format?.id).toMatch(/cii/);
 
     // The workflow id is the business key, and its result says the same as the record.
     const conn = await Connection.connect({ address: temporalAddress });
     try {
-      const handle = new Client({ connection: conn }).workflow.getHandle(sendInvoiceWorkflowId('tenantS', (ubl.body as { id: string }).id));
-      await expect(handle.result()).resolves.toMatchObject({ state: 'InvoiceSentError', detection: { ok: true }, validation: { kind: 'valid' }, delivery: { attempts: 0 } });
+      const handle = new Client({ connection: conn }).workflow.getHandle(
+        sendInvoiceWorkflowId('tenantS', (ubl.body as { id: string }).id),
+      );
+      await expect(handle.result()).resolves.toMatchObject({
+        state: 'InvoiceSentError',
+        detection: { ok: true },
+        validation: { kind: 'valid' },
+        delivery: { attempts: 0 },
+      });
     } finally {
       await conn.close();
     }
@@ -94,7 +135,9 @@ describe('sendInvoice on the real Temporal dev server', () => {
   it('ends malformed and unsafe XML in InvoiceSentError with the reason, without retrying forever', async () => {
     worker ??= await startWorker(ctx.config, { workflowBundle });
     const bomb = Buffer.from('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]><x>&b;</x>');
-    const broken = Buffer.from('<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><unclosed></Invoice>');
+    const broken = Buffer.from(
+      '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><unclosed></Invoice>',
+    );
     const unknown = Buffer.from('<Memo xmlns="urn:example:memo"><text>hello</text></Memo>');
     for (const [body, code] of [
       [bomb, 'UNSAFE_XML'],
@@ -115,7 +158,8 @@ describe('sendInvoice on the real Temporal dev server', () => {
     await worker?.stop();
     worker = undefined;
     const workerJs = path.join(REPO, 'dist/src/main/worker.js');
-    if (!existsSync(workerJs)) throw new Error(`${workerJs} missing: run through \`npm test\`, which builds dist/ first`);
+    if (!existsSync(workerJs))
+      throw new Error(`${workerJs} missing: run through \`npm test\`, which builds dist/ first`);
     const env = {
       ...process.env,
       ...workerBundleEnv(),
@@ -125,7 +169,8 @@ describe('sendInvoice on the real Temporal dev server', () => {
       WORKER_METRICS_ADDRESS: '',
       LOG_LEVEL: 'warn',
     };
-    const spawnWorker = (): ChildProcess => spawn(process.execPath, [workerJs], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const spawnWorker = (): ChildProcess =>
+      spawn(process.execPath, [workerJs], { env, stdio: ['ignore', 'ignore', 'inherit'] });
 
     const conn = await Connection.connect({ address: temporalAddress });
     const temporal = new Client({ connection: conn });
@@ -149,7 +194,9 @@ describe('sendInvoice on the real Temporal dev server', () => {
         const deadline = Date.now() + 60_000;
         for (;;) {
           const { raw } = await handle.describe().catch(() => ({ raw: { pendingActivities: [] } }));
-          const running = (raw.pendingActivities ?? []).some((a) => a.state === temporalEnums.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
+          const running = (raw.pendingActivities ?? []).some(
+            (a) => a.state === temporalEnums.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+          );
           if (running) break;
           if (Date.now() > deadline) throw new Error('activity never started');
           await new Promise((r) => setTimeout(r, 25));
@@ -161,7 +208,13 @@ describe('sendInvoice on the real Temporal dev server', () => {
         const second = spawnWorker();
         try {
           const status = await waitForState(ctx, token, id, isFinal, 180_000);
-          expect(status.history.map((h) => h.state)).toEqual(['received', 'accepted', 'detected', 'validated', 'InvoiceSentError']);
+          expect(status.history.map((h) => h.state)).toEqual([
+            'received',
+            'accepted',
+            'detected',
+            'validated',
+            'InvoiceSentError',
+          ]);
           expect(status.history.at(-1)?.detail).toMatch(NOT_CONFIGURED);
           await expect(handle.result()).resolves.toMatchObject({ state: 'InvoiceSentError' });
         } finally {

@@ -29,7 +29,12 @@ describe('storage guarantees the gateway relies on', () => {
 
   beforeAll(async () => {
     const { mongodbUri } = requireEnv();
-    const uri = uniqueDbUri(mongodbUri, `guarantees${randomUUID().replace(/[^a-f]/g, '').slice(0, 8)}`);
+    const uri = uniqueDbUri(
+      mongodbUri,
+      `guarantees${randomUUID()
+        .replace(/[^a-f]/g, '')
+        .slice(0, 8)}`,
+    );
     // Two connections, as an API process and a worker have.
     a = await mongoose.createConnection(uri, { autoIndex: false }).asPromise();
     b = await mongoose.createConnection(uri, { autoIndex: false }).asPromise();
@@ -56,7 +61,9 @@ describe('storage guarantees the gateway relies on', () => {
     const results = await Promise.allSettled(
       Array.from({ length: RACERS }, (_, i) => (i % 2 ? onA : onB).create(doc(`racer-${i}`))),
     );
-    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r): unknown => r.reason);
+    const rejected = results
+      .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+      .map((r): unknown => r.reason);
     return {
       won: results.filter((r) => r.status === 'fulfilled').length,
       duplicates: rejected.filter(isDuplicateKeyError).length,

@@ -16,12 +16,23 @@ describe('leases taken by numbered inserts', () => {
 
   beforeAll(async () => {
     const { mongodbUri } = requireEnv();
-    const uri = uniqueDbUri(mongodbUri, `leases${randomUUID().replace(/[^a-f]/g, '').slice(0, 8)}`);
+    const uri = uniqueDbUri(
+      mongodbUri,
+      `leases${randomUUID()
+        .replace(/[^a-f]/g, '')
+        .slice(0, 8)}`,
+    );
     for (let i = 0; i < 2; i++) {
       const conn = await mongoose.createConnection(uri, { autoIndex: false }).asPromise();
       conns.push(conn);
       leases.push(buildLeaseModel(conn));
-      counters.push(conn.model<Counter>('Counter', new Schema<Counter>({ _id: String, count: Number }, { versionKey: false }), 'counters'));
+      counters.push(
+        conn.model<Counter>(
+          'Counter',
+          new Schema<Counter>({ _id: String, count: Number }, { versionKey: false }),
+          'counters',
+        ),
+      );
     }
     await leases[0]!.init();
     await leases[0]!.createIndexes();

@@ -27,7 +27,12 @@ describe('webhook storage under concurrent callers (two connections)', () => {
 
   beforeAll(async () => {
     const { mongodbUri } = requireEnv();
-    const uri = uniqueDbUri(mongodbUri, `hookraces${randomUUID().replace(/[^a-f]/g, '').slice(0, 8)}`);
+    const uri = uniqueDbUri(
+      mongodbUri,
+      `hookraces${randomUUID()
+        .replace(/[^a-f]/g, '')
+        .slice(0, 8)}`,
+    );
     a = await mongoose.createConnection(uri, { autoIndex: false }).asPromise();
     b = await mongoose.createConnection(uri, { autoIndex: false }).asPromise();
     models = [buildModels(a), buildModels(b)];

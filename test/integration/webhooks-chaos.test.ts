@@ -6,7 +6,12 @@ import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { TemporalDeliveryStarter } from '../../src/main/webhooks';
 import { deliveryIdFor } from '../../src/webhooks/delivery-id';
 import { requireEnv } from '../support/services';
-import { createWebhookTestContext, startReceiver, type TestReceiver, type WebhookTestContext } from '../support/webhook-harness';
+import {
+  createWebhookTestContext,
+  startReceiver,
+  type TestReceiver,
+  type WebhookTestContext,
+} from '../support/webhook-harness';
 
 /*
  * Chaos: 1,000 events to a receiver that answers 500 to 30 % of requests, never answers 5 % (the attempt times out)
@@ -117,7 +122,10 @@ describe.each([1, 2])('webhook delivery under a misbehaving receiver, %i worker(
         WORKER_MAX_CACHED_WORKFLOWS: String(CACHED_RUNS),
       },
     });
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: quietLogger,
+    });
     // Each worker composes its own database connection, activities, caches and held-delivery sweep.
     for (let i = 0; i < WORKERS; i++) {
       workers.push(await startWorker(ctx.config, { workflowBundle, maxConcurrentActivityTaskExecutions: 200 }));
@@ -156,17 +164,29 @@ describe.each([1, 2])('webhook delivery under a misbehaving receiver, %i worker(
     for (let batch = 0; batch < EVENTS / 25; batch++) {
       const published = await Promise.all(
         Array.from({ length: 25 }, (_, i) =>
-          ctx.webhooks.publisher.publishEvent({ tenantId: 'chaos', topic: 'ChaosTopic', party: null, message: `e${batch * 25 + i}`, createdBy: 'test' }),
+          ctx.webhooks.publisher.publishEvent({
+            tenantId: 'chaos',
+            topic: 'ChaosTopic',
+            party: null,
+            message: `e${batch * 25 + i}`,
+            createdBy: 'test',
+          }),
         ),
       );
       for (const p of published) deliveryIds.push(deliveryIdFor(p.event.id, hook.id));
     }
     const results = await Promise.all(
-      deliveryIds.map((id) => client.workflow.getHandle(deliverWebhookWorkflowId('chaos', id)).result() as Promise<DeliverWebhookResult>),
+      deliveryIds.map(
+        (id) =>
+          client.workflow.getHandle(deliverWebhookWorkflowId('chaos', id)).result() as Promise<DeliverWebhookResult>,
+      ),
     );
     const seconds = (Date.now() - started) / 1000;
 
-    const outcomes = results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.outcome]: (acc[r.outcome] ?? 0) + 1 }), {});
+    const outcomes = results.reduce<Record<string, number>>(
+      (acc, r) => ({ ...acc, [r.outcome]: (acc[r.outcome] ?? 0) + 1 }),
+      {},
+    );
     const retries = results.reduce((a, r) => a + r.attempts - 1, 0);
     // A 2xx the gateway did not see (the attempt's timeout fired first) makes the receiver answer the same delivery
     // id again: a duplicate on the wire, which at-least-once allows; counted here.

@@ -4,7 +4,11 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { deliverWebhookWorkflowId, type DeliverWebhookInput, type DeliverWebhookResult } from '../../src/core/webhook-delivery';
+import {
+  deliverWebhookWorkflowId,
+  type DeliverWebhookInput,
+  type DeliverWebhookResult,
+} from '../../src/core/webhook-delivery';
 import { loadConfig } from '../../src/config/load-config';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { composeWebhookRoutes, temporalDeliveryRuns, TemporalDeliveryStarter } from '../../src/main/webhooks';
@@ -19,7 +23,14 @@ import { documentToken } from '../../src/webhooks/httpsin';
 import type { PublishEventInput, PublishResult } from '../../src/webhooks/publish';
 import { verifyWebhook } from '../../src/webhooks/verify-webhook';
 import { requireEnv } from '../support/services';
-import { createWebhookTestContext, eventually, startReceiver, type ReceivedRequest, type TestReceiver, type WebhookTestContext } from '../support/webhook-harness';
+import {
+  createWebhookTestContext,
+  eventually,
+  startReceiver,
+  type ReceivedRequest,
+  type TestReceiver,
+  type WebhookTestContext,
+} from '../support/webhook-harness';
 
 const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 /** Four attempts 150 ms apart; Retry-After may stretch a wait to 1.5 s. */
@@ -55,7 +66,10 @@ describe('webhook delivery on the real Temporal dev server', () => {
         WEBHOOK_HTTPSIN_URL: `${inbound.url}/inbound`,
       },
     });
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+    workflowBundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: quietLogger,
+    });
     worker = await startWorker(ctx.config, { workflowBundle });
   }, 120_000);
 
@@ -95,8 +109,15 @@ describe('webhook delivery on the real Temporal dev server', () => {
         if (res.status !== 201) throw new Error(`hook: ${res.status} ${JSON.stringify(res.body)}`);
         return res.body as { id: string };
       },
-      publish(input: Omit<PublishEventInput, 'tenantId' | 'createdBy' | 'message'> & { message?: string }): Promise<PublishResult> {
-        return ctx.webhooks.publisher.publishEvent({ tenantId: id, createdBy: 'peppol', message: 'test event', ...input });
+      publish(
+        input: Omit<PublishEventInput, 'tenantId' | 'createdBy' | 'message'> & { message?: string },
+      ): Promise<PublishResult> {
+        return ctx.webhooks.publisher.publishEvent({
+          tenantId: id,
+          createdBy: 'peppol',
+          message: 'test event',
+          ...input,
+        });
       },
       /** HookSentRetry / HookSentError events about one delivery. */
       async failureEvents(deliveryId: string): Promise<EventRecord[]> {
@@ -120,7 +141,11 @@ describe('webhook delivery on the real Temporal dev server', () => {
    * The outcomes of many deliveries, or, after `withinMs`, an error that says where each unfinished one stands (its
    * held record, its latest run), so a delivery that went missing names its own cause.
    */
-  async function resultsWithin(tenantId: string, deliveryIds: string[], withinMs: number): Promise<DeliverWebhookResult[]> {
+  async function resultsWithin(
+    tenantId: string,
+    deliveryIds: string[],
+    withinMs: number,
+  ): Promise<DeliverWebhookResult[]> {
     const outcomes = new Map<string, DeliverWebhookResult>();
     const all = Promise.all(deliveryIds.map(async (d) => outcomes.set(d, await result(tenantId, d)).get(d)!));
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -136,7 +161,10 @@ describe('webhook delivery on the real Temporal dev server', () => {
           const run = await client.workflow
             .getHandle(id)
             .describe()
-            .then((x) => `${x.runId} ${x.status.name}`, (e: Error) => e.message);
+            .then(
+              (x) => `${x.runId} ${x.status.name}`,
+              (e: Error) => e.message,
+            );
           const held = await ctx.core.db.models.HeldDelivery.findById(id, { input: 0 }).lean().exec();
           return { delivery: d, latestRun: run, held };
         }),
@@ -144,7 +172,8 @@ describe('webhook delivery on the real Temporal dev server', () => {
     throw new Error(`deliveries unfinished after ${withinMs} ms: ${JSON.stringify(states)}`);
   }
 
-  const hmacHex = (key: string, body: Buffer) => createHmac('sha256', Buffer.from(key, 'utf8')).update(body).digest('hex');
+  const hmacHex = (key: string, body: Buffer) =>
+    createHmac('sha256', Buffer.from(key, 'utf8')).update(body).digest('hex');
 
   it('signs each delivery so independent implementations verify it, with the payload of spec 6.3', async () => {
     const t = await tenant();
@@ -153,16 +182,30 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const a = await t.hook({ url: `${r.url}/a`, topic: 'SignedTopic', secureKey: whsec }, t.p1.partyId);
     const b = await t.hook({ url: `${r.url}/b`, topic: 'SignedTopic', secureKey: KEY, action: 'https' });
     // Party level wins over environment level within one channel, so the second hook gets an event of the other party.
-    const e1 = await t.publish({ topic: 'SignedTopic', party: t.p1, documentId: 'doc-1', details: { sender: '0106:1' } });
+    const e1 = await t.publish({
+      topic: 'SignedTopic',
+      party: t.p1,
+      documentId: 'doc-1',
+      details: { sender: '0106:1' },
+    });
     const e2 = await t.publish({ topic: 'SignedTopic', party: t.p2, documentId: 'doc-2', refToDocumentId: 'doc-0' });
     await Promise.all([result(t.id, deliveryIdFor(e1.event.id, a.id)), result(t.id, deliveryIdFor(e2.event.id, b.id))]);
     const [ra, rb] = ['/a', '/b'].map((p) => r.requests.find((q) => q.url === p) as ReceivedRequest);
 
     // Standard Webhooks headers, checked by the standardwebhooks package: the whsec_ key as is, a text key as raw bytes.
     const headersOf = (q: ReceivedRequest) => q.headers as Record<string, string>;
-    expect(new Webhook(whsec).verify(ra!.rawBody.toString('utf8'), headersOf(ra!))).toEqual(JSON.parse(ra!.rawBody.toString('utf8')));
-    expect(new Webhook(Buffer.from(KEY).toString('base64')).verify(rb!.rawBody.toString('utf8'), headersOf(rb!))).toBeTruthy();
-    expect(() => new Webhook(Buffer.from('another-key-entirely').toString('base64')).verify(rb!.rawBody.toString('utf8'), headersOf(rb!))).toThrow();
+    expect(new Webhook(whsec).verify(ra!.rawBody.toString('utf8'), headersOf(ra!))).toEqual(
+      JSON.parse(ra!.rawBody.toString('utf8')),
+    );
+    expect(
+      new Webhook(Buffer.from(KEY).toString('base64')).verify(rb!.rawBody.toString('utf8'), headersOf(rb!)),
+    ).toBeTruthy();
+    expect(() =>
+      new Webhook(Buffer.from('another-key-entirely').toString('base64')).verify(
+        rb!.rawBody.toString('utf8'),
+        headersOf(rb!),
+      ),
+    ).toThrow();
     // X-Service-Signature: sha256=<hex HMAC of the raw body with the secureKey's bytes>, checked with node:crypto.
     for (const [q, key] of [
       [ra!, whsec],
@@ -179,11 +222,34 @@ describe('webhook delivery on the real Temporal dev server', () => {
 
     // Fields in the order of spec 6.3; sentOn is this attempt's time, createdOn the event's.
     const body = ra!.json();
-    expect(Object.keys(body)).toEqual(['topic', 'partyId', 'hookId', 'documentId', 'message', 'details', 'createdBy', 'createdOn', 'sentOn']);
-    expect(body).toMatchObject({ topic: 'SignedTopic', partyId: t.p1.legalEntityId, hookId: a.id, documentId: 'doc-1', details: { sender: '0106:1' }, createdBy: 'peppol', createdOn: e1.event.createdOn.toISOString() });
+    expect(Object.keys(body)).toEqual([
+      'topic',
+      'partyId',
+      'hookId',
+      'documentId',
+      'message',
+      'details',
+      'createdBy',
+      'createdOn',
+      'sentOn',
+    ]);
+    expect(body).toMatchObject({
+      topic: 'SignedTopic',
+      partyId: t.p1.legalEntityId,
+      hookId: a.id,
+      documentId: 'doc-1',
+      details: { sender: '0106:1' },
+      createdBy: 'peppol',
+      createdOn: e1.event.createdOn.toISOString(),
+    });
     expect(Date.parse(String(body['sentOn']))).toBeGreaterThanOrEqual(e1.event.createdOn.getTime());
     expect(Number(ra!.headers['webhook-timestamp'])).toBe(Math.floor(Date.parse(String(body['sentOn'])) / 1000));
-    expect(rb!.json()).toMatchObject({ partyId: t.p2.legalEntityId, hookId: b.id, documentId: 'doc-2', refToDocumentId: 'doc-0' });
+    expect(rb!.json()).toMatchObject({
+      partyId: t.p2.legalEntityId,
+      hookId: b.id,
+      documentId: 'doc-2',
+      refToDocumentId: 'doc-0',
+    });
   });
 
   it('retries a receiver that fails N times: one HookSentRetry per failure, the same delivery id, a fresh sentOn each time', async () => {
@@ -192,13 +258,18 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const hook = await t.hook({ url: r.url, topic: 'FlakyTopic', secureKey: KEY });
     const p = await t.publish({ topic: 'FlakyTopic', party: null });
     const deliveryId = deliveryIdFor(p.event.id, hook.id);
-    await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 4, httpStatus: 200 });
+    await expect(result(t.id, deliveryId)).resolves.toMatchObject({
+      outcome: 'delivered',
+      attempts: 4,
+      httpStatus: 200,
+    });
 
     expect(r.requests).toHaveLength(4);
     expect(new Set(r.requests.map((q) => q.headers['x-service-delivery']))).toEqual(new Set([deliveryId]));
     const sentOn = r.requests.map((q) => Date.parse(String(q.json()['sentOn'])));
     for (let i = 1; i < sentOn.length; i++) expect(sentOn[i]!).toBeGreaterThan(sentOn[i - 1]!);
-    for (const q of r.requests) expect(verifyWebhook(q.rawBody, q.headers, KEY)).toMatchObject({ ok: true, deliveryId });
+    for (const q of r.requests)
+      expect(verifyWebhook(q.rawBody, q.headers, KEY)).toMatchObject({ ok: true, deliveryId });
 
     const failures = await t.failureEvents(deliveryId);
     expect(failures.map((e) => [e.topic, e.details['attempt'], e.details['httpStatus']])).toEqual([
@@ -206,14 +277,29 @@ describe('webhook delivery on the real Temporal dev server', () => {
       ['HookSentRetry', '2', '502'],
       ['HookSentRetry', '3', '500'],
     ]);
-    expect(failures[0]!.details).toMatchObject({ hookId: hook.id, originalTopic: 'FlakyTopic', originalEventId: p.event.id, error: 'HTTP 500' });
+    expect(failures[0]!.details).toMatchObject({
+      hookId: hook.id,
+      originalTopic: 'FlakyTopic',
+      originalEventId: p.event.id,
+      error: 'HTTP 500',
+    });
 
     // Operators find the delivery in Temporal by hook, topic, party and attempt count (visibility is eventually consistent).
     const query = `HookId = "${hook.id}" AND EventTopic = "FlakyTopic" AND TenantId = "${t.id}" AND DeliveryAttempt = 4`;
-    await eventually(async () => ((await client.workflow.count(query)).count === 1 ? true : undefined), 15_000, 'search attributes');
+    await eventually(
+      async () => ((await client.workflow.count(query)).count === 1 ? true : undefined),
+      15_000,
+      'search attributes',
+    );
 
     const log = await request(ctx.app).get(`/api/v1/events/${p.event.id}/deliveries`).auth(t.token, { type: 'bearer' });
-    expect((log.body as { items: { attempt: number; httpStatus: number; outcome: string }[] }).items.map((l) => [l.attempt, l.httpStatus, l.outcome])).toEqual([
+    expect(
+      (log.body as { items: { attempt: number; httpStatus: number; outcome: string }[] }).items.map((l) => [
+        l.attempt,
+        l.httpStatus,
+        l.outcome,
+      ]),
+    ).toEqual([
       [1, 500, 'failed'],
       [2, 502, 'failed'],
       [3, 500, 'failed'],
@@ -231,7 +317,12 @@ describe('webhook delivery on the real Temporal dev server', () => {
       return { status: i === 0 ? 500 : 200 };
     });
     const hook = await t.hook({ url: r.url, topic: 'CarriedTopic', secureKey: KEY });
-    const p = await t.publish({ topic: 'CarriedTopic', party: t.p1, documentId: 'doc-carried', refToDocumentId: 'doc-before' });
+    const p = await t.publish({
+      topic: 'CarriedTopic',
+      party: t.p1,
+      documentId: 'doc-carried',
+      refToDocumentId: 'doc-before',
+    });
     const deliveryId = deliveryIdFor(p.event.id, hook.id);
     await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 2 });
     await removed;
@@ -256,7 +347,11 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const watch = await t.hook({ url: monitor.url, topic: 'HookSent*', secureKey: KEY }, t.p1.partyId);
     const p = await t.publish({ topic: 'DoomedTopic', party: t.p1 });
     const deliveryId = deliveryIdFor(p.event.id, hook.id);
-    await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'exhausted', attempts: 4, httpStatus: 503 });
+    await expect(result(t.id, deliveryId)).resolves.toMatchObject({
+      outcome: 'exhausted',
+      attempts: 4,
+      httpStatus: 503,
+    });
     expect(failing.requests.filter((q) => q.json()['topic'] === 'DoomedTopic')).toHaveLength(4);
 
     const failures = await t.failureEvents(deliveryId);
@@ -264,8 +359,17 @@ describe('webhook delivery on the real Temporal dev server', () => {
     expect(failures[3]!.details).toMatchObject({ reason: 'exhausted', attempt: '4', httpStatus: '503' });
     // The monitor (party level, the event's party) receives all four; the failing hook gets none about itself.
     const got = await monitor.waitFor(4);
-    expect(got.map((q) => q.json()['topic']).sort()).toEqual(['HookSentError', 'HookSentRetry', 'HookSentRetry', 'HookSentRetry']);
-    expect(got.every((q) => (q.json()['details'] as Record<string, string>)['hookId'] === hook.id && q.json()['hookId'] === watch.id)).toBe(true);
+    expect(got.map((q) => q.json()['topic']).sort()).toEqual([
+      'HookSentError',
+      'HookSentRetry',
+      'HookSentRetry',
+      'HookSentRetry',
+    ]);
+    expect(
+      got.every(
+        (q) => (q.json()['details'] as Record<string, string>)['hookId'] === hook.id && q.json()['hookId'] === watch.id,
+      ),
+    ).toBe(true);
     expect(failing.requests.filter((q) => String(q.json()['topic']).startsWith('HookSent'))).toHaveLength(0);
   });
 
@@ -278,7 +382,9 @@ describe('webhook delivery on the real Temporal dev server', () => {
     await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'gone', attempts: 1 });
     const stored = await ctx.webhooks.hooks.get({ tenantId: t.id }, hook.id);
     expect(stored).toMatchObject({ isActive: false, disabledReason: 'gone' });
-    expect((await t.failureEvents(deliveryId)).map((e) => [e.topic, e.details['reason']])).toEqual([['HookSentError', 'gone']]);
+    expect((await t.failureEvents(deliveryId)).map((e) => [e.topic, e.details['reason']])).toEqual([
+      ['HookSentError', 'gone'],
+    ]);
     // Switched off: the next event is not routed to it.
     expect((await t.publish({ topic: 'GoneTopic', party: null })).event.label).toBe('dead-letter');
   });
@@ -286,11 +392,18 @@ describe('webhook delivery on the real Temporal dev server', () => {
   it('honours Retry-After within the schedule’s bounds', async () => {
     const t = await tenant();
     const r = await receiver((_q, i) =>
-      i === 0 ? { status: 503, headers: { 'Retry-After': '1' } } : i === 1 ? { status: 429, headers: { 'Retry-After': '3600' } } : { status: 204 },
+      i === 0
+        ? { status: 503, headers: { 'Retry-After': '1' } }
+        : i === 1
+          ? { status: 429, headers: { 'Retry-After': '3600' } }
+          : { status: 204 },
     );
     const hook = await t.hook({ url: r.url, topic: 'SlowDownTopic', secureKey: KEY });
     const p = await t.publish({ topic: 'SlowDownTopic', party: null });
-    await expect(result(t.id, deliveryIdFor(p.event.id, hook.id))).resolves.toMatchObject({ outcome: 'delivered', attempts: 3 });
+    await expect(result(t.id, deliveryIdFor(p.event.id, hook.id))).resolves.toMatchObject({
+      outcome: 'delivered',
+      attempts: 3,
+    });
     const [a, b, c] = r.requests.map((q) => q.at);
     // 1 s asked for, above the 150 ms of the schedule; 3600 s asked for, held to the 1.5 s bound.
     expect(b! - a!).toBeGreaterThanOrEqual(950);
@@ -338,7 +451,15 @@ describe('webhook delivery on the real Temporal dev server', () => {
       return (q?.at ?? Infinity) - p.at;
     });
     // Each healthy delivery lands well within the hung hook's 1 s timeout: nothing waited behind it.
-    if (Math.max(...latencies) >= 1000) console.log(JSON.stringify({ latencies, hungBusyAt, hung: hung.requests.map((q) => q.at - published[0]!.at), pub: published.map((p) => p.at - published[0]!.at) }));
+    if (Math.max(...latencies) >= 1000)
+      console.log(
+        JSON.stringify({
+          latencies,
+          hungBusyAt,
+          hung: hung.requests.map((q) => q.at - published[0]!.at),
+          pub: published.map((p) => p.at - published[0]!.at),
+        }),
+      );
     expect(Math.max(...latencies)).toBeLessThan(1000);
     // They arrived while the hung hook was holding connections (so it really was busy), and it never held more than
     // the cap of 3.
@@ -356,7 +477,8 @@ describe('webhook delivery on the real Temporal dev server', () => {
       await t.publish({ topic: 'StillHungTopic', party: null });
       await sleep(Math.max(0, start + (i + 1) * 200 - Date.now()));
     }
-    const arrived = (from: number, to: number) => hung.requests.filter((q) => q.at >= start + from && q.at < start + to).length;
+    const arrived = (from: number, to: number) =>
+      hung.requests.filter((q) => q.at >= start + from && q.at < start + to).length;
     // The first events fill the cap of three.
     expect(arrived(0, 2_000)).toBeGreaterThanOrEqual(3);
     // From 2 s on, one attempt per 1 s timeout (allowing one boundary): holding the three slots would give about
@@ -382,10 +504,19 @@ describe('webhook delivery on the real Temporal dev server', () => {
     // No more events, and the receiver hangs 6 s longer: by then the deliveries tried first have used their four
     // attempts, so what tries the hook now is a parked one, woken by each timeout to take the freed slot.
     await sleep(6_000);
-    const triedWhileQuiet = new Set(r.requests.filter((q) => q.at >= start + 10_000).map((q) => String(q.headers['x-service-delivery'])));
+    const triedWhileQuiet = new Set(
+      r.requests.filter((q) => q.at >= start + 10_000).map((q) => String(q.headers['x-service-delivery'])),
+    );
     // Waiting on the stuck hook, the deliveries are held in the database and their runs have ended: no run stays open
     // per waiting delivery (only those in an attempt or a retry's wait).
-    const statuses = await Promise.all(deliveries.map((d) => client.workflow.getHandle(deliverWebhookWorkflowId(t.id, d)).describe().then((x) => x.status.name)));
+    const statuses = await Promise.all(
+      deliveries.map((d) =>
+        client.workflow
+          .getHandle(deliverWebhookWorkflowId(t.id, d))
+          .describe()
+          .then((x) => x.status.name),
+      ),
+    );
     const heldNow = await new HeldDeliveryRepository(ctx.core.db.models).listForHook(hook.id);
     expect(heldNow.length).toBeGreaterThanOrEqual(10);
     expect(statuses.filter((x) => x === 'RUNNING').length).toBeLessThanOrEqual(6);
@@ -394,7 +525,11 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const heldRuns = await Promise.all(
       heldNow.map(async (h) => {
         const history = await client.workflow.getHandle(h._id, h.heldByRunId).fetchHistory();
-        return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [String(e.activityTaskScheduledEventAttributes.activityType?.name)] : []));
+        return (history.events ?? []).flatMap((e) =>
+          e.activityTaskScheduledEventAttributes
+            ? [String(e.activityTaskScheduledEventAttributes.activityType?.name)]
+            : [],
+        );
       }),
     );
     expect(heldRuns.filter((names) => names.includes('holdDelivery'))).toEqual([]);
@@ -404,7 +539,9 @@ describe('webhook delivery on the real Temporal dev server', () => {
 
     const outcomes = await resultsWithin(t.id, deliveries, 60_000);
     const endedWithin = Date.now() - recoveredAt;
-    const reachedBefore = new Set(r.requests.filter((q) => q.at < recoveredAt).map((q) => String(q.headers['x-service-delivery'])));
+    const reachedBefore = new Set(
+      r.requests.filter((q) => q.at < recoveredAt).map((q) => String(q.headers['x-service-delivery'])),
+    );
     const neverTried = deliveries.map((d, i) => ({ d, o: outcomes[i]! })).filter((x) => !reachedBefore.has(x.d));
     expect(triedWhileQuiet.size).toBeGreaterThanOrEqual(2);
     // Deliveries that had not reached the receiver while it hung, every one delivered after it recovered, well before
@@ -437,7 +574,13 @@ describe('webhook delivery on the real Temporal dev server', () => {
    * A delivery held as a run on a stuck hook holds it: of an event no run was started for (a topic no hook has), with
    * `attempts` made, due in `dueInMs`; the holder named is not the latest run under the id (there is none).
    */
-  async function holdOne(t: Awaited<ReturnType<typeof tenant>>, held: HeldDeliveries, hookId: string, dueInMs: number, attempts: number) {
+  async function holdOne(
+    t: Awaited<ReturnType<typeof tenant>>,
+    held: HeldDeliveries,
+    hookId: string,
+    dueInMs: number,
+    attempts: number,
+  ) {
     const p = await t.publish({ topic: 'NotRoutedTopic', party: null });
     const deliveryId = deliveryIdFor(p.event.id, hookId);
     const workflowId = deliverWebhookWorkflowId(t.id, deliveryId);
@@ -501,7 +644,10 @@ describe('webhook delivery on the real Temporal dev server', () => {
     // A record left behind after its delivery ran again (a removal that failed, a redelivery) is dropped when it falls
     // due, not sent a second time.
     // (the run named as holder is not the latest under the id: the release that delivered it started a later one)
-    await held.hold({ workflowId: due.workflowId, runId: 'run-that-held', input: due.input, dueInMs: 0 }, { topic: 'HeldTopic', partyKey: '' });
+    await held.hold(
+      { workflowId: due.workflowId, runId: 'run-that-held', input: due.input, dueInMs: 0 },
+      { topic: 'HeldTopic', partyKey: '' },
+    );
     const sentBefore = r.requests.length;
     await expect(held.releaseDue()).resolves.toBe(0);
     expect(await repo.listForHook(hook.id)).toHaveLength(0);
@@ -551,10 +697,19 @@ describe('webhook delivery on the real Temporal dev server', () => {
   it("releases on a hook's answer the deliveries held for it through another worker, which a worker learns of from its sweep", async () => {
     // A worker of its own (a 1 s sweep, a queue of its own) that has seen none of these deliveries park.
     const queue = `webhooks-sweep-${randomUUID()}`;
-    const config = loadConfig({ ...envOf(ctx.config), TEMPORAL_TASK_QUEUE: queue, WEBHOOK_ALLOWED_RANGES: '127.0.0.0/8', WEBHOOK_HELD_SWEEP_SECONDS: '1' });
+    const config = loadConfig({
+      ...envOf(ctx.config),
+      TEMPORAL_TASK_QUEUE: queue,
+      WEBHOOK_ALLOWED_RANGES: '127.0.0.0/8',
+      WEBHOOK_HELD_SWEEP_SECONDS: '1',
+    });
     const other = await startWorker(config, { workflowBundle });
     try {
-      const routes = composeWebhookRoutes(config, ctx.core.db.models, new TemporalDeliveryStarter(() => client, { taskQueue: queue, searchAttributes: true }));
+      const routes = composeWebhookRoutes(
+        config,
+        ctx.core.db.models,
+        new TemporalDeliveryStarter(() => client, { taskQueue: queue, searchAttributes: true }),
+      );
       const t = await tenant();
       const r = await receiver();
       const hook = await t.hook({ url: r.url, topic: 'AnsweredTopic', secureKey: KEY });
@@ -565,10 +720,20 @@ describe('webhook delivery on the real Temporal dev server', () => {
       await sleep(2_500);
       expect(r.requests).toHaveLength(0);
       // A new event to the hook, answered: the answer releases the three, an hour before they fall due.
-      const p = await routes.publisher.publishEvent({ tenantId: t.id, createdBy: 'peppol', message: 'test event', topic: 'AnsweredTopic', party: null });
+      const p = await routes.publisher.publishEvent({
+        tenantId: t.id,
+        createdBy: 'peppol',
+        message: 'test event',
+        topic: 'AnsweredTopic',
+        party: null,
+      });
       const fresh = deliveryIdFor(p.event.id, hook.id);
       await expect(result(t.id, fresh)).resolves.toMatchObject({ outcome: 'delivered' });
-      await eventually(async () => ((await repo.listForHook(hook.id)).length === 0 ? true : undefined), 15_000, 'the held deliveries released');
+      await eventually(
+        async () => ((await repo.listForHook(hook.id)).length === 0 ? true : undefined),
+        15_000,
+        'the held deliveries released',
+      );
       const outcomes = await Promise.all(waiting.map((w) => result(t.id, w.deliveryId)));
       expect(outcomes.map((o) => [o.outcome, o.attempts])).toEqual(waiting.map(() => ['delivered', 2]));
       const sent = r.requests.map((q) => String(q.headers['x-service-delivery'])).sort();
@@ -583,7 +748,10 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const r = await receiver();
     const envExact = await t.hook({ url: `${r.url}/env-exact`, topic: 'PrioTopic', secureKey: KEY });
     const partyWild = await t.hook({ url: `${r.url}/party-wild`, topic: 'Prio*', secureKey: KEY }, t.p1.partyId);
-    const partyExact = await t.hook({ url: `${r.url}/party-exact`, topics: ['Other', 'PrioTopic'], secureKey: KEY }, t.p1.partyId);
+    const partyExact = await t.hook(
+      { url: `${r.url}/party-exact`, topics: ['Other', 'PrioTopic'], secureKey: KEY },
+      t.p1.partyId,
+    );
     const mail = await t.hook({ action: 'mailto', url: 'mailto:ap@example.com', topic: 'Prio*' });
 
     // p1: party level, exact → partyExact; the mailto channel gets its own (unsupported) route.
@@ -632,11 +800,23 @@ describe('webhook delivery on the real Temporal dev server', () => {
   it('applies filters, including a hostile regex, without delay and falling back to the next hook', async () => {
     const t = await tenant();
     const r = await receiver();
-    const byFilter = await t.hook({ url: `${r.url}/filtered`, topic: 'FilterTopic', secureKey: KEY, filter: 'sender == "0106:777" && verdict.StartsWith("OK") || recipient.Contains("vip")' }, t.p1.partyId);
-    const redos = await t.hook({ url: `${r.url}/redos`, topic: 'FilterTopic', secureKey: KEY, filter: 'sender.IsMatch("^(a+)+$")' }, t.p2.partyId);
+    const byFilter = await t.hook(
+      {
+        url: `${r.url}/filtered`,
+        topic: 'FilterTopic',
+        secureKey: KEY,
+        filter: 'sender == "0106:777" && verdict.StartsWith("OK") || recipient.Contains("vip")',
+      },
+      t.p1.partyId,
+    );
+    const redos = await t.hook(
+      { url: `${r.url}/redos`, topic: 'FilterTopic', secureKey: KEY, filter: 'sender.IsMatch("^(a+)+$")' },
+      t.p2.partyId,
+    );
     const fallbackHook = await t.hook({ url: `${r.url}/env`, topic: 'FilterTopic', secureKey: KEY });
 
-    const route = async (party: typeof t.p1, details: Record<string, string>) => (await t.publish({ topic: 'FilterTopic', party, details })).deliveries.map((d) => d.hookId);
+    const route = async (party: typeof t.p1, details: Record<string, string>) =>
+      (await t.publish({ topic: 'FilterTopic', party, details })).deliveries.map((d) => d.hookId);
     expect(await route(t.p1, { sender: '0106:777', verdict: 'OK, fine' })).toEqual([byFilter.id]);
     expect(await route(t.p1, { sender: '0106:777', verdict: 'NOT OK' })).toEqual([fallbackHook.id]);
     expect(await route(t.p1, { recipient: 'the-vip-desk' })).toEqual([byFilter.id]);
@@ -656,11 +836,28 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const t = await tenant();
     const primary = await receiver(() => ({ status: 500 }));
     const mailDesk = await receiver();
-    const hook = await t.hook({ url: primary.url, topic: 'Invoice', secureKey: KEY, output: [{ when: '404', topic: 'Other' }, { when: '5xx', topic: 'Send*Fallback' }] }, undefined, true);
+    const hook = await t.hook(
+      {
+        url: primary.url,
+        topic: 'Invoice',
+        secureKey: KEY,
+        output: [
+          { when: '404', topic: 'Other' },
+          { when: '5xx', topic: 'Send*Fallback' },
+        ],
+      },
+      undefined,
+      true,
+    );
     const fb = await t.hook({ url: mailDesk.url, topic: 'Send*Fallback', secureKey: KEY });
     const p = await t.publish({ topic: 'Invoice', party: t.p1, documentId: 'inv-42', message: 'an invoice' });
     const deliveryId = deliveryIdFor(p.event.id, hook.id);
-    await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'handed-off', attempts: 1, httpStatus: 500, publishedTopic: 'SendInvoiceFallback' });
+    await expect(result(t.id, deliveryId)).resolves.toMatchObject({
+      outcome: 'handed-off',
+      attempts: 1,
+      httpStatus: 500,
+      publishedTopic: 'SendInvoiceFallback',
+    });
     const [got] = await mailDesk.waitFor(1);
     expect(got!.json()).toMatchObject({
       topic: 'SendInvoiceFallback',
@@ -696,7 +893,10 @@ describe('webhook delivery on the real Temporal dev server', () => {
 
   it('delivers httpsin hooks to the internal endpoint with the credentials and the document token', async () => {
     const t = await tenant();
-    const hook = await t.hook({ url: 'httpsin://inbox-user:s3cret@inbound?token=$token$&kind=invoice', topic: 'InboundTopic', secureKey: KEY }, t.p1.partyId);
+    const hook = await t.hook(
+      { url: 'httpsin://inbox-user:s3cret@inbound?token=$token$&kind=invoice', topic: 'InboundTopic', secureKey: KEY },
+      t.p1.partyId,
+    );
     const p = await t.publish({ topic: 'InboundTopic', party: t.p1, documentId: 'doc-in-1' });
     await expect(result(t.id, deliveryIdFor(p.event.id, hook.id))).resolves.toMatchObject({ outcome: 'delivered' });
     const q = inbound.requests.find((x) => x.headers['x-service-delivery'] === deliveryIdFor(p.event.id, hook.id))!;
@@ -720,11 +920,17 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const [pinged] = await r.waitFor(1);
     expect(pinged!.json()).toMatchObject({ topic: 'Ping', hookId: hook.id, details: { hookId: hook.id } });
 
-    await request(ctx.app).put(`/api/v1/hook/${hook.id}`).auth(t.token, { type: 'bearer' }).send({ url: r.url, topic: 'RedoTopic' }).expect(200);
+    await request(ctx.app)
+      .put(`/api/v1/hook/${hook.id}`)
+      .auth(t.token, { type: 'bearer' })
+      .send({ url: r.url, topic: 'RedoTopic' })
+      .expect(200);
     const p = await t.publish({ topic: 'RedoTopic', party: null });
     const deliveryId = deliveryIdFor(p.event.id, hook.id);
     await result(t.id, deliveryId);
-    const again = await request(ctx.app).post(`/api/v1/events/${p.event.id}/redeliver?hookId=${hook.id}`).auth(t.token, { type: 'bearer' });
+    const again = await request(ctx.app)
+      .post(`/api/v1/events/${p.event.id}/redeliver?hookId=${hook.id}`)
+      .auth(t.token, { type: 'bearer' });
     expect(again.status).toBe(202);
     await r.waitFor(3);
     const deliveries = r.requests.filter((q) => q.headers['x-service-delivery'] === deliveryId);
@@ -736,9 +942,17 @@ describe('webhook delivery on the real Temporal dev server', () => {
     // A worker with the production default (no allow-list) on its own task queue; the hooks are written straight to
     // storage, as if they had been registered while an operator allowed loopback.
     const strictQueue = `webhooks-strict-${randomUUID()}`;
-    const strictConfig = loadConfig({ ...envOf(ctx.config), TEMPORAL_TASK_QUEUE: strictQueue, WEBHOOK_ALLOWED_RANGES: '' });
+    const strictConfig = loadConfig({
+      ...envOf(ctx.config),
+      TEMPORAL_TASK_QUEUE: strictQueue,
+      WEBHOOK_ALLOWED_RANGES: '',
+    });
     extraWorkers.push(await startWorker(strictConfig, { workflowBundle }));
-    const strict = composeWebhookRoutes(strictConfig, ctx.core.db.models, new TemporalDeliveryStarter(() => client, { taskQueue: strictQueue, searchAttributes: true }));
+    const strict = composeWebhookRoutes(
+      strictConfig,
+      ctx.core.db.models,
+      new TemporalDeliveryStarter(() => client, { taskQueue: strictQueue, searchAttributes: true }),
+    );
     const t = await tenant();
     const r = await receiver();
     const spellings = ['127.0.0.1', '127.1', '2130706433', '0x7f.0.0.1', '[::ffff:127.0.0.1]', 'localhost'];
@@ -760,15 +974,28 @@ describe('webhook delivery on the real Temporal dev server', () => {
           isActive: true,
           timeoutMs: null,
         });
-        const p = await strict.publisher.publishEvent({ tenantId: t.id, topic: `SsrfTopic${i}`, party: null, message: 'x', createdBy: 'test' });
+        const p = await strict.publisher.publishEvent({
+          tenantId: t.id,
+          topic: `SsrfTopic${i}`,
+          party: null,
+          message: 'x',
+          createdBy: 'test',
+        });
         const deliveryId = deliveryIdFor(p.event.id, hook.id);
         return { host, deliveryId, outcome: await result(t.id, deliveryId) };
       }),
     );
     for (const run of runs) {
-      expect([run.host, run.outcome.outcome, run.outcome.reason]).toEqual([run.host, 'exhausted', expect.stringMatching(/^refused: /)]);
+      expect([run.host, run.outcome.outcome, run.outcome.reason]).toEqual([
+        run.host,
+        'exhausted',
+        expect.stringMatching(/^refused: /),
+      ]);
       const failures = await t.failureEvents(run.deliveryId);
-      expect(failures.at(-1)).toMatchObject({ topic: 'HookSentError', details: { reason: 'exhausted', httpStatus: '' } });
+      expect(failures.at(-1)).toMatchObject({
+        topic: 'HookSentError',
+        details: { reason: 'exhausted', httpStatus: '' },
+      });
     }
     expect(r.requests).toHaveLength(0);
   });

@@ -1,6 +1,10 @@
 import request from 'supertest';
 import { selectHooks } from '../../src/core/topics';
-import { createWebhookTestContext, RecordingDeliveryStarter, type WebhookTestContext } from '../support/webhook-harness';
+import {
+  createWebhookTestContext,
+  RecordingDeliveryStarter,
+  type WebhookTestContext,
+} from '../support/webhook-harness';
 
 /*
  * Spec 6.10: the original service can lose every active hook for a moment when a hook is deleted and created again.
@@ -18,7 +22,10 @@ describe('hook updates under concurrency', () => {
   const starter = new RecordingDeliveryStarter();
 
   beforeAll(async () => {
-    ctx = await createWebhookTestContext('hookupdates', { starter, env: { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOWED_RANGES: '' } });
+    ctx = await createWebhookTestContext('hookupdates', {
+      starter,
+      env: { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOWED_RANGES: '' },
+    });
     await ctx.core.directory.createTenant({ id: 'tu', name: 'U' });
     await ctx.core.directory.createParty({ tenantId: 'tu', partyId: PARTY, legalEntityId: `NL:${PARTY}`, name: 'P' });
     token = await ctx.token(await ctx.createClient(['tu']));
@@ -48,7 +55,10 @@ describe('hook updates under concurrency', () => {
   }
 
   it('never leaves a moment without an active hook while 60 updates race', async () => {
-    const created = await request(ctx.app).post(`/api/v1/${PARTY}/hook`).auth(token, { type: 'bearer' }).send({ url: 'https://r.example/0', topic: TOPIC, secureKey: KEY });
+    const created = await request(ctx.app)
+      .post(`/api/v1/${PARTY}/hook`)
+      .auth(token, { type: 'bearer' })
+      .send({ url: 'https://r.example/0', topic: TOPIC, secureKey: KEY });
     expect(created.status).toBe(201);
     const id = (created.body as { id: string }).id;
 
@@ -57,7 +67,14 @@ describe('hook updates under concurrency', () => {
     const publishing = (async () => {
       const labels: string[] = [];
       for (let i = 0; i < 40; i++) {
-        const p = await ctx.webhooks.publisher.publishEvent({ tenantId: 'tu', topic: TOPIC, party: { partyId: PARTY, legalEntityId: `NL:${PARTY}` }, message: 'x', createdBy: 'peppol', details: { id: `${i}`, sender: 's', createdBy: 'peppol', documentTypeId: 'd' } });
+        const p = await ctx.webhooks.publisher.publishEvent({
+          tenantId: 'tu',
+          topic: TOPIC,
+          party: { partyId: PARTY, legalEntityId: `NL:${PARTY}` },
+          message: 'x',
+          createdBy: 'peppol',
+          details: { id: `${i}`, sender: 's', createdBy: 'peppol', documentTypeId: 'd' },
+        });
         labels.push(p.event.label);
       }
       return labels;
@@ -67,7 +84,12 @@ describe('hook updates under concurrency', () => {
         request(ctx.app)
           .put(`/api/v1/${PARTY}/hook/${id}`)
           .auth(token, { type: 'bearer' })
-          .send({ url: `https://r.example/${i}`, topics: i % 2 ? [TOPIC, 'OrderReceived'] : [TOPIC], name: `rev ${i}`, ...(i % 3 === 0 ? { secureKey: `${KEY}-${i}` } : {}) }),
+          .send({
+            url: `https://r.example/${i}`,
+            topics: i % 2 ? [TOPIC, 'OrderReceived'] : [TOPIC],
+            name: `rev ${i}`,
+            ...(i % 3 === 0 ? { secureKey: `${KEY}-${i}` } : {}),
+          }),
       ),
     );
     const labels = await publishing;
@@ -97,7 +119,10 @@ describe('hook updates under concurrency', () => {
       if (id) await request(ctx.app).delete(`/api/v1/hook/${id}`).auth(token, { type: 'bearer' }).expect(204);
       // Make the gap at least as long as one read, as it is in any real client between two HTTP calls.
       await new Promise((r) => setTimeout(r, 20));
-      const res = await request(ctx.app).post(`/api/v1/${PARTY}/hook`).auth(token, { type: 'bearer' }).send({ url: 'https://r.example/c', topic: TOPIC, secureKey: KEY });
+      const res = await request(ctx.app)
+        .post(`/api/v1/${PARTY}/hook`)
+        .auth(token, { type: 'bearer' })
+        .send({ url: 'https://r.example/c', topic: TOPIC, secureKey: KEY });
       id = (res.body as { id: string }).id;
     }
     const { empty } = await reader.finish();

@@ -30,7 +30,8 @@ describe('WebhookSender against real receivers', () => {
     senders.push(s);
     return s;
   };
-  const post = (s: WebhookSender, url: string, timeoutMs = 2000) => s.send({ url, headers: { 'x-test': '1' }, body: '{"a":1}', timeoutMs });
+  const post = (s: WebhookSender, url: string, timeoutMs = 2000) =>
+    s.send({ url, headers: { 'x-test': '1' }, body: '{"a":1}', timeoutMs });
 
   beforeAll(async () => {
     r = await startReceiver();
@@ -52,7 +53,11 @@ describe('WebhookSender against real receivers', () => {
     const res = await post(sender(), `${r.url}/x`);
     expect(res).toMatchObject({ kind: 'response', status: 503, retryAfter: '7' });
     expect(r.requests[0]).toMatchObject({ method: 'POST', url: '/x' });
-    expect(r.requests[0]!.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'test', 'x-test': '1' });
+    expect(r.requests[0]!.headers).toMatchObject({
+      'content-type': 'application/json',
+      'user-agent': 'test',
+      'x-test': '1',
+    });
     expect(r.requests[0]!.rawBody.toString()).toBe('{"a":1}');
   });
 
@@ -65,14 +70,21 @@ describe('WebhookSender against real receivers', () => {
   it('reports a timeout, a reset and a refused connection as failures', async () => {
     r.reply = () => 'hang';
     const t0 = Date.now();
-    expect(await post(sender(), r.url, 300)).toMatchObject({ kind: 'error', timedOut: true, error: 'timeout after 0.3 s' });
+    expect(await post(sender(), r.url, 300)).toMatchObject({
+      kind: 'error',
+      timedOut: true,
+      error: 'timeout after 0.3 s',
+    });
     expect(Date.now() - t0).toBeLessThan(2000);
     r.reply = () => 'reset';
     expect(await post(sender(), r.url)).toMatchObject({ kind: 'error', timedOut: false, error: 'connection reset' });
     const closed = await startReceiver();
     const port = closed.port;
     await closed.close();
-    expect(await post(sender(), `http://127.0.0.1:${port}/`)).toMatchObject({ kind: 'error', error: 'connection refused' });
+    expect(await post(sender(), `http://127.0.0.1:${port}/`)).toMatchObject({
+      kind: 'error',
+      error: 'connection refused',
+    });
   });
 
   it('does not follow redirects', async () => {
@@ -116,19 +128,30 @@ describe('WebhookSender against real receivers', () => {
     });
     const res = await post(rebinding, `http://hooks.customer.example:${r.port}/`);
     expect(res).toMatchObject({ kind: 'error' });
-    expect(res.kind === 'error' && res.error).toMatch(/^refused: Refused to connect to hooks\.customer\.example: 127\.0\.0\.1/);
+    expect(res.kind === 'error' && res.error).toMatch(
+      /^refused: Refused to connect to hooks\.customer\.example: 127\.0\.0\.1/,
+    );
     expect(r.requests).toHaveLength(0);
 
     // The same name is reached when the operator allows loopback.
-    const allowed = sender(LOOPBACK, { resolve: (_host, _opts, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }]) });
-    expect(await post(allowed, `http://hooks.customer.example:${r.port}/`)).toMatchObject({ kind: 'response', status: 204 });
+    const allowed = sender(LOOPBACK, {
+      resolve: (_host, _opts, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }]),
+    });
+    expect(await post(allowed, `http://hooks.customer.example:${r.port}/`)).toMatchObject({
+      kind: 'response',
+      status: 204,
+    });
   });
 
   it('reports a name that does not resolve as a DNS failure', async () => {
     const s = sender(NONE, {
-      resolve: (host, _opts, cb) => cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []),
+      resolve: (host, _opts, cb) =>
+        cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []),
     });
-    expect(await post(s, 'https://no-such-host.invalid/')).toMatchObject({ kind: 'error', error: 'DNS: name not found' });
+    expect(await post(s, 'https://no-such-host.invalid/')).toMatchObject({
+      kind: 'error',
+      error: 'DNS: name not found',
+    });
   });
 
   it('refuses plain http unless allowed', async () => {

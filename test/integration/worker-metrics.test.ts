@@ -21,18 +21,30 @@ function freePort(): Promise<number> {
 describe('worker process', () => {
   it('serves the Temporal SDK metrics for Prometheus', async () => {
     const { temporalAddress, mongodbUri } = requireEnv();
-    if (!existsSync(WORKER_JS)) throw new Error(`${WORKER_JS} missing: run through \`npm test\`, which builds dist/ first`);
+    if (!existsSync(WORKER_JS))
+      throw new Error(`${WORKER_JS} missing: run through \`npm test\`, which builds dist/ first`);
     const port = await freePort();
     const taskQueue = `metrics-${randomUUID()}`;
     const child = spawn(process.execPath, [WORKER_JS], {
-      env: { ...process.env, ...workerBundleEnv(), TEMPORAL_ADDRESS: temporalAddress, MONGODB_URI: uniqueDbUri(mongodbUri, 'workermetrics'), TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`, LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        ...workerBundleEnv(),
+        TEMPORAL_ADDRESS: temporalAddress,
+        MONGODB_URI: uniqueDbUri(mongodbUri, 'workermetrics'),
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`,
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     try {
       const deadline = Date.now() + 60_000;
       let text = '';
       while (Date.now() < deadline) {
-        text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+        text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+          (r) => r.text(),
+          () => '',
+        );
         if (text.includes('temporal_num_pollers')) break;
         await new Promise((r) => setTimeout(r, 250));
       }

@@ -4,11 +4,21 @@
  */
 import { gzipSync } from 'node:zlib';
 import { encryptAttachments } from '../../src/peppol/as4/encryption';
-import { buildPeppolMessage, type BuildPeppolMessageInput, type OutgoingPeppolMessage } from '../../src/peppol/as4/message';
+import {
+  buildPeppolMessage,
+  type BuildPeppolMessageInput,
+  type OutgoingPeppolMessage,
+} from '../../src/peppol/as4/message';
 import { buildMultipart, parseMultipart, splitSoapAndAttachments } from '../../src/peppol/as4/mime';
 import { signEnvelope } from '../../src/peppol/as4/signature';
 import { buildUserMessageEnvelope, peppolUserMessage } from '../../src/peppol/as4/user-message';
-import { DOCTYPE_SCHEME_BUSDOX, PROCESS_SCHEME, documentTypeId, peppolParticipant, processId } from '../../src/peppol/identifiers';
+import {
+  DOCTYPE_SCHEME_BUSDOX,
+  PROCESS_SCHEME,
+  documentTypeId,
+  peppolParticipant,
+  processId,
+} from '../../src/peppol/identifiers';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
 import type { TestPki } from '../../src/peppol/pki/test-pki';
 import { buildSbd } from '../../src/peppol/sbdh';
@@ -29,15 +39,31 @@ export function sbd(over: Partial<Parameters<typeof buildSbd>[0]> = {}): Buffer 
 }
 
 export function message(pki: TestPki, over: Partial<BuildPeppolMessageInput> = {}): OutgoingPeppolMessage {
-  return buildPeppolMessage({ sbd: sbd(), header: HEADER, signer: pki.apSender, receiverCertificate: pki.apReceiver.certificate, ...over });
+  return buildPeppolMessage({
+    sbd: sbd(),
+    header: HEADER,
+    signer: pki.apSender,
+    receiverCertificate: pki.apReceiver.certificate,
+    ...over,
+  });
 }
 
 /** A message assembled by hand around arbitrary (already compressed) payload bytes. */
-export function manualMessage(pki: TestPki, opts: { data: Buffer; signer?: KeyMaterial; fromSeatId?: string }): { contentType: string; body: Buffer } {
-  const um = peppolUserMessage({ fromSeatId: opts.fromSeatId ?? 'POP000001', toSeatId: 'POP000002', ...HEADER, contentId: 'p@x' });
+export function manualMessage(
+  pki: TestPki,
+  opts: { data: Buffer; signer?: KeyMaterial; fromSeatId?: string },
+): { contentType: string; body: Buffer } {
+  const um = peppolUserMessage({
+    fromSeatId: opts.fromSeatId ?? 'POP000001',
+    toSeatId: 'POP000002',
+    ...HEADER,
+    contentId: 'p@x',
+  });
   const payload = { contentId: 'p@x', mimeType: 'application/gzip', data: opts.data };
   const enc = encryptAttachments([payload], pki.apReceiver.certificate);
-  const signed = signEnvelope(buildUserMessageEnvelope(um), opts.signer ?? pki.apSender, [payload], { securityPrefixXml: enc.securityXml });
+  const signed = signEnvelope(buildUserMessageEnvelope(um), opts.signer ?? pki.apSender, [payload], {
+    securityPrefixXml: enc.securityXml,
+  });
   return buildMultipart(
     [
       { contentType: 'application/soap+xml', body: Buffer.from(signed.xml) },
@@ -50,19 +76,30 @@ export function manualMessage(pki: TestPki, opts: { data: Buffer; signer?: KeyMa
 export const gzipped = (b: Buffer): Buffer => gzipSync(b);
 
 /** The message with its SOAP text and/or attachment bytes changed after signing. */
-export function rewrap(msg: { contentType: string; body: Buffer }, edit: { soap?: (xml: string) => string; attachment?: (b: Buffer) => Buffer }): Buffer {
+export function rewrap(
+  msg: { contentType: string; body: Buffer },
+  edit: { soap?: (xml: string) => string; attachment?: (b: Buffer) => Buffer },
+): Buffer {
   const { soap, attachments } = splitSoapAndAttachments(parseMultipart(msg.body, msg.contentType));
   const boundary = /boundary="?([^";]+)"?/.exec(msg.contentType)?.[1] as string;
   return buildMultipart(
     [
-      { contentType: soap.contentType, body: Buffer.from((edit.soap ?? ((x) => x))(soap.body.toString('utf8')), 'utf8') },
-      ...attachments.map((a) => ({ contentType: a.contentType, contentId: a.contentId as string, body: (edit.attachment ?? ((b) => b))(a.body) })),
+      {
+        contentType: soap.contentType,
+        body: Buffer.from((edit.soap ?? ((x) => x))(soap.body.toString('utf8')), 'utf8'),
+      },
+      ...attachments.map((a) => ({
+        contentType: a.contentType,
+        contentId: a.contentId as string,
+        body: (edit.attachment ?? ((b) => b))(a.body),
+      })),
     ],
     boundary,
   ).body;
 }
 
-export const flipByte = (b: Buffer, at = 40): Buffer => Buffer.concat([b.subarray(0, at), Buffer.from([(b[at] as number) ^ 1]), b.subarray(at + 1)]);
+export const flipByte = (b: Buffer, at = 40): Buffer =>
+  Buffer.concat([b.subarray(0, at), Buffer.from([(b[at] as number) ^ 1]), b.subarray(at + 1)]);
 
 /** Moves the signed eb:Messaging into a wrapper header and puts a forged, unsigned copy where a receiver reads. */
 export function wrapSignature(xml: string): string {

@@ -53,7 +53,12 @@ export function runBounded(
     };
     const timer = setTimeout(() => settle({ kind: 'died', message: `no answer within ${timeoutMs} ms` }), timeoutMs);
     child.on('message', (m: BoundedOutcome) => settle(m));
-    child.on('exit', (code, signal) => settle({ kind: 'died', message: `exited (${signal ?? code}): ${stderr.split('\n').find((l) => /FATAL|Error/.test(l)) ?? ''}` }));
+    child.on('exit', (code, signal) =>
+      settle({
+        kind: 'died',
+        message: `exited (${signal ?? code}): ${stderr.split('\n').find((l) => /FATAL|Error/.test(l)) ?? ''}`,
+      }),
+    );
     child.send({ module: modulePath, fn, input, args: options.args ?? [] });
   });
 }

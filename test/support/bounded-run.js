@@ -18,10 +18,16 @@ process.once('message', (job) => {
   }
   const ms = Date.now() - started;
   const peakRssGrowth = process.resourceUsage().maxRSS * 1024 - baseline.maxRss;
-  process.send({ ...answer, ms, baselineHeapBytes: baseline.heapUsed, peakRssGrowthBytes: peakRssGrowth }, () => process.exit(0));
+  process.send({ ...answer, ms, baselineHeapBytes: baseline.heapUsed, peakRssGrowthBytes: peakRssGrowth }, () =>
+    process.exit(0),
+  );
 });
 
 /** Values go back as JSON; buffers as their length only. */
 function summarise(value) {
-  return JSON.parse(JSON.stringify(value ?? null, (k, v) => (v && v.type === 'Buffer' && Array.isArray(v.data) ? { bufferLength: v.data.length } : v)));
+  return JSON.parse(
+    JSON.stringify(value ?? null, (k, v) =>
+      v && v.type === 'Buffer' && Array.isArray(v.data) ? { bufferLength: v.data.length } : v,
+    ),
+  );
 }

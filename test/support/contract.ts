@@ -10,17 +10,24 @@ export function expectContract(method: string, path: string, res: Response): voi
   const route = findRoute(method, path);
   if (!route) throw new Error(`${method.toUpperCase()} ${path} is not in api/contracts`);
   const declared = route.responses[res.status];
-  if (!declared) throw new Error(`${method.toUpperCase()} ${path} answered ${res.status}, which the contract does not declare`);
-  const mediaType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+  if (!declared)
+    throw new Error(`${method.toUpperCase()} ${path} answered ${res.status}, which the contract does not declare`);
+  const mediaType = String(res.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim();
   const content = declared.content ?? {};
   if (!(mediaType in content)) {
-    throw new Error(`${method.toUpperCase()} ${path} ${res.status} answered ${mediaType}; declared: ${Object.keys(content).join(', ') || 'no body'}`);
+    throw new Error(
+      `${method.toUpperCase()} ${path} ${res.status} answered ${mediaType}; declared: ${Object.keys(content).join(', ') || 'no body'}`,
+    );
   }
   const schema = content[mediaType];
   if (schema) {
     const parsed = schema.safeParse(res.body);
     if (!parsed.success) {
-      throw new Error(`${method.toUpperCase()} ${path} ${res.status} body does not match the contract: ${JSON.stringify(parsed.error.issues)}`);
+      throw new Error(
+        `${method.toUpperCase()} ${path} ${res.status} body does not match the contract: ${JSON.stringify(parsed.error.issues)}`,
+      );
     }
   }
 }
@@ -36,7 +43,8 @@ export function servedRoutes(app: Application): { method: string; path: string }
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
       if (layer.route) {
-        for (const [m, on] of Object.entries(layer.route.methods)) if (on && m !== '_all') out.push({ method: m, path: layer.route.path });
+        for (const [m, on] of Object.entries(layer.route.methods))
+          if (on && m !== '_all') out.push({ method: m, path: layer.route.path });
       } else if (layer.handle?.stack) walk(layer.handle.stack);
     }
   };

@@ -11,7 +11,9 @@ export const CORPUS_DIR = path.resolve(__dirname, '../../../shared/corpus');
 export function requireCorpus(relative = '.'): string {
   const full = path.join(CORPUS_DIR, relative);
   if (!existsSync(full)) {
-    throw new Error(`${full} missing: tests read the shared corpus beside the repository (../shared/corpus, SOURCES.md)`);
+    throw new Error(
+      `${full} missing: tests read the shared corpus beside the repository (../shared/corpus, SOURCES.md)`,
+    );
   }
   return full;
 }

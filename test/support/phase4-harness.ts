@@ -6,7 +6,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ensurePhase4Harness } = require('../../scripts/phase4-harness.js') as { ensurePhase4Harness: () => { classpath: string } };
+const { ensurePhase4Harness } = require('../../scripts/phase4-harness.js') as {
+  ensurePhase4Harness: () => { classpath: string };
+};
 
 export interface HarnessKeys {
   keystore: string;
@@ -18,7 +20,18 @@ export interface HarnessKeys {
 }
 
 function keyArgs(k: HarnessKeys): string[] {
-  return ['--keystore', k.keystore, '--password', k.password, '--alias', k.alias, '--truststore', k.truststore, '--ap-ca', k.apCa];
+  return [
+    '--keystore',
+    k.keystore,
+    '--password',
+    k.password,
+    '--alias',
+    k.alias,
+    '--truststore',
+    k.truststore,
+    '--ap-ca',
+    k.apCa,
+  ];
 }
 
 class Phase4Process {
@@ -45,8 +58,15 @@ class Phase4Process {
     const seen = this.lines.find(test);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`phase4 harness: no matching line within ${timeoutMs} ms; stderr tail:\n${this.stderrTail}`)), timeoutMs);
-      const onExit = (code: number | null): void => reject(new Error(`phase4 harness exited (${code}); stderr tail:\n${this.stderrTail}`));
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`phase4 harness: no matching line within ${timeoutMs} ms; stderr tail:\n${this.stderrTail}`),
+          ),
+        timeoutMs,
+      );
+      const onExit = (code: number | null): void =>
+        reject(new Error(`phase4 harness exited (${code}); stderr tail:\n${this.stderrTail}`));
       this.child.once('exit', onExit);
       this.waiters.push({
         test,
@@ -69,9 +89,20 @@ class Phase4Process {
 
 function start(args: string[]): Phase4Process {
   const { classpath } = ensurePhase4Harness();
-  const child = spawn('java', ['-Xmx512m', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classpath, 'dev.invoicegateway.phase4harness.Harness', ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'java',
+    [
+      '-Xmx512m',
+      '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+      '-cp',
+      classpath,
+      'dev.invoicegateway.phase4harness.Harness',
+      ...args,
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   return new Phase4Process(child);
 }
 
@@ -128,7 +159,12 @@ export class Phase4Sender {
       await this.proc.waitFor(() => results().length > index);
       const line = results()[index] as string;
       const [, id, result, receiptCheck, ...rest] = line.split(' ');
-      return { messageId: id as string, result: result as string, receiptCheck: receiptCheck as string, detail: rest.join(' ') };
+      return {
+        messageId: id as string,
+        result: result as string,
+        receiptCheck: receiptCheck as string,
+        detail: rest.join(' '),
+      };
     };
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);

@@ -61,13 +61,23 @@ export interface TestContext {
  */
 export async function createTestContext(
   name: string,
-  options: { workflows?: WorkflowStarter; env?: Record<string, string>; revocation?: RevocationChecker; documentWork?: AppDeps['documentWork'] } = {},
+  options: {
+    workflows?: WorkflowStarter;
+    env?: Record<string, string>;
+    revocation?: RevocationChecker;
+    documentWork?: AppDeps['documentWork'];
+  } = {},
 ): Promise<TestContext> {
   const { mongodbUri } = requireEnv();
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    MONGODB_URI: uniqueDbUri(mongodbUri, `${name}${randomUUID().replace(/[^a-f]/g, '').slice(0, 8)}`),
+    MONGODB_URI: uniqueDbUri(
+      mongodbUri,
+      `${name}${randomUUID()
+        .replace(/[^a-f]/g, '')
+        .slice(0, 8)}`,
+    ),
     ...options.env,
   });
   const core = await composeCore(config, 'test');
@@ -93,12 +103,29 @@ export async function createTestContext(
     async createClient(tenantIds) {
       const clientSecret = generateClientSecret();
       const secretId = randomUUID();
-      const client = await core.directory.createClient({ name: 'test', tenantIds, secret: { id: secretId, hash: await hashClientSecret(clientSecret) } });
+      const client = await core.directory.createClient({
+        name: 'test',
+        tenantIds,
+        secret: { id: secretId, hash: await hashClientSecret(clientSecret) },
+      });
       return { clientId: client._id, clientSecret, secretId };
     },
-    token: (c) => tokenRequest({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, scope: 'ap' }),
+    token: (c) =>
+      tokenRequest({
+        grant_type: 'client_credentials',
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+        scope: 'ap',
+      }),
     passwordToken: (c, username, password) =>
-      tokenRequest({ grant_type: 'password', client_id: c.clientId, client_secret: c.clientSecret, scope: 'ap', username, password }),
+      tokenRequest({
+        grant_type: 'password',
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+        scope: 'ap',
+        username,
+        password,
+      }),
     async close() {
       await core.db.connection.dropDatabase().catch(() => undefined);
       await core.db.close();

@@ -1,4 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Application } from 'express';
 import { createApp } from '../../api/app';
@@ -14,7 +20,11 @@ import { createTestContext, type TestContext } from './test-app';
 export class RecordingDeliveryStarter implements DeliveryStarter {
   readonly starts: { input: DeliverWebhookInput; meta: DeliveryMeta; mode: 'fresh' | 'redeliver' }[] = [];
   readonly running = new Set<string>();
-  async startDelivery(input: DeliverWebhookInput, meta: DeliveryMeta, mode: 'fresh' | 'redeliver'): Promise<'started' | 'already-started' | 'running'> {
+  async startDelivery(
+    input: DeliverWebhookInput,
+    meta: DeliveryMeta,
+    mode: 'fresh' | 'redeliver',
+  ): Promise<'started' | 'already-started' | 'running'> {
     if (this.running.has(input.deliveryId)) return mode === 'fresh' ? 'already-started' : 'running';
     const seen = this.starts.some((s) => s.input.deliveryId === input.deliveryId);
     this.starts.push({ input, meta, mode });
@@ -103,7 +113,13 @@ export async function startReceiver(reply?: TestReceiver['reply']): Promise<Test
     async waitFor(n, timeoutMs = 30_000) {
       if (receiver.requests.length < n) {
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`receiver got ${receiver.requests.length} requests, expected ${n} within ${timeoutMs} ms`)), timeoutMs);
+          const timer = setTimeout(
+            () =>
+              reject(
+                new Error(`receiver got ${receiver.requests.length} requests, expected ${n} within ${timeoutMs} ms`),
+              ),
+            timeoutMs,
+          );
           waiters.push({
             n,
             resolve: () => {
@@ -170,7 +186,11 @@ export async function startReceiver(reply?: TestReceiver['reply']): Promise<Test
 }
 
 /** Polls until `check` returns a value (not undefined), bounded. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

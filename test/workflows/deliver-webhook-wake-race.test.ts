@@ -29,7 +29,13 @@ describe('deliverWebhook: a wake during an attempt that held the delivery', () =
     const calls: string[] = [];
     const unheld: Array<{ workflowId: string; seq: string }> = [];
     const stuck: AttemptResult = { kind: 'throttled', retryInMs: 60_000, parked: true, heldSeq: 'seq-held' };
-    const sent: AttemptResult = { kind: 'sent', ok: true, httpStatus: 204, latencyMs: 1, url: 'https://receiver.test/hook' };
+    const sent: AttemptResult = {
+      kind: 'sent',
+      ok: true,
+      httpStatus: 204,
+      latencyMs: 1,
+      url: 'https://receiver.test/hook',
+    };
     const activities = {
       async attemptDelivery(): Promise<AttemptResult> {
         calls.push('attemptDelivery');
@@ -68,7 +74,9 @@ describe('deliverWebhook: a wake during an attempt that held the delivery', () =
       maxAttemptTimeoutMs: 5_000,
     };
     try {
-      const result = await worker.runUntil(client.workflow.execute('deliverWebhook', { taskQueue, workflowId, args: [input] }));
+      const result = await worker.runUntil(
+        client.workflow.execute('deliverWebhook', { taskQueue, workflowId, args: [input] }),
+      );
       return { result, calls, unheld, workflowId };
     } finally {
       await nativeConnection.close();

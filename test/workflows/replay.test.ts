@@ -18,7 +18,11 @@ describe('workflow replay', () => {
   it.each(files)('replays %s without non-determinism', async (file) => {
     const history = historyFromJSON(JSON.parse(readFileSync(path.join(DIR, file), 'utf8')));
     await expect(
-      Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows'), replayName: file }, history, `replay-${file}`),
+      Worker.runReplayHistory(
+        { workflowsPath: require.resolve('../../workflows'), replayName: file },
+        history,
+        `replay-${file}`,
+      ),
     ).resolves.toBeUndefined();
   });
 });

@@ -43,7 +43,8 @@ function checkManifest(m, { pinned }) {
   if (!m.artifacts || typeof m.artifacts !== 'object') fail('artifacts missing');
   for (const [name, a] of Object.entries(m.artifacts)) {
     if (!COORDINATES.test(a.coordinates || '')) fail(`artifact ${name}: coordinates must be group:artifact:version`);
-    if (pinned && !SHA256.test(a.sha256 || '')) fail(`artifact ${name}: sha256 not pinned (run npm run rules:fetch -- --pin)`);
+    if (pinned && !SHA256.test(a.sha256 || ''))
+      fail(`artifact ${name}: sha256 not pinned (run npm run rules:fetch -- --pin)`);
   }
   for (const [id, t] of Object.entries(m.tools || {})) {
     if (!Array.isArray(t.classpath) || t.classpath.length === 0) fail(`tool ${id}: classpath missing`);
@@ -60,15 +61,19 @@ function checkManifest(m, { pinned }) {
     if (!Array.isArray(p.sources) || p.sources.length === 0) fail(`pack ${p.id}: sources missing`);
     for (const s of p.sources) {
       if (!m.artifacts[s.artifact]) fail(`pack ${p.id}: unknown artifact ${s.artifact}`);
-      if (!Array.isArray(s.include) || s.include.length === 0) fail(`pack ${p.id}: source ${s.artifact} has no include`);
+      if (!Array.isArray(s.include) || s.include.length === 0)
+        fail(`pack ${p.id}: source ${s.artifact} has no include`);
       if (pinned) {
         const files = Object.entries(s.sha256 || {});
-        if (files.length === 0) fail(`pack ${p.id}: files of ${s.artifact} not pinned (run npm run rules:fetch -- --pin)`);
+        if (files.length === 0)
+          fail(`pack ${p.id}: files of ${s.artifact} not pinned (run npm run rules:fetch -- --pin)`);
         for (const [f, h] of files) if (!SHA256.test(h)) fail(`pack ${p.id}: ${f} has no valid sha256`);
       }
     }
-    if (p.kind === 'xsd' && (!p.entries || Object.keys(p.entries).length === 0)) fail(`pack ${p.id}: xsd pack without entries`);
-    if (p.kind === 'schematron' && (!Array.isArray(p.xslt) || p.xslt.length === 0)) fail(`pack ${p.id}: schematron pack without xslt`);
+    if (p.kind === 'xsd' && (!p.entries || Object.keys(p.entries).length === 0))
+      fail(`pack ${p.id}: xsd pack without entries`);
+    if (p.kind === 'schematron' && (!Array.isArray(p.xslt) || p.xslt.length === 0))
+      fail(`pack ${p.id}: schematron pack without xslt`);
   }
   return m;
 }
@@ -86,7 +91,8 @@ function readManifest(file, opts = { pinned: true }) {
 /** Every file a pack uses, as { artifact, path, sha256 } (sha256 undefined while unpinned). */
 function packFiles(pack) {
   const out = [];
-  for (const s of pack.sources) for (const [path, sha] of Object.entries(s.sha256 || {})) out.push({ artifact: s.artifact, path, sha256: sha });
+  for (const s of pack.sources)
+    for (const [path, sha] of Object.entries(s.sha256 || {})) out.push({ artifact: s.artifact, path, sha256: sha });
   return out;
 }
 

@@ -31,10 +31,15 @@ function officialXslt(packId, version, env = process.env) {
 function runSaxonHe({ xslt, source, output, timeoutMs = 600_000, env = process.env }) {
   const t0 = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    execFile('java', ['-cp', saxonHeClasspath(env), 'net.sf.saxon.Transform', `-s:${source}`, `-xsl:${xslt}`, `-o:${output}`], { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, _out, stderr) => {
-      if (err) reject(new Error(`Saxon-HE failed: ${stderr.slice(-2000) || err.message}`));
-      else resolve(Number(process.hrtime.bigint() - t0) / 1e6);
-    });
+    execFile(
+      'java',
+      ['-cp', saxonHeClasspath(env), 'net.sf.saxon.Transform', `-s:${source}`, `-xsl:${xslt}`, `-o:${output}`],
+      { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (err, _out, stderr) => {
+        if (err) reject(new Error(`Saxon-HE failed: ${stderr.slice(-2000) || err.message}`));
+        else resolve(Number(process.hrtime.bigint() - t0) / 1e6);
+      },
+    );
   });
 }
 

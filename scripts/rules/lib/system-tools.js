@@ -22,11 +22,19 @@ function aptInstall(pkg, log) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (!aptUpdated) {
     log(`apt-get update (to install ${pkg})`);
-    execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env, timeout: APT_TIMEOUT_MS });
+    execFileSync('apt-get', ['update', '-qq'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env,
+      timeout: APT_TIMEOUT_MS,
+    });
     aptUpdated = true;
   }
   log(`apt-get install ${pkg}`);
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { stdio: ['ignore', 'ignore', 'inherit'], env, timeout: APT_TIMEOUT_MS });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+    timeout: APT_TIMEOUT_MS,
+  });
 }
 
 /** Path of `bin`, installing Debian package `pkg` when missing and possible. */

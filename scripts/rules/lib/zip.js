@@ -55,7 +55,8 @@ function readEntry(buf, entry, name) {
   if (entry.method === 0) out = Buffer.from(raw);
   else if (entry.method === 8) out = zlib.inflateRawSync(raw, { maxOutputLength: MAX_ENTRY_BYTES });
   else throw new Error(`${name}: unsupported compression method ${entry.method}`);
-  if (out.length !== entry.size) throw new Error(`${name}: size ${out.length} differs from the directory's ${entry.size}`);
+  if (out.length !== entry.size)
+    throw new Error(`${name}: size ${out.length} differs from the directory's ${entry.size}`);
   return out;
 }
 

@@ -22,7 +22,14 @@ function xyz(x: number, y: number, z: number): Buffer {
 function desc(text: string): Buffer {
   const count = Buffer.alloc(4);
   count.writeUInt32BE(text.length + 1);
-  return Buffer.concat([ascii('desc'), Buffer.alloc(4), count, ascii(text), Buffer.alloc(1), Buffer.alloc(4 + 4 + 2 + 1 + 67)]);
+  return Buffer.concat([
+    ascii('desc'),
+    Buffer.alloc(4),
+    count,
+    ascii(text),
+    Buffer.alloc(1),
+    Buffer.alloc(4 + 4 + 2 + 1 + 67),
+  ]);
 }
 
 function text(value: string): Buffer {

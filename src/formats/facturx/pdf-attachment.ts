@@ -1,5 +1,16 @@
 import { constants as zlibConstants, inflateRawSync, inflateSync } from 'node:zlib';
-import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObjectParser, PDFRawStream, PDFRef, PDFString } from 'pdf-lib';
+import {
+  PDFArray,
+  PDFContext,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFObjectParser,
+  PDFRawStream,
+  PDFRef,
+  PDFString,
+} from 'pdf-lib';
 import { GatewayError } from '../../core/gateway-error';
 
 /**
@@ -255,7 +266,8 @@ function decodeStream(stream: PDFRawStream, cap: number, what: string, deref: (o
     const parm = parms[k];
     if (parm instanceof PDFDict) {
       const predictor = deref(parm.get(N.Predictor));
-      if (predictor instanceof PDFNumber && predictor.asNumber() > 1) throw unprocessable(`${what}: predictor functions are not supported`);
+      if (predictor instanceof PDFNumber && predictor.asNumber() > 1)
+        throw unprocessable(`${what}: predictor functions are not supported`);
     }
     const stageCap = k === filters.length - 1 ? cap : cap * EARLIER_STAGE_FACTOR;
     if (name === 'FlateDecode' || name === 'Fl') data = inflateCapped(data, stageCap, what);
@@ -336,15 +348,23 @@ class PdfObjects {
     this.latin = pdf.toString('latin1');
     OBJ_HEADER.lastIndex = 0;
     for (let m = OBJ_HEADER.exec(this.latin); m; m = OBJ_HEADER.exec(this.latin)) {
-      if (this.headers.length >= limits.maxObjects) throw unprocessable(`PDF has more than ${limits.maxObjects} objects`);
-      const h: Header = { num: Number(m[1]), gen: Number(m[2]), start: m.index, body: m.index + m[0].length, limit: pdf.length };
+      if (this.headers.length >= limits.maxObjects)
+        throw unprocessable(`PDF has more than ${limits.maxObjects} objects`);
+      const h: Header = {
+        num: Number(m[1]),
+        gen: Number(m[2]),
+        start: m.index,
+        body: m.index + m[0].length,
+        limit: pdf.length,
+      };
       const prev = this.headers[this.headers.length - 1];
       if (prev) prev.limit = h.start;
       this.latest.set(`${h.num} ${h.gen}`, this.headers.length);
       this.headers.push(h);
     }
     this.objectCount = this.headers.length;
-    for (let k = this.latin.indexOf('endstream'); k !== -1; k = this.latin.indexOf('endstream', k + 9)) this.endstreams.push(k);
+    for (let k = this.latin.indexOf('endstream'); k !== -1; k = this.latin.indexOf('endstream', k + 9))
+      this.endstreams.push(k);
     this.retryBudget = 2 * pdf.length;
     this.encrypted = /\/Encrypt[\0\t\n\f\r /<0-9]/.test(this.latin);
   }
@@ -354,9 +374,13 @@ class PdfObjects {
 
   private parse(bytes: Uint8Array): unknown {
     if (++this.parsed > this.limits.maxParsedObjects) {
-      throw new GatewayError('UNPROCESSABLE', `PDF needs more than ${this.limits.maxParsedObjects} objects parsed to find its attachments`, {
-        details: { reason: 'PDF_TOO_MANY_OBJECTS' },
-      });
+      throw new GatewayError(
+        'UNPROCESSABLE',
+        `PDF needs more than ${this.limits.maxParsedObjects} objects parsed to find its attachments`,
+        {
+          details: { reason: 'PDF_TOO_MANY_OBJECTS' },
+        },
+      );
     }
     const parser = PDFObjectParser.forBytes(bytes, this.context);
     // pdf-lib's parser reads every value of an object, however many, through parseObject; counting there bounds the
@@ -566,7 +590,11 @@ function baseName(name: string): string {
 export function extractFromPdf(pdf: Buffer | Uint8Array, limits?: Partial<PdfLimits>): PdfAttachment {
   const l: PdfLimits = { ...DEFAULT_PDF_LIMITS, ...(limits ?? {}) };
   const bytes = Buffer.isBuffer(pdf) ? pdf : Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
-  if (bytes.length > l.maxPdfBytes) throw new GatewayError('PAYLOAD_TOO_LARGE', `PDF of ${bytes.length} bytes exceeds the limit of ${l.maxPdfBytes} bytes`);
+  if (bytes.length > l.maxPdfBytes)
+    throw new GatewayError(
+      'PAYLOAD_TOO_LARGE',
+      `PDF of ${bytes.length} bytes exceeds the limit of ${l.maxPdfBytes} bytes`,
+    );
   if (!isPdf(bytes)) throw unprocessable('not a PDF document (no %PDF- header)');
 
   const objects = new PdfObjects(bytes, l);
@@ -587,10 +615,16 @@ export function extractFromPdf(pdf: Buffer | Uint8Array, limits?: Partial<PdfLim
       } catch (e) {
         if (!(e instanceof GatewayError) || e.code !== 'PAYLOAD_TOO_LARGE') throw e;
         const why =
-          cap < l.maxXmlBytes ? ` (the larger of ${l.maxXmlExpansion} times its stored size of ${stored} bytes and ${l.xmlRatioFloorBytes} bytes)` : '';
-        throw new GatewayError('PAYLOAD_TOO_LARGE', `PDF attachment "${name}" exceeds ${cap} bytes when decompressed${why}`, {
-          details: { reason: 'PDF_ATTACHMENT_TOO_LARGE', limit: cap, storedBytes: stored },
-        });
+          cap < l.maxXmlBytes
+            ? ` (the larger of ${l.maxXmlExpansion} times its stored size of ${stored} bytes and ${l.xmlRatioFloorBytes} bytes)`
+            : '';
+        throw new GatewayError(
+          'PAYLOAD_TOO_LARGE',
+          `PDF attachment "${name}" exceeds ${cap} bytes when decompressed${why}`,
+          {
+            details: { reason: 'PDF_ATTACHMENT_TOO_LARGE', limit: cap, storedBytes: stored },
+          },
+        );
       }
       return { filename: (name.split(/[\\/]/).pop() ?? name).trim(), xml };
     }

@@ -41,7 +41,9 @@ export class PdfPage {
   text(x: number, y: number, text: string, opts: { size?: number; bold?: boolean; color?: Rgb } = {}): void {
     if (text === '') return;
     const font = opts.bold ? this.doc.bold : this.doc.regular;
-    this.ops.push(`BT /${opts.bold ? 'F2' : 'F1'} ${num(opts.size ?? 9)} Tf ${rgb(opts.color ?? [0, 0, 0])} rg ${num(x)} ${num(y)} Td ${font.encode(text)} Tj ET`);
+    this.ops.push(
+      `BT /${opts.bold ? 'F2' : 'F1'} ${num(opts.size ?? 9)} Tf ${rgb(opts.color ?? [0, 0, 0])} rg ${num(x)} ${num(y)} Td ${font.encode(text)} Tj ET`,
+    );
   }
 
   line(x1: number, y1: number, x2: number, y2: number, width = 0.5, color: Rgb = [0.6, 0.6, 0.6]): void {
@@ -104,7 +106,8 @@ const FX_NAMESPACE = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#';
 
 const pdfDate = (d: Date): string => `D:${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}+00'00'`;
 const xmpDate = (d: Date): string => `${d.toISOString().slice(0, 19)}+00:00`;
-const xmlText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const xmlText = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A PDF text string: literal when ASCII, UTF-16BE otherwise (PDF 1.7 §7.9.2.2). */
 function textString(s: string): PDFString | PDFHexString {
@@ -173,8 +176,8 @@ function serialize(ctx: PDFContext, root: PDFRef, info: PDFRef, id: Buffer): Buf
   for (const [ref, obj] of ctx.enumerateIndirectObjects()) {
     offsets.set(ref.objectNumber, offset);
     const head = Buffer.from(`${ref.objectNumber} ${ref.generationNumber} obj\n`, 'latin1');
-    const body = new Uint8Array((obj).sizeInBytes());
-    (obj).copyBytesInto(body, 0);
+    const body = new Uint8Array(obj.sizeInBytes());
+    obj.copyBytesInto(body, 0);
     const tail = Buffer.from('\nendobj\n', 'latin1');
     parts.push(head, Buffer.from(body), tail);
     offset += head.length + body.length + tail.length;
@@ -269,6 +272,10 @@ export function writeHybridPdf(canvas: PdfCanvas, attachment: HybridAttachment, 
     }),
   );
   // File identifier: a digest of what makes this document (PDF 1.7 §14.4), so the same input gives the same file.
-  const id = createHash('md5').update(attachment.bytes).update(info.date.toISOString()).update(canvas.pages.map((p) => p.ops.join('\n')).join('\f')).digest();
+  const id = createHash('md5')
+    .update(attachment.bytes)
+    .update(info.date.toISOString())
+    .update(canvas.pages.map((p) => p.ops.join('\n')).join('\f'))
+    .digest();
   return serialize(ctx, root, infoRef, id);
 }

@@ -84,7 +84,8 @@ export class TrueTypeSubset {
   /** Width of the text in points at `size`. */
   widthOf(text: string, size: number): number {
     let w = 0;
-    for (const ch of text) w += this.font.glyphForCodePoint(this.printable(ch).codePointAt(0) as number).advanceWidth * this.scale;
+    for (const ch of text)
+      w += this.font.glyphForCodePoint(this.printable(ch).codePointAt(0) as number).advanceWidth * this.scale;
     return (w * size) / 1000;
   }
 
@@ -109,7 +110,9 @@ export class TrueTypeSubset {
   embed(ctx: PDFContext): PDFRef {
     const ids = [...this.used.keys()].sort((a, b) => a - b);
     // Subset tag: six capitals derived from the glyph set, so the same text gives the same bytes.
-    const digest = createHash('sha256').update(ids.map((i) => `${i}:${this.used.get(i)?.codePoint}`).join(',')).digest();
+    const digest = createHash('sha256')
+      .update(ids.map((i) => `${i}:${this.used.get(i)?.codePoint}`).join(','))
+      .digest();
     const tag = [...digest.subarray(0, 6)].map((b) => String.fromCharCode(65 + (b % 26))).join('');
     const baseFont = `${tag}+${(this.font.postscriptName ?? 'Font').replace(/[^!-~]|[()<>[\]{}/%#]/g, '')}`;
     const program = encodeSubset(this.font, this.subset);
@@ -121,7 +124,12 @@ export class TrueTypeSubset {
       FontName: baseFont,
       // Symbolic: the glyphs are addressed by CID, not through a standard encoding.
       Flags: 4,
-      FontBBox: [Math.round(bbox.minX * s), Math.round(bbox.minY * s), Math.round(bbox.maxX * s), Math.round(bbox.maxY * s)],
+      FontBBox: [
+        Math.round(bbox.minX * s),
+        Math.round(bbox.minY * s),
+        Math.round(bbox.maxX * s),
+        Math.round(bbox.maxY * s),
+      ],
       ItalicAngle: this.font.italicAngle,
       Ascent: Math.round(this.font.ascent * s),
       Descent: Math.round(this.font.descent * s),
@@ -137,7 +145,7 @@ export class TrueTypeSubset {
         run = [];
         widths.push(id, run);
       }
-      run.push(Math.round(((this.used.get(id) as { glyph: Glyph }).glyph.advanceWidth * s) * 1000) / 1000);
+      run.push(Math.round((this.used.get(id) as { glyph: Glyph }).glyph.advanceWidth * s * 1000) / 1000);
     });
     const cidFont = ctx.obj({
       Type: 'Font',
@@ -161,12 +169,16 @@ export class TrueTypeSubset {
   }
 
   private toUnicodeCMap(ids: number[]): string {
-    const utf16 = (cp: number): string => PDFHexString.fromText(String.fromCodePoint(cp)).asString().replace(/^FEFF/i, '');
+    const utf16 = (cp: number): string =>
+      PDFHexString.fromText(String.fromCodePoint(cp)).asString().replace(/^FEFF/i, '');
     const lines: string[] = [];
     for (let k = 0; k < ids.length; k += 100) {
       const chunk = ids.slice(k, k + 100);
       lines.push(`${chunk.length} beginbfchar`);
-      for (const id of chunk) lines.push(`<${id.toString(16).padStart(4, '0')}> <${utf16((this.used.get(id) as { codePoint: number }).codePoint)}>`);
+      for (const id of chunk)
+        lines.push(
+          `<${id.toString(16).padStart(4, '0')}> <${utf16((this.used.get(id) as { codePoint: number }).codePoint)}>`,
+        );
       lines.push('endbfchar');
     }
     return [
@@ -187,4 +199,3 @@ export class TrueTypeSubset {
     ].join('\n');
   }
 }
-

@@ -200,7 +200,10 @@ abstract class TreeParent extends TreeNode {
     return new TreeList(out);
   }
   getElementsByTagNameNS(namespaceURI: string, localName: string): TreeList<TreeElement> {
-    return this.collect((e) => (namespaceURI === '*' || e.namespaceURI === namespaceURI) && (localName === '*' || e.localName === localName));
+    return this.collect(
+      (e) =>
+        (namespaceURI === '*' || e.namespaceURI === namespaceURI) && (localName === '*' || e.localName === localName),
+    );
   }
 }
 
@@ -223,7 +226,8 @@ class TreeElement extends TreeParent implements ReadElement {
     // As xmldom: text and CDATA of all descendants, comments and processing instructions left out.
     const first = this.first;
     if (first === null) return '';
-    if (first.nextSibling === null && (first.nodeType === 3 || first.nodeType === 4)) return (first as TreeCharacterData).data;
+    if (first.nextSibling === null && (first.nodeType === 3 || first.nodeType === 4))
+      return (first as TreeCharacterData).data;
     let out = '';
     const walk = (p: TreeParent): void => {
       for (let c = p.first; c; c = c.nextSibling) {
@@ -285,7 +289,14 @@ export class ReadTreeBuilder implements ScanVisitor {
     return undefined;
   }
 
-  startElement(name: string, attributes: readonly RawAttribute[], _offset: number, namespaceURI: string, localName: string, plainName: boolean): void {
+  startElement(
+    name: string,
+    attributes: readonly RawAttribute[],
+    _offset: number,
+    namespaceURI: string,
+    localName: string,
+    plainName: boolean,
+  ): void {
     if (!plainName) this.unsupported ??= `element name <${name}>`;
     let declarations: Map<string, string> | undefined;
     const count = attributes.length;
@@ -295,7 +306,8 @@ export class ReadTreeBuilder implements ScanVisitor {
       if (n === 'xmlns' || n.startsWith('xmlns:')) {
         const prefix = n === 'xmlns' ? '' : n.slice(6);
         // xmldom refuses to rebind these (DOM NAMESPACE_ERR); leave such documents to it.
-        if (prefix === 'xml' || prefix === 'xmlns' || a.value === NAMESPACES_XML || a.value === NAMESPACES_XMLNS) this.unsupported ??= `namespace declaration ${n}`;
+        if (prefix === 'xml' || prefix === 'xmlns' || a.value === NAMESPACES_XML || a.value === NAMESPACES_XMLNS)
+          this.unsupported ??= `namespace declaration ${n}`;
         (declarations ??= new Map()).set(prefix, a.value);
         if (a.value !== '') this.document.declaredNamespaces.add(a.value);
       }

@@ -129,7 +129,10 @@ function bytePosition(buf: Uint8Array, offset: number): { line: number; column: 
 }
 
 function hexBytes(buf: Uint8Array, offset: number, count: number): string {
-  return Array.from(buf.subarray(offset, offset + count), (x) => `0x${x.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
+  return Array.from(
+    buf.subarray(offset, offset + count),
+    (x) => `0x${x.toString(16).toUpperCase().padStart(2, '0')}`,
+  ).join(' ');
 }
 
 function decodeUtf8(buf: Uint8Array, start: number, declared: string | undefined): string {
@@ -151,16 +154,27 @@ function decodeUtf8(buf: Uint8Array, start: number, declared: string | undefined
 }
 
 /** Turns untrusted bytes into text, refusing anything whose encoding is unclear or not honoured. */
-export function decodeXml(input: Buffer | Uint8Array | string, maxBytes: number = DEFAULT_XML_LIMITS.maxBytes): DecodedXml {
+export function decodeXml(
+  input: Buffer | Uint8Array | string,
+  maxBytes: number = DEFAULT_XML_LIMITS.maxBytes,
+): DecodedXml {
   if (typeof input === 'string') {
     const byteLength = Buffer.byteLength(input, 'utf8');
-    if (byteLength > maxBytes) throw new GatewayError('PAYLOAD_TOO_LARGE', `XML document of ${byteLength} bytes exceeds the limit of ${maxBytes} bytes`);
+    if (byteLength > maxBytes)
+      throw new GatewayError(
+        'PAYLOAD_TOO_LARGE',
+        `XML document of ${byteLength} bytes exceeds the limit of ${maxBytes} bytes`,
+      );
     if (byteLength === 0) throw invalid('empty document');
     return { text: input.charCodeAt(0) === 0xfeff ? input.slice(1) : input, encoding: 'string', byteLength };
   }
 
   const buf = input;
-  if (buf.length > maxBytes) throw new GatewayError('PAYLOAD_TOO_LARGE', `XML document of ${buf.length} bytes exceeds the limit of ${maxBytes} bytes`);
+  if (buf.length > maxBytes)
+    throw new GatewayError(
+      'PAYLOAD_TOO_LARGE',
+      `XML document of ${buf.length} bytes exceeds the limit of ${maxBytes} bytes`,
+    );
   if (buf.length === 0) throw invalid('empty document (0 bytes)');
 
   for (const sig of BINARY_SIGNATURES) {
@@ -168,7 +182,8 @@ export function decodeXml(input: Buffer | Uint8Array | string, maxBytes: number 
   }
 
   // UTF-16: only with a byte order mark (XML 1.0 §4.3.3 requires it; guessing is how mojibake starts).
-  const utf16 = buf[0] === 0xfe && buf[1] === 0xff ? 'utf-16be' : buf[0] === 0xff && buf[1] === 0xfe ? 'utf-16le' : undefined;
+  const utf16 =
+    buf[0] === 0xfe && buf[1] === 0xff ? 'utf-16be' : buf[0] === 0xff && buf[1] === 0xfe ? 'utf-16le' : undefined;
   if (utf16) {
     let text: string;
     try {
@@ -178,7 +193,9 @@ export function decodeXml(input: Buffer | Uint8Array | string, maxBytes: number 
     }
     const decl = readXmlDeclaration(text);
     if (decl?.encoding && !UTF16_LABELS.test(decl.encoding)) {
-      throw invalid(`the document starts with a ${utf16.toUpperCase()} byte order mark but declares encoding "${decl.encoding}"`);
+      throw invalid(
+        `the document starts with a ${utf16.toUpperCase()} byte order mark but declares encoding "${decl.encoding}"`,
+      );
     }
     return { text, encoding: utf16, byteLength: buf.length };
   }
@@ -193,7 +210,9 @@ export function decodeXml(input: Buffer | Uint8Array | string, maxBytes: number 
   const declared = decl?.encoding;
 
   if (declared && UTF16_LABELS.test(declared)) {
-    throw invalid(`the document declares encoding "${declared}" but has no UTF-16 byte order mark and is 8-bit encoded`);
+    throw invalid(
+      `the document declares encoding "${declared}" but has no UTF-16 byte order mark and is 8-bit encoded`,
+    );
   }
   if (bom && declared && !UTF8_LABELS.test(declared)) {
     throw invalid(`the document starts with a UTF-8 byte order mark but declares encoding "${declared}"`);
@@ -205,7 +224,11 @@ export function decodeXml(input: Buffer | Uint8Array | string, maxBytes: number 
     const bad = buf.findIndex((x) => x > 0x7f);
     if (bad !== -1) {
       const { line, column } = bytePosition(buf, bad);
-      throw invalid(`the document declares encoding "${declared}" but byte ${hexBytes(buf, bad, 1)} at byte offset ${bad} is not ASCII`, line, column);
+      throw invalid(
+        `the document declares encoding "${declared}" but byte ${hexBytes(buf, bad, 1)} at byte offset ${bad} is not ASCII`,
+        line,
+        column,
+      );
     }
     return { text: Buffer.from(buf).toString('latin1'), encoding: 'us-ascii', byteLength: buf.length };
   }
@@ -234,7 +257,11 @@ export function decodeXml(input: Buffer | Uint8Array | string, maxBytes: number 
 // Parsing
 
 /** Decodes and runs every safety and structure check without building a DOM; `visitor` sees the elements. */
-export function scanXmlInput(input: Buffer | Uint8Array | string, limits?: Partial<XmlLimits>, visitor?: ScanVisitor): ScanSummary & DecodedXml {
+export function scanXmlInput(
+  input: Buffer | Uint8Array | string,
+  limits?: Partial<XmlLimits>,
+  visitor?: ScanVisitor,
+): ScanSummary & DecodedXml {
   const l = resolveXmlLimits(limits);
   const decoded = decodeXml(input, l.maxBytes);
   assertLegalCharacters(decoded.text);
@@ -351,7 +378,8 @@ export function parseXmlForReading(input: Buffer | Uint8Array | string, limits?:
   if (unusual) assertLegalCharacters(text);
   const builder = new ReadTreeBuilder();
   scanXml(text, l, builder);
-  if (builder.unsupported !== undefined || (unusual && UNUSUAL_LINE_ENDS.test(text))) return buildDom(withoutLongComments(text));
+  if (builder.unsupported !== undefined || (unusual && UNUSUAL_LINE_ENDS.test(text)))
+    return buildDom(withoutLongComments(text));
   return builder.document;
 }
 
@@ -397,18 +425,38 @@ function resolverFor(namespaces: NamespaceMap): NamespaceResolver {
   };
 }
 
-function evaluate(context: Node, expression: string, namespaces: NamespaceMap, variables?: XPathVariables): XPathResultLike {
-  return compile(expression).evaluate({ node: context, namespaces: resolverFor(namespaces), ...(variables ? { variables } : {}) });
+function evaluate(
+  context: Node,
+  expression: string,
+  namespaces: NamespaceMap,
+  variables?: XPathVariables,
+): XPathResultLike {
+  return compile(expression).evaluate({
+    node: context,
+    namespaces: resolverFor(namespaces),
+    ...(variables ? { variables } : {}),
+  });
 }
 
 /** Nodes selected by `expression`; its prefixes are resolved through `namespaces`. */
-export function select(context: Node, expression: string, namespaces: NamespaceMap = {}, variables?: XPathVariables): Node[] {
+export function select(
+  context: Node,
+  expression: string,
+  namespaces: NamespaceMap = {},
+  variables?: XPathVariables,
+): Node[] {
   const r = evaluate(context, expression, namespaces, variables);
-  if (!(r instanceof xpathApi.XNodeSet) || !r.toArray) throw new TypeError(`XPath "${expression}" does not select nodes`);
+  if (!(r instanceof xpathApi.XNodeSet) || !r.toArray)
+    throw new TypeError(`XPath "${expression}" does not select nodes`);
   return r.toArray() as Node[];
 }
 
-export function selectOne(context: Node, expression: string, namespaces: NamespaceMap = {}, variables?: XPathVariables): Node | undefined {
+export function selectOne(
+  context: Node,
+  expression: string,
+  namespaces: NamespaceMap = {},
+  variables?: XPathVariables,
+): Node | undefined {
   return select(context, expression, namespaces, variables)[0];
 }
 
@@ -416,7 +464,12 @@ export function selectOne(context: Node, expression: string, namespaces: Namespa
  * The trimmed text of the first selected node, or the string value of a non-node expression. Undefined when nothing
  * is selected (an empty element gives '').
  */
-export function text(context: Node, expression: string, namespaces: NamespaceMap = {}, variables?: XPathVariables): string | undefined {
+export function text(
+  context: Node,
+  expression: string,
+  namespaces: NamespaceMap = {},
+  variables?: XPathVariables,
+): string | undefined {
   const r = evaluate(context, expression, namespaces, variables);
   if (r instanceof xpathApi.XNodeSet && r.toArray) {
     const first = r.toArray()[0] as Node | undefined;

@@ -40,7 +40,14 @@ export interface ScanVisitor {
    * `plainName`: the name is an ASCII QName, `[A-Za-z_][A-Za-z0-9_.-]*` with at most one `:` followed by the same
    * (what xmldom accepts without question).
    */
-  startElement(name: string, attributes: readonly RawAttribute[], offset: number, namespaceURI: string, localName: string, plainName: boolean): void;
+  startElement(
+    name: string,
+    attributes: readonly RawAttribute[],
+    offset: number,
+    namespaceURI: string,
+    localName: string,
+    plainName: boolean,
+  ): void;
   endElement(name: string, offset: number): void;
   /** Read before each run of character data; false keeps the scan free of string copies. */
   readonly wantsText: boolean;
@@ -157,7 +164,8 @@ function isLegalCodePoint(cp: number): boolean {
 }
 
 /** Characters that are not XML 1.0 `Char`s, including unpaired surrogates. */
-const ILLEGAL_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const ILLEGAL_CHAR =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function assertLegalCharacters(text: string): void {
   const m = ILLEGAL_CHAR.exec(text);
@@ -191,7 +199,15 @@ function isPlainNameStart(c: number): boolean {
 
 function isBadNameStart(c: number): boolean {
   // digits, '-', '.', and anything that ends a name; xmldom checks the finer NameStartChar rules
-  return Number.isNaN(c) || isNameTerminator(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x21 || c === 0x3f;
+  return (
+    Number.isNaN(c) ||
+    isNameTerminator(c) ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2d ||
+    c === 0x2e ||
+    c === 0x21 ||
+    c === 0x3f
+  );
 }
 
 /** End of the name starting at `from`: the first terminator, or the end of the text. */
@@ -248,7 +264,11 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       const m = REFERENCE.exec(s);
       if (!m || m.index + m[0].length > end) {
         const shown = s.slice(amp, Math.min(end, amp + 12)).split(/[\s<]/)[0];
-        fail('INVALID_XML', amp, `malformed or undefined entity reference "${shown}" (only the five predefined entities and character references are allowed)`);
+        fail(
+          'INVALID_XML',
+          amp,
+          `malformed or undefined entity reference "${shown}" (only the five predefined entities and character references are allowed)`,
+        );
       }
       const ref = m as RegExpExecArray;
       let value: string;
@@ -256,7 +276,8 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
         value = PREDEFINED[ref[3]] as string;
       } else {
         const cp = ref[1] !== undefined ? Number.parseInt(ref[1], 10) : Number.parseInt(ref[2] as string, 16);
-        if (!isLegalCodePoint(cp)) fail('INVALID_XML', amp, `character reference "${ref[0]}" is not a legal XML character`);
+        if (!isLegalCodePoint(cp))
+          fail('INVALID_XML', amp, `character reference "${ref[0]}" is not a legal XML character`);
         value = String.fromCodePoint(cp);
       }
       if (decode) out += literal(from, amp, normalise) + value;
@@ -333,7 +354,8 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       let t = lt + 2;
       while (t < end && !isXmlWhitespace(s.charCodeAt(t))) t++;
       const target = s.slice(lt + 2, t);
-      if (target.toLowerCase() === 'xml') fail('INVALID_XML', lt, 'XML declaration is only allowed at the very start of the document');
+      if (target.toLowerCase() === 'xml')
+        fail('INVALID_XML', lt, 'XML declaration is only allowed at the very start of the document');
       if (target === '') fail('INVALID_XML', lt, 'processing instruction without a target');
       countNode(lt);
       if (visitor?.processingInstruction) {
@@ -388,7 +410,11 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       if (open === undefined) fail('INVALID_XML', lt, `end tag </${name}> without a matching start tag`);
       if (name !== open) {
         const at = positionAt(s, stackOffsets[stackOffsets.length - 1] as number);
-        fail('INVALID_XML', lt, `end tag </${name}> does not match start tag <${open}> opened at ${at.line}:${at.column}`);
+        fail(
+          'INVALID_XML',
+          lt,
+          `end tag </${name}> does not match start tag <${open}> opened at ${at.line}:${at.column}`,
+        );
       }
       stackOffsets.pop();
       scopes.pop();
@@ -399,7 +425,8 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
     }
 
     // Start tag.
-    if (isBadNameStart(c)) fail('INVALID_XML', lt, lt + 1 >= n ? "unexpected end of document after '<'" : "invalid character after '<'");
+    if (isBadNameStart(c))
+      fail('INVALID_XML', lt, lt + 1 >= n ? "unexpected end of document after '<'" : "invalid character after '<'");
     if (rootClosed) fail('INVALID_XML', lt, 'a second root element follows the end of the root element');
     // The element name, noting on the way whether it is a plain ASCII QName (visitors that mirror xmldom need to know).
     let j = lt + 1;
@@ -443,24 +470,38 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
       if (attrName === '') fail('INVALID_XML', j, `malformed attribute in start tag <${name}>`);
       while (j < n && isXmlWhitespace(s.charCodeAt(j))) j++;
       if (s.charCodeAt(j) !== 0x3d /* = */) {
-        fail('INVALID_XML', j, j >= n ? 'unexpected end of document inside a start tag (document truncated?)' : `attribute "${attrName}" has no value`);
+        fail(
+          'INVALID_XML',
+          j,
+          j >= n
+            ? 'unexpected end of document inside a start tag (document truncated?)'
+            : `attribute "${attrName}" has no value`,
+        );
       }
       j++;
       while (j < n && isXmlWhitespace(s.charCodeAt(j))) j++;
       const quote = s.charCodeAt(j);
       if (quote !== 0x22 && quote !== 0x27) {
-        fail('INVALID_XML', j, j >= n ? 'unexpected end of document inside a start tag (document truncated?)' : `value of attribute "${attrName}" must be quoted`);
+        fail(
+          'INVALID_XML',
+          j,
+          j >= n
+            ? 'unexpected end of document inside a start tag (document truncated?)'
+            : `value of attribute "${attrName}" must be quoted`,
+        );
       }
       const valueStart = j + 1;
       const valueEnd = s.indexOf(quote === 0x22 ? '"' : "'", valueStart);
-      if (valueEnd === -1) fail('INVALID_XML', j, `unterminated value of attribute "${attrName}" (document truncated?)`);
+      if (valueEnd === -1)
+        fail('INVALID_XML', j, `unterminated value of attribute "${attrName}" (document truncated?)`);
       if (valueEnd - valueStart > limits.maxAttributeValueLength) {
         const max = limits.maxAttributeValueLength;
         const what = `value of attribute "${attrName}" is longer than ${max} characters`;
         refuse(valueStart, what, 'XML_ATTRIBUTE_TOO_LONG', max);
       }
       const ltInValue = s.indexOf('<', valueStart);
-      if (ltInValue !== -1 && ltInValue < valueEnd) fail('INVALID_XML', ltInValue, `'<' is not allowed in the value of attribute "${attrName}"`);
+      if (ltInValue !== -1 && ltInValue < valueEnd)
+        fail('INVALID_XML', ltInValue, `'<' is not allowed in the value of attribute "${attrName}"`);
       attributeCount++;
       if (attributeCount > limits.maxAttributesPerElement) {
         const max = limits.maxAttributesPerElement;
@@ -472,7 +513,8 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
         refuse(nameStart, `document has more than ${max} attributes`, 'XML_TOO_MANY_ATTRIBUTES', max);
       }
       if (attributeNames === undefined) attributeNames = [attrName];
-      else if (attributeNames.includes(attrName)) fail('INVALID_XML', nameStart, `attribute "${attrName}" appears more than once in start tag <${name}>`);
+      else if (attributeNames.includes(attrName))
+        fail('INVALID_XML', nameStart, `attribute "${attrName}" appears more than once in start tag <${name}>`);
       else attributeNames.push(attrName);
       const isDeclaration = attrName === 'xmlns' || attrName.startsWith('xmlns:');
       if (visitor || isDeclaration) {
@@ -480,7 +522,8 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
         if (visitor) (attributes ??= []).push({ name: attrName, value });
         if (isDeclaration) {
           const prefix = attrName === 'xmlns' ? '' : attrName.slice(6);
-          if (prefix !== '' && value === '') fail('INVALID_XML', nameStart, `namespace prefix "${prefix}" cannot be undeclared in XML 1.0`);
+          if (prefix !== '' && value === '')
+            fail('INVALID_XML', nameStart, `namespace prefix "${prefix}" cannot be undeclared in XML 1.0`);
           (declarations ??= new Map()).set(prefix, value);
         }
       } else {
@@ -493,7 +536,8 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
     countNode(lt);
     const colon = name.indexOf(':');
     const namespaceURI = resolve(colon === -1 ? '' : name.slice(0, colon), declarations);
-    if (namespaceURI === undefined) fail('INVALID_XML', lt, `namespace prefix "${name.slice(0, colon)}" of element <${name}> is not declared`);
+    if (namespaceURI === undefined)
+      fail('INVALID_XML', lt, `namespace prefix "${name.slice(0, colon)}" of element <${name}> is not declared`);
     if (attributeNames !== undefined) {
       for (const a of attributeNames) {
         const c = a.indexOf(':');
@@ -508,7 +552,14 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
         plainChars &&
         isPlainNameStart(c) &&
         (colon === -1 || (isPlainNameStart(name.charCodeAt(colon + 1)) && name.indexOf(':', colon + 1) === -1));
-      visitor.startElement(name, attributes ?? NO_ATTRIBUTES, lt, namespaceURI as string, colon === -1 ? name : name.slice(colon + 1), plainName);
+      visitor.startElement(
+        name,
+        attributes ?? NO_ATTRIBUTES,
+        lt,
+        namespaceURI as string,
+        colon === -1 ? name : name.slice(colon + 1),
+        plainName,
+      );
     }
     if (selfClosing) {
       visitor?.endElement(name, lt);
@@ -525,8 +576,16 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
   }
 
   if (stack.length > 0) {
-    const open = stack.slice(-3).reverse().map((e) => `<${e}>`).join(', ');
-    fail('INVALID_XML', n, `unexpected end of document: ${stack.length} element(s) not closed, innermost ${open} (document truncated?)`);
+    const open = stack
+      .slice(-3)
+      .reverse()
+      .map((e) => `<${e}>`)
+      .join(', ');
+    fail(
+      'INVALID_XML',
+      n,
+      `unexpected end of document: ${stack.length} element(s) not closed, innermost ${open} (document truncated?)`,
+    );
   }
   if (rootName === '') {
     fail('INVALID_XML', n, /^[\s\uFEFF]*$/.test(s) ? 'empty document' : 'no root element');

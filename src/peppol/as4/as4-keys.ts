@@ -14,19 +14,33 @@ export interface As4Keys {
 
 export function loadAs4Keys(cfg: Config['as4']): As4Keys {
   const entries: KeyMaterial[] = cfg.keystores.map((k) =>
-    loadKeyMaterial({ kind: 'pkcs12', path: k.path, password: cfg.keystorePassword ?? '', ...(k.alias ? { alias: k.alias } : {}) }),
+    loadKeyMaterial({
+      kind: 'pkcs12',
+      path: k.path,
+      password: cfg.keystorePassword ?? '',
+      ...(k.alias ? { alias: k.alias } : {}),
+    }),
   );
   if (cfg.certificatePath && cfg.privateKeyPath) {
     entries.push(
-      loadKeyMaterial({ kind: 'pem', certificatePath: cfg.certificatePath, privateKeyPath: cfg.privateKeyPath, ...(cfg.privateKeyPassword ? { privateKeyPassphrase: cfg.privateKeyPassword } : {}) }),
+      loadKeyMaterial({
+        kind: 'pem',
+        certificatePath: cfg.certificatePath,
+        privateKeyPath: cfg.privateKeyPath,
+        ...(cfg.privateKeyPassword ? { privateKeyPassphrase: cfg.privateKeyPassword } : {}),
+      }),
     );
   }
   return { keys: new ApKeyRing(entries), apCertificateAuthorities: loadApCertificateAuthorities(cfg) };
 }
 
 /** The trusted Peppol AP CAs (PEPPOL_AP_CA: PEM bundles or PKCS#12 trust stores). */
-export function loadApCertificateAuthorities(cfg: Pick<Config['as4'], 'apCaFiles' | 'apCaPassword'>): X509Certificate[] {
+export function loadApCertificateAuthorities(
+  cfg: Pick<Config['as4'], 'apCaFiles' | 'apCaPassword'>,
+): X509Certificate[] {
   return cfg.apCaFiles.flatMap((path) =>
-    loadTrustedCertificates(/\.(p12|pfx)$/i.test(path) ? { kind: 'pkcs12', path, password: cfg.apCaPassword ?? '' } : { kind: 'pem', path }),
+    loadTrustedCertificates(
+      /\.(p12|pfx)$/i.test(path) ? { kind: 'pkcs12', path, password: cfg.apCaPassword ?? '' } : { kind: 'pem', path },
+    ),
   );
 }

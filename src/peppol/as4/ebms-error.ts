@@ -33,9 +33,17 @@ export class EbmsError extends GatewayError {
   /** Goes into eb:ErrorDetail (e.g. PEPPOL:NOT_SERVICED). */
   readonly errorDetail: string | undefined;
 
-  constructor(ebmsCode: EbmsErrorCode, message: string, options: { errorDetail?: string; cause?: unknown; code?: GatewayErrorCode } = {}) {
+  constructor(
+    ebmsCode: EbmsErrorCode,
+    message: string,
+    options: { errorDetail?: string; cause?: unknown; code?: GatewayErrorCode } = {},
+  ) {
     super(options.code ?? 'UNPROCESSABLE', message, {
-      details: { ebmsCode, shortDescription: EBMS_ERRORS[ebmsCode].shortDescription, ...(options.errorDetail ? { errorDetail: options.errorDetail } : {}) },
+      details: {
+        ebmsCode,
+        shortDescription: EBMS_ERRORS[ebmsCode].shortDescription,
+        ...(options.errorDetail ? { errorDetail: options.errorDetail } : {}),
+      },
       ...(options.cause === undefined ? {} : { cause: options.cause }),
       retryable: false,
     });

@@ -7,7 +7,17 @@
  *
  * Node's `oaepHash` sets the OAEP digest and the MGF1 hash together, which is exactly this combination.
  */
-import { constants, createCipheriv, createDecipheriv, privateDecrypt, publicEncrypt, randomBytes, randomUUID, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  constants,
+  createCipheriv,
+  createDecipheriv,
+  privateDecrypt,
+  publicEncrypt,
+  randomBytes,
+  randomUUID,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 import type { Document, Element, Node } from '@xmldom/xmldom';
 import { ALG, NS, WSS } from './constants';
 import { EbmsError } from './ebms-error';
@@ -26,7 +36,8 @@ function isElement(n: Node | null | undefined): n is Element {
 
 function childElements(parent: Node, ns: string, local: string): Element[] {
   const out: Element[] = [];
-  for (let c = parent.firstChild; c; c = c.nextSibling) if (isElement(c) && c.namespaceURI === ns && c.localName === local) out.push(c);
+  for (let c = parent.firstChild; c; c = c.nextSibling)
+    if (isElement(c) && c.namespaceURI === ns && c.localName === local) out.push(c);
   return out;
 }
 
@@ -58,12 +69,18 @@ export function gcmDecrypt(key: Buffer, data: Buffer): Buffer {
   return Buffer.concat([d.update(data.subarray(GCM_IV, data.length - GCM_TAG)), d.final()]);
 }
 
-export function encryptAttachments(attachments: readonly PlainAttachment[], recipient: X509Certificate): EncryptedAttachments {
+export function encryptAttachments(
+  attachments: readonly PlainAttachment[],
+  recipient: X509Certificate,
+): EncryptedAttachments {
   const key = randomBytes(16);
   const tokenId = `X509-${randomUUID()}`;
   const keyId = `EK-${randomUUID()}`;
   const items = attachments.map((a) => ({ ...a, dataId: `ED-${randomUUID()}`, encrypted: gcmEncrypt(key, a.data) }));
-  const wrapped = publicEncrypt({ key: recipient.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, key);
+  const wrapped = publicEncrypt(
+    { key: recipient.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    key,
+  );
   const securityXml =
     `<wsse:BinarySecurityToken EncodingType="${WSS.base64Binary}" ValueType="${WSS.x509v3}" wsu:Id="${tokenId}">${recipient.raw.toString('base64')}</wsse:BinarySecurityToken>` +
     `<xenc:EncryptedKey xmlns:xenc="${NS.xenc}" Id="${keyId}">` +
@@ -111,7 +128,10 @@ export function decryptAttachments(
   const { header } = envelopeParts(doc);
   const security = childElements(header, NS.wsse, 'Security')[0];
   if (!security) throw policyFail('the message has no wsse:Security header');
-  const byId = (local: string, ns: string, id: string): Element[] => childElements(security, ns, local).filter((e) => e.getAttribute('Id') === id || e.getAttributeNS(NS.wsu, 'Id') === id);
+  const byId = (local: string, ns: string, id: string): Element[] =>
+    childElements(security, ns, local).filter(
+      (e) => e.getAttribute('Id') === id || e.getAttributeNS(NS.wsu, 'Id') === id,
+    );
 
   const keys = childElements(security, NS.xenc, 'EncryptedKey');
   if (keys.length !== 1) throw decryptFail(`expected one xenc:EncryptedKey, found ${keys.length}`);
@@ -127,36 +147,49 @@ export function decryptAttachments(
   const tokenUri = (str ? childElements(str, NS.wsse, 'Reference')[0]?.getAttribute('URI') : undefined) ?? '';
   if (!tokenUri.startsWith('#')) throw policyFail('the EncryptedKey must reference a BinarySecurityToken directly');
   const tokens = byId('BinarySecurityToken', NS.wsse, tokenUri.slice(1));
-  if (tokens.length !== 1 || tokens[0]?.getAttribute('ValueType') !== WSS.x509v3) throw policyFail(`the EncryptedKey token ${tokenUri} is not one X509v3 BinarySecurityToken`);
+  if (tokens.length !== 1 || tokens[0]?.getAttribute('ValueType') !== WSS.x509v3)
+    throw policyFail(`the EncryptedKey token ${tokenUri} is not one X509v3 BinarySecurityToken`);
   let recipientCertificate: X509Certificate;
   try {
-    recipientCertificate = new X509Certificate(Buffer.from((tokens[0]?.textContent ?? '').replace(/\s+/g, ''), 'base64'));
+    recipientCertificate = new X509Certificate(
+      Buffer.from((tokens[0]?.textContent ?? '').replace(/\s+/g, ''), 'base64'),
+    );
   } catch (e) {
     throw decryptFail('the recipient token is not a readable certificate', e);
   }
   const privateKey = keyFor(recipientCertificate);
   if (!privateKey) {
-    throw decryptFail(`the message is encrypted for a certificate that is not ours (${recipientCertificate.subject.split('\n').join(', ')}, serial ${recipientCertificate.serialNumber})`);
+    throw decryptFail(
+      `the message is encrypted for a certificate that is not ours (${recipientCertificate.subject.split('\n').join(', ')}, serial ${recipientCertificate.serialNumber})`,
+    );
   }
   let contentKey: Buffer;
   try {
-    const cipherValue = childElements(childElements(ek, NS.xenc, 'CipherData')[0] ?? ek, NS.xenc, 'CipherValue')[0]?.textContent ?? '';
-    contentKey = privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(cipherValue.replace(/\s+/g, ''), 'base64'));
+    const cipherValue =
+      childElements(childElements(ek, NS.xenc, 'CipherData')[0] ?? ek, NS.xenc, 'CipherValue')[0]?.textContent ?? '';
+    contentKey = privateDecrypt(
+      { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      Buffer.from(cipherValue.replace(/\s+/g, ''), 'base64'),
+    );
   } catch (e) {
     throw decryptFail('the content key cannot be unwrapped', e);
   }
   if (contentKey.length !== 16) throw decryptFail(`the content key has ${contentKey.length} bytes, AES-128 needs 16`);
 
   const refList = childElements(ek, NS.xenc, 'ReferenceList')[0];
-  const dataIds = (refList ? childElements(refList, NS.xenc, 'DataReference') : []).map((r) => (r.getAttribute('URI') ?? '').replace(/^#/, ''));
+  const dataIds = (refList ? childElements(refList, NS.xenc, 'DataReference') : []).map((r) =>
+    (r.getAttribute('URI') ?? '').replace(/^#/, ''),
+  );
   const out: DecryptedAttachment[] = [];
   const done = new Set<string>();
   for (const id of dataIds) {
     const eds = byId('EncryptedData', NS.xenc, id);
     if (eds.length !== 1) throw decryptFail(`EncryptedData ${id} is not in the Security header (exactly once)`);
     const ed = eds[0] as Element;
-    if (ed.getAttribute('Type') !== ALG.attachmentContentOnly) throw policyFail(`EncryptedData ${id} must be of type Attachment-Content-Only`);
-    if (childElements(ed, NS.xenc, 'EncryptionMethod')[0]?.getAttribute('Algorithm') !== ALG.aes128Gcm) throw policyFail(`EncryptedData ${id} must use AES-128-GCM`);
+    if (ed.getAttribute('Type') !== ALG.attachmentContentOnly)
+      throw policyFail(`EncryptedData ${id} must be of type Attachment-Content-Only`);
+    if (childElements(ed, NS.xenc, 'EncryptionMethod')[0]?.getAttribute('Algorithm') !== ALG.aes128Gcm)
+      throw policyFail(`EncryptedData ${id} must use AES-128-GCM`);
     const cref = childElements(childElements(ed, NS.xenc, 'CipherData')[0] ?? ed, NS.xenc, 'CipherReference')[0];
     const uri = cref?.getAttribute('URI') ?? '';
     if (!uri.startsWith('cid:')) throw decryptFail(`EncryptedData ${id} does not point at an attachment`);
@@ -171,7 +204,12 @@ export function decryptAttachments(
       throw decryptFail(`attachment ${uri} does not decrypt (changed in transit or wrong key)`, e);
     }
     done.add(cid);
-    out.push({ contentId: cid, mimeType: ed.getAttribute('MimeType') ?? 'application/octet-stream', data: plain, recipientCertificate });
+    out.push({
+      contentId: cid,
+      mimeType: ed.getAttribute('MimeType') ?? 'application/octet-stream',
+      data: plain,
+      recipientCertificate,
+    });
   }
   if (options.requireAllEncrypted !== false) {
     const clear = attachments.filter((a) => !done.has(a.contentId));

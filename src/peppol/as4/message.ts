@@ -22,7 +22,15 @@ import { EbmsError } from './ebms-error';
 import { decryptAttachments, encryptAttachments } from './encryption';
 import { buildMultipart, parseMultipart, splitSoapAndAttachments } from './mime';
 import { envelopeParts, signEnvelope, verifyEnvelopeSignature, type SignatureReference } from './signature';
-import { buildUserMessageEnvelope, checkAgainstSbdh, checkPeppolUserMessage, peppolUserMessage, readUserMessage, type EnvelopeIds, type UserMessage } from './user-message';
+import {
+  buildUserMessageEnvelope,
+  checkAgainstSbdh,
+  checkPeppolUserMessage,
+  peppolUserMessage,
+  readUserMessage,
+  type EnvelopeIds,
+  type UserMessage,
+} from './user-message';
 
 export interface BuildPeppolMessageInput {
   /** The Standard Business Document (SBDH + business document) as built by buildSbd. */
@@ -74,15 +82,27 @@ export function buildPeppolMessage(input: BuildPeppolMessageInput): OutgoingPepp
   const payload = { contentId, mimeType: PEPPOL_AS4.compressionGzip, data: compressed };
   // Sign first (the digest covers the compressed plaintext), then encrypt (CEF AS4 1.14 §1.4.2.6).
   const encrypted = encryptAttachments([payload], input.receiverCertificate);
-  const signed = signEnvelope(buildUserMessageEnvelope(userMessage, input.envelopeIds), input.signer, [payload], { securityPrefixXml: encrypted.securityXml });
+  const signed = signEnvelope(buildUserMessageEnvelope(userMessage, input.envelopeIds), input.signer, [payload], {
+    securityPrefixXml: encrypted.securityXml,
+  });
   const mime = buildMultipart(
     [
       { contentType: 'application/soap+xml;charset=UTF-8', body: Buffer.from(signed.xml, 'utf8') },
-      ...encrypted.attachments.map((a) => ({ contentType: 'application/octet-stream', contentId: a.contentId, body: a.data })),
+      ...encrypted.attachments.map((a) => ({
+        contentType: 'application/octet-stream',
+        contentId: a.contentId,
+        body: a.data,
+      })),
     ],
     `----=_Part_${randomUUID()}`,
   );
-  return { contentType: mime.contentType, body: mime.body, messageId: userMessage.messageId, userMessage, references: signed.references };
+  return {
+    contentType: mime.contentType,
+    body: mime.body,
+    messageId: userMessage.messageId,
+    userMessage,
+    references: signed.references,
+  };
 }
 
 export interface OpenPeppolMessageOptions {
@@ -111,7 +131,11 @@ export interface ReceivedPeppolMessage {
 }
 
 /** Opens a received Peppol AS4 user message. Throws EbmsError; nothing is trusted before the signature checks out. */
-export function openPeppolMessage(contentType: string, body: Buffer, options: OpenPeppolMessageOptions): ReceivedPeppolMessage {
+export function openPeppolMessage(
+  contentType: string,
+  body: Buffer,
+  options: OpenPeppolMessageOptions,
+): ReceivedPeppolMessage {
   const now = options.now ?? new Date();
   const { soap, attachments } = splitSoapAndAttachments(parseMultipart(body, contentType));
   let doc;
@@ -123,8 +147,10 @@ export function openPeppolMessage(contentType: string, body: Buffer, options: Op
   const parts = envelopeParts(doc);
   const userMessage = readUserMessage(parts.messaging);
   const payload = checkPeppolUserMessage(userMessage);
-  if (!attachments.some((a) => a.contentId === payload.contentId)) throw new EbmsError('EBMS:0011', `the payload cid:${payload.contentId} is not among the MIME parts`);
-  if (attachments.length !== 1) throw new EbmsError('EBMS:0011', `the message has ${attachments.length} attachments for one PartInfo`);
+  if (!attachments.some((a) => a.contentId === payload.contentId))
+    throw new EbmsError('EBMS:0011', `the payload cid:${payload.contentId} is not among the MIME parts`);
+  if (attachments.length !== 1)
+    throw new EbmsError('EBMS:0011', `the message has ${attachments.length} attachments for one PartInfo`);
 
   const decrypted = decryptAttachments(
     doc,
@@ -133,13 +159,21 @@ export function openPeppolMessage(contentType: string, body: Buffer, options: Op
   );
   const signature = verifyEnvelopeSignature(doc, decrypted);
   // The header the message is read from must be the signed one (verify checks it is THE eb:Messaging of the envelope).
-  if (signature.messaging !== parts.messaging) throw new EbmsError('EBMS:0101', 'the signed eb:Messaging is not the one processed');
+  if (signature.messaging !== parts.messaging)
+    throw new EbmsError('EBMS:0101', 'the signed eb:Messaging is not the one processed');
 
-  const cert = checkCertificate(signature.certificate, { anchors: options.apCertificateAuthorities, requiredKeyUsages: AP_KEY_USAGES, role: 'sending access point' }, now);
+  const cert = checkCertificate(
+    signature.certificate,
+    { anchors: options.apCertificateAuthorities, requiredKeyUsages: AP_KEY_USAGES, role: 'sending access point' },
+    now,
+  );
   if (!cert.valid) throw new EbmsError('EBMS:0101', cert.message);
   const signerSeat = commonNameOf(signature.certificate);
   if (signerSeat !== userMessage.from.partyId) {
-    throw new EbmsError('EBMS:0004', `the From PartyId ${userMessage.from.partyId} is not the Seat ID of the signing certificate (${signerSeat ?? 'no CN'})`);
+    throw new EbmsError(
+      'EBMS:0004',
+      `the From PartyId ${userMessage.from.partyId} is not the Seat ID of the signing certificate (${signerSeat ?? 'no CN'})`,
+    );
   }
 
   const plain = decrypted[0];
@@ -150,8 +184,16 @@ export function openPeppolMessage(contentType: string, body: Buffer, options: Op
     try {
       sbd = gunzipSync(plain.data, { maxOutputLength: limit });
     } catch (e) {
-      const tooBig = (e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || /maxOutputLength|Cannot create a Buffer larger/i.test((e as Error).message);
-      throw new EbmsError('EBMS:0303', tooBig ? `the payload decompresses to more than ${limit} bytes` : `the payload cannot be decompressed: ${(e as Error).message}`, { cause: e });
+      const tooBig =
+        (e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ||
+        /maxOutputLength|Cannot create a Buffer larger/i.test((e as Error).message);
+      throw new EbmsError(
+        'EBMS:0303',
+        tooBig
+          ? `the payload decompresses to more than ${limit} bytes`
+          : `the payload cannot be decompressed: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
   } else sbd = plain.data;
 
@@ -159,9 +201,18 @@ export function openPeppolMessage(contentType: string, body: Buffer, options: Op
   try {
     parsedSbd = readSbdHeader(sbd);
   } catch (e) {
-    if (isPeppolError(e) || isGatewayError(e)) throw new EbmsError('EBMS:0004', `Peppol SBDH Issue: ${e.message}`, { cause: e });
+    if (isPeppolError(e) || isGatewayError(e))
+      throw new EbmsError('EBMS:0004', `Peppol SBDH Issue: ${e.message}`, { cause: e });
     throw e;
   }
   checkAgainstSbdh(userMessage, parsedSbd.header);
-  return { userMessage, signerCertificate: signature.certificate, signerChain: cert.chain, recipientCertificate: plain.recipientCertificate, references: signature.references, sbd, parsedSbd };
+  return {
+    userMessage,
+    signerCertificate: signature.certificate,
+    signerChain: cert.chain,
+    recipientCertificate: plain.recipientCertificate,
+    references: signature.references,
+    sbd,
+    parsedSbd,
+  };
 }

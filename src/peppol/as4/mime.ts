@@ -97,9 +97,14 @@ export interface MultipartOptions {
 }
 
 /** Splits a multipart/related body into its parts. Throws EbmsError(EBMS:0007) for anything malformed. */
-export function parseMultipart(body: Buffer, contentTypeHeader: string, options: MultipartOptions = {}): { parts: MimePart[]; start: string | undefined } {
+export function parseMultipart(
+  body: Buffer,
+  contentTypeHeader: string,
+  options: MultipartOptions = {},
+): { parts: MimePart[]; start: string | undefined } {
   const ct = parseContentType(contentTypeHeader);
-  if (!ct.type.startsWith('multipart/')) throw mimeError(`expected a multipart body, got ${ct.type || 'no content type'}`);
+  if (!ct.type.startsWith('multipart/'))
+    throw mimeError(`expected a multipart body, got ${ct.type || 'no content type'}`);
   const boundary = ct.params.boundary;
   if (!boundary || boundary.length > 200) throw mimeError('the multipart content type has no usable boundary');
   const maxParts = options.maxParts ?? 16;
@@ -143,11 +148,15 @@ export function parseMultipart(body: Buffer, contentTypeHeader: string, options:
 }
 
 /** The SOAP part and the attachments of a parsed message. */
-export function splitSoapAndAttachments(parsed: { parts: MimePart[]; start: string | undefined }): { soap: MimePart; attachments: MimePart[] } {
+export function splitSoapAndAttachments(parsed: { parts: MimePart[]; start: string | undefined }): {
+  soap: MimePart;
+  attachments: MimePart[];
+} {
   const index = parsed.start ? parsed.parts.findIndex((p) => p.contentId === parsed.start) : 0;
   if (index < 0) throw mimeError(`the multipart start part <${parsed.start}> does not exist`);
   const soap = parsed.parts[index] as MimePart;
-  if (!parseContentType(soap.contentType).type.endsWith('soap+xml')) throw mimeError(`the root MIME part is ${soap.contentType}, not application/soap+xml`);
+  if (!parseContentType(soap.contentType).type.endsWith('soap+xml'))
+    throw mimeError(`the root MIME part is ${soap.contentType}, not application/soap+xml`);
   return { soap, attachments: parsed.parts.filter((_, i) => i !== index) };
 }
 
@@ -159,16 +168,27 @@ export interface OutgoingPart {
 }
 
 /** Builds multipart/related with the SOAP envelope first (binary transfer encoding throughout). */
-export function buildMultipart(parts: readonly OutgoingPart[], boundary: string): { contentType: string; body: Buffer } {
-  if (!/^[0-9A-Za-z'()+_,\-./:=?]{1,69}[0-9A-Za-z'()+_,\-./:=?]$/.test(boundary)) throw new Error(`invalid MIME boundary "${boundary}"`);
+export function buildMultipart(
+  parts: readonly OutgoingPart[],
+  boundary: string,
+): { contentType: string; body: Buffer } {
+  if (!/^[0-9A-Za-z'()+_,\-./:=?]{1,69}[0-9A-Za-z'()+_,\-./:=?]$/.test(boundary))
+    throw new Error(`invalid MIME boundary "${boundary}"`);
   const chunks: Buffer[] = [];
   for (const p of parts) {
     if (p.body.includes(`--${boundary}`)) throw new Error('a MIME part contains the boundary');
     const headers = [`Content-Type: ${p.contentType}`, 'Content-Transfer-Encoding: binary'];
     if (p.contentId) headers.push(`Content-ID: <${p.contentId}>`);
     for (const [k, v] of Object.entries(p.extraHeaders ?? {})) headers.push(`${k}: ${v}`);
-    chunks.push(Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`, 'latin1'), p.body, Buffer.from('\r\n', 'latin1'));
+    chunks.push(
+      Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`, 'latin1'),
+      p.body,
+      Buffer.from('\r\n', 'latin1'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`, 'latin1'));
-  return { contentType: `multipart/related; boundary="${boundary}"; type="application/soap+xml"`, body: Buffer.concat(chunks) };
+  return {
+    contentType: `multipart/related; boundary="${boundary}"; type="application/soap+xml"`,
+    body: Buffer.concat(chunks),
+  };
 }

@@ -149,7 +149,14 @@ export class As4Receiver {
     const revocation = this.options.revocation;
     if (revocation) {
       const verdict = await revocation.checkChain(msg.signerChain, now);
-      if (!verdict.accepted) return this.refuse(new EbmsError('EBMS:0101', `sending access point certificate: ${verdict.message ?? 'revocation status not accepted'}`), messageId);
+      if (!verdict.accepted)
+        return this.refuse(
+          new EbmsError(
+            'EBMS:0101',
+            `sending access point certificate: ${verdict.message ?? 'revocation status not accepted'}`,
+          ),
+          messageId,
+        );
       if (verdict.message) this.options.onRevocationUnknown?.(verdict.message);
     }
     try {
@@ -158,7 +165,10 @@ export class As4Receiver {
       if (e instanceof EbmsError) return this.refuse(e, messageId);
       // Storage or other infrastructure trouble: nothing was kept; the sender should try again. The cause is for our
       // log only, never for the peer.
-      return { ...this.refuse(new EbmsError('EBMS:0202', 'the message could not be stored, try again later'), messageId, 503), internalError: e };
+      return {
+        ...this.refuse(new EbmsError('EBMS:0202', 'the message could not be stored, try again later'), messageId, 503),
+        internalError: e,
+      };
     }
   }
 
@@ -166,10 +176,16 @@ export class As4Receiver {
     const um = msg.userMessage;
     const header = msg.parsedSbd.header;
     if (um.to.partyId !== this.options.keys.seatId) {
-      throw new EbmsError('EBMS:0004', `the message is addressed to ${um.to.partyId}, this access point is ${this.options.keys.seatId}`);
+      throw new EbmsError(
+        'EBMS:0004',
+        `the message is addressed to ${um.to.partyId}, this access point is ${this.options.keys.seatId}`,
+      );
     }
     const party = await this.options.findParty(header.receiver);
-    if (!party) throw new EbmsError('EBMS:0004', `the receiver ${formatId(header.receiver)} is not served by this access point`, { errorDetail: 'PEPPOL:NOT_SERVICED' });
+    if (!party)
+      throw new EbmsError('EBMS:0004', `the receiver ${formatId(header.receiver)} is not served by this access point`, {
+        errorDetail: 'PEPPOL:NOT_SERVICED',
+      });
 
     const sha256 = createHash('sha256').update(msg.sbd).digest('hex');
     const instanceKey = `${formatId(header.sender).toLowerCase()}|${header.instanceIdentifier}`;
@@ -205,7 +221,14 @@ export class As4Receiver {
       throw new EbmsError('EBMS:0004', 'the message conflicts with one stored at the same moment');
     }
     await this.started(result.stored);
-    return { status: 200, contentType: SOAP_CONTENT_TYPE, body: receiptXml, outcome: 'stored', messageId: um.messageId, stored: result.stored };
+    return {
+      status: 200,
+      contentType: SOAP_CONTENT_TYPE,
+      body: receiptXml,
+      outcome: 'stored',
+      messageId: um.messageId,
+      stored: result.stored,
+    };
   }
 
   private async started(stored: StoredInbound): Promise<void> {
@@ -217,13 +240,21 @@ export class As4Receiver {
     }
   }
 
-  private async duplicateAnswer(msg: ReceivedPeppolMessage, instanceKey: string, sha256: string, now: Date): Promise<As4Answer | undefined> {
+  private async duplicateAnswer(
+    msg: ReceivedPeppolMessage,
+    instanceKey: string,
+    sha256: string,
+    now: Date,
+  ): Promise<As4Answer | undefined> {
     const um = msg.userMessage;
     const window = this.options.duplicateWindowMs;
     const byId = await this.options.store.findByMessageId(um.messageId);
     if (byId) {
       if (now.getTime() - byId.receivedAt.getTime() > window) {
-        throw new EbmsError('EBMS:0004', `MessageId ${um.messageId} was already used on ${byId.receivedAt.toISOString()}; message ids must be unique`);
+        throw new EbmsError(
+          'EBMS:0004',
+          `MessageId ${um.messageId} was already used on ${byId.receivedAt.toISOString()}; message ids must be unique`,
+        );
       }
       if (byId.sha256 !== sha256 || byId.instanceKey !== instanceKey) {
         throw new EbmsError('EBMS:0004', `MessageId ${um.messageId} was already received with another document`);
@@ -231,17 +262,37 @@ export class As4Receiver {
       // A conforming resend signs to the same digests and gets the stored receipt; a sender that rebuilt the message
       // (new ids, same document) gets a receipt for what it signed this time.
       if ((byId.state ?? 'stored') === 'stored') await this.started(byId);
-      const body = byId.referencesSha256 === referencesDigest(msg.references) ? byId.receiptXml : buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
-      return { status: 200, contentType: SOAP_CONTENT_TYPE, body, outcome: 'duplicate', messageId: um.messageId, stored: byId };
+      const body =
+        byId.referencesSha256 === referencesDigest(msg.references)
+          ? byId.receiptXml
+          : buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
+      return {
+        status: 200,
+        contentType: SOAP_CONTENT_TYPE,
+        body,
+        outcome: 'duplicate',
+        messageId: um.messageId,
+        stored: byId,
+      };
     }
     const byInstance = await this.options.store.findByInstanceKey(instanceKey);
     if (byInstance) {
       if (byInstance.sha256 !== sha256 || now.getTime() - byInstance.receivedAt.getTime() > window) {
-        throw new EbmsError('EBMS:0004', `the SBDH InstanceIdentifier ${msg.parsedSbd.header.instanceIdentifier} of this sender was already received on ${byInstance.receivedAt.toISOString()}`);
+        throw new EbmsError(
+          'EBMS:0004',
+          `the SBDH InstanceIdentifier ${msg.parsedSbd.header.instanceIdentifier} of this sender was already received on ${byInstance.receivedAt.toISOString()}`,
+        );
       }
       // The same document in a new AS4 message: confirm this message, keep the first copy only.
       const receiptXml = buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
-      return { status: 200, contentType: SOAP_CONTENT_TYPE, body: receiptXml, outcome: 'duplicate', messageId: um.messageId, stored: byInstance };
+      return {
+        status: 200,
+        contentType: SOAP_CONTENT_TYPE,
+        body: receiptXml,
+        outcome: 'duplicate',
+        messageId: um.messageId,
+        stored: byInstance,
+      };
     }
     return undefined;
   }

@@ -30,7 +30,14 @@ import { readSignal, type EbmsErrorEntry } from './signals';
 import type { SignatureReference } from './signature';
 
 export type As4SendOutcome =
-  | { outcome: 'delivered'; httpStatus: number; receiptMessageId: string; references: SignatureReference[]; receiverCertificate: X509Certificate; revocationChecked: boolean }
+  | {
+      outcome: 'delivered';
+      httpStatus: number;
+      receiptMessageId: string;
+      references: SignatureReference[];
+      receiverCertificate: X509Certificate;
+      revocationChecked: boolean;
+    }
   | { outcome: 'duplicate'; httpStatus: number; reason: string; errors: EbmsErrorEntry[] }
   | { outcome: 'retryable'; httpStatus?: number; reason: string }
   | { outcome: 'failed'; httpStatus?: number; reason: string; errors?: EbmsErrorEntry[] };
@@ -60,7 +67,11 @@ export const EBMS_DUPLICATE = 'EBMS:4001';
  * the message "was already handled (this is a duplicate)".
  */
 export function isDuplicateError(e: EbmsErrorEntry): boolean {
-  return e.errorCode === EBMS_DUPLICATE || (e.errorCode === 'EBMS:0004' && /already handled \(this is a duplicate\)/i.test(`${e.description ?? ''} ${e.errorDetail ?? ''}`));
+  return (
+    e.errorCode === EBMS_DUPLICATE ||
+    (e.errorCode === 'EBMS:0004' &&
+      /already handled \(this is a duplicate\)/i.test(`${e.description ?? ''} ${e.errorDetail ?? ''}`))
+  );
 }
 
 function isElement(n: Node | null | undefined): n is Element {
@@ -68,7 +79,8 @@ function isElement(n: Node | null | undefined): n is Element {
 }
 
 function child(parent: Node | undefined, ns: string, local: string): Element | undefined {
-  for (let c = parent?.firstChild; c; c = c.nextSibling) if (isElement(c) && c.namespaceURI === ns && c.localName === local) return c;
+  for (let c = parent?.firstChild; c; c = c.nextSibling)
+    if (isElement(c) && c.namespaceURI === ns && c.localName === local) return c;
   return undefined;
 }
 
@@ -88,7 +100,8 @@ function soapFaultOf(xml: Buffer): SoapFault | undefined {
     return undefined;
   }
   const env = doc.documentElement;
-  if (!env || env.localName !== 'Envelope' || (env.namespaceURI !== NS.soap12 && env.namespaceURI !== SOAP11)) return undefined;
+  if (!env || env.localName !== 'Envelope' || (env.namespaceURI !== NS.soap12 && env.namespaceURI !== SOAP11))
+    return undefined;
   const ns = env.namespaceURI;
   const fault = child(child(env, ns, 'Body'), ns, 'Fault');
   if (!fault) return undefined;
@@ -98,7 +111,11 @@ function soapFaultOf(xml: Buffer): SoapFault | undefined {
     const reason = (child(child(fault, ns, 'Reason'), ns, 'Text')?.textContent ?? '').trim();
     return { code: sub ? `${code} / ${sub}` : code, reason };
   }
-  const code = (child(fault, '', 'faultcode')?.textContent ?? fault.getElementsByTagName('faultcode')[0]?.textContent ?? '').trim();
+  const code = (
+    child(fault, '', 'faultcode')?.textContent ??
+    fault.getElementsByTagName('faultcode')[0]?.textContent ??
+    ''
+  ).trim();
   const reason = (fault.getElementsByTagName('faultstring')[0]?.textContent ?? '').trim();
   return { code, reason };
 }
@@ -109,12 +126,7 @@ function soapOf(contentType: string, body: Buffer): Buffer {
   return splitSoapAndAttachments(parseMultipart(body, contentType)).soap.body;
 }
 
-const snippet = (b: Buffer): string =>
-  b
-    .subarray(0, 300)
-    .toString('utf8')
-    .replace(/\s+/g, ' ')
-    .trim();
+const snippet = (b: Buffer): string => b.subarray(0, 300).toString('utf8').replace(/\s+/g, ' ').trim();
 
 async function readCapped(body: AsyncIterable<Buffer>, max: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
@@ -128,13 +140,31 @@ async function readCapped(body: AsyncIterable<Buffer>, max: number): Promise<Buf
 }
 
 function describeErrors(errors: readonly EbmsErrorEntry[]): string {
-  return errors.map((e) => `${e.errorCode} ${e.shortDescription}${e.description ? `: ${e.description}` : ''}${e.errorDetail ? ` (${e.errorDetail})` : ''}`).join('; ');
+  return errors
+    .map(
+      (e) =>
+        `${e.errorCode} ${e.shortDescription}${e.description ? `: ${e.description}` : ''}${e.errorDetail ? ` (${e.errorDetail})` : ''}`,
+    )
+    .join('; ');
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
 
 /** POSTs the message to `url` and classifies the synchronous answer. Never throws for anything the peer does. */
-export async function sendAs4Message(message: OutgoingPeppolMessage, url: string, options: SendAs4Options): Promise<As4SendOutcome> {
+export async function sendAs4Message(
+  message: OutgoingPeppolMessage,
+  url: string,
+  options: SendAs4Options,
+): Promise<As4SendOutcome> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxResponse = options.maxResponseBytes ?? 1024 * 1024;
   let status: number;
@@ -162,12 +192,16 @@ export async function sendAs4Message(message: OutgoingPeppolMessage, url: string
     const timedOut = signal.aborted || /Timeout/i.test(code);
     return {
       outcome: 'retryable',
-      reason: timedOut ? `no answer within ${timeoutMs} ms` : `${NETWORK_CODES.has(code) ? 'connection failed' : 'request failed'} (${code}): ${err.message ?? ''}`.trim(),
+      reason: timedOut
+        ? `no answer within ${timeoutMs} ms`
+        : `${NETWORK_CODES.has(code) ? 'connection failed' : 'request failed'} (${code}): ${err.message ?? ''}`.trim(),
     };
   }
 
   if (!body) {
-    return status >= 500 ? { outcome: 'retryable', httpStatus: status, reason: `HTTP ${status} with an answer over ${maxResponse} bytes` } : { outcome: 'failed', httpStatus: status, reason: `the answer exceeds ${maxResponse} bytes` };
+    return status >= 500
+      ? { outcome: 'retryable', httpStatus: status, reason: `HTTP ${status} with an answer over ${maxResponse} bytes` }
+      : { outcome: 'failed', httpStatus: status, reason: `the answer exceeds ${maxResponse} bytes` };
   }
 
   let soap: Buffer | undefined;
@@ -181,7 +215,9 @@ export async function sendAs4Message(message: OutgoingPeppolMessage, url: string
   if (fault) {
     const receiverSide = /(^|:)Receiver$/.test(fault.code.split(' / ')[0] ?? '') || /(^|:)Server$/.test(fault.code);
     const reason = `SOAP Fault ${fault.code}: ${fault.reason}`;
-    return status >= 500 && receiverSide ? { outcome: 'retryable', httpStatus: status, reason } : { outcome: 'failed', httpStatus: status, reason };
+    return status >= 500 && receiverSide
+      ? { outcome: 'retryable', httpStatus: status, reason }
+      : { outcome: 'failed', httpStatus: status, reason };
   }
 
   if (soap && /xml/.test(parseContentType(contentType).type + (parseContentType(contentType).params.type ?? ''))) {
@@ -194,7 +230,8 @@ export async function sendAs4Message(message: OutgoingPeppolMessage, url: string
       });
       if (read.kind === 'error') {
         const reason = describeErrors(read.errors);
-        if (read.errors.some(isDuplicateError)) return { outcome: 'duplicate', httpStatus: status, reason, errors: read.errors };
+        if (read.errors.some(isDuplicateError))
+          return { outcome: 'duplicate', httpStatus: status, reason, errors: read.errors };
         // Our own receiver answers 503 with EBMS:0202 when it could not store the message: worth another attempt.
         if (status >= 500) return { outcome: 'retryable', httpStatus: status, reason };
         return { outcome: 'failed', httpStatus: status, reason, errors: read.errors };
@@ -202,25 +239,54 @@ export async function sendAs4Message(message: OutgoingPeppolMessage, url: string
       const expectedSeat = commonNameOf(options.receiverCertificate);
       const signerSeat = commonNameOf(read.signerCertificate);
       if (signerSeat !== expectedSeat) {
-        return { outcome: 'failed', httpStatus: status, reason: `the receipt is signed by ${signerSeat ?? 'a certificate without CN'}, not by the receiving access point ${expectedSeat ?? '?'}` };
+        return {
+          outcome: 'failed',
+          httpStatus: status,
+          reason: `the receipt is signed by ${signerSeat ?? 'a certificate without CN'}, not by the receiving access point ${expectedSeat ?? '?'}`,
+        };
       }
-      if (status < 200 || status >= 300) return { outcome: status >= 500 ? 'retryable' : 'failed', httpStatus: status, reason: `a receipt with HTTP ${status}` };
+      if (status < 200 || status >= 300)
+        return {
+          outcome: status >= 500 ? 'retryable' : 'failed',
+          httpStatus: status,
+          reason: `a receipt with HTTP ${status}`,
+        };
       if (options.revocation) {
         const verdict = await options.revocation.checkChain(read.signerChain, options.now ?? new Date());
         if (!verdict.accepted) {
           const revoked = verdict.statuses.some((s) => s.result.status === 'revoked');
-          return { outcome: revoked ? 'failed' : 'retryable', httpStatus: status, reason: `the receipt signer is not accepted: ${verdict.message ?? 'revocation status unknown'}` };
+          return {
+            outcome: revoked ? 'failed' : 'retryable',
+            httpStatus: status,
+            reason: `the receipt signer is not accepted: ${verdict.message ?? 'revocation status unknown'}`,
+          };
         }
       }
-      return { outcome: 'delivered', httpStatus: status, receiptMessageId: read.messageId, references: read.references, receiverCertificate: read.signerCertificate, revocationChecked: !!options.revocation };
+      return {
+        outcome: 'delivered',
+        httpStatus: status,
+        receiptMessageId: read.messageId,
+        references: read.references,
+        receiverCertificate: read.signerCertificate,
+        revocationChecked: !!options.revocation,
+      };
     } catch (e) {
-      if (status >= 500) return { outcome: 'retryable', httpStatus: status, reason: `HTTP ${status}: ${snippet(body)}` };
-      const reason = e instanceof EbmsError ? `${e.ebmsCode} ${e.shortDescription}: ${e.message}` : `unreadable answer: ${(e as Error).message}`;
+      if (status >= 500)
+        return { outcome: 'retryable', httpStatus: status, reason: `HTTP ${status}: ${snippet(body)}` };
+      const reason =
+        e instanceof EbmsError
+          ? `${e.ebmsCode} ${e.shortDescription}: ${e.message}`
+          : `unreadable answer: ${(e as Error).message}`;
       return { outcome: 'failed', httpStatus: status, reason };
     }
   }
 
   if (status >= 500) return { outcome: 'retryable', httpStatus: status, reason: `HTTP ${status}: ${snippet(body)}` };
-  if (status >= 200 && status < 300) return { outcome: 'failed', httpStatus: status, reason: `HTTP ${status} without a receipt (${contentType || 'no content type'}): ${snippet(body)}` };
+  if (status >= 200 && status < 300)
+    return {
+      outcome: 'failed',
+      httpStatus: status,
+      reason: `HTTP ${status} without a receipt (${contentType || 'no content type'}): ${snippet(body)}`,
+    };
   return { outcome: 'failed', httpStatus: status, reason: `HTTP ${status}: ${snippet(body)}` };
 }

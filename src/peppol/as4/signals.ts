@@ -22,7 +22,8 @@ function isElement(n: Node | null | undefined): n is Element {
 
 function kids(parent: Node, ns: string, local: string): Element[] {
   const out: Element[] = [];
-  for (let c = parent.firstChild; c; c = c.nextSibling) if (isElement(c) && c.namespaceURI === ns && c.localName === local) out.push(c);
+  for (let c = parent.firstChild; c; c = c.nextSibling)
+    if (isElement(c) && c.namespaceURI === ns && c.localName === local) out.push(c);
   return out;
 }
 
@@ -58,8 +59,15 @@ function messageInfo(refToMessageId: string, now: Date, messageId?: string): str
 }
 
 /** The signed receipt for a user message whose signature carried `references` (returned as received). */
-export function buildReceipt(refToMessageId: string, references: readonly SignatureReference[], signer: KeyMaterial, now: Date = new Date()): string {
-  const nrr = references.map((r) => `<ebbp:MessagePartNRInformation>${referenceXml(r)}</ebbp:MessagePartNRInformation>`).join('');
+export function buildReceipt(
+  refToMessageId: string,
+  references: readonly SignatureReference[],
+  signer: KeyMaterial,
+  now: Date = new Date(),
+): string {
+  const nrr = references
+    .map((r) => `<ebbp:MessagePartNRInformation>${referenceXml(r)}</ebbp:MessagePartNRInformation>`)
+    .join('');
   const inner =
     `<eb:SignalMessage>${messageInfo(refToMessageId, now)}<eb:Receipt>` +
     `<ebbp:NonRepudiationInformation xmlns:ebbp="${NS.ebbp}">${nrr}</ebbp:NonRepudiationInformation></eb:Receipt></eb:SignalMessage>`;
@@ -77,7 +85,12 @@ export interface EbmsErrorEntry {
 }
 
 /** A signed ebMS error signal answering `refToMessageId` (signed when a key is given, as phase4 does for known P-Modes). */
-export function buildErrorSignal(refToMessageId: string | undefined, error: EbmsError, signer?: KeyMaterial, now: Date = new Date()): string {
+export function buildErrorSignal(
+  refToMessageId: string | undefined,
+  error: EbmsError,
+  signer?: KeyMaterial,
+  now: Date = new Date(),
+): string {
   const def = EBMS_ERRORS[error.ebmsCode];
   const inner =
     `<eb:SignalMessage>${messageInfo(refToMessageId ?? '', now)}` +
@@ -90,7 +103,14 @@ export function buildErrorSignal(refToMessageId: string | undefined, error: Ebms
 }
 
 export type SignalResult =
-  | { kind: 'receipt'; messageId: string; refToMessageId: string; references: SignatureReference[]; signerCertificate: X509Certificate; signerChain: X509Certificate[] }
+  | {
+      kind: 'receipt';
+      messageId: string;
+      refToMessageId: string;
+      references: SignatureReference[];
+      signerCertificate: X509Certificate;
+      signerChain: X509Certificate[];
+    }
   | { kind: 'error'; refToMessageId: string | undefined; errors: EbmsErrorEntry[]; signed: boolean };
 
 function readNrrReference(ref: Element): SignatureReference {
@@ -164,33 +184,53 @@ export function readSignal(xml: Buffer | string, options: ReadSignalOptions): Si
 
   const receipt = kids(signal, NS.eb, 'Receipt')[0];
   if (!receipt) throw new EbmsError('EBMS:0302', 'the signal is neither a receipt nor an error');
-  if (refTo !== options.sentMessageId) throw new EbmsError('EBMS:0302', `the receipt answers ${refTo ?? 'no message'}, not ${options.sentMessageId}`);
+  if (refTo !== options.sentMessageId)
+    throw new EbmsError('EBMS:0302', `the receipt answers ${refTo ?? 'no message'}, not ${options.sentMessageId}`);
   let verified;
   try {
     verified = verifyEnvelopeSignature(doc, []);
   } catch (e) {
     throw new EbmsError('EBMS:0302', `the receipt signature is not valid: ${(e as Error).message}`, { cause: e });
   }
-  const cert = checkCertificate(verified.certificate, { anchors: options.apCertificateAuthorities, requiredKeyUsages: AP_KEY_USAGES, role: 'receiving access point' }, options.now ?? new Date());
+  const cert = checkCertificate(
+    verified.certificate,
+    { anchors: options.apCertificateAuthorities, requiredKeyUsages: AP_KEY_USAGES, role: 'receiving access point' },
+    options.now ?? new Date(),
+  );
   if (!cert.valid) throw new EbmsError('EBMS:0302', `the receipt signer is not accepted: ${cert.message}`);
 
   const nri = kids(receipt, NS.ebbp, 'NonRepudiationInformation')[0];
-  if (!nri) throw new EbmsError('EBMS:0302', 'the receipt has no NonRepudiationInformation (a signed message needs a non-repudiation receipt)');
+  if (!nri)
+    throw new EbmsError(
+      'EBMS:0302',
+      'the receipt has no NonRepudiationInformation (a signed message needs a non-repudiation receipt)',
+    );
   const returned = kids(nri, NS.ebbp, 'MessagePartNRInformation').map((p) => {
     const ref = kids(p, NS.ds, 'Reference')[0];
     if (!ref) throw new EbmsError('EBMS:0302', 'a MessagePartNRInformation holds no ds:Reference');
     return readNrrReference(ref);
   });
   // Compared "semantically" as phase4 does: some receivers drop InclusiveNamespaces, so those are not compared.
-  const key = (r: SignatureReference): string => [r.uri, r.transforms.join(' '), r.digestMethod, r.digestValue].join('|');
+  const key = (r: SignatureReference): string =>
+    [r.uri, r.transforms.join(' '), r.digestMethod, r.digestValue].join('|');
   const sent = new Set(options.sentReferences.map(key));
   const got = new Set(returned.map(key));
   const missing = options.sentReferences.filter((r) => !got.has(key(r))).map((r) => r.uri);
   const extra = returned.filter((r) => !sent.has(key(r))).map((r) => r.uri);
   if (missing.length || extra.length) {
-    throw new EbmsError('EBMS:0302', `the receipt does not return what was signed (missing: ${missing.join(', ') || '-'}; unexpected: ${extra.join(', ') || '-'})`);
+    throw new EbmsError(
+      'EBMS:0302',
+      `the receipt does not return what was signed (missing: ${missing.join(', ') || '-'}; unexpected: ${extra.join(', ') || '-'})`,
+    );
   }
-  return { kind: 'receipt', messageId: textOf(info ? kids(info, NS.eb, 'MessageId')[0] : undefined), refToMessageId: refTo, references: returned, signerCertificate: verified.certificate, signerChain: cert.chain };
+  return {
+    kind: 'receipt',
+    messageId: textOf(info ? kids(info, NS.eb, 'MessageId')[0] : undefined),
+    refToMessageId: refTo,
+    references: returned,
+    signerCertificate: verified.certificate,
+    signerChain: cert.chain,
+  };
 }
 
 /** For callers that map an error signal to their own outcome: is this ebMS code known, and what is its meaning? */

@@ -44,7 +44,8 @@ function isElement(n: Node | null | undefined): n is Element {
 
 function childElements(parent: Node, ns: string, local: string): Element[] {
   const out: Element[] = [];
-  for (let c = parent.firstChild; c; c = c.nextSibling) if (isElement(c) && c.namespaceURI === ns && c.localName === local) out.push(c);
+  for (let c = parent.firstChild; c; c = c.nextSibling)
+    if (isElement(c) && c.namespaceURI === ns && c.localName === local) out.push(c);
   return out;
 }
 
@@ -94,10 +95,12 @@ export function envelopeParts(doc: Document): EnvelopeParts {
   }
   const headers = childElements(envelope, NS.soap12, 'Header');
   const bodies = childElements(envelope, NS.soap12, 'Body');
-  if (headers.length !== 1 || bodies.length !== 1) throw new EbmsError('EBMS:0009', 'the SOAP envelope must have exactly one Header and one Body');
+  if (headers.length !== 1 || bodies.length !== 1)
+    throw new EbmsError('EBMS:0009', 'the SOAP envelope must have exactly one Header and one Body');
   const header = headers[0] as Element;
   const messaging = childElements(header, NS.eb, 'Messaging');
-  if (messaging.length !== 1) throw new EbmsError('EBMS:0009', `the SOAP header has ${messaging.length} eb:Messaging elements, expected one`);
+  if (messaging.length !== 1)
+    throw new EbmsError('EBMS:0009', `the SOAP header has ${messaging.length} eb:Messaging elements, expected one`);
   return { envelope, header, body: bodies[0] as Element, messaging: messaging[0] as Element };
 }
 
@@ -120,7 +123,12 @@ export interface SignedEnvelope {
  * Signs an envelope built by this module family (prefix S12 for SOAP 1.2, wsu:Id on eb:Messaging and Body) and returns
  * the envelope text with the wsse:Security header as the first header block.
  */
-export function signEnvelope(envelopeXml: string, signer: KeyMaterial, attachments: readonly AttachmentForSignature[], options: SignOptions = {}): SignedEnvelope {
+export function signEnvelope(
+  envelopeXml: string,
+  signer: KeyMaterial,
+  attachments: readonly AttachmentForSignature[],
+  options: SignOptions = {},
+): SignedEnvelope {
   const prefixes = options.inclusivePrefixes ?? ['S12'];
   const doc = parseXml(envelopeXml);
   const { messaging, body } = envelopeParts(doc);
@@ -129,8 +137,20 @@ export function signEnvelope(envelopeXml: string, signer: KeyMaterial, attachmen
   if (!messagingId || !bodyId) throw new Error('eb:Messaging and the SOAP Body need a wsu:Id to be signed');
 
   const references: SignatureReference[] = [
-    { uri: `#${messagingId}`, transforms: [ALG.excC14n], inclusivePrefixes: prefixes, digestMethod: ALG.sha256, digestValue: sha256b64(excC14n(messaging, prefixes)) },
-    { uri: `#${bodyId}`, transforms: [ALG.excC14n], inclusivePrefixes: [], digestMethod: ALG.sha256, digestValue: sha256b64(excC14n(body)) },
+    {
+      uri: `#${messagingId}`,
+      transforms: [ALG.excC14n],
+      inclusivePrefixes: prefixes,
+      digestMethod: ALG.sha256,
+      digestValue: sha256b64(excC14n(messaging, prefixes)),
+    },
+    {
+      uri: `#${bodyId}`,
+      transforms: [ALG.excC14n],
+      inclusivePrefixes: [],
+      digestMethod: ALG.sha256,
+      digestValue: sha256b64(excC14n(body)),
+    },
     ...attachments.map((a) => ({
       uri: `cid:${a.contentId}`,
       transforms: [ALG.attachmentContentSignature],
@@ -161,7 +181,10 @@ export function signEnvelope(envelopeXml: string, signer: KeyMaterial, attachmen
   const placed = parseXml(withSecurity);
   const signedInfoEl = placed.getElementsByTagNameNS(NS.ds, 'SignedInfo')[0];
   if (!signedInfoEl) throw new Error('SignedInfo not found after insertion');
-  const signature = createSign('sha256').update(excC14n(signedInfoEl, prefixes)).sign(signer.privateKey).toString('base64');
+  const signature = createSign('sha256')
+    .update(excC14n(signedInfoEl, prefixes))
+    .sign(signer.privateKey)
+    .toString('base64');
   return { xml: withSecurity.replace(placeholder, signature), references };
 }
 
@@ -224,7 +247,8 @@ function elementsWithId(doc: Document, id: string): Element[] {
   const walk = (n: Node): void => {
     for (let c = n.firstChild; c; c = c.nextSibling) {
       if (!isElement(c)) continue;
-      if (c.getAttributeNS(NS.wsu, 'Id') === id || c.getAttribute('Id') === id || c.getAttribute('ID') === id) out.push(c);
+      if (c.getAttributeNS(NS.wsu, 'Id') === id || c.getAttribute('Id') === id || c.getAttribute('ID') === id)
+        out.push(c);
       walk(c);
     }
   };
@@ -257,19 +281,27 @@ export function readSignature(doc: Document): ParsedSignature {
   if (!signedInfo) throw authFail('ds:SignedInfo is missing');
 
   const c14nEl = childElements(signedInfo, NS.ds, 'CanonicalizationMethod')[0];
-  if (!c14nEl || c14nEl.getAttribute('Algorithm') !== ALG.excC14n) throw policyFail(`SignedInfo must use exclusive C14N, not ${c14nEl?.getAttribute('Algorithm') ?? 'nothing'}`);
-  const signedInfoPrefixes = (childElements(c14nEl, NS.ec, 'InclusiveNamespaces')[0]?.getAttribute('PrefixList') ?? '').split(/\s+/).filter(Boolean);
+  if (!c14nEl || c14nEl.getAttribute('Algorithm') !== ALG.excC14n)
+    throw policyFail(`SignedInfo must use exclusive C14N, not ${c14nEl?.getAttribute('Algorithm') ?? 'nothing'}`);
+  const signedInfoPrefixes = (childElements(c14nEl, NS.ec, 'InclusiveNamespaces')[0]?.getAttribute('PrefixList') ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
   const method = childElements(signedInfo, NS.ds, 'SignatureMethod')[0]?.getAttribute('Algorithm');
-  if (method !== ALG.rsaSha256) throw policyFail(`the signature algorithm must be RSA-SHA256, not ${method ?? 'missing'}`);
+  if (method !== ALG.rsaSha256)
+    throw policyFail(`the signature algorithm must be RSA-SHA256, not ${method ?? 'missing'}`);
 
   // Key: a direct reference to a BinarySecurityToken (X509v3) in this Security header; nothing else is accepted.
   const keyInfo = childElements(sig, NS.ds, 'KeyInfo')[0];
   const str = keyInfo ? childElements(keyInfo, NS.wsse, 'SecurityTokenReference')[0] : undefined;
   const ref = str ? childElements(str, NS.wsse, 'Reference')[0] : undefined;
   const tokenUri = ref?.getAttribute('URI') ?? '';
-  if (!ref || !tokenUri.startsWith('#')) throw policyFail('the signing key must be referenced directly to a BinarySecurityToken (KeyInfo/SecurityTokenReference/Reference)');
+  if (!ref || !tokenUri.startsWith('#'))
+    throw policyFail(
+      'the signing key must be referenced directly to a BinarySecurityToken (KeyInfo/SecurityTokenReference/Reference)',
+    );
   const tokens = childElements(security, NS.wsse, 'BinarySecurityToken').filter((t) => wsuId(t) === tokenUri.slice(1));
-  if (tokens.length !== 1) throw policyFail(`the BinarySecurityToken ${tokenUri} is not in the Security header (exactly once)`);
+  if (tokens.length !== 1)
+    throw policyFail(`the BinarySecurityToken ${tokenUri} is not in the Security header (exactly once)`);
   const token = tokens[0] as Element;
   if (token.getAttribute('ValueType') !== WSS.x509v3) throw policyFail(`the BinarySecurityToken must be ${WSS.x509v3}`);
   let certificate: X509Certificate;
@@ -280,20 +312,28 @@ export function readSignature(doc: Document): ParsedSignature {
   }
   const references = childElements(signedInfo, NS.ds, 'Reference').map(readReference);
   for (const r of references) {
-    if (r.digestMethod !== ALG.sha256) throw policyFail(`reference ${r.uri} uses digest ${r.digestMethod}, SHA-256 is required`);
+    if (r.digestMethod !== ALG.sha256)
+      throw policyFail(`reference ${r.uri} uses digest ${r.digestMethod}, SHA-256 is required`);
     if (r.uri.startsWith('#')) {
-      if (r.transforms.length !== 1 || r.transforms[0] !== ALG.excC14n) throw policyFail(`reference ${r.uri} must use exactly the exclusive C14N transform`);
+      if (r.transforms.length !== 1 || r.transforms[0] !== ALG.excC14n)
+        throw policyFail(`reference ${r.uri} must use exactly the exclusive C14N transform`);
     } else if (r.uri.startsWith('cid:')) {
-      if (r.transforms.length !== 1 || r.transforms[0] !== ALG.attachmentContentSignature) throw policyFail(`attachment reference ${r.uri} must use the Attachment-Content-Signature-Transform`);
+      if (r.transforms.length !== 1 || r.transforms[0] !== ALG.attachmentContentSignature)
+        throw policyFail(`attachment reference ${r.uri} must use the Attachment-Content-Signature-Transform`);
     } else throw policyFail(`unsupported reference URI "${r.uri}"`);
   }
-  const signatureValue = Buffer.from((childElements(sig, NS.ds, 'SignatureValue')[0]?.textContent ?? '').replace(/\s+/g, ''), 'base64');
+  const signatureValue = Buffer.from(
+    (childElements(sig, NS.ds, 'SignatureValue')[0]?.textContent ?? '').replace(/\s+/g, ''),
+    'base64',
+  );
   return { parts, certificate, references, signedInfo, signedInfoPrefixes, signatureValue };
 }
 
 /** True when the SignatureValue is the BinarySecurityToken key's signature of the canonical SignedInfo. */
 export function signatureValueVerifies(sig: ParsedSignature): boolean {
-  return createVerify('sha256').update(excC14n(sig.signedInfo, sig.signedInfoPrefixes)).verify(sig.certificate.publicKey, sig.signatureValue);
+  return createVerify('sha256')
+    .update(excC14n(sig.signedInfo, sig.signedInfoPrefixes))
+    .verify(sig.certificate.publicKey, sig.signatureValue);
 }
 
 /** The single element a `#id` reference names and whether its digest matches; throws when it is not exactly one. */
@@ -309,7 +349,11 @@ export function checkXmlReference(doc: Document, r: SignatureReference): { targe
  * eb:Messaging, Body and (by default) all attachments, then the signature value. Throws EbmsError EBMS:0101 when it
  * does not verify and EBMS:0103 when it does not follow the profile.
  */
-export function verifyEnvelopeSignature(doc: Document, attachments: readonly AttachmentForSignature[], options: VerifyOptions = {}): VerifiedSignature {
+export function verifyEnvelopeSignature(
+  doc: Document,
+  attachments: readonly AttachmentForSignature[],
+  options: VerifyOptions = {},
+): VerifiedSignature {
   const sig = readSignature(doc);
   const { parts } = sig;
   const covered = new Set<Element>();
@@ -323,7 +367,8 @@ export function verifyEnvelopeSignature(doc: Document, attachments: readonly Att
       const cid = r.uri.slice(4);
       const att = attachments.find((a) => a.contentId === cid);
       if (!att) throw authFail(`the signed attachment ${r.uri} is not in the message`);
-      if (!digestMatches(r.digestValue, attachmentDigestInput(att.mimeType, att.data))) throw authFail(`the digest of attachment ${r.uri} does not match (the payload was changed)`);
+      if (!digestMatches(r.digestValue, attachmentDigestInput(att.mimeType, att.data)))
+        throw authFail(`the digest of attachment ${r.uri} does not match (the payload was changed)`);
       signedAttachments.push(cid);
     }
   }
@@ -333,6 +378,13 @@ export function verifyEnvelopeSignature(doc: Document, attachments: readonly Att
     const unsigned = attachments.filter((a) => !signedAttachments.includes(a.contentId));
     if (unsigned.length) throw authFail(`attachment ${unsigned.map((a) => a.contentId).join(', ')} is not signed`);
   }
-  if (!signatureValueVerifies(sig)) throw authFail('the signature value does not verify with the BinarySecurityToken certificate');
-  return { certificate: sig.certificate, references: sig.references, messaging: parts.messaging, body: parts.body, signedAttachments };
+  if (!signatureValueVerifies(sig))
+    throw authFail('the signature value does not verify with the BinarySecurityToken certificate');
+  return {
+    certificate: sig.certificate,
+    references: sig.references,
+    messaging: parts.messaging,
+    body: parts.body,
+    signedAttachments,
+  };
 }

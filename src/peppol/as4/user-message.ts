@@ -5,7 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Element, Node } from '@xmldom/xmldom';
-import { DOCTYPE_SCHEME_BUSDOX, PARTICIPANT_SCHEME, formatId, type DocumentTypeId, type ParticipantId, type ProcessId } from '../identifiers';
+import {
+  DOCTYPE_SCHEME_BUSDOX,
+  PARTICIPANT_SCHEME,
+  formatId,
+  type DocumentTypeId,
+  type ParticipantId,
+  type ProcessId,
+} from '../identifiers';
 import { PEPPOL_AS4, NS } from './constants';
 import { EbmsError } from './ebms-error';
 
@@ -47,7 +54,8 @@ function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-const attr = (name: string, value: string | undefined): string => (value === undefined ? '' : ` ${name}="${esc(value)}"`);
+const attr = (name: string, value: string | undefined): string =>
+  value === undefined ? '' : ` ${name}="${esc(value)}"`;
 
 function propertyXml(p: EbmsProperty): string {
   return `<eb:Property name="${esc(p.name)}"${attr('type', p.type)}>${esc(p.value)}</eb:Property>`;
@@ -63,7 +71,10 @@ export interface EnvelopeIds {
 }
 
 /** The SOAP 1.2 envelope of a user message (no Security header yet; see signature.ts). */
-export function buildUserMessageEnvelope(um: UserMessage, ids: EnvelopeIds = { messagingId: `msg-${randomUUID()}`, bodyId: `id-${randomUUID()}` }): string {
+export function buildUserMessageEnvelope(
+  um: UserMessage,
+  ids: EnvelopeIds = { messagingId: `msg-${randomUUID()}`, bodyId: `id-${randomUUID()}` },
+): string {
   const info =
     `<eb:MessageInfo><eb:Timestamp>${esc(um.timestamp)}</eb:Timestamp><eb:MessageId>${esc(um.messageId)}</eb:MessageId>` +
     `${um.refToMessageId ? `<eb:RefToMessageId>${esc(um.refToMessageId)}</eb:RefToMessageId>` : ''}</eb:MessageInfo>`;
@@ -71,7 +82,9 @@ export function buildUserMessageEnvelope(um: UserMessage, ids: EnvelopeIds = { m
     `<eb:CollaborationInfo><eb:AgreementRef${attr('type', um.agreementRef.type)}${attr('pmode', um.agreementRef.pmode)}>${esc(um.agreementRef.value)}</eb:AgreementRef>` +
     `<eb:Service${attr('type', um.service.type)}>${esc(um.service.value)}</eb:Service><eb:Action>${esc(um.action)}</eb:Action>` +
     `<eb:ConversationId>${esc(um.conversationId)}</eb:ConversationId></eb:CollaborationInfo>`;
-  const props = um.messageProperties.length ? `<eb:MessageProperties>${um.messageProperties.map(propertyXml).join('')}</eb:MessageProperties>` : '';
+  const props = um.messageProperties.length
+    ? `<eb:MessageProperties>${um.messageProperties.map(propertyXml).join('')}</eb:MessageProperties>`
+    : '';
   const payloads = um.payloads.length
     ? `<eb:PayloadInfo>${um.payloads.map((p) => `<eb:PartInfo href="${esc(p.href)}"><eb:PartProperties>${p.properties.map(propertyXml).join('')}</eb:PartProperties></eb:PartInfo>`).join('')}</eb:PayloadInfo>`
     : '';
@@ -92,18 +105,21 @@ function isElement(n: Node | null | undefined): n is Element {
 
 function kids(parent: Node, local: string): Element[] {
   const out: Element[] = [];
-  for (let c = parent.firstChild; c; c = c.nextSibling) if (isElement(c) && c.namespaceURI === NS.eb && c.localName === local) out.push(c);
+  for (let c = parent.firstChild; c; c = c.nextSibling)
+    if (isElement(c) && c.namespaceURI === NS.eb && c.localName === local) out.push(c);
   return out;
 }
 
 function one(parent: Node, local: string, where: string): Element {
   const found = kids(parent, local);
-  if (found.length !== 1) throw new EbmsError('EBMS:0009', `${where} must contain exactly one eb:${local}, found ${found.length}`);
+  if (found.length !== 1)
+    throw new EbmsError('EBMS:0009', `${where} must contain exactly one eb:${local}, found ${found.length}`);
   return found[0] as Element;
 }
 
 const textOf = (e: Element): string => (e.textContent ?? '').trim();
-const optAttr = (e: Element, name: string): string | undefined => (e.hasAttribute(name) ? (e.getAttribute(name) ?? '') : undefined);
+const optAttr = (e: Element, name: string): string | undefined =>
+  e.hasAttribute(name) ? (e.getAttribute(name) ?? '') : undefined;
 
 function readProperties(parent: Element | undefined): EbmsProperty[] {
   return parent
@@ -118,7 +134,11 @@ function readParty(parent: Element, tag: 'From' | 'To'): EbmsParty {
   const el = one(parent, tag, 'eb:PartyInfo');
   const ids = kids(el, 'PartyId');
   if (ids.length === 0) throw new EbmsError('EBMS:0009', `eb:${tag} has no eb:PartyId`);
-  if (ids.length > 1) throw new EbmsError('EBMS:0010', `eb:${tag} has ${ids.length} eb:PartyId elements; the Peppol profile allows exactly one`);
+  if (ids.length > 1)
+    throw new EbmsError(
+      'EBMS:0010',
+      `eb:${tag} has ${ids.length} eb:PartyId elements; the Peppol profile allows exactly one`,
+    );
   const id = ids[0] as Element;
   return { partyId: textOf(id), partyIdType: optAttr(id, 'type'), role: textOf(one(el, 'Role', `eb:${tag}`)) };
 }
@@ -126,7 +146,8 @@ function readParty(parent: Element, tag: 'From' | 'To'): EbmsParty {
 /** Reads the UserMessage of an eb:Messaging header; EBMS:0009 when the structure is not ebMS 3. */
 export function readUserMessage(messaging: Element): UserMessage {
   const ums = kids(messaging, 'UserMessage');
-  if (ums.length !== 1) throw new EbmsError('EBMS:0009', `eb:Messaging must contain exactly one eb:UserMessage, found ${ums.length}`);
+  if (ums.length !== 1)
+    throw new EbmsError('EBMS:0009', `eb:Messaging must contain exactly one eb:UserMessage, found ${ums.length}`);
   const um = ums[0] as Element;
   const info = one(um, 'MessageInfo', 'eb:UserMessage');
   const messageId = textOf(one(info, 'MessageId', 'eb:MessageInfo'));
@@ -148,13 +169,20 @@ export function readUserMessage(messaging: Element): UserMessage {
     ...(mpc !== undefined ? { mpc } : {}),
     from: readParty(partyInfo, 'From'),
     to: readParty(partyInfo, 'To'),
-    agreementRef: { value: agreement ? textOf(agreement) : '', ...(agreementType !== undefined ? { type: agreementType } : {}), ...(agreementPmode !== undefined ? { pmode: agreementPmode } : {}) },
+    agreementRef: {
+      value: agreement ? textOf(agreement) : '',
+      ...(agreementType !== undefined ? { type: agreementType } : {}),
+      ...(agreementPmode !== undefined ? { pmode: agreementPmode } : {}),
+    },
     service: { value: textOf(service), ...(serviceType !== undefined ? { type: serviceType } : {}) },
     action: textOf(one(collab, 'Action', 'eb:CollaborationInfo')),
     conversationId: textOf(one(collab, 'ConversationId', 'eb:CollaborationInfo')),
     messageProperties: readProperties(kids(um, 'MessageProperties')[0]),
     payloads: payloadInfo
-      ? kids(payloadInfo, 'PartInfo').map((p) => ({ href: p.getAttribute('href') ?? '', properties: readProperties(kids(p, 'PartProperties')[0]) }))
+      ? kids(payloadInfo, 'PartInfo').map((p) => ({
+          href: p.getAttribute('href') ?? '',
+          properties: readProperties(kids(p, 'PartProperties')[0]),
+        }))
       : [],
   };
 }
@@ -173,32 +201,46 @@ export function propertyValue(props: readonly EbmsProperty[], name: string): Ebm
  * ebMS error phase4 would answer with.
  */
 export function checkPeppolUserMessage(um: UserMessage): { contentId: string; compressed: boolean; mimeType: string } {
-  if (um.agreementRef.value !== PEPPOL_AS4.agreementRef) throw new EbmsError('EBMS:0010', `AgreementRef must be ${PEPPOL_AS4.agreementRef}, not "${um.agreementRef.value}"`);
-  if (um.agreementRef.type !== undefined || um.agreementRef.pmode !== undefined) throw new EbmsError('EBMS:0010', 'AgreementRef must have neither a type nor a pmode attribute');
+  if (um.agreementRef.value !== PEPPOL_AS4.agreementRef)
+    throw new EbmsError('EBMS:0010', `AgreementRef must be ${PEPPOL_AS4.agreementRef}, not "${um.agreementRef.value}"`);
+  if (um.agreementRef.type !== undefined || um.agreementRef.pmode !== undefined)
+    throw new EbmsError('EBMS:0010', 'AgreementRef must have neither a type nor a pmode attribute');
   for (const [side, party, role] of [
     ['From', um.from, PEPPOL_AS4.initiatorRole],
     ['To', um.to, PEPPOL_AS4.responderRole],
   ] as const) {
-    if (party.partyIdType !== PEPPOL_AS4.partyIdType) throw new EbmsError('EBMS:0010', `${side} PartyId type must be ${PEPPOL_AS4.partyIdType}`);
-    if (!SEAT_ID.test(party.partyId)) throw new EbmsError('EBMS:0004', `${side} PartyId "${party.partyId}" is not a Peppol Seat ID`);
+    if (party.partyIdType !== PEPPOL_AS4.partyIdType)
+      throw new EbmsError('EBMS:0010', `${side} PartyId type must be ${PEPPOL_AS4.partyIdType}`);
+    if (!SEAT_ID.test(party.partyId))
+      throw new EbmsError('EBMS:0004', `${side} PartyId "${party.partyId}" is not a Peppol Seat ID`);
     if (party.role !== role) throw new EbmsError('EBMS:0010', `${side} Role must be ${role}`);
   }
-  if (um.mpc !== undefined && um.mpc !== PEPPOL_AS4.defaultMpc) throw new EbmsError('EBMS:0010', `only the default MPC is used in Peppol, not "${um.mpc}"`);
+  if (um.mpc !== undefined && um.mpc !== PEPPOL_AS4.defaultMpc)
+    throw new EbmsError('EBMS:0010', `only the default MPC is used in Peppol, not "${um.mpc}"`);
   if (!um.service.type) throw new EbmsError('EBMS:0010', 'eb:Service needs the process identifier scheme as type');
-  if (!um.action.includes('::')) throw new EbmsError('EBMS:0010', `eb:Action must be <document type scheme>::<value>, not "${um.action}"`);
+  if (!um.action.includes('::'))
+    throw new EbmsError('EBMS:0010', `eb:Action must be <document type scheme>::<value>, not "${um.action}"`);
   if (!um.conversationId) throw new EbmsError('EBMS:0009', 'eb:ConversationId is empty');
   for (const name of [PEPPOL_AS4.originalSender, PEPPOL_AS4.finalRecipient]) {
     const p = propertyValue(um.messageProperties, name);
-    if (!p || !p.value || !p.type) throw new EbmsError('EBMS:0004', `the message property ${name} with a type is required`);
+    if (!p || !p.value || !p.type)
+      throw new EbmsError('EBMS:0004', `the message property ${name} with a type is required`);
   }
-  if (um.payloads.length !== 1) throw new EbmsError('EBMS:0003', `a Peppol message carries exactly one payload, this one ${um.payloads.length}`);
+  if (um.payloads.length !== 1)
+    throw new EbmsError('EBMS:0003', `a Peppol message carries exactly one payload, this one ${um.payloads.length}`);
   const part = um.payloads[0] as EbmsPartInfo;
-  if (!part.href.startsWith('cid:')) throw new EbmsError('EBMS:0011', `the payload must be a MIME attachment (cid:), not "${part.href}"`);
+  if (!part.href.startsWith('cid:'))
+    throw new EbmsError('EBMS:0011', `the payload must be a MIME attachment (cid:), not "${part.href}"`);
   const compression = propertyValue(part.properties, 'CompressionType');
-  if (compression && compression.value !== PEPPOL_AS4.compressionGzip) throw new EbmsError('EBMS:0003', `CompressionType "${compression.value}" is not supported (only application/gzip)`);
+  if (compression && compression.value !== PEPPOL_AS4.compressionGzip)
+    throw new EbmsError('EBMS:0003', `CompressionType "${compression.value}" is not supported (only application/gzip)`);
   const mime = propertyValue(part.properties, 'MimeType');
   if (compression && !mime) throw new EbmsError('EBMS:0003', 'a compressed payload must state its MimeType');
-  return { contentId: part.href.slice(4).replace(/^attachment=/, ''), compressed: !!compression, mimeType: mime?.value ?? 'application/xml' };
+  return {
+    contentId: part.href.slice(4).replace(/^attachment=/, ''),
+    compressed: !!compression,
+    mimeType: mime?.value ?? 'application/xml',
+  };
 }
 
 export interface PeppolUserMessageInput {
@@ -236,26 +278,40 @@ export function peppolUserMessage(input: PeppolUserMessageInput): UserMessage {
     payloads: [
       {
         href: `cid:${input.contentId}`,
-        properties: [{ name: 'MimeType', value: 'application/xml' }, ...(compressed ? [{ name: 'CompressionType', value: PEPPOL_AS4.compressionGzip }] : [])],
+        properties: [
+          { name: 'MimeType', value: 'application/xml' },
+          ...(compressed ? [{ name: 'CompressionType', value: PEPPOL_AS4.compressionGzip }] : []),
+        ],
       },
     ],
   };
 }
 
 /** Whether the AS4 headers agree with the SBDH (phase4 refuses a mismatch with EBMS:0004). */
-export function checkAgainstSbdh(um: UserMessage, sbdh: { sender: ParticipantId; receiver: ParticipantId; documentType: DocumentTypeId; process: ProcessId }): void {
+export function checkAgainstSbdh(
+  um: UserMessage,
+  sbdh: { sender: ParticipantId; receiver: ParticipantId; documentType: DocumentTypeId; process: ProcessId },
+): void {
   const same = (p: EbmsProperty | undefined, id: ParticipantId): boolean =>
-    !!p && p.type === id.scheme && (id.scheme === PARTICIPANT_SCHEME ? p.value.toLowerCase() === id.value.toLowerCase() : p.value === id.value);
+    !!p &&
+    p.type === id.scheme &&
+    (id.scheme === PARTICIPANT_SCHEME ? p.value.toLowerCase() === id.value.toLowerCase() : p.value === id.value);
   if (!same(propertyValue(um.messageProperties, PEPPOL_AS4.originalSender), sbdh.sender)) {
     throw new EbmsError('EBMS:0004', `originalSender does not match the SBDH sender ${formatId(sbdh.sender)}`);
   }
   if (!same(propertyValue(um.messageProperties, PEPPOL_AS4.finalRecipient), sbdh.receiver)) {
     throw new EbmsError('EBMS:0004', `finalRecipient does not match the SBDH receiver ${formatId(sbdh.receiver)}`);
   }
-  if (um.action !== formatId(sbdh.documentType) && !(sbdh.documentType.scheme === DOCTYPE_SCHEME_BUSDOX && um.action === sbdh.documentType.value)) {
+  if (
+    um.action !== formatId(sbdh.documentType) &&
+    !(sbdh.documentType.scheme === DOCTYPE_SCHEME_BUSDOX && um.action === sbdh.documentType.value)
+  ) {
     throw new EbmsError('EBMS:0004', `eb:Action does not match the SBDH document type ${formatId(sbdh.documentType)}`);
   }
-  if (um.service.value !== sbdh.process.value || (um.service.type !== undefined && um.service.type !== sbdh.process.scheme)) {
+  if (
+    um.service.value !== sbdh.process.value ||
+    (um.service.type !== undefined && um.service.type !== sbdh.process.scheme)
+  ) {
     throw new EbmsError('EBMS:0004', `eb:Service does not match the SBDH process ${formatId(sbdh.process)}`);
   }
 }

@@ -47,10 +47,14 @@ function describe(cert: X509Certificate): string {
   return `"${commonNameOf(cert) ?? cert.subject.replace(/\n/g, ', ')}" (serial ${cert.serialNumber})`;
 }
 
-function validityProblem(cert: X509Certificate, at: Date): { problem: 'not-yet-valid' | 'expired'; message: string } | undefined {
+function validityProblem(
+  cert: X509Certificate,
+  at: Date,
+): { problem: 'not-yet-valid' | 'expired'; message: string } | undefined {
   const from = new Date(cert.validFrom);
   const to = new Date(cert.validTo);
-  if (at < from) return { problem: 'not-yet-valid', message: `${describe(cert)} is not valid before ${from.toISOString()}` };
+  if (at < from)
+    return { problem: 'not-yet-valid', message: `${describe(cert)} is not valid before ${from.toISOString()}` };
   if (at > to) return { problem: 'expired', message: `${describe(cert)} expired on ${to.toISOString()}` };
   return undefined;
 }
@@ -72,7 +76,11 @@ export function checkCertificate(
   intermediates: readonly X509Certificate[] = [],
 ): CertificateCheck {
   const role = policy.role ? `${policy.role} certificate ` : 'certificate ';
-  const fail = (problem: CertificateProblem, message: string): CertificateCheck => ({ valid: false, problem, message: `${role}${message}` });
+  const fail = (problem: CertificateProblem, message: string): CertificateCheck => ({
+    valid: false,
+    problem,
+    message: `${role}${message}`,
+  });
 
   if (cert.ca) return fail('is-ca', `${describe(cert)} is a CA certificate, not an end-entity certificate`);
   const own = validityProblem(cert, at);
@@ -92,16 +100,24 @@ export function checkCertificate(
       if (r === 'name-only') nameMatchOnly = true;
       if (r !== 'yes') continue;
       const v = validityProblem(anchor, at);
-      if (v) return fail('issuer-not-valid', `${describe(cert)}: its CA ${describe(anchor)} is not valid: ${v.message}`);
+      if (v)
+        return fail('issuer-not-valid', `${describe(cert)}: its CA ${describe(anchor)} is not valid: ${v.message}`);
       return { valid: true, chain: [...chain, anchor], anchor, revocationChecked: false };
     }
     const next = intermediates.find((i) => !chain.includes(i) && issuedBy(current, i) === 'yes');
     if (!next) {
       if (nameMatchOnly || intermediates.some((i) => issuedBy(current, i) === 'name-only')) {
-        return fail('bad-signature', `${describe(cert)}: the signature of ${describe(current)} does not verify with its issuer's key`);
+        return fail(
+          'bad-signature',
+          `${describe(cert)}: the signature of ${describe(current)} does not verify with its issuer's key`,
+        );
       }
-      if (current.checkIssued(current)) return fail('self-signed', `${describe(current)} is self-signed and not a configured CA`);
-      return fail('untrusted', `${describe(cert)} was not issued by a configured CA (issuer: ${current.issuer.replace(/\n/g, ', ')})`);
+      if (current.checkIssued(current))
+        return fail('self-signed', `${describe(current)} is self-signed and not a configured CA`);
+      return fail(
+        'untrusted',
+        `${describe(cert)} was not issued by a configured CA (issuer: ${current.issuer.replace(/\n/g, ', ')})`,
+      );
     }
     if (!next.ca) return fail('issuer-not-ca', `${describe(cert)}: ${describe(next)} is not a CA certificate`);
     const v = validityProblem(next, at);
@@ -122,7 +138,12 @@ export function assertCertificateValid(
   const r = checkCertificate(cert, policy, at, intermediates);
   if (!r.valid) {
     throw new PeppolError('UNPROCESSABLE', 'certificate-invalid', r.message, {
-      details: { problem: r.problem, subject: cert.subject, serialNumber: cert.serialNumber, sha256: fingerprintSha256(cert) },
+      details: {
+        problem: r.problem,
+        subject: cert.subject,
+        serialNumber: cert.serialNumber,
+        sha256: fingerprintSha256(cert),
+      },
     });
   }
   return r.chain;

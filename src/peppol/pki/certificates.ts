@@ -15,7 +15,15 @@ export type KeyUsageName =
   | 'cRLSign';
 
 /** KeyUsage bits in BIT STRING order (RFC 5280 4.2.1.3). */
-const KEY_USAGE_ORDER: readonly KeyUsageName[] = ['digitalSignature', 'nonRepudiation', 'keyEncipherment', 'dataEncipherment', 'keyAgreement', 'keyCertSign', 'cRLSign'];
+const KEY_USAGE_ORDER: readonly KeyUsageName[] = [
+  'digitalSignature',
+  'nonRepudiation',
+  'keyEncipherment',
+  'dataEncipherment',
+  'keyAgreement',
+  'keyCertSign',
+  'cRLSign',
+];
 const KEY_USAGE_OID = '2.5.29.15';
 
 /** Key usages of a certificate; undefined when it has no KeyUsage extension (then any usage is allowed). */
@@ -82,7 +90,16 @@ export function subjectMatches(cert: X509Certificate, dn: string): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
-const SHORT_NAMES: Record<string, string> = { COMMONNAME: 'CN', COUNTRYNAME: 'C', ORGANIZATIONNAME: 'O', ORGANIZATIONALUNITNAME: 'OU', '2.5.4.3': 'CN', '2.5.4.6': 'C', '2.5.4.10': 'O', '2.5.4.11': 'OU' };
+const SHORT_NAMES: Record<string, string> = {
+  COMMONNAME: 'CN',
+  COUNTRYNAME: 'C',
+  ORGANIZATIONNAME: 'O',
+  ORGANIZATIONALUNITNAME: 'OU',
+  '2.5.4.3': 'CN',
+  '2.5.4.6': 'C',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+};
 
 /** Splits `CN=a\, b, O=x` at unescaped commas (or semicolons); undefined for text that is not a DN. */
 function splitDn(dn: string): Array<{ type: string; value: string }> | undefined {
@@ -92,7 +109,13 @@ function splitDn(dn: string): Array<{ type: string; value: string }> | undefined
     const i = cur.indexOf('=');
     if (i <= 0) return false;
     const type = cur.slice(0, i).trim().toUpperCase();
-    out.push({ type: SHORT_NAMES[type] ?? type, value: cur.slice(i + 1).trim().replace(/\\(.)/g, '$1') });
+    out.push({
+      type: SHORT_NAMES[type] ?? type,
+      value: cur
+        .slice(i + 1)
+        .trim()
+        .replace(/\\(.)/g, '$1'),
+    });
     cur = '';
     return true;
   };

@@ -20,10 +20,14 @@ async function main(argv: string[]): Promise<number> {
   }
   if (force) rmSync(dir, { recursive: true, force: true });
   const { pki, created } = await ensureTestPki(dir);
-  process.stdout.write(`${created ? 'Generated' : 'Reusing'} the test PKI in ${dir} (PKCS#12 password "${TEST_PKI_PASSWORD}")\n`);
+  process.stdout.write(
+    `${created ? 'Generated' : 'Reusing'} the test PKI in ${dir} (PKCS#12 password "${TEST_PKI_PASSWORD}")\n`,
+  );
   for (const name of TEST_PKI_ENTRIES) {
     const m = pki[name];
-    process.stdout.write(`  ${name.padEnd(13)} ${m.certificate.subject.split('\n').join(', ')}  valid to ${m.certificate.validTo}\n`);
+    process.stdout.write(
+      `  ${name.padEnd(13)} ${m.certificate.subject.split('\n').join(', ')}  valid to ${m.certificate.validTo}\n`,
+    );
   }
   return 0;
 }
@@ -31,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);
   },
 );

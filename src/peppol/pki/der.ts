@@ -50,7 +50,10 @@ function readOne(buf: Buffer, offset: number, depth: number): { tlv: Tlv; next: 
       if (buf[pos] === 0 && buf[pos + 1] === 0) break;
       pos = readOne(buf, pos, depth + 1).next;
     }
-    return { tlv: { tag, constructed, value: buf.subarray(start, pos), raw: buf.subarray(offset, pos + 2) }, next: pos + 2 };
+    return {
+      tlv: { tag, constructed, value: buf.subarray(start, pos), raw: buf.subarray(offset, pos + 2) },
+      next: pos + 2,
+    };
   }
   let length: number;
   if (first < 0x80) length = first;
@@ -62,7 +65,10 @@ function readOne(buf: Buffer, offset: number, depth: number): { tlv: Tlv; next: 
     for (let i = 0; i < n; i++) length = length * 256 + (buf[pos++] as number);
   }
   if (pos + length > buf.length) throw new DerError('ASN.1 value runs past the end of its container');
-  return { tlv: { tag, constructed, value: buf.subarray(pos, pos + length), raw: buf.subarray(offset, pos + length) }, next: pos + length };
+  return {
+    tlv: { tag, constructed, value: buf.subarray(pos, pos + length), raw: buf.subarray(offset, pos + length) },
+    next: pos + length,
+  };
 }
 
 /** Reads the single TLV that makes up `buf` (trailing bytes are an error). */
@@ -87,7 +93,8 @@ export function childrenOf(tlv: Tlv): Tlv[] {
 
 export function expectTag(tlv: Tlv | undefined, tag: number, what: string): Tlv {
   if (!tlv) throw new DerError(`${what} is missing`);
-  if (tlv.tag !== tag) throw new DerError(`${what}: expected tag 0x${tag.toString(16)}, found 0x${tlv.tag.toString(16)}`);
+  if (tlv.tag !== tag)
+    throw new DerError(`${what}: expected tag 0x${tag.toString(16)}, found 0x${tlv.tag.toString(16)}`);
   return tlv;
 }
 
@@ -125,7 +132,8 @@ export function readOid(tlv: Tlv | undefined, what: string): string {
 /** A non-negative INTEGER that fits a JavaScript number. */
 export function readSmallInt(tlv: Tlv | undefined, what: string): number {
   const v = expectTag(tlv, TAG.INTEGER, what).value;
-  if (v.length === 0 || v.length > 6 || ((v[0] as number) & 0x80) !== 0) throw new DerError(`${what}: unsupported INTEGER`);
+  if (v.length === 0 || v.length > 6 || ((v[0] as number) & 0x80) !== 0)
+    throw new DerError(`${what}: unsupported INTEGER`);
   let n = 0;
   for (const b of v) n = n * 256 + b;
   return n;
@@ -179,7 +187,8 @@ export function int(n: number): Buffer {
 
 export function oid(dotted: string): Buffer {
   const arcs = dotted.split('.').map(Number);
-  if (arcs.length < 2 || arcs.some((a) => !Number.isSafeInteger(a) || a < 0)) throw new DerError(`invalid OID ${dotted}`);
+  if (arcs.length < 2 || arcs.some((a) => !Number.isSafeInteger(a) || a < 0))
+    throw new DerError(`invalid OID ${dotted}`);
   const out: number[] = [];
   const push = (v: number): void => {
     const chunk: number[] = [v & 0x7f];

@@ -21,7 +21,10 @@ export type KeySource =
   | { kind: 'pem'; certificatePath: string; privateKeyPath: string; privateKeyPassphrase?: string; chainPath?: string };
 
 function invalid(message: string, cause?: unknown): PeppolError {
-  return new PeppolError('INTERNAL', 'key-material-invalid', message, { retryable: false, ...(cause ? { cause } : {}) });
+  return new PeppolError('INTERNAL', 'key-material-invalid', message, {
+    retryable: false,
+    ...(cause ? { cause } : {}),
+  });
 }
 
 function readFile(path: string, what: string): Buffer {
@@ -37,7 +40,9 @@ function chainFor(leaf: X509Certificate, certs: readonly X509Certificate[]): X50
   const chain: X509Certificate[] = [];
   let current = leaf;
   for (let i = 0; i < certs.length; i++) {
-    const issuer = certs.find((c) => c !== current && !chain.includes(c) && current.checkIssued(c) && current.verify(c.publicKey));
+    const issuer = certs.find(
+      (c) => c !== current && !chain.includes(c) && current.checkIssued(c) && current.verify(c.publicKey),
+    );
     if (!issuer) break;
     chain.push(issuer);
     if (issuer.checkIssued(issuer)) break;
@@ -47,48 +52,82 @@ function chainFor(leaf: X509Certificate, certs: readonly X509Certificate[]): X50
 }
 
 /** Picks the key entry (by alias, or the only one) and its certificate out of PKCS#12 contents. */
-export function keyMaterialFromPkcs12(data: Buffer, password: string, alias?: string, label = 'PKCS#12 key store'): KeyMaterial {
+export function keyMaterialFromPkcs12(
+  data: Buffer,
+  password: string,
+  alias?: string,
+  label = 'PKCS#12 key store',
+): KeyMaterial {
   let contents: Pkcs12Contents;
   try {
     contents = readPkcs12(data, password);
   } catch (e) {
     throw invalid(`${label}: ${e instanceof Pkcs12Error ? e.message : (e as Error).message}`, e);
   }
-  const keys = alias === undefined ? contents.keys : contents.keys.filter((k) => k.friendlyName?.toLowerCase() === alias.toLowerCase());
+  const keys =
+    alias === undefined
+      ? contents.keys
+      : contents.keys.filter((k) => k.friendlyName?.toLowerCase() === alias.toLowerCase());
   if (keys.length === 0) {
     const aliases = contents.keys.map((k) => k.friendlyName ?? '(no alias)').join(', ') || 'none';
-    throw invalid(`${label}: ${alias === undefined ? 'no private key' : `no private key with alias "${alias}"`} (key aliases: ${aliases})`);
+    throw invalid(
+      `${label}: ${alias === undefined ? 'no private key' : `no private key with alias "${alias}"`} (key aliases: ${aliases})`,
+    );
   }
   if (keys.length > 1) {
-    throw invalid(`${label} holds ${keys.length} private keys; configure the alias of the one to use (${keys.map((k) => k.friendlyName ?? '?').join(', ')})`);
+    throw invalid(
+      `${label} holds ${keys.length} private keys; configure the alias of the one to use (${keys.map((k) => k.friendlyName ?? '?').join(', ')})`,
+    );
   }
   const key = keys[0] as (typeof keys)[number];
-  const byId = key.localKeyId ? contents.certificates.find((c) => c.localKeyId?.equals(key.localKeyId as Buffer)) : undefined;
+  const byId = key.localKeyId
+    ? contents.certificates.find((c) => c.localKeyId?.equals(key.localKeyId as Buffer))
+    : undefined;
   const entry = byId ?? contents.certificates.find((c) => keyMatchesCertificate(key.key, c.certificate));
-  if (!entry || !keyMatchesCertificate(key.key, entry.certificate)) throw invalid(`${label}: no certificate matches the private key`);
+  if (!entry || !keyMatchesCertificate(key.key, entry.certificate))
+    throw invalid(`${label}: no certificate matches the private key`);
   const others = contents.certificates.filter((c) => c !== entry).map((c) => c.certificate);
   return { privateKey: key.key, certificate: entry.certificate, chain: chainFor(entry.certificate, others) };
 }
 
 /** Builds key material from PEM text: the first certificate of `certificatePem` is the leaf, the rest may be its chain. */
-export function keyMaterialFromPem(certificatePem: Buffer | string, privateKeyPem: Buffer | string, passphrase?: string, chainPem?: Buffer | string, label = 'PEM'): KeyMaterial {
+export function keyMaterialFromPem(
+  certificatePem: Buffer | string,
+  privateKeyPem: Buffer | string,
+  passphrase?: string,
+  chainPem?: Buffer | string,
+  label = 'PEM',
+): KeyMaterial {
   const certs = parseCertificates(certificatePem);
   const leaf = certs[0];
   if (!leaf) throw invalid(`${label}: no certificate found`);
   let privateKey: KeyObject;
   try {
-    privateKey = createPrivateKey({ key: privateKeyPem, format: 'pem', ...(passphrase !== undefined ? { passphrase } : {}) });
+    privateKey = createPrivateKey({
+      key: privateKeyPem,
+      format: 'pem',
+      ...(passphrase !== undefined ? { passphrase } : {}),
+    });
   } catch (e) {
-    throw invalid(`${label}: the private key cannot be read${passphrase === undefined ? ' (is it encrypted and the passphrase missing?)' : ' (wrong passphrase?)'}: ${(e as Error).message}`, e);
+    throw invalid(
+      `${label}: the private key cannot be read${passphrase === undefined ? ' (is it encrypted and the passphrase missing?)' : ' (wrong passphrase?)'}: ${(e as Error).message}`,
+      e,
+    );
   }
-  if (!keyMatchesCertificate(privateKey, leaf)) throw invalid(`${label}: the private key does not belong to the certificate ${leaf.subject.replace(/\n/g, ', ')}`);
+  if (!keyMatchesCertificate(privateKey, leaf))
+    throw invalid(`${label}: the private key does not belong to the certificate ${leaf.subject.replace(/\n/g, ', ')}`);
   const extra = [...certs.slice(1), ...(chainPem ? parseCertificates(chainPem) : [])];
   return { privateKey, certificate: leaf, chain: chainFor(leaf, extra) };
 }
 
 export function loadKeyMaterial(source: KeySource): KeyMaterial {
   if (source.kind === 'pkcs12') {
-    return keyMaterialFromPkcs12(readFile(source.path, 'PKCS#12'), source.password, source.alias, `PKCS#12 key store ${source.path}`);
+    return keyMaterialFromPkcs12(
+      readFile(source.path, 'PKCS#12'),
+      source.password,
+      source.alias,
+      `PKCS#12 key store ${source.path}`,
+    );
   }
   return keyMaterialFromPem(
     readFile(source.certificatePath, 'certificate'),
@@ -115,6 +154,9 @@ export function loadTrustedCertificates(source: TrustSource): X509Certificate[] 
   }
   if (certs.length === 0) throw invalid(`trust store ${source.path} holds no certificates`);
   const notCa = certs.find((c) => !c.ca);
-  if (notCa) throw invalid(`trust store ${source.path} holds a certificate that is not a CA: ${notCa.subject.replace(/\n/g, ', ')}`);
+  if (notCa)
+    throw invalid(
+      `trust store ${source.path} holds a certificate that is not a CA: ${notCa.subject.replace(/\n/g, ', ')}`,
+    );
   return certs;
 }

@@ -29,7 +29,9 @@ export class ApKeyRing {
     if (entries.length === 0) throw invalid('no access point key configured');
     const names = new Set(entries.map((e) => commonNameOf(e.certificate) ?? ''));
     if (names.size !== 1 || names.has('')) {
-      throw invalid(`rollover keys must all belong to one Seat ID (certificate CN); found: ${[...names].join(', ') || '(no CN)'}`);
+      throw invalid(
+        `rollover keys must all belong to one Seat ID (certificate CN); found: ${[...names].join(', ') || '(no CN)'}`,
+      );
     }
     this.seatId = [...names][0] as string;
     this.entries = [...entries];
@@ -47,11 +49,18 @@ export class ApKeyRing {
     const valid = this.entries.filter((e) => validAt(e, at));
     if (valid.length === 0) {
       const until = this.entries.map((e) => e.certificate.validTo).join(', ');
-      throw new PeppolError('INTERNAL', 'certificate-invalid', `no access point certificate of ${this.seatId} is valid at ${at.toISOString()} (valid to: ${until})`, {
-        retryable: false,
-      });
+      throw new PeppolError(
+        'INTERNAL',
+        'certificate-invalid',
+        `no access point certificate of ${this.seatId} is valid at ${at.toISOString()} (valid to: ${until})`,
+        {
+          retryable: false,
+        },
+      );
     }
-    return valid.reduce((best, e) => (new Date(e.certificate.validFrom) > new Date(best.certificate.validFrom) ? e : best));
+    return valid.reduce((best, e) =>
+      new Date(e.certificate.validFrom) > new Date(best.certificate.validFrom) ? e : best,
+    );
   }
 
   /** The key pair of one of our certificates (e.g. the one a sender encrypted for), or undefined when it is not ours. */

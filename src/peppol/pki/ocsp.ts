@@ -9,12 +9,27 @@
 import { createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import { AlgorithmIdentifier, Certificate } from '@peculiar/asn1-x509';
-import { BasicOCSPResponse, CertID, OCSPRequest, OCSPResponse, OCSPResponseStatus, Request, TBSRequest, id_kp_OCSPSigning, id_pkix_ocsp_basic } from '@peculiar/asn1-ocsp';
+import {
+  BasicOCSPResponse,
+  CertID,
+  OCSPRequest,
+  OCSPResponse,
+  OCSPResponseStatus,
+  Request,
+  TBSRequest,
+  id_kp_OCSPSigning,
+  id_pkix_ocsp_basic,
+} from '@peculiar/asn1-ocsp';
 
 export class OcspProblem extends Error {}
 
 const SHA1 = '1.3.14.3.2.26';
-const HASH_OIDS: Record<string, string> = { [SHA1]: 'sha1', '2.16.840.1.101.3.4.2.1': 'sha256', '2.16.840.1.101.3.4.2.2': 'sha384', '2.16.840.1.101.3.4.2.3': 'sha512' };
+const HASH_OIDS: Record<string, string> = {
+  [SHA1]: 'sha1',
+  '2.16.840.1.101.3.4.2.1': 'sha256',
+  '2.16.840.1.101.3.4.2.2': 'sha384',
+  '2.16.840.1.101.3.4.2.3': 'sha512',
+};
 /** Signature algorithms a responder may use, by OID → the digest node:crypto verifies with. */
 const SIGNATURE_HASHES: Record<string, string> = {
   '1.2.840.113549.1.1.5': 'sha1',
@@ -54,7 +69,9 @@ export function certIdOf(cert: X509Certificate, issuer: X509Certificate, hashOid
 
 /** DER OCSPRequest for one certificate (no nonce: Peppol's CA responders answer from pre-signed responses). */
 export function buildOcspRequest(cert: X509Certificate, issuer: X509Certificate): Buffer {
-  const request = new OCSPRequest({ tbsRequest: new TBSRequest({ requestList: [new Request({ reqCert: certIdOf(cert, issuer) })] }) });
+  const request = new OCSPRequest({
+    tbsRequest: new TBSRequest({ requestList: [new Request({ reqCert: certIdOf(cert, issuer) })] }),
+  });
   return Buffer.from(AsnConvert.serialize(request));
 }
 
@@ -72,12 +89,22 @@ function authorizedResponder(candidate: X509Certificate, issuer: X509Certificate
 }
 
 /** Reads and checks an OCSP response for `cert` issued by `issuer`. Throws OcspProblem when it cannot be used. */
-export function readOcspResponse(der: Buffer, cert: X509Certificate, issuer: X509Certificate, now: Date, skewMs: number): OcspAnswer {
+export function readOcspResponse(
+  der: Buffer,
+  cert: X509Certificate,
+  issuer: X509Certificate,
+  now: Date,
+  skewMs: number,
+): OcspAnswer {
   let basic: BasicOCSPResponse;
   try {
     const response = AsnConvert.parse(der, OCSPResponse);
-    if (response.responseStatus !== OCSPResponseStatus.successful) throw new OcspProblem(`the responder answered ${OCSPResponseStatus[response.responseStatus] ?? response.responseStatus}`);
-    if (!response.responseBytes || response.responseBytes.responseType !== id_pkix_ocsp_basic) throw new OcspProblem('the answer is not a basic OCSP response');
+    if (response.responseStatus !== OCSPResponseStatus.successful)
+      throw new OcspProblem(
+        `the responder answered ${OCSPResponseStatus[response.responseStatus] ?? response.responseStatus}`,
+      );
+    if (!response.responseBytes || response.responseBytes.responseType !== id_pkix_ocsp_basic)
+      throw new OcspProblem('the answer is not a basic OCSP response');
     basic = AsnConvert.parse(response.responseBytes.response, BasicOCSPResponse);
   } catch (e) {
     if (e instanceof OcspProblem) throw e;
@@ -88,9 +115,16 @@ export function readOcspResponse(der: Buffer, cert: X509Certificate, issuer: X50
   if (!hash) throw new OcspProblem(`unsupported OCSP signature algorithm ${basic.signatureAlgorithm.algorithm}`);
   const tbs = Buffer.from(basic.tbsResponseDataRaw ?? AsnConvert.serialize(basic.tbsResponseData));
   const signature = Buffer.from(basic.signature);
-  const responders = [issuer, ...(basic.certs ?? []).map((c) => new X509Certificate(Buffer.from(AsnConvert.serialize(c)))).filter((c) => authorizedResponder(c, issuer, now))];
+  const responders = [
+    issuer,
+    ...(basic.certs ?? [])
+      .map((c) => new X509Certificate(Buffer.from(AsnConvert.serialize(c))))
+      .filter((c) => authorizedResponder(c, issuer, now)),
+  ];
   if (!responders.some((r) => verifySignature(hash, tbs, r.publicKey, signature))) {
-    throw new OcspProblem(`the OCSP response is not signed by "${issuer.subject.split('\n').join(', ')}" or a responder it authorised`);
+    throw new OcspProblem(
+      `the OCSP response is not signed by "${issuer.subject.split('\n').join(', ')}" or a responder it authorised`,
+    );
   }
 
   const serial = AsnConvert.parse(cert.raw, Certificate).tbsCertificate.serialNumber;
@@ -102,11 +136,15 @@ export function readOcspResponse(der: Buffer, cert: X509Certificate, issuer: X50
     } catch {
       return false;
     }
-    return same(r.certID.issuerNameHash, expected.issuerNameHash) && same(r.certID.issuerKeyHash, expected.issuerKeyHash);
+    return (
+      same(r.certID.issuerNameHash, expected.issuerNameHash) && same(r.certID.issuerKeyHash, expected.issuerKeyHash)
+    );
   });
   if (!single) throw new OcspProblem('the OCSP response does not answer for this certificate');
-  if (single.thisUpdate.getTime() - skewMs > now.getTime()) throw new OcspProblem(`the OCSP response is not valid before ${single.thisUpdate.toISOString()}`);
-  if (single.nextUpdate && single.nextUpdate.getTime() + skewMs < now.getTime()) throw new OcspProblem(`the OCSP response expired on ${single.nextUpdate.toISOString()} (nextUpdate)`);
+  if (single.thisUpdate.getTime() - skewMs > now.getTime())
+    throw new OcspProblem(`the OCSP response is not valid before ${single.thisUpdate.toISOString()}`);
+  if (single.nextUpdate && single.nextUpdate.getTime() + skewMs < now.getTime())
+    throw new OcspProblem(`the OCSP response expired on ${single.nextUpdate.toISOString()} (nextUpdate)`);
   const times = { thisUpdate: single.thisUpdate, nextUpdate: single.nextUpdate };
   if (single.certStatus.revoked) {
     const reason = single.certStatus.revoked.revocationReason?.reason as number | undefined;

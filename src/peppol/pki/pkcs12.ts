@@ -10,7 +10,19 @@
  * Written files use PBES2 with PBKDF2-HMAC-SHA256 / AES-256-CBC and an HMAC-SHA256 MAC, readable by OpenSSL 3 and
  * Java (keytool, WSS4J Merlin). Trusted certificate entries carry Java's trust attribute so Java truststores see them.
  */
-import { createCipheriv, createDecipheriv, createHash, createHmac, createPrivateKey, getCiphers, pbkdf2Sync, randomBytes, timingSafeEqual, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createPrivateKey,
+  getCiphers,
+  pbkdf2Sync,
+  randomBytes,
+  timingSafeEqual,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 import {
   DerError,
   TAG,
@@ -111,7 +123,14 @@ function bmpPassword(password: string): Buffer {
 }
 
 /** RFC 7292 appendix B.2. `id` 1 = key, 2 = IV, 3 = MAC key. */
-export function pkcs12Kdf(hash: { name: string; u: number; v: number }, password: string, salt: Buffer, id: 1 | 2 | 3, iterations: number, n: number): Buffer {
+export function pkcs12Kdf(
+  hash: { name: string; u: number; v: number },
+  password: string,
+  salt: Buffer,
+  id: 1 | 2 | 3,
+  iterations: number,
+  n: number,
+): Buffer {
   const { name, u, v } = hash;
   const fill = (src: Buffer): Buffer => {
     if (src.length === 0) return Buffer.alloc(0);
@@ -166,7 +185,8 @@ function decrypt(algorithm: Tlv, data: Buffer, password: string, what: string): 
   if (alg === OID.pbes2) {
     const [kdf, scheme] = sequence(params, 'PBES2 parameters');
     const [kdfOid, kdfParams] = sequence(kdf, 'PBES2 key derivation');
-    if (readOid(kdfOid, 'key derivation') !== OID.pbkdf2) throw new Pkcs12Error(`${what}: only PBKDF2 is supported as PBES2 key derivation`);
+    if (readOid(kdfOid, 'key derivation') !== OID.pbkdf2)
+      throw new Pkcs12Error(`${what}: only PBKDF2 is supported as PBES2 key derivation`);
     const kp = sequence(kdfParams, 'PBKDF2 parameters');
     const salt = readOctets(kp[0], 'PBKDF2 salt');
     const iterations = iterationsOf(kp[1], 'PBKDF2 iteration count');
@@ -197,7 +217,13 @@ function decrypt(algorithm: Tlv, data: Buffer, password: string, what: string): 
     const iterations = iterationsOf(p[1], 'PBE iteration count');
     const sha1 = HASH_BY_OID['1.3.14.3.2.26'] as { name: string; u: number; v: number };
     if (alg === OID.pbeSha1TripleDes) {
-      return decipher('des-ede3-cbc', pkcs12Kdf(sha1, password, salt, 1, iterations, 24), pkcs12Kdf(sha1, password, salt, 2, iterations, 8), data, what);
+      return decipher(
+        'des-ede3-cbc',
+        pkcs12Kdf(sha1, password, salt, 1, iterations, 24),
+        pkcs12Kdf(sha1, password, salt, 2, iterations, 8),
+        data,
+        what,
+      );
     }
     const rc2 = alg === OID.pbeSha1Rc2_40 ? { name: 'rc2-40-cbc', len: 5 } : { name: 'rc2-cbc', len: 16 };
     if (!getCiphers().includes(rc2.name)) {
@@ -206,7 +232,13 @@ function decrypt(algorithm: Tlv, data: Buffer, password: string, what: string): 
           '(e.g. openssl pkcs12 -export -certpbe AES-256-CBC -keypbe AES-256-CBC -macalg sha256)',
       );
     }
-    return decipher(rc2.name, pkcs12Kdf(sha1, password, salt, 1, iterations, rc2.len), pkcs12Kdf(sha1, password, salt, 2, iterations, 8), data, what);
+    return decipher(
+      rc2.name,
+      pkcs12Kdf(sha1, password, salt, 1, iterations, rc2.len),
+      pkcs12Kdf(sha1, password, salt, 2, iterations, 8),
+      data,
+      what,
+    );
   }
   throw new Pkcs12Error(`${what}: unsupported encryption algorithm ${alg}`);
 }
@@ -216,14 +248,18 @@ function decrypt(algorithm: Tlv, data: Buffer, password: string, what: string): 
 
 function contentInfo(t: Tlv, what: string): { type: string; content: Tlv | undefined } {
   const [typeOid, content] = sequence(t, what);
-  return { type: readOid(typeOid, `${what} type`), content: content === undefined ? undefined : explicit(content, 0, `${what} content`) };
+  return {
+    type: readOid(typeOid, `${what} type`),
+    content: content === undefined ? undefined : explicit(content, 0, `${what} content`),
+  };
 }
 
 function verifyMac(macData: Tlv, authSafe: Buffer, password: string): void {
   const [digestInfo, saltTlv, iterTlv] = sequence(macData, 'MacData');
   const [digestAlg, digest] = sequence(digestInfo, 'MAC DigestInfo');
   const hashOid = readOid(sequence(digestAlg, 'MAC digest algorithm')[0], 'MAC digest algorithm');
-  if (hashOid === OID.pbmac1) throw new Pkcs12Error('PBMAC1-protected PKCS#12 files are not supported; re-export with -macalg sha256');
+  if (hashOid === OID.pbmac1)
+    throw new Pkcs12Error('PBMAC1-protected PKCS#12 files are not supported; re-export with -macalg sha256');
   const hash = HASH_BY_OID[hashOid];
   if (!hash) throw new Pkcs12Error(`unsupported PKCS#12 MAC digest ${hashOid}`);
   const salt = readOctets(saltTlv, 'MAC salt');
@@ -256,7 +292,10 @@ function readSafeContents(der: Buffer, password: string, into: Pkcs12Contents): 
     const bagId = readOid(idTlv, 'SafeBag id');
     const value = explicit(valueWrapper, 0, 'SafeBag value');
     const a = readAttributes(attrs);
-    const meta = { ...(a.localKeyId ? { localKeyId: a.localKeyId } : {}), ...(a.friendlyName !== undefined ? { friendlyName: a.friendlyName } : {}) };
+    const meta = {
+      ...(a.localKeyId ? { localKeyId: a.localKeyId } : {}),
+      ...(a.friendlyName !== undefined ? { friendlyName: a.friendlyName } : {}),
+    };
     if (bagId === OID.shroudedKeyBag) {
       const [alg, enc] = sequence(value, 'EncryptedPrivateKeyInfo');
       const pkcs8 = decrypt(alg as Tlv, readOctets(enc, 'encrypted key'), password, 'the private key');
@@ -279,7 +318,8 @@ export function readPkcs12(data: Buffer, password: string): Pkcs12Contents {
     const [version, authSafeInfo, macData] = sequence(parseDer(data), 'PFX');
     if (readSmallInt(version, 'PFX version') !== 3) throw new Pkcs12Error('unsupported PKCS#12 version');
     const auth = contentInfo(authSafeInfo as Tlv, 'authSafe');
-    if (auth.type !== OID.data) throw new Pkcs12Error('only password-integrity PKCS#12 files are supported (no public-key integrity)');
+    if (auth.type !== OID.data)
+      throw new Pkcs12Error('only password-integrity PKCS#12 files are supported (no public-key integrity)');
     const authSafe = readOctets(auth.content, 'authSafe data');
     if (!macData) throw new Pkcs12Error('the PKCS#12 file has no MAC; refusing unauthenticated key material');
     verifyMac(macData, authSafe, password);
@@ -291,9 +331,17 @@ export function readPkcs12(data: Buffer, password: string): Pkcs12Contents {
       else if (type === OID.encryptedData) {
         const [, eci] = sequence(content, 'EncryptedData');
         const [, alg, encrypted] = sequence(eci, 'EncryptedContentInfo');
-        const plain = decrypt(alg as Tlv, readOctets(encrypted, 'encrypted content', 0x80), password, 'the certificate safe');
+        const plain = decrypt(
+          alg as Tlv,
+          readOctets(encrypted, 'encrypted content', 0x80),
+          password,
+          'the certificate safe',
+        );
         readSafeContents(plain, password, out);
-      } else throw new Pkcs12Error(`unsupported AuthenticatedSafe content type ${type} (public-key privacy is not supported)`);
+      } else
+        throw new Pkcs12Error(
+          `unsupported AuthenticatedSafe content type ${type} (public-key privacy is not supported)`,
+        );
     }
     return out;
   } catch (e) {
@@ -333,7 +381,10 @@ function attributes(meta: { localKeyId?: Buffer; friendlyName?: string; trusted?
   return attrs.length ? [setOf(...attrs)] : [];
 }
 
-function certBag(cert: X509Certificate, meta: { localKeyId?: Buffer; friendlyName?: string; trusted?: boolean }): Buffer {
+function certBag(
+  cert: X509Certificate,
+  meta: { localKeyId?: Buffer; friendlyName?: string; trusted?: boolean },
+): Buffer {
   return seq(oid(OID.certBag), ctx(0, seq(oid(OID.x509Certificate), ctx(0, octets(cert.raw)))), ...attributes(meta));
 }
 
@@ -355,7 +406,11 @@ export function writePkcs12(input: Pkcs12WriteInput): Buffer {
     const localKeyId = createHash('sha1').update(certificate.raw).digest();
     const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
     const shrouded = pbes2Encrypt(pkcs8, input.password, iterations);
-    const keyBag = seq(oid(OID.shroudedKeyBag), ctx(0, seq(shrouded.algorithm, octets(shrouded.ciphertext))), ...attributes({ localKeyId, friendlyName: alias }));
+    const keyBag = seq(
+      oid(OID.shroudedKeyBag),
+      ctx(0, seq(shrouded.algorithm, octets(shrouded.ciphertext))),
+      ...attributes({ localKeyId, friendlyName: alias }),
+    );
     authSafe.push(seq(oid(OID.data), ctx(0, octets(seq(keyBag)))));
     certs.push(certBag(certificate, { localKeyId, friendlyName: alias }));
     for (const c of chain) certs.push(certBag(c, {}));
@@ -364,7 +419,9 @@ export function writePkcs12(input: Pkcs12WriteInput): Buffer {
   if (certs.length) {
     const { algorithm, ciphertext } = pbes2Encrypt(seq(...certs), input.password, iterations);
     // encryptedContent is [0] IMPLICIT OCTET STRING
-    authSafe.push(seq(oid(OID.encryptedData), ctx(0, seq(int(0), seq(oid(OID.data), algorithm, tlv(0x80, ciphertext))))));
+    authSafe.push(
+      seq(oid(OID.encryptedData), ctx(0, seq(int(0), seq(oid(OID.data), algorithm, tlv(0x80, ciphertext))))),
+    );
   }
   const authSafeDer = seq(...authSafe);
   const macSalt = randomBytes(16);

@@ -134,26 +134,42 @@ export class RevocationChecker {
       return await this.determine(cert, issuer, at);
     } catch (e) {
       // Certificates have passed node:crypto's parser, but a malformed extension must not turn into a 500.
-      return { status: 'unknown', message: `the revocation status of ${describe(cert)} cannot be determined: ${(e as Error).message}` };
+      return {
+        status: 'unknown',
+        message: `the revocation status of ${describe(cert)} cannot be determined: ${(e as Error).message}`,
+      };
     }
   }
 
   private async determine(cert: X509Certificate, issuer: X509Certificate, at: Date): Promise<RevocationStatus> {
     const { crlUrls, ocspUrls } = revocationPointsOf(cert);
     if (crlUrls.length === 0 && ocspUrls.length === 0) {
-      return { status: 'unknown', message: `${describe(cert)} names neither an OCSP responder nor an http(s) CRL distribution point` };
+      return {
+        status: 'unknown',
+        message: `${describe(cert)} names neither an OCSP responder nor an http(s) CRL distribution point`,
+      };
     }
     const problems: string[] = [];
     for (const url of ocspUrls) {
       let answer: OcspAnswer;
       try {
-        answer = (await this.cached(`ocsp|${issuer.fingerprint256}|${cert.fingerprint256}|${url}`, () => this.askOcsp(url, cert, issuer))).answer;
+        answer = (
+          await this.cached(`ocsp|${issuer.fingerprint256}|${cert.fingerprint256}|${url}`, () =>
+            this.askOcsp(url, cert, issuer),
+          )
+        ).answer;
       } catch (e) {
         problems.push(`OCSP ${url}: ${(e as Error).message}`);
         continue;
       }
       if (answer.status === 'revoked' && answer.revokedAt.getTime() <= at.getTime()) {
-        return { status: 'revoked', source: 'ocsp', url, revokedAt: answer.revokedAt, reason: REASONS[answer.reason ?? 0] ?? `reason ${answer.reason}` };
+        return {
+          status: 'revoked',
+          source: 'ocsp',
+          url,
+          revokedAt: answer.revokedAt,
+          reason: REASONS[answer.reason ?? 0] ?? `reason ${answer.reason}`,
+        };
       }
       if (answer.status === 'unknown') {
         problems.push(`OCSP ${url}: the responder does not know the certificate`);
@@ -171,12 +187,25 @@ export class RevocationChecker {
       }
       const revoked = entry.crl.findRevoked(new x509.X509Certificate(new Uint8Array(cert.raw)));
       // removeFromCRL only appears in delta CRLs, where it undoes a hold; it is not a revocation.
-      if (revoked && revoked.revocationDate.getTime() <= at.getTime() && revoked.reason !== x509.X509CrlReason.removeFromCRL) {
-        return { status: 'revoked', source: 'crl', url, revokedAt: revoked.revocationDate, reason: REASONS[revoked.reason ?? 0] ?? `reason ${revoked.reason}` };
+      if (
+        revoked &&
+        revoked.revocationDate.getTime() <= at.getTime() &&
+        revoked.reason !== x509.X509CrlReason.removeFromCRL
+      ) {
+        return {
+          status: 'revoked',
+          source: 'crl',
+          url,
+          revokedAt: revoked.revocationDate,
+          reason: REASONS[revoked.reason ?? 0] ?? `reason ${revoked.reason}`,
+        };
       }
       return { status: 'good', source: 'crl', url, thisUpdate: entry.crl.thisUpdate, nextUpdate: entry.crl.nextUpdate };
     }
-    return { status: 'unknown', message: `the revocation status of ${describe(cert)} cannot be determined: ${problems.join('; ')}` };
+    return {
+      status: 'unknown',
+      message: `the revocation status of ${describe(cert)} cannot be determined: ${problems.join('; ')}`,
+    };
   }
 
   /**
@@ -190,12 +219,19 @@ export class RevocationChecker {
       const result = await this.status(cert, chain[i + 1] as X509Certificate, at);
       statuses.push({ subject: cert.subject.split('\n').join(', '), serialNumber: cert.serialNumber, result });
       if (result.status === 'revoked') {
-        return { accepted: false, statuses, message: `${describe(cert)} was revoked on ${result.revokedAt.toISOString()} (${result.reason})` };
+        return {
+          accepted: false,
+          statuses,
+          message: `${describe(cert)} was revoked on ${result.revokedAt.toISOString()} (${result.reason})`,
+        };
       }
-      if (result.status === 'unknown' && this.failureMode === 'hard') return { accepted: false, statuses, message: result.message };
+      if (result.status === 'unknown' && this.failureMode === 'hard')
+        return { accepted: false, statuses, message: result.message };
     }
     const unknown = statuses.find((s) => s.result.status === 'unknown');
-    return unknown && unknown.result.status === 'unknown' ? { accepted: true, statuses, message: unknown.result.message } : { accepted: true, statuses };
+    return unknown && unknown.result.status === 'unknown'
+      ? { accepted: true, statuses, message: unknown.result.message }
+      : { accepted: true, statuses };
   }
 
   private crlFor(url: string, issuer: X509Certificate): Promise<CachedCrl> {
@@ -208,7 +244,10 @@ export class RevocationChecker {
     const now = this.now();
     const answer = readOcspResponse(body, cert, issuer, now, this.skewMs);
     const next = answer.nextUpdate?.getTime();
-    return { answer, expires: next !== undefined ? Math.max(now.getTime(), next) : now.getTime() + this.defaultCacheMs };
+    return {
+      answer,
+      expires: next !== undefined ? Math.max(now.getTime(), next) : now.getTime() + this.defaultCacheMs,
+    };
   }
 
   /** A cached value until its expiry; one load at a time per key; failures are not cached. */
@@ -243,7 +282,8 @@ export class RevocationChecker {
       throw new CrlProblem(`not a readable CRL (${(e as Error).message})`);
     }
     const ca = new x509.X509Certificate(new Uint8Array(issuer.raw));
-    if (crl.issuerName.toString() !== ca.subjectName.toString()) throw new CrlProblem(`the CRL is issued by "${crl.issuer}", not by "${ca.subject}"`);
+    if (crl.issuerName.toString() !== ca.subjectName.toString())
+      throw new CrlProblem(`the CRL is issued by "${crl.issuer}", not by "${ca.subject}"`);
     let verified = false;
     try {
       verified = await crl.verify({ publicKey: ca }, crypto);
@@ -252,13 +292,18 @@ export class RevocationChecker {
     }
     if (!verified) throw new CrlProblem(`the CRL signature does not verify with the key of "${ca.subject}"`);
     const now = this.now().getTime();
-    if (crl.thisUpdate.getTime() - this.skewMs > now) throw new CrlProblem(`the CRL is not valid before ${crl.thisUpdate.toISOString()}`);
+    if (crl.thisUpdate.getTime() - this.skewMs > now)
+      throw new CrlProblem(`the CRL is not valid before ${crl.thisUpdate.toISOString()}`);
     const next = crl.nextUpdate?.getTime();
-    if (next !== undefined && next + this.skewMs < now) throw new CrlProblem(`the CRL expired on ${crl.nextUpdate?.toISOString()} (nextUpdate)`);
+    if (next !== undefined && next + this.skewMs < now)
+      throw new CrlProblem(`the CRL expired on ${crl.nextUpdate?.toISOString()} (nextUpdate)`);
     // Delta CRLs and indirect CRLs are not used by the Peppol CAs; a critical extension we do not read means the CRL
     // may not say what we would take it to say.
     const unread = crl.extensions.filter((e) => e.critical && e.type !== '2.5.29.28' /* issuingDistributionPoint */);
-    if (unread.length) throw new CrlProblem(`the CRL has critical extensions that are not supported (${unread.map((e) => e.type).join(', ')})`);
+    if (unread.length)
+      throw new CrlProblem(
+        `the CRL has critical extensions that are not supported (${unread.map((e) => e.type).join(', ')})`,
+      );
     return { crl, url, expires: next !== undefined ? Math.max(now, next) : now + this.defaultCacheMs };
   }
 
@@ -281,7 +326,9 @@ export class RevocationChecker {
     } catch (e) {
       const err = e as { code?: string; name?: string; message?: string; cause?: { code?: string } };
       if (signal.aborted) throw new CrlProblem(`no answer within ${this.timeoutMs} ms`);
-      throw new CrlProblem(`cannot be fetched (${err.code ?? err.cause?.code ?? err.name ?? 'error'}): ${err.message ?? ''}`.trim());
+      throw new CrlProblem(
+        `cannot be fetched (${err.code ?? err.cause?.code ?? err.name ?? 'error'}): ${err.message ?? ''}`.trim(),
+      );
     }
     if (res.statusCode !== 200) {
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
@@ -300,7 +347,11 @@ export class RevocationChecker {
       }
     } catch (e) {
       if (e instanceof CrlProblem) throw e;
-      throw new CrlProblem(signal.aborted ? `no complete answer within ${this.timeoutMs} ms` : `the download failed: ${(e as Error).message}`);
+      throw new CrlProblem(
+        signal.aborted
+          ? `no complete answer within ${this.timeoutMs} ms`
+          : `the download failed: ${(e as Error).message}`,
+      );
     }
     return Buffer.concat(chunks);
   }

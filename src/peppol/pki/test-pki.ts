@@ -73,14 +73,25 @@ export interface TestPki {
   crlBaseUrl: string;
 }
 
-export const TEST_PKI_ENTRIES = ['rootCa', 'apCa', 'smpCa', 'apSender', 'apSenderNext', 'apReceiver', 'apRevoked', 'smp'] as const;
+export const TEST_PKI_ENTRIES = [
+  'rootCa',
+  'apCa',
+  'smpCa',
+  'apSender',
+  'apSenderNext',
+  'apReceiver',
+  'apRevoked',
+  'smp',
+] as const;
 
 /** The CRL file names, also the last path segment of the distribution point URLs. */
 export const TEST_CRL_FILES = { apCa: 'ap-ca.crl', smpCa: 'smp-ca.crl' } as const;
 
 function generateRsa(): Promise<{ privateKey: KeyObject; publicKey: KeyObject }> {
   return new Promise((resolve, reject) =>
-    generateKeyPair('rsa', { modulusLength: 2048, publicExponent: 0x10001 }, (err, publicKey, privateKey) => (err ? reject(err) : resolve({ publicKey, privateKey }))),
+    generateKeyPair('rsa', { modulusLength: 2048, publicExponent: 0x10001 }, (err, publicKey, privateKey) =>
+      err ? reject(err) : resolve({ publicKey, privateKey }),
+    ),
   );
 }
 
@@ -135,32 +146,56 @@ function defaultValidity(years: number, o: { notBefore?: Date; notAfter?: Date }
 
 export async function createRootCa(options: CaOptions): Promise<KeyMaterial> {
   const { privateKey } = await generateRsa();
-  const certificate = await create(options.subject, privateKey, { name: options.subject, key: privateKey }, defaultValidity(10, options), [
-    new x509.BasicConstraintsExtension(true, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-  ]);
+  const certificate = await create(
+    options.subject,
+    privateKey,
+    { name: options.subject, key: privateKey },
+    defaultValidity(10, options),
+    [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    ],
+  );
   return { privateKey, certificate, chain: [] };
 }
 
 export async function createIntermediateCa(issuer: KeyMaterial, options: CaOptions): Promise<KeyMaterial> {
   const { privateKey } = await generateRsa();
-  const certificate = await create(options.subject, privateKey, { name: issuer.certificate.subject.split('\n').join(', '), key: issuer.privateKey }, defaultValidity(10, options), [
-    new x509.BasicConstraintsExtension(true, 0, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-  ]);
+  const certificate = await create(
+    options.subject,
+    privateKey,
+    { name: issuer.certificate.subject.split('\n').join(', '), key: issuer.privateKey },
+    defaultValidity(10, options),
+    [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    ],
+  );
   return { privateKey, certificate, chain: [issuer.certificate, ...issuer.chain] };
 }
 
 /** An AP or SMP end-entity certificate with the Peppol G3 key usages (the G3 SMP certificates share the AP profile). */
 export async function issueCertificate(issuer: KeyMaterial, options: IssueOptions): Promise<KeyMaterial> {
   const { privateKey } = await generateRsa();
-  const certificate = await create(options.subject, privateKey, { name: issuer.certificate.subject.split('\n').join(', '), key: issuer.privateKey }, defaultValidity(2, options), [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(options.keyUsages ?? x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.dataEncipherment, true),
-    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth], true),
-    ...(options.crlUrls?.length ? [new x509.CRLDistributionPointsExtension(options.crlUrls)] : []),
-    ...(options.ocspUrl ? [new x509.AuthorityInfoAccessExtension({ ocsp: options.ocspUrl })] : []),
-  ]);
+  const certificate = await create(
+    options.subject,
+    privateKey,
+    { name: issuer.certificate.subject.split('\n').join(', '), key: issuer.privateKey },
+    defaultValidity(2, options),
+    [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(
+        options.keyUsages ??
+          x509.KeyUsageFlags.digitalSignature |
+            x509.KeyUsageFlags.keyEncipherment |
+            x509.KeyUsageFlags.dataEncipherment,
+        true,
+      ),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth], true),
+      ...(options.crlUrls?.length ? [new x509.CRLDistributionPointsExtension(options.crlUrls)] : []),
+      ...(options.ocspUrl ? [new x509.AuthorityInfoAccessExtension({ ocsp: options.ocspUrl })] : []),
+    ],
+  );
   return { privateKey, certificate, chain: [issuer.certificate, ...issuer.chain] };
 }
 
@@ -211,17 +246,40 @@ export async function createTestPki(options: { crlBaseUrl?: string } = {}): Prom
   const rootCa = await createRootCa({ subject: `${ORG}, OU=FOR TEST ONLY, CN=Invoice Gateway Root TEST CA` });
   const [apCa, smpCa] = await Promise.all([
     createIntermediateCa(rootCa, { subject: `${ORG}, OU=FOR TEST ONLY, CN=Invoice Gateway ACCESS POINT TEST CA` }),
-    createIntermediateCa(rootCa, { subject: `${ORG}, OU=FOR TEST ONLY, CN=Invoice Gateway SERVICE METADATA PUBLISHER TEST CA` }),
+    createIntermediateCa(rootCa, {
+      subject: `${ORG}, OU=FOR TEST ONLY, CN=Invoice Gateway SERVICE METADATA PUBLISHER TEST CA`,
+    }),
   ]);
   const [apSender, apSenderNext, apReceiver, apRevoked, smp] = await Promise.all([
     issueCertificate(apCa, { subject: apSubject(TEST_SENDER_SEAT_ID), crlUrls: apCrl }),
-    issueCertificate(apCa, { subject: apSubject(TEST_SENDER_SEAT_ID), notBefore: new Date(Date.now() - 3600_000), crlUrls: apCrl }),
+    issueCertificate(apCa, {
+      subject: apSubject(TEST_SENDER_SEAT_ID),
+      notBefore: new Date(Date.now() - 3600_000),
+      crlUrls: apCrl,
+    }),
     issueCertificate(apCa, { subject: apSubject(TEST_RECEIVER_SEAT_ID), crlUrls: apCrl }),
     issueCertificate(apCa, { subject: apSubject(TEST_SENDER_SEAT_ID), crlUrls: apCrl }),
-    issueCertificate(smpCa, { subject: `${ORG}, OU=PEPPOL TEST SMP, CN=PSM000001`, crlUrls: [crlUrl(crlBaseUrl, TEST_CRL_FILES.smpCa)] }),
+    issueCertificate(smpCa, {
+      subject: `${ORG}, OU=PEPPOL TEST SMP, CN=PSM000001`,
+      crlUrls: [crlUrl(crlBaseUrl, TEST_CRL_FILES.smpCa)],
+    }),
   ]);
-  const [apCaCrl, smpCaCrl] = await Promise.all([issueCrl(apCa, { revoked: [{ certificate: apRevoked.certificate }] }), issueCrl(smpCa)]);
-  return { rootCa, apCa, smpCa, apSender, apSenderNext, apReceiver, apRevoked, smp, crls: { apCa: apCaCrl, smpCa: smpCaCrl }, crlBaseUrl };
+  const [apCaCrl, smpCaCrl] = await Promise.all([
+    issueCrl(apCa, { revoked: [{ certificate: apRevoked.certificate }] }),
+    issueCrl(smpCa),
+  ]);
+  return {
+    rootCa,
+    apCa,
+    smpCa,
+    apSender,
+    apSenderNext,
+    apReceiver,
+    apRevoked,
+    smp,
+    crls: { apCa: apCaCrl, smpCa: smpCaCrl },
+    crlBaseUrl,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -254,7 +312,15 @@ interface Manifest {
   crls: { apCa: string; smpCa: string; nextUpdate: string };
   created: string;
   password: string;
-  entries: Record<string, { subject: string; notAfter: string; sha256: string; files: { p12: string; certificate: string; privateKey: string } }>;
+  entries: Record<
+    string,
+    {
+      subject: string;
+      notAfter: string;
+      sha256: string;
+      files: { p12: string; certificate: string; privateKey: string };
+    }
+  >;
   truststores: { ap: string; smp: string; apCaPem: string; smpCaPem: string };
 }
 
@@ -273,27 +339,50 @@ export function writeTestPki(pki: TestPki, dir: string): void {
     version: MANIFEST_VERSION,
     revision: MANIFEST_REVISION,
     crlBaseUrl: pki.crlBaseUrl,
-    crls: { ...TEST_CRL_FILES, nextUpdate: new x509.X509Crl(new Uint8Array(pki.crls.apCa)).nextUpdate?.toISOString() ?? '' },
+    crls: {
+      ...TEST_CRL_FILES,
+      nextUpdate: new x509.X509Crl(new Uint8Array(pki.crls.apCa)).nextUpdate?.toISOString() ?? '',
+    },
     created: new Date().toISOString(),
     password: TEST_PKI_PASSWORD,
     entries: {},
-    truststores: { ap: 'ap-truststore.p12', smp: 'smp-truststore.p12', apCaPem: 'ap-ca.crt.pem', smpCaPem: 'smp-ca.crt.pem' },
+    truststores: {
+      ap: 'ap-truststore.p12',
+      smp: 'smp-truststore.p12',
+      apCaPem: 'ap-ca.crt.pem',
+      smpCaPem: 'smp-ca.crt.pem',
+    },
   };
   for (const entry of TEST_PKI_ENTRIES) {
     const m = pki[entry];
     const name = FILE_NAMES[entry];
     const files = { p12: `${name}.p12`, certificate: `${name}.crt.pem`, privateKey: `${name}.key.pem` };
-    writeFileSync(path.join(dir, files.p12), writePkcs12({ password: TEST_PKI_PASSWORD, key: { ...m, alias: name } }), { mode: 0o600 });
+    writeFileSync(path.join(dir, files.p12), writePkcs12({ password: TEST_PKI_PASSWORD, key: { ...m, alias: name } }), {
+      mode: 0o600,
+    });
     writeFileSync(path.join(dir, files.certificate), [m.certificate, ...m.chain].map((c) => c.toString()).join(''));
-    writeFileSync(path.join(dir, files.privateKey), m.privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
-    manifest.entries[entry] = { subject: m.certificate.subject.split('\n').join(', '), notAfter: new Date(m.certificate.validTo).toISOString(), sha256: m.certificate.fingerprint256, files };
+    writeFileSync(path.join(dir, files.privateKey), m.privateKey.export({ format: 'pem', type: 'pkcs8' }), {
+      mode: 0o600,
+    });
+    manifest.entries[entry] = {
+      subject: m.certificate.subject.split('\n').join(', '),
+      notAfter: new Date(m.certificate.validTo).toISOString(),
+      sha256: m.certificate.fingerprint256,
+      files,
+    };
   }
   const trust = (ca: KeyMaterial, alias: string) => [
     { certificate: pki.rootCa.certificate, alias: 'root-ca' },
     { certificate: ca.certificate, alias },
   ];
-  writeFileSync(path.join(dir, manifest.truststores.ap), writePkcs12({ password: TEST_PKI_PASSWORD, trusted: trust(pki.apCa, 'ap-ca') }));
-  writeFileSync(path.join(dir, manifest.truststores.smp), writePkcs12({ password: TEST_PKI_PASSWORD, trusted: trust(pki.smpCa, 'smp-ca') }));
+  writeFileSync(
+    path.join(dir, manifest.truststores.ap),
+    writePkcs12({ password: TEST_PKI_PASSWORD, trusted: trust(pki.apCa, 'ap-ca') }),
+  );
+  writeFileSync(
+    path.join(dir, manifest.truststores.smp),
+    writePkcs12({ password: TEST_PKI_PASSWORD, trusted: trust(pki.smpCa, 'smp-ca') }),
+  );
   writeFileSync(path.join(dir, TEST_CRL_FILES.apCa), pki.crls.apCa);
   writeFileSync(path.join(dir, TEST_CRL_FILES.smpCa), pki.crls.smpCa);
   writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -302,16 +391,24 @@ export function writeTestPki(pki: TestPki, dir: string): void {
 /** Reads a test PKI written by writeTestPki (through the PKCS#12 reader, so the files are checked too). */
 export function readTestPki(dir: string): TestPki {
   const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
-  if (manifest.version !== MANIFEST_VERSION || manifest.revision !== MANIFEST_REVISION) throw new Error(`unsupported test PKI manifest version in ${dir}`);
+  if (manifest.version !== MANIFEST_VERSION || manifest.revision !== MANIFEST_REVISION)
+    throw new Error(`unsupported test PKI manifest version in ${dir}`);
   const keys: Partial<Record<EntryName, KeyMaterial>> = {};
   for (const entry of TEST_PKI_ENTRIES) {
     const e = manifest.entries[entry];
     if (!e) throw new Error(`test PKI in ${dir} lacks ${entry}`);
-    keys[entry] = keyMaterialFromPkcs12(readFileSync(path.join(dir, e.files.p12)), manifest.password, FILE_NAMES[entry]);
+    keys[entry] = keyMaterialFromPkcs12(
+      readFileSync(path.join(dir, e.files.p12)),
+      manifest.password,
+      FILE_NAMES[entry],
+    );
   }
   return {
     ...(keys as Record<EntryName, KeyMaterial>),
-    crls: { apCa: readFileSync(path.join(dir, manifest.crls.apCa)), smpCa: readFileSync(path.join(dir, manifest.crls.smpCa)) },
+    crls: {
+      apCa: readFileSync(path.join(dir, manifest.crls.apCa)),
+      smpCa: readFileSync(path.join(dir, manifest.crls.smpCa)),
+    },
     crlBaseUrl: manifest.crlBaseUrl,
   };
 }
@@ -320,8 +417,15 @@ function usable(dir: string, minRemainingMs: number): boolean {
   try {
     const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
     const horizon = Date.now() + minRemainingMs;
-    if (manifest.version !== MANIFEST_VERSION || manifest.revision !== MANIFEST_REVISION || !(new Date(manifest.crls.nextUpdate).getTime() > horizon)) return false;
-    return TEST_PKI_ENTRIES.every((e) => manifest.entries[e] && new Date(manifest.entries[e].notAfter).getTime() > horizon);
+    if (
+      manifest.version !== MANIFEST_VERSION ||
+      manifest.revision !== MANIFEST_REVISION ||
+      !(new Date(manifest.crls.nextUpdate).getTime() > horizon)
+    )
+      return false;
+    return TEST_PKI_ENTRIES.every(
+      (e) => manifest.entries[e] && new Date(manifest.entries[e].notAfter).getTime() > horizon,
+    );
   } catch {
     return false;
   }
@@ -331,7 +435,10 @@ function usable(dir: string, minRemainingMs: number): boolean {
  * The test PKI in `dir`, generated when missing or when a certificate expires within `minRemainingDays`. Generation
  * happens in a sibling directory that is renamed into place, so parallel test workers never see half-written files.
  */
-export async function ensureTestPki(dir: string = defaultTestPkiDir(), options: { minRemainingDays?: number } = {}): Promise<{ dir: string; pki: TestPki; created: boolean }> {
+export async function ensureTestPki(
+  dir: string = defaultTestPkiDir(),
+  options: { minRemainingDays?: number } = {},
+): Promise<{ dir: string; pki: TestPki; created: boolean }> {
   const minRemaining = (options.minRemainingDays ?? 30) * DAY;
   if (usable(dir, minRemaining)) return { dir, pki: readTestPki(dir), created: false };
   const tmp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;

@@ -23,8 +23,10 @@ if (typeof R.getMetadata !== 'function') {
   R.defineMetadata = (key: unknown, value: unknown, target: object, property?: string | symbol): void => {
     own(target, property, true)?.set(key, value);
   };
-  R.getOwnMetadata = (key: unknown, target: object, property?: string | symbol): unknown => own(target, property, false)?.get(key);
-  R.hasOwnMetadata = (key: unknown, target: object, property?: string | symbol): boolean => own(target, property, false)?.has(key) ?? false;
+  R.getOwnMetadata = (key: unknown, target: object, property?: string | symbol): unknown =>
+    own(target, property, false)?.get(key);
+  R.hasOwnMetadata = (key: unknown, target: object, property?: string | symbol): boolean =>
+    own(target, property, false)?.has(key) ?? false;
   R.getMetadata = (key: unknown, target: object, property?: string | symbol): unknown => {
     for (let t: object | null = target; t; t = Object.getPrototypeOf(t) as object | null) {
       const m = own(t, property, false);
@@ -32,7 +34,8 @@ if (typeof R.getMetadata !== 'function') {
     }
     return undefined;
   };
-  R.hasMetadata = (key: unknown, target: object, property?: string | symbol): boolean => (R.getMetadata as (k: unknown, t: object, p?: string | symbol) => unknown)(key, target, property) !== undefined;
+  R.hasMetadata = (key: unknown, target: object, property?: string | symbol): boolean =>
+    (R.getMetadata as (k: unknown, t: object, p?: string | symbol) => unknown)(key, target, property) !== undefined;
   R.metadata =
     (key: unknown, value: unknown) =>
     (target: object, property?: string | symbol): void => {

@@ -6,7 +6,6 @@ import type { As4InboundDoc, As4InboundRecord } from './as4-inbound.schema';
 
 export type { As4InboundRecord } from './as4-inbound.schema';
 
-
 export interface StoredAs4Inbound extends As4InboundRecord {
   blobId: string;
   state: string;
@@ -16,7 +15,14 @@ export interface StoredAs4Inbound extends As4InboundRecord {
 
 function fromDoc(d: As4InboundDoc): StoredAs4Inbound {
   const { _id, countryC1, ...rest } = d;
-  return { ...rest, messageId: _id, countryC1: countryC1 ?? undefined, state: d.state ?? 'stored', stateDetail: d.stateDetail ?? null, format: d.format ?? null };
+  return {
+    ...rest,
+    messageId: _id,
+    countryC1: countryC1 ?? undefined,
+    state: d.state ?? 'stored',
+    stateDetail: d.stateDetail ?? null,
+    format: d.format ?? null,
+  };
 }
 
 /**
@@ -40,15 +46,24 @@ export class As4InboundRepository {
   }
 
   /** Records what the receive workflow found; writing the same outcome again changes nothing (idempotent). */
-  async recordState(messageId: string, update: { state: string; stateDetail?: string; format?: Record<string, unknown> }): Promise<void> {
-    await this.models.As4Inbound.updateOne({ _id: messageId }, { $set: { state: update.state, stateDetail: update.stateDetail ?? null, format: update.format ?? null } }).exec();
+  async recordState(
+    messageId: string,
+    update: { state: string; stateDetail?: string; format?: Record<string, unknown> },
+  ): Promise<void> {
+    await this.models.As4Inbound.updateOne(
+      { _id: messageId },
+      { $set: { state: update.state, stateDetail: update.stateDetail ?? null, format: update.format ?? null } },
+    ).exec();
   }
 
   async count(filter: { tenantId?: string } = {}): Promise<number> {
     return this.models.As4Inbound.countDocuments(filter).exec();
   }
 
-  async store(record: As4InboundRecord, sbd: Buffer): Promise<{ stored: StoredAs4Inbound } | { existing: StoredAs4Inbound }> {
+  async store(
+    record: As4InboundRecord,
+    sbd: Buffer,
+  ): Promise<{ stored: StoredAs4Inbound } | { existing: StoredAs4Inbound }> {
     const blob = await this.blobs.put(Readable.from([sbd]), {
       limit: sbd.length,
       filename: 'sbd.xml',
@@ -56,7 +71,15 @@ export class As4InboundRepository {
       metadata: { tenantId: record.tenantId, as4MessageId: record.messageId },
     });
     const { messageId, countryC1, ...rest } = record;
-    const doc: As4InboundDoc = { _id: messageId, ...rest, countryC1: countryC1 ?? null, blobId: blob.blobId, state: 'stored', stateDetail: null, format: null };
+    const doc: As4InboundDoc = {
+      _id: messageId,
+      ...rest,
+      countryC1: countryC1 ?? null,
+      blobId: blob.blobId,
+      state: 'stored',
+      stateDetail: null,
+      format: null,
+    };
     try {
       await this.models.As4Inbound.create(doc);
       return { stored: fromDoc(doc) };

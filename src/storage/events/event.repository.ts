@@ -104,12 +104,23 @@ export class EventRepository {
    */
   async insert(event: EventRecord): Promise<'inserted' | 'exists'> {
     const { id, ...rest } = event;
-    const doc: EventDoc = { _id: id, ...rest, routes: rest.routes.map((r) => ({ hookId: r.hookId, action: r.action, deliveryId: r.deliveryId, status: r.status })) };
+    const doc: EventDoc = {
+      _id: id,
+      ...rest,
+      routes: rest.routes.map((r) => ({
+        hookId: r.hookId,
+        action: r.action,
+        deliveryId: r.deliveryId,
+        status: r.status,
+      })),
+    };
     try {
       // A transient failure (FerretDB's SQLite "database is locked" under load) is tried again: the caller may be an
       // API request with nothing else to retry it. An earlier try that did land shows as 'exists', which callers
       // already treat as a repeated publish.
-      await withStorageRetries(() => (this.models.WebhookEvent.collection as unknown as mongo.Collection<EventDoc>).insertOne(doc));
+      await withStorageRetries(() =>
+        (this.models.WebhookEvent.collection as unknown as mongo.Collection<EventDoc>).insertOne(doc),
+      );
       return 'inserted';
     } catch (e) {
       if (isDuplicateKeyError(e)) return 'exists';
@@ -191,7 +202,9 @@ export class EventRepository {
     if (q.partyKey !== undefined) and.push({ partyKey: q.partyKey });
     if (q.onlyPartyKeys) and.push({ partyKey: { $in: [...q.onlyPartyKeys] } });
     if (q.after) {
-      and.push({ $or: [{ createdOn: { $gt: q.after.createdOn } }, { createdOn: q.after.createdOn, _id: { $gt: q.after.id } }] });
+      and.push({
+        $or: [{ createdOn: { $gt: q.after.createdOn } }, { createdOn: q.after.createdOn, _id: { $gt: q.after.id } }],
+      });
     }
     const docs = await this.models.WebhookEvent.find({ $and: and })
       .sort({ createdOn: 1, _id: 1 })
@@ -221,7 +234,11 @@ export class DeliveryLogRepository {
   async record(line: DeliveryAttemptDoc): Promise<void> {
     const { _id, ...rest } = line;
     try {
-      await withStorageRetries(() => (this.models.DeliveryAttempt.collection as unknown as mongo.Collection<DeliveryAttemptDoc>).insertOne({ ...line }));
+      await withStorageRetries(() =>
+        (this.models.DeliveryAttempt.collection as unknown as mongo.Collection<DeliveryAttemptDoc>).insertOne({
+          ...line,
+        }),
+      );
     } catch (e) {
       if (!isDuplicateKeyError(e)) throw e;
       await this.models.DeliveryAttempt.replaceOne({ _id }, { _id, ...rest }).exec();
@@ -229,6 +246,9 @@ export class DeliveryLogRepository {
   }
 
   async listForEvent(tenantId: string, eventId: string): Promise<DeliveryAttemptDoc[]> {
-    return this.models.DeliveryAttempt.find({ tenantId, eventId }).sort({ at: 1, attempt: 1, _id: 1 }).lean<DeliveryAttemptDoc[]>().exec();
+    return this.models.DeliveryAttempt.find({ tenantId, eventId })
+      .sort({ at: 1, attempt: 1, _id: 1 })
+      .lean<DeliveryAttemptDoc[]>()
+      .exec();
   }
 }

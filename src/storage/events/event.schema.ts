@@ -135,7 +135,15 @@ export function buildEventModels(conn: Connection) {
       createdOn: { type: Date, required: true },
       label: { type: String, enum: ['routed', 'dropped', 'dead-letter'], required: true },
       routes: {
-        type: [{ _id: false, hookId: str, action: str, deliveryId: str, status: { type: String, enum: ['started', 'dropped', 'unsupported'], required: true } }],
+        type: [
+          {
+            _id: false,
+            hookId: str,
+            action: str,
+            deliveryId: str,
+            status: { type: String, enum: ['started', 'dropped', 'unsupported'], required: true },
+          },
+        ],
         default: [],
       },
       targetHookId: nullableStr,

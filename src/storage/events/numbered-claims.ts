@@ -48,7 +48,7 @@ export async function takeClaim<T extends NumberedClaim>(
   until: Date,
   fields: Omit<T, keyof NumberedClaim>,
 ): Promise<TakenClaim | null> {
-  for (let n = 1; n <= MAX_NUMBERS; ) {
+  for (let n = 1; n <= MAX_NUMBERS;) {
     const id = claimId(key, n);
     try {
       const doc = { ...fields, _id: id, n, owner, at: now, until } as unknown as mongo.OptionalUnlessRequiredId<T>;

@@ -112,7 +112,9 @@ function inScope(doc: HookDoc, scope: HookScope): boolean {
 export class HookRepository {
   constructor(private readonly models: Models) {}
 
-  async create(input: HookFields & { id: string; tenantId: string; partyId: string | null; secureKey: string | null }): Promise<HookRecord> {
+  async create(
+    input: HookFields & { id: string; tenantId: string; partyId: string | null; secureKey: string | null },
+  ): Promise<HookRecord> {
     const now = new Date();
     const doc: HookDoc = {
       _id: input.id,
@@ -155,14 +157,19 @@ export class HookRepository {
 
   /** Hooks of exactly one level: the environment (partyId null) or one party; oldest first. */
   async list(tenantId: string, partyId: string | null): Promise<HookRecord[]> {
-    const docs = await this.models.Hook.find({ tenantId, partyId }).sort({ createdOn: 1, _id: 1 }).lean<HookDoc[]>().exec();
+    const docs = await this.models.Hook.find({ tenantId, partyId })
+      .sort({ createdOn: 1, _id: 1 })
+      .lean<HookDoc[]>()
+      .exec();
     return docs.map(toRecord);
   }
 
   /** Active hooks an event of this tenant and party can go to: the environment level plus that party's. */
   async listForRouting(tenantId: string, partyKey: string | null): Promise<HookRecord[]> {
     const levels: Array<string | null> = partyKey ? [null, partyKey] : [null];
-    const docs = await this.models.Hook.find({ tenantId, isActive: true, partyId: { $in: levels } }).lean<HookDoc[]>().exec();
+    const docs = await this.models.Hook.find({ tenantId, isActive: true, partyId: { $in: levels } })
+      .lean<HookDoc[]>()
+      .exec();
     return docs.map(toRecord);
   }
 
@@ -195,11 +202,13 @@ export class HookRepository {
 
   async delete(scope: HookScope, hookId: string): Promise<boolean> {
     try {
-      return await this.write(hookId, async (doc) => {
-        if (!inScope(doc, scope)) return { result: false };
-        await withStorageRetries(() => this.hooks.deleteOne({ _id: hookId }));
-        return { result: true };
-      }) ?? false;
+      return (
+        (await this.write(hookId, async (doc) => {
+          if (!inScope(doc, scope)) return { result: false };
+          await withStorageRetries(() => this.hooks.deleteOne({ _id: hookId }));
+          return { result: true };
+        })) ?? false
+      );
     } finally {
       hookChanged(scope.tenantId, hookId);
     }
@@ -208,12 +217,14 @@ export class HookRepository {
   /** Switches a hook off on the gateway's own account (a 410 from the receiver). True when this call did it. */
   async disable(tenantId: string, hookId: string, reason: string): Promise<boolean> {
     try {
-      return await this.write(hookId, async (doc, rev) => {
-        if (doc.tenantId !== tenantId || !doc.isActive) return { result: false };
-        const off = { isActive: false, disabledReason: reason, changedOn: new Date(), rev };
-        await withStorageRetries(() => this.hooks.updateOne({ _id: hookId }, { $set: off }));
-        return { result: true };
-      }) ?? false;
+      return (
+        (await this.write(hookId, async (doc, rev) => {
+          if (doc.tenantId !== tenantId || !doc.isActive) return { result: false };
+          const off = { isActive: false, disabledReason: reason, changedOn: new Date(), rev };
+          await withStorageRetries(() => this.hooks.updateOne({ _id: hookId }, { $set: off }));
+          return { result: true };
+        })) ?? false
+      );
     } finally {
       hookChanged(tenantId, hookId);
     }

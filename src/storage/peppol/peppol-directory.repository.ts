@@ -59,7 +59,9 @@ export class PeppolDirectoryRepository {
 
   /** The configuration of a party, or null when it has none. */
   async getParticipant(partyId: string): Promise<PeppolParticipantRecord | null> {
-    const doc = await this.models.PeppolParticipant.findById(participantKey(partyId)).lean<PeppolParticipantDoc>().exec();
+    const doc = await this.models.PeppolParticipant.findById(participantKey(partyId))
+      .lean<PeppolParticipantDoc>()
+      .exec();
     return doc && doc.partyId === partyId ? toRecord(doc) : null;
   }
 
@@ -77,11 +79,25 @@ export class PeppolDirectoryRepository {
    * Writes a party's configuration. Configuration and SML state are written under the participant's lease (the
    * database has no atomic update: two writers of one record would lose one's fields; docs/decisions.md).
    */
-  putParticipant(input: { tenantId: string; partyId: string; registered: boolean; services: ServiceEntry[]; reviews: boolean }): Promise<PeppolParticipantRecord> {
-    return withLease(this.models.Lease, `peppol-participant:${participantKey(input.partyId)}`, () => this.writeParticipant(input));
+  putParticipant(input: {
+    tenantId: string;
+    partyId: string;
+    registered: boolean;
+    services: ServiceEntry[];
+    reviews: boolean;
+  }): Promise<PeppolParticipantRecord> {
+    return withLease(this.models.Lease, `peppol-participant:${participantKey(input.partyId)}`, () =>
+      this.writeParticipant(input),
+    );
   }
 
-  private async writeParticipant(input: { tenantId: string; partyId: string; registered: boolean; services: ServiceEntry[]; reviews: boolean }): Promise<PeppolParticipantRecord> {
+  private async writeParticipant(input: {
+    tenantId: string;
+    partyId: string;
+    registered: boolean;
+    services: ServiceEntry[];
+    reviews: boolean;
+  }): Promise<PeppolParticipantRecord> {
     const key = participantKey(input.partyId);
     const existing = await this.models.PeppolParticipant.findById(key).lean<PeppolParticipantDoc>().exec();
     if (existing && (existing.partyId !== input.partyId || existing.tenantId !== input.tenantId)) {
@@ -108,7 +124,8 @@ export class PeppolDirectoryRepository {
       if (!doc) throw new Error('upsert returned no document');
       return toRecord(doc);
     } catch (e) {
-      if (isDuplicateKeyError(e)) throw new GatewayError('CONFLICT', `the Peppol participant ${key} is already configured for another party`);
+      if (isDuplicateKeyError(e))
+        throw new GatewayError('CONFLICT', `the Peppol participant ${key} is already configured for another party`);
       throw e;
     }
   }
@@ -130,10 +147,20 @@ export class PeppolDirectoryRepository {
 
   async getTenantConfig(tenantId: string): Promise<PeppolTenantConfigRecord | null> {
     const doc = await this.models.PeppolTenantConfig.findById(tenantId).lean<PeppolTenantConfigDoc>().exec();
-    return doc ? { tenantId: doc._id, services: copyServices(doc.services), reviews: doc.reviews ?? false, changedOn: doc.changedOn } : null;
+    return doc
+      ? {
+          tenantId: doc._id,
+          services: copyServices(doc.services),
+          reviews: doc.reviews ?? false,
+          changedOn: doc.changedOn,
+        }
+      : null;
   }
 
-  async putTenantConfig(tenantId: string, input: { services: ServiceEntry[]; reviews: boolean }): Promise<PeppolTenantConfigRecord> {
+  async putTenantConfig(
+    tenantId: string,
+    input: { services: ServiceEntry[]; reviews: boolean },
+  ): Promise<PeppolTenantConfigRecord> {
     const changedOn = new Date();
     await withLease(this.models.Lease, `peppol-tenant-config:${tenantId}`, () =>
       this.models.PeppolTenantConfig.updateOne(

@@ -37,7 +37,10 @@ export interface PeppolTenantConfigDoc {
 }
 
 const str = { type: String, required: true } as const;
-const services = () => ({ type: [{ _id: false, documentTypeId: str, processIds: { type: [String], default: [] as string[] } }], default: [] as ServiceEntryDoc[] });
+const services = () => ({
+  type: [{ _id: false, documentTypeId: str, processIds: { type: [String], default: [] as string[] } }],
+  default: [] as ServiceEntryDoc[],
+});
 
 export function buildPeppolDirectoryModels(conn: Connection) {
   const participant = new Schema<PeppolParticipantDoc>(
@@ -60,7 +63,12 @@ export function buildPeppolDirectoryModels(conn: Connection) {
   participant.index({ tenantId: 1 });
 
   const tenantConfig = new Schema<PeppolTenantConfigDoc>(
-    { _id: str, services: services(), reviews: { type: Boolean, default: false }, changedOn: { type: Date, required: true } },
+    {
+      _id: str,
+      services: services(),
+      reviews: { type: Boolean, default: false },
+      changedOn: { type: Date, required: true },
+    },
     { versionKey: false },
   );
 

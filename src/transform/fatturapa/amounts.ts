@@ -60,7 +60,8 @@ export function fixed(a: Decimal, min: number, max = min): Decimal {
 }
 
 export const sum = (values: readonly Decimal[]): Decimal => values.reduce((a, b) => add(a, b), '0.00');
-export const negate = (a: Decimal): Decimal => (a.trim().startsWith('-') ? a.trim().slice(1) : compare(a, '0') === 0 ? a : `-${a.trim().replace(/^\+/, '')}`);
+export const negate = (a: Decimal): Decimal =>
+  a.trim().startsWith('-') ? a.trim().slice(1) : compare(a, '0') === 0 ? a : `-${a.trim().replace(/^\+/, '')}`;
 export const isNegative = (a: Decimal): boolean => compare(a, '0') < 0;
 export const isZero = (a: Decimal): boolean => compare(a, '0') === 0;
 export const equal = (a: Decimal, b: Decimal): boolean => compare(a, b) === 0;

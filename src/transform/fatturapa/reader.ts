@@ -14,7 +14,19 @@ import { compact, paymentOrNothing, pathOf, ReadContext } from '../../en16931/xm
 import { EN16931 } from '../../formats/format-ids';
 import { NS } from '../../formats/xml/namespaces';
 import { add, compare, divide, equal, isNegative, isZero, multiply, negate, round, subtract, sum } from './amounts';
-import { EAS_CODDEST, EAS_IPA, EAS_PEC, ICD_CODICE_FISCALE, MIME_BY_FORMAT, MODALITA_TO_MEANS, NATURA, TIPO_DOCUMENTO_TO_BT3, UNIT_BY_ITALIAN, CODICE_TIPO_BUYER, CODICE_TIPO_SELLER } from './codes';
+import {
+  EAS_CODDEST,
+  EAS_IPA,
+  EAS_PEC,
+  ICD_CODICE_FISCALE,
+  MIME_BY_FORMAT,
+  MODALITA_TO_MEANS,
+  NATURA,
+  TIPO_DOCUMENTO_TO_BT3,
+  UNIT_BY_ITALIAN,
+  CODICE_TIPO_BUYER,
+  CODICE_TIPO_SELLER,
+} from './codes';
 
 /**
  * FatturaPA 1.2.x (FatturaElettronica, FPA12 / FPR12) → EN 16931 model, after the Italian mapping (codes.ts). One
@@ -83,11 +95,17 @@ class FatturaPaReader {
     const header = this.c(this.root, 'FatturaElettronicaHeader');
     const bodies = this.all(this.root, 'FatturaElettronicaBody');
     if (bodies.length !== 1) {
-      this.problem(this.root, 'BG-25', `the file holds ${bodies.length} FatturaElettronicaBody elements; each is an invoice of its own (a batch), and one conversion makes one invoice`);
+      this.problem(
+        this.root,
+        'BG-25',
+        `the file holds ${bodies.length} FatturaElettronicaBody elements; each is an invoice of its own (a batch), and one conversion makes one invoice`,
+      );
     }
     const body = bodies[0];
     inv.processControl = { specificationIdentifier: EN16931 };
-    this.filled.push(`BT-24 Specification identifier = "${EN16931}" (FatturaPA has none; the mapping makes a plain EN 16931 invoice)`);
+    this.filled.push(
+      `BT-24 Specification identifier = "${EN16931}" (FatturaPA has none; the mapping makes a plain EN 16931 invoice)`,
+    );
 
     this.readTransmission(this.c(header, 'DatiTrasmissione'));
     this.readSeller(this.c(header, 'CedentePrestatore'));
@@ -96,8 +114,17 @@ class FatturaPaReader {
     if (body) this.readBody(body);
     // An ordinary invoice the buyer issued on the seller's behalf is a self-billed invoice (BT-3 389).
     const issuer = this.c(header, 'SoggettoEmittente');
-    if (this.ctx.take(issuer) === 'CC' && inv.typeCode === '380' && this.text(body, 'DatiGenerali', 'DatiGeneraliDocumento', 'TipoDocumento') === 'TD01') inv.typeCode = '389';
-    else if (issuer) this.interpreted(issuer, `${issuer.textContent?.trim() ?? ''} (who issued the invoice has no EN 16931 term beyond BT-3 389)`);
+    if (
+      this.ctx.take(issuer) === 'CC' &&
+      inv.typeCode === '380' &&
+      this.text(body, 'DatiGenerali', 'DatiGeneraliDocumento', 'TipoDocumento') === 'TD01'
+    )
+      inv.typeCode = '389';
+    else if (issuer)
+      this.interpreted(
+        issuer,
+        `${issuer.textContent?.trim() ?? ''} (who issued the invoice has no EN 16931 term beyond BT-3 389)`,
+      );
 
     const unmapped = [...ctx.unmapped(this.root), ...this.extraUnmapped];
     return { invoice: inv, syntax: 'FatturaPA', unmapped, problems: ctx.problems, filled: this.filled };
@@ -113,9 +140,13 @@ class FatturaPaReader {
     // buyer abroad: neither is an address of the buyer.
     if (pec) {
       this.inv.buyer.electronicAddress = { value: this.ctx.take(pec) ?? '', schemeId: EAS_PEC };
-      if (value !== undefined && value !== '0000000' && code) this.interpreted(code, `${value} (BT-49 holds the PEC address)`);
+      if (value !== undefined && value !== '0000000' && code)
+        this.interpreted(code, `${value} (BT-49 holds the PEC address)`);
     } else if (value !== undefined && value !== '0000000' && value !== 'XXXXXXX') {
-      this.inv.buyer.electronicAddress = { value, schemeId: format === 'FPA12' || value.length === 6 ? EAS_IPA : EAS_CODDEST };
+      this.inv.buyer.electronicAddress = {
+        value,
+        schemeId: format === 'FPA12' || value.length === 6 ? EAS_IPA : EAS_CODDEST,
+      };
     } else if (code && value !== undefined) {
       this.interpreted(code, `${value} (no SdI code of the buyer: not an electronic address)`);
     }
@@ -133,7 +164,9 @@ class FatturaPaReader {
     if (!anagrafica) return undefined;
     const denominazione = this.text(anagrafica, 'Denominazione');
     if (denominazione !== undefined) return denominazione;
-    const parts = [this.text(anagrafica, 'Nome'), this.text(anagrafica, 'Cognome')].filter((p): p is string => p !== undefined);
+    const parts = [this.text(anagrafica, 'Nome'), this.text(anagrafica, 'Cognome')].filter(
+      (p): p is string => p !== undefined,
+    );
     return parts.length > 0 ? parts.join(' ') : undefined;
   }
 
@@ -180,7 +213,10 @@ class FatturaPaReader {
   private readTaxRepresentative(rf: ReadElement | undefined): void {
     if (!rf) return;
     const da = this.c(rf, 'DatiAnagrafici');
-    const rep = compact({ name: this.name(this.c(da, 'Anagrafica')), vatIdentifier: this.fiscalId(this.c(da, 'IdFiscaleIVA')) });
+    const rep = compact({
+      name: this.name(this.c(da, 'Anagrafica')),
+      vatIdentifier: this.fiscalId(this.c(da, 'IdFiscaleIVA')),
+    });
     if (rep) this.inv.taxRepresentative = rep;
   }
 
@@ -209,7 +245,8 @@ class FatturaPaReader {
       if (code === undefined) this.problem(tipo, 'BT-3', `TipoDocumento "${td}" is not a FatturaPA 1.2 document type`);
       else {
         inv.typeCode = code;
-        if (!['TD01', 'TD04', 'TD05'].includes(td)) this.interpreted(tipo, `${td} (read as BT-3 ${code}; the Italian document type is finer than UNTDID 1001)`);
+        if (!['TD01', 'TD04', 'TD05'].includes(td))
+          this.interpreted(tipo, `${td} (read as BT-3 ${code}; the Italian document type is finer than UNTDID 1001)`);
       }
     }
     inv.currencyCode = this.text(dgd, 'Divisa');
@@ -274,7 +311,8 @@ class FatturaPaReader {
     if (delivered || resa) {
       const when = this.ctx.take(delivered);
       const delivery = compact({ actualDeliveryDate: when?.slice(0, 10), address: this.address(resa) });
-      if (delivered && when !== undefined && !/T00:00:00(\.0+)?(Z|[+-]\d{2}:\d{2})?$/.test(when)) this.interpreted(delivered, `${when} (BT-72 is a date: the time is not kept)`);
+      if (delivered && when !== undefined && !/T00:00:00(\.0+)?(Z|[+-]\d{2}:\d{2})?$/.test(when))
+        this.interpreted(delivered, `${when} (BT-72 is a date: the time is not kept)`);
       if (delivery) this.inv.delivery = delivery;
     }
   }
@@ -291,15 +329,27 @@ class FatturaPaReader {
       return mapped;
     }
     if (/^[A-Z0-9]{2,3}$/.test(raw)) return raw;
-    if (el) this.problem(el, 'BT-130', `UnitaMisura "${raw}" is neither a UN/ECE Rec 20 code nor a unit the mapping knows`);
+    if (el)
+      this.problem(el, 'BT-130', `UnitaMisura "${raw}" is neither a UN/ECE Rec 20 code nor a unit the mapping knows`);
     return raw;
   }
 
-  private vat(el: ReadElement, rateEl: ReadElement | undefined, naturaEl: ReadElement | undefined, term: string): { categoryCode?: string; rate?: string; natura?: string } {
+  private vat(
+    el: ReadElement,
+    rateEl: ReadElement | undefined,
+    naturaEl: ReadElement | undefined,
+    term: string,
+  ): { categoryCode?: string; rate?: string; natura?: string } {
     const rate = this.ctx.decimal(rateEl, term);
     const natura = this.ctx.take(naturaEl);
     if (rate === undefined) return {};
-    if (!isZero(rate)) return { categoryCode: 'S', rate: round(rate, 2).replace(/\.00$/, '').replace(/(\.\d)0$/, '$1') };
+    if (!isZero(rate))
+      return {
+        categoryCode: 'S',
+        rate: round(rate, 2)
+          .replace(/\.00$/, '')
+          .replace(/(\.\d)0$/, '$1'),
+      };
     if (natura === undefined) {
       this.problem(el, term, 'AliquotaIVA 0.00 without Natura: FatturaPA requires the nature of a zero-rate operation');
       return { rate: '0' };
@@ -328,12 +378,19 @@ class FatturaPaReader {
       if (!isNegative(amount)) {
         this.ctx.take(this.c(le, 'PrezzoUnitario'));
         this.ctx.take(this.c(le, 'Quantita'));
-        const ac: DocumentAllowanceCharge = { charge, amount, ...(vat.categoryCode !== undefined ? { vatCategoryCode: vat.categoryCode } : {}), ...(vat.rate !== undefined ? { vatRate: vat.rate } : {}), reason: description ?? (charge ? 'Spesa accessoria' : 'Sconto') };
+        const ac: DocumentAllowanceCharge = {
+          charge,
+          amount,
+          ...(vat.categoryCode !== undefined ? { vatCategoryCode: vat.categoryCode } : {}),
+          ...(vat.rate !== undefined ? { vatRate: vat.rate } : {}),
+          reason: description ?? (charge ? 'Spesa accessoria' : 'Sconto'),
+        };
         inv.allowanceCharges.push(ac);
         return;
       }
     }
-    if (tipo !== undefined && typeEl) this.interpreted(typeEl, `${tipo} (TipoCessionePrestazione has no EN 16931 term)`);
+    if (tipo !== undefined && typeEl)
+      this.interpreted(typeEl, `${tipo} (TipoCessionePrestazione has no EN 16931 term)`);
 
     const qtyEl = this.c(le, 'Quantita');
     let quantity = this.ctx.decimal(qtyEl, 'BT-129');
@@ -341,7 +398,9 @@ class FatturaPaReader {
     if (quantity === undefined) {
       quantity = '1';
       unit = 'C62';
-      this.filled.push(`BT-129 Invoiced quantity of line ${identifier} = 1 C62 (FatturaPA leaves it out for a single service)`);
+      this.filled.push(
+        `BT-129 Invoiced quantity of line ${identifier} = 1 C62 (FatturaPA leaves it out for a single service)`,
+      );
     }
     let unitPrice = this.ctx.decimal(this.c(le, 'PrezzoUnitario'), 'BT-146') ?? '0';
     // EN 16931 wants a non-negative net price (BR-27): a negative FatturaPA unit price is a negative quantity.
@@ -358,8 +417,13 @@ class FatturaPaReader {
       const perUnit = this.ctx.decimal(this.c(sm, 'Importo'), 'BT-136');
       // FatturaPA applies each discount to the unit price left by the previous one; EN 16931 wants line amounts.
       const unitAmount = perUnit ?? (pct !== undefined ? divide(multiply(running, pct), '100', 8).value : '0');
-      const ac: LineAllowanceCharge = { charge, amount: round(multiply(unitAmount, absQty), 2), reason: charge ? 'Maggiorazione' : 'Sconto' };
-      if (pct !== undefined && perUnit === undefined) Object.assign(ac, { percentage: pct, baseAmount: round(multiply(running, absQty), 2) });
+      const ac: LineAllowanceCharge = {
+        charge,
+        amount: round(multiply(unitAmount, absQty), 2),
+        reason: charge ? 'Maggiorazione' : 'Sconto',
+      };
+      if (pct !== undefined && perUnit === undefined)
+        Object.assign(ac, { percentage: pct, baseAmount: round(multiply(running, absQty), 2) });
       allowanceCharges.push(ac);
       running = charge ? add(running, unitAmount) : subtract(running, unitAmount);
     }
@@ -381,11 +445,16 @@ class FatturaPaReader {
     for (const ca of this.all(le, 'CodiceArticolo')) {
       const tipoCodice = this.text(ca, 'CodiceTipo') ?? '';
       const valore = this.text(ca, 'CodiceValore') ?? '';
-      if (tipoCodice === CODICE_TIPO_SELLER && line.item.sellersIdentifier === undefined) line.item.sellersIdentifier = valore;
-      else if (tipoCodice === CODICE_TIPO_BUYER && line.item.buyersIdentifier === undefined) line.item.buyersIdentifier = valore;
-      else if (/^\d{4}$/.test(tipoCodice) && line.item.standardIdentifier === undefined) line.item.standardIdentifier = { value: valore, schemeId: tipoCodice };
-      else if (/^(EAN|GTIN)$/i.test(tipoCodice) && line.item.standardIdentifier === undefined) line.item.standardIdentifier = { value: valore, schemeId: '0160' };
-      else if (/^[A-Z]{2,3}$/.test(tipoCodice)) line.item.classificationIdentifiers.push({ value: valore, schemeId: tipoCodice });
+      if (tipoCodice === CODICE_TIPO_SELLER && line.item.sellersIdentifier === undefined)
+        line.item.sellersIdentifier = valore;
+      else if (tipoCodice === CODICE_TIPO_BUYER && line.item.buyersIdentifier === undefined)
+        line.item.buyersIdentifier = valore;
+      else if (/^\d{4}$/.test(tipoCodice) && line.item.standardIdentifier === undefined)
+        line.item.standardIdentifier = { value: valore, schemeId: tipoCodice };
+      else if (/^(EAN|GTIN)$/i.test(tipoCodice) && line.item.standardIdentifier === undefined)
+        line.item.standardIdentifier = { value: valore, schemeId: '0160' };
+      else if (/^[A-Z]{2,3}$/.test(tipoCodice))
+        line.item.classificationIdentifiers.push({ value: valore, schemeId: tipoCodice });
       else if (line.item.sellersIdentifier === undefined) {
         line.item.sellersIdentifier = valore;
         this.interpreted(ca, `${tipoCodice}: ${valore} (read as BT-155 Item Seller's identifier)`);
@@ -405,14 +474,29 @@ class FatturaPaReader {
       else if (key === 'BT-159' && line.item.countryOfOrigin === undefined) line.item.countryOfOrigin = value;
       else line.item.attributes.push({ name: key, value });
     }
-    line.item = { ...compact(line.item), classificationIdentifiers: line.item.classificationIdentifiers, attributes: line.item.attributes };
+    line.item = {
+      ...compact(line.item),
+      classificationIdentifiers: line.item.classificationIdentifiers,
+      attributes: line.item.attributes,
+    };
     inv.lines.push(line);
   }
 
   /** A discount/charge line carries nothing but a description, an amount and its VAT. */
   private isPlainLine(le: ReadElement): boolean {
-    const allowed = new Set(['NumeroLinea', 'TipoCessionePrestazione', 'Descrizione', 'Quantita', 'UnitaMisura', 'PrezzoUnitario', 'PrezzoTotale', 'AliquotaIVA', 'Natura']);
-    for (let c = le.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && !allowed.has((c as ReadElement).localName ?? '')) return false;
+    const allowed = new Set([
+      'NumeroLinea',
+      'TipoCessionePrestazione',
+      'Descrizione',
+      'Quantita',
+      'UnitaMisura',
+      'PrezzoUnitario',
+      'PrezzoTotale',
+      'AliquotaIVA',
+      'Natura',
+    ]);
+    for (let c = le.firstChild; c; c = c.nextSibling)
+      if (c.nodeType === 1 && !allowed.has((c as ReadElement).localName ?? '')) return false;
     const q = this.c(le, 'Quantita')?.textContent?.trim();
     return q === undefined || compare(q, '1') === 0;
   }
@@ -446,7 +530,13 @@ class FatturaPaReader {
     const spese = this.c(r, 'SpeseAccessorie');
     const speseAmount = this.ctx.decimal(spese, 'BT-99');
     if (speseAmount !== undefined && !isZero(speseAmount)) {
-      this.inv.allowanceCharges.push({ charge: true, amount: speseAmount, ...(vat.categoryCode ? { vatCategoryCode: vat.categoryCode } : {}), ...(vat.rate ? { vatRate: vat.rate } : {}), reason: 'Spese accessorie' });
+      this.inv.allowanceCharges.push({
+        charge: true,
+        amount: speseAmount,
+        ...(vat.categoryCode ? { vatCategoryCode: vat.categoryCode } : {}),
+        ...(vat.rate ? { vatRate: vat.rate } : {}),
+        reason: 'Spese accessorie',
+      });
     }
     const law = this.text(r, 'RiferimentoNormativo');
     if (vat.natura !== undefined) {
@@ -463,7 +553,10 @@ class FatturaPaReader {
       same.taxableAmount = add(same.taxableAmount ?? '0', vb.taxableAmount ?? '0');
       same.taxAmount = add(same.taxAmount ?? '0', vb.taxAmount ?? '0');
       if (vb.exemptionReasonText !== undefined && vb.exemptionReasonText !== same.exemptionReasonText) {
-        same.exemptionReasonText = same.exemptionReasonText !== undefined ? `${same.exemptionReasonText}; ${vb.exemptionReasonText}` : vb.exemptionReasonText;
+        same.exemptionReasonText =
+          same.exemptionReasonText !== undefined
+            ? `${same.exemptionReasonText}; ${vb.exemptionReasonText}`
+            : vb.exemptionReasonText;
       }
       this.interpreted(r, `merged into the VAT breakdown of category ${vb.categoryCode ?? '?'} at ${vb.rate ?? '?'} %`);
       return;
@@ -484,11 +577,20 @@ class FatturaPaReader {
     const summary = sum(inv.vatBreakdown.map((v) => v.taxableAmount ?? '0'));
     const gap = subtract(summary, add(lineSum, acSum));
     const single = inv.vatBreakdown.length === 1 ? inv.vatBreakdown[0] : undefined;
-    const parsed = list.map((sm) => ({ sm, charge: this.text(sm, 'Tipo') === 'MG', pct: this.ctx.decimal(this.c(sm, 'Percentuale'), 'BT-94'), amount: this.ctx.decimal(this.c(sm, 'Importo'), 'BT-92') }));
+    const parsed = list.map((sm) => ({
+      sm,
+      charge: this.text(sm, 'Tipo') === 'MG',
+      pct: this.ctx.decimal(this.c(sm, 'Percentuale'), 'BT-94'),
+      amount: this.ctx.decimal(this.c(sm, 'Importo'), 'BT-92'),
+    }));
     const effect = sum(parsed.map((p) => (p.amount === undefined ? '0' : p.charge ? p.amount : negate(p.amount))));
     if (!single || parsed.some((p) => p.amount === undefined) || !equal(gap, effect)) {
       for (const p of parsed) {
-        this.problem(p.sm, 'BG-20', 'a document level ScontoMaggiorazione that is not part of a single-rate VAT summary (DatiRiepilogo) has no EN 16931 equivalent');
+        this.problem(
+          p.sm,
+          'BG-20',
+          'a document level ScontoMaggiorazione that is not part of a single-rate VAT summary (DatiRiepilogo) has no EN 16931 equivalent',
+        );
       }
       return;
     }
@@ -529,7 +631,10 @@ class FatturaPaReader {
     const totalEl = this.c(dgd, 'ImportoTotaleDocumento');
     const declared = this.ctx.decimal(totalEl, 'BT-112');
     if (totalEl && declared !== undefined && !equal(declared, inv.totals.amountDueForPayment ?? '0')) {
-      this.interpreted(totalEl, `${declared} (differs from the computed total with VAT and rounding ${inv.totals.amountDueForPayment})`);
+      this.interpreted(
+        totalEl,
+        `${declared} (differs from the computed total with VAT and rounding ${inv.totals.amountDueForPayment})`,
+      );
     }
   }
 
@@ -539,7 +644,8 @@ class FatturaPaReader {
     if (!dp) return;
     const cond = this.c(dp, 'CondizioniPagamento');
     const condValue = this.ctx.take(cond);
-    if (cond && condValue !== 'TP02') this.interpreted(cond, `${condValue} (instalments / advance payment terms have no EN 16931 code)`);
+    if (cond && condValue !== 'TP02')
+      this.interpreted(cond, `${condValue} (instalments / advance payment terms have no EN 16931 code)`);
     const details = this.all(dp, 'DettaglioPagamento');
     const d = details[0];
     if (!d) return;
@@ -556,7 +662,10 @@ class FatturaPaReader {
       meansTypeCode: means?.code,
       meansText: means?.code === 'ZZZ' ? `${mod} ${means.text}` : undefined,
       remittanceInformation: this.text(d, 'CodicePagamento'),
-      creditTransfers: iban !== undefined ? [compact({ accountIdentifier: iban, serviceProviderIdentifier: bic }) as { accountIdentifier: string }] : [],
+      creditTransfers:
+        iban !== undefined
+          ? [compact({ accountIdentifier: iban, serviceProviderIdentifier: bic }) as { accountIdentifier: string }]
+          : [],
     });
     if (!means && modEl) this.problem(modEl, 'BT-81', `ModalitaPagamento "${mod}" is not a FatturaPA 1.2 code`);
     if (payment) inv.paymentInstructions = payment;
@@ -565,12 +674,20 @@ class FatturaPaReader {
     const amountEl = this.c(d, 'ImportoPagamento');
     const amount = this.ctx.decimal(amountEl, 'BT-115');
     const due115 = inv.totals.amountDueForPayment ?? '0';
-    const withheld = this.c(dgd, 'DatiRitenuta') !== undefined || this.all(this.c(body, 'DatiBeniServizi'), 'DatiRiepilogo').some((r) => r.getElementsByTagName('EsigibilitaIVA').item(0)?.textContent?.trim() === 'S');
+    const withheld =
+      this.c(dgd, 'DatiRitenuta') !== undefined ||
+      this.all(this.c(body, 'DatiBeniServizi'), 'DatiRiepilogo').some(
+        (r) => r.getElementsByTagName('EsigibilitaIVA').item(0)?.textContent?.trim() === 'S',
+      );
     if (amountEl && amount !== undefined && details.length === 1 && !equal(amount, due115)) {
       if (!withheld && compare(amount, due115) < 0 && !isNegative(amount)) {
         inv.totals.paidAmount = subtract(due115, amount);
         inv.totals.amountDueForPayment = amount;
-      } else this.interpreted(amountEl, `${amount} (the amount due is ${due115}; the difference is withholding or split payment, which EN 16931 does not hold)`);
+      } else
+        this.interpreted(
+          amountEl,
+          `${amount} (the amount due is ${due115}; the difference is withholding or split payment, which EN 16931 does not hold)`,
+        );
     }
     for (const extra of details.slice(1)) {
       const when = extra.getElementsByTagName('DataScadenzaPagamento').item(0)?.textContent?.trim();
@@ -585,8 +702,12 @@ class FatturaPaReader {
       const name = this.text(a, 'NomeAttachment') ?? '';
       const formatEl = this.c(a, 'FormatoAttachment');
       const format = this.ctx.take(formatEl);
-      const mime = format !== undefined ? MIME_BY_FORMAT[format.toUpperCase()] : MIME_BY_FORMAT[(/\.([A-Za-z]+)$/.exec(name)?.[1] ?? '').toUpperCase()];
-      if (format !== undefined && mime === undefined && formatEl) this.interpreted(formatEl, `${format} (no MIME code EN 16931 allows)`);
+      const mime =
+        format !== undefined
+          ? MIME_BY_FORMAT[format.toUpperCase()]
+          : MIME_BY_FORMAT[(/\.([A-Za-z]+)$/.exec(name)?.[1] ?? '').toUpperCase()];
+      if (format !== undefined && mime === undefined && formatEl)
+        this.interpreted(formatEl, `${format} (no MIME code EN 16931 allows)`);
       const description = this.text(a, 'DescrizioneAttachment');
       const base64 = (this.ctx.take(this.c(a, 'Attachment')) ?? '').replace(/\s+/g, '');
       this.inv.supportingDocuments.push({

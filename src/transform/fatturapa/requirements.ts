@@ -1,6 +1,14 @@
 import type { Invoice } from '../../en16931';
 import type { Requirement } from '../requirement';
-import { BT3_TO_TIPO_DOCUMENTO, CATEGORY_TO_NATURA, EAS_CODDEST, EAS_IPA, EAS_PEC, ICD_CODICE_FISCALE, MEANS_TO_MODALITA } from './codes';
+import {
+  BT3_TO_TIPO_DOCUMENTO,
+  CATEGORY_TO_NATURA,
+  EAS_CODDEST,
+  EAS_IPA,
+  EAS_PEC,
+  ICD_CODICE_FISCALE,
+  MEANS_TO_MODALITA,
+} from './codes';
 
 /**
  * What a FatturaPA 1.2 invoice needs beyond EN 16931 (mandatory elements of the schema and SdI's checks). Each rule
@@ -9,7 +17,8 @@ import { BT3_TO_TIPO_DOCUMENTO, CATEGORY_TO_NATURA, EAS_CODDEST, EAS_IPA, EAS_PE
 export type FatturaPaRequirement = Requirement;
 
 const present = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
-const vatId = (v: string | undefined): boolean => present(v) && /^[A-Z]{2}[A-Za-z0-9+*.-]{1,28}$/.test(v.replace(/\s+/g, ''));
+const vatId = (v: string | undefined): boolean =>
+  present(v) && /^[A-Z]{2}[A-Za-z0-9+*.-]{1,28}$/.test(v.replace(/\s+/g, ''));
 const isIt = (c: string | undefined): boolean => c === 'IT';
 
 function addressComplete(a: Invoice['seller']['postalAddress']): boolean {
@@ -19,7 +28,11 @@ function addressComplete(a: Invoice['seller']['postalAddress']): boolean {
 }
 
 function categories(inv: Invoice): string[] {
-  return [...inv.lines.map((l) => l.vat.categoryCode), ...inv.vatBreakdown.map((v) => v.categoryCode), ...inv.allowanceCharges.map((a) => a.vatCategoryCode)].filter(present);
+  return [
+    ...inv.lines.map((l) => l.vat.categoryCode),
+    ...inv.vatBreakdown.map((v) => v.categoryCode),
+    ...inv.allowanceCharges.map((a) => a.vatCategoryCode),
+  ].filter(present);
 }
 
 export const FATTURAPA_RULES: FatturaPaRequirement[] = [
@@ -32,20 +45,26 @@ export const FATTURAPA_RULES: FatturaPaRequirement[] = [
   {
     rule: 'FatturaPA 2.1.1.4',
     terms: ['BT-1'],
-    message: 'The invoice number (BT-1) must be at most 20 ASCII characters with at least one digit (Numero, BR-IT-010)',
+    message:
+      'The invoice number (BT-1) must be at most 20 ASCII characters with at least one digit (Numero, BR-IT-010)',
     holds: (i) => present(i.number) && /^[\x20-\x7e]{1,20}$/.test(i.number) && /\d/.test(i.number),
   },
   {
     rule: 'FatturaPA 1.2.1.1',
     terms: ['BT-31'],
-    message: 'The seller VAT identifier (BT-31), with its country prefix, is required: it is the IdFiscaleIVA of CedentePrestatore and the IdTrasmittente',
+    message:
+      'The seller VAT identifier (BT-31), with its country prefix, is required: it is the IdFiscaleIVA of CedentePrestatore and the IdTrasmittente',
     holds: (i) => vatId(i.seller.vatIdentifier),
   },
   {
     rule: 'FatturaPA 1.4.1',
     terms: ['BT-48', 'BT-47'],
-    message: 'The buyer needs a VAT identifier (BT-48) or a codice fiscale as legal registration identifier (BT-47 with scheme 0210): IdFiscaleIVA or CodiceFiscale of CessionarioCommittente',
-    holds: (i) => vatId(i.buyer.vatIdentifier) || (i.buyer.legalRegistrationIdentifier?.schemeId === ICD_CODICE_FISCALE && /^[A-Z0-9]{11,16}$/.test(i.buyer.legalRegistrationIdentifier.value)),
+    message:
+      'The buyer needs a VAT identifier (BT-48) or a codice fiscale as legal registration identifier (BT-47 with scheme 0210): IdFiscaleIVA or CodiceFiscale of CessionarioCommittente',
+    holds: (i) =>
+      vatId(i.buyer.vatIdentifier) ||
+      (i.buyer.legalRegistrationIdentifier?.schemeId === ICD_CODICE_FISCALE &&
+        /^[A-Z0-9]{11,16}$/.test(i.buyer.legalRegistrationIdentifier.value)),
   },
   {
     rule: 'FatturaPA 1.1.4',
@@ -65,13 +84,15 @@ export const FATTURAPA_RULES: FatturaPaRequirement[] = [
   {
     rule: 'FatturaPA 1.2.2',
     terms: ['BT-35', 'BT-37', 'BT-38', 'BT-40'],
-    message: 'The seller address (Sede) needs address line 1 (BT-35), city (BT-37), country (BT-40) and, in Italy, a five digit post code (BT-38)',
+    message:
+      'The seller address (Sede) needs address line 1 (BT-35), city (BT-37), country (BT-40) and, in Italy, a five digit post code (BT-38)',
     holds: (i) => addressComplete(i.seller.postalAddress),
   },
   {
     rule: 'FatturaPA 1.4.2',
     terms: ['BT-50', 'BT-52', 'BT-53', 'BT-55'],
-    message: 'The buyer address (Sede) needs address line 1 (BT-50), city (BT-52), country (BT-55) and, in Italy, a five digit post code (BT-53)',
+    message:
+      'The buyer address (Sede) needs address line 1 (BT-50), city (BT-52), country (BT-55) and, in Italy, a five digit post code (BT-53)',
     holds: (i) => addressComplete(i.buyer.postalAddress),
   },
   {
@@ -84,13 +105,19 @@ export const FATTURAPA_RULES: FatturaPaRequirement[] = [
     rule: 'FatturaPA 2.2.1.12',
     terms: ['BT-119', 'BT-152', 'BT-96', 'BT-103'],
     message: 'Every VAT rate must be given (AliquotaIVA is mandatory on lines and in the VAT summary)',
-    holds: (i) => i.lines.every((l) => present(l.vat.rate)) && i.vatBreakdown.every((v) => present(v.rate)) && i.allowanceCharges.every((a) => present(a.vatRate)),
+    holds: (i) =>
+      i.lines.every((l) => present(l.vat.rate)) &&
+      i.vatBreakdown.every((v) => present(v.rate)) &&
+      i.allowanceCharges.every((a) => present(a.vatRate)),
   },
   {
     rule: 'FatturaPA 2.4.2.2',
     terms: ['BT-81'],
     message: `The payment means code (BT-81) must be one FatturaPA has a ModalitaPagamento for (${Object.keys(MEANS_TO_MODALITA).join(', ')})`,
-    holds: (i) => !i.paymentInstructions || MEANS_TO_MODALITA[i.paymentInstructions.meansTypeCode ?? ''] !== undefined || (i.paymentInstructions.meansTypeCode === 'ZZZ' && /^MP\d\d\b/.test(i.paymentInstructions.meansText ?? '')),
+    holds: (i) =>
+      !i.paymentInstructions ||
+      MEANS_TO_MODALITA[i.paymentInstructions.meansTypeCode ?? ''] !== undefined ||
+      (i.paymentInstructions.meansTypeCode === 'ZZZ' && /^MP\d\d\b/.test(i.paymentInstructions.meansText ?? '')),
   },
   {
     rule: 'FatturaPA 2.2.1.1',

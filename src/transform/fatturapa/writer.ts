@@ -51,14 +51,22 @@ class FatturaPaWriter {
       this.notCarried.push(`${term}: characters FatturaPA does not allow here were replaced by "?"`);
     }
     if (v.length > max) {
-      this.notCarried.push(`${term}: cut to the ${max} characters FatturaPA allows ("${v.slice(max, max + 20)}..." is lost)`);
+      this.notCarried.push(
+        `${term}: cut to the ${max} characters FatturaPA allows ("${v.slice(max, max + 20)}..." is lost)`,
+      );
       v = v.slice(0, max);
     }
     return v === '' ? undefined : v;
   }
 
   private lost(term: string, present: unknown, why = 'FatturaPA has no element for it'): void {
-    if (present !== undefined && present !== null && present !== '' && !(Array.isArray(present) && present.length === 0)) this.notCarried.push(`${term}: ${why}`);
+    if (
+      present !== undefined &&
+      present !== null &&
+      present !== '' &&
+      !(Array.isArray(present) && present.length === 0)
+    )
+      this.notCarried.push(`${term}: ${why}`);
   }
 
   private fiscalId(name: string, vat: string | undefined): XmlElement | undefined {
@@ -79,8 +87,12 @@ class FatturaPaWriter {
     }
     this.lost(`${who} address line 2`, a.line2);
     this.lost(`${who} address line 3`, a.line3);
-    const province = a.countrySubdivision !== undefined && italian && /^[A-Z]{2}$/.test(a.countrySubdivision) ? a.countrySubdivision : undefined;
-    if (province === undefined) this.lost(`${who} country subdivision`, a.countrySubdivision, 'Provincia holds only an Italian province code');
+    const province =
+      a.countrySubdivision !== undefined && italian && /^[A-Z]{2}$/.test(a.countrySubdivision)
+        ? a.countrySubdivision
+        : undefined;
+    if (province === undefined)
+      this.lost(`${who} country subdivision`, a.countrySubdivision, 'Provincia holds only an Italian province code');
     return el(
       name,
       {},
@@ -146,11 +158,17 @@ class FatturaPaWriter {
       // Abroad: SdI's code for a foreign buyer (the requirements refuse an Italian buyer without an SdI address).
       code = 'XXXXXXX';
       this.filled.push('CodiceDestinatario = "XXXXXXX" (the buyer is abroad and has no SdI code)');
-      this.lost('BT-49 Buyer electronic address', address?.value, `scheme ${address?.schemeId ?? 'none'} is no SdI address (FatturaPA routes by CodiceDestinatario or PEC)`);
+      this.lost(
+        'BT-49 Buyer electronic address',
+        address?.value,
+        `scheme ${address?.schemeId ?? 'none'} is no SdI address (FatturaPA routes by CodiceDestinatario or PEC)`,
+      );
     }
     const progressivo = (inv.number ?? '').replace(/[^A-Za-z0-9]/g, '').slice(-10) || '1';
     this.filled.push(`IdTrasmittente = the seller VAT identifier (BT-31): the seller transmits its own invoice`);
-    this.filled.push(`ProgressivoInvio = "${progressivo}" (taken from the invoice number; a transmitting intermediary numbers its own files)`);
+    this.filled.push(
+      `ProgressivoInvio = "${progressivo}" (taken from the invoice number; a transmitting intermediary numbers its own files)`,
+    );
     return el(
       'DatiTrasmissione',
       {},
@@ -164,14 +182,24 @@ class FatturaPaWriter {
 
   private seller(): XmlElement {
     const s = this.inv.seller;
-    const cf = s.legalRegistrationIdentifier?.schemeId === ICD_CODICE_FISCALE ? s.legalRegistrationIdentifier.value : undefined;
-    if (cf === undefined) this.lost('BT-30 Seller legal registration identifier', s.legalRegistrationIdentifier?.value, 'only a codice fiscale (scheme 0210) has a place (CodiceFiscale)');
-    this.filled.push('RegimeFiscale = "RF01" (ordinary VAT regime; EN 16931 does not say which regime the seller is in)');
+    const cf =
+      s.legalRegistrationIdentifier?.schemeId === ICD_CODICE_FISCALE ? s.legalRegistrationIdentifier.value : undefined;
+    if (cf === undefined)
+      this.lost(
+        'BT-30 Seller legal registration identifier',
+        s.legalRegistrationIdentifier?.value,
+        'only a codice fiscale (scheme 0210) has a place (CodiceFiscale)',
+      );
+    this.filled.push(
+      'RegimeFiscale = "RF01" (ordinary VAT regime; EN 16931 does not say which regime the seller is in)',
+    );
     const contact = s.contact;
     const phone = contact?.telephone?.replace(/[\s()./-]/g, '');
     const phoneOk = phone !== undefined && /^[\x20-\x7e]{5,12}$/.test(phone);
-    if (!phoneOk) this.lost('BT-42 Seller contact telephone number', contact?.telephone, 'Telefono takes 5 to 12 characters');
-    else if (phone !== contact?.telephone) this.normalised.push(`BT-42 Seller contact telephone number written without spaces and separators: "${phone}"`);
+    if (!phoneOk)
+      this.lost('BT-42 Seller contact telephone number', contact?.telephone, 'Telefono takes 5 to 12 characters');
+    else if (phone !== contact?.telephone)
+      this.normalised.push(`BT-42 Seller contact telephone number written without spaces and separators: "${phone}"`);
     const emailOk = contact?.email !== undefined && contact.email.length >= 7 && contact.email.length <= 256;
     if (!emailOk) this.lost('BT-43 Seller contact email address', contact?.email, 'Email takes 7 to 256 characters');
     this.lost('BT-41 Seller contact point', contact?.point);
@@ -187,8 +215,16 @@ class FatturaPaWriter {
         leaf('RegimeFiscale', 'RF01'),
       ),
       this.address('Sede', s.postalAddress, 'Seller'),
-      group('Contatti', {}, leaf('Telefono', phoneOk ? phone : undefined), leaf('Email', emailOk ? contact?.email : undefined)),
-      leaf('RiferimentoAmministrazione', this.txt('BT-19 Buyer accounting reference', this.inv.buyerAccountingReference, 20, false)),
+      group(
+        'Contatti',
+        {},
+        leaf('Telefono', phoneOk ? phone : undefined),
+        leaf('Email', emailOk ? contact?.email : undefined),
+      ),
+      leaf(
+        'RiferimentoAmministrazione',
+        this.txt('BT-19 Buyer accounting reference', this.inv.buyerAccountingReference, 20, false),
+      ),
     );
   }
 
@@ -201,17 +237,38 @@ class FatturaPaWriter {
       return undefined;
     }
     this.lost('BG-12 Seller tax representative postal address', t.postalAddress);
-    return el('RappresentanteFiscale', {}, el('DatiAnagrafici', {}, id, el('Anagrafica', {}, leaf('Denominazione', this.txt('BT-62 Seller tax representative name', t.name, 80)))));
+    return el(
+      'RappresentanteFiscale',
+      {},
+      el(
+        'DatiAnagrafici',
+        {},
+        id,
+        el('Anagrafica', {}, leaf('Denominazione', this.txt('BT-62 Seller tax representative name', t.name, 80))),
+      ),
+    );
   }
 
   private buyer(): XmlElement {
     const b = this.inv.buyer;
-    const cf = b.legalRegistrationIdentifier?.schemeId === ICD_CODICE_FISCALE ? b.legalRegistrationIdentifier.value : undefined;
-    if (cf === undefined) this.lost('BT-47 Buyer legal registration identifier', b.legalRegistrationIdentifier?.value, 'only a codice fiscale (scheme 0210) has a place (CodiceFiscale)');
+    const cf =
+      b.legalRegistrationIdentifier?.schemeId === ICD_CODICE_FISCALE ? b.legalRegistrationIdentifier.value : undefined;
+    if (cf === undefined)
+      this.lost(
+        'BT-47 Buyer legal registration identifier',
+        b.legalRegistrationIdentifier?.value,
+        'only a codice fiscale (scheme 0210) has a place (CodiceFiscale)',
+      );
     return el(
       'CessionarioCommittente',
       {},
-      el('DatiAnagrafici', {}, this.fiscalId('IdFiscaleIVA', b.vatIdentifier), leaf('CodiceFiscale', cf), el('Anagrafica', {}, leaf('Denominazione', this.txt('BT-44 Buyer name', b.name, 80)))),
+      el(
+        'DatiAnagrafici',
+        {},
+        this.fiscalId('IdFiscaleIVA', b.vatIdentifier),
+        leaf('CodiceFiscale', cf),
+        el('Anagrafica', {}, leaf('Denominazione', this.txt('BT-44 Buyer name', b.name, 80))),
+      ),
       this.address('Sede', b.postalAddress, 'Buyer'),
     );
   }
@@ -226,7 +283,11 @@ class FatturaPaWriter {
     this.lost('BT-8 Value added tax point date code', inv.vatPointDateCode);
     this.lost('BT-10 Buyer reference', inv.buyerReference);
     this.lost('BT-14 Sales order reference', inv.salesOrderReference);
-    this.lost('BT-16 Despatch advice reference', inv.despatchAdviceReference, 'FatturaPA DatiDDT needs the despatch advice date, which EN 16931 does not have');
+    this.lost(
+      'BT-16 Despatch advice reference',
+      inv.despatchAdviceReference,
+      'FatturaPA DatiDDT needs the despatch advice date, which EN 16931 does not have',
+    );
     this.lost('BT-20 Payment terms', inv.paymentTerms);
     this.lost('BT-21 Invoice note subject code', inv.notes.find((n) => n.subjectCode !== undefined)?.subjectCode);
     this.lost('BT-23 Business process type', inv.processControl.businessProcessType);
@@ -242,15 +303,27 @@ class FatturaPaWriter {
     this.lost('BT-61 Payee legal registration identifier', inv.payee?.legalRegistrationIdentifier?.value);
     this.lost('BT-70 Deliver to party name', inv.delivery?.partyName);
     this.lost('BT-71 Deliver to location identifier', inv.delivery?.locationIdentifier?.value);
-    this.lost('BG-14 Invoicing period', inv.invoicingPeriod && (inv.invoicingPeriod.startDate ?? inv.invoicingPeriod.endDate), 'FatturaPA has periods per line only');
+    this.lost(
+      'BG-14 Invoicing period',
+      inv.invoicingPeriod && (inv.invoicingPeriod.startDate ?? inv.invoicingPeriod.endDate),
+      'FatturaPA has periods per line only',
+    );
   }
 
   private body(): XmlElement {
     const inv = this.inv;
     const td = BT3_TO_TIPO_DOCUMENTO[inv.typeCode ?? ''] ?? 'TD01';
-    if (inv.typeCode === '384') this.normalised.push('BT-3 384 (corrected invoice) written as TD01 with the corrected invoice in DatiFattureCollegate');
+    if (inv.typeCode === '384')
+      this.normalised.push(
+        'BT-3 384 (corrected invoice) written as TD01 with the corrected invoice in DatiFattureCollegate',
+      );
     const rounding = inv.totals.roundingAmount;
-    const total = inv.totals.totalWithVat !== undefined ? (rounding !== undefined ? add(inv.totals.totalWithVat, rounding) : inv.totals.totalWithVat) : undefined;
+    const total =
+      inv.totals.totalWithVat !== undefined
+        ? rounding !== undefined
+          ? add(inv.totals.totalWithVat, rounding)
+          : inv.totals.totalWithVat
+        : undefined;
     const causali: string[] = [];
     for (const n of inv.notes) {
       const text = this.txt('BT-22 Invoice note', n.note, 10_000) ?? '';
@@ -267,10 +340,21 @@ class FatturaPaWriter {
       leaf('Arrotondamento', rounding !== undefined ? this.amount2(rounding) : undefined),
       causali.map((c) => leaf('Causale', c)),
     );
-    return el('FatturaElettronicaBody', {}, el('DatiGenerali', {}, dgd, this.references()), this.goodsAndServices(), this.payment(), this.attachments());
+    return el(
+      'FatturaElettronicaBody',
+      {},
+      el('DatiGenerali', {}, dgd, this.references()),
+      this.goodsAndServices(),
+      this.payment(),
+      this.attachments(),
+    );
   }
 
-  private correlated(name: string, id: string | undefined, extra: { lineRefs?: string[]; item?: string; cup?: string; cig?: string; date?: string } = {}): XmlElement | undefined {
+  private correlated(
+    name: string,
+    id: string | undefined,
+    extra: { lineRefs?: string[]; item?: string; cup?: string; cig?: string; date?: string } = {},
+  ): XmlElement | undefined {
     if (id === undefined) return undefined;
     return el(
       name,
@@ -296,25 +380,71 @@ class FatturaPaWriter {
     const onContract = !onPo && contract !== undefined;
     if (!onPo && !onContract) {
       this.lost('BT-11 Project reference', cup, 'CodiceCUP needs a purchase order or contract reference to sit in');
-      this.lost('BT-17 Tender or lot reference', cig, 'CodiceCIG needs a purchase order or contract reference to sit in');
+      this.lost(
+        'BT-17 Tender or lot reference',
+        cig,
+        'CodiceCIG needs a purchase order or contract reference to sit in',
+      );
     }
     out.push(this.correlated('DatiOrdineAcquisto', po, onPo ? { cup, cig } : {}));
     inv.lines.forEach((l, k) => {
       if (l.purchaseOrderLineReference === undefined) return;
-      if (po === undefined) this.lost(`BT-132 Referenced purchase order line reference (line ${l.identifier})`, l.purchaseOrderLineReference, 'FatturaPA needs the order (BT-13) to refer to its line');
-      else out.push(this.correlated('DatiOrdineAcquisto', po, { lineRefs: [String(k + 1)], item: this.txt('BT-132 Referenced purchase order line reference', l.purchaseOrderLineReference, 20, false) }));
+      if (po === undefined)
+        this.lost(
+          `BT-132 Referenced purchase order line reference (line ${l.identifier})`,
+          l.purchaseOrderLineReference,
+          'FatturaPA needs the order (BT-13) to refer to its line',
+        );
+      else
+        out.push(
+          this.correlated('DatiOrdineAcquisto', po, {
+            lineRefs: [String(k + 1)],
+            item: this.txt('BT-132 Referenced purchase order line reference', l.purchaseOrderLineReference, 20, false),
+          }),
+        );
     });
     out.push(this.correlated('DatiContratto', contract, onContract ? { cup, cig } : {}));
-    if (inv.invoicedObjectIdentifier?.schemeId !== undefined) this.lost('BT-18-1 Invoiced object identifier scheme', inv.invoicedObjectIdentifier.schemeId);
-    out.push(this.correlated('DatiConvenzione', this.txt('BT-18 Invoiced object identifier', inv.invoicedObjectIdentifier?.value, 20, false)));
-    out.push(this.correlated('DatiRicezione', this.txt('BT-15 Receiving advice reference', inv.receivingAdviceReference, 20, false)));
-    for (const p of inv.precedingInvoices) out.push(this.correlated('DatiFattureCollegate', this.txt('BT-25 Preceding invoice reference', p.reference, 20, false), { ...(p.issueDate !== undefined ? { date: p.issueDate } : {}) }));
+    if (inv.invoicedObjectIdentifier?.schemeId !== undefined)
+      this.lost('BT-18-1 Invoiced object identifier scheme', inv.invoicedObjectIdentifier.schemeId);
+    out.push(
+      this.correlated(
+        'DatiConvenzione',
+        this.txt('BT-18 Invoiced object identifier', inv.invoicedObjectIdentifier?.value, 20, false),
+      ),
+    );
+    out.push(
+      this.correlated(
+        'DatiRicezione',
+        this.txt('BT-15 Receiving advice reference', inv.receivingAdviceReference, 20, false),
+      ),
+    );
+    for (const p of inv.precedingInvoices)
+      out.push(
+        this.correlated('DatiFattureCollegate', this.txt('BT-25 Preceding invoice reference', p.reference, 20, false), {
+          ...(p.issueDate !== undefined ? { date: p.issueDate } : {}),
+        }),
+      );
     const d = inv.delivery;
     if (d) {
       const a = d.address;
-      const resa = a && a.line1 !== undefined && a.city !== undefined && a.countryCode !== undefined ? this.address('IndirizzoResa', a, 'Deliver to') : undefined;
-      if (a && !resa) this.lost('BG-15 Deliver to address', a.line1 ?? a.city ?? a.countryCode, 'IndirizzoResa needs street, city and country');
-      out.push(group('DatiTrasporto', {}, resa, leaf('DataOraConsegna', d.actualDeliveryDate !== undefined ? `${d.actualDeliveryDate}T00:00:00` : undefined)));
+      const resa =
+        a && a.line1 !== undefined && a.city !== undefined && a.countryCode !== undefined
+          ? this.address('IndirizzoResa', a, 'Deliver to')
+          : undefined;
+      if (a && !resa)
+        this.lost(
+          'BG-15 Deliver to address',
+          a.line1 ?? a.city ?? a.countryCode,
+          'IndirizzoResa needs street, city and country',
+        );
+      out.push(
+        group(
+          'DatiTrasporto',
+          {},
+          resa,
+          leaf('DataOraConsegna', d.actualDeliveryDate !== undefined ? `${d.actualDeliveryDate}T00:00:00` : undefined),
+        ),
+      );
     }
     return out.filter((x): x is XmlElement => x !== undefined);
   }
@@ -327,8 +457,14 @@ class FatturaPaWriter {
       const natura = this.natura(v.categoryCode);
       const law = v.exemptionReasonText ?? v.exemptionReasonCode;
       const vatex = natura !== undefined ? NATURA[natura]?.vatex : undefined;
-      if (v.exemptionReasonCode !== undefined && v.exemptionReasonText !== undefined && v.exemptionReasonCode !== vatex) {
-        this.notCarried.push(`BT-121 VAT exemption reason code "${v.exemptionReasonCode}": RiferimentoNormativo holds the reason text (BT-120)`);
+      if (
+        v.exemptionReasonCode !== undefined &&
+        v.exemptionReasonText !== undefined &&
+        v.exemptionReasonCode !== vatex
+      ) {
+        this.notCarried.push(
+          `BT-121 VAT exemption reason code "${v.exemptionReasonCode}": RiferimentoNormativo holds the reason text (BT-120)`,
+        );
       }
       return el(
         'DatiRiepilogo',
@@ -337,7 +473,10 @@ class FatturaPaWriter {
         leaf('Natura', natura),
         leaf('ImponibileImporto', this.amount2(v.taxableAmount ?? '0')),
         leaf('Imposta', this.amount2(v.taxAmount ?? '0')),
-        leaf('RiferimentoNormativo', natura !== undefined ? this.txt('BT-120 VAT exemption reason text', law, 100) : undefined),
+        leaf(
+          'RiferimentoNormativo',
+          natura !== undefined ? this.txt('BT-120 VAT exemption reason text', law, 100) : undefined,
+        ),
       );
     });
     return el('DatiBeniServizi', {}, lines, summary);
@@ -345,7 +484,10 @@ class FatturaPaWriter {
 
   private line(l: InvoiceLine, number: number): XmlElement {
     const id = `line ${l.identifier}`;
-    if (String(number) !== l.identifier) this.normalised.push(`BT-126 Invoice line identifier "${l.identifier}" written as NumeroLinea ${number} (FatturaPA numbers lines 1, 2, ...)`);
+    if (String(number) !== l.identifier)
+      this.normalised.push(
+        `BT-126 Invoice line identifier "${l.identifier}" written as NumeroLinea ${number} (FatturaPA numbers lines 1, 2, ...)`,
+      );
     const qty = l.quantity ?? '1';
     const negativeQty = isNegative(qty);
     const absQty = negativeQty ? negate(qty) : qty;
@@ -353,13 +495,27 @@ class FatturaPaWriter {
     let unitPrice = l.price.netPrice ?? '0';
     if (l.price.baseQuantity !== undefined && !isZero(l.price.baseQuantity)) {
       const d = divide(unitPrice, l.price.baseQuantity, 8);
-      if (!d.exact) this.notCarried.push(`BT-146 Item net price of ${id}: ${unitPrice} per ${l.price.baseQuantity} rounded to ${d.value} per unit`);
+      if (!d.exact)
+        this.notCarried.push(
+          `BT-146 Item net price of ${id}: ${unitPrice} per ${l.price.baseQuantity} rounded to ${d.value} per unit`,
+        );
       unitPrice = d.value;
     }
     if (negativeQty) unitPrice = negate(unitPrice);
-    this.lost(`BT-148 Item gross price of ${id}`, l.price.grossPrice, 'FatturaPA has one unit price; the net price (BT-146) is written');
-    this.lost(`BT-147 Item price discount of ${id}`, l.price.discount, 'FatturaPA has one unit price; the net price (BT-146) is written');
-    if (l.price.baseQuantity !== undefined && l.price.baseQuantity !== '1') this.normalised.push(`BT-149 Item price base quantity of ${id} (${l.price.baseQuantity}) divided into the unit price`);
+    this.lost(
+      `BT-148 Item gross price of ${id}`,
+      l.price.grossPrice,
+      'FatturaPA has one unit price; the net price (BT-146) is written',
+    );
+    this.lost(
+      `BT-147 Item price discount of ${id}`,
+      l.price.discount,
+      'FatturaPA has one unit price; the net price (BT-146) is written',
+    );
+    if (l.price.baseQuantity !== undefined && l.price.baseQuantity !== '1')
+      this.normalised.push(
+        `BT-149 Item price base quantity of ${id} (${l.price.baseQuantity}) divided into the unit price`,
+      );
     // FatturaPA applies each discount to the unit price the previous one left. An EN percentage whose base is that
     // running price times the quantity is written as Percentuale (nothing lost); anything else as an amount per unit.
     let running = unitPrice;
@@ -387,7 +543,13 @@ class FatturaPaWriter {
         this.lost(`BT-${ac.charge ? 142 : 137} base amount of ${id}`, ac.baseAmount, 'written as an amount per unit');
       }
       running = ac.charge ? add(running, perUnit) : subtract(running, perUnit);
-      return el('ScontoMaggiorazione', {}, leaf('Tipo', ac.charge ? 'MG' : 'SC'), leaf('Percentuale', pct), leaf('Importo', pct === undefined ? fixed(perUnit, 2, 8) : undefined));
+      return el(
+        'ScontoMaggiorazione',
+        {},
+        leaf('Tipo', ac.charge ? 'MG' : 'SC'),
+        leaf('Percentuale', pct),
+        leaf('Importo', pct === undefined ? fixed(perUnit, 2, 8) : undefined),
+      );
     });
     const item = l.item;
     const codes: XmlElement[] = [];
@@ -398,14 +560,30 @@ class FatturaPaWriter {
     code(CODICE_TIPO_SELLER, item.sellersIdentifier, "BT-155 Item Seller's identifier");
     code(CODICE_TIPO_BUYER, item.buyersIdentifier, "BT-156 Item Buyer's identifier");
     if (item.standardIdentifier) {
-      if (item.standardIdentifier.schemeId !== undefined && /^\d{4}$/.test(item.standardIdentifier.schemeId)) code(item.standardIdentifier.schemeId, item.standardIdentifier.value, 'BT-157 Item standard identifier');
-      else this.lost(`BT-157 Item standard identifier of ${id}`, item.standardIdentifier.value, 'CodiceTipo takes its ISO 6523 scheme, which is missing');
+      if (item.standardIdentifier.schemeId !== undefined && /^\d{4}$/.test(item.standardIdentifier.schemeId))
+        code(item.standardIdentifier.schemeId, item.standardIdentifier.value, 'BT-157 Item standard identifier');
+      else
+        this.lost(
+          `BT-157 Item standard identifier of ${id}`,
+          item.standardIdentifier.value,
+          'CodiceTipo takes its ISO 6523 scheme, which is missing',
+        );
     }
     for (const c of item.classificationIdentifiers) {
-      if (c.schemeId !== undefined && /^[A-Z]{2,3}$/.test(c.schemeId) && c.schemeId !== CODICE_TIPO_SELLER && c.schemeId !== CODICE_TIPO_BUYER) {
+      if (
+        c.schemeId !== undefined &&
+        /^[A-Z]{2,3}$/.test(c.schemeId) &&
+        c.schemeId !== CODICE_TIPO_SELLER &&
+        c.schemeId !== CODICE_TIPO_BUYER
+      ) {
         code(c.schemeId, c.value, 'BT-158 Item classification identifier');
         this.lost(`BT-158-2 Item classification scheme version of ${id}`, c.schemeVersion);
-      } else this.lost(`BT-158 Item classification identifier of ${id}`, c.value, 'its scheme cannot be told apart from the other article codes');
+      } else
+        this.lost(
+          `BT-158 Item classification identifier of ${id}`,
+          c.value,
+          'its scheme cannot be told apart from the other article codes',
+        );
     }
     const other: XmlElement[] = [];
     const gestionale = (key: string, value: string | undefined, term: string): void => {
@@ -419,10 +597,19 @@ class FatturaPaWriter {
     gestionale('BT-154', item.description, 'BT-154 Item description');
     gestionale('BT-159', item.countryOfOrigin, 'BT-159 Item country of origin');
     for (const a of item.attributes) {
-      if (/^[\x20-\x7e]{1,10}$/.test(a.name) && !/^BT-\d+$/.test(a.name)) gestionale(a.name, a.value, 'BT-161 Item attribute value');
-      else this.lost(`BG-32 Item attribute "${a.name}" of ${id}`, a.value, 'TipoDato takes a name of at most 10 ASCII characters');
+      if (/^[\x20-\x7e]{1,10}$/.test(a.name) && !/^BT-\d+$/.test(a.name))
+        gestionale(a.name, a.value, 'BT-161 Item attribute value');
+      else
+        this.lost(
+          `BG-32 Item attribute "${a.name}" of ${id}`,
+          a.value,
+          'TipoDato takes a name of at most 10 ASCII characters',
+        );
     }
-    const unit = l.quantityUnitCode !== undefined && /^[\x20-\x7e]{1,10}$/.test(l.quantityUnitCode) ? l.quantityUnitCode : undefined;
+    const unit =
+      l.quantityUnitCode !== undefined && /^[\x20-\x7e]{1,10}$/.test(l.quantityUnitCode)
+        ? l.quantityUnitCode
+        : undefined;
     const natura = this.natura(l.vat.categoryCode);
     return el(
       'DettaglioLinee',
@@ -439,7 +626,10 @@ class FatturaPaWriter {
       leaf('PrezzoTotale', fixed(l.netAmount ?? '0', 2, 8)),
       leaf('AliquotaIVA', this.rate(l.vat.rate)),
       leaf('Natura', natura),
-      leaf('RiferimentoAmministrazione', this.txt(`BT-133 Invoice line Buyer accounting reference of ${id}`, l.buyerAccountingReference, 20, false)),
+      leaf(
+        'RiferimentoAmministrazione',
+        this.txt(`BT-133 Invoice line Buyer accounting reference of ${id}`, l.buyerAccountingReference, 20, false),
+      ),
       other,
     );
   }
@@ -451,7 +641,13 @@ class FatturaPaWriter {
     this.lost(`BT-${ac.charge ? 105 : 98} Document level ${kind} reason code`, ac.reasonCode);
     this.lost(`BT-${ac.charge ? 101 : 94} Document level ${kind} percentage`, ac.percentage, 'written as its amount');
     this.lost(`BT-${ac.charge ? 100 : 93} Document level ${kind} base amount`, ac.baseAmount, 'written as its amount');
-    const description = ac.reason ?? (ac.reasonCode !== undefined ? `${ac.charge ? 'Maggiorazione' : 'Sconto'} ${ac.reasonCode}` : ac.charge ? 'Spesa accessoria' : 'Sconto');
+    const description =
+      ac.reason ??
+      (ac.reasonCode !== undefined
+        ? `${ac.charge ? 'Maggiorazione' : 'Sconto'} ${ac.reasonCode}`
+        : ac.charge
+          ? 'Spesa accessoria'
+          : 'Sconto');
     return el(
       'DettaglioLinee',
       {},
@@ -469,23 +665,61 @@ class FatturaPaWriter {
     const inv = this.inv;
     const p = inv.paymentInstructions;
     if (!p) {
-      this.lost('BT-9 Payment due date', inv.paymentDueDate, 'FatturaPA states it with the payment means (BG-16), which the invoice does not have');
-      this.lost('BT-59 Payee name', inv.payee?.name, 'FatturaPA names the payee (Beneficiario) with the payment means (BG-16), which the invoice does not have');
+      this.lost(
+        'BT-9 Payment due date',
+        inv.paymentDueDate,
+        'FatturaPA states it with the payment means (BG-16), which the invoice does not have',
+      );
+      this.lost(
+        'BT-59 Payee name',
+        inv.payee?.name,
+        'FatturaPA names the payee (Beneficiario) with the payment means (BG-16), which the invoice does not have',
+      );
       return undefined;
     }
     let modalita = MEANS_TO_MODALITA[p.meansTypeCode ?? ''];
     if (modalita === undefined && p.meansTypeCode === 'ZZZ') modalita = /^(MP\d\d)\b/.exec(p.meansText ?? '')?.[1];
-    const viaCode = p.meansText !== undefined && p.meansTypeCode === 'ZZZ' && modalita !== undefined && p.meansText.startsWith(modalita);
+    const viaCode =
+      p.meansText !== undefined &&
+      p.meansTypeCode === 'ZZZ' &&
+      modalita !== undefined &&
+      p.meansText.startsWith(modalita);
     if (!viaCode) this.lost('BT-82 Payment means text', p.meansText);
     const transfer = p.creditTransfers[0];
-    const iban = transfer && /^[a-zA-Z]{2}[0-9]{2}[a-zA-Z0-9]{11,30}$/.test(transfer.accountIdentifier) ? transfer.accountIdentifier : undefined;
-    if (transfer && iban === undefined) this.lost('BT-84 Payment account identifier', transfer.accountIdentifier, 'IBAN takes an IBAN only');
-    const bic = transfer?.serviceProviderIdentifier !== undefined && /^[A-Z]{6}[A-Z2-9][A-NP-Z0-9]([A-Z0-9]{3})?$/.test(transfer.serviceProviderIdentifier) ? transfer.serviceProviderIdentifier : undefined;
-    if (bic === undefined) this.lost('BT-86 Payment service provider identifier', transfer?.serviceProviderIdentifier, 'BIC takes a BIC only');
+    const iban =
+      transfer && /^[a-zA-Z]{2}[0-9]{2}[a-zA-Z0-9]{11,30}$/.test(transfer.accountIdentifier)
+        ? transfer.accountIdentifier
+        : undefined;
+    if (transfer && iban === undefined)
+      this.lost('BT-84 Payment account identifier', transfer.accountIdentifier, 'IBAN takes an IBAN only');
+    const bic =
+      transfer?.serviceProviderIdentifier !== undefined &&
+      /^[A-Z]{6}[A-Z2-9][A-NP-Z0-9]([A-Z0-9]{3})?$/.test(transfer.serviceProviderIdentifier)
+        ? transfer.serviceProviderIdentifier
+        : undefined;
+    if (bic === undefined)
+      this.lost(
+        'BT-86 Payment service provider identifier',
+        transfer?.serviceProviderIdentifier,
+        'BIC takes a BIC only',
+      );
     this.lost('BT-85 Payment account name', transfer?.accountName);
-    this.lost('BG-17 further credit transfers', p.creditTransfers.slice(1).map((t) => t.accountIdentifier).join(', ') || undefined, 'one IBAN per payment detail is written');
+    this.lost(
+      'BG-17 further credit transfers',
+      p.creditTransfers
+        .slice(1)
+        .map((t) => t.accountIdentifier)
+        .join(', ') || undefined,
+      'one IBAN per payment detail is written',
+    );
     this.lost('BG-18 Payment card information', p.card?.primaryAccountNumber);
-    this.lost('BG-19 Direct debit', p.directDebit && (p.directDebit.mandateReference ?? p.directDebit.debitedAccountIdentifier ?? p.directDebit.bankAssignedCreditorIdentifier));
+    this.lost(
+      'BG-19 Direct debit',
+      p.directDebit &&
+        (p.directDebit.mandateReference ??
+          p.directDebit.debitedAccountIdentifier ??
+          p.directDebit.bankAssignedCreditorIdentifier),
+    );
     return el(
       'DatiPagamento',
       {},
@@ -509,11 +743,20 @@ class FatturaPaWriter {
     for (const d of this.inv.supportingDocuments) {
       const a = d.attachment;
       if (!a) {
-        this.lost(`BG-24 Supporting document "${d.reference}"`, d.externalLocation ?? d.reference, 'Allegati holds embedded documents only');
+        this.lost(
+          `BG-24 Supporting document "${d.reference}"`,
+          d.externalLocation ?? d.reference,
+          'Allegati holds embedded documents only',
+        );
         continue;
       }
       const name = this.txt('BT-125-2 Attached document filename', a.filename ?? d.reference, 60);
-      if (a.filename !== undefined && a.filename !== d.reference) this.lost(`BT-122 Supporting document reference "${d.reference}"`, d.reference, 'NomeAttachment holds the file name');
+      if (a.filename !== undefined && a.filename !== d.reference)
+        this.lost(
+          `BT-122 Supporting document reference "${d.reference}"`,
+          d.reference,
+          'NomeAttachment holds the file name',
+        );
       this.lost(`BT-124 External document location of "${d.reference}"`, d.externalLocation);
       const format = a.mimeCode !== undefined ? FORMAT_BY_MIME[a.mimeCode] : undefined;
       out.push(

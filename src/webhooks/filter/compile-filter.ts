@@ -63,7 +63,12 @@ export type FilterNode =
   | { readonly k: 'var'; readonly name: string }
   | { readonly k: 'not'; readonly a: FilterNode }
   | { readonly k: 'and' | 'or' | 'eq' | 'ne'; readonly a: FilterNode; readonly b: FilterNode }
-  | { readonly k: 'call'; readonly m: Exclude<MethodName, 'IsMatch'>; readonly recv: FilterNode; readonly arg?: FilterNode }
+  | {
+      readonly k: 'call';
+      readonly m: Exclude<MethodName, 'IsMatch'>;
+      readonly recv: FilterNode;
+      readonly arg?: FilterNode;
+    }
   | { readonly k: 'match'; readonly recv: FilterNode; readonly re: RE2JS };
 
 export interface CompiledFilter {
@@ -110,7 +115,9 @@ export function compileFilter(text: string): CompiledFilter {
 
 function badFilter(index: number, reason: string): GatewayError {
   const column = index + 1;
-  return new GatewayError('BAD_REQUEST', `Invalid filter at column ${column}: ${reason}`, { details: { column, reason } });
+  return new GatewayError('BAD_REQUEST', `Invalid filter at column ${column}: ${reason}`, {
+    details: { column, reason },
+  });
 }
 
 function compileOrThrow(text: string): CompiledFilter {
@@ -123,7 +130,10 @@ function compileOrThrow(text: string): CompiledFilter {
   // Parentheses and commas are tokens without nodes, so 3 × the node cap is generous; it bounds jsep's work (and its
   // recursion on nested parentheses) before a tree is built.
   if (tokens.length > FILTER_LIMITS.maxNodes * 3) {
-    throw new FilterCompileError(tokens[FILTER_LIMITS.maxNodes * 3]?.index ?? 0, `more than ${FILTER_LIMITS.maxNodes} operands and operators`);
+    throw new FilterCompileError(
+      tokens[FILTER_LIMITS.maxNodes * 3]?.index ?? 0,
+      `more than ${FILTER_LIMITS.maxNodes} operands and operators`,
+    );
   }
 
   let ast: jsep.Expression;
@@ -132,14 +142,22 @@ function compileOrThrow(text: string): CompiledFilter {
   } catch (e) {
     const err = e as { index?: unknown; description?: unknown; message?: unknown };
     const index = typeof err.index === 'number' ? err.index : 0;
-    const reason = typeof err.description === 'string' ? err.description : typeof err.message === 'string' ? err.message : 'syntax error';
+    const reason =
+      typeof err.description === 'string'
+        ? err.description
+        : typeof err.message === 'string'
+          ? err.message
+          : 'syntax error';
     throw new FilterCompileError(index, reason);
   }
 
   const converter = new Converter(tokens, text.length);
   const { node, type } = converter.convert(ast);
   if (!isCondition(type)) {
-    throw new FilterCompileError(0, `the filter must be a condition (true or false), not ${describe(type)}; e.g. sender == "0106:123"`);
+    throw new FilterCompileError(
+      0,
+      `the filter must be a condition (true or false), not ${describe(type)}; e.g. sender == "0106:123"`,
+    );
   }
   return Object.freeze({ source: text, root: node, nodeCount: converter.nodeCount });
 }
@@ -247,14 +265,23 @@ class Converter {
     const right = this.convert(n.right);
     if (op === '&&' || op === '||') {
       for (const side of [left, right]) {
-        if (!isCondition(side.type)) throw new FilterCompileError(opAt, `"${op}" needs conditions on both sides, not ${describe(side.type)}`);
+        if (!isCondition(side.type))
+          throw new FilterCompileError(opAt, `"${op}" needs conditions on both sides, not ${describe(side.type)}`);
       }
       return { node: { k: op === '&&' ? 'and' : 'or', a: left.node, b: right.node }, type: 'boolean' };
     }
     const known = left.type !== 'any' && right.type !== 'any';
     const numericText = (a: StaticType, b: StaticType) => a === 'string' && b === 'number';
-    if (known && left.type !== right.type && !numericText(left.type, right.type) && !numericText(right.type, left.type)) {
-      throw new FilterCompileError(opAt, `"${op}" compares ${describe(left.type)} with ${describe(right.type)}; that is never equal`);
+    if (
+      known &&
+      left.type !== right.type &&
+      !numericText(left.type, right.type) &&
+      !numericText(right.type, left.type)
+    ) {
+      throw new FilterCompileError(
+        opAt,
+        `"${op}" compares ${describe(left.type)} with ${describe(right.type)}; that is never equal`,
+      );
     }
     return { node: { k: op === '==' ? 'eq' : 'ne', a: left.node, b: right.node }, type: 'boolean' };
   }
@@ -263,7 +290,10 @@ class Converter {
     const callee = n.callee;
     if (callee.type !== 'MemberExpression') {
       const name = callee.type === 'Identifier' ? `"${(callee as jsep.Identifier).name}"` : 'this';
-      throw new FilterCompileError(at, `calling ${name} is not allowed; only string methods such as sender.StartsWith("…")`);
+      throw new FilterCompileError(
+        at,
+        `calling ${name} is not allowed; only string methods such as sender.StartsWith("…")`,
+      );
     }
     const member = callee as jsep.MemberExpression;
     if (member.optional) throw new FilterCompileError(at, 'optional chaining is not supported');
@@ -276,28 +306,42 @@ class Converter {
     this.leaf++;
     const method = STRING_METHODS.get(methodName);
     if (!method) {
-      throw new FilterCompileError(nameAt, `unknown method "${methodName}"; use one of ${[...new Set([...STRING_METHODS.values()].map((m) => m.name))].join(', ')} (or Matches)`);
+      throw new FilterCompileError(
+        nameAt,
+        `unknown method "${methodName}"; use one of ${[...new Set([...STRING_METHODS.values()].map((m) => m.name))].join(', ')} (or Matches)`,
+      );
     }
-    if (!isTextual(recv.type)) throw new FilterCompileError(nameAt, `${methodName} needs a string, not ${describe(recv.type)}`);
+    if (!isTextual(recv.type))
+      throw new FilterCompileError(nameAt, `${methodName} needs a string, not ${describe(recv.type)}`);
     const args = n.arguments;
     if (args.length !== method.arity) {
-      throw new FilterCompileError(nameAt, `${methodName} takes ${method.arity === 0 ? 'no argument' : 'one argument'}, not ${args.length}`);
+      throw new FilterCompileError(
+        nameAt,
+        `${methodName} takes ${method.arity === 0 ? 'no argument' : 'one argument'}, not ${args.length}`,
+      );
     }
     if (method.name === 'IsMatch') {
       const argAt = this.here();
       const arg = args[0] as jsep.Expression;
       if (arg.type !== 'Literal' || typeof (arg as jsep.Literal).value !== 'string') {
-        throw new FilterCompileError(argAt, `${methodName} needs a regular expression written as a string literal, e.g. ${methodName}("^0106:")`);
+        throw new FilterCompileError(
+          argAt,
+          `${methodName} needs a regular expression written as a string literal, e.g. ${methodName}("^0106:")`,
+        );
       }
       this.count(argAt);
       this.leaf++;
-      return { node: { k: 'match', recv: recv.node, re: this.regex((arg as jsep.Literal).value as string, argAt) }, type: 'boolean' };
+      return {
+        node: { k: 'match', recv: recv.node, re: this.regex((arg as jsep.Literal).value as string, argAt) },
+        type: 'boolean',
+      };
     }
     let arg: Converted | undefined;
     if (method.arity === 1) {
       const argAt = this.here();
       arg = this.convert(args[0] as jsep.Expression);
-      if (!isTextual(arg.type)) throw new FilterCompileError(argAt, `${methodName} needs a string argument, not ${describe(arg.type)}`);
+      if (!isTextual(arg.type))
+        throw new FilterCompileError(argAt, `${methodName} needs a string argument, not ${describe(arg.type)}`);
     }
     const node: FilterNode = arg
       ? { k: 'call', m: method.name, recv: recv.node, arg: arg.node }
@@ -316,7 +360,8 @@ class Converter {
       throw new FilterCompileError(at, `invalid regular expression: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.regexBudget -= re.programSize();
-    if (this.regexBudget < 0) throw new FilterCompileError(at, 'regular expressions too large (repetition counts make RE2 programs big)');
+    if (this.regexBudget < 0)
+      throw new FilterCompileError(at, 'regular expressions too large (repetition counts make RE2 programs big)');
     return re;
   }
 
@@ -329,7 +374,9 @@ class Converter {
     const name = n.property.type === 'Identifier' ? (n.property as jsep.Identifier).name : '?';
     throw new FilterCompileError(
       this.here(),
-      STRING_METHODS.has(name) ? `${name} is a method: call it, e.g. .${name}(…)` : `property access (".${name}") is not allowed; only string methods can follow a dot`,
+      STRING_METHODS.has(name)
+        ? `${name} is a method: call it, e.g. .${name}(…)`
+        : `property access (".${name}") is not allowed; only string methods can follow a dot`,
     );
   }
 

@@ -137,7 +137,10 @@ export function scan(text: string): Token[] {
     }
     if (refused) throw new FilterSyntaxError(i, `"${refused[0]}": ${refused[1]}`);
     const code = c.codePointAt(0) ?? 0;
-    const shown = code < 0x20 || code === 0x7f ? `U+${code.toString(16).toUpperCase().padStart(4, '0')}` : `"${String.fromCodePoint(code)}"`;
+    const shown =
+      code < 0x20 || code === 0x7f
+        ? `U+${code.toString(16).toUpperCase().padStart(4, '0')}`
+        : `"${String.fromCodePoint(code)}"`;
     throw new FilterSyntaxError(i, `unexpected character ${shown} (names use A-Z, a-z, 0-9, _ and $)`);
   }
   return tokens;

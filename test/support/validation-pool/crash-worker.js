@@ -6,6 +6,11 @@ require('./ts-require');
 
 const MARKER = Buffer.from('CRASH-THE-WORKER');
 parentPort.on('message', (m) => {
-  if (m && m.type === 'job' && Buffer.from(typeof m.input === 'string' ? Buffer.from(m.input) : m.input).includes(MARKER)) process.exit(70);
+  if (
+    m &&
+    m.type === 'job' &&
+    Buffer.from(typeof m.input === 'string' ? Buffer.from(m.input) : m.input).includes(MARKER)
+  )
+    process.exit(70);
 });
 require('../../../src/validation/pool-worker.ts');

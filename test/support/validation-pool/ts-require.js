@@ -15,7 +15,10 @@ const compilerOptions = {
 
 if (!require.extensions['.ts']) {
   require.extensions['.ts'] = (module, filename) => {
-    const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), { compilerOptions, fileName: filename });
+    const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
+      compilerOptions,
+      fileName: filename,
+    });
     module._compile(outputText, filename);
   };
 }

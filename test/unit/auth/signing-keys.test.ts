@@ -26,7 +26,13 @@ class Clock {
 }
 
 function service(store: IdentityStore, clock: Clock) {
-  return new SigningKeyService({ store, config, now: clock.now, refreshIntervalMs: REFRESH_MS, clockSkewSeconds: SKEW_S });
+  return new SigningKeyService({
+    store,
+    config,
+    now: clock.now,
+    refreshIntervalMs: REFRESH_MS,
+    clockSkewSeconds: SKEW_S,
+  });
 }
 
 const kids = async (s: SigningKeyService) => (await s.jwks()).keys.map((k) => k.kid);
@@ -114,7 +120,12 @@ describe('SigningKeyService', () => {
     const oldKid = (await s.currentKey()).kid;
 
     clock.advance(30 * DAY - 1000);
-    const lastOld = await tokens.issue({ grantType: 'client_credentials', clientId: 'c', secretId: 's', tenantId: 't' });
+    const lastOld = await tokens.issue({
+      grantType: 'client_credentials',
+      clientId: 'c',
+      secretId: 's',
+      tenantId: 't',
+    });
     clock.advance(1000);
     const newKid = (await s.currentKey()).kid;
     const successorCreated = clock.t;
@@ -141,11 +152,11 @@ describe('SigningKeyService', () => {
   it('a key withdrawn with notAfter is replaced at once and no longer published', async () => {
     const store = new InMemoryIdentityStore();
     const clock = new Clock();
-    const compromised: SigningKeyRecord = (await (async () => {
+    const compromised: SigningKeyRecord = await (async () => {
       const s = service(store, clock);
       await s.init();
       return (await store.listSigningKeys())[0]!;
-    })());
+    })();
     const withdrawn = new InMemoryIdentityStore();
     await withdrawn.insertSigningKey({ ...compromised, notAfter: new Date(clock.t) });
     const s = service(withdrawn, clock);
@@ -166,7 +177,12 @@ describe('SigningKeyService', () => {
     clock.advance(30 * DAY);
     const rotatedByB = (await b.currentKey()).kid;
     const tokens = new TokenService({ signingKeys: b, config, now: clock.now });
-    const { accessToken } = await tokens.issue({ grantType: 'client_credentials', clientId: 'c', secretId: 's', tenantId: 't' });
+    const { accessToken } = await tokens.issue({
+      grantType: 'client_credentials',
+      clientId: 'c',
+      secretId: 's',
+      tenantId: 't',
+    });
     const key = await a.verificationKey(rotatedByB);
     expect(key).not.toBeNull();
     await expect(compactVerify(accessToken, key!)).resolves.toBeDefined();

@@ -21,7 +21,12 @@ let tokens: TokenService;
 let privateKey: KeyLike;
 let kid: string;
 
-const ccSubject = { grantType: 'client_credentials', clientId: 'client-a', secretId: 'sec-1', tenantId: 'ten-1' } as const;
+const ccSubject = {
+  grantType: 'client_credentials',
+  clientId: 'client-a',
+  secretId: 'sec-1',
+  tenantId: 'ten-1',
+} as const;
 
 beforeEach(async () => {
   clock = T0;
@@ -97,7 +102,12 @@ describe('TokenService.issue', () => {
       userId: 'u-9',
       username: 'jane',
     });
-    expect(decodeJwt(issued.accessToken)).toMatchObject({ sub: 'user:u-9', username: 'jane', tenant: 'ten-2', gty: 'password' });
+    expect(decodeJwt(issued.accessToken)).toMatchObject({
+      sub: 'user:u-9',
+      username: 'jane',
+      tenant: 'ten-2',
+      gty: 'password',
+    });
   });
 
   it('every token gets its own jti', async () => {
@@ -107,7 +117,11 @@ describe('TokenService.issue', () => {
   });
 
   it('honours the configured lifetime', async () => {
-    const short = new TokenService({ signingKeys: keys, config: { auth: { ...config.auth, tokenTtlSeconds: 600 } }, now });
+    const short = new TokenService({
+      signingKeys: keys,
+      config: { auth: { ...config.auth, tokenTtlSeconds: 600 } },
+      now,
+    });
     const issued = await short.issue(ccSubject);
     expect(issued.expiresIn).toBe(600);
     expect(issued.claims.exp - issued.claims.iat).toBe(600);
@@ -163,7 +177,9 @@ describe('TokenService.verify', () => {
   it('tampered payload under the original signature', async () => {
     const { accessToken } = await tokens.issue(ccSubject);
     const [h, , sig] = accessToken.split('.');
-    const payload = Buffer.from(JSON.stringify({ ...decodeJwt(accessToken), tenant: 'ten-other' })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ ...decodeJwt(accessToken), tenant: 'ten-other' })).toString(
+      'base64url',
+    );
     expect(await rejection(`${h}.${payload}.${sig}`)).toBe('bad_signature');
   });
 

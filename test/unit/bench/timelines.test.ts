@@ -12,10 +12,18 @@ const metrics = require('../../../bench/lib/server-metrics') as {
   largestDifferences(a: Counters[], b: Counters[], top?: number): { key: string; a: number; b: number; diff: number }[];
 };
 const stalls = require('../../../bench/lib/stalls') as {
-  readGoGcTrace(file: string, pid: number, name: string, minMs?: number): { p: string; kind: string; at: number; ms: number }[];
+  readGoGcTrace(
+    file: string,
+    pid: number,
+    name: string,
+    minMs?: number,
+  ): { p: string; kind: string; at: number; ms: number }[];
 };
 const slow = require('../../../bench/lib/slow-stretches') as {
-  stretchesOf(pass: { startedAt: number; timeline: { atMs: number; v: number }[] }, thresholdMs: number): { atS: number; count: number; maxMs: number }[];
+  stretchesOf(
+    pass: { startedAt: number; timeline: { atMs: number; v: number }[] },
+    thresholdMs: number,
+  ): { atS: number; count: number; maxMs: number }[];
 };
 
 describe('server metrics', () => {
@@ -32,7 +40,10 @@ describe('server metrics', () => {
     ].join('\n');
 
   it('keeps counters and histogram counts, not gauges, buckets or sums', () => {
-    expect([...metrics.parseCounters(exposition(1)).keys()]).toEqual(['persistence_requests{operation="UpdateWorkflowExecution"}', 'task_latency_count']);
+    expect([...metrics.parseCounters(exposition(1)).keys()]).toEqual([
+      'persistence_requests{operation="UpdateWorkflowExecution"}',
+      'task_latency_count',
+    ]);
   });
 
   it('gives per-second rates and ranks the series that differ most between two groups', () => {

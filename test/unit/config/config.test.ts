@@ -17,22 +17,34 @@ describe('configuration', () => {
   });
 
   it('parses lists and separate identity-server URLs', () => {
-    const c = loadConfig({ SUBSCRIPTION_KEYS: ' a, b ,,', PUBLIC_BASE_URL: 'https://api.example.test/', AUTH_BASE_URL: 'https://id.example.test' });
+    const c = loadConfig({
+      SUBSCRIPTION_KEYS: ' a, b ,,',
+      PUBLIC_BASE_URL: 'https://api.example.test/',
+      AUTH_BASE_URL: 'https://id.example.test',
+    });
     expect(c.auth.subscriptionKeys).toEqual(['a', 'b']);
     expect(c.http.publicBaseUrl).toBe('https://api.example.test');
     expect(c.auth.issuer).toBe('https://id.example.test');
   });
 
   it('names every invalid variable', () => {
-    expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', PUBLIC_BASE_URL: 'not a url' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
+    expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', PUBLIC_BASE_URL: 'not a url' })).toThrow(
+      /PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/,
+    );
     expect(() => loadConfig({ MONGODB_DB: 'bad-name1' })).toThrow(/MONGODB_DB/);
   });
 
   it('reads the Peppol delivery schedule (default: eight attempts over 35 h) and names a bad one', () => {
     expect(loadConfig({}).peppol.sendRetrySchedule).toEqual(PEPPOL_SEND_SCHEDULE);
-    expect(loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{"kind":"table","delaysMs":[100,200]}' }).peppol.sendRetrySchedule).toEqual({ kind: 'table', delaysMs: [100, 200] });
-    expect(() => loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{kind' })).toThrow(/PEPPOL_SEND_RETRY_SCHEDULE: not valid JSON/);
-    expect(() => loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{"kind":"table","delaysMs":[-1]}' })).toThrow(/PEPPOL_SEND_RETRY_SCHEDULE: delaysMs must be/);
+    expect(
+      loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{"kind":"table","delaysMs":[100,200]}' }).peppol.sendRetrySchedule,
+    ).toEqual({ kind: 'table', delaysMs: [100, 200] });
+    expect(() => loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{kind' })).toThrow(
+      /PEPPOL_SEND_RETRY_SCHEDULE: not valid JSON/,
+    );
+    expect(() => loadConfig({ PEPPOL_SEND_RETRY_SCHEDULE: '{"kind":"table","delaysMs":[-1]}' })).toThrow(
+      /PEPPOL_SEND_RETRY_SCHEDULE: delaysMs must be/,
+    );
   });
 
   it('leaves the worker’s cache of runs to the SDK unless set, and refuses a size the SDK cannot take', () => {
@@ -40,7 +52,9 @@ describe('configuration', () => {
     expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '200' }).temporal.maxCachedWorkflows).toBe(200);
     expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '0' }).temporal.maxCachedWorkflows).toBe(0);
     expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '40' }).temporal.maxCachedWorkflows).toBe(40);
-    expect(() => loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '39' })).toThrow(/WORKER_MAX_CACHED_WORKFLOWS[\s\S]*0 \(no cache\) or at least 40/);
+    expect(() => loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '39' })).toThrow(
+      /WORKER_MAX_CACHED_WORKFLOWS[\s\S]*0 \(no cache\) or at least 40/,
+    );
     expect(() => loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '-5' })).toThrow(/WORKER_MAX_CACHED_WORKFLOWS/);
     expect(() => loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: 'many' })).toThrow(/WORKER_MAX_CACHED_WORKFLOWS/);
   });

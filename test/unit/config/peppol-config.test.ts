@@ -37,15 +37,33 @@ describe('Peppol configuration', () => {
       lookupTimeoutMs: 10_000,
     });
     expect(loadConfig({ PEPPOL_SML_ZONE: 'production' }).peppol.smlZone).toBe('participant.sml.prod.tech.peppol.org');
-    expect(loadConfig({ PEPPOL_SML_ZONE: 'sml.local.test', PEPPOL_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.1' }).peppol).toMatchObject({ smlZone: 'sml.local.test', dnsServers: ['127.0.0.1:5353', '10.0.0.1'] });
+    expect(
+      loadConfig({ PEPPOL_SML_ZONE: 'sml.local.test', PEPPOL_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.1' }).peppol,
+    ).toMatchObject({ smlZone: 'sml.local.test', dnsServers: ['127.0.0.1:5353', '10.0.0.1'] });
   });
 
   it('reads the SMP key from a PKCS#12 store or a PEM pair, never both, and refuses incomplete settings', () => {
-    expect(loadConfig({ PEPPOL_SMP_KEYSTORE: '/k.p12', PEPPOL_SMP_KEYSTORE_PASSWORD: 'pw', PEPPOL_SMP_KEYSTORE_ALIAS: 'smp' }).peppol.smpKey).toEqual({ kind: 'pkcs12', path: '/k.p12', password: 'pw', alias: 'smp' });
-    expect(loadConfig({ PEPPOL_SMP_CERTIFICATE: '/c.pem', PEPPOL_SMP_PRIVATE_KEY: '/k.pem' }).peppol.smpKey).toEqual({ kind: 'pem', certificatePath: '/c.pem', privateKeyPath: '/k.pem' });
+    expect(
+      loadConfig({
+        PEPPOL_SMP_KEYSTORE: '/k.p12',
+        PEPPOL_SMP_KEYSTORE_PASSWORD: 'pw',
+        PEPPOL_SMP_KEYSTORE_ALIAS: 'smp',
+      }).peppol.smpKey,
+    ).toEqual({ kind: 'pkcs12', path: '/k.p12', password: 'pw', alias: 'smp' });
+    expect(loadConfig({ PEPPOL_SMP_CERTIFICATE: '/c.pem', PEPPOL_SMP_PRIVATE_KEY: '/k.pem' }).peppol.smpKey).toEqual({
+      kind: 'pem',
+      certificatePath: '/c.pem',
+      privateKeyPath: '/k.pem',
+    });
     expect(() => loadConfig({ PEPPOL_SMP_KEYSTORE: '/k.p12' })).toThrow(/PEPPOL_SMP_KEYSTORE_PASSWORD/);
     expect(() => loadConfig({ PEPPOL_SMP_CERTIFICATE: '/c.pem' })).toThrow(/PEPPOL_SMP_PRIVATE_KEY go together/);
-    expect(() => loadConfig({ PEPPOL_SMP_KEYSTORE: '/k.p12', PEPPOL_SMP_KEYSTORE_PASSWORD: 'pw', PEPPOL_SMP_CERTIFICATE: '/c.pem' })).toThrow(/not both/);
+    expect(() =>
+      loadConfig({
+        PEPPOL_SMP_KEYSTORE: '/k.p12',
+        PEPPOL_SMP_KEYSTORE_PASSWORD: 'pw',
+        PEPPOL_SMP_CERTIFICATE: '/c.pem',
+      }),
+    ).toThrow(/not both/);
     expect(() => loadConfig({ PEPPOL_SMP_BASE_PATH: 'smp' })).toThrow(/PEPPOL_SMP_BASE_PATH/);
     expect(() => loadConfig({ PEPPOL_SML_ZONE: 'bad zone!' })).toThrow(/PEPPOL_SML_ZONE/);
     expect(() => loadConfig({ PEPPOL_SML_REGISTRAR: 'bdmsl' })).toThrow(/PEPPOL_SML_REGISTRAR/);
@@ -66,23 +84,45 @@ describe('Peppol configuration', () => {
     const onlyAp = composePeppolApi(loadConfig({ ...apPem, PEPPOL_SML_REGISTRAR: 'manual' }), noModels, logger);
     expect(onlyAp.smp).toEqual({ unavailable: expect.stringMatching(/PEPPOL_SMP_KEYSTORE/) });
     expect(onlyAp.registrar.kind).toBe('manual');
-    expect(onlyAp.settings.apCertificates.map((c) => c.fingerprint256)).toEqual([pki.apReceiver.certificate.fingerprint256]);
+    expect(onlyAp.settings.apCertificates.map((c) => c.fingerprint256)).toEqual([
+      pki.apReceiver.certificate.fingerprint256,
+    ]);
     const fromP12 = composePeppolApi(
-      loadConfig({ PEPPOL_AP_KEYSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.p12'), PEPPOL_AP_KEYSTORE_PASSWORD: TEST_PKI_PASSWORD, PEPPOL_AP_CA: apPem.PEPPOL_AP_CA }),
+      loadConfig({
+        PEPPOL_AP_KEYSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.p12'),
+        PEPPOL_AP_KEYSTORE_PASSWORD: TEST_PKI_PASSWORD,
+        PEPPOL_AP_CA: apPem.PEPPOL_AP_CA,
+      }),
       noModels,
       logger,
     );
-    expect(fromP12.settings.apCertificates.map((c) => c.fingerprint256)).toEqual([pki.apReceiver.certificate.fingerprint256]);
+    expect(fromP12.settings.apCertificates.map((c) => c.fingerprint256)).toEqual([
+      pki.apReceiver.certificate.fingerprint256,
+    ]);
 
     const caOnly = path.join(dir, 'ca-only.pem');
     writeFileSync(caOnly, pki.apCa.certificate.toString());
-    expect(() => composePeppolApi(loadConfig({ ...apPem, PEPPOL_AP_CERTIFICATE: path.join(dir, 'missing.pem') }), noModels, logger)).toThrow(/missing\.pem/);
     expect(() =>
-      composePeppolApi(loadConfig({ PEPPOL_SMP_KEYSTORE: path.join(TEST_PKI_DIR, 'smp.p12'), PEPPOL_SMP_KEYSTORE_PASSWORD: 'wrong' }), noModels, logger),
+      composePeppolApi(
+        loadConfig({ ...apPem, PEPPOL_AP_CERTIFICATE: path.join(dir, 'missing.pem') }),
+        noModels,
+        logger,
+      ),
+    ).toThrow(/missing\.pem/);
+    expect(() =>
+      composePeppolApi(
+        loadConfig({ PEPPOL_SMP_KEYSTORE: path.join(TEST_PKI_DIR, 'smp.p12'), PEPPOL_SMP_KEYSTORE_PASSWORD: 'wrong' }),
+        noModels,
+        logger,
+      ),
     ).toThrow(/smp\.p12/);
     // A trust store must hold CA certificates only.
     expect(() =>
-      composePeppolApi(loadConfig({ PEPPOL_SMP_TRUSTSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'), PEPPOL_AP_CA: caOnly }), noModels, logger),
+      composePeppolApi(
+        loadConfig({ PEPPOL_SMP_TRUSTSTORE: path.join(TEST_PKI_DIR, 'ap-receiver.crt.pem'), PEPPOL_AP_CA: caOnly }),
+        noModels,
+        logger,
+      ),
     ).toThrow(/not a CA/);
 
     const full = composePeppolApi(

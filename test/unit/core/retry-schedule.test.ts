@@ -103,7 +103,9 @@ describe('exponential schedule', () => {
   });
 
   it('is deterministic for a deterministic random source', () => {
-    expect(planRetryDelays(WEBHOOK_RETRY_SCHEDULE, seeded(7))).toEqual(planRetryDelays(WEBHOOK_RETRY_SCHEDULE, seeded(7)));
+    expect(planRetryDelays(WEBHOOK_RETRY_SCHEDULE, seeded(7))).toEqual(
+      planRetryDelays(WEBHOOK_RETRY_SCHEDULE, seeded(7)),
+    );
   });
 
   it('tolerates a broken random source', () => {
@@ -115,7 +117,12 @@ describe('exponential schedule', () => {
 });
 
 describe('Retry-After', () => {
-  const s: ExponentialRetrySchedule = { ...tiny, maxAttempts: 100, totalWindowMs: 1e9, retryAfter: { minMs: 50, maxMs: 500 } };
+  const s: ExponentialRetrySchedule = {
+    ...tiny,
+    maxAttempts: 100,
+    totalWindowMs: 1e9,
+    retryAfter: { minMs: 50, maxMs: 500 },
+  };
 
   it('postpones the retry within the bounds', () => {
     expect(nextDelay(s, 1, 0, 300, zero)).toBe(300);

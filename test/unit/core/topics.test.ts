@@ -42,9 +42,12 @@ describe('known topics', () => {
 });
 
 describe('validateTopicPattern', () => {
-  it.each(['InvoiceSent', 'Send*', '*Received', 'Invoice*', 'Send*Fallback', '*', '*Sent*', 'A1'])('accepts %s', (p) => {
-    expect(validateTopicPattern(p)).toBeNull();
-  });
+  it.each(['InvoiceSent', 'Send*', '*Received', 'Invoice*', 'Send*Fallback', '*', '*Sent*', 'A1'])(
+    'accepts %s',
+    (p) => {
+      expect(validateTopicPattern(p)).toBeNull();
+    },
+  );
 
   it.each([
     ['', /non-empty/],
@@ -112,7 +115,9 @@ const invoiceReceived = { topic: 'InvoiceReceived', details: { sender: '0106:1' 
 
 describe('hookTopicMatch', () => {
   it('reads topic and topics[] and prefers an exact name', () => {
-    expect(hookTopicMatch(hook({ id: 'a', topic: 'Invoice*', topics: ['InvoiceReceived'] }), 'InvoiceReceived')).toBe('exact');
+    expect(hookTopicMatch(hook({ id: 'a', topic: 'Invoice*', topics: ['InvoiceReceived'] }), 'InvoiceReceived')).toBe(
+      'exact',
+    );
     expect(hookTopicMatch(hook({ id: 'a', topics: ['Order*', '*Received'] }), 'InvoiceReceived')).toBe('wildcard');
     expect(hookTopicMatch(hook({ id: 'a', topic: 'OrderSent', topics: null }), 'InvoiceReceived')).toBeNull();
     expect(hookTopicMatch(hook({ id: 'a' }), 'InvoiceReceived')).toBeNull();
@@ -152,7 +157,11 @@ describe('selectHooks', () => {
   });
 
   it('breaks ties by hook id in code-unit order, whatever the input order', () => {
-    const hooks = [hook({ id: 'b', topic: 'InvoiceReceived' }), hook({ id: 'B', topic: 'InvoiceReceived' }), hook({ id: 'a', topic: 'InvoiceReceived' })];
+    const hooks = [
+      hook({ id: 'b', topic: 'InvoiceReceived' }),
+      hook({ id: 'B', topic: 'InvoiceReceived' }),
+      hook({ id: 'a', topic: 'InvoiceReceived' }),
+    ];
     expect(selectHooks(invoiceReceived, hooks).selected.map((h) => h.id)).toEqual(['B']);
     expect(selectHooks(invoiceReceived, [...hooks].reverse()).selected.map((h) => h.id)).toEqual(['B']);
   });
@@ -211,7 +220,9 @@ describe('selectHooks', () => {
   it('applies filters before priority, so a filtered-out party hook leaves the event to the environment hook', () => {
     const party = hook({ id: 'p', topic: 'InvoiceReceived', partyId: '0106:1', filter: 'sender == "0106:2"' });
     const env = hook({ id: 'e', topic: 'InvoiceReceived' });
-    const passesFilter = jest.fn((h: HookForRouting, e: typeof invoiceReceived) => h.filter === `sender == "${e.details.sender}"`);
+    const passesFilter = jest.fn(
+      (h: HookForRouting, e: typeof invoiceReceived) => h.filter === `sender == "${e.details.sender}"`,
+    );
     expect(selectHooks(invoiceReceived, [party, env], { passesFilter }).selected).toEqual([env]);
     expect(passesFilter).toHaveBeenCalledTimes(1);
     const other = { topic: 'InvoiceReceived', details: { sender: '0106:2' } };
@@ -220,20 +231,27 @@ describe('selectHooks', () => {
 
   it('does not call the filter predicate for hooks without a filter, or whose topic does not match', () => {
     const passesFilter = jest.fn(() => false);
-    const hooks = [hook({ id: 'a', topic: 'InvoiceReceived', filter: '   ' }), hook({ id: 'b', topic: 'OrderSent', filter: 'x == "y"' })];
+    const hooks = [
+      hook({ id: 'a', topic: 'InvoiceReceived', filter: '   ' }),
+      hook({ id: 'b', topic: 'OrderSent', filter: 'x == "y"' }),
+    ];
     expect(selectHooks(invoiceReceived, hooks, { passesFilter }).selected.map((h) => h.id)).toEqual(['a']);
     expect(passesFilter).not.toHaveBeenCalled();
   });
 
   it('refuses to guess when a hook has a filter and no predicate is given', () => {
-    expect(() => selectHooks(invoiceReceived, [hook({ id: 'a', topic: '*', filter: 'x == "y"' })])).toThrow(/passesFilter/);
+    expect(() => selectHooks(invoiceReceived, [hook({ id: 'a', topic: '*', filter: 'x == "y"' })])).toThrow(
+      /passesFilter/,
+    );
   });
 
   it('ignores party-level hooks of other parties when the event party identifiers are given', () => {
     const mine = hook({ id: 'z', topic: 'InvoiceReceived', partyId: 'NL:0106:1' });
     const theirs = hook({ id: 'a', topic: 'InvoiceReceived', partyId: 'NL:0106:2' });
     const env = hook({ id: 'e', topic: 'InvoiceReceived' });
-    expect(selectHooks(invoiceReceived, [theirs, mine, env], { partyIds: ['0106:1', 'NL:0106:1'] }).selected).toEqual([mine]);
+    expect(selectHooks(invoiceReceived, [theirs, mine, env], { partyIds: ['0106:1', 'NL:0106:1'] }).selected).toEqual([
+      mine,
+    ]);
     expect(selectHooks(invoiceReceived, [theirs, env], { partyIds: ['NL:0106:1'] }).selected).toEqual([env]);
   });
 

@@ -39,7 +39,11 @@ describe('deliveryEventInput', () => {
   it('leaves the original out for runs started without the event or without its party key', () => {
     const failed = { kind: 'failed' as const, error: 'x', url: '' };
     const kind = { topic: 'HookSentError' as const, reason: 'exhausted' as const };
-    expect(deliveryEventInput({ tenantId: 't-1', eventId: 'ev-1' }, delivery, failed, kind)).not.toHaveProperty('original');
-    expect(deliveryEventInput({ tenantId: 't-1', eventId: 'ev-1', event }, delivery, failed, kind)).not.toHaveProperty('original');
+    expect(deliveryEventInput({ tenantId: 't-1', eventId: 'ev-1' }, delivery, failed, kind)).not.toHaveProperty(
+      'original',
+    );
+    expect(deliveryEventInput({ tenantId: 't-1', eventId: 'ev-1', event }, delivery, failed, kind)).not.toHaveProperty(
+      'original',
+    );
   });
 });

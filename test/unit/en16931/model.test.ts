@@ -17,7 +17,24 @@ describe('the EN 16931 model', () => {
   });
 
   it('names the scheme and attribute sub-terms', () => {
-    for (const t of ['BT-18-1', 'BT-29-1', 'BT-30-1', 'BT-34-1', 'BT-46-1', 'BT-47-1', 'BT-49-1', 'BT-60-1', 'BT-61-1', 'BT-71-1', 'BT-125-1', 'BT-125-2', 'BT-128-1', 'BT-157-1', 'BT-158-1', 'BT-158-2']) {
+    for (const t of [
+      'BT-18-1',
+      'BT-29-1',
+      'BT-30-1',
+      'BT-34-1',
+      'BT-46-1',
+      'BT-47-1',
+      'BT-49-1',
+      'BT-60-1',
+      'BT-61-1',
+      'BT-71-1',
+      'BT-125-1',
+      'BT-125-2',
+      'BT-128-1',
+      'BT-157-1',
+      'BT-158-1',
+      'BT-158-2',
+    ]) {
       expect(source).toContain(t);
     }
   });

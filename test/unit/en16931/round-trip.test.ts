@@ -16,7 +16,14 @@ jest.setTimeout(600_000);
  * passes the official validation of its target (schema + EN 16931 rules + the CIUS rules where pinned).
  */
 
-const DIRS = ['en16931/ubl-examples', 'en16931/cii-examples', 'nlcius/si-ubl-2.0.3', 'nlcius/gaccount', 'nlcius/cii', 'facturx/mustang'];
+const DIRS = [
+  'en16931/ubl-examples',
+  'en16931/cii-examples',
+  'nlcius/si-ubl-2.0.3',
+  'nlcius/gaccount',
+  'nlcius/cii',
+  'facturx/mustang',
+];
 
 function walk(dir: string): string[] {
   return readdirSync(dir)
@@ -42,7 +49,11 @@ function candidates(): Candidate[] {
     } catch {
       continue; // not a recognised document (e.g. an Order-X, a refused format): not part of the property
     }
-    if ((format.syntax === 'UBL' || format.syntax === 'CII') && (format.documentType === 'Invoice' || format.documentType === 'CreditNote')) out.push({ file: rel, format });
+    if (
+      (format.syntax === 'UBL' || format.syntax === 'CII') &&
+      (format.documentType === 'Invoice' || format.documentType === 'CreditNote')
+    )
+      out.push({ file: rel, format });
   }
   return out;
 }
@@ -60,10 +71,13 @@ function otherSyntaxTarget(f: DetectedFormat): string {
   return 'en16931-ubl';
 }
 
-const read = (xml: Buffer | string, syntax: string): ReadResult => (syntax === 'UBL' ? readUbl(parseXml(xml)) : readCii(parseXml(xml)));
+const read = (xml: Buffer | string, syntax: string): ReadResult =>
+  syntax === 'UBL' ? readUbl(parseXml(xml)) : readCii(parseXml(xml));
 
 function errors(r: ValidationResult): string[] {
-  return r.assertions.filter((a) => a.flag === 'error').map((a) => `${a.ruleId} ${a.location}: ${a.text.slice(0, 160)}`);
+  return r.assertions
+    .filter((a) => a.flag === 'error')
+    .map((a) => `${a.ruleId} ${a.location}: ${a.text.slice(0, 160)}`);
 }
 
 /**
@@ -73,7 +87,8 @@ function errors(r: ValidationResult): string[] {
 const KNOWN_LOSSY: Record<string, { notCarried: RegExp; reason: string }> = {
   'facturx/mustang/factur-x_invoicingPeriod.xml': {
     notCarried: /^BT-83 Remittance information: UBL carries it in cac:PaymentMeans, which needs BT-81/,
-    reason: 'BT-83 without BT-81: UBL holds the remittance information only inside cac:PaymentMeans, whose code is mandatory',
+    reason:
+      'BT-83 without BT-81: UBL holds the remittance information only inside cac:PaymentMeans, whose code is mandatory',
   },
 };
 
@@ -81,7 +96,18 @@ const ALL = candidates();
 const validSources: string[] = [];
 
 describe('round trip UBL ↔ CII over the corpus', () => {
-  beforeAll(() => requirePacks(['ubl-2.1', 'cii-d16b', 'en16931-ubl', 'en16931-cii', 'si-ubl-2.0', 'nlcius-cii', 'xrechnung-ubl', 'xrechnung-cii']));
+  beforeAll(() =>
+    requirePacks([
+      'ubl-2.1',
+      'cii-d16b',
+      'en16931-ubl',
+      'en16931-cii',
+      'si-ubl-2.0',
+      'nlcius-cii',
+      'xrechnung-ubl',
+      'xrechnung-cii',
+    ]),
+  );
 
   it('finds the corpus documents', () => {
     expect(ALL.length).toBeGreaterThan(100);
@@ -119,16 +145,25 @@ describe('round trip UBL ↔ CII over the corpus', () => {
     try {
       converted = transformDocument(bytes, { targetFormat: otherSyntaxTarget(c.format) });
     } catch (e) {
-      expect(e).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'CANNOT_CONVERT', missing: [expect.objectContaining({ rule: expect.any(String) })] } });
+      expect(e).toMatchObject({
+        code: 'UNPROCESSABLE',
+        details: { reason: 'CANNOT_CONVERT', missing: [expect.objectContaining({ rule: expect.any(String) })] },
+      });
       converted = transformDocument(bytes, { targetFormat: c.format.syntax === 'UBL' ? 'en16931-cii' : 'en16931-ubl' });
     }
     const targetResult = await validator().validate(Buffer.from(converted.xml, 'utf8'));
-    expect({ file: c.file, target: targetResult.format.id, errors: errors(targetResult) }).toEqual({ file: c.file, target: targetResult.format.id, errors: [] });
+    expect({ file: c.file, target: targetResult.format.id, errors: errors(targetResult) }).toEqual({
+      file: c.file,
+      target: targetResult.format.id,
+      errors: [],
+    });
   });
 
   it('covered a meaningful share of the corpus', () => {
     // Listed so a change in the validity of the corpus (or in the packs) shows up here.
     expect(validSources.length).toBeGreaterThanOrEqual(60);
-    console.info(`round trip: ${validSources.length} of ${ALL.length} corpus invoices / credit notes are valid sources`);
+    console.info(
+      `round trip: ${validSources.length} of ${ALL.length} corpus invoices / credit notes are valid sources`,
+    );
   });
 });

@@ -24,7 +24,10 @@ type Expected =
 const ok = (id: string, extra: Omit<Extract<Expected, { id: string }>, 'id'> = {}): Expected => ({ id, ...extra });
 const err = (code: GatewayError['code'], message: RegExp): Expected => ({ error: code, message });
 
-const SI_UBL_12_REFUSED = err('UNKNOWN_FORMAT', /SI-UBL 1\.2 .*not allowed on the Peppol network since 1 January 2024.*NLCIUS \(SI-UBL 2\.0.*Peppol BIS Billing 3\.0/);
+const SI_UBL_12_REFUSED = err(
+  'UNKNOWN_FORMAT',
+  /SI-UBL 1\.2 .*not allowed on the Peppol network since 1 January 2024.*NLCIUS \(SI-UBL 2\.0.*Peppol BIS Billing 3\.0/,
+);
 const BT24_MISSING = /CustomizationID \(BT-24\) is missing/;
 
 /** Factur-X / ZUGFeRD samples from Mustang: a mixed directory, so file by file. */
@@ -45,7 +48,10 @@ const MUSTANG: Record<string, Expected> = {
   'MustangGnuaccountingBeispielRE-20201121_508blankoA3.pdf': err('UNKNOWN_FORMAT', /no embedded files/),
   'veraPDFtestsuite6-7-11-t01-fail-a.pdf': err('UNKNOWN_FORMAT', /no embedded files/),
   'ORDER-X_EX01_ORDER_FULL_DATA-COMFORT.pdf': err('UNKNOWN_FORMAT', /embedded files: "order-x\.xml"/),
-  'ORDER-X_EX01_ORDER_FULL_DATA-COMFORTorder-x.xml': err('UNKNOWN_FORMAT', /<rsm:SCRDMCCBDACIOMessageStructure>.*Order-X order/),
+  'ORDER-X_EX01_ORDER_FULL_DATA-COMFORTorder-x.xml': err(
+    'UNKNOWN_FORMAT',
+    /<rsm:SCRDMCCBDACIOMessageStructure>.*Order-X order/,
+  ),
   'Extended_fremdwaehrung.xml': ok('facturx-extended'),
   'factur-x-extended.xml': ok('facturx-extended'),
   'factur-x.xml': ok('en16931-cii'),
@@ -83,8 +89,14 @@ const MUSTANG: Record<string, Expected> = {
   'cii/lastschrift_iban_bug.xml': ok('en16931-cii'),
   'cii/minimalDebit.xml': ok('en16931-cii'),
   // A UBL document carrying the Factur-X EXTENDED identifier, which only exists for CII.
-  'cii/bt17-response_1760553749128.cii.xml': err('UNKNOWN_FORMAT', /<Invoice>.*"urn:cen\.eu:en16931:2017#conformant#urn:factur-x\.eu:1p0:extended"/),
-  'ubl/periods.ubl.xml': err('UNKNOWN_FORMAT', /<Invoice>.*#conformant#urn:factur-x\.eu:1p0:extended.*not one the gateway supports/),
+  'cii/bt17-response_1760553749128.cii.xml': err(
+    'UNKNOWN_FORMAT',
+    /<Invoice>.*"urn:cen\.eu:en16931:2017#conformant#urn:factur-x\.eu:1p0:extended"/,
+  ),
+  'ubl/periods.ubl.xml': err(
+    'UNKNOWN_FORMAT',
+    /<Invoice>.*#conformant#urn:factur-x\.eu:1p0:extended.*not one the gateway supports/,
+  ),
   'ubl/01.01a-INVOICE.ubl.xml': ok('xrechnung-ubl-invoice', { version: '3.0' }),
   'ubl/04.01a-INVOICE_ubl.xml': ok('xrechnung-extension-ubl-invoice', { version: '2.2' }),
   'ubl/BT-128.ubl.xml': ok('peppol-bis3-ubl-invoice'),
@@ -103,34 +115,64 @@ const RULES: ReadonlyArray<[RegExp, Expected | ((m: RegExpMatchArray) => Expecte
   [/^as4\/dump-raw\.as4out$/, err('INVALID_XML', /invalid UTF-8 byte sequence/)],
   [/^as4\/received-receipts\//, err('INVALID_XML', /content is not XML: expected '<'/)],
 
-  [/^ebinterface\/ebinterface\/ebi(\d)(\d)\//, (m) => ok(`ebinterface-${m[1]}.${m[2]}`, { version: `${m[1]}.${m[2]}` })],
+  [
+    /^ebinterface\/ebinterface\/ebi(\d)(\d)\//,
+    (m) => ok(`ebinterface-${m[1]}.${m[2]}`, { version: `${m[1]}.${m[2]}` }),
+  ],
   // Pre-EN 16931 UBL used by the ebInterface mapping tests: CEN BII / Peppol BIS 1–2, refused as retired.
-  [/^ebinterface\/ubl\/creditnote\/creditnote-with-all-elements/, err('UNKNOWN_FORMAT', /CustomizationID \(BT-24\) "normalizedString".*not one the gateway supports/)],
+  [
+    /^ebinterface\/ubl\/creditnote\/creditnote-with-all-elements/,
+    err('UNKNOWN_FORMAT', /CustomizationID \(BT-24\) "normalizedString".*not one the gateway supports/),
+  ],
   [/^ebinterface\/ubl\/invoice_bad\/\.gitignore$/, err('INVALID_XML', /empty document/)],
-  [/^ebinterface\/ubl\//, err('UNKNOWN_FORMAT', /^CEN BII \/ Peppol BIS 1–2 .*CustomizationID "urn:www\.cenbii\.eu:.*NLCIUS.*Peppol BIS Billing 3\.0/)],
+  [
+    /^ebinterface\/ubl\//,
+    err(
+      'UNKNOWN_FORMAT',
+      /^CEN BII \/ Peppol BIS 1–2 .*CustomizationID "urn:www\.cenbii\.eu:.*NLCIUS.*Peppol BIS Billing 3\.0/,
+    ),
+  ],
 
   // ZUGFeRD 1.0 GuidelineIDs on a CII D16B root: neither ZUGFeRD 1.0 nor EN 16931.
-  [/^en16931\/cii-examples\/(CII-BR-CO-10-RoundingIssue|CII_business_example_02|CII_business_example_Z)\.xml$/, err('UNKNOWN_FORMAT', /"urn:ferd:CrossIndustryDocument:invoice:1p0:comfort".*ZUGFeRD 1\.0 identifier/)],
+  [
+    /^en16931\/cii-examples\/(CII-BR-CO-10-RoundingIssue|CII_business_example_02|CII_business_example_Z)\.xml$/,
+    err('UNKNOWN_FORMAT', /"urn:ferd:CrossIndustryDocument:invoice:1p0:comfort".*ZUGFeRD 1\.0 identifier/),
+  ],
   [/^en16931\/cii-examples\//, ok('en16931-cii', { documentType: 'Invoice', version: '2017' })],
   [/^en16931\/ubl-examples\/(BIS3_Invoice_|FT G2G|issue116)/, ok('peppol-bis3-ubl-invoice', { version: '3.0' })],
   [/^en16931\/ubl-examples\/ubl-tc434-creditnote1\.xml$/, ok('en16931-ubl-creditnote', { documentType: 'CreditNote' })],
   [/^en16931\/ubl-examples\//, ok('en16931-ubl-invoice', { documentType: 'Invoice' })],
   [/^en16931\/unit-tests\/testfiles\/ubl-tc434-test-1\.xml$/, ok('en16931-ubl-invoice')],
-  [/^en16931\/unit-tests\/testfiles\/(CreditNote-|BIS_Billing_30-Kreditering_med_kreditnota)/, ok('peppol-bis3-ubl-creditnote', { documentType: 'CreditNote' })],
+  [
+    /^en16931\/unit-tests\/testfiles\/(CreditNote-|BIS_Billing_30-Kreditering_med_kreditnota)/,
+    ok('peppol-bis3-ubl-creditnote', { documentType: 'CreditNote' }),
+  ],
   [/^en16931\/unit-tests\/testfiles\//, ok('peppol-bis3-ubl-invoice', { documentType: 'Invoice' })],
-  [/^en16931\/unit-tests\/(Invoice-unit-UBL|CreditNote-unit-UBL|cii)\//, err('UNKNOWN_FORMAT', /<testSet>.*VEFA validator test set/)],
+  [
+    /^en16931\/unit-tests\/(Invoice-unit-UBL|CreditNote-unit-UBL|cii)\//,
+    err('UNKNOWN_FORMAT', /<testSet>.*VEFA validator test set/),
+  ],
 
   [/^facturx\/mustang\/subinvoicelines\//, ok('facturx-extended', { version: '1.0' })],
   [/^facturx\/mustang\/(.+)$/, (m) => MUSTANG[m[1] as string] ?? err('INTERNAL', /no expectation for this file/)],
 
   [/^nlcius\/si-ubl-2\.0\.3\/README$/, err('INVALID_XML', /content is not XML/)],
   [/^nlcius\/si-ubl-2\.0\.3\/SI-UBL-2\.0_error_no_customizationid\.xml$/, err('UNKNOWN_FORMAT', BT24_MISSING)],
-  [/^nlcius\/si-ubl-2\.0\.3\/SI-UBL-2\.0_BR-NL-8_(error_CN|ok_381)/, ok('nlcius-ubl-creditnote', { documentType: 'CreditNote', version: '1.0' })],
+  [
+    /^nlcius\/si-ubl-2\.0\.3\/SI-UBL-2\.0_BR-NL-8_(error_CN|ok_381)/,
+    ok('nlcius-ubl-creditnote', { documentType: 'CreditNote', version: '1.0' }),
+  ],
   [/^nlcius\/si-ubl-2\.0\.3\//, ok('nlcius-ubl-invoice', { documentType: 'Invoice', version: '1.0' })],
   [/^nlcius\/gaccount\//, ok('nlcius-gaccount-ubl-invoice')],
   [/^nlcius\/cii\//, ok('nlcius-cii')],
   // R001 tests "CustomizationID missing": without BT-24 the format is unknown, and the message points at SI-UBL 1.2.
-  [/^nlcius\/si-ubl-1\.2-rejected\/SI-UBL-INV-1\.2-error-BII2-T10-R001\.xml$/, err('UNKNOWN_FORMAT', /CustomizationID \(BT-24\) is missing.*pre-EN 16931 CEN BII profile, as used by SI-UBL 1\.2.*1 January 2024/)],
+  [
+    /^nlcius\/si-ubl-1\.2-rejected\/SI-UBL-INV-1\.2-error-BII2-T10-R001\.xml$/,
+    err(
+      'UNKNOWN_FORMAT',
+      /CustomizationID \(BT-24\) is missing.*pre-EN 16931 CEN BII profile, as used by SI-UBL 1\.2.*1 January 2024/,
+    ),
+  ],
   [/^nlcius\/si-ubl-1\.2-rejected\//, SI_UBL_12_REFUSED],
 
   [/^peppol\/mls\/bad\/mls-01b\.xml$/, err('UNKNOWN_FORMAT', /CustomizationID \(BT-24\) "".*is missing/)],
@@ -156,12 +198,18 @@ function outcome(bytes: Buffer, strategy: 'dom' | 'stream' | 'auto' = 'auto'): D
   }
 }
 
-const files = walk(CORPUS).map((f) => path.relative(CORPUS, f).split(path.sep).join('/')).sort();
+const files = walk(CORPUS)
+  .map((f) => path.relative(CORPUS, f).split(path.sep).join('/'))
+  .sort();
 
 describeCorpus('detectFormat over the shared corpus', () => {
   it('has an expectation for every corpus file', () => {
     expect(files.length).toBeGreaterThan(600);
-    expect(files.filter((f) => 'error' in expectationFor(f) && (expectationFor(f) as { error: string }).error === 'INTERNAL')).toEqual([]);
+    expect(
+      files.filter(
+        (f) => 'error' in expectationFor(f) && (expectationFor(f) as { error: string }).error === 'INTERNAL',
+      ),
+    ).toEqual([]);
   });
 
   it.each(files)('%s', (rel) => {
@@ -170,7 +218,10 @@ describeCorpus('detectFormat over the shared corpus', () => {
     if ('error' in expected) {
       expect(got).toBeInstanceOf(GatewayError);
       const e = got as GatewayError;
-      expect({ code: e.code, message: e.message }).toEqual({ code: expected.error, message: expect.stringMatching(expected.message) });
+      expect({ code: e.code, message: e.message }).toEqual({
+        code: expected.error,
+        message: expect.stringMatching(expected.message),
+      });
     } else {
       expect(got).not.toBeInstanceOf(GatewayError);
       const d = got as DetectedFormat;
@@ -203,7 +254,8 @@ describeCorpus('DOM and streaming detection agree', () => {
 
     const viaDom = outcome(bytes, 'dom');
     const viaStream = outcome(bytes, 'stream');
-    const summary = (r: DetectedFormat | GatewayError): unknown => (r instanceof GatewayError ? { code: r.code, message: r.message } : r);
+    const summary = (r: DetectedFormat | GatewayError): unknown =>
+      r instanceof GatewayError ? { code: r.code, message: r.message } : r;
     expect(summary(viaStream)).toEqual(summary(viaDom));
   });
 
@@ -215,11 +267,14 @@ describeCorpus('DOM and streaming detection agree', () => {
     for (const rel of sets) {
       const testSet = parseXml(readFileSync(path.join(CORPUS, rel)));
       // Each <test> holds an <assert> and one business document.
-      for (const node of select(testSet, '/v:testSet/v:test/*[not(self::v:assert)]', { v: 'http://difi.no/xsd/vefa/validator/1.0' })) {
+      for (const node of select(testSet, '/v:testSet/v:test/*[not(self::v:assert)]', {
+        v: 'http://difi.no/xsd/vefa/validator/1.0',
+      })) {
         const xml = Buffer.from(serializer.serializeToString(node), 'utf8');
         const dom = outcome(xml, 'dom');
         const stream = outcome(xml, 'stream');
-        const key = (r: DetectedFormat | GatewayError): string => (r instanceof GatewayError ? `${r.code}: ${r.message}` : JSON.stringify(r));
+        const key = (r: DetectedFormat | GatewayError): string =>
+          r instanceof GatewayError ? `${r.code}: ${r.message}` : JSON.stringify(r);
         expect(key(stream)).toBe(key(dom));
         expect(factsFromXml(xml)).toEqual(factsFromDocument(parseXml(xml)));
         const k = dom instanceof GatewayError ? dom.code : dom.id;

@@ -38,12 +38,16 @@ const cases: Array<[name: string, code: string, input: () => Buffer, peakRssGrow
 ];
 
 describe('format detection of hostile uploads, as the worker runs it', () => {
-  it.each(cases)('%s → %s within a 128 MB heap', async (_name, code, input, peakRssGrowthMb) => {
-    const outcome: BoundedOutcome = await runBounded(DETECTION, 'detectionOutcome', input(), { maxHeapMb: 128 });
-    const answer = expect.objectContaining({ ok: false, code });
-    expect(outcome).toEqual(expect.objectContaining({ kind: 'returned', value: answer }));
-    if (outcome.kind !== 'returned') return;
-    expect(outcome.peakRssGrowthBytes).toBeLessThan(peakRssGrowthMb * MB);
-    expect(outcome.ms).toBeLessThan(10_000);
-  }, 60_000);
+  it.each(cases)(
+    '%s → %s within a 128 MB heap',
+    async (_name, code, input, peakRssGrowthMb) => {
+      const outcome: BoundedOutcome = await runBounded(DETECTION, 'detectionOutcome', input(), { maxHeapMb: 128 });
+      const answer = expect.objectContaining({ ok: false, code });
+      expect(outcome).toEqual(expect.objectContaining({ kind: 'returned', value: answer }));
+      if (outcome.kind !== 'returned') return;
+      expect(outcome.peakRssGrowthBytes).toBeLessThan(peakRssGrowthMb * MB);
+      expect(outcome.ms).toBeLessThan(10_000);
+    },
+    60_000,
+  );
 });

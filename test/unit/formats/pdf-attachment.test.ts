@@ -22,11 +22,18 @@ function ciiXml(guidelineId: string): Buffer {
   );
 }
 
-async function hybridPdf(attachments: Array<[name: string, bytes: Uint8Array]>, useObjectStreams = true): Promise<Buffer> {
+async function hybridPdf(
+  attachments: Array<[name: string, bytes: Uint8Array]>,
+  useObjectStreams = true,
+): Promise<Buffer> {
   const doc = await PDFDocument.create();
   doc.addPage([595, 842]).drawText('Rechnung F-1', { x: 50, y: 780 });
   for (const [name, bytes] of attachments) {
-    await doc.attach(bytes, name, { mimeType: 'text/xml', description: 'invoice data', afRelationship: AFRelationship.Alternative });
+    await doc.attach(bytes, name, {
+      mimeType: 'text/xml',
+      description: 'invoice data',
+      afRelationship: AFRelationship.Alternative,
+    });
   }
   return Buffer.from(await doc.save({ useObjectStreams }));
 }
@@ -43,7 +50,8 @@ async function viaPdfLibLoader(pdf: Buffer): Promise<Array<{ name: string; size:
         const spec = names.lookup(k + 1, PDFDict);
         const stream = spec.lookup(PDFName.of('EF'), PDFDict).lookup(PDFName.of('F'));
         const key = names.lookup(k) as unknown as { decodeText(): string };
-        if (stream instanceof PDFRawStream) out.push({ name: key.decodeText(), size: decodePDFRawStream(stream).decode().length });
+        if (stream instanceof PDFRawStream)
+          out.push({ name: key.decodeText(), size: decodePDFRawStream(stream).decode().length });
       }
     }
     const kids = node.lookup(PDFName.of('Kids'));
@@ -57,8 +65,12 @@ async function viaPdfLibLoader(pdf: Buffer): Promise<Array<{ name: string; size:
 /** A PDF whose factur-x.xml is `stored`, written with the given /Filter (a name or an array of names). */
 function pdfWithAttachment(stored: Buffer, filter: string): Buffer {
   return Buffer.concat([
-    Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Names << /EmbeddedFiles << /Names [(factur-x.xml) 2 0 R] >> >> >>'),
-    Buffer.from('\nendobj\n2 0 obj\n<< /Type /Filespec /F (factur-x.xml) /UF (factur-x.xml) /EF << /F 3 0 R >> >>\nendobj\n'),
+    Buffer.from(
+      '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Names << /EmbeddedFiles << /Names [(factur-x.xml) 2 0 R] >> >> >>',
+    ),
+    Buffer.from(
+      '\nendobj\n2 0 obj\n<< /Type /Filespec /F (factur-x.xml) /UF (factur-x.xml) /EF << /F 3 0 R >> >>\nendobj\n',
+    ),
     Buffer.from(`3 0 obj\n<< /Type /EmbeddedFile /Filter ${filter} /Length ${stored.length} >>\nstream\n`),
     stored,
     Buffer.from('\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n'),
@@ -88,7 +100,13 @@ describe('extractFromPdf with PDFs built here', () => {
     expect(filename).toBe('factur-x.xml');
     expect(xml.equals(ciiXml('urn:cen.eu:en16931:2017'))).toBe(true);
     expect(detectFormat(pdf)).toEqual(
-      expect.objectContaining({ id: 'facturx-en16931', syntax: 'CII', documentType: 'Invoice', container: 'pdf', attachmentFilename: 'factur-x.xml' }),
+      expect.objectContaining({
+        id: 'facturx-en16931',
+        syntax: 'CII',
+        documentType: 'Invoice',
+        container: 'pdf',
+        attachmentFilename: 'factur-x.xml',
+      }),
     );
   });
 
@@ -101,7 +119,9 @@ describe('extractFromPdf with PDFs built here', () => {
     expect(detectFormat(await hybridPdf([['xrechnung.xml', ciiXml(XRECHNUNG_3)]]))).toEqual(
       expect.objectContaining({ id: 'facturx-xrechnung', version: '3.0', attachmentFilename: 'xrechnung.xml' }),
     );
-    expect(extractFromPdf(await hybridPdf([['ZUGFeRD-invoice.xml', ciiXml('urn:zugferd.de:2p0:minimum')]])).filename).toBe('ZUGFeRD-invoice.xml');
+    expect(
+      extractFromPdf(await hybridPdf([['ZUGFeRD-invoice.xml', ciiXml('urn:zugferd.de:2p0:minimum')]])).filename,
+    ).toBe('ZUGFeRD-invoice.xml');
   });
 
   it('prefers factur-x.xml over the other names', async () => {
@@ -136,7 +156,9 @@ describe('extractFromPdf with PDFs built here', () => {
     // 64 MiB of zeros compress to about 64 KiB.
     const bomb = deflateSync(Buffer.alloc(64 * 1024 * 1024));
     const pdf = Buffer.concat([
-      Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Names << /EmbeddedFiles << /Names [(factur-x.xml) 2 0 R] >> >> >>\nendobj\n'),
+      Buffer.from(
+        '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Names << /EmbeddedFiles << /Names [(factur-x.xml) 2 0 R] >> >> >>\nendobj\n',
+      ),
       Buffer.from('2 0 obj\n<< /Type /Filespec /F (factur-x.xml) /UF (factur-x.xml) /EF << /F 3 0 R >> >>\nendobj\n'),
       Buffer.from(`3 0 obj\n<< /Type /EmbeddedFile /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`),
       bomb,
@@ -144,7 +166,9 @@ describe('extractFromPdf with PDFs built here', () => {
     ]);
     const e = refusal(() => detectFormat(pdf));
     expect(e.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(e.message).toMatch(/exceeds 6\d{6} bytes when decompressed \(the larger of 100 times its stored size of 6\d{4} /);
+    expect(e.message).toMatch(
+      /exceeds 6\d{6} bytes when decompressed \(the larger of 100 times its stored size of 6\d{4} /,
+    );
     expect(e.details).toEqual(expect.objectContaining({ reason: 'PDF_ATTACHMENT_TOO_LARGE' }));
   });
 
@@ -196,8 +220,7 @@ describe('extractFromPdf with PDFs built here', () => {
   it('refuses an attachment that inflates more than 100 times beyond 4 MiB: 20 MB of XML in a 24 KB PDF', async () => {
     const line = '<ram:IncludedSupplyChainTradeLineItem><ram:ID>1</ram:ID></ram:IncludedSupplyChainTradeLineItem>';
     const open = `<rsm:CrossIndustryInvoice xmlns:rsm="${NS.rsm}" xmlns:ram="${NS.ram}">`;
-    const invoice = (lines: number): Buffer =>
-      Buffer.from(`${open}${line.repeat(lines)}</rsm:CrossIndustryInvoice>`);
+    const invoice = (lines: number): Buffer => Buffer.from(`${open}${line.repeat(lines)}</rsm:CrossIndustryInvoice>`);
     const xml = invoice(200_000);
     expect(xml.length).toBeGreaterThan(19_000_000);
     const pdf = pdfWithAttachment(deflateSync(xml, { level: 9 }), '/FlateDecode');
@@ -228,7 +251,9 @@ describe('extractFromPdf with PDFs built here', () => {
   });
 
   it('stays linear and crash-free on hostile PDF structure', () => {
-    const unterminatedStreams = Buffer.from('%PDF-1.7\n' + '1 0 obj << /Length 9 0 R >> stream\nxxxxxxxx\n'.repeat(200_000));
+    const unterminatedStreams = Buffer.from(
+      '%PDF-1.7\n' + '1 0 obj << /Length 9 0 R >> stream\nxxxxxxxx\n'.repeat(200_000),
+    );
     expect(refusal(() => extractFromPdf(unterminatedStreams)).code).toBe('UNKNOWN_FORMAT');
     const deepArrays = Buffer.from(`%PDF-1.7\n1 0 obj ${'['.repeat(200_000)} endobj\n2 0 obj << /EF 1 0 R >> endobj\n`);
     expect(refusal(() => extractFromPdf(deepArrays)).code).toBe('UNKNOWN_FORMAT');
@@ -236,7 +261,10 @@ describe('extractFromPdf with PDFs built here', () => {
     expect(refusal(() => extractFromPdf(garbage)).message).toBe('no objects found in the PDF (damaged file?)');
     const manySpecs = Buffer.from(
       '%PDF-1.7\n' +
-        Array.from({ length: 100_000 }, (_, k) => `${k + 1} 0 obj << /Type /Filespec /F (a.xml) /EF << /F ${k + 2} 0 R >> >> stream\nx\n`).join(''),
+        Array.from(
+          { length: 100_000 },
+          (_, k) => `${k + 1} 0 obj << /Type /Filespec /F (a.xml) /EF << /F ${k + 2} 0 R >> >> stream\nx\n`,
+        ).join(''),
     );
     const e = refusal(() => extractFromPdf(manySpecs));
     expect(e.code).toBe('UNPROCESSABLE');
@@ -245,7 +273,9 @@ describe('extractFromPdf with PDFs built here', () => {
 });
 
 describe('extractFromPdf with the corpus PDFs', () => {
-  const pdfs = readdirSync(MUSTANG).filter((f) => f.endsWith('.pdf')).sort();
+  const pdfs = readdirSync(MUSTANG)
+    .filter((f) => f.endsWith('.pdf'))
+    .sort();
 
   it.each(pdfs)('%s: same attachment as pdf-lib’s own loader', async (name) => {
     const pdf = readFileSync(path.join(MUSTANG, name));

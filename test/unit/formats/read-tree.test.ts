@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { GatewayError } from '../../../src/core/gateway-error';
-import { factsFromDocument, parseXml, parseXmlForReading, type ReadDocument, type ReadElement, type ReadNode } from '../../../src/formats';
+import {
+  factsFromDocument,
+  parseXml,
+  parseXmlForReading,
+  type ReadDocument,
+  type ReadElement,
+  type ReadNode,
+} from '../../../src/formats';
 import { CORPUS_DIR } from '../../support/corpus';
 
 /**
@@ -10,11 +17,13 @@ import { CORPUS_DIR } from '../../support/corpus';
  */
 
 /** True for an xmldom Document, i.e. parseXmlForReading fell back to xmldom. */
-const isXmldom = (doc: ReadDocument): boolean => typeof (doc as unknown as { createElement?: unknown }).createElement === 'function';
+const isXmldom = (doc: ReadDocument): boolean =>
+  typeof (doc as unknown as { createElement?: unknown }).createElement === 'function';
 
 /** What the readers and detection can observe of one node, as a string (children compared separately). */
 function describe1(n: ReadNode): string {
-  if (n.nodeType !== 1) return JSON.stringify([n.nodeType, n.nodeName, (n as unknown as { data: string }).data, n.textContent]);
+  if (n.nodeType !== 1)
+    return JSON.stringify([n.nodeType, n.nodeName, (n as unknown as { data: string }).data, n.textContent]);
   const e = n as ReadElement;
   const attrs: Array<[string, string, string | null]> = [];
   for (let k = 0; k < e.attributes.length; k++) {
@@ -22,14 +31,27 @@ function describe1(n: ReadNode): string {
     if (a) attrs.push([a.name, a.value, a.namespaceURI]);
   }
   const names = [...attrs.map((a) => a[0]), 'currencyID', 'schemeID', 'nope'];
-  const lookups = names.flatMap((nm) => [e.getAttribute(nm), e.hasAttribute(nm), e.getAttributeNode(nm)?.value ?? null]);
+  const lookups = names.flatMap((nm) => [
+    e.getAttribute(nm),
+    e.hasAttribute(nm),
+    e.getAttributeNode(nm)?.value ?? null,
+  ]);
   // textContent of leaves (every value a reader takes); of the rest only the length, to keep the walk linear.
   const hasElementChild = ((): boolean => {
     for (let c = e.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) return true;
     return false;
   })();
   const text = hasElementChild ? (e.textContent ?? '').length : e.textContent;
-  return JSON.stringify([1, e.nodeName, e.localName, e.namespaceURI, text, attrs, lookups, e.attributes.item(e.attributes.length)]);
+  return JSON.stringify([
+    1,
+    e.nodeName,
+    e.localName,
+    e.namespaceURI,
+    text,
+    attrs,
+    lookups,
+    e.attributes.item(e.attributes.length),
+  ]);
 }
 
 /**
@@ -103,11 +125,14 @@ describe('parseXmlForReading: the light tree', () => {
     const tree = expectSameTree(xml);
     expect(isXmldom(tree)).toBe(false);
     const dom = parseXml(xml);
-    expect(byName(tree.getElementsByTagNameNS('urn:r', 'Same'))).toEqual(byName(dom.getElementsByTagNameNS('urn:r', 'Same')));
+    expect(byName(tree.getElementsByTagNameNS('urn:r', 'Same'))).toEqual(
+      byName(dom.getElementsByTagNameNS('urn:r', 'Same')),
+    );
     expect(byName(tree.getElementsByTagNameNS('urn:r', 'Root'))).toEqual(['r:Root']);
     const root = tree.documentElement as ReadElement;
     const domRoot = dom.documentElement as ReadElement;
-    for (const q of ['Amount', 'Child', 'r:Same', 'Same', '*']) expect(byName(root.getElementsByTagName(q))).toEqual(byName(domRoot.getElementsByTagName(q)));
+    for (const q of ['Amount', 'Child', 'r:Same', 'Same', '*'])
+      expect(byName(root.getElementsByTagName(q))).toEqual(byName(domRoot.getElementsByTagName(q)));
   });
 
   it('reads every XML file of the corpus exactly as xmldom does', () => {
@@ -134,7 +159,8 @@ describe('parseXmlForReading: the light tree', () => {
       const dom = parseXml(body);
       const diff = firstDifference(tree, dom);
       if (diff !== undefined) differences.push(`${file}: ${diff}`);
-      else if (JSON.stringify(factsFromDocument(tree)) !== JSON.stringify(factsFromDocument(dom))) differences.push(`${file}: detection facts differ`);
+      else if (JSON.stringify(factsFromDocument(tree)) !== JSON.stringify(factsFromDocument(dom)))
+        differences.push(`${file}: detection facts differ`);
     }
     expect(differences).toEqual([]);
     // Nearly all real documents take the light tree; the few left to xmldom are odd on purpose (or refused).
@@ -172,7 +198,11 @@ describe('parseXmlForReading: the light tree', () => {
     expect(isXmldom(tree)).toBe(false);
     expect(factsFromDocument(tree).declaredNamespaces).toEqual(['urn:1', 'urn:2', 'urn:3', 'urn:4', 'urn:5', 'urn:d']);
     // A declaration on a self-closing element ends with it; so does one on an element with content.
-    for (const xml2 of ['<a><e xmlns:q="urn:3"/><q:f/></a>', '<a><e xmlns:q="urn:3"></e><q:f/></a>', '<a><e xmlns:q="urn:3"><g/></e><g q:x="1"/></a>']) {
+    for (const xml2 of [
+      '<a><e xmlns:q="urn:3"/><q:f/></a>',
+      '<a><e xmlns:q="urn:3"></e><q:f/></a>',
+      '<a><e xmlns:q="urn:3"><g/></e><g q:x="1"/></a>',
+    ]) {
       const domError = errorOf(() => parseXml(xml2));
       expect(domError).not.toBe('no error');
       expect(errorOf(() => parseXmlForReading(xml2))).toEqual(domError);

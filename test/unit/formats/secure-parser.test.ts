@@ -172,7 +172,8 @@ describe('parseXml: encodings', () => {
     const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(body, 'utf16le')]);
     expect(parseXml(le).documentElement?.textContent).toBe('café \u{1F600}');
     const beBody = Buffer.from(body, 'utf16le');
-    for (let k = 0; k + 1 < beBody.length; k += 2) [beBody[k], beBody[k + 1]] = [beBody[k + 1] as number, beBody[k] as number];
+    for (let k = 0; k + 1 < beBody.length; k += 2)
+      [beBody[k], beBody[k + 1]] = [beBody[k + 1] as number, beBody[k] as number];
     const be = Buffer.concat([Buffer.from([0xfe, 0xff]), beBody]);
     expect(decodeXml(be).encoding).toBe('utf-16be');
     expect(parseXml(be).documentElement?.textContent).toBe('café \u{1F600}');
@@ -196,7 +197,9 @@ describe('parseXml: encodings', () => {
 
   it('refuses invalid UTF-8 without a declaration and says why UTF-8 applies', () => {
     const e = refusal(() => parseXml(Buffer.from([0x3c, 0x61, 0x3e, 0xc0, 0xaf, 0x3c, 0x2f, 0x61, 0x3e])));
-    expect(e.message).toMatch(/^1:4: invalid UTF-8 byte sequence at byte offset 3 .*no encoding declaration, so it must be UTF-8/);
+    expect(e.message).toMatch(
+      /^1:4: invalid UTF-8 byte sequence at byte offset 3 .*no encoding declaration, so it must be UTF-8/,
+    );
   });
 
   it('decodes a declared ISO-8859-1 document faithfully, and refuses bytes a declared US-ASCII does not honour', () => {
@@ -210,7 +213,9 @@ describe('parseXml: encodings', () => {
   it('refuses a declared multi-byte encoding the bytes do not honour, and unknown encodings', () => {
     const sjis = Buffer.concat([utf8(`${decl('Shift_JIS')}<a>`), Buffer.from([0x82]), utf8('</a>')]);
     expect(refusal(() => parseXml(sjis)).message).toMatch(/the bytes are not valid "Shift_JIS"/);
-    expect(refusal(() => parseXml(utf8(`${decl('X-NOT-AN-ENCODING')}<a/>`))).message).toMatch(/unsupported encoding "X-NOT-AN-ENCODING"/);
+    expect(refusal(() => parseXml(utf8(`${decl('X-NOT-AN-ENCODING')}<a/>`))).message).toMatch(
+      /unsupported encoding "X-NOT-AN-ENCODING"/,
+    );
   });
 
   it('refuses a BOM that contradicts the declared encoding', () => {
@@ -222,7 +227,9 @@ describe('parseXml: encodings', () => {
 
   it('refuses characters that are not XML 1.0 characters, literal or referenced', () => {
     expect(refusal(() => parseXml('<a>\u0001</a>')).message).toBe('1:4: character U+0001 is not allowed in XML 1.0');
-    expect(refusal(() => parseXml('<a>&#0;</a>')).message).toBe('1:4: character reference "&#0;" is not a legal XML character');
+    expect(refusal(() => parseXml('<a>&#0;</a>')).message).toBe(
+      '1:4: character reference "&#0;" is not a legal XML character',
+    );
   });
 
   it('finds the first invalid UTF-8 sequence with the WHATWG rules', () => {
@@ -236,21 +243,45 @@ describe('parseXml: malformed and non-XML input', () => {
   it.each<[string, string | Buffer, string]>([
     ['empty body', Buffer.alloc(0), '1:1: empty document (0 bytes)'],
     ['whitespace only', '  \n ', '2:2: empty document'],
-    ['truncated document', '<Invoice><ID>1</ID><Note>tex', '1:29: unexpected end of document: 2 element(s) not closed, innermost <Note>, <Invoice> (document truncated?)'],
-    ['truncated inside a tag', '<Invoice><ID schemeID="0', '1:23: unterminated value of attribute "schemeID" (document truncated?)'],
+    [
+      'truncated document',
+      '<Invoice><ID>1</ID><Note>tex',
+      '1:29: unexpected end of document: 2 element(s) not closed, innermost <Note>, <Invoice> (document truncated?)',
+    ],
+    [
+      'truncated inside a tag',
+      '<Invoice><ID schemeID="0',
+      '1:23: unterminated value of attribute "schemeID" (document truncated?)',
+    ],
     ['JSON', '{"invoice": {"id": 1}}', "1:1: content is not XML: expected '<' but found '{' (this looks like JSON)"],
-    ['PNG header', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), '1:1: input is a PNG image, not XML'],
+    [
+      'PNG header',
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      '1:1: input is a PNG image, not XML',
+    ],
     ['a PDF', Buffer.from('%PDF-1.7\n%âãÏÓ\n', 'latin1'), '1:1: input is a PDF document, not XML'],
     ['mismatched tags', '<a>\n  <b></c></a>', '2:6: end tag </c> does not match start tag <b> opened at 2:3'],
     ['two roots', '<a/><b/>', '1:5: a second root element follows the end of the root element'],
     ['text after the root', '<a/>trailing', '1:5: text after the end of the root element'],
-    ['undefined entity', '<a>&nbsp;</a>', '1:4: malformed or undefined entity reference "&nbsp;" (only the five predefined entities and character references are allowed)'],
-    ['bare ampersand', '<a>fish & chips</a>', '1:9: malformed or undefined entity reference "&" (only the five predefined entities and character references are allowed)'],
+    [
+      'undefined entity',
+      '<a>&nbsp;</a>',
+      '1:4: malformed or undefined entity reference "&nbsp;" (only the five predefined entities and character references are allowed)',
+    ],
+    [
+      'bare ampersand',
+      '<a>fish & chips</a>',
+      '1:9: malformed or undefined entity reference "&" (only the five predefined entities and character references are allowed)',
+    ],
     ['unquoted attribute', '<a x=1/>', '1:6: value of attribute "x" must be quoted'],
     ['unbound element prefix', '<a>\n<p:b/></a>', '2:1: namespace prefix "p" of element <p:b> is not declared'],
     ['unbound attribute prefix', '<a q:x="1"/>', '1:1: namespace prefix "q" of attribute "q:x" is not declared'],
     ['duplicate attribute', '<a x="1" x="2"/>', '1:10: attribute "x" appears more than once in start tag <a>'],
-    ['misplaced XML declaration', '<a><?xml version="1.0"?></a>', '1:4: XML declaration is only allowed at the very start of the document'],
+    [
+      'misplaced XML declaration',
+      '<a><?xml version="1.0"?></a>',
+      '1:4: XML declaration is only allowed at the very start of the document',
+    ],
     ['XML 1.1', '<?xml version="1.1"?><a/>', '1:1: XML version "1.1" is not supported (only 1.0)'],
     [']]> in character data', '<a>x ]]> y</a>', `1:6: ${CDATA_END_REFUSAL}`],
     [']]> after CDATA', '<a><![CDATA[<b>]]>]]></a>', `1:19: ${CDATA_END_REFUSAL}`],
@@ -273,7 +304,9 @@ describe('parseXml: malformed and non-XML input', () => {
   });
 
   it('tolerates processing instructions and comments around the root, and keeps a literal U+FFFD', () => {
-    const doc = parseXml('<?xml version="1.0"?>\n<?xml-stylesheet href="x.xsl"?>\n<!-- c --><a><?pi data?>\ufffd</a><!-- end -->');
+    const doc = parseXml(
+      '<?xml version="1.0"?>\n<?xml-stylesheet href="x.xsl"?>\n<!-- c --><a><?pi data?>\ufffd</a><!-- end -->',
+    );
     expect(doc.documentElement?.localName).toBe('a');
     expect(doc.documentElement?.textContent).toBe('\ufffd');
   });

@@ -4,7 +4,11 @@ import { parseXml } from '../../../src/formats/xml/secure-parser';
 import { installXmldomRegexCache } from '../../../src/formats/xml/xmldom-regex-cache';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const grammar = require('@xmldom/xmldom/lib/grammar') as { reg: (...parts: Array<RegExp | string>) => RegExp; QName_group: RegExp; S_OPT: RegExp };
+const grammar = require('@xmldom/xmldom/lib/grammar') as {
+  reg: (...parts: Array<RegExp | string>) => RegExp;
+  QName_group: RegExp;
+  S_OPT: RegExp;
+};
 
 describe('xmldom regex cache', () => {
   const original = installXmldomRegexCache();

@@ -42,7 +42,9 @@ describe('participant identifiers', () => {
   });
 
   it('percent-encodes for SMP URLs only', () => {
-    expect(encodeIdForUrl(peppolParticipant('0088:5060210000007'))).toBe('iso6523-actorid-upis%3A%3A0088%3A5060210000007');
+    expect(encodeIdForUrl(peppolParticipant('0088:5060210000007'))).toBe(
+      'iso6523-actorid-upis%3A%3A0088%3A5060210000007',
+    );
     expect(encodeIdForUrl(documentTypeId('busdox-docid-qns', INVOICE))).toBe(
       'busdox-docid-qns%3A%3Aurn%3Aoasis%3Anames%3Aspecification%3Aubl%3Aschema%3Axsd%3AInvoice-2%3A%3AInvoice%23%23urn%3Acen.eu%3Aen16931%3A2017%23compliant%23urn%3Afdc%3Apeppol.eu%3A2017%3Apoacc%3Abilling%3A3.0%3A%3A2.1',
     );
@@ -80,7 +82,11 @@ describe('document type identifiers', () => {
       version: '2.1',
     });
     // A non-XML syntax id has no root element part.
-    expect(documentTypeParts('urn:peppol:doctype:pdf+xml##urn:cen.eu:en16931:2017#conformant#urn:peppol:france:billing:Factur-X:1.0::D22B')).toEqual({
+    expect(
+      documentTypeParts(
+        'urn:peppol:doctype:pdf+xml##urn:cen.eu:en16931:2017#conformant#urn:peppol:france:billing:Factur-X:1.0::D22B',
+      ),
+    ).toEqual({
       syntaxSpecificId: 'urn:peppol:doctype:pdf+xml',
       customizationId: 'urn:cen.eu:en16931:2017#conformant#urn:peppol:france:billing:Factur-X:1.0',
       version: 'D22B',
@@ -110,15 +116,24 @@ describe('document type identifiers', () => {
 describe('peppol-doctype-wildcard best match (PFUOI 4.3)', () => {
   const pint = (custom: string, scheme = 'peppol-doctype-wildcard') =>
     documentTypeId(scheme, `urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##${custom}::1.0`);
-  const registered = [pint('urn:peppol:pint:billing-1*'), pint('urn:peppol:pint:billing-1@jp-1*'), pint('urn:peppol:pint:billing-1@jp-1@x-1', 'busdox-docid-qns')];
+  const registered = [
+    pint('urn:peppol:pint:billing-1*'),
+    pint('urn:peppol:pint:billing-1@jp-1*'),
+    pint('urn:peppol:pint:billing-1@jp-1@x-1', 'busdox-docid-qns'),
+  ];
 
   it('prefers an exact match, then the most specific prefix', () => {
     const exact = pint('urn:peppol:pint:billing-1@jp-1*');
-    expect(selectWildcardDocumentType([...registered, pint('urn:peppol:pint:billing-1@jp-1@sub')], pint('urn:peppol:pint:billing-1@jp-1@sub'))).toEqual(
-      pint('urn:peppol:pint:billing-1@jp-1@sub'),
-    );
+    expect(
+      selectWildcardDocumentType(
+        [...registered, pint('urn:peppol:pint:billing-1@jp-1@sub')],
+        pint('urn:peppol:pint:billing-1@jp-1@sub'),
+      ),
+    ).toEqual(pint('urn:peppol:pint:billing-1@jp-1@sub'));
     expect(selectWildcardDocumentType(registered, pint('urn:peppol:pint:billing-1@jp-1@sub'))).toEqual(exact);
-    expect(selectWildcardDocumentType(registered, pint('urn:peppol:pint:billing-1@aunz-1'))).toEqual(pint('urn:peppol:pint:billing-1*'));
+    expect(selectWildcardDocumentType(registered, pint('urn:peppol:pint:billing-1@aunz-1'))).toEqual(
+      pint('urn:peppol:pint:billing-1*'),
+    );
   });
 
   it('ignores busdox candidates and finds nothing for other syntaxes', () => {
@@ -154,7 +169,9 @@ describe('ICD code list', () => {
     expect(refusal(() => assertIcdUsable(peppolParticipant('1234:x'))).message).toMatch(/not in the Peppol code list/);
     expect(refusal(() => assertIcdUsable(peppolParticipant('9958:x'))).message).toMatch(/removed/);
     expect(assertIcdUsable(peppolParticipant('9909:x')).state).toBe('deprecated');
-    expect(refusal(() => assertIcdUsable(peppolParticipant('9909:x'), { allowDeprecated: false })).message).toMatch(/deprecated/);
+    expect(refusal(() => assertIcdUsable(peppolParticipant('9909:x'), { allowDeprecated: false })).message).toMatch(
+      /deprecated/,
+    );
   });
 });
 

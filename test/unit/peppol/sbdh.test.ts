@@ -39,32 +39,71 @@ const BAD: Record<string, { reason: string; message: RegExp }> = {
   'bad-invalid-header-version.xml': { reason: 'sbdh:invalid-header-version', message: /HeaderVersion is "1\.5"/ },
   'bad-too-few-senders.xml': { reason: 'sbdh:invalid-sender-count', message: /exactly one Sender, found 0/ },
   'bad-too-many-senders.xml': { reason: 'sbdh:invalid-sender-count', message: /exactly one Sender, found 2/ },
-  'bad-invalid-sender-authority.xml': { reason: 'sbdh:invalid-sender-authority', message: /Authority is "humpty dumpty"/ },
+  'bad-invalid-sender-authority.xml': {
+    reason: 'sbdh:invalid-sender-authority',
+    message: /Authority is "humpty dumpty"/,
+  },
   'bad-invalid-sender-value.xml': { reason: 'sbdh:invalid-sender-value', message: /Sender Identifier is empty/ },
   'bad-too-few-receivers.xml': { reason: 'sbdh:invalid-receiver-count', message: /exactly one Receiver, found 0/ },
   'bad-too-many-receivers.xml': { reason: 'sbdh:invalid-receiver-count', message: /exactly one Receiver, found 2/ },
-  'bad-invalid-receiver-authority.xml': { reason: 'sbdh:invalid-receiver-authority', message: /Authority is "foobar2000"/ },
+  'bad-invalid-receiver-authority.xml': {
+    reason: 'sbdh:invalid-receiver-authority',
+    message: /Authority is "foobar2000"/,
+  },
   'bad-invalid-receiver-value.xml': { reason: 'sbdh:invalid-receiver-value', message: /Receiver Identifier is empty/ },
   'bad-mls-to-empty.xml': { reason: 'sbdh:invalid-mls-to', message: /MLS_TO scope has no InstanceIdentifier/ },
-  'bad-mls-to-invalid-value.xml': { reason: 'sbdh:invalid-mls-to', message: /MLS_TO "test" is not a valid participant identifier.*4-digit ICD/ },
+  'bad-mls-to-invalid-value.xml': {
+    reason: 'sbdh:invalid-mls-to',
+    message: /MLS_TO "test" is not a valid participant identifier.*4-digit ICD/,
+  },
   'bad-mls-to-no-scheme.xml': { reason: 'sbdh:invalid-mls-to', message: /MLS_TO scope Identifier is ""/ },
   'bad-mls-to-no-value.xml': { reason: 'sbdh:invalid-mls-to', message: /MLS_TO scope has no InstanceIdentifier/ },
   'bad-mls-type-empty.xml': { reason: 'sbdh:invalid-mls-type', message: /MLS_TYPE ""/ },
-  'bad-mls-type-invalid-value.xml': { reason: 'sbdh:invalid-mls-type', message: /MLS_TYPE "always_SEND".*case-sensitive/ },
+  'bad-mls-type-invalid-value.xml': {
+    reason: 'sbdh:invalid-mls-type',
+    message: /MLS_TYPE "always_SEND".*case-sensitive/,
+  },
   'bad-no-business-scope.xml': { reason: 'sbdh:business-scope-missing', message: /BusinessScope is missing/ },
   'bad-too-few-scopes.xml': { reason: 'sbdh:invalid-scope-count', message: /2 Scope elements, at least 3/ },
-  'bad-invalid-document-type-identifier.xml': { reason: 'sbdh:invalid-document-type-identifier', message: /DOCUMENTID scope: the InstanceIdentifier is empty/ },
-  'bad-invalid-process-identifier.xml': { reason: 'sbdh:invalid-process-identifier', message: /PROCESSID scope: the InstanceIdentifier is empty/ },
+  'bad-invalid-document-type-identifier.xml': {
+    reason: 'sbdh:invalid-document-type-identifier',
+    message: /DOCUMENTID scope: the InstanceIdentifier is empty/,
+  },
+  'bad-invalid-process-identifier.xml': {
+    reason: 'sbdh:invalid-process-identifier',
+    message: /PROCESSID scope: the InstanceIdentifier is empty/,
+  },
   'bad-no-country-c1.xml': { reason: 'sbdh:missing-country-c1', message: /no COUNTRY_C1 scope/ },
-  'bad-no-document-type-identifier.xml': { reason: 'sbdh:missing-document-type-identifier', message: /no DOCUMENTID scope/ },
+  'bad-no-document-type-identifier.xml': {
+    reason: 'sbdh:missing-document-type-identifier',
+    message: /no DOCUMENTID scope/,
+  },
   'bad-no-process-identifier.xml': { reason: 'sbdh:missing-process-identifier', message: /no PROCESSID scope/ },
-  'bad-no-business-message.xml': { reason: 'sbdh:missing-business-message', message: /business message is text, not an element/ },
-  'bad-invalid-business-message.xml': { reason: 'sbdh:missing-business-message', message: /no business message after the StandardBusinessDocumentHeader/ },
-  'bad-invalid-standard.xml': { reason: 'sbdh:invalid-standard', message: /Standard "Error" must equal the payload namespace/ },
+  'bad-no-business-message.xml': {
+    reason: 'sbdh:missing-business-message',
+    message: /business message is text, not an element/,
+  },
+  'bad-invalid-business-message.xml': {
+    reason: 'sbdh:missing-business-message',
+    message: /no business message after the StandardBusinessDocumentHeader/,
+  },
+  'bad-invalid-standard.xml': {
+    reason: 'sbdh:invalid-standard',
+    message: /Standard "Error" must equal the payload namespace/,
+  },
   'bad-invalid-type-version.xml': { reason: 'sbdh:invalid-type-version', message: /TypeVersion "Error"/ },
-  'bad-invalid-type.xml': { reason: 'sbdh:invalid-type', message: /Type "Error" must equal the payload element name "Invoice"/ },
-  'bad-invalid-instance-identifier.xml': { reason: 'sbdh:invalid-instance-identifier', message: /InstanceIdentifier is empty/ },
-  'bad-invalid-creation-date-and-time.xml': { reason: 'sbdh:invalid-creation-date-time', message: /CreationDateAndTime "" is not an xsd:dateTime/ },
+  'bad-invalid-type.xml': {
+    reason: 'sbdh:invalid-type',
+    message: /Type "Error" must equal the payload element name "Invoice"/,
+  },
+  'bad-invalid-instance-identifier.xml': {
+    reason: 'sbdh:invalid-instance-identifier',
+    message: /InstanceIdentifier is empty/,
+  },
+  'bad-invalid-creation-date-and-time.xml': {
+    reason: 'sbdh:invalid-creation-date-time',
+    message: /CreationDateAndTime "" is not an xsd:dateTime/,
+  },
 };
 
 describeCorpus('parseSbd against the peppol-commons test files', () => {
@@ -157,7 +196,10 @@ describeCorpus('parseSbd against the peppol-commons test files', () => {
 
   it('reports every problem of a document, not only the first', () => {
     const e = refusal(() => parseSbd(corpusFile('peppol/sbdh/bad/bad-too-few-scopes.xml')));
-    expect((e.details?.errors as SbdhProblem[]).map((p) => p.code)).toEqual(['invalid-scope-count', 'missing-country-c1']);
+    expect((e.details?.errors as SbdhProblem[]).map((p) => p.code)).toEqual([
+      'invalid-scope-count',
+      'missing-country-c1',
+    ]);
   });
 
   it('accepts a missing COUNTRY_C1 only when asked to (old archives)', () => {
@@ -169,7 +211,11 @@ describeCorpus('parseSbd against the peppol-commons test files', () => {
 
 const SBDH = 'http://www.unece.org/cefact/namespaces/StandardBusinessDocumentHeader';
 
-function sbd(scopes: string, payload = '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>', extraHeader = ''): string {
+function sbd(
+  scopes: string,
+  payload = '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+  extraHeader = '',
+): string {
   return `<StandardBusinessDocument xmlns="${SBDH}"><StandardBusinessDocumentHeader><HeaderVersion>1.0</HeaderVersion>
 <Sender><Identifier Authority="iso6523-actorid-upis">0088:1</Identifier></Sender>
 <Receiver><Identifier Authority="iso6523-actorid-upis">0088:2</Identifier></Receiver>${extraHeader}
@@ -179,11 +225,16 @@ function sbd(scopes: string, payload = '<Invoice xmlns="urn:oasis:names:specific
 }
 const scope = (type: string, value: string, id?: string): string =>
   `<Scope><Type>${type}</Type><InstanceIdentifier>${value}</InstanceIdentifier>${id ? `<Identifier>${id}</Identifier>` : ''}</Scope>`;
-const STD_SCOPES = scope('DOCUMENTID', BIS3_INVOICE.value, 'busdox-docid-qns') + scope('PROCESSID', BIS3_PROCESS.value) + scope('COUNTRY_C1', 'NL');
+const STD_SCOPES =
+  scope('DOCUMENTID', BIS3_INVOICE.value, 'busdox-docid-qns') +
+  scope('PROCESSID', BIS3_PROCESS.value) +
+  scope('COUNTRY_C1', 'NL');
 
 describe('parseSbd rules beyond the corpus', () => {
   it('reads elements by namespace, whatever the prefix', () => {
-    const prefixed = sbd(STD_SCOPES).replace(`xmlns="${SBDH}"`, `xmlns:q="${SBDH}"`).replace(/<(\/?)(?=[A-Z])(?!Invoice)/g, '<$1q:');
+    const prefixed = sbd(STD_SCOPES)
+      .replace(`xmlns="${SBDH}"`, `xmlns:q="${SBDH}"`)
+      .replace(/<(\/?)(?=[A-Z])(?!Invoice)/g, '<$1q:');
     expect(prefixed).toContain('<q:Sender>');
     expect(parseSbd(prefixed).header.countryC1).toBe('NL');
   });
@@ -199,19 +250,29 @@ describe('parseSbd rules beyond the corpus', () => {
   });
 
   it('refuses a busdox document type with a wildcard and an invalid country', () => {
-    expect(refusal(() => parseSbd(sbd(STD_SCOPES.replace('billing:3.0::2.1', 'billing:3.0*::2.1')))).reason).toBe('sbdh:invalid-document-type-identifier');
+    expect(refusal(() => parseSbd(sbd(STD_SCOPES.replace('billing:3.0::2.1', 'billing:3.0*::2.1')))).reason).toBe(
+      'sbdh:invalid-document-type-identifier',
+    );
     expect(refusal(() => parseSbd(sbd(STD_SCOPES.replace('>NL<', '>nl<')))).reason).toBe('sbdh:invalid-country-c1');
   });
 
   it('refuses two business messages, and an element before the header', () => {
-    const two = sbd(STD_SCOPES, '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>');
+    const two = sbd(
+      STD_SCOPES,
+      '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+    );
     expect(refusal(() => parseSbd(two)).reason).toBe('sbdh:invalid-business-message');
-    const before = sbd(STD_SCOPES).replace('<StandardBusinessDocumentHeader>', '<X xmlns="urn:x"/><StandardBusinessDocumentHeader>');
+    const before = sbd(STD_SCOPES).replace(
+      '<StandardBusinessDocumentHeader>',
+      '<X xmlns="urn:x"/><StandardBusinessDocumentHeader>',
+    );
     expect(refusal(() => parseSbd(before)).reason).toBe('sbdh:invalid-sbd-xml');
   });
 
   it('refuses an MLS_TO with a participant value outside POLICY 1 and accepts an SPIS one silently', () => {
-    expect(refusal(() => parseSbd(sbd(STD_SCOPES + scope('MLS_TO', '0242:000 306', 'iso6523-actorid-upis')))).reason).toBe('sbdh:invalid-mls-to');
+    expect(
+      refusal(() => parseSbd(sbd(STD_SCOPES + scope('MLS_TO', '0242:000 306', 'iso6523-actorid-upis')))).reason,
+    ).toBe('sbdh:invalid-mls-to');
     const { header } = parseSbd(sbd(STD_SCOPES + scope('MLS_TO', '0242:000306-MLS.SUFFIX', 'iso6523-actorid-upis')));
     expect(header.mlsTo?.value).toBe('0242:000306-mls.suffix');
     expect(header.warnings).toEqual([]);
@@ -235,23 +296,59 @@ function outcome(read: () => { header: unknown }): unknown {
 }
 
 describe('readSbdHeader (receiving side, no DOM of the business message) agrees with parseSbd', () => {
-  const files = existsSync(SBDH_DIR) ? ['good', 'bad'].flatMap((d) => readdirSync(path.join(SBDH_DIR, d)).map((f) => `${d}/${f}`)) : [];
-  const sample = sbd(STD_SCOPES, corpusFile(SAMPLE_UBL_INVOICE).toString('utf8').replace(/^<\?xml[^>]*\?>/, ''));
+  const files = existsSync(SBDH_DIR)
+    ? ['good', 'bad'].flatMap((d) => readdirSync(path.join(SBDH_DIR, d)).map((f) => `${d}/${f}`))
+    : [];
+  const sample = sbd(
+    STD_SCOPES,
+    corpusFile(SAMPLE_UBL_INVOICE)
+      .toString('utf8')
+      .replace(/^<\?xml[^>]*\?>/, ''),
+  );
   const cases: Array<[string, string | Buffer]> = [
     ...files.map((f): [string, Buffer] => [f, corpusFile(`peppol/sbdh/${f}`)]),
     ['UBL invoice payload', sample],
-    ['prefixed SBDH', sbd(STD_SCOPES).replace(`xmlns="${SBDH}"`, `xmlns:q="${SBDH}"`).replace(/<(\/?)(?=[A-Z])(?!Invoice)/g, '<$1q:')],
-    ['two business messages', sbd(STD_SCOPES, '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>')],
-    ['element before the header', sbd(STD_SCOPES).replace('<StandardBusinessDocumentHeader>', '<X xmlns="urn:x"/><StandardBusinessDocumentHeader>')],
+    [
+      'prefixed SBDH',
+      sbd(STD_SCOPES)
+        .replace(`xmlns="${SBDH}"`, `xmlns:q="${SBDH}"`)
+        .replace(/<(\/?)(?=[A-Z])(?!Invoice)/g, '<$1q:'),
+    ],
+    [
+      'two business messages',
+      sbd(
+        STD_SCOPES,
+        '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+      ),
+    ],
+    [
+      'element before the header',
+      sbd(STD_SCOPES).replace('<StandardBusinessDocumentHeader>', '<X xmlns="urn:x"/><StandardBusinessDocumentHeader>'),
+    ],
     ['no business message', sbd(STD_SCOPES, '')],
     ['text instead of a business message', sbd(STD_SCOPES, 'just text')],
-    ['text beside the business message', sbd(STD_SCOPES, 'text<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>')],
-    ['payload of another document type', sbd(STD_SCOPES, '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>')],
+    [
+      'text beside the business message',
+      sbd(STD_SCOPES, 'text<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>'),
+    ],
+    [
+      'payload of another document type',
+      sbd(STD_SCOPES, '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>'),
+    ],
     ['look-alike namespace', sbd(STD_SCOPES).replace(`xmlns="${SBDH}"`, 'xmlns="urn:other"')],
     ['DOCTYPE', `<!DOCTYPE x [<!ENTITY a "b">]>${sbd(STD_SCOPES)}`],
     ['truncated business message', sbd(STD_SCOPES).replace('Invoice-2"/>', 'Invoice-2"><cbc:ID>')],
-    ['unbound prefix in the business message', sbd(STD_SCOPES, '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><x:ID/></Invoice>')],
-    ['self-closing header', sbd(STD_SCOPES).replace(/<StandardBusinessDocumentHeader>[\s\S]*<\/StandardBusinessDocumentHeader>/, '<StandardBusinessDocumentHeader/>')],
+    [
+      'unbound prefix in the business message',
+      sbd(STD_SCOPES, '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><x:ID/></Invoice>'),
+    ],
+    [
+      'self-closing header',
+      sbd(STD_SCOPES).replace(
+        /<StandardBusinessDocumentHeader>[\s\S]*<\/StandardBusinessDocumentHeader>/,
+        '<StandardBusinessDocumentHeader/>',
+      ),
+    ],
   ];
 
   it('covers the corpus', () => {
@@ -271,10 +368,15 @@ describe('parseXsdDateTime', () => {
     ['2019-10-18T01:53:29.385+02:00', '2019-10-17T23:53:29.385Z'],
     ['2013-02-19T05:10:10', '2013-02-19T05:10:10.000Z'],
   ])('%s', (s, iso) => expect(parseXsdDateTime(s)?.toISOString()).toBe(iso));
-  it.each(['', '2013-02-19', '2023-02-29T00:00:00Z', '2013-13-01T00:00:00Z', '2013-02-19T05:10:60Z', '2013-02-19 05:10:10Z', '2013-02-19T05:10:10+15:00'])(
-    'refuses %p',
-    (s) => expect(parseXsdDateTime(s)).toBeUndefined(),
-  );
+  it.each([
+    '',
+    '2013-02-19',
+    '2023-02-29T00:00:00Z',
+    '2013-13-01T00:00:00Z',
+    '2013-02-19T05:10:60Z',
+    '2013-02-19 05:10:10Z',
+    '2013-02-19T05:10:10+15:00',
+  ])('refuses %p', (s) => expect(parseXsdDateTime(s)).toBeUndefined());
 });
 
 describe('buildSbd', () => {
@@ -315,29 +417,52 @@ describe('buildSbd', () => {
   });
 
   it('generates an instance identifier and a creation time when none is given', () => {
-    const { header } = buildSbd({ ...base, payload: { xml: '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>' } });
+    const { header } = buildSbd({
+      ...base,
+      payload: { xml: '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>' },
+    });
     expect(header.instanceIdentifier).toMatch(/^[0-9a-f-]{36}$/);
     expect(Math.abs(header.creationTime.getTime() - Date.now())).toBeLessThan(5000);
   });
 
   it('refuses a payload that does not match the document type', () => {
-    const e = refusal(() => buildSbd({ ...base, payload: { xml: '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>' } }));
+    const e = refusal(() =>
+      buildSbd({
+        ...base,
+        payload: { xml: '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>' },
+      }),
+    );
     expect(e.reason).toBe('sbdh:invalid-standard');
     expect((e.details?.errors as SbdhProblem[]).map((p) => p.code)).toEqual(['invalid-standard', 'invalid-type']);
   });
 
   it('refuses a bad country code', () => {
-    const e = refusal(() => buildSbd({ ...base, countryC1: 'Netherlands', payload: { xml: '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>' } }));
+    const e = refusal(() =>
+      buildSbd({
+        ...base,
+        countryC1: 'Netherlands',
+        payload: { xml: '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>' },
+      }),
+    );
     expect(e.reason).toBe('sbdh:invalid-country-c1');
   });
 
   it('wraps a binary payload in BinaryContent', () => {
     const pdf = Buffer.from('%PDF-1.7 fake');
-    const facturX = documentTypeId(DOCTYPE_SCHEME_BUSDOX, 'urn:peppol:doctype:pdf+xml##urn:cen.eu:en16931:2017#conformant#urn:peppol:france:billing:Factur-X:1.0::D22B');
+    const facturX = documentTypeId(
+      DOCTYPE_SCHEME_BUSDOX,
+      'urn:peppol:doctype:pdf+xml##urn:cen.eu:en16931:2017#conformant#urn:peppol:france:billing:Factur-X:1.0::D22B',
+    );
     const built = buildSbd({
       ...base,
       documentType: facturX,
-      payload: { binary: pdf, mimeType: 'application/pdf', standard: 'urn:peppol:doctype:pdf+xml', type: 'factur-x', typeVersion: '0' },
+      payload: {
+        binary: pdf,
+        mimeType: 'application/pdf',
+        standard: 'urn:peppol:doctype:pdf+xml',
+        type: 'factur-x',
+        typeVersion: '0',
+      },
     });
     const { header, payload } = parseSbd(built.xml);
     expect(header.type).toBe('factur-x');

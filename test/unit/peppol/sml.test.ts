@@ -68,9 +68,20 @@ describe('lookupSmp decisions (scripted resolver)', () => {
   const participant = peppolParticipant('0088:1234567890123');
   const zone = 'participant.sml.example';
   const name = naptrName(participant, zone);
-  const rec = (over: Partial<NaptrRecord>): NaptrRecord => ({ flags: 'U', service: 'Meta:SMP', regexp: '!^.*$!http://smp.example!', replacement: '', order: 100, preference: 10, ...over });
+  const rec = (over: Partial<NaptrRecord>): NaptrRecord => ({
+    flags: 'U',
+    service: 'Meta:SMP',
+    regexp: '!^.*$!http://smp.example!',
+    replacement: '',
+    order: 100,
+    preference: 10,
+    ...over,
+  });
   const err = (code: string) => Object.assign(new Error(`query failed: ${code}`), { code });
-  const resolver = (naptr: () => Promise<NaptrRecord[]>, cname: () => Promise<string[]> = () => Promise.reject(err('ENOTFOUND'))): DnsResolverLike & { asked: string[] } => {
+  const resolver = (
+    naptr: () => Promise<NaptrRecord[]>,
+    cname: () => Promise<string[]> = () => Promise.reject(err('ENOTFOUND')),
+  ): DnsResolverLike & { asked: string[] } => {
     const asked: string[] = [];
     return {
       asked,
@@ -96,21 +107,34 @@ describe('lookupSmp decisions (scripted resolver)', () => {
       rec({ order: 100, preference: 20, regexp: '!^.*$!http://second.example!' }),
       rec({ order: 100, preference: 10, regexp: '!^.*$!https://first.example/!' }),
     ]);
-    await expect(lookupSmp(participant, { zone, resolver: r })).resolves.toEqual({ smpUrl: 'https://first.example', dnsName: name, method: 'naptr' });
+    await expect(lookupSmp(participant, { zone, resolver: r })).resolves.toEqual({
+      smpUrl: 'https://first.example',
+      dnsName: name,
+      method: 'naptr',
+    });
     expect(r.asked).toEqual([`NAPTR ${name}`]);
   });
 
   it('skips records whose regexp does not give an http(s) URL', async () => {
-    const r = resolver(async () => [rec({ regexp: '!^.*$!ftp://x!' }), rec({ order: 101, regexp: '!^.*$!http://ok.example!' })]);
+    const r = resolver(async () => [
+      rec({ regexp: '!^.*$!ftp://x!' }),
+      rec({ order: 101, regexp: '!^.*$!http://ok.example!' }),
+    ]);
     await expect(lookupSmp(participant, { zone, resolver: r })).resolves.toMatchObject({ smpUrl: 'http://ok.example' });
   });
 
   it('tells "not registered" from "no SMP service" from "DNS down"', async () => {
-    const gone = await refusal(lookupSmp(participant, { zone, resolver: resolver(() => Promise.reject(err('ENOTFOUND'))) }));
+    const gone = await refusal(
+      lookupSmp(participant, { zone, resolver: resolver(() => Promise.reject(err('ENOTFOUND'))) }),
+    );
     expect([gone.reason, gone.code, gone.retryable]).toEqual(['participant-not-registered', 'NOT_FOUND', false]);
-    const noData = await refusal(lookupSmp(participant, { zone, resolver: resolver(() => Promise.reject(err('ENODATA'))) }));
+    const noData = await refusal(
+      lookupSmp(participant, { zone, resolver: resolver(() => Promise.reject(err('ENODATA'))) }),
+    );
     expect(noData.reason).toBe('participant-not-registered');
-    const other = await refusal(lookupSmp(participant, { zone, resolver: resolver(async () => [rec({ service: 'Meta:BDXP' })]) }));
+    const other = await refusal(
+      lookupSmp(participant, { zone, resolver: resolver(async () => [rec({ service: 'Meta:BDXP' })]) }),
+    );
     expect([other.reason, other.retryable]).toEqual(['no-matching-smp-service', false]);
     for (const code of ['ETIMEOUT', 'ESERVFAIL', 'ECONNREFUSED', 'EREFUSED']) {
       const down = await refusal(lookupSmp(participant, { zone, resolver: resolver(() => Promise.reject(err(code))) }));
@@ -119,9 +143,16 @@ describe('lookupSmp decisions (scripted resolver)', () => {
   });
 
   it('tries the legacy CNAME only when enabled', async () => {
-    const r = resolver(() => Promise.reject(err('ENOTFOUND')), async () => ['smp.legacy.example']);
+    const r = resolver(
+      () => Promise.reject(err('ENOTFOUND')),
+      async () => ['smp.legacy.example'],
+    );
     await expect(lookupSmp(participant, { zone, resolver: r })).rejects.toThrow(/not registered/);
     const legacy = legacyCnameName(participant, zone);
-    await expect(lookupSmp(participant, { zone, resolver: r, legacyCnameFallback: true })).resolves.toEqual({ smpUrl: `http://${legacy}`, dnsName: legacy, method: 'cname' });
+    await expect(lookupSmp(participant, { zone, resolver: r, legacyCnameFallback: true })).resolves.toEqual({
+      smpUrl: `http://${legacy}`,
+      dnsName: legacy,
+      method: 'cname',
+    });
   });
 });

@@ -56,11 +56,41 @@ describe('en16931 converter harness build', () => {
       const corpus = path.join(CORPUS_DIR, 'en16931');
       fs.copyFileSync(path.join(corpus, 'ubl-examples', 'ubl-tc434-example1.xml'), ubl);
       fs.copyFileSync(path.join(corpus, 'cii-examples', 'CII_example1.xml'), cii);
-      const out = execFileSync(h.java, ['-cp', h.classpath, h.mainClass, '--warmup', '1', '--min-runs', '2', '--max-runs', '2', '--budget-ms', '0', '--out', dir, `ubl2cii=${ubl}`, `cii2ubl=${cii}`], {
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      const report = JSON.parse(out.trim()) as { xsd: boolean; documents: Array<{ direction: string; runs: number; p50Ms: number; docsPerS: number; cpuMsPerDoc: number; outputBytes: number }> };
+      const out = execFileSync(
+        h.java,
+        [
+          '-cp',
+          h.classpath,
+          h.mainClass,
+          '--warmup',
+          '1',
+          '--min-runs',
+          '2',
+          '--max-runs',
+          '2',
+          '--budget-ms',
+          '0',
+          '--out',
+          dir,
+          `ubl2cii=${ubl}`,
+          `cii2ubl=${cii}`,
+        ],
+        {
+          encoding: 'utf8',
+          timeout: 120_000,
+        },
+      );
+      const report = JSON.parse(out.trim()) as {
+        xsd: boolean;
+        documents: Array<{
+          direction: string;
+          runs: number;
+          p50Ms: number;
+          docsPerS: number;
+          cpuMsPerDoc: number;
+          outputBytes: number;
+        }>;
+      };
       expect(report.xsd).toBe(false);
       expect(report.documents.map((d) => d.direction)).toEqual(['ubl2cii', 'cii2ubl']);
       for (const d of report.documents) {
@@ -70,7 +100,9 @@ describe('en16931 converter harness build', () => {
         expect(d.outputBytes).toBeGreaterThan(1000);
       }
       expect(fs.readFileSync(path.join(dir, 'invoice.xml.ubl2cii.xml'), 'utf8')).toContain('CrossIndustryInvoice');
-      expect(fs.readFileSync(path.join(dir, 'invoice-cii.xml.cii2ubl.xml'), 'utf8')).toContain('urn:oasis:names:specification:ubl:schema:xsd:Invoice-2');
+      expect(fs.readFileSync(path.join(dir, 'invoice-cii.xml.cii2ubl.xml'), 'utf8')).toContain(
+        'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -15,7 +15,13 @@ interface ServicesModule {
   ferretdbSourceHash(dir?: string): string;
   stampPath(binary: string): string;
   isStampCurrent(binary: string, hash: string): boolean;
-  temporalServerArgs(o: { port: number; uiPort?: number; ui?: boolean; dbFile?: string; metricsPort?: number }): string[];
+  temporalServerArgs(o: {
+    port: number;
+    uiPort?: number;
+    ui?: boolean;
+    dbFile?: string;
+    metricsPort?: number;
+  }): string[];
   temporalChildEnv(env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   temporalServerEnv(env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   parseHostPort(a: string): { host: string; port: number } | undefined;
@@ -63,7 +69,9 @@ describe('database URIs', () => {
   it('gives each test file its own database on the same server', () => {
     const base = 'mongodb://127.0.0.1:4000/invoicegateway';
     expect(uniqueDbUri(base, 'storage.test-1')).toBe('mongodb://127.0.0.1:4000/invoicegatewaystoragetest');
-    expect(uniqueDbUri('mongodb://u:p@h:1,h2:2/db?replicaSet=rs', 'x_y')).toBe('mongodb://u:p@h:1,h2:2/dbxy?replicaSet=rs');
+    expect(uniqueDbUri('mongodb://u:p@h:1,h2:2/db?replicaSet=rs', 'x_y')).toBe(
+      'mongodb://u:p@h:1,h2:2/dbxy?replicaSet=rs',
+    );
     expect(uniqueDbUri('mongodb://h:1', 'abc')).toBe('mongodb://h:1/testabc');
     expect(uniqueDbUri(base, 'z'.repeat(100)).split('/').pop()).toHaveLength(63);
     expect(() => uniqueDbUri(base, '42')).toThrow(/no letters/);
@@ -157,7 +165,10 @@ describe('Temporal dev server command line', () => {
 
   it('runs the server with a larger Go heap goal under a soft limit, unless the caller chose its own', () => {
     expect(services.temporalServerEnv({ PATH: '/bin', TEMPORAL_ADDRESS: 'x:1' })).toEqual({
-      PATH: '/bin', TEMPORAL_VERSION_CHECK_DISABLED: '1', GOGC: '400', GOMEMLIMIT: '2GiB',
+      PATH: '/bin',
+      TEMPORAL_VERSION_CHECK_DISABLED: '1',
+      GOGC: '400',
+      GOMEMLIMIT: '2GiB',
     });
     const own = services.temporalServerEnv({ PATH: '/bin', GOGC: '150', GOMEMLIMIT: '3GiB' });
     expect([own.GOGC, own.GOMEMLIMIT]).toEqual(['150', '3GiB']);

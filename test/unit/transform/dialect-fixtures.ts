@@ -385,22 +385,42 @@ export function australianInvoice(): Invoice {
     buyerReference: 'PO-AU-301',
     paymentTerms: 'Net 30 days',
   } satisfies Partial<Invoice>);
-  inv.processControl = { specificationIdentifier: EN16931, businessProcessType: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' };
+  inv.processControl = {
+    specificationIdentifier: EN16931,
+    businessProcessType: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0',
+  };
   inv.seller = {
     name: 'Harbour Supplies Pty Ltd',
     identifiers: [],
     legalRegistrationIdentifier: { value: '47555222000', schemeId: '0151' },
     vatIdentifier: 'AU47555222000',
     electronicAddress: { value: '47555222000', schemeId: '0151' },
-    postalAddress: { line1: '100 Harbour Street', city: 'Sydney', postCode: '2000', countrySubdivision: 'NSW', countryCode: 'AU' },
+    postalAddress: {
+      line1: '100 Harbour Street',
+      city: 'Sydney',
+      postCode: '2000',
+      countrySubdivision: 'NSW',
+      countryCode: 'AU',
+    },
   };
   inv.buyer = {
     name: 'Coastal Builders Pty Ltd',
     legalRegistrationIdentifier: { value: '91888222000', schemeId: '0151' },
     electronicAddress: { value: '91888222000', schemeId: '0151' },
-    postalAddress: { line1: '5 Bay Road', city: 'Newcastle', postCode: '2300', countrySubdivision: 'NSW', countryCode: 'AU' },
+    postalAddress: {
+      line1: '5 Bay Road',
+      city: 'Newcastle',
+      postCode: '2300',
+      countrySubdivision: 'NSW',
+      countryCode: 'AU',
+    },
   };
-  inv.paymentInstructions = { meansTypeCode: '30', creditTransfers: [{ accountIdentifier: '032000123456', accountName: 'Harbour Supplies', serviceProviderIdentifier: '032000' }] };
+  inv.paymentInstructions = {
+    meansTypeCode: '30',
+    creditTransfers: [
+      { accountIdentifier: '032000123456', accountName: 'Harbour Supplies', serviceProviderIdentifier: '032000' },
+    ],
+  };
   inv.totals = {
     sumOfLineNetAmounts: '1500.00',
     totalWithoutVat: '1500.00',

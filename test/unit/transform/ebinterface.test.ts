@@ -1,7 +1,14 @@
-import { existsSync,  readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { GatewayError } from '../../../src/core/gateway-error';
-import { comparableCore, readEbInterface, writeCii, writeEbInterface, writeUbl, type Invoice } from '../../../src/en16931';
+import {
+  comparableCore,
+  readEbInterface,
+  writeCii,
+  writeEbInterface,
+  writeUbl,
+  type Invoice,
+} from '../../../src/en16931';
 import { EN16931 } from '../../../src/formats/format-ids';
 import { parseXml } from '../../../src/formats';
 import { lookupTransformation, transformDocument, type TransformResult } from '../../../src/transform';
@@ -23,7 +30,11 @@ const EBI = 'http://www.ebinterface.at/schema/6p1/';
 
 async function expectValid(result: TransformResult): Promise<void> {
   const r = await errorsOf(result.xml);
-  expect({ target: result.report.target.id, ...r }).toEqual({ target: result.report.target.id, format: result.report.target.id, errors: [] });
+  expect({ target: result.report.target.id, ...r }).toEqual({
+    target: result.report.target.id,
+    format: result.report.target.id,
+    errors: [],
+  });
 }
 
 const files = (dir: string): string[] =>
@@ -32,8 +43,12 @@ const files = (dir: string): string[] =>
     .sort()
     .map((f) => `${dir}/${f}`);
 
-const invalidTerms = (e: GatewayError): string[] => (e.details?.['invalid'] as Array<{ term: string; message: string }>).map((p) => `${p.term} ${/\((BR-[A-Z0-9-]+)\)/.exec(p.message)?.[1] ?? ''}`.trim());
-const missingRules = (e: GatewayError): string[] => (e.details?.['missing'] as Array<{ rule: string }>).map((m) => m.rule);
+const invalidTerms = (e: GatewayError): string[] =>
+  (e.details?.['invalid'] as Array<{ term: string; message: string }>).map((p) =>
+    `${p.term} ${/\((BR-[A-Z0-9-]+)\)/.exec(p.message)?.[1] ?? ''}`.trim(),
+  );
+const missingRules = (e: GatewayError): string[] =>
+  (e.details?.['missing'] as Array<{ rule: string }>).map((m) => m.rule);
 
 describe('ebInterface 6.1 samples → EN 16931 UBL', () => {
   beforeAll(() => requirePacks(['ubl-2.1', 'en16931-ubl']));
@@ -43,8 +58,20 @@ describe('ebInterface 6.1 samples → EN 16931 UBL', () => {
     'ebinterface_6p1 SEPA Direct Debit.xml': ['BT-115 BR-CO-16'],
     'ebinterface_6p1_sample_ph1.xml': ['BT-115 BR-CO-16'],
     'ebinterface_6p1_sample_more_consistent.xml': ['BT-116 BR-S-08'],
-    'ebinterface_6p1_sample_dokumentation.xml': ['BT-112 BR-CO-15', 'BT-116 BR-S-08', 'BT-116 BR-S-08', 'BT-116 BR-O-08', 'BT-116 BR-E-08'],
-    'ebinterface_6p1_sample_ecosio.xml': ['BT-112 BR-CO-15', 'BT-116 BR-S-08', 'BT-116 BR-S-08', 'BT-116 BR-E-08', 'BT-116 BR-E-08'],
+    'ebinterface_6p1_sample_dokumentation.xml': [
+      'BT-112 BR-CO-15',
+      'BT-116 BR-S-08',
+      'BT-116 BR-S-08',
+      'BT-116 BR-O-08',
+      'BT-116 BR-E-08',
+    ],
+    'ebinterface_6p1_sample_ecosio.xml': [
+      'BT-112 BR-CO-15',
+      'BT-116 BR-S-08',
+      'BT-116 BR-S-08',
+      'BT-116 BR-E-08',
+      'BT-116 BR-E-08',
+    ],
   };
 
   it('covers every 6.1 sample', () => {
@@ -52,7 +79,9 @@ describe('ebInterface 6.1 samples → EN 16931 UBL', () => {
   });
 
   it.each(Object.entries(EXPECTED))('%s is refused (422) naming the EN 16931 rule it breaks', (file, terms) => {
-    const e = refusal(() => transformDocument(corpusFile(`ebinterface/ebinterface/ebi61/${file}`), { targetFormat: 'en16931-ubl' }));
+    const e = refusal(() =>
+      transformDocument(corpusFile(`ebinterface/ebinterface/ebi61/${file}`), { targetFormat: 'en16931-ubl' }),
+    );
     expect(e).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT' } });
     expect(invalidTerms(e)).toEqual(terms);
   });
@@ -65,7 +94,9 @@ describe('ebInterface 6.1 samples → EN 16931 UBL', () => {
     const r = transformDocument(xml, { targetFormat: 'en16931-ubl' });
     expect(r.report.source).toMatchObject({ id: 'ebinterface-6.1', syntax: 'ebInterface', documentType: 'Invoice' });
     expect(r.report.target.id).toBe('en16931-ubl-invoice');
-    expect(r.report.changed).toEqual(['BT-130 unit "STK" at /Invoice/Details/ItemList/ListLineItem/Quantity written as UN/ECE Rec 20 code H87']);
+    expect(r.report.changed).toEqual([
+      'BT-130 unit "STK" at /Invoice/Details/ItemList/ListLineItem/Quantity written as UN/ECE Rec 20 code H87',
+    ]);
     expect(r.report.unmapped.map((u) => u.path)).toEqual([
       '/Invoice/@GeneratingSystem',
       '/Invoice/@DocumentTitle',
@@ -78,7 +109,9 @@ describe('ebInterface 6.1 samples → EN 16931 UBL', () => {
       '/Invoice/PaymentMethod/UniversalBankTransaction/@ConsolidatorPayable',
     ]);
     expect(r.xml).toContain('<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>');
-    expect(r.xml).toContain('<cbc:PaymentMeansCode name="Zahlbar per Überweisung. Bitte SEPA Voraussetzungen berücksichtigen.">58</cbc:PaymentMeansCode>');
+    expect(r.xml).toContain(
+      '<cbc:PaymentMeansCode name="Zahlbar per Überweisung. Bitte SEPA Voraussetzungen berücksichtigen.">58</cbc:PaymentMeansCode>',
+    );
     // no contact phone or email: the address's are the contact's (BT-42, BT-43)
     expect(r.xml).toContain('<cbc:Telephone>+43 1 58801 8857452</cbc:Telephone>');
     expect(await errorsOf(r.xml)).toEqual({ format: 'en16931-ubl-invoice', errors: [] });
@@ -101,7 +134,9 @@ describe('older ebInterface versions the same reader reads (6.0, 5.0)', () => {
   };
 
   it('covers every 6.0 and 5.0 sample', () => {
-    expect([...files('ebinterface/ebinterface/ebi60'), ...files('ebinterface/ebinterface/ebi50')].sort()).toEqual(Object.keys(OUTCOME).sort());
+    expect([...files('ebinterface/ebinterface/ebi60'), ...files('ebinterface/ebinterface/ebi50')].sort()).toEqual(
+      Object.keys(OUTCOME).sort(),
+    );
   });
 
   it.each(Object.entries(OUTCOME))('%s → %s', async (file, outcome) => {
@@ -164,48 +199,88 @@ describe('UBL samples of the ebInterface↔UBL mapping → ebInterface 6.1', () 
     'creditnote/creditnote-with-all-elements-new-creditorid.xml': ['BR-04', ...NO_NAMES],
     'creditnote/creditnote-with-all-elements.xml': ['BR-04', ...NO_NAMES],
   };
-  const all = ['invoice', 'invoice/internal', 'creditnote'].flatMap((d) => files(`ebinterface/ubl/${d}`)).map((f) => f.slice('ebinterface/ubl/'.length));
-  const sourceFormat = (f: string): string => (f.startsWith('creditnote/') ? 'en16931-ubl-creditnote' : 'en16931-ubl-invoice');
+  const all = ['invoice', 'invoice/internal', 'creditnote']
+    .flatMap((d) => files(`ebinterface/ubl/${d}`))
+    .map((f) => f.slice('ebinterface/ubl/'.length));
+  const sourceFormat = (f: string): string =>
+    f.startsWith('creditnote/') ? 'en16931-ubl-creditnote' : 'en16931-ubl-invoice';
 
   it('a CEN BII document is refused as retired unless named as EN 16931 UBL', () => {
-    const e = refusal(() => transformDocument(corpusFile('ebinterface/ubl/invoice/test-base-at-gov.xml'), { targetFormat: 'ebinterface-6.1' }));
+    const e = refusal(() =>
+      transformDocument(corpusFile('ebinterface/ubl/invoice/test-base-at-gov.xml'), {
+        targetFormat: 'ebinterface-6.1',
+      }),
+    );
     expect(e.status).toBe(400);
     expect(e.message).toMatch(/CEN BII/);
   });
 
   it('the invoice_bad directory of the mapping project holds no files here, so nothing is expected of it', () => {
-    expect(existsSync(path.join(CORPUS_DIR, 'ebinterface/ubl/invoice_bad')) ? files('ebinterface/ubl/invoice_bad') : []).toEqual([]);
+    expect(
+      existsSync(path.join(CORPUS_DIR, 'ebinterface/ubl/invoice_bad')) ? files('ebinterface/ubl/invoice_bad') : [],
+    ).toEqual([]);
   });
 
   it.each(all.filter((f) => !(f in REFUSED)).map((f) => [f]))('%s → valid ebInterface 6.1', async (file) => {
-    const r = transformDocument(corpusFile(`ebinterface/ubl/${file}`), { targetFormat: EBI, sourceFormat: sourceFormat(file) });
+    const r = transformDocument(corpusFile(`ebinterface/ubl/${file}`), {
+      targetFormat: EBI,
+      sourceFormat: sourceFormat(file),
+    });
     expect(r.report.target).toMatchObject({ id: 'ebinterface-6.1', syntax: 'ebInterface', documentType: 'Invoice' });
     expect(r.xml).toContain(`<Invoice xmlns="${EBI}" GeneratingSystem="Invoice Gateway"`);
     await expectValid(r);
   });
 
   it.each(Object.entries(REFUSED))('%s is refused (422) naming %j', (file, rules) => {
-    const e = refusal(() => transformDocument(corpusFile(`ebinterface/ubl/${file}`), { targetFormat: 'ebinterface-6.1', sourceFormat: sourceFormat(file) }));
+    const e = refusal(() =>
+      transformDocument(corpusFile(`ebinterface/ubl/${file}`), {
+        targetFormat: 'ebinterface-6.1',
+        sourceFormat: sourceFormat(file),
+      }),
+    );
     expect(e).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT', target: 'ebinterface-6.1' } });
     expect(missingRules(e)).toEqual(rules);
   });
 
   it('maps the Austrian government sample field by field', () => {
-    const { xml, report } = transformDocument(corpusFile('ebinterface/ubl/invoice/test-base-at-gov.xml'), { targetFormat: 'ebinterface-6.1', sourceFormat: 'en16931-ubl-invoice' });
+    const { xml, report } = transformDocument(corpusFile('ebinterface/ubl/invoice/test-base-at-gov.xml'), {
+      targetFormat: 'ebinterface-6.1',
+      sourceFormat: 'en16931-ubl-invoice',
+    });
     expect(xml).toContain('<InvoiceNumber>TOSL108</InvoiceNumber>');
-    expect(xml).toMatch(/<InvoiceRecipient>\s*<VATIdentificationNumber>ATU00000000<\/VATIdentificationNumber>[\s\S]*<OrderReference>\s*<OrderID>Z01<\/OrderID>/);
-    expect(xml).toMatch(/<InvoiceRecipientsOrderReference>\s*<OrderID>Z01<\/OrderID>\s*<OrderPositionNumber>1<\/OrderPositionNumber>/);
+    expect(xml).toMatch(
+      /<InvoiceRecipient>\s*<VATIdentificationNumber>ATU00000000<\/VATIdentificationNumber>[\s\S]*<OrderReference>\s*<OrderID>Z01<\/OrderID>/,
+    );
+    expect(xml).toMatch(
+      /<InvoiceRecipientsOrderReference>\s*<OrderID>Z01<\/OrderID>\s*<OrderPositionNumber>1<\/OrderPositionNumber>/,
+    );
     expect(xml).toContain('<AdditionalInformation Key="Color">Black</AdditionalInformation>');
     // a line reduction without base amount gets quantity × price, and says so
-    expect(report.filled).toContain('line 1: reduction BaseAmount = 1273.00 (quantity × price; mandatory in ebInterface)');
-    expect(report.notCarried).toEqual(expect.arrayContaining([expect.stringMatching(/^BT-19 Buyer accounting reference/)]));
+    expect(report.filled).toContain(
+      'line 1: reduction BaseAmount = 1273.00 (quantity × price; mandatory in ebInterface)',
+    );
+    expect(report.notCarried).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^BT-19 Buyer accounting reference/)]),
+    );
   });
 });
 
 /** The fixture as it comes back from ebInterface: what ebInterface does not carry removed, what it filled added. */
 function carriedByEbInterface(inv: Invoice): Invoice {
   const out = structuredClone(inv);
-  for (const k of ['vatAccountingCurrencyCode', 'projectReference', 'contractReference', 'receivingAdviceReference', 'tenderOrLotReference', 'invoicedObjectIdentifier', 'buyerReference', 'payee', 'taxRepresentative', 'invoicingPeriod'] as const) delete out[k];
+  for (const k of [
+    'vatAccountingCurrencyCode',
+    'projectReference',
+    'contractReference',
+    'receivingAdviceReference',
+    'tenderOrLotReference',
+    'invoicedObjectIdentifier',
+    'buyerReference',
+    'payee',
+    'taxRepresentative',
+    'invoicingPeriod',
+  ] as const)
+    delete out[k];
   delete out.totals.totalVatAmountInAccountingCurrency;
   out.processControl = { specificationIdentifier: EN16931 };
   out.supportingDocuments = [];
@@ -233,7 +308,13 @@ describe('EN 16931 fixture → ebInterface 6.1 → model', () => {
 
   it('invoice (UBL) → ebInterface 6.1: golden, schema-valid, and back equal on what ebInterface carries', async () => {
     const r = transformDocument(writeUbl(fullInvoice()).xml, { targetFormat: 'ebinterface-6.1' });
-    expect(r.report.target).toEqual({ id: 'ebinterface-6.1', name: 'ebInterface 6.1', syntax: 'ebInterface', documentType: 'Invoice', customizationId: EBI });
+    expect(r.report.target).toEqual({
+      id: 'ebinterface-6.1',
+      name: 'ebInterface 6.1',
+      syntax: 'ebInterface',
+      documentType: 'Invoice',
+      customizationId: EBI,
+    });
     expect(r.report.changed).toEqual([`BT-24 Specification identifier: "${EN16931}" → "${EBI}"`]);
     expect(r.report.notCarried).toEqual([
       'BT-6 VAT accounting currency code (and BT-111): ebInterface has no VAT accounting currency',
@@ -269,7 +350,9 @@ describe('EN 16931 fixture → ebInterface 6.1 → model', () => {
     const back = readEbInterface(parseXml(r.xml));
     expect(back.problems).toEqual([]);
     expect(back.unmapped).toEqual([{ path: '/Invoice/@GeneratingSystem', text: 'Invoice Gateway' }]);
-    expect(JSON.parse(comparableCore(back.invoice))).toEqual(JSON.parse(comparableCore(carriedByEbInterface(fullInvoice()))));
+    expect(JSON.parse(comparableCore(back.invoice))).toEqual(
+      JSON.parse(comparableCore(carriedByEbInterface(fullInvoice()))),
+    );
   });
 
   it('credit note (CII) → ebInterface 6.1 CreditMemo: golden and schema-valid', async () => {
@@ -280,27 +363,32 @@ describe('EN 16931 fixture → ebInterface 6.1 → model', () => {
     await expectValid(r);
   });
 
-  it.each([['en16931-ubl'], ['en16931-cii'], ['xrechnung-ubl']])('the fixture in ebInterface 6.1 → %s is valid', async (target) => {
-    const ebi = writeEbInterface(fullInvoice()).xml;
-    if (target === 'xrechnung-ubl') {
-      // ebInterface has no buyer reference or electronic addresses: XRechnung needs them, and says so.
-      const e = refusal(() => transformDocument(ebi, { targetFormat: target }));
-      expect(missingRules(e)).toEqual(['BR-DE-15', 'PEPPOL-EN16931-R020', 'PEPPOL-EN16931-R010']);
-      return;
-    }
-    const r = transformDocument(ebi, { targetFormat: target });
-    expect(r.report.source.id).toBe('ebinterface-6.1');
-    expect(r.report.unmapped).toEqual([{ path: '/Invoice/@GeneratingSystem', text: 'Invoice Gateway' }]);
-    golden(`ebinterface-to-${target}.xml`, r.xml);
-    await expectValid(r);
-  });
+  it.each([['en16931-ubl'], ['en16931-cii'], ['xrechnung-ubl']])(
+    'the fixture in ebInterface 6.1 → %s is valid',
+    async (target) => {
+      const ebi = writeEbInterface(fullInvoice()).xml;
+      if (target === 'xrechnung-ubl') {
+        // ebInterface has no buyer reference or electronic addresses: XRechnung needs them, and says so.
+        const e = refusal(() => transformDocument(ebi, { targetFormat: target }));
+        expect(missingRules(e)).toEqual(['BR-DE-15', 'PEPPOL-EN16931-R020', 'PEPPOL-EN16931-R010']);
+        return;
+      }
+      const r = transformDocument(ebi, { targetFormat: target });
+      expect(r.report.source.id).toBe('ebinterface-6.1');
+      expect(r.report.unmapped).toEqual([{ path: '/Invoice/@GeneratingSystem', text: 'Invoice Gateway' }]);
+      golden(`ebinterface-to-${target}.xml`, r.xml);
+      await expectValid(r);
+    },
+  );
 });
 
 describe('every EN 16931 document of the corpus → ebInterface 6.1', () => {
   beforeAll(() => requirePacks(['ebinterface-xsd']));
 
   const walk = (dir: string): string[] =>
-    readdirSync(path.join(CORPUS_DIR, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(`${dir}/${e.name}`) : /\.(xml|pdf)$/i.test(e.name) ? [`${dir}/${e.name}`] : []));
+    readdirSync(path.join(CORPUS_DIR, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(`${dir}/${e.name}`) : /\.(xml|pdf)$/i.test(e.name) ? [`${dir}/${e.name}`] : [],
+    );
   const CORPUS = ['en16931/ubl-examples', 'en16931/cii-examples', 'nlcius', 'facturx'].flatMap(walk).sort();
 
   it('is schema-valid ebInterface 6.1, or a 400 / 422 naming why', async () => {
@@ -311,7 +399,8 @@ describe('every EN 16931 document of the corpus → ebInterface 6.1', () => {
         r = transformDocument(corpusFile(file), { targetFormat: 'ebinterface-6.1' });
       } catch (e) {
         if (!(e instanceof GatewayError)) throw e;
-        const why = e.status === 422 ? missingRules(e).join(',') : (e.details?.['reason'] as string | undefined) ?? e.code;
+        const why =
+          e.status === 422 ? missingRules(e).join(',') : ((e.details?.['reason'] as string | undefined) ?? e.code);
         outcomes[`${e.status} ${why}`] = (outcomes[`${e.status} ${why}`] ?? 0) + 1;
         continue;
       }
@@ -321,7 +410,8 @@ describe('every EN 16931 document of the corpus → ebInterface 6.1', () => {
     }
     expect(outcomes['valid']).toBeGreaterThanOrEqual(170);
     // Refusals are what ebInterface requires beyond EN 16931, or documents the table does not convert.
-    for (const k of Object.keys(outcomes)) expect(k).toMatch(/^(valid|422 (EBI61-[A-Z0-9-]+,?)+|422 (BR-[A-Z0-9-]+,?)+|400 [A-Z_]+)$/);
+    for (const k of Object.keys(outcomes))
+      expect(k).toMatch(/^(valid|422 (EBI61-[A-Z0-9-]+,?)+|422 (BR-[A-Z0-9-]+,?)+|400 [A-Z_]+)$/);
   });
 });
 
@@ -333,7 +423,10 @@ describe('400 and 422 for ebInterface', () => {
     expect(lookupTransformation('ebinterface-5.0', 'ebinterface-6.1')).toEqual({ converter: 'en16931' });
     expect(lookupTransformation('facturx-en16931', 'ebinterface-6.1')).toEqual({ converter: 'en16931' });
     const e = refusal(() => transformDocument(UBL, { targetFormat: 'http://www.ebinterface.at/schema/6p0/' }));
-    expect(e).toMatchObject({ status: 400, details: { reason: 'TRANSFORMATION_NOT_SUPPORTED', targetFormat: 'ebinterface-6.0' } });
+    expect(e).toMatchObject({
+      status: 400,
+      details: { reason: 'TRANSFORMATION_NOT_SUPPORTED', targetFormat: 'ebinterface-6.0' },
+    });
     expect(e.message).toMatch(/writes ebInterface 6\.1 only/);
     expect(refusal(() => transformDocument(UBL, { targetFormat: 'ebinterface-4.3' })).status).toBe(400);
   });
@@ -346,40 +439,76 @@ describe('400 and 422 for ebInterface', () => {
     const e = refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: 'ebinterface-6.1' }));
     expect(e).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT', target: 'ebinterface-6.1' } });
     expect(missingRules(e)).toEqual(['EBI61-ADDRESS-BILLER', 'EBI61-ADDRESS-RECIPIENT', 'EBI61-DECIMAL4']);
-    expect(e.message).toContain('EBI61-ADDRESS-BILLER (BT-37, BT-38): ebInterface requires the seller (Biller) city (BT-37) and post code (BT-38)');
+    expect(e.message).toContain(
+      'EBI61-ADDRESS-BILLER (BT-37, BT-38): ebInterface requires the seller (Biller) city (BT-37) and post code (BT-38)',
+    );
   });
 
   it('422 for ebInterface values the model cannot take: a tax category outside EN 16931, a bad date, an unknown DocumentType, totals that disagree', () => {
     const ebi = writeEbInterface(fullInvoice()).xml;
-    const badCategory = ebi.replace('<TaxPercent TaxCategoryCode="S">9</TaxPercent>', '<TaxPercent TaxCategoryCode="XY">9</TaxPercent>');
+    const badCategory = ebi.replace(
+      '<TaxPercent TaxCategoryCode="S">9</TaxPercent>',
+      '<TaxPercent TaxCategoryCode="XY">9</TaxPercent>',
+    );
     // the line's category is refused, and with it the 9 % breakdown no longer adds up
-    expect(invalidTerms(refusal(() => transformDocument(badCategory, { targetFormat: 'en16931-ubl' })))).toEqual(['BT-151', 'BT-116 BR-S-08']);
+    expect(invalidTerms(refusal(() => transformDocument(badCategory, { targetFormat: 'en16931-ubl' })))).toEqual([
+      'BT-151',
+      'BT-116 BR-S-08',
+    ]);
     const badDate = ebi.replace('<InvoiceDate>2026-11-02</InvoiceDate>', '<InvoiceDate>02.11.2026</InvoiceDate>');
-    expect(refusal(() => transformDocument(badDate, { targetFormat: 'en16931-ubl' })).details).toMatchObject({ invalid: [{ term: 'BT-2', path: '/Invoice/InvoiceDate' }] });
+    expect(refusal(() => transformDocument(badDate, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
+      invalid: [{ term: 'BT-2', path: '/Invoice/InvoiceDate' }],
+    });
     const badType = ebi.replace('DocumentType="Invoice"', 'DocumentType="Quote"');
-    expect(refusal(() => transformDocument(badType, { targetFormat: 'en16931-ubl' })).details).toMatchObject({ invalid: [{ term: 'BT-3', message: 'DocumentType "Quote" is not an ebInterface document type' }] });
-    const badTotal = ebi.replace('<TotalGrossAmount>221.53</TotalGrossAmount>', '<TotalGrossAmount>221.54</TotalGrossAmount>');
-    expect(invalidTerms(refusal(() => transformDocument(badTotal, { targetFormat: 'en16931-cii' })))).toEqual(['BT-112 BR-CO-15', 'BT-115 BR-CO-16']);
+    expect(refusal(() => transformDocument(badType, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
+      invalid: [{ term: 'BT-3', message: 'DocumentType "Quote" is not an ebInterface document type' }],
+    });
+    const badTotal = ebi.replace(
+      '<TotalGrossAmount>221.53</TotalGrossAmount>',
+      '<TotalGrossAmount>221.54</TotalGrossAmount>',
+    );
+    expect(invalidTerms(refusal(() => transformDocument(badTotal, { targetFormat: 'en16931-cii' })))).toEqual([
+      'BT-112 BR-CO-15',
+      'BT-115 BR-CO-16',
+    ]);
   });
 
   it('maps DocumentType to BT-3 and back, and TaxCategoryCode AA (reduced rate) to S', () => {
     const ebi = writeEbInterface(fullInvoice()).xml;
-    const partial = readEbInterface(parseXml(ebi.replace('DocumentType="Invoice"', 'DocumentType="InvoiceForPartialDelivery"')));
+    const partial = readEbInterface(
+      parseXml(ebi.replace('DocumentType="Invoice"', 'DocumentType="InvoiceForPartialDelivery"')),
+    );
     expect(partial.invoice.typeCode).toBe('326');
     expect(writeEbInterface(partial.invoice).xml).toContain('DocumentType="InvoiceForPartialDelivery"');
     const reduced = readEbInterface(parseXml(ebi.replace(/TaxCategoryCode="S">9</g, 'TaxCategoryCode="AA">9<')));
     expect(reduced.invoice.lines[1]!.vat).toEqual({ categoryCode: 'S', rate: '9' });
     const other = writeEbInterface({ ...fullInvoice(), typeCode: '384' });
-    expect(other.notCarried).toContain('BT-3 Invoice type code 384: ebInterface has no such document type; written as Invoice');
+    expect(other.notCarried).toContain(
+      'BT-3 Invoice type code 384: ebInterface has no such document type; written as Invoice',
+    );
   });
 
   it('payment means: SEPA direct debit and card in ebInterface map to BG-19 / BG-18 and back', () => {
     const dd = fullInvoice();
-    dd.paymentInstructions = { meansTypeCode: '59', creditTransfers: [], directDebit: { mandateReference: 'M-1', bankAssignedCreditorIdentifier: 'AT12ZZZ00000000001', debitedAccountIdentifier: 'AT611904300234573201' } };
+    dd.paymentInstructions = {
+      meansTypeCode: '59',
+      creditTransfers: [],
+      directDebit: {
+        mandateReference: 'M-1',
+        bankAssignedCreditorIdentifier: 'AT12ZZZ00000000001',
+        debitedAccountIdentifier: 'AT611904300234573201',
+      },
+    };
     const back = readEbInterface(parseXml(writeEbInterface(dd).xml));
     expect(back.invoice.paymentInstructions).toEqual(dd.paymentInstructions);
     const card = fullInvoice();
-    card.paymentInstructions = { meansTypeCode: '48', creditTransfers: [], card: { primaryAccountNumber: '1234', holderName: 'A. Holder' } };
-    expect(readEbInterface(parseXml(writeEbInterface(card).xml)).invoice.paymentInstructions).toEqual(card.paymentInstructions);
+    card.paymentInstructions = {
+      meansTypeCode: '48',
+      creditTransfers: [],
+      card: { primaryAccountNumber: '1234', holderName: 'A. Holder' },
+    };
+    expect(readEbInterface(parseXml(writeEbInterface(card).xml)).invoice.paymentInstructions).toEqual(
+      card.paymentInstructions,
+    );
   });
 });

@@ -14,7 +14,10 @@ import { refusal } from './support';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { checkPdfA } = require('../../../scripts/verapdf-harness.js') as {
-  checkPdfA: (files: string[], flavour?: string) => { file: string; compliant?: boolean; error?: string; failures?: { rule: string; description: string }[] }[];
+  checkPdfA: (
+    files: string[],
+    flavour?: string,
+  ) => { file: string; compliant?: boolean; error?: string; failures?: { rule: string; description: string }[] }[];
 };
 
 jest.setTimeout(600_000);
@@ -39,7 +42,14 @@ function xrechnungReady(): Invoice {
 /** The fixture without the terms Factur-X BASIC has no place for (the invoice's amounts are unaffected). */
 function basicReady(): Invoice {
   const inv = fullInvoice();
-  for (const k of ['projectReference', 'salesOrderReference', 'receivingAdviceReference', 'tenderOrLotReference', 'invoicedObjectIdentifier'] as const) delete inv[k];
+  for (const k of [
+    'projectReference',
+    'salesOrderReference',
+    'receivingAdviceReference',
+    'tenderOrLotReference',
+    'invoicedObjectIdentifier',
+  ] as const)
+    delete inv[k];
   delete inv.seller.contact;
   delete inv.buyer.contact;
   inv.supportingDocuments = [];
@@ -51,7 +61,8 @@ function basicReady(): Invoice {
     delete l.objectIdentifier;
     delete l.purchaseOrderLineReference;
     delete l.buyerAccountingReference;
-    for (const k of ['description', 'sellersIdentifier', 'buyersIdentifier', 'countryOfOrigin'] as const) delete l.item[k];
+    for (const k of ['description', 'sellersIdentifier', 'buyersIdentifier', 'countryOfOrigin'] as const)
+      delete l.item[k];
     l.item.classificationIdentifiers = [];
     l.item.attributes = [];
     for (const ac of l.allowanceCharges) {
@@ -77,15 +88,56 @@ function streamOf(pdf: Buffer, dictPattern: RegExp): { dict: string; data: Buffe
   return { dict, data: /\/Filter \/FlateDecode/.test(dict) ? inflateSync(raw) : raw };
 }
 
-const cases: { name: string; input: string | Buffer; target: string; filename: string; level: string; bt24: string }[] = [
-  { name: 'UBL invoice → EN 16931', input: UBL, target: 'facturx-en16931', filename: 'factur-x.xml', level: 'EN 16931', bt24: EN16931 },
-  { name: 'CII credit note → EN 16931', input: CII_CN, target: 'facturx-en16931', filename: 'factur-x.xml', level: 'EN 16931', bt24: EN16931 },
-  { name: 'UBL invoice → EXTENDED (by URN)', input: UBL, target: FACTURX_EXTENDED, filename: 'factur-x.xml', level: 'EXTENDED', bt24: FACTURX_EXTENDED },
-  { name: 'slim UBL invoice → BASIC', input: writeUbl(basicReady()).xml, target: 'facturx-basic', filename: 'factur-x.xml', level: 'BASIC', bt24: FACTURX_BASIC },
-  { name: 'German invoice → XRECHNUNG', input: writeUbl(xrechnungReady()).xml, target: 'facturx-xrechnung', filename: 'xrechnung.xml', level: 'XRECHNUNG', bt24: XRECHNUNG_3 },
-];
+const cases: { name: string; input: string | Buffer; target: string; filename: string; level: string; bt24: string }[] =
+  [
+    {
+      name: 'UBL invoice → EN 16931',
+      input: UBL,
+      target: 'facturx-en16931',
+      filename: 'factur-x.xml',
+      level: 'EN 16931',
+      bt24: EN16931,
+    },
+    {
+      name: 'CII credit note → EN 16931',
+      input: CII_CN,
+      target: 'facturx-en16931',
+      filename: 'factur-x.xml',
+      level: 'EN 16931',
+      bt24: EN16931,
+    },
+    {
+      name: 'UBL invoice → EXTENDED (by URN)',
+      input: UBL,
+      target: FACTURX_EXTENDED,
+      filename: 'factur-x.xml',
+      level: 'EXTENDED',
+      bt24: FACTURX_EXTENDED,
+    },
+    {
+      name: 'slim UBL invoice → BASIC',
+      input: writeUbl(basicReady()).xml,
+      target: 'facturx-basic',
+      filename: 'factur-x.xml',
+      level: 'BASIC',
+      bt24: FACTURX_BASIC,
+    },
+    {
+      name: 'German invoice → XRECHNUNG',
+      input: writeUbl(xrechnungReady()).xml,
+      target: 'facturx-xrechnung',
+      filename: 'xrechnung.xml',
+      level: 'XRECHNUNG',
+      bt24: XRECHNUNG_3,
+    },
+  ];
 
-const CORPUS = ['en16931/cii-examples/CII_example1.xml', 'en16931/cii-examples/huf_example_cii.xml', 'en16931/ubl-examples/guide-example3.xml', 'en16931/ubl-examples/FT G2G_TD01 con Allegato, Bonifico e Split Payment.xml'];
+const CORPUS = [
+  'en16931/cii-examples/CII_example1.xml',
+  'en16931/cii-examples/huf_example_cii.xml',
+  'en16931/ubl-examples/guide-example3.xml',
+  'en16931/ubl-examples/FT G2G_TD01 con Allegato, Bonifico e Split Payment.xml',
+];
 
 const results = new Map<string, TransformResult>();
 const produce = (c: (typeof cases)[number]): TransformResult => {
@@ -107,7 +159,12 @@ describe('Factur-X PDF output: structure', () => {
     expect(text.startsWith('%PDF-1.7\n%')).toBe(true);
     // Binary comment: four bytes above 127 on the second line (ISO 19005 6.1.2).
     expect([...pdf.subarray(10, 14)].every((b) => b > 127)).toBe(true);
-    expect(r.report.target).toMatchObject({ id: c.target.startsWith('urn:') ? 'facturx-extended' : c.target, container: 'pdf', attachment: c.filename, customizationId: c.bt24 });
+    expect(r.report.target).toMatchObject({
+      id: c.target.startsWith('urn:') ? 'facturx-extended' : c.target,
+      container: 'pdf',
+      attachment: c.filename,
+      customizationId: c.bt24,
+    });
     expect(r.xml).toContain(`<ram:ID>${c.bt24}</ram:ID>`);
 
     // Catalog: /AF, the name tree, the OutputIntent, the metadata.
@@ -116,7 +173,9 @@ describe('Factur-X PDF output: structure', () => {
     expect(catalog).toContain('/OutputIntents');
     expect(catalog).toContain('/S /GTS_PDFA1');
     expect(catalog).toMatch(/\/Metadata \d+ 0 R/);
-    expect(catalog).toMatch(new RegExp(`/EmbeddedFiles <<\\s*/Names \\[ \\(${c.filename.replace('.', '\\.')}\\) \\d+ 0 R \\]`));
+    expect(catalog).toMatch(
+      new RegExp(`/EmbeddedFiles <<\\s*/Names \\[ \\(${c.filename.replace('.', '\\.')}\\) \\d+ 0 R \\]`),
+    );
     expect(text).not.toContain('/Encrypt');
     // File specification and embedded file stream.
     const filespec = /\/Type \/Filespec[^]*?endobj/.exec(text)?.[0] ?? '';
@@ -124,7 +183,11 @@ describe('Factur-X PDF output: structure', () => {
     expect(filespec).toContain('/AFRelationship /Alternative');
     const ef = streamOf(pdf, /<<\n\/Type \/EmbeddedFile/);
     expect(ef.dict).toContain('/Subtype /text#2Fxml');
-    expect(ef.dict).toMatch(new RegExp(`/Params <<\\n/ModDate \\(D:20261125100000\\+00'00'\\)\\n/CreationDate \\(D:20261125100000\\+00'00'\\)\\n/Size ${Buffer.byteLength(r.xml)}\\n>>`));
+    expect(ef.dict).toMatch(
+      new RegExp(
+        `/Params <<\\n/ModDate \\(D:20261125100000\\+00'00'\\)\\n/CreationDate \\(D:20261125100000\\+00'00'\\)\\n/Size ${Buffer.byteLength(r.xml)}\\n>>`,
+      ),
+    );
     expect(ef.data.toString('utf8')).toBe(r.xml);
     // Trailer: document ID, two equal identifiers.
     expect(text).toMatch(/trailer\n<< \/Size \d+ \/Root \d+ 0 R \/Info \d+ 0 R \/ID \[<([0-9A-F]{32})> <\1>\] >>/);
@@ -143,8 +206,11 @@ describe('Factur-X PDF output: structure', () => {
     expect(x).toContain(`<fx:DocumentFileName>${c.filename}</fx:DocumentFileName>`);
     expect(x).toContain('<fx:Version>1.0</fx:Version>');
     expect(x).toContain(`<fx:ConformanceLevel>${c.level}</fx:ConformanceLevel>`);
-    expect(x).toContain('<pdfaSchema:namespaceURI>urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#</pdfaSchema:namespaceURI>');
-    for (const p of ['DocumentFileName', 'DocumentType', 'Version', 'ConformanceLevel']) expect(x).toContain(`<pdfaProperty:name>${p}</pdfaProperty:name>`);
+    expect(x).toContain(
+      '<pdfaSchema:namespaceURI>urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#</pdfaSchema:namespaceURI>',
+    );
+    for (const p of ['DocumentFileName', 'DocumentType', 'Version', 'ConformanceLevel'])
+      expect(x).toContain(`<pdfaProperty:name>${p}</pdfaProperty:name>`);
     expect(x).toContain('<xmp:CreateDate>2026-11-25T10:00:00+00:00</xmp:CreateDate>');
     expect(text).toContain("/CreationDate (D:20261125100000+00'00')");
   });
@@ -228,7 +294,16 @@ describe('Factur-X PDF output: refusals', () => {
     const e = refusal(() => transformDocument(UBL, { targetFormat: 'facturx-basic' }));
     expect(e.status).toBe(422);
     const rules = (e.details as { missing: { rule: string; terms: string[] }[] }).missing.map((m) => m.rule);
-    expect(rules).toEqual(expect.arrayContaining(['FX-BASIC-BT-11', 'FX-BASIC-BG-6', 'FX-BASIC-BT-154', 'FX-BASIC-BG-32', 'FX-BASIC-BG-24', 'FX-BASIC-BT-137']));
+    expect(rules).toEqual(
+      expect.arrayContaining([
+        'FX-BASIC-BT-11',
+        'FX-BASIC-BG-6',
+        'FX-BASIC-BT-154',
+        'FX-BASIC-BG-32',
+        'FX-BASIC-BG-24',
+        'FX-BASIC-BT-137',
+      ]),
+    );
     expect(e.message).toMatch(/Factur-X BASIC has no place for/);
   });
 
@@ -241,7 +316,9 @@ describe('Factur-X PDF output: refusals', () => {
 });
 
 describe('Factur-X PDF output: official checks', () => {
-  beforeAll(() => requirePacks(['facturx-basic', 'facturx-en16931', 'facturx-extended', 'xrechnung-cii', 'en16931-cii']));
+  beforeAll(() =>
+    requirePacks(['facturx-basic', 'facturx-en16931', 'facturx-extended', 'xrechnung-cii', 'en16931-cii']),
+  );
 
   it.each(cases)('$name: the embedded CII passes the official rules of its profile', async (c) => {
     const r = produce(c);
@@ -264,7 +341,10 @@ describe('Factur-X PDF output: PDF/A-3B (veraPDF)', () => {
       // Broken on purpose, renaming a key to one of the same length so the cross-reference table stays right: no
       // OutputIntent, and fonts whose program is no longer attached (not embedded).
       const good = latin(produce(cases[0] as (typeof cases)[number]).pdf as Buffer);
-      const broken = [good.replace('/OutputIntents', '/OutputIntentX'), good.replaceAll('/FontFile2', '/FontFileX')].map((text, k) => {
+      const broken = [
+        good.replace('/OutputIntents', '/OutputIntentX'),
+        good.replaceAll('/FontFile2', '/FontFileX'),
+      ].map((text, k) => {
         const f = path.join(dir, `broken-${k}.pdf`);
         writeFileSync(f, Buffer.from(text, 'latin1'));
         return f;
@@ -278,7 +358,12 @@ describe('Factur-X PDF output: PDF/A-3B (veraPDF)', () => {
         files.push(f);
       }
       const verdicts = checkPdfA([...files, ...broken]);
-      for (const v of verdicts.slice(0, files.length)) expect({ file: path.basename(v.file), compliant: v.compliant, failures: v.failures }).toEqual({ file: path.basename(v.file), compliant: true, failures: [] });
+      for (const v of verdicts.slice(0, files.length))
+        expect({ file: path.basename(v.file), compliant: v.compliant, failures: v.failures }).toEqual({
+          file: path.basename(v.file),
+          compliant: true,
+          failures: [],
+        });
       const [noIntent, noFont] = verdicts.slice(files.length);
       expect(noIntent?.compliant).toBe(false);
       expect(noIntent?.failures?.map((f) => f.description).join('\n')).toMatch(/OutputIntent|colour space/i);

@@ -1,4 +1,4 @@
-import {   readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { comparableCore, readCii, readUbl, writeCii, writeUbl, type Invoice } from '../../../src/en16931';
 import { GatewayError } from '../../../src/core/gateway-error';
@@ -26,7 +26,10 @@ const fixture = (name: string): string => readFileSync(path.join(__dirname, 'fat
 
 async function errorsOf(xml: string): Promise<{ validatedAs: string; errors: string[] }> {
   const r = await validator().validate(Buffer.from(xml, 'utf8'));
-  return { validatedAs: r.format.id, errors: r.assertions.filter((a) => a.flag === 'error').map((a) => `${a.ruleId}: ${a.text.slice(0, 200)}`) };
+  return {
+    validatedAs: r.format.id,
+    errors: r.assertions.filter((a) => a.flag === 'error').map((a) => `${a.ruleId}: ${a.text.slice(0, 200)}`),
+  };
 }
 
 async function expectValid(result: TransformResult | string, as?: string): Promise<void> {
@@ -36,18 +39,36 @@ async function expectValid(result: TransformResult | string, as?: string): Promi
   if (as !== undefined) expect(r.validatedAs).toBe(as);
 }
 
-const missingRules = (e: GatewayError): string[] => (e.details?.['missing'] as Array<{ rule: string }>).map((m) => m.rule);
+const missingRules = (e: GatewayError): string[] =>
+  (e.details?.['missing'] as Array<{ rule: string }>).map((m) => m.rule);
 const readFpa = (xml: string): Invoice => readFatturaPa(parseXml(xml)).invoice;
 
 /** An Italian B2B invoice in the model: what the FatturaPA requirements ask for, nothing more. */
 function italianInvoice(): Invoice {
   const inv = fullInvoice();
-  inv.seller = { name: 'Alfa Forniture S.r.l.', identifiers: [], vatIdentifier: 'IT01234567890', postalAddress: { line1: 'Via Roma 10', city: 'Milano', postCode: '20121', countrySubdivision: 'MI', countryCode: 'IT' } };
+  inv.seller = {
+    name: 'Alfa Forniture S.r.l.',
+    identifiers: [],
+    vatIdentifier: 'IT01234567890',
+    postalAddress: {
+      line1: 'Via Roma 10',
+      city: 'Milano',
+      postCode: '20121',
+      countrySubdivision: 'MI',
+      countryCode: 'IT',
+    },
+  };
   inv.buyer = {
     name: 'Beta Commercio S.p.A.',
     vatIdentifier: 'IT09876543210',
     electronicAddress: { value: 'ABC1234', schemeId: '0205' },
-    postalAddress: { line1: 'Corso Italia 5', city: 'Roma', postCode: '00185', countrySubdivision: 'RM', countryCode: 'IT' },
+    postalAddress: {
+      line1: 'Corso Italia 5',
+      city: 'Roma',
+      postCode: '00185',
+      countrySubdivision: 'RM',
+      countryCode: 'IT',
+    },
   };
   delete inv.taxRepresentative;
   delete inv.payee;
@@ -55,7 +76,9 @@ function italianInvoice(): Invoice {
 }
 
 describe('FatturaPA → EN 16931', () => {
-  beforeAll(() => requirePacks(['fatturapa-xsd', 'ubl-2.1', 'cii-d16b', 'en16931-ubl', 'en16931-cii', 'si-ubl-2.0', 'nlcius-cii']));
+  beforeAll(() =>
+    requirePacks(['fatturapa-xsd', 'ubl-2.1', 'cii-d16b', 'en16931-ubl', 'en16931-cii', 'si-ubl-2.0', 'nlcius-cii']),
+  );
 
   it.each(FIXTURES.map((f) => [f]))('the hand-written fixture %s is valid FatturaPA', async (name) => {
     await expectValid(fixture(name), FPA);
@@ -63,39 +86,80 @@ describe('FatturaPA → EN 16931', () => {
 
   // Peppol BIS 3 and XRechnung need data FatturaPA does not have (BT-34, BT-10, a seller contact): 422, tested below.
   const TARGETS = ['en16931-ubl', 'en16931-cii', 'nlcius-ubl', 'nlcius-cii'] as const;
-  it.each(FIXTURES.flatMap((f) => TARGETS.map((t) => [f, t] as const)))('%s → %s passes the official packs', async (name, target) => {
-    const result = transformDocument(fixture(name), { targetFormat: target });
-    expect(result.report.source).toMatchObject({ id: FPA, syntax: 'FatturaPA' });
-    expect(result.report.filled[0]).toMatch(/^BT-24 Specification identifier = "urn:cen.eu:en16931:2017"/);
-    golden(`fatturapa-${name}-to-${target}.xml`, result.xml);
-    await expectValid(result);
-  });
+  it.each(FIXTURES.flatMap((f) => TARGETS.map((t) => [f, t] as const)))(
+    '%s → %s passes the official packs',
+    async (name, target) => {
+      const result = transformDocument(fixture(name), { targetFormat: target });
+      expect(result.report.source).toMatchObject({ id: FPA, syntax: 'FatturaPA' });
+      expect(result.report.filled[0]).toMatch(/^BT-24 Specification identifier = "urn:cen.eu:en16931:2017"/);
+      golden(`fatturapa-${name}-to-${target}.xml`, result.xml);
+      await expectValid(result);
+    },
+  );
 
   it('goods at 22 %: parties, SdI code as BT-49, order, lines, VAT, payment', () => {
     const r = transformDocument(fixture('goods-22'), { targetFormat: 'en16931-ubl' });
     const inv = readUbl(parseXml(r.xml)).invoice;
-    expect(inv).toMatchObject({ number: 'FT-2026/17', issueDate: '2026-11-02', typeCode: '380', currencyCode: 'EUR', purchaseOrderReference: 'ODA-55', paymentDueDate: '2026-12-02' });
+    expect(inv).toMatchObject({
+      number: 'FT-2026/17',
+      issueDate: '2026-11-02',
+      typeCode: '380',
+      currencyCode: 'EUR',
+      purchaseOrderReference: 'ODA-55',
+      paymentDueDate: '2026-12-02',
+    });
     expect(inv.notes).toEqual([{ note: 'Fornitura arredi ufficio, ordine di ottobre' }]);
     expect(inv.seller).toMatchObject({
       name: 'Alfa Forniture S.r.l.',
       vatIdentifier: 'IT01234567890',
       legalRegistrationIdentifier: { value: '01234567890', schemeId: '0210' },
-      postalAddress: { line1: 'Via Roma 10', city: 'Milano', postCode: '20121', countrySubdivision: 'MI', countryCode: 'IT' },
+      postalAddress: {
+        line1: 'Via Roma 10',
+        city: 'Milano',
+        postCode: '20121',
+        countrySubdivision: 'MI',
+        countryCode: 'IT',
+      },
       contact: { telephone: '0212345678', email: 'fatture@alfa.example.it' },
     });
-    expect(inv.buyer).toMatchObject({ vatIdentifier: 'IT09876543210', electronicAddress: { value: 'ABC1234', schemeId: '0205' } });
-    expect(inv.lines.map((l) => [l.identifier, l.quantity, l.quantityUnitCode, l.price.netPrice, l.netAmount, l.vat, l.item.sellersIdentifier])).toEqual([
+    expect(inv.buyer).toMatchObject({
+      vatIdentifier: 'IT09876543210',
+      electronicAddress: { value: 'ABC1234', schemeId: '0205' },
+    });
+    expect(
+      inv.lines.map((l) => [
+        l.identifier,
+        l.quantity,
+        l.quantityUnitCode,
+        l.price.netPrice,
+        l.netAmount,
+        l.vat,
+        l.item.sellersIdentifier,
+      ]),
+    ).toEqual([
       ['1', '4.00', 'H87', '85.00', '340.00', { categoryCode: 'S', rate: '22' }, 'ART-1'],
       ['2', '1.00', 'C62', '250.00', '250.00', { categoryCode: 'S', rate: '22' }, undefined],
     ]);
     expect(inv.vatBreakdown).toEqual([{ taxableAmount: '590.00', taxAmount: '129.80', categoryCode: 'S', rate: '22' }]);
-    expect(inv.totals).toMatchObject({ sumOfLineNetAmounts: '590.00', totalWithoutVat: '590.00', totalVatAmount: '129.80', totalWithVat: '719.80', amountDueForPayment: '719.80' });
-    expect(inv.paymentInstructions).toEqual({ meansTypeCode: '30', creditTransfers: [{ accountIdentifier: 'IT60X0542811101000000123456' }] });
+    expect(inv.totals).toMatchObject({
+      sumOfLineNetAmounts: '590.00',
+      totalWithoutVat: '590.00',
+      totalVatAmount: '129.80',
+      totalWithVat: '719.80',
+      amountDueForPayment: '719.80',
+    });
+    expect(inv.paymentInstructions).toEqual({
+      meansTypeCode: '30',
+      creditTransfers: [{ accountIdentifier: 'IT60X0542811101000000123456' }],
+    });
     // what EN 16931 has no term for is listed with its text
     expect(r.report.unmapped).toEqual(
       expect.arrayContaining([
         { path: '/FatturaElettronica/FatturaElettronicaHeader/DatiTrasmissione/ProgressivoInvio', text: '00017' },
-        { path: '/FatturaElettronica/FatturaElettronicaHeader/CedentePrestatore/DatiAnagrafici/RegimeFiscale', text: 'RF01' },
+        {
+          path: '/FatturaElettronica/FatturaElettronicaHeader/CedentePrestatore/DatiAnagrafici/RegimeFiscale',
+          text: 'RF01',
+        },
         { path: '/FatturaElettronica/FatturaElettronicaHeader/CedentePrestatore/IscrizioneREA', text: 'MI1234567LS' },
         { path: '/FatturaElettronica/FatturaElettronicaBody/DatiGenerali/DatiOrdineAcquisto/Data', text: '2026-10-05' },
       ]),
@@ -105,23 +169,61 @@ describe('FatturaPA → EN 16931', () => {
   it('public administration: IPA code, codice fiscale, CUP/CIG, exempt N4 with its legal reference, percentage discount, discount line, split payment', () => {
     const r = transformDocument(fixture('mixed-natura-pa'), { targetFormat: 'en16931-cii' });
     const inv = readCii(parseXml(r.xml)).invoice;
-    expect(inv.buyer).toMatchObject({ name: 'Comune di Esempio', legalRegistrationIdentifier: { value: '80012345678', schemeId: '0210' }, electronicAddress: { value: 'UFY9MH', schemeId: '0201' } });
+    expect(inv.buyer).toMatchObject({
+      name: 'Comune di Esempio',
+      legalRegistrationIdentifier: { value: '80012345678', schemeId: '0210' },
+      electronicAddress: { value: 'UFY9MH', schemeId: '0201' },
+    });
     expect(inv.buyer.vatIdentifier).toBeUndefined();
-    expect(inv).toMatchObject({ projectReference: 'J12B34000050006', tenderOrLotReference: 'ZAB1234567', purchaseOrderReference: 'DET-12-2026' });
-    expect(inv.lines[0]).toMatchObject({ quantity: '1', quantityUnitCode: 'C62', netAmount: '900.00', price: { netPrice: '1000.00' }, allowanceCharges: [{ charge: false, amount: '100.00', percentage: '10.00', baseAmount: '1000.00', reason: 'Sconto' }] });
+    expect(inv).toMatchObject({
+      projectReference: 'J12B34000050006',
+      tenderOrLotReference: 'ZAB1234567',
+      purchaseOrderReference: 'DET-12-2026',
+    });
+    expect(inv.lines[0]).toMatchObject({
+      quantity: '1',
+      quantityUnitCode: 'C62',
+      netAmount: '900.00',
+      price: { netPrice: '1000.00' },
+      allowanceCharges: [
+        { charge: false, amount: '100.00', percentage: '10.00', baseAmount: '1000.00', reason: 'Sconto' },
+      ],
+    });
     expect(inv.lines[1]).toMatchObject({ vat: { categoryCode: 'E', rate: '0' } });
-    expect(inv.allowanceCharges).toEqual([{ charge: false, amount: '50.00', vatCategoryCode: 'S', vatRate: '22', reason: 'Sconto convenzione' }]);
+    expect(inv.allowanceCharges).toEqual([
+      { charge: false, amount: '50.00', vatCategoryCode: 'S', vatRate: '22', reason: 'Sconto convenzione' },
+    ]);
     expect(inv.vatBreakdown).toEqual([
       { taxableAmount: '850.00', taxAmount: '187.00', categoryCode: 'S', rate: '22' },
-      { taxableAmount: '300.00', taxAmount: '0.00', categoryCode: 'E', rate: '0', exemptionReasonText: 'Esente art. 10 n. 20 DPR 633/72' },
+      {
+        taxableAmount: '300.00',
+        taxAmount: '0.00',
+        categoryCode: 'E',
+        rate: '0',
+        exemptionReasonText: 'Esente art. 10 n. 20 DPR 633/72',
+      },
     ]);
-    expect(inv.totals).toMatchObject({ sumOfLineNetAmounts: '1200.00', sumOfAllowances: '50.00', totalWithoutVat: '1150.00', totalWithVat: '1337.00', amountDueForPayment: '1337.00' });
-    expect(r.report.filled).toContain('BT-129 Invoiced quantity of line 1 = 1 C62 (FatturaPA leaves it out for a single service)');
+    expect(inv.totals).toMatchObject({
+      sumOfLineNetAmounts: '1200.00',
+      sumOfAllowances: '50.00',
+      totalWithoutVat: '1150.00',
+      totalWithVat: '1337.00',
+      amountDueForPayment: '1337.00',
+    });
+    expect(r.report.filled).toContain(
+      'BT-129 Invoiced quantity of line 1 = 1 C62 (FatturaPA leaves it out for a single service)',
+    );
     // split payment: the buyer pays the VAT to the treasury, which EN 16931 cannot say; both facts are listed
     expect(r.report.unmapped).toEqual(
       expect.arrayContaining([
-        { path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[1]/EsigibilitaIVA', text: 'S' },
-        expect.objectContaining({ path: '/FatturaElettronica/FatturaElettronicaBody/DatiPagamento/DettaglioPagamento/ImportoPagamento', text: expect.stringMatching(/^1150.00 /) }),
+        {
+          path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[1]/EsigibilitaIVA',
+          text: 'S',
+        },
+        expect.objectContaining({
+          path: '/FatturaElettronica/FatturaElettronicaBody/DatiPagamento/DettaglioPagamento/ImportoPagamento',
+          text: expect.stringMatching(/^1150.00 /),
+        }),
       ]),
     );
   });
@@ -130,16 +232,40 @@ describe('FatturaPA → EN 16931', () => {
     const r = transformDocument(fixture('credit-note-td04'), { targetFormat: 'en16931-ubl' });
     expect(r.report.target).toMatchObject({ id: 'en16931-ubl-creditnote', documentType: 'CreditNote' });
     const inv = readUbl(parseXml(r.xml)).invoice;
-    expect(inv).toMatchObject({ typeCode: '381', precedingInvoices: [{ reference: 'FT-2026/17', issueDate: '2026-11-02' }], buyer: { electronicAddress: { value: 'amministrazione@pec.beta.example.it', schemeId: '0202' } } });
+    expect(inv).toMatchObject({
+      typeCode: '381',
+      precedingInvoices: [{ reference: 'FT-2026/17', issueDate: '2026-11-02' }],
+      buyer: { electronicAddress: { value: 'amministrazione@pec.beta.example.it', schemeId: '0202' } },
+    });
   });
 
   it('a professional fee note: name from Nome/Cognome, cassa previdenziale as a charge, withholding tax listed', () => {
     const r = transformDocument(fixture('professional-cassa-ritenuta'), { targetFormat: 'en16931-ubl' });
     const inv = readUbl(parseXml(r.xml)).invoice;
     expect(inv.seller.name).toBe('Mario Rossi');
-    expect(inv.lines[0]).toMatchObject({ quantity: '10.00', quantityUnitCode: 'HUR', netAmount: '550.00', allowanceCharges: [{ charge: false, amount: '50.00', reason: 'Sconto' }] });
-    expect(inv.allowanceCharges).toEqual([{ charge: true, amount: '22.00', baseAmount: '550.00', percentage: '4.00', vatCategoryCode: 'S', vatRate: '22', reason: 'Contributo cassa previdenziale TC04' }]);
-    expect(inv.totals).toMatchObject({ totalWithoutVat: '572.00', totalVatAmount: '125.84', totalWithVat: '697.84', amountDueForPayment: '697.84' });
+    expect(inv.lines[0]).toMatchObject({
+      quantity: '10.00',
+      quantityUnitCode: 'HUR',
+      netAmount: '550.00',
+      allowanceCharges: [{ charge: false, amount: '50.00', reason: 'Sconto' }],
+    });
+    expect(inv.allowanceCharges).toEqual([
+      {
+        charge: true,
+        amount: '22.00',
+        baseAmount: '550.00',
+        percentage: '4.00',
+        vatCategoryCode: 'S',
+        vatRate: '22',
+        reason: 'Contributo cassa previdenziale TC04',
+      },
+    ]);
+    expect(inv.totals).toMatchObject({
+      totalWithoutVat: '572.00',
+      totalVatAmount: '125.84',
+      totalWithVat: '697.84',
+      amountDueForPayment: '697.84',
+    });
     const paths = r.report.unmapped.map((u) => u.path);
     expect(paths).toEqual(
       expect.arrayContaining([
@@ -148,8 +274,14 @@ describe('FatturaPA → EN 16931', () => {
         '/FatturaElettronica/FatturaElettronicaHeader/CedentePrestatore/DatiAnagrafici/Anagrafica/Titolo',
       ]),
     );
-    expect(r.report.unmapped).toContainEqual({ path: '/FatturaElettronica/FatturaElettronicaBody/DatiGenerali/DatiGeneraliDocumento/TipoDocumento', text: 'TD06 (read as BT-3 380; the Italian document type is finer than UNTDID 1001)' });
-    expect(r.report.unmapped).toContainEqual({ path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DettaglioLinee/UnitaMisura', text: 'ore (read as UN/ECE Rec 20 HUR)' });
+    expect(r.report.unmapped).toContainEqual({
+      path: '/FatturaElettronica/FatturaElettronicaBody/DatiGenerali/DatiGeneraliDocumento/TipoDocumento',
+      text: 'TD06 (read as BT-3 380; the Italian document type is finer than UNTDID 1001)',
+    });
+    expect(r.report.unmapped).toContainEqual({
+      path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DettaglioLinee/UnitaMisura',
+      text: 'ore (read as UN/ECE Rec 20 HUR)',
+    });
   });
 
   it('two summaries of one rate (immediate and deferred VAT) are one EN 16931 breakdown', async () => {
@@ -159,14 +291,25 @@ describe('FatturaPA → EN 16931', () => {
         '<DatiRiepilogo><AliquotaIVA>22.00</AliquotaIVA><ImponibileImporto>250.00</ImponibileImporto><Imposta>55.00</Imposta><EsigibilitaIVA>D</EsigibilitaIVA></DatiRiepilogo>',
     );
     const r = transformDocument(xml, { targetFormat: 'en16931-ubl' });
-    expect(readUbl(parseXml(r.xml)).invoice.vatBreakdown).toEqual([{ taxableAmount: '590.00', taxAmount: '129.80', categoryCode: 'S', rate: '22' }]);
-    expect(r.report.unmapped).toContainEqual({ path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[2]', text: 'merged into the VAT breakdown of category S at 22 %' });
-    expect(r.report.unmapped).toContainEqual({ path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[2]/EsigibilitaIVA', text: 'D' });
+    expect(readUbl(parseXml(r.xml)).invoice.vatBreakdown).toEqual([
+      { taxableAmount: '590.00', taxAmount: '129.80', categoryCode: 'S', rate: '22' },
+    ]);
+    expect(r.report.unmapped).toContainEqual({
+      path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[2]',
+      text: 'merged into the VAT breakdown of category S at 22 %',
+    });
+    expect(r.report.unmapped).toContainEqual({
+      path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[2]/EsigibilitaIVA',
+      text: 'D',
+    });
     await expectValid(r);
   });
 
   it('a prepayment shows as BT-113 when the amount to pay is smaller and nothing was withheld', () => {
-    const xml = fixture('goods-22').replace('<ImportoPagamento>719.80</ImportoPagamento>', '<ImportoPagamento>619.80</ImportoPagamento>');
+    const xml = fixture('goods-22').replace(
+      '<ImportoPagamento>719.80</ImportoPagamento>',
+      '<ImportoPagamento>619.80</ImportoPagamento>',
+    );
     const inv = readFpa(xml);
     expect(inv.totals).toMatchObject({ totalWithVat: '719.80', paidAmount: '100.00', amountDueForPayment: '619.80' });
   });
@@ -177,7 +320,9 @@ describe('FatturaPA → EN 16931: 422 and 400', () => {
     const peppol = refusal(() => transformDocument(fixture('goods-22'), { targetFormat: 'peppol-bis3-ubl' }));
     expect(peppol).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT', target: 'peppol-bis3-ubl' } });
     expect(missingRules(peppol)).toEqual(['PEPPOL-EN16931-R020']);
-    expect(missingRules(refusal(() => transformDocument(fixture('goods-22'), { targetFormat: 'xrechnung-cii' })))).toEqual(['BR-DE-5', 'BR-DE-15', 'PEPPOL-EN16931-R020']);
+    expect(
+      missingRules(refusal(() => transformDocument(fixture('goods-22'), { targetFormat: 'xrechnung-cii' }))),
+    ).toEqual(['BR-DE-5', 'BR-DE-15', 'PEPPOL-EN16931-R020']);
   });
 
   it('a "non soggetta" (N2.2) line is category O, which EN 16931 forbids beside the seller VAT identifier (BR-O-02)', () => {
@@ -188,22 +333,54 @@ describe('FatturaPA → EN 16931: 422 and 400', () => {
   });
 
   it('refuses what has no EN 16931 reading: a batch of two invoices, a discount outside the VAT summary, an unknown unit', () => {
-    const twoBodies = fixture('goods-22').replace(/(<FatturaElettronicaBody>[\s\S]*<\/FatturaElettronicaBody>)/, '$1$1');
-    expect(refusal(() => transformDocument(twoBodies, { targetFormat: 'en16931-ubl' })).details).toMatchObject({ reason: 'CANNOT_CONVERT', invalid: [{ term: 'BG-25', message: expect.stringContaining('2 FatturaElettronicaBody') }] });
-    const discount = fixture('goods-22').replace('<ImportoTotaleDocumento>', '<ScontoMaggiorazione><Tipo>SC</Tipo><Importo>19.80</Importo></ScontoMaggiorazione><ImportoTotaleDocumento>');
+    const twoBodies = fixture('goods-22').replace(
+      /(<FatturaElettronicaBody>[\s\S]*<\/FatturaElettronicaBody>)/,
+      '$1$1',
+    );
+    expect(refusal(() => transformDocument(twoBodies, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
+      reason: 'CANNOT_CONVERT',
+      invalid: [{ term: 'BG-25', message: expect.stringContaining('2 FatturaElettronicaBody') }],
+    });
+    const discount = fixture('goods-22').replace(
+      '<ImportoTotaleDocumento>',
+      '<ScontoMaggiorazione><Tipo>SC</Tipo><Importo>19.80</Importo></ScontoMaggiorazione><ImportoTotaleDocumento>',
+    );
     expect(refusal(() => transformDocument(discount, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
-      invalid: [{ term: 'BG-20', path: '/FatturaElettronica/FatturaElettronicaBody/DatiGenerali/DatiGeneraliDocumento/ScontoMaggiorazione' }],
+      invalid: [
+        {
+          term: 'BG-20',
+          path: '/FatturaElettronica/FatturaElettronicaBody/DatiGenerali/DatiGeneraliDocumento/ScontoMaggiorazione',
+        },
+      ],
     });
     const unit = fixture('goods-22').replace('<UnitaMisura>H87</UnitaMisura>', '<UnitaMisura>scatole</UnitaMisura>');
-    expect(refusal(() => transformDocument(unit, { targetFormat: 'en16931-ubl' })).details).toMatchObject({ invalid: [{ term: 'BT-130', message: expect.stringContaining('scatole') }] });
+    expect(refusal(() => transformDocument(unit, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
+      invalid: [{ term: 'BT-130', message: expect.stringContaining('scatole') }],
+    });
   });
 
   it('a document level discount that is in the single-rate VAT summary is a BG-20 allowance', () => {
     const xml = fixture('goods-22')
-      .replace('<ImportoTotaleDocumento>719.80', '<ScontoMaggiorazione><Tipo>SC</Tipo><Percentuale>10.00</Percentuale><Importo>59.00</Importo></ScontoMaggiorazione><ImportoTotaleDocumento>647.82')
-      .replace('<ImponibileImporto>590.00</ImponibileImporto>\n        <Imposta>129.80</Imposta>', '<ImponibileImporto>531.00</ImponibileImporto>\n        <Imposta>116.82</Imposta>');
+      .replace(
+        '<ImportoTotaleDocumento>719.80',
+        '<ScontoMaggiorazione><Tipo>SC</Tipo><Percentuale>10.00</Percentuale><Importo>59.00</Importo></ScontoMaggiorazione><ImportoTotaleDocumento>647.82',
+      )
+      .replace(
+        '<ImponibileImporto>590.00</ImponibileImporto>\n        <Imposta>129.80</Imposta>',
+        '<ImponibileImporto>531.00</ImponibileImporto>\n        <Imposta>116.82</Imposta>',
+      );
     const inv = readFpa(xml);
-    expect(inv.allowanceCharges).toEqual([{ charge: false, amount: '59.00', percentage: '10.00', baseAmount: '590.00', vatCategoryCode: 'S', vatRate: '22', reason: 'Sconto' }]);
+    expect(inv.allowanceCharges).toEqual([
+      {
+        charge: false,
+        amount: '59.00',
+        percentage: '10.00',
+        baseAmount: '590.00',
+        vatCategoryCode: 'S',
+        vatRate: '22',
+        reason: 'Sconto',
+      },
+    ]);
     expect(inv.totals).toMatchObject({ totalWithoutVat: '531.00', totalWithVat: '647.82' });
   });
 
@@ -225,15 +402,23 @@ describe('EN 16931 → FatturaPA', () => {
   it('the full EN 16931 invoice (UBL) becomes a valid FPR12 FatturaPA, reporting every term FatturaPA cannot hold', async () => {
     const r = transformDocument(writeUbl(fullInvoice()).xml, { targetFormat: NS.fatturaPA12 });
     expect(r.report.target).toEqual({ id: FPA, name: 'FatturaPA 1.2', syntax: 'FatturaPA', documentType: 'Invoice' });
-    expect(r.report.changed).toEqual(['BT-42 Seller contact telephone number written without spaces and separators: "+31301234567"']);
+    expect(r.report.changed).toEqual([
+      'BT-42 Seller contact telephone number written without spaces and separators: "+31301234567"',
+    ]);
     golden('invoice-to-fatturapa-1.2.xml', r.xml);
     await expectValid(r, FPA);
     expect(r.xml).toContain('versione="FPR12"');
     expect(r.xml).toContain('<CodiceDestinatario>XXXXXXX</CodiceDestinatario>');
     // document level allowance and charge are discount / ancillary charge lines, so the VAT summary adds up
-    expect(r.xml).toMatch(/<NumeroLinea>3<\/NumeroLinea>\s*<TipoCessionePrestazione>SC<\/TipoCessionePrestazione>\s*<Descrizione>Loyalty discount<\/Descrizione>\s*<PrezzoUnitario>-10.00<\/PrezzoUnitario>/);
-    expect(r.xml).toMatch(/<TipoCessionePrestazione>AC<\/TipoCessionePrestazione>\s*<Descrizione>Freight<\/Descrizione>/);
-    expect(r.xml).toMatch(/<AliquotaIVA>21.00<\/AliquotaIVA>\s*<ImponibileImporto>93.00<\/ImponibileImporto>\s*<Imposta>19.53<\/Imposta>/);
+    expect(r.xml).toMatch(
+      /<NumeroLinea>3<\/NumeroLinea>\s*<TipoCessionePrestazione>SC<\/TipoCessionePrestazione>\s*<Descrizione>Loyalty discount<\/Descrizione>\s*<PrezzoUnitario>-10.00<\/PrezzoUnitario>/,
+    );
+    expect(r.xml).toMatch(
+      /<TipoCessionePrestazione>AC<\/TipoCessionePrestazione>\s*<Descrizione>Freight<\/Descrizione>/,
+    );
+    expect(r.xml).toMatch(
+      /<AliquotaIVA>21.00<\/AliquotaIVA>\s*<ImponibileImporto>93.00<\/ImponibileImporto>\s*<Imposta>19.53<\/Imposta>/,
+    );
     expect(r.report.notCarried).toEqual(
       expect.arrayContaining([
         'BT-10 Buyer reference: FatturaPA has no element for it',
@@ -242,7 +427,11 @@ describe('EN 16931 → FatturaPA', () => {
         'BG-24 Supporting document "SPEC-1": Allegati holds embedded documents only',
       ]),
     );
-    expect(r.report.filled).toEqual(expect.arrayContaining(['RegimeFiscale = "RF01" (ordinary VAT regime; EN 16931 does not say which regime the seller is in)']));
+    expect(r.report.filled).toEqual(
+      expect.arrayContaining([
+        'RegimeFiscale = "RF01" (ordinary VAT regime; EN 16931 does not say which regime the seller is in)',
+      ]),
+    );
   });
 
   it('the full credit note (CII) becomes a valid TD04', async () => {
@@ -250,7 +439,9 @@ describe('EN 16931 → FatturaPA', () => {
     golden('creditnote-to-fatturapa-1.2.xml', r.xml);
     await expectValid(r, FPA);
     expect(r.xml).toContain('<TipoDocumento>TD04</TipoDocumento>');
-    expect(r.xml).toMatch(/<DatiFattureCollegate>\s*<IdDocumento>INV-2026-0042<\/IdDocumento>\s*<Data>2026-11-02<\/Data>/);
+    expect(r.xml).toMatch(
+      /<DatiFattureCollegate>\s*<IdDocumento>INV-2026-0042<\/IdDocumento>\s*<Data>2026-11-02<\/Data>/,
+    );
   });
 
   it('round trip: the model read back equals the original on everything FatturaPA carries', () => {
@@ -265,23 +456,31 @@ describe('EN 16931 → FatturaPA', () => {
       const ubl = transformDocument(fixture(name), { targetFormat: 'en16931-ubl' }).xml;
       const again = transformDocument(ubl, { targetFormat: FPA });
       expect(again.report.notCarried.filter((n) => !/^BT-(139|144) reason/.test(n))).toEqual([]);
-      expect(JSON.parse(comparableCore(normalise(readFpa(again.xml))))).toEqual(JSON.parse(comparableCore(normalise(readFpa(fixture(name))))));
+      expect(JSON.parse(comparableCore(normalise(readFpa(again.xml))))).toEqual(
+        JSON.parse(comparableCore(normalise(readFpa(fixture(name))))),
+      );
     }
   });
 
   it('an Italian buyer: SdI code (FPR12), IPA code (FPA12) or PEC, written in DatiTrasmissione', async () => {
     const inv = italianInvoice();
     const b2b = transformDocument(writeUbl(inv).xml, { targetFormat: FPA });
-    expect(b2b.xml).toMatch(/<FormatoTrasmissione>FPR12<\/FormatoTrasmissione>\s*<CodiceDestinatario>ABC1234<\/CodiceDestinatario>/);
+    expect(b2b.xml).toMatch(
+      /<FormatoTrasmissione>FPR12<\/FormatoTrasmissione>\s*<CodiceDestinatario>ABC1234<\/CodiceDestinatario>/,
+    );
     await expectValid(b2b, FPA);
     inv.buyer.electronicAddress = { value: 'UFY9MH', schemeId: '0201' };
     const pa = transformDocument(writeUbl(inv).xml, { targetFormat: FPA });
     expect(pa.xml).toContain('versione="FPA12"');
-    expect(pa.xml).toMatch(/<FormatoTrasmissione>FPA12<\/FormatoTrasmissione>\s*<CodiceDestinatario>UFY9MH<\/CodiceDestinatario>/);
+    expect(pa.xml).toMatch(
+      /<FormatoTrasmissione>FPA12<\/FormatoTrasmissione>\s*<CodiceDestinatario>UFY9MH<\/CodiceDestinatario>/,
+    );
     await expectValid(pa, FPA);
     inv.buyer.electronicAddress = { value: 'beta@pec.example.it', schemeId: '0202' };
     const pec = transformDocument(writeUbl(inv).xml, { targetFormat: FPA });
-    expect(pec.xml).toMatch(/<CodiceDestinatario>0000000<\/CodiceDestinatario>\s*<PECDestinatario>beta@pec.example.it<\/PECDestinatario>/);
+    expect(pec.xml).toMatch(
+      /<CodiceDestinatario>0000000<\/CodiceDestinatario>\s*<PECDestinatario>beta@pec.example.it<\/PECDestinatario>/,
+    );
     await expectValid(pec, FPA);
   });
 
@@ -290,10 +489,26 @@ describe('EN 16931 → FatturaPA', () => {
     inv.allowanceCharges = [];
     inv.lines = [inv.lines[1]!];
     inv.lines[0]!.vat = { categoryCode: 'E', rate: '0' };
-    inv.vatBreakdown = [{ taxableAmount: '100.00', taxAmount: '0.00', categoryCode: 'E', rate: '0', exemptionReasonText: 'Esente art. 10 DPR 633/72' }];
-    inv.totals = { sumOfLineNetAmounts: '100.00', totalWithoutVat: '100.00', totalVatAmount: '0.00', totalWithVat: '100.00', amountDueForPayment: '100.00' };
+    inv.vatBreakdown = [
+      {
+        taxableAmount: '100.00',
+        taxAmount: '0.00',
+        categoryCode: 'E',
+        rate: '0',
+        exemptionReasonText: 'Esente art. 10 DPR 633/72',
+      },
+    ];
+    inv.totals = {
+      sumOfLineNetAmounts: '100.00',
+      totalWithoutVat: '100.00',
+      totalVatAmount: '0.00',
+      totalWithVat: '100.00',
+      amountDueForPayment: '100.00',
+    };
     const r = transformDocument(writeUbl(inv).xml, { targetFormat: FPA });
-    expect(r.xml).toMatch(/<AliquotaIVA>0.00<\/AliquotaIVA>\s*<Natura>N4<\/Natura>\s*<ImponibileImporto>100.00<\/ImponibileImporto>\s*<Imposta>0.00<\/Imposta>\s*<RiferimentoNormativo>Esente art. 10 DPR 633\/72<\/RiferimentoNormativo>/);
+    expect(r.xml).toMatch(
+      /<AliquotaIVA>0.00<\/AliquotaIVA>\s*<Natura>N4<\/Natura>\s*<ImponibileImporto>100.00<\/ImponibileImporto>\s*<Imposta>0.00<\/Imposta>\s*<RiferimentoNormativo>Esente art. 10 DPR 633\/72<\/RiferimentoNormativo>/,
+    );
     await expectValid(r, FPA);
   });
 
@@ -309,16 +524,23 @@ describe('EN 16931 → FatturaPA', () => {
     expect(e.message).toContain('FatturaPA 1.1.4 (BT-49, BT-49-1)');
     const noBuyerId = italianInvoice();
     delete noBuyerId.buyer.vatIdentifier;
-    expect(missingRules(refusal(() => transformDocument(writeUbl(noBuyerId).xml, { targetFormat: FPA })))).toEqual(['FatturaPA 1.4.1']);
+    expect(missingRules(refusal(() => transformDocument(writeUbl(noBuyerId).xml, { targetFormat: FPA })))).toEqual([
+      'FatturaPA 1.4.1',
+    ]);
     noBuyerId.buyer.legalRegistrationIdentifier = { value: 'RSSMRA80A01H501U', schemeId: '0210' };
-    expect(transformDocument(writeUbl(noBuyerId).xml, { targetFormat: FPA }).xml).toMatch(/<CessionarioCommittente>\s*<DatiAnagrafici>\s*<CodiceFiscale>RSSMRA80A01H501U<\/CodiceFiscale>/);
+    expect(transformDocument(writeUbl(noBuyerId).xml, { targetFormat: FPA }).xml).toMatch(
+      /<CessionarioCommittente>\s*<DatiAnagrafici>\s*<CodiceFiscale>RSSMRA80A01H501U<\/CodiceFiscale>/,
+    );
   });
 
   it('a payment means FatturaPA has no code for is refused, BT-1 over 20 characters too', () => {
     const inv = italianInvoice();
     inv.paymentInstructions = { meansTypeCode: '1', creditTransfers: [] };
     inv.number = 'INVOICE-NUMBER-2026-000042';
-    expect(missingRules(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: FPA })))).toEqual(['FatturaPA 2.1.1.4', 'FatturaPA 2.4.2.2']);
+    expect(missingRules(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: FPA })))).toEqual([
+      'FatturaPA 2.1.1.4',
+      'FatturaPA 2.4.2.2',
+    ]);
   });
 });
 
@@ -340,28 +562,60 @@ function carriedPart(src: Invoice): Invoice {
     postalAddress: { line1: 'Hoofdstraat 1', city: 'Utrecht', countryCode: 'NL' },
     contact: { telephone: '+31301234567', email: 'sales@example.nl' },
   };
-  inv.buyer = { name: inv.buyer.name, vatIdentifier: inv.buyer.vatIdentifier, postalAddress: { line1: 'Kerkstraat 10', city: 'Amsterdam', countryCode: 'NL' } };
+  inv.buyer = {
+    name: inv.buyer.name,
+    vatIdentifier: inv.buyer.vatIdentifier,
+    postalAddress: { line1: 'Kerkstraat 10', city: 'Amsterdam', countryCode: 'NL' },
+  };
   inv.payee = { name: 'Factoring B.V.' };
   inv.taxRepresentative = { name: 'Fiscaal Vertegenwoordiger B.V.', vatIdentifier: 'NL111222333B01' };
-  inv.delivery = { actualDeliveryDate: '2026-10-30', address: { line1: 'Havenweg 5', city: 'Rotterdam', countryCode: 'NL' } };
+  inv.delivery = {
+    actualDeliveryDate: '2026-10-30',
+    address: { line1: 'Havenweg 5', city: 'Rotterdam', countryCode: 'NL' },
+  };
   delete inv.invoicingPeriod;
   inv.invoicedObjectIdentifier = { value: 'OBJ-77' };
-  inv.paymentInstructions = { meansTypeCode: '30', remittanceInformation: 'INV-2026-0042', creditTransfers: [{ accountIdentifier: 'NL91ABNA0417164300' }] };
-  inv.allowanceCharges = inv.allowanceCharges.map((a) => ({ charge: a.charge, amount: a.amount, vatCategoryCode: a.vatCategoryCode, vatRate: a.vatRate, reason: a.reason }));
+  inv.paymentInstructions = {
+    meansTypeCode: '30',
+    remittanceInformation: 'INV-2026-0042',
+    creditTransfers: [{ accountIdentifier: 'NL91ABNA0417164300' }],
+  };
+  inv.allowanceCharges = inv.allowanceCharges.map((a) => ({
+    charge: a.charge,
+    amount: a.amount,
+    vatCategoryCode: a.vatCategoryCode,
+    vatRate: a.vatRate,
+    reason: a.reason,
+  }));
   for (const l of inv.lines) {
     l.price = { netPrice: l.price.netPrice };
     // reasons are FatturaPA's own words; a percentage survives where its base is the line's quantity × net price
-    l.allowanceCharges = l.allowanceCharges.map((a) => ({ charge: a.charge, amount: a.amount, reason: a.charge ? 'Maggiorazione' : 'Sconto', ...(a.percentage !== undefined ? { percentage: a.percentage, baseAmount: a.baseAmount } : {}) }));
+    l.allowanceCharges = l.allowanceCharges.map((a) => ({
+      charge: a.charge,
+      amount: a.amount,
+      reason: a.charge ? 'Maggiorazione' : 'Sconto',
+      ...(a.percentage !== undefined ? { percentage: a.percentage, baseAmount: a.baseAmount } : {}),
+    }));
     if (l.objectIdentifier) l.objectIdentifier = { value: l.objectIdentifier.value };
-    l.item.classificationIdentifiers = l.item.classificationIdentifiers.map((c) => ({ value: c.value, schemeId: c.schemeId }));
+    l.item.classificationIdentifiers = l.item.classificationIdentifiers.map((c) => ({
+      value: c.value,
+      schemeId: c.schemeId,
+    }));
   }
-  inv.supportingDocuments = [{ reference: 'timesheet.csv', description: 'Timesheet October', attachment: { ...inv.supportingDocuments[0]!.attachment!, filename: 'timesheet.csv' } }];
+  inv.supportingDocuments = [
+    {
+      reference: 'timesheet.csv',
+      description: 'Timesheet October',
+      attachment: { ...inv.supportingDocuments[0]!.attachment!, filename: 'timesheet.csv' },
+    },
+  ];
   return inv;
 }
 
 /** Decimal spellings FatturaPA fixes ("10.00" for 10) and a key order; values are compared, not their lexical form. */
 function normalise(inv: Invoice): Invoice {
-  const n = (v: string | undefined): string | undefined => (v === undefined ? v : v.includes('.') ? v.replace(/0+$/, '').replace(/\.$/, '') : v);
+  const n = (v: string | undefined): string | undefined =>
+    v === undefined ? v : v.includes('.') ? v.replace(/0+$/, '').replace(/\.$/, '') : v;
   const copy = JSON.parse(JSON.stringify(inv)) as Invoice;
   for (const l of copy.lines) {
     l.quantity = n(l.quantity);
@@ -412,11 +666,16 @@ describe('self-billing', () => {
     const inv = italianInvoice();
     inv.typeCode = '389';
     const r = transformDocument(writeUbl(inv).xml, { targetFormat: FPA });
-    expect(r.xml).toMatch(/<\/CessionarioCommittente>\s*<SoggettoEmittente>CC<\/SoggettoEmittente>\s*<\/FatturaElettronicaHeader>/);
+    expect(r.xml).toMatch(
+      /<\/CessionarioCommittente>\s*<SoggettoEmittente>CC<\/SoggettoEmittente>\s*<\/FatturaElettronicaHeader>/,
+    );
     expect(r.xml).toContain('<TipoDocumento>TD01</TipoDocumento>');
     expect(readFpa(r.xml).typeCode).toBe('389');
     const thirdParty = readFatturaPa(parseXml(r.xml.replace('<SoggettoEmittente>CC<', '<SoggettoEmittente>TZ<')));
     expect(thirdParty.invoice.typeCode).toBe('380');
-    expect(thirdParty.unmapped).toContainEqual({ path: '/FatturaElettronica/FatturaElettronicaHeader/SoggettoEmittente', text: 'TZ (who issued the invoice has no EN 16931 term beyond BT-3 389)' });
+    expect(thirdParty.unmapped).toContainEqual({
+      path: '/FatturaElettronica/FatturaElettronicaHeader/SoggettoEmittente',
+      text: 'TZ (who issued the invoice has no EN 16931 term beyond BT-3 389)',
+    });
   });
 });

@@ -30,7 +30,10 @@ export function fullInvoice(): Invoice {
     paymentTerms: 'Net 30 days',
   } satisfies Partial<Invoice>);
   inv.notes = [{ subjectCode: 'AAI', note: 'Thank you for your order' }];
-  inv.processControl = { specificationIdentifier: EN16931, businessProcessType: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' };
+  inv.processControl = {
+    specificationIdentifier: EN16931,
+    businessProcessType: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0',
+  };
   inv.precedingInvoices = [{ reference: 'INV-2026-0001', issueDate: '2026-10-01' }];
   inv.seller = {
     name: 'Voorbeeld Levering B.V.',
@@ -51,7 +54,11 @@ export function fullInvoice(): Invoice {
     postalAddress: { line1: 'Kerkstraat 10', city: 'Amsterdam', postCode: '1017 GA', countryCode: 'NL' },
     contact: { point: 'Accounts payable', email: 'ap@example.nl' },
   };
-  inv.payee = { name: 'Factoring B.V.', identifier: { value: 'PAYEE-1' }, legalRegistrationIdentifier: { value: '11223344', schemeId: '0106' } };
+  inv.payee = {
+    name: 'Factoring B.V.',
+    identifier: { value: 'PAYEE-1' },
+    legalRegistrationIdentifier: { value: '11223344', schemeId: '0106' },
+  };
   inv.taxRepresentative = {
     name: 'Fiscaal Vertegenwoordiger B.V.',
     vatIdentifier: 'NL111222333B01',
@@ -64,10 +71,23 @@ export function fullInvoice(): Invoice {
     address: { line1: 'Havenweg 5', city: 'Rotterdam', postCode: '3011 AA', countryCode: 'NL' },
   };
   inv.invoicingPeriod = { startDate: '2026-10-01', endDate: '2026-10-31' };
-  inv.paymentInstructions = { meansTypeCode: '58', remittanceInformation: 'INV-2026-0042', creditTransfers: [{ accountIdentifier: 'NL91ABNA0417164300' }] };
+  inv.paymentInstructions = {
+    meansTypeCode: '58',
+    remittanceInformation: 'INV-2026-0042',
+    creditTransfers: [{ accountIdentifier: 'NL91ABNA0417164300' }],
+  };
   // Document level: 10 % of 100.00 off, 5.00 freight, both at 21 %.
   inv.allowanceCharges = [
-    { charge: false, amount: '10.00', baseAmount: '100.00', percentage: '10', vatCategoryCode: 'S', vatRate: '21', reason: 'Loyalty discount', reasonCode: '95' },
+    {
+      charge: false,
+      amount: '10.00',
+      baseAmount: '100.00',
+      percentage: '10',
+      vatCategoryCode: 'S',
+      vatRate: '21',
+      reason: 'Loyalty discount',
+      reasonCode: '95',
+    },
     { charge: true, amount: '5.00', vatCategoryCode: 'S', vatRate: '21', reason: 'Freight', reasonCode: 'FC' },
   ];
   inv.lines = [
@@ -86,7 +106,13 @@ export function fullInvoice(): Invoice {
         { charge: false, amount: '5.00', baseAmount: '100.00', percentage: '5', reason: 'Volume', reasonCode: '95' },
         { charge: true, amount: '3.00', reason: 'Packing', reasonCode: 'ABL' },
       ],
-      price: { netPrice: '10.00', discount: '2.00', grossPrice: '12.00', baseQuantity: '1', baseQuantityUnitCode: 'C62' },
+      price: {
+        netPrice: '10.00',
+        discount: '2.00',
+        grossPrice: '12.00',
+        baseQuantity: '1',
+        baseQuantityUnitCode: 'C62',
+      },
       vat: { categoryCode: 'S', rate: '21' },
       item: {
         name: 'Widget',
@@ -131,7 +157,11 @@ export function fullInvoice(): Invoice {
     {
       reference: 'TIMESHEET-10',
       description: 'Timesheet October',
-      attachment: { base64: Buffer.from('date;hours\n2026-10-03;2\n').toString('base64'), mimeCode: 'text/csv', filename: 'timesheet.csv' },
+      attachment: {
+        base64: Buffer.from('date;hours\n2026-10-03;2\n').toString('base64'),
+        mimeCode: 'text/csv',
+        filename: 'timesheet.csv',
+      },
     },
     { reference: 'SPEC-1', externalLocation: 'https://example.com/spec.pdf' },
   ];

@@ -27,7 +27,8 @@ function outcome(body: Buffer, targetFormat: string, sourceTree: 'read-tree' | '
     const r = transformDocument(body, { targetFormat, sourceTree, date: new Date('2026-11-25T00:00:00Z') });
     return JSON.stringify({ xml: r.xml, contentType: r.contentType, report: r.report });
   } catch (e) {
-    if (e instanceof GatewayError) return JSON.stringify({ code: e.code, status: e.status, message: e.message, details: e.details });
+    if (e instanceof GatewayError)
+      return JSON.stringify({ code: e.code, status: e.status, message: e.message, details: e.details });
     return JSON.stringify({ error: String(e) });
   }
 }
@@ -53,7 +54,10 @@ function compare(name: string, body: Buffer, tally: Tally): void {
     const viaDom = outcome(body, target, 'xmldom');
     tally.compared++;
     if (viaTree.startsWith('{"xml"')) tally.converted++;
-    if (viaTree !== viaDom) tally.differences.push(`${name} → ${target}:\n  tree:   ${viaTree.slice(0, 400)}\n  xmldom: ${viaDom.slice(0, 400)}`);
+    if (viaTree !== viaDom)
+      tally.differences.push(
+        `${name} → ${target}:\n  tree:   ${viaTree.slice(0, 400)}\n  xmldom: ${viaDom.slice(0, 400)}`,
+      );
   }
 }
 
@@ -61,9 +65,13 @@ describe('transformDocument: the light source tree gives the same results as xml
   const total: Tally = { compared: 0, converted: 0, differences: [] };
   afterAll(() => {
     // Printed for the record: how many answers were compared, and how many of them were conversions (not refusals).
-    process.stdout.write(`source-tree equivalence: ${total.compared} answers compared, ${total.converted} conversions\n`);
+    process.stdout.write(
+      `source-tree equivalence: ${total.compared} answers compared, ${total.converted} conversions\n`,
+    );
   });
-  const folders = readdirSync(CORPUS_DIR).filter((f) => statSync(path.join(CORPUS_DIR, f)).isDirectory() && f !== 'as4');
+  const folders = readdirSync(CORPUS_DIR).filter(
+    (f) => statSync(path.join(CORPUS_DIR, f)).isDirectory() && f !== 'as4',
+  );
 
   it.each(folders)('corpus folder %s', (folder) => {
     const files = walk(path.join(CORPUS_DIR, folder));
@@ -82,10 +90,18 @@ describe('transformDocument: the light source tree gives the same results as xml
 
   it('the benchmark documents (UBL and the CII written from them)', () => {
     const tally: Tally = { compared: 0, converted: 0, differences: [] };
-    const ubl = [benchDocs.invoiceOfSize(10 * 1024).body, benchDocs.invoiceOfSize(100 * 1024).body, benchDocs.buildInvoice({ lines: 1000 }).body];
+    const ubl = [
+      benchDocs.invoiceOfSize(10 * 1024).body,
+      benchDocs.invoiceOfSize(100 * 1024).body,
+      benchDocs.buildInvoice({ lines: 1000 }).body,
+    ];
     ubl.forEach((body, k) => {
       compare(`bench UBL #${k}`, body, tally);
-      compare(`bench CII #${k}`, Buffer.from(transformDocument(body, { targetFormat: 'en16931-cii' }).xml, 'utf8'), tally);
+      compare(
+        `bench CII #${k}`,
+        Buffer.from(transformDocument(body, { targetFormat: 'en16931-cii' }).xml, 'utf8'),
+        tally,
+      );
     });
     expect(tally.differences).toEqual([]);
     // Each document converts at least to the EN 16931 and Peppol targets of both syntaxes.

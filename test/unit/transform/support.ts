@@ -33,5 +33,8 @@ export function refusal(fn: () => unknown): GatewayError {
 /** The format the validator saw and its error assertions (rule id and the start of the text). */
 export async function errorsOf(xml: string, ruleSet?: string): Promise<{ format: string; errors: string[] }> {
   const r = await validator().validate(Buffer.from(xml, 'utf8'), ruleSet ? { ruleSet } : {});
-  return { format: r.format.id, errors: r.assertions.filter((a) => a.flag === 'error').map((a) => `${a.ruleId}: ${a.text.slice(0, 160)}`) };
+  return {
+    format: r.format.id,
+    errors: r.assertions.filter((a) => a.flag === 'error').map((a) => `${a.ruleId}: ${a.text.slice(0, 160)}`),
+  };
 }

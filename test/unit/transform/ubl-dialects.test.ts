@@ -15,19 +15,39 @@ jest.setTimeout(300_000);
  * one exists. Then the report's honesty (what was derived, what stayed unmapped) and the 400 / 422 cases.
  */
 
-
 async function expectValid(result: TransformResult): Promise<void> {
   const ruleSet = result.report.target.id === 'peppol-bis3-cii' ? 'cii-d16b,en16931-cii' : undefined;
   const { format, errors } = await errorsOf(result.xml, ruleSet);
-  expect({ target: result.report.target.id, validatedAs: format, errors }).toEqual({ target: result.report.target.id, validatedAs: format, errors: [] });
+  expect({ target: result.report.target.id, validatedAs: format, errors }).toEqual({
+    target: result.report.target.id,
+    validatedAs: format,
+    errors: [],
+  });
   if (!ruleSet) expect(format).toBe(result.report.target.id);
 }
 
-const missingRules = (e: GatewayError): string[] => ((e.details?.['missing'] as Array<{ rule: string }> | undefined) ?? []).map((m) => m.rule);
-const invalidMessages = (e: GatewayError): string[] => ((e.details?.['invalid'] as Array<{ message: string }> | undefined) ?? []).map((m) => m.message);
+const missingRules = (e: GatewayError): string[] =>
+  ((e.details?.['missing'] as Array<{ rule: string }> | undefined) ?? []).map((m) => m.rule);
+const invalidMessages = (e: GatewayError): string[] =>
+  ((e.details?.['invalid'] as Array<{ message: string }> | undefined) ?? []).map((m) => m.message);
 const back = (xml: string): Invoice => readUbl(parseXml(xml)).invoice;
 
-beforeAll(() => requirePacks(['ubl-2.1', 'cii-d16b', 'en16931-ubl', 'en16931-cii', 'si-ubl-2.0', 'xrechnung-ubl', 'peppol-bis3-ubl', 'peppol-cen-en16931-ubl', 'svefaktura', 'svefaktura-xsd', 'pint-eu', 'pint-aunz']));
+beforeAll(() =>
+  requirePacks([
+    'ubl-2.1',
+    'cii-d16b',
+    'en16931-ubl',
+    'en16931-cii',
+    'si-ubl-2.0',
+    'xrechnung-ubl',
+    'peppol-bis3-ubl',
+    'peppol-cen-en16931-ubl',
+    'svefaktura',
+    'svefaktura-xsd',
+    'pint-eu',
+    'pint-aunz',
+  ]),
+);
 
 describe('Svefaktura 1.0 → EN 16931 formats', () => {
   const SOURCE = svefakturaInvoice();
@@ -36,12 +56,15 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
     expect(await errorsOf(SOURCE)).toEqual({ format: 'svefaktura-1.0', errors: [] });
   });
 
-  it.each([['peppol-bis3-ubl'], ['en16931-ubl'], ['en16931-cii'], ['xrechnung-ubl'], ['nlcius-ubl'], ['pint-eu-ubl']])('→ %s: golden and valid', async (target) => {
-    const r = transformDocument(SOURCE, { targetFormat: target });
-    expect(r.report.source.id).toBe('svefaktura-1.0');
-    golden(`svefaktura-to-${target}.xml`, r.xml);
-    await expectValid(r);
-  });
+  it.each([['peppol-bis3-ubl'], ['en16931-ubl'], ['en16931-cii'], ['xrechnung-ubl'], ['nlcius-ubl'], ['pint-eu-ubl']])(
+    '→ %s: golden and valid',
+    async (target) => {
+      const r = transformDocument(SOURCE, { targetFormat: target });
+      expect(r.report.source.id).toBe('svefaktura-1.0');
+      golden(`svefaktura-to-${target}.xml`, r.xml);
+      await expectValid(r);
+    },
+  );
 
   it('maps by the SFTI rules and reports what it derived and what has no EN 16931 home', () => {
     const r = transformDocument(SOURCE, { targetFormat: 'peppol-bis3-ubl' });
@@ -53,9 +76,18 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
       vatIdentifier: 'SE556036079301',
       taxRegistrationIdentifier: 'Godkänd för F-skatt',
       electronicAddress: { value: '7350000000016', schemeId: '0088' },
-      postalAddress: { line1: 'Industrivägen 12', line2: 'Box 117', city: 'Umeå', postCode: '90326', countryCode: 'SE' },
+      postalAddress: {
+        line1: 'Industrivägen 12',
+        line2: 'Box 117',
+        city: 'Umeå',
+        postCode: '90326',
+        countryCode: 'SE',
+      },
     });
-    expect(inv.buyer).toMatchObject({ electronicAddress: { value: '7350001234564', schemeId: '0088' }, legalRegistrationIdentifier: { value: '2120001231', schemeId: '0007' } });
+    expect(inv.buyer).toMatchObject({
+      electronicAddress: { value: '7350001234564', schemeId: '0088' },
+      legalRegistrationIdentifier: { value: '2120001231', schemeId: '0007' },
+    });
     expect(inv.buyerReference).toBe('Lena Ek 4410');
     expect(inv.purchaseOrderReference).toBe('PO-8812');
     expect(inv.lines.map((l) => [l.purchaseOrderLineReference, l.item.name, l.vat.categoryCode, l.vat.rate])).toEqual([
@@ -63,11 +95,22 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
       ['2', 'Pärmar A4, 10-pack', 'S', '25'],
     ]);
     expect(inv.lines[0]?.item.standardIdentifier).toEqual({ value: '7312345000120', schemeId: '0160' });
-    expect(inv.totals).toMatchObject({ totalWithVat: '6250.50', roundingAmount: '-0.50', amountDueForPayment: '6250.00' });
-    expect(inv.paymentInstructions).toMatchObject({ meansTypeCode: '30', remittanceInformation: '1001202611', creditTransfers: [{ accountIdentifier: '50501055', serviceProviderIdentifier: 'SE:BANKGIRO' }] });
+    expect(inv.totals).toMatchObject({
+      totalWithVat: '6250.50',
+      roundingAmount: '-0.50',
+      amountDueForPayment: '6250.00',
+    });
+    expect(inv.paymentInstructions).toMatchObject({
+      meansTypeCode: '30',
+      remittanceInformation: '1001202611',
+      creditTransfers: [{ accountIdentifier: '50501055', serviceProviderIdentifier: 'SE:BANKGIRO' }],
+    });
     expect(inv.delivery).toMatchObject({ actualDeliveryDate: '2026-10-28' });
     expect(r.report.unmapped).toEqual([
-      { path: '/Invoice/cac:SellerParty/cac:Party/cac:PartyTaxScheme[1]/cac:RegistrationAddress/cbc:CityName', text: 'Umeå' },
+      {
+        path: '/Invoice/cac:SellerParty/cac:Party/cac:PartyTaxScheme[1]/cac:RegistrationAddress/cbc:CityName',
+        text: 'Umeå',
+      },
       { path: '/Invoice/cac:PaymentTerms/cbc:PenaltySurchargePercent', text: '8' },
       { path: '/Invoice/cac:DeliveryTerms', text: 'Fritt levererat' },
     ]);
@@ -82,7 +125,10 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
   });
 
   it('a Svefaktura credit note (381) referencing the invoice becomes a valid BIS 3 CreditNote', async () => {
-    const credit = SOURCE.replace('<InvoiceTypeCode>380</InvoiceTypeCode>', '<InvoiceTypeCode>381</InvoiceTypeCode>').replace(
+    const credit = SOURCE.replace(
+      '<InvoiceTypeCode>380</InvoiceTypeCode>',
+      '<InvoiceTypeCode>381</InvoiceTypeCode>',
+    ).replace(
       '</RequisitionistDocumentReference>',
       '</RequisitionistDocumentReference>\n  <InitialInvoiceDocumentReference>\n    <cac:ID>SF-2026-0990</cac:ID>\n  </InitialInvoiceDocumentReference>',
     );
@@ -103,18 +149,30 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
     </cac:PayeeFinancialAccount>
   </cac:PaymentMeans>
   <cac:PaymentTerms>`;
-    const xml = SOURCE.replace('<cac:ID>BGABSESS</cac:ID>', '<cac:ID>PGSISESS</cac:ID>').replace('<cac:PaymentTerms>', second);
+    const xml = SOURCE.replace('<cac:ID>BGABSESS</cac:ID>', '<cac:ID>PGSISESS</cac:ID>').replace(
+      '<cac:PaymentTerms>',
+      second,
+    );
     const r = transformDocument(xml, { targetFormat: 'peppol-bis3-ubl' });
-    expect(back(r.xml).paymentInstructions?.creditTransfers).toEqual([{ accountIdentifier: '50501055', serviceProviderIdentifier: 'SE:PLUSGIRO' }]);
-    expect(r.report.unmapped).toEqual(expect.arrayContaining([{ path: '/Invoice/cac:PaymentMeans[2]', text: expect.stringContaining('9999999999') }]));
+    expect(back(r.xml).paymentInstructions?.creditTransfers).toEqual([
+      { accountIdentifier: '50501055', serviceProviderIdentifier: 'SE:PLUSGIRO' },
+    ]);
+    expect(r.report.unmapped).toEqual(
+      expect.arrayContaining([{ path: '/Invoice/cac:PaymentMeans[2]', text: expect.stringContaining('9999999999') }]),
+    );
     await expectValid(r);
   });
 
   it('without a GLN or Swedish organisation number there is no Peppol address: 422 naming R020 / R010', () => {
-    const xml = SOURCE.replace(/<cac:PartyIdentification>\s*<cac:ID identificationSchemeAgencyID="9">7350000000016<\/cac:ID>\s*<\/cac:PartyIdentification>/, '').replace(
-      /<cac:CompanyID>5560360793<\/cac:CompanyID>/,
-      '<cac:CompanyID>AB-1</cac:CompanyID>',
-    ).replace(/<cac:IdentificationCode>SE<\/cac:IdentificationCode>\s*<\/cac:Country>\s*<\/cac:Address>\s*<cac:PartyTaxScheme>\s*<cbc:RegistrationName>/, '<cac:IdentificationCode>NO</cac:IdentificationCode></cac:Country></cac:Address><cac:PartyTaxScheme><cbc:RegistrationName>');
+    const xml = SOURCE.replace(
+      /<cac:PartyIdentification>\s*<cac:ID identificationSchemeAgencyID="9">7350000000016<\/cac:ID>\s*<\/cac:PartyIdentification>/,
+      '',
+    )
+      .replace(/<cac:CompanyID>5560360793<\/cac:CompanyID>/, '<cac:CompanyID>AB-1</cac:CompanyID>')
+      .replace(
+        /<cac:IdentificationCode>SE<\/cac:IdentificationCode>\s*<\/cac:Country>\s*<\/cac:Address>\s*<cac:PartyTaxScheme>\s*<cbc:RegistrationName>/,
+        '<cac:IdentificationCode>NO</cac:IdentificationCode></cac:Country></cac:Address><cac:PartyTaxScheme><cbc:RegistrationName>',
+      );
     const e = refusal(() => transformDocument(xml, { targetFormat: 'peppol-bis3-ubl' }));
     expect(e).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT' } });
     expect(missingRules(e)).toEqual(['PEPPOL-EN16931-R020']);
@@ -123,7 +181,10 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
   });
 
   it('refuses content EN 16931 cannot take as it is (422): an address without country, an allowance without reason', () => {
-    const noCountry = SOURCE.replace(/(<cbc:PostalZone>93135<\/cbc:PostalZone>)\s*<cac:Country>\s*<cac:IdentificationCode>SE<\/cac:IdentificationCode>\s*<\/cac:Country>/, '$1');
+    const noCountry = SOURCE.replace(
+      /(<cbc:PostalZone>93135<\/cbc:PostalZone>)\s*<cac:Country>\s*<cac:IdentificationCode>SE<\/cac:IdentificationCode>\s*<\/cac:Country>/,
+      '$1',
+    );
     const e1 = refusal(() => transformDocument(noCountry, { targetFormat: 'peppol-bis3-ubl' }));
     expect(e1).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT' } });
     expect(invalidMessages(e1)).toEqual([expect.stringContaining('deliver-to address has no country code')]);
@@ -131,7 +192,9 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
       '<cac:TaxTotal>',
       '<AllowanceCharge><cbc:ChargeIndicator>true</cbc:ChargeIndicator><cbc:Amount amountCurrencyID="SEK">0</cbc:Amount></AllowanceCharge><cac:TaxTotal>',
     );
-    expect(invalidMessages(refusal(() => transformDocument(withCharge, { targetFormat: 'en16931-ubl' })))).toEqual([expect.stringContaining('UN/ECE 4465')]);
+    expect(invalidMessages(refusal(() => transformDocument(withCharge, { targetFormat: 'en16931-ubl' })))).toEqual([
+      expect.stringContaining('UN/ECE 4465'),
+    ]);
   });
 
   it('nothing produces Svefaktura (400)', () => {
@@ -148,12 +211,15 @@ describe('SETU Invoice → NLCIUS and BIS 3', () => {
     expect(await errorsOf(SOURCE, 'ubl-2.1,si-ubl-2.0')).toMatchObject({ errors: [] });
   });
 
-  it.each([['nlcius-ubl'], ['peppol-bis3-ubl'], ['nlcius-cii'], ['pint-eu-ubl']])('→ %s: golden and valid', async (target) => {
-    const r = transformDocument(SOURCE, { targetFormat: target });
-    expect(r.report.source.id).toBe('setu-invoice-ubl');
-    golden(`setu-to-${target}.xml`, r.xml);
-    await expectValid(r);
-  });
+  it.each([['nlcius-ubl'], ['peppol-bis3-ubl'], ['nlcius-cii'], ['pint-eu-ubl']])(
+    '→ %s: golden and valid',
+    async (target) => {
+      const r = transformDocument(SOURCE, { targetFormat: target });
+      expect(r.report.source.id).toBe('setu-invoice-ubl');
+      golden(`setu-to-${target}.xml`, r.xml);
+      await expectValid(r);
+    },
+  );
 
   it('keeps hour types and work week, the assignment; reports the time cards; derives the Peppol address from the KVK number', () => {
     const r = transformDocument(SOURCE, { targetFormat: 'peppol-bis3-ubl' });
@@ -162,24 +228,37 @@ describe('SETU Invoice → NLCIUS and BIS 3', () => {
       ['Regular', [{ name: 'werkweeknummer', value: '45' }]],
       ['Overtime', [{ name: 'werkweeknummer', value: '45' }]],
     ]);
-    expect(inv.supportingDocuments).toEqual([expect.objectContaining({ reference: 'OPDR-7781', description: 'Assignment' })]);
+    expect(inv.supportingDocuments).toEqual([
+      expect.objectContaining({ reference: 'OPDR-7781', description: 'Assignment' }),
+    ]);
     expect(inv.seller.electronicAddress).toEqual({ value: '34567890', schemeId: '0106' });
     expect(inv.buyer.electronicAddress).toEqual({ value: '45678901', schemeId: '0106' });
     expect(r.report.unmapped).toEqual([
       { path: '/Invoice/cac:InvoiceLine[1]/cac:DocumentReference', text: 'TK-2026-45-118#1' },
       { path: '/Invoice/cac:InvoiceLine[2]/cac:DocumentReference', text: 'TK-2026-45-118#2' },
     ]);
-    expect(r.report.filled).toEqual(expect.arrayContaining([expect.stringMatching(/^BT-34 Seller electronic address = 0106:34567890 \(SETU has no EndpointID/)]));
+    expect(r.report.filled).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^BT-34 Seller electronic address = 0106:34567890 \(SETU has no EndpointID/),
+      ]),
+    );
   });
 
   it('a SETU invoice with two notes goes to NLCIUS but not to BIS 3 (422, PEPPOL-EN16931-R002)', () => {
-    const twoNotes = SOURCE.replace('<cbc:DocumentCurrencyCode>', '<cbc:Note>Uitzendkracht via raamovereenkomst.</cbc:Note>\n  <cbc:DocumentCurrencyCode>');
+    const twoNotes = SOURCE.replace(
+      '<cbc:DocumentCurrencyCode>',
+      '<cbc:Note>Uitzendkracht via raamovereenkomst.</cbc:Note>\n  <cbc:DocumentCurrencyCode>',
+    );
     expect(transformDocument(twoNotes, { targetFormat: 'nlcius-ubl' }).report.target.id).toBe('nlcius-ubl-invoice');
-    expect(missingRules(refusal(() => transformDocument(twoNotes, { targetFormat: 'peppol-bis3-ubl' })))).toEqual(['PEPPOL-EN16931-R002']);
+    expect(missingRules(refusal(() => transformDocument(twoNotes, { targetFormat: 'peppol-bis3-ubl' })))).toEqual([
+      'PEPPOL-EN16931-R002',
+    ]);
   });
 
   it('nothing produces SETU (400)', () => {
-    expect(refusal(() => transformDocument(writeUbl(fullInvoice()).xml, { targetFormat: 'setu-invoice-ubl' })).message).toMatch(/staffing data/);
+    expect(
+      refusal(() => transformDocument(writeUbl(fullInvoice()).xml, { targetFormat: 'setu-invoice-ubl' })).message,
+    ).toMatch(/staffing data/);
   });
 });
 
@@ -205,7 +284,9 @@ describe('PINT ↔ BIS 3', () => {
 
   it('EN 16931 (Australian supplier, AUD, GST 10 %) → PINT A-NZ: golden, valid with the official PINT A-NZ pack', async () => {
     const r = transformDocument(writeUbl(australianInvoice()).xml, { targetFormat: 'pint-aunz-ubl' });
-    expect(r.report.changed).toEqual(expect.arrayContaining([expect.stringMatching(/^BT-31 Seller tax identifier "AU47555222000" → "47555222000"/)]));
+    expect(r.report.changed).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^BT-31 Seller tax identifier "AU47555222000" → "47555222000"/)]),
+    );
     expect(r.xml).toContain('<cbc:ID>GST</cbc:ID>');
     golden('en16931-to-pint-aunz-ubl.xml', r.xml);
     await expectValid(r);
@@ -222,11 +303,19 @@ describe('PINT ↔ BIS 3', () => {
     const e = refusal(() => transformDocument(aunz, { targetFormat: 'peppol-bis3-ubl' }));
     expect(e).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT' } });
     const messages = invalidMessages(e);
-    expect(messages).toEqual(expect.arrayContaining([expect.stringContaining('the tax scheme is "GST"'), expect.stringContaining('the seller is in AU, outside the EU/EEA')]));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('the tax scheme is "GST"'),
+        expect.stringContaining('the seller is in AU, outside the EU/EEA'),
+      ]),
+    );
   });
 
   it('generic PINT with EU parties and VAT → BIS 3 is converted; a PINT-only tax category is refused', async () => {
-    const generic = transformDocument(BIS3, { targetFormat: 'pint-eu-ubl' }).xml.replace('urn:peppol:pint:billing-1@eu-1', 'urn:peppol:pint:billing-1');
+    const generic = transformDocument(BIS3, { targetFormat: 'pint-eu-ubl' }).xml.replace(
+      'urn:peppol:pint:billing-1@eu-1',
+      'urn:peppol:pint:billing-1',
+    );
     const r = transformDocument(generic, { targetFormat: 'peppol-bis3-ubl' });
     expect(r.report.source.id).toBe('pint-ubl-invoice');
     await expectValid(r);
@@ -252,13 +341,19 @@ describe('PINT ↔ BIS 3', () => {
 
   it('PINT → another PINT jurisdiction is refused (400)', () => {
     const pint = transformDocument(BIS3, { targetFormat: 'pint-eu-ubl' }).xml;
-    expect(refusal(() => transformDocument(pint, { targetFormat: 'pint-aunz-ubl' })).message).toMatch(/another PINT jurisdiction/);
+    expect(refusal(() => transformDocument(pint, { targetFormat: 'pint-aunz-ubl' })).message).toMatch(
+      /another PINT jurisdiction/,
+    );
   });
 });
 
 describe('DICO', () => {
   it('is refused both ways with the reason (licence-gated, no public mapping or sample)', () => {
-    for (const l of [lookupTransformation('dico-sales005', 'peppol-bis3-ubl'), lookupTransformation('dico-insbou004', 'nlcius-ubl'), lookupTransformation('nlcius-ubl', 'dico-sales005')]) {
+    for (const l of [
+      lookupTransformation('dico-sales005', 'peppol-bis3-ubl'),
+      lookupTransformation('dico-insbou004', 'nlcius-ubl'),
+      lookupTransformation('nlcius-ubl', 'dico-sales005'),
+    ]) {
       expect(l).toEqual({ notSupported: expect.stringMatching(/licen[cs]e/) });
     }
   });

@@ -19,18 +19,26 @@ describe('validation benchmark documents', () => {
     expect(sized.lines).toBeGreaterThan(1);
     const attached = vdocs.invoiceWithAttachment(256 * 1024);
     expect(attached.body.length).toBe(256 * 1024);
-    expect(attached.body.toString('utf8')).toMatch(/<cbc:EmbeddedDocumentBinaryObject mimeCode="text\/csv" filename="timesheet.csv">[A-Za-z0-9+/=]{200000,}</);
+    expect(attached.body.toString('utf8')).toMatch(
+      /<cbc:EmbeddedDocumentBinaryObject mimeCode="text\/csv" filename="timesheet.csv">[A-Za-z0-9+/=]{200000,}</,
+    );
     const many = vdocs.buildInvoice({ lines: 40 });
     for (const doc of [sized.body, attached.body, many.body]) {
       const r = await validator().validate(doc);
-      expect({ valid: r.isValid, assertions: r.assertions.filter((a) => a.flag === 'error') }).toEqual({ valid: true, assertions: [] });
+      expect({ valid: r.isValid, assertions: r.assertions.filter((a) => a.flag === 'error') }).toEqual({
+        valid: true,
+        assertions: [],
+      });
       expect(r.ruleSets.map((s) => s.id)).toEqual(['ubl-2.1', 'en16931-ubl']);
     }
   });
 
   it('recomputes the totals: a document with a wrong line total is caught by the rules', async () => {
     const good = vdocs.buildInvoice({ lines: 12 }).body.toString('utf8');
-    const bad = good.replace(/(<cac:LegalMonetaryTotal>\s*<cbc:LineExtensionAmount currencyID="DKK">)([0-9.]+)/, (_m, open: string, v: string) => `${open}${(Number(v) + 1).toFixed(2)}`);
+    const bad = good.replace(
+      /(<cac:LegalMonetaryTotal>\s*<cbc:LineExtensionAmount currencyID="DKK">)([0-9.]+)/,
+      (_m, open: string, v: string) => `${open}${(Number(v) + 1).toFixed(2)}`,
+    );
     expect(bad).not.toBe(good);
     const r = await validator().validate(bad);
     expect(r.isValid).toBe(false);

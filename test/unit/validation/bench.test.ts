@@ -26,6 +26,8 @@ describe('benchmarkValidation', () => {
       expect(d.p95Ms).toBeLessThanOrEqual(d.maxMs);
     }
     expect(report.peakRssBytes).toBeGreaterThan(0);
-    expect(report.totalMs).toBeGreaterThanOrEqual(report.documents.reduce((s, d) => s + d.runsMs.reduce((a, b) => a + b, 0), 0));
+    expect(report.totalMs).toBeGreaterThanOrEqual(
+      report.documents.reduce((s, d) => s + d.runsMs.reduce((a, b) => a + b, 0), 0),
+    );
   });
 });

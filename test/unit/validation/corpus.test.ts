@@ -36,7 +36,9 @@ function result(r: ValidationResult | GatewayError): ValidationResult {
 
 /** A rule "fires" under its id, a sub-id (BR-NL-27-1) or, where the artefact reuses an id, the rule named in its text. */
 function firing(r: ValidationResult, rule: string): Assertion[] {
-  return r.assertions.filter((a) => a.ruleId === rule || a.ruleId.startsWith(`${rule}-`) || a.text.startsWith(`[${rule}]`));
+  return r.assertions.filter(
+    (a) => a.ruleId === rule || a.ruleId.startsWith(`${rule}-`) || a.text.startsWith(`[${rule}]`),
+  );
 }
 
 describe('NLCIUS (SI-UBL 2.0) test set: the file name states the verdict', () => {
@@ -50,12 +52,21 @@ describe('NLCIUS (SI-UBL 2.0) test set: the file name states the verdict', () =>
    */
   const DEVIATIONS: Record<string, { reason: string; check(r: ValidationResult | GatewayError): void }> = {
     'SI-UBL-2.0_UBL-SR-09_warning_multiple_legalentity_registrationname.xml': {
-      reason: 'two seller RegistrationNames make BR-06 (normalize-space of a sequence) raise XPTY0004; Saxon-HE fails the same way',
-      check: (r) => expect(r).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'RULES_EVALUATION_FAILED', errorCode: 'XPTY0004' } }),
+      reason:
+        'two seller RegistrationNames make BR-06 (normalize-space of a sequence) raise XPTY0004; Saxon-HE fails the same way',
+      check: (r) =>
+        expect(r).toMatchObject({
+          code: 'UNPROCESSABLE',
+          details: { reason: 'RULES_EVALUATION_FAILED', errorCode: 'XPTY0004' },
+        }),
     },
     'SI-UBL-2.0_UBL-SR-15_warning_multiple_legalentity_registrationname.xml': {
       reason: 'the same XPTY0004 for two buyer RegistrationNames (BR-07)',
-      check: (r) => expect(r).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'RULES_EVALUATION_FAILED', errorCode: 'XPTY0004' } }),
+      check: (r) =>
+        expect(r).toMatchObject({
+          code: 'UNPROCESSABLE',
+          details: { reason: 'RULES_EVALUATION_FAILED', errorCode: 'XPTY0004' },
+        }),
     },
     'SI-UBL-2.0_UBL-SR-11_warning_multiple_legalentity_companyid.xml': {
       reason: 'UBL-SR-11 is fatal in the CEN rules the pinned SI-UBL artefact embeds; the label predates that',
@@ -70,7 +81,8 @@ describe('NLCIUS (SI-UBL 2.0) test set: the file name states the verdict', () =>
       check: (r) => expect(firing(result(r), 'BR-NL-8').map((a) => a.flag)).toContain('error'),
     },
     'SI-UBL-2.0_BR-NL-34_warning_reasoncode.xml': {
-      reason: 'BR-NL-32 and BR-NL-34 share one rule context in the artefact, and Schematron fires only the first rule of a pattern: the charge reason code is reported as BR-NL-32',
+      reason:
+        'BR-NL-32 and BR-NL-34 share one rule context in the artefact, and Schematron fires only the first rule of a pattern: the charge reason code is reported as BR-NL-32',
       check: (r) => expect(result(r).assertions.map((a) => [a.ruleId, a.flag])).toEqual([['BR-NL-32-1', 'warning']]),
     },
     'SI-UBL-2.0_BR-NL-34_warning_reasoncode_line.xml': {
@@ -118,7 +130,13 @@ describe('NLCIUS (SI-UBL 2.0) test set: the file name states the verdict', () =>
     expect(v.format.id).toBe('nlcius-gaccount-ubl-invoice');
     expect(v.ruleSets.map((s) => s.id)).toEqual(['ubl-2.1', 'si-ubl-2.0-gaccount']);
     if (file.includes('_ok_')) expect(v.isValid).toBe(true);
-    else expect(v.assertions.filter((a) => a.flag === 'error').map((a) => a.ruleId).every((id) => id.startsWith('BR-GA-'))).toBe(true);
+    else
+      expect(
+        v.assertions
+          .filter((a) => a.flag === 'error')
+          .map((a) => a.ruleId)
+          .every((id) => id.startsWith('BR-GA-')),
+      ).toBe(true);
     if (file.includes('_error_')) expect(v.isValid).toBe(false);
   });
 
@@ -127,12 +145,16 @@ describe('NLCIUS (SI-UBL 2.0) test set: the file name states the verdict', () =>
     expect(ok).toMatchObject({ isValid: true, format: { id: 'nlcius-cii' } });
     expect(ok.ruleSets.map((s) => s.id)).toEqual(['cii-d16b', 'nlcius-cii']);
     const bad = result(await outcome('nlcius/cii/NLCIUS-CII_error_BR-NL-10.xml'));
-    expect(bad.assertions.filter((a) => a.flag === 'error').map((a) => [a.ruleId, a.reasonCode])).toEqual([['BR-NL-10', 'BV']]);
+    expect(bad.assertions.filter((a) => a.flag === 'error').map((a) => [a.ruleId, a.reasonCode])).toEqual([
+      ['BR-NL-10', 'BV'],
+    ]);
   });
 });
 
 describe('XRechnung samples', () => {
-  beforeAll(() => requirePacks(['ubl-2.1', 'cii-d16b', 'en16931-ubl', 'en16931-cii', 'xrechnung-ubl', 'xrechnung-cii']));
+  beforeAll(() =>
+    requirePacks(['ubl-2.1', 'cii-d16b', 'en16931-ubl', 'en16931-cii', 'xrechnung-ubl', 'xrechnung-cii']),
+  );
 
   it.each([
     ['facturx/mustang/ubl/01.01a-INVOICE.ubl.xml', 'xrechnung-ubl-invoice'],
@@ -147,19 +169,32 @@ describe('XRechnung samples', () => {
   ])('%s is valid XRechnung', async (file, format) => {
     const v = result(await outcome(file));
     expect(v.format.id).toBe(format);
-    expect(v.ruleSets.map((s) => s.id).slice(1)).toEqual(format.endsWith('cii') ? ['en16931-cii', 'xrechnung-cii'] : ['en16931-ubl', 'xrechnung-ubl']);
+    expect(v.ruleSets.map((s) => s.id).slice(1)).toEqual(
+      format.endsWith('cii') ? ['en16931-cii', 'xrechnung-cii'] : ['en16931-ubl', 'xrechnung-ubl'],
+    );
     expect(v.assertions.filter((a) => a.flag === 'error')).toEqual([]);
     expect(v.isValid).toBe(true);
   });
 
   it('an XRechnung with empty elements is refused by the Peppol rule XRechnung embeds', async () => {
     const v = result(await outcome('facturx/mustang/ubl/XRECHNUNG_Elektron.ubl.xml'));
-    expect(v.assertions.filter((a) => a.flag === 'error').map((a) => [a.ruleId, a.ruleSet])).toEqual([['PEPPOL-EN16931-R008', 'xrechnung-ubl']]);
+    expect(v.assertions.filter((a) => a.flag === 'error').map((a) => [a.ruleId, a.ruleSet])).toEqual([
+      ['PEPPOL-EN16931-R008', 'xrechnung-ubl'],
+    ]);
   });
 });
 
 describe('Factur-X / ZUGFeRD samples: detected, XML taken out of the PDF, validated against its profile', () => {
-  beforeAll(() => requirePacks(['facturx-xsd', 'facturx-minimum', 'facturx-basicwl', 'facturx-basic', 'facturx-en16931', 'facturx-extended']));
+  beforeAll(() =>
+    requirePacks([
+      'facturx-xsd',
+      'facturx-minimum',
+      'facturx-basicwl',
+      'facturx-basic',
+      'facturx-en16931',
+      'facturx-extended',
+    ]),
+  );
   const FX = /^facturx-(minimum|basicwl|basic|en16931|extended)$/;
   const samples = [
     ...list('facturx/mustang', /\.(xml|pdf)$/i).map((f) => `facturx/mustang/${f}`),
@@ -230,7 +265,9 @@ describe('Peppol Message Level Status test files', () => {
 describe('ebInterface samples', () => {
   beforeAll(() => requirePacks(['ebinterface-xsd']));
   const versions = list('ebinterface/ebinterface', /^ebi\d\d$/);
-  const files = versions.flatMap((d) => list(`ebinterface/ebinterface/${d}`).map((f) => `ebinterface/ebinterface/${d}/${f}`));
+  const files = versions.flatMap((d) =>
+    list(`ebinterface/ebinterface/${d}`).map((f) => `ebinterface/ebinterface/${d}/${f}`),
+  );
 
   it.each(files)('%s is schema-valid for its version', async (file) => {
     const v = result(await outcome(file));
@@ -242,7 +279,9 @@ describe('ebInterface samples', () => {
 
   it('refuses a schema violation in an ebInterface 6.1 invoice', async () => {
     const xml = corpusFile(files.find((f) => f.includes('ebi61'))!).toString('utf8');
-    const broken = xml.replace(/<(\w+:)?InvoiceNumber>/, '<$1InvoiceNumbr>').replace(/<\/(\w+:)?InvoiceNumber>/, '</$1InvoiceNumbr>');
+    const broken = xml
+      .replace(/<(\w+:)?InvoiceNumber>/, '<$1InvoiceNumbr>')
+      .replace(/<\/(\w+:)?InvoiceNumber>/, '</$1InvoiceNumbr>');
     expect(broken).not.toBe(xml);
     const v = await validator().validate(Buffer.from(broken));
     expect(v.isValid).toBe(false);

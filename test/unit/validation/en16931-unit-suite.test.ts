@@ -54,12 +54,21 @@ function readTestSet(file: string): Case[] {
       if (e.localName === 'description') description = (e.textContent ?? '').trim();
       if (e.localName === 'error' || e.localName === 'warning' || e.localName === 'success') {
         const n = e.getAttribute('number');
-        expectations.push({ kind: e.localName, rule: (e.textContent ?? '').trim(), ...(n ? { count: Number(n) } : {}) });
+        expectations.push({
+          kind: e.localName,
+          rule: (e.textContent ?? '').trim(),
+          ...(n ? { count: Number(n) } : {}),
+        });
       }
     }
     const body = children(test, null).find((e) => e.namespaceURI !== VEFA);
     if (!body) continue;
-    cases.push({ description, expectations, document: new XMLSerializer().serializeToString(body), root: body.localName ?? '' });
+    cases.push({
+      description,
+      expectations,
+      document: new XMLSerializer().serializeToString(body),
+      root: body.localName ?? '',
+    });
   }
   return cases;
 }
@@ -99,7 +108,9 @@ describe('EN 16931 unit test suite (VEFA testSets) through validate()', () => {
     const failures: string[] = [];
     for (const c of cases) {
       // A few files of each UBL folder test the other document type.
-      const format = sourceFormat.startsWith('en16931-ubl') ? `en16931-ubl-${c.root === 'CreditNote' ? 'creditnote' : 'invoice'}` : sourceFormat;
+      const format = sourceFormat.startsWith('en16931-ubl')
+        ? `en16931-ubl-${c.root === 'CreditNote' ? 'creditnote' : 'invoice'}`
+        : sourceFormat;
       const r = await validator().validate(Buffer.from(c.document), { sourceFormat: format, ruleSet });
       expect(r.ruleSets).toEqual([{ id: ruleSet, version: '1.3.16', outcome: expect.any(String) }]);
       for (const x of c.expectations) {
@@ -108,8 +119,13 @@ describe('EN 16931 unit test suite (VEFA testSets) through validate()', () => {
         const ok =
           x.kind === 'success'
             ? fired.length === 0
-            : fired.length > 0 && fired.every((a) => a.flag === x.kind) && (x.count === undefined || fired.length === x.count);
-        if (!ok) failures.push(`${c.description || '(no description)'}: expected ${x.kind} ${x.rule}${x.count ? ` ×${x.count}` : ''}, got ${fired.map((a) => a.flag).join(',') || 'nothing'}`);
+            : fired.length > 0 &&
+              fired.every((a) => a.flag === x.kind) &&
+              (x.count === undefined || fired.length === x.count);
+        if (!ok)
+          failures.push(
+            `${c.description || '(no description)'}: expected ${x.kind} ${x.rule}${x.count ? ` ×${x.count}` : ''}, got ${fired.map((a) => a.flag).join(',') || 'nothing'}`,
+          );
       }
     }
     expect(failures).toEqual([]);

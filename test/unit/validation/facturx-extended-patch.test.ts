@@ -23,7 +23,9 @@ const pack = manifest.packs.find((p) => p.id === 'facturx-extended')!;
 const OFFICIAL = path.join(RULES_DIR, pack.id, pack.version, 'files', pack.kind === 'schematron' ? pack.xslt[0]! : '');
 
 function collect(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? collect(path.join(dir, e.name)) : /\.(xml|pdf)$/i.test(e.name) ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? collect(path.join(dir, e.name)) : /\.(xml|pdf)$/i.test(e.name) ? [path.join(dir, e.name)] : [],
+  );
 }
 
 /** Every EXTENDED document of the Factur-X corpus, as XML (PDF attachments extracted). */
@@ -38,14 +40,22 @@ function extendedSamples(): Array<{ name: string; xml: Buffer }> {
       continue;
     }
     if (format.id !== 'facturx-extended') continue;
-    out.push({ name: path.basename(file).replace(/\.(pdf|xml)$/i, '.xml'), xml: isPdf(bytes) ? Buffer.from(extractFromPdf(bytes).xml) : bytes });
+    out.push({
+      name: path.basename(file).replace(/\.(pdf|xml)$/i, '.xml'),
+      xml: isPdf(bytes) ? Buffer.from(extractFromPdf(bytes).xml) : bytes,
+    });
   }
   return out;
 }
 
 function saxonHe(args: string[]): Promise<{ ok: boolean; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('java', ['-cp', saxonHeClasspath(), 'net.sf.saxon.Transform', ...args], { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (err, _out, stderr) => resolve({ ok: !err, stderr }));
+    execFile(
+      'java',
+      ['-cp', saxonHeClasspath(), 'net.sf.saxon.Transform', ...args],
+      { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 },
+      (err, _out, stderr) => resolve({ ok: !err, stderr }),
+    );
   });
 }
 
@@ -60,7 +70,14 @@ describe('Factur-X EXTENDED decimal-sum patch', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('is declared in the manifest with its exact rewrite count and reason', () => {
-    expect(pack.kind === 'schematron' && pack.patches).toEqual([expect.objectContaining({ id: 'decimal-sum', transform: 'decimal-sum-under-round', count: 45, reason: expect.stringContaining('XPTY0004') })]);
+    expect(pack.kind === 'schematron' && pack.patches).toEqual([
+      expect.objectContaining({
+        id: 'decimal-sum',
+        transform: 'decimal-sum-under-round',
+        count: 45,
+        reason: expect.stringContaining('XPTY0004'),
+      }),
+    ]);
   });
 
   it('fires the same asserts as the unpatched official rules on Saxon-HE, on every EXTENDED sample', async () => {
@@ -77,7 +94,12 @@ describe('Factur-X EXTENDED decimal-sum patch', () => {
       writeFileSync(path.join(inDir, s.name), s.xml);
       try {
         const r = await validator().validate(s.xml, { sourceFormat: 'facturx-extended', ruleSet: 'facturx-extended' });
-        ours.set(s.name, r.assertions.map((a) => key({ id: a.ruleId, flag: a.flag === 'error' ? 'error' : 'warning', location: a.location })).sort());
+        ours.set(
+          s.name,
+          r.assertions
+            .map((a) => key({ id: a.ruleId, flag: a.flag === 'error' ? 'error' : 'warning', location: a.location }))
+            .sort(),
+        );
       } catch (e) {
         expect(e).toBeInstanceOf(GatewayError);
         failedOnOurs.push(s.name);
@@ -93,7 +115,13 @@ describe('Factur-X EXTENDED decimal-sum patch', () => {
     let findings = 0;
     for (const [name, mine] of ours) {
       const theirs = svrlFindings(readFileSync(path.join(outDir, name), 'utf8'))
-        .map((f) => key({ id: f.id, flag: ['warning', 'information'].includes(f.flag) ? 'warning' : 'error', location: simplifySvrlLocation(f.location) }))
+        .map((f) =>
+          key({
+            id: f.id,
+            flag: ['warning', 'information'].includes(f.flag) ? 'warning' : 'error',
+            location: simplifySvrlLocation(f.location),
+          }),
+        )
         .sort();
       expect([name, mine]).toEqual([name, theirs]);
       compared++;
@@ -107,7 +135,10 @@ describe('Factur-X EXTENDED decimal-sum patch', () => {
       const s = samples.find((x) => x.name === f)!;
       const single = path.join(work, `single-${f}`);
       writeFileSync(single, s.xml);
-      expect([f, (await saxonHe([`-s:${single}`, `-xsl:${OFFICIAL}`, `-o:${path.join(work, `single-${f}.svrl`)}`])).ok]).toEqual([f, false]);
+      expect([
+        f,
+        (await saxonHe([`-s:${single}`, `-xsl:${OFFICIAL}`, `-o:${path.join(work, `single-${f}.svrl`)}`])).ok,
+      ]).toEqual([f, false]);
     }
   });
 });

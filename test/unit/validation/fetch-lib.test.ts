@@ -7,7 +7,9 @@ import { loadManifest } from '../../../src/validation';
 import { RULES_DIR } from './support';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { openZip } = require('../../../scripts/rules/lib/zip') as { openZip(file: string): { names(): string[]; has(n: string): boolean; read(n: string): Buffer } };
+const { openZip } = require('../../../scripts/rules/lib/zip') as {
+  openZip(file: string): { names(): string[]; has(n: string): boolean; read(n: string): Buffer };
+};
 const fetch = require('../../../scripts/rules/fetch') as {
   parseArgs(argv: string[]): { packs: string[]; pin: boolean; force: boolean };
   driverSchema(imports: Array<{ namespace: string; location: string }>): string;
@@ -61,7 +63,13 @@ describe('jar reader', () => {
   it('reads stored and deflated entries', () => {
     const text = Buffer.from('<xsl:stylesheet/>'.repeat(200));
     const file = path.join(dir, 'a.jar');
-    writeFileSync(file, makeZip([{ name: 'META-INF/x.txt', data: Buffer.from('stored'), deflate: false }, { name: 'external/a.xslt', data: text, deflate: true }]));
+    writeFileSync(
+      file,
+      makeZip([
+        { name: 'META-INF/x.txt', data: Buffer.from('stored'), deflate: false },
+        { name: 'external/a.xslt', data: text, deflate: true },
+      ]),
+    );
     const zip = openZip(file);
     expect(zip.names()).toEqual(['META-INF/x.txt', 'external/a.xslt']);
     expect(zip.read('META-INF/x.txt').toString()).toBe('stored');
@@ -89,7 +97,11 @@ describe('jar reader', () => {
 
 describe('fetch script helpers', () => {
   it('parses its options', () => {
-    expect(fetch.parseArgs(['--pack', 'a,b', '--pack=c', '--force'])).toEqual({ packs: ['a', 'b', 'c'], pin: false, force: true });
+    expect(fetch.parseArgs(['--pack', 'a,b', '--pack=c', '--force'])).toEqual({
+      packs: ['a', 'b', 'c'],
+      pin: false,
+      force: true,
+    });
     expect(() => fetch.parseArgs(['--what'])).toThrow(/unknown argument/);
   });
 

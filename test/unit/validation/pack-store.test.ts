@@ -63,7 +63,10 @@ describe('rule pack store', () => {
     const e = await refusal(store.get('xrechnung-ubl'));
     expect(e.details).toMatchObject({ reason: 'RULE_PACK_CHECKSUM_MISMATCH', pack: 'xrechnung-ubl' });
     expect(e.message).toMatch(/XRechnung-UBL-validation\.xslt has sha256 [0-9a-f]{64}, expected [0-9a-f]{64}/);
-    expect(store.status().find((s) => s.id === 'xrechnung-ubl')).toMatchObject({ ready: false, problem: 'RULE_PACK_CHECKSUM_MISMATCH' });
+    expect(store.status().find((s) => s.id === 'xrechnung-ubl')).toMatchObject({
+      ready: false,
+      problem: 'RULE_PACK_CHECKSUM_MISMATCH',
+    });
   });
 
   it('refuses a tampered compiled stylesheet', async () => {

@@ -39,13 +39,29 @@ describe('Peppol PINT', () => {
 
     const without = await validator().validate(Buffer.from(asPint(cid, BIS3.replace(SELLER_ENDPOINT, ''))));
     expect(without.isValid).toBe(false);
-    expect(without.assertions.filter((a) => a.ruleId === 'ibr-081').map((a) => [a.flag, a.reasonCode])).toEqual([['error', 'BV']]);
+    expect(without.assertions.filter((a) => a.ruleId === 'ibr-081').map((a) => [a.flag, a.reasonCode])).toEqual([
+      ['error', 'BV'],
+    ]);
   });
 
   it('maps every jurisdiction to its package, and refuses self-billing without a jurisdiction', () => {
-    const fmt = (id: string) => ({ id, name: id, syntax: 'UBL' as const, documentType: 'Invoice' as const, urn: '', rootName: 'Invoice', rootNamespace: '' });
-    expect(selectRulePacks(fmt('pint-jp-nontax-ubl-invoice')).packs.map((p) => p.id)).toEqual(['ubl-2.1', 'pint-jp-nontax']);
-    expect(selectRulePacks(fmt('pint-aunz-selfbilling-ubl-creditnote')).packs.map((p) => p.id)).toEqual(['ubl-2.1', 'pint-aunz-selfbilling']);
+    const fmt = (id: string) => ({
+      id,
+      name: id,
+      syntax: 'UBL' as const,
+      documentType: 'Invoice' as const,
+      urn: '',
+      rootName: 'Invoice',
+      rootNamespace: '',
+    });
+    expect(selectRulePacks(fmt('pint-jp-nontax-ubl-invoice')).packs.map((p) => p.id)).toEqual([
+      'ubl-2.1',
+      'pint-jp-nontax',
+    ]);
+    expect(selectRulePacks(fmt('pint-aunz-selfbilling-ubl-creditnote')).packs.map((p) => p.id)).toEqual([
+      'ubl-2.1',
+      'pint-aunz-selfbilling',
+    ]);
     expect(selectRulePacks(fmt('pint-sg-ubl-invoice')).packs.map((p) => p.id)).toEqual(['ubl-2.1', 'pint-sg']);
     expect(() => selectRulePacks(fmt('pint-selfbilling-ubl-invoice'))).toThrow(/jurisdiction/);
   });

@@ -15,7 +15,8 @@ const WORKER = path.join(WORKERS, 'worker.js');
 const UBL_PACKS = ['ubl-2.1', 'en16931-ubl'];
 
 const ubl = corpusFile(SAMPLE_UBL_INVOICE);
-const withPayable = (value: string): Buffer => Buffer.from(ubl.toString('utf8').replace(/(<cbc:PayableAmount[^>]*>)[^<]*</, `$1${value}<`), 'utf8');
+const withPayable = (value: string): Buffer =>
+  Buffer.from(ubl.toString('utf8').replace(/(<cbc:PayableAmount[^>]*>)[^<]*</, `$1${value}<`), 'utf8');
 const documents: Array<[string, Buffer]> = [
   ['EN 16931 UBL example (valid)', ubl],
   ['EN 16931 CII example (valid)', corpusFile(SAMPLE_CII_INVOICE)],
@@ -49,7 +50,13 @@ describe('validator pool', () => {
   describe('two workers with preloaded packs', () => {
     let pool: ValidatorPool;
     beforeAll(async () => {
-      pool = createValidatorPool({ rulesDir: RULES_DIR, size: 2, maxQueue: 64, workerScript: WORKER, preload: UBL_PACKS });
+      pool = createValidatorPool({
+        rulesDir: RULES_DIR,
+        size: 2,
+        maxQueue: 64,
+        workerScript: WORKER,
+        preload: UBL_PACKS,
+      });
       await pool.ready();
     });
     afterAll(() => pool.close());
@@ -75,7 +82,12 @@ describe('validator pool', () => {
       expect([e.code, e.message, e.details]).toEqual([ref.code, ref.message, ref.details]);
       const unknown = await failure(pool.validate(ubl, { ruleSet: 'no-such-pack' }));
       const unknownRef = await failure(validator().validate(ubl, { ruleSet: 'no-such-pack' }));
-      expect([unknown.code, unknown.message, unknown.details, unknown.retryable]).toEqual([unknownRef.code, unknownRef.message, unknownRef.details, unknownRef.retryable]);
+      expect([unknown.code, unknown.message, unknown.details, unknown.retryable]).toEqual([
+        unknownRef.code,
+        unknownRef.message,
+        unknownRef.details,
+        unknownRef.retryable,
+      ]);
       expect(unknown.message).toMatch(/no-such-pack/);
     });
 
@@ -83,8 +95,17 @@ describe('validator pool', () => {
       const date = new Date('2026-01-02T03:04:05Z');
       for (const [name, doc] of documents.slice(0, 3)) {
         for (const targetFormat of ['en16931-cii', 'en16931-ubl', 'facturx-en16931']) {
-          const [mine, reference] = await Promise.all([pool.transform(doc, { targetFormat, date }), Promise.resolve(transformDocument(doc, { targetFormat, date }))]);
-          expect({ name, targetFormat, xml: mine.xml, report: mine.report, contentType: mine.contentType }).toEqual({ name, targetFormat, xml: reference.xml, report: reference.report, contentType: reference.contentType });
+          const [mine, reference] = await Promise.all([
+            pool.transform(doc, { targetFormat, date }),
+            Promise.resolve(transformDocument(doc, { targetFormat, date })),
+          ]);
+          expect({ name, targetFormat, xml: mine.xml, report: mine.report, contentType: mine.contentType }).toEqual({
+            name,
+            targetFormat,
+            xml: reference.xml,
+            report: reference.report,
+            contentType: reference.contentType,
+          });
           // Buffers again on this side, byte for byte the same.
           expect(Buffer.isBuffer(mine.body)).toBe(true);
           expect(mine.body.equals(reference.body)).toBe(true);
@@ -117,7 +138,13 @@ describe('validator pool', () => {
   });
 
   it('refuses a job when the queue is full, and still answers the queued ones', async () => {
-    const pool = createValidatorPool({ rulesDir: RULES_DIR, size: 1, maxQueue: 2, workerScript: WORKER, preload: UBL_PACKS });
+    const pool = createValidatorPool({
+      rulesDir: RULES_DIR,
+      size: 1,
+      maxQueue: 2,
+      workerScript: WORKER,
+      preload: UBL_PACKS,
+    });
     try {
       await pool.ready();
       const accepted = [pool.validate(ubl), pool.validate(ubl), pool.validate(ubl)];
@@ -135,10 +162,18 @@ describe('validator pool', () => {
   });
 
   it('fails the job of a worker that dies, replaces the worker and keeps serving', async () => {
-    const pool = createValidatorPool({ rulesDir: RULES_DIR, size: 1, workerScript: path.join(WORKERS, 'crash-worker.js'), preload: UBL_PACKS });
+    const pool = createValidatorPool({
+      rulesDir: RULES_DIR,
+      size: 1,
+      workerScript: path.join(WORKERS, 'crash-worker.js'),
+      preload: UBL_PACKS,
+    });
     try {
       await pool.ready();
-      const crash = Buffer.from(ubl.toString('utf8').replace('</Invoice>', '<!-- CRASH-THE-WORKER --></Invoice>'), 'utf8');
+      const crash = Buffer.from(
+        ubl.toString('utf8').replace('</Invoice>', '<!-- CRASH-THE-WORKER --></Invoice>'),
+        'utf8',
+      );
       const [crashed, after] = await Promise.allSettled([pool.validate(crash), pool.validate(ubl)]);
       expect(crashed.status).toBe('rejected');
       const e = (crashed as PromiseRejectedResult).reason as GatewayError;
@@ -164,9 +199,17 @@ describe('validator pool', () => {
   it('stops a job that runs past its time limit and replaces its worker', async () => {
     // A 1,000-line invoice takes seconds; 200 ms is far less.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { buildInvoice } = require('../../../bench/lib/validation-documents') as { buildInvoice(o: { lines: number }): { body: Buffer } };
+    const { buildInvoice } = require('../../../bench/lib/validation-documents') as {
+      buildInvoice(o: { lines: number }): { body: Buffer };
+    };
     const big = buildInvoice({ lines: 1000 }).body;
-    const pool = createValidatorPool({ rulesDir: RULES_DIR, size: 1, jobTimeoutMs: 200, workerScript: WORKER, preload: UBL_PACKS });
+    const pool = createValidatorPool({
+      rulesDir: RULES_DIR,
+      size: 1,
+      jobTimeoutMs: 200,
+      workerScript: WORKER,
+      preload: UBL_PACKS,
+    });
     try {
       await pool.ready();
       const e = await failure(pool.validate(big));
@@ -195,7 +238,9 @@ describe('validator pool', () => {
     await hard.close({ drain: false });
     for (const r of await cut) {
       expect(r.status).toBe('rejected');
-      expect(((r as PromiseRejectedResult).reason as GatewayError).details).toEqual({ reason: 'VALIDATION_POOL_CLOSED' });
+      expect(((r as PromiseRejectedResult).reason as GatewayError).details).toEqual({
+        reason: 'VALIDATION_POOL_CLOSED',
+      });
     }
   });
 
@@ -216,7 +261,11 @@ describe('validator pool', () => {
   });
 
   it('refuses a worker entry that does not load, once, instead of restarting it forever', async () => {
-    const pool = createValidatorPool({ rulesDir: RULES_DIR, size: 2, workerScript: path.join(WORKERS, 'broken-worker.js') });
+    const pool = createValidatorPool({
+      rulesDir: RULES_DIR,
+      size: 2,
+      workerScript: path.join(WORKERS, 'broken-worker.js'),
+    });
     try {
       const e = await failure(pool.ready());
       expect(e.code).toBe('DEPENDENCY_UNAVAILABLE');
@@ -230,9 +279,13 @@ describe('validator pool', () => {
   });
 
   it('refuses bad configuration at creation', () => {
-    expect(() => createValidatorPool({ rulesDir: RULES_DIR, workerScript: path.join(WORKERS, 'missing.js') })).toThrow(/worker script .*missing\.js not found/);
+    expect(() => createValidatorPool({ rulesDir: RULES_DIR, workerScript: path.join(WORKERS, 'missing.js') })).toThrow(
+      /worker script .*missing\.js not found/,
+    );
     // Run from the sources there is no compiled worker beside pool.ts; the message says how to get one.
     expect(() => createValidatorPool({ rulesDir: RULES_DIR })).toThrow(/npm run build/);
-    expect(() => createValidatorPool({ rulesDir: RULES_DIR, workerScript: WORKER, acceptedPrevious: ['en16931-ubl'] })).toThrow(/RULES_ACCEPTED_PREVIOUS/);
+    expect(() =>
+      createValidatorPool({ rulesDir: RULES_DIR, workerScript: WORKER, acceptedPrevious: ['en16931-ubl'] }),
+    ).toThrow(/RULES_ACCEPTED_PREVIOUS/);
   });
 });

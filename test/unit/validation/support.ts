@@ -19,7 +19,9 @@ export function validator(): Validator {
 
 /** Fails (does not skip) when packs are missing, naming them and the command that fetches them. */
 export function requirePacks(ids: readonly string[]): void {
-  const status = validator().status().filter((s) => ids.includes(s.id));
+  const status = validator()
+    .status()
+    .filter((s) => ids.includes(s.id));
   const missing = status.filter((s) => !s.ready);
   const unknown = ids.filter((id) => !status.some((s) => s.id === id));
   if (missing.length > 0 || unknown.length > 0) {
@@ -57,7 +59,9 @@ export function svrlFindings(svrl: string): SvrlFinding[] {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const reference = require('../../../scripts/rules/lib/reference') as { saxonHeClasspath(env?: NodeJS.ProcessEnv): string };
+const reference = require('../../../scripts/rules/lib/reference') as {
+  saxonHeClasspath(env?: NodeJS.ProcessEnv): string;
+};
 
 /** Classpath of Saxon-HE (Java), the reference engine fetched by rules:fetch. */
 export function saxonHeClasspath(): string {

@@ -12,7 +12,10 @@ jest.setTimeout(180_000);
  */
 
 const BIS3 = corpusFile('en16931/ubl-examples/BIS3_Invoice_positive.XML').toString('utf8');
-const SHORT_P_NUMBER = BIS3.replace('<cbc:EndpointID schemeID="0184">DK12345678</cbc:EndpointID>', '<cbc:EndpointID schemeID="0096">123456</cbc:EndpointID>');
+const SHORT_P_NUMBER = BIS3.replace(
+  '<cbc:EndpointID schemeID="0184">DK12345678</cbc:EndpointID>',
+  '<cbc:EndpointID schemeID="0096">123456</cbc:EndpointID>',
+);
 const PREVIOUS = ['peppol-bis3-ubl@2025.11', 'peppol-cen-en16931-ubl@2025.11'];
 
 describe('transition window (RULES_ACCEPTED_PREVIOUS)', () => {
@@ -25,7 +28,11 @@ describe('transition window (RULES_ACCEPTED_PREVIOUS)', () => {
     const r = await validator().validate(Buffer.from(SHORT_P_NUMBER));
     expect(r.isValid).toBe(false);
     expect(r.assertions.filter((a) => a.flag === 'error').map((a) => a.ruleId)).toEqual(['PEPPOL-COMMON-R052']);
-    expect(r.ruleSets.map((s) => `${s.id}@${s.version}`)).toEqual(['ubl-2.1@2.1', 'peppol-cen-en16931-ubl@2026.5', 'peppol-bis3-ubl@2026.5']);
+    expect(r.ruleSets.map((s) => `${s.id}@${s.version}`)).toEqual([
+      'ubl-2.1@2.1',
+      'peppol-cen-en16931-ubl@2026.5',
+      'peppol-bis3-ubl@2026.5',
+    ]);
   });
 
   it('with the previous version accepted, validates against both and reports which passed', async () => {
@@ -40,7 +47,9 @@ describe('transition window (RULES_ACCEPTED_PREVIOUS)', () => {
     ]);
     expect(r.isValid).toBe(true);
     // The sender still sees what the current version asks for, to fix before the window closes.
-    expect(r.assertions.filter((a) => a.flag === 'error').map((a) => [a.ruleId, a.ruleSet])).toEqual([['PEPPOL-COMMON-R052', 'peppol-bis3-ubl']]);
+    expect(r.assertions.filter((a) => a.flag === 'error').map((a) => [a.ruleId, a.ruleSet])).toEqual([
+      ['PEPPOL-COMMON-R052', 'peppol-bis3-ubl'],
+    ]);
 
     const fine = await v.validate(Buffer.from(BIS3));
     expect(fine.isValid).toBe(true);
@@ -49,7 +58,9 @@ describe('transition window (RULES_ACCEPTED_PREVIOUS)', () => {
 
   it('a document failing both versions stays invalid', async () => {
     const v = createValidator({ rulesDir: RULES_DIR, acceptedPrevious: PREVIOUS });
-    const r = await v.validate(Buffer.from(BIS3.replace('<cbc:EndpointID schemeID="0184">DK12345678</cbc:EndpointID>', '')));
+    const r = await v.validate(
+      Buffer.from(BIS3.replace('<cbc:EndpointID schemeID="0184">DK12345678</cbc:EndpointID>', '')),
+    );
     expect(r.isValid).toBe(false);
     expect(r.ruleSets.filter((s) => s.id === 'peppol-bis3-ubl').map((s) => s.outcome)).toEqual(['failed', 'failed']);
   });
@@ -61,8 +72,12 @@ describe('transition window (RULES_ACCEPTED_PREVIOUS)', () => {
   });
 
   it('refuses a misconfigured window at start-up', () => {
-    expect(() => createValidator({ rulesDir: RULES_DIR, acceptedPrevious: ['peppol-bis3-ubl@2019.1'] })).toThrow(/not a pack version in the rules manifest/);
-    expect(() => createValidator({ rulesDir: RULES_DIR, acceptedPrevious: ['peppol-bis3-ubl@2026.5'] })).toThrow(/current version/);
+    expect(() => createValidator({ rulesDir: RULES_DIR, acceptedPrevious: ['peppol-bis3-ubl@2019.1'] })).toThrow(
+      /not a pack version in the rules manifest/,
+    );
+    expect(() => createValidator({ rulesDir: RULES_DIR, acceptedPrevious: ['peppol-bis3-ubl@2026.5'] })).toThrow(
+      /current version/,
+    );
     expect(() => createValidator({ rulesDir: RULES_DIR, acceptedPrevious: ['peppol-bis3-ubl'] })).toThrow(/id@version/);
   });
 });

@@ -27,20 +27,27 @@ const NS = {
 type Group = keyof typeof NS;
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.xml$/i.test(e.name) ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(path.join(dir, e.name)) : /\.xml$/i.test(e.name) ? [path.join(dir, e.name)] : [],
+  );
 }
 
 function xerces(schema: string, files: string[]): Promise<Map<string, string>> {
   return new Promise((resolve, reject) => {
-    execFile('java', [path.join(__dirname, 'XsdReference.java'), schema, ...files], { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`java XsdReference failed: ${stderr.slice(-2000) || err.message}`));
-      const out = new Map<string, string>();
-      for (const line of stdout.split('\n')) {
-        const m = /^(VALID|INVALID)\t([^\t]+)(?:\t(.*))?$/.exec(line);
-        if (m) out.set(m[2] as string, m[1] === 'VALID' ? 'valid' : `invalid: ${m[3] ?? ''}`);
-      }
-      resolve(out);
-    });
+    execFile(
+      'java',
+      [path.join(__dirname, 'XsdReference.java'), schema, ...files],
+      { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`java XsdReference failed: ${stderr.slice(-2000) || err.message}`));
+        const out = new Map<string, string>();
+        for (const line of stdout.split('\n')) {
+          const m = /^(VALID|INVALID)\t([^\t]+)(?:\t(.*))?$/.exec(line);
+          if (m) out.set(m[2] as string, m[1] === 'VALID' ? 'valid' : `invalid: ${m[3] ?? ''}`);
+        }
+        resolve(out);
+      },
+    );
   });
 }
 
@@ -55,7 +62,9 @@ describe('xmllint agrees with the JDK schema validator', () => {
   it('gives the same verdict for every document', async () => {
     const groups = new Map<Group, string[]>();
     const add = (g: Group, f: string) => groups.set(g, [...(groups.get(g) ?? []), f]);
-    const corpus = walk(CORPUS_DIR).filter((f) => !f.includes(`${path.sep}unit-tests${path.sep}`) || f.includes(`${path.sep}testfiles${path.sep}`));
+    const corpus = walk(CORPUS_DIR).filter(
+      (f) => !f.includes(`${path.sep}unit-tests${path.sep}`) || f.includes(`${path.sep}testfiles${path.sep}`),
+    );
     for (const f of corpus) {
       let facts;
       try {
@@ -63,7 +72,11 @@ describe('xmllint agrees with the JDK schema validator', () => {
       } catch {
         continue; // not well-formed or unsafe: never reaches a schema
       }
-      const g = (Object.keys(NS) as Group[]).find((k) => NS[k] === facts.rootNamespace && (k.startsWith('ebInterface') ? facts.rootLocalName === 'Invoice' : k === facts.rootLocalName));
+      const g = (Object.keys(NS) as Group[]).find(
+        (k) =>
+          NS[k] === facts.rootNamespace &&
+          (k.startsWith('ebInterface') ? facts.rootLocalName === 'Invoice' : k === facts.rootLocalName),
+      );
       if (g) add(g, f);
     }
 
@@ -73,9 +86,14 @@ describe('xmllint agrees with the JDK schema validator', () => {
       scientific: base.replace(/(<cbc:PayableAmount currencyID="EUR">)[^<]*/, '$11.5E2'),
       emptyPrice: base.replace(/(<cbc:PriceAmount currencyID="EUR">)[^<]*/, '$1'),
       spacedAmount: base.replace(/(<cbc:PayableAmount currencyID="EUR">)([^<]*)/, '$1\n  $2  '),
-      spacedDates: base.replace(/<cbc:IssueDate>([^<]*)/, '<cbc:IssueDate>  $1 ').replace(/<cbc:DueDate>([^<]*)/, '<cbc:DueDate>$1\n'),
+      spacedDates: base
+        .replace(/<cbc:IssueDate>([^<]*)/, '<cbc:IssueDate>  $1 ')
+        .replace(/<cbc:DueDate>([^<]*)/, '<cbc:DueDate>$1\n'),
       badDate: base.replace(/<cbc:IssueDate>[^<]*/, '<cbc:IssueDate> 2015-02-30 '),
-      twoOrderRefs: base.replace(/(\s*<cac:AccountingSupplierParty>)/, '<cac:OrderReference><cbc:ID>1</cbc:ID></cac:OrderReference><cac:OrderReference><cbc:ID>2</cbc:ID></cac:OrderReference>$1'),
+      twoOrderRefs: base.replace(
+        /(\s*<cac:AccountingSupplierParty>)/,
+        '<cac:OrderReference><cbc:ID>1</cbc:ID></cac:OrderReference><cac:OrderReference><cbc:ID>2</cbc:ID></cac:OrderReference>$1',
+      ),
     };
     for (const [name, xml] of Object.entries(variants)) {
       expect([name, xml === base]).toEqual([name, false]);
@@ -88,7 +106,11 @@ describe('xmllint agrees with the JDK schema validator', () => {
     const cii = (await validator().store.get('cii-d16b')) as LoadedXsdPack;
     const ebi = (await validator().store.get('ebinterface-xsd')) as LoadedXsdPack;
     const driverOf = (g: Group): string =>
-      g === 'CrossIndustryInvoice' ? cii.drivers['CrossIndustryInvoice']! : g.startsWith('ebInterface') ? ebi.drivers[g.slice('ebInterface '.length)]! : ubl.drivers[g]!;
+      g === 'CrossIndustryInvoice'
+        ? cii.drivers['CrossIndustryInvoice']!
+        : g.startsWith('ebInterface')
+          ? ebi.drivers[g.slice('ebInterface '.length)]!
+          : ubl.drivers[g]!;
 
     let compared = 0;
     const disagreements: string[] = [];
@@ -100,7 +122,10 @@ describe('xmllint agrees with the JDK schema validator', () => {
         const oursValid = ours.issues.length === 0;
         const theirs = reference.get(f);
         expect([f, theirs === undefined]).toEqual([f, false]);
-        if (oursValid !== (theirs === 'valid')) disagreements.push(`${path.relative(CORPUS_DIR, f)}: xmllint ${oursValid ? 'valid' : `invalid (${ours.issues[0]?.message})`}, JDK ${theirs}`);
+        if (oursValid !== (theirs === 'valid'))
+          disagreements.push(
+            `${path.relative(CORPUS_DIR, f)}: xmllint ${oursValid ? 'valid' : `invalid (${ours.issues[0]?.message})`}, JDK ${theirs}`,
+          );
         verdicts[oursValid ? 'valid' : 'invalid']++;
         compared++;
       }

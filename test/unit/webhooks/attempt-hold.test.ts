@@ -1,6 +1,15 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createWebhookActivities, type AttemptDeliveryInput, type WebhookServices } from '../../../activities/webhooks.activities';
-import { throttleBoundMs, throttleWaitMs, type AttemptResult, type HoldDeliveryInput } from '../../../src/core/webhook-delivery';
+import {
+  createWebhookActivities,
+  type AttemptDeliveryInput,
+  type WebhookServices,
+} from '../../../activities/webhooks.activities';
+import {
+  throttleBoundMs,
+  throttleWaitMs,
+  type AttemptResult,
+  type HoldDeliveryInput,
+} from '../../../src/core/webhook-delivery';
 import { WEBHOOK_RETRY_SCHEDULE } from '../../../src/core/retry-schedule';
 import { invoiceReceivedEvent } from './hook-fixture';
 
@@ -31,8 +40,11 @@ function setup(result: AttemptResult, withHeld = true, busy = false) {
         }
       : {}),
   } as unknown as WebhookServices;
-  const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'webhook-delivery:t-1:d-1', runId: 'run-1' } });
-  const attempt = (input: AttemptDeliveryInput) => env.run(createWebhookActivities({ webhooks: services }).attemptDelivery, input);
+  const env = new MockActivityEnvironment({
+    workflowExecution: { workflowId: 'webhook-delivery:t-1:d-1', runId: 'run-1' },
+  });
+  const attempt = (input: AttemptDeliveryInput) =>
+    env.run(createWebhookActivities({ webhooks: services }).attemptDelivery, input);
   return { attempt, holds };
 }
 
@@ -44,7 +56,15 @@ const input = (startedAtMs: number, throttled = 0): AttemptDeliveryInput => ({
   attempt: 1,
   event,
   hold: {
-    input: { tenantId: 't-1', eventId: 'ev-1', hookId: 'h-1', deliveryId: 'd-1', schedule, maxAttemptTimeoutMs: 10_000, eventPartyKey: 'p-key' },
+    input: {
+      tenantId: 't-1',
+      eventId: 'ev-1',
+      hookId: 'h-1',
+      deliveryId: 'd-1',
+      schedule,
+      maxAttemptTimeoutMs: 10_000,
+      eventPartyKey: 'p-key',
+    },
     progress: { attempts: 0, startedAtMs, throttled },
   },
 });
@@ -61,7 +81,13 @@ describe('an attempt on a stuck hook', () => {
     const { h, meta } = holds[0]!;
     expect(h.workflowId).toBe('webhook-delivery:t-1:d-1');
     expect(h.runId).toBe('run-1');
-    expect(h.input).toMatchObject({ tenantId: 't-1', hookId: 'h-1', schedule, event, resume: { attempts: 0, startedAtMs: before - 1000, throttled: 3 } });
+    expect(h.input).toMatchObject({
+      tenantId: 't-1',
+      hookId: 'h-1',
+      schedule,
+      event,
+      resume: { attempts: 0, startedAtMs: before - 1000, throttled: 3 },
+    });
     // Half the stuck hook's wait plus a random half of it.
     expect(h.dueInMs).toBeGreaterThanOrEqual(7.5 * 60_000);
     expect(h.dueInMs).toBeLessThanOrEqual(15 * 60_000);

@@ -19,7 +19,9 @@ describe('HookConcurrency', () => {
     const c = new HookConcurrency(2);
     const held = [c.tryAcquire('h')!, c.tryAcquire('h')!];
     const order: string[] = [];
-    const waiters = Array.from({ length: MAX_WAITERS }, (_, i) => c.acquire('h', 5_000).then((r) => (order.push(`w${i}`), r)));
+    const waiters = Array.from({ length: MAX_WAITERS }, (_, i) =>
+      c.acquire('h', 5_000).then((r) => (order.push(`w${i}`), r)),
+    );
     // One more than MAX_WAITERS is refused at once instead of waiting.
     expect(await c.acquire('h', 5_000)).toBeNull();
     held[0]!();

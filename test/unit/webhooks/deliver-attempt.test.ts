@@ -1,4 +1,8 @@
-import type { DeliveryAttemptDoc, DeliveryLogRepository, EventRepository } from '../../../src/storage/events/event.repository';
+import type {
+  DeliveryAttemptDoc,
+  DeliveryLogRepository,
+  EventRepository,
+} from '../../../src/storage/events/event.repository';
 import type { HookRecord, HookRepository } from '../../../src/storage/hooks/hook.repository';
 import { HookConcurrency } from '../../../src/webhooks/concurrency';
 import { DeliveryAttempts, logLineId, type AttemptInput } from '../../../src/webhooks/deliver-attempt';
@@ -26,26 +30,35 @@ const event: GatewayEvent = {
 };
 
 function setup(options: { parked?: ParkedDeliveries } = {}) {
-  let hook: HookRecord = hookRecord('h1', { url: 'https://receiver.example/old', secureKey: 'a-secure-key-of-enough-length' });
+  let hook: HookRecord = hookRecord('h1', {
+    url: 'https://receiver.example/old',
+    secureKey: 'a-secure-key-of-enough-length',
+  });
   let reads = 0;
   const read = async (tenantIds: readonly string[], id: string) => {
     reads += 1;
     return id === hook.id && tenantIds.includes(hook.tenantId) ? { ...hook } : null;
   };
-  const hooks = { findInTenants: read, get: (scope: { tenantId: string }, id: string) => read([scope.tenantId], id) } as unknown as HookRepository;
+  const hooks = {
+    findInTenants: read,
+    get: (scope: { tenantId: string }, id: string) => read([scope.tenantId], id),
+  } as unknown as HookRepository;
   const sent: SendRequest[] = [];
   const answers: Array<'timeout' | 'reset' | number> = [];
   const sender = {
     async send(req: SendRequest) {
       sent.push(req);
       const a = answers.shift() ?? 204;
-      if (a === 'timeout') return { kind: 'error' as const, error: 'timed out after 10000 ms', timedOut: true, latencyMs: 10_000 };
+      if (a === 'timeout')
+        return { kind: 'error' as const, error: 'timed out after 10000 ms', timedOut: true, latencyMs: 10_000 };
       if (a === 'reset') return { kind: 'error' as const, error: 'socket hang up', timedOut: false, latencyMs: 1 };
       return { kind: 'response' as const, status: a, retryAfter: undefined, latencyMs: 1 };
     },
   } as unknown as WebhookSender;
   const lines: DeliveryAttemptDoc[] = [];
-  const deliveryLog = { record: async (l: DeliveryAttemptDoc) => void lines.push(l) } as unknown as DeliveryLogRepository;
+  const deliveryLog = {
+    record: async (l: DeliveryAttemptDoc) => void lines.push(l),
+  } as unknown as DeliveryLogRepository;
   const clock = { ms: 1_000_000 };
   const recentHooks = new RecentHooks(hooks, 2_000, () => clock.ms);
   const concurrency = new HookConcurrency(5, () => clock.ms);
@@ -107,7 +120,8 @@ describe('DeliveryAttempts: delivery-log lines', () => {
 describe('DeliveryAttempts: the hook an attempt uses', () => {
   it('reuses a hook read < 2 s ago for first attempts routed with that rev, and logs every attempt', async () => {
     const t = setup();
-    for (let i = 0; i < 3; i++) await expect(t.attempts.attempt(t.input(1, 0))).resolves.toMatchObject({ kind: 'sent', ok: true });
+    for (let i = 0; i < 3; i++)
+      await expect(t.attempts.attempt(t.input(1, 0))).resolves.toMatchObject({ kind: 'sent', ok: true });
     expect(t.reads()).toBe(1);
     expect(t.lines).toHaveLength(3);
     t.clock.ms += 2_000;
@@ -186,7 +200,7 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
     return { t, parked, woken };
   }
 
-  it('parks a throttled try on a stuck hook for minutes, and the hook\'s next answer wakes exactly the parked runs', async () => {
+  it("parks a throttled try on a stuck hook for minutes, and the hook's next answer wakes exactly the parked runs", async () => {
     const woken: Array<[string, number]> = [];
     const parked = new ParkedDeliveries(async (id, within) => void woken.push([id, within]));
     const t = setup({ parked });
@@ -201,7 +215,10 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
 
     // wf-b comes back on its own timer and gets the freed slot: it is no longer parked; its answer wakes wf-a only.
     release();
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-b' })).resolves.toMatchObject({ kind: 'sent', ok: true });
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-b' })).resolves.toMatchObject({
+      kind: 'sent',
+      ok: true,
+    });
     await Promise.resolve();
     expect(woken).toEqual([['wf-a', 25]]);
     expect(parked.count('h1')).toBe(0);
@@ -212,13 +229,22 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
     const { t, parked, woken } = await parkedOn(['wf-a', 'wf-b', 'wf-c']);
     t.answers.push('timeout', 'reset', 503);
     // The timeout frees the slot: the delivery parked last (a ping sent after a fix, say) is sent to try it.
-    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'failed', timedOut: true });
+    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({
+      kind: 'failed',
+      timedOut: true,
+    });
     await Promise.resolve();
     expect(woken).toEqual(['wf-c']);
-    await expect(t.attempts.attempt({ ...t.input(3), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'failed', timedOut: false });
+    await expect(t.attempts.attempt({ ...t.input(3), workflowId: 'wf-x' })).resolves.toMatchObject({
+      kind: 'failed',
+      timedOut: false,
+    });
     await Promise.resolve();
     expect(woken).toEqual(['wf-c']);
-    await expect(t.attempts.attempt({ ...t.input(4), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'sent', httpStatus: 503 });
+    await expect(t.attempts.attempt({ ...t.input(4), workflowId: 'wf-x' })).resolves.toMatchObject({
+      kind: 'sent',
+      httpStatus: 503,
+    });
     await Promise.resolve();
     expect(woken.sort()).toEqual(['wf-a', 'wf-b', 'wf-c']);
     expect(parked.count('h1')).toBe(0);
@@ -228,19 +254,31 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
   it('releases what is held for a hook on its answer though nothing parked here (held through another worker, or before a restart)', async () => {
     const released: string[] = [];
     const held = new Set(['h1']);
-    const parked = new ParkedDeliveries(async () => undefined, { heldFor: (h) => held.has(h), releaseHeld: async (h) => (released.push(h), 0) });
+    const parked = new ParkedDeliveries(async () => undefined, {
+      heldFor: (h) => held.has(h),
+      releaseHeld: async (h) => (released.push(h), 0),
+    });
     const t = setup({ parked });
     t.answers.push('timeout', 204, 204);
     // A timeout has nobody parked here to hand its slot to.
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'failed', timedOut: true });
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-x' })).resolves.toMatchObject({
+      kind: 'failed',
+      timedOut: true,
+    });
     await Promise.resolve();
     expect(released).toEqual([]);
-    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'sent', ok: true });
+    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({
+      kind: 'sent',
+      ok: true,
+    });
     await Promise.resolve();
     expect(released).toEqual(['h1']);
     // Nothing known to be held: an answer costs no look.
     held.clear();
-    await expect(t.attempts.attempt({ ...t.input(3), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'sent', ok: true });
+    await expect(t.attempts.attempt({ ...t.input(3), workflowId: 'wf-x' })).resolves.toMatchObject({
+      kind: 'sent',
+      ok: true,
+    });
     await Promise.resolve();
     expect(released).toEqual(['h1']);
     t.close();
@@ -249,7 +287,10 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
   it('wakes every parked delivery when the hook turns out switched off, so they end instead of waiting', async () => {
     const { t, woken } = await parkedOn(['wf-a', 'wf-b']);
     t.change({ isActive: false });
-    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({ kind: 'skipped', reason: 'hook-inactive' });
+    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({
+      kind: 'skipped',
+      reason: 'hook-inactive',
+    });
     await Promise.resolve();
     expect(woken.sort()).toEqual(['wf-a', 'wf-b']);
     t.close();
@@ -259,11 +300,17 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
     const parked = new ParkedDeliveries(async () => undefined);
     const t = setup({ parked });
     stick(t);
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({ retryInMs: 15 * 60_000 });
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({
+      retryInMs: 15 * 60_000,
+    });
     t.clock.ms += 20 * 60_000;
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({ retryInMs: 20 * 60_000 + 6_000 });
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({
+      retryInMs: 20 * 60_000 + 6_000,
+    });
     t.clock.ms += 3 * 60 * 60_000;
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({ retryInMs: 60 * 60_000 });
+    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({
+      retryInMs: 60 * 60_000,
+    });
     expect(parked.count('h1')).toBe(1);
     t.close();
   });

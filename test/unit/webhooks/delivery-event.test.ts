@@ -61,7 +61,9 @@ const retry = (extra: Partial<DeliveryEventInput> = {}): DeliveryEventInput => (
 describe('publishDeliveryEvent', () => {
   it('publishes from the event the run carries without reading storage', async () => {
     const { activities, reads, published } = setup([]);
-    await activities.publishDeliveryEvent(retry({ original: { event: toGatewayEvent(stored), partyKey: stored.partyKey } }));
+    await activities.publishDeliveryEvent(
+      retry({ original: { event: toGatewayEvent(stored), partyKey: stored.partyKey } }),
+    );
     expect(reads).toEqual([]);
     expect(published).toHaveLength(1);
     expect(published[0]).toMatchObject({
@@ -70,13 +72,20 @@ describe('publishDeliveryEvent', () => {
       party: { partyId: '0106:12345678', legalEntityId: 'NL:0106:12345678' },
       documentId: 'doc-1',
       refToDocumentId: 'doc-0',
-      details: { originalTopic: 'InvoiceReceived', originalEventId: 'ev-1', attempt: '2', nextAttemptOn: '2026-11-20T10:05:00.000Z' },
+      details: {
+        originalTopic: 'InvoiceReceived',
+        originalEventId: 'ev-1',
+        attempt: '2',
+        nextAttemptOn: '2026-11-20T10:05:00.000Z',
+      },
     });
   });
 
   it('publishes the same event from storage for a run that carries no original', async () => {
     const carried = setup([]);
-    await carried.activities.publishDeliveryEvent(retry({ original: { event: toGatewayEvent(stored), partyKey: stored.partyKey } }));
+    await carried.activities.publishDeliveryEvent(
+      retry({ original: { event: toGatewayEvent(stored), partyKey: stored.partyKey } }),
+    );
     const read = setup();
     await read.activities.publishDeliveryEvent(retry());
     expect(read.reads).toEqual(['ev-1']);
@@ -87,21 +96,33 @@ describe('publishDeliveryEvent', () => {
     const envEvent = { ...stored, partyId: '', partyKey: null };
     const { activities, published } = setup([]);
     await activities.publishDeliveryEvent(
-      retry({ original: { event: toGatewayEvent(envEvent), partyKey: null }, httpStatus: 500, kind: { topic: 'output', outputTopic: 'SendInvoiceFallback' } }),
+      retry({
+        original: { event: toGatewayEvent(envEvent), partyKey: null },
+        httpStatus: 500,
+        kind: { topic: 'output', outputTopic: 'SendInvoiceFallback' },
+      }),
     );
     expect(published[0]).toMatchObject({
       topic: 'SendInvoiceFallback',
       party: null,
       createdBy: 'peppol',
       message: 'An invoice arrived',
-      details: { sender: '0106:87654321', originalTopic: 'InvoiceReceived', outputOfHookId: 'hook-1', httpStatus: '500' },
+      details: {
+        sender: '0106:87654321',
+        originalTopic: 'InvoiceReceived',
+        outputOfHookId: 'hook-1',
+        httpStatus: '500',
+      },
       excludeHookIds: ['hook-1'],
     });
   });
 
   it('fails without retry when a run carries no original and the event is gone', async () => {
     const { activities, published } = setup([]);
-    await expect(activities.publishDeliveryEvent(retry())).rejects.toMatchObject({ code: 'NOT_FOUND', retryable: false });
+    await expect(activities.publishDeliveryEvent(retry())).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      retryable: false,
+    });
     expect(published).toEqual([]);
   });
 });

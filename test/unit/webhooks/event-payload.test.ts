@@ -18,7 +18,14 @@ const mls: GatewayEvent = {
   documentId: 'mls-1',
   refToDocumentId: 'inv-1',
   message: 'Message level status received',
-  details: { profileId: 'p', extra: 'kept', statusCode: 'AP', status: 'Accept', description: 'ok', documentTypeId: 'd' },
+  details: {
+    profileId: 'p',
+    extra: 'kept',
+    statusCode: 'AP',
+    status: 'Accept',
+    description: 'ok',
+    documentTypeId: 'd',
+  },
   createdBy: 'peppol',
   createdOn: '2026-03-01T13:00:00+01:00',
 };
@@ -45,7 +52,14 @@ describe('buildEventPayload', () => {
       documentId: 'mls-1',
       refToDocumentId: 'inv-1',
       message: 'Message level status received',
-      details: { statusCode: 'AP', status: 'Accept', description: 'ok', documentTypeId: 'd', profileId: 'p', extra: 'kept' },
+      details: {
+        statusCode: 'AP',
+        status: 'Accept',
+        description: 'ok',
+        documentTypeId: 'd',
+        profileId: 'p',
+        extra: 'kept',
+      },
       createdBy: 'peppol',
       createdOn: '2026-03-01T13:00:00+01:00',
       sentOn: '2026-03-01T12:00:05.123Z',
@@ -54,14 +68,30 @@ describe('buildEventPayload', () => {
 
   it('orders details by the topic table, then the rest as given', () => {
     const p = buildEventPayload(mls, 'h', '2026-03-01T12:00:00Z');
-    expect(Object.keys(p.details)).toEqual(['statusCode', 'status', 'description', 'documentTypeId', 'profileId', 'extra']);
+    expect(Object.keys(p.details)).toEqual([
+      'statusCode',
+      'status',
+      'description',
+      'documentTypeId',
+      'profileId',
+      'extra',
+    ]);
   });
 
   it('omits absent optional ids instead of sending null', () => {
     const p = buildEventPayload({ ...mls, documentId: undefined, refToDocumentId: null }, 'h', '2026-03-01T12:00:00Z');
     expect('documentId' in p).toBe(false);
     expect('refToDocumentId' in p).toBe(false);
-    expect(Object.keys(p)).toEqual(['topic', 'partyId', 'hookId', 'message', 'details', 'createdBy', 'createdOn', 'sentOn']);
+    expect(Object.keys(p)).toEqual([
+      'topic',
+      'partyId',
+      'hookId',
+      'message',
+      'details',
+      'createdBy',
+      'createdOn',
+      'sentOn',
+    ]);
   });
 
   it('normalises sentOn to ISO 8601 UTC and refuses an invalid one', () => {
@@ -72,14 +102,20 @@ describe('buildEventPayload', () => {
 
   it('is deterministic: same event, hook and time give the same bytes; a new attempt only changes sentOn', () => {
     const a = serializeEventPayload(buildEventPayload(mls, 'h', '2026-03-01T12:00:00Z'));
-    const b = serializeEventPayload(buildEventPayload({ ...mls, details: { ...mls.details } }, 'h', '2026-03-01T12:00:00Z'));
+    const b = serializeEventPayload(
+      buildEventPayload({ ...mls, details: { ...mls.details } }, 'h', '2026-03-01T12:00:00Z'),
+    );
     expect(a).toBe(b);
     const c = serializeEventPayload(buildEventPayload(mls, 'h', '2026-03-01T12:10:00Z'));
     expect(c.replace('12:10:00', '12:00:00')).toBe(a);
   });
 
   it('drops details values that are not strings (the contract allows strings only)', () => {
-    const p = buildEventPayload({ ...mls, details: { a: 'x', b: 5 as unknown as string } }, 'h', '2026-03-01T12:00:00Z');
+    const p = buildEventPayload(
+      { ...mls, details: { a: 'x', b: 5 as unknown as string } },
+      'h',
+      '2026-03-01T12:00:00Z',
+    );
     expect(p.details).toEqual({ a: 'x' });
   });
 
@@ -106,11 +142,61 @@ describe('details schemas', () => {
 
   it.each<[string, Record<string, string>]>([
     ['InvoiceReceived', { id: 'i', sender: '0106:1', createdBy: 'peppol', documentTypeId: 'd' }],
-    ['InvoiceSent', { id: 'i', recipient: 'r', endpoint: 'e', protocol: 'AS4', attempt: '1', messageId: 'm', sourceDocumentTypeId: 's', targetDocumentTypeId: 't' }],
-    ['InvoiceSentRetry', { id: 'i', recipient: 'r', endpoint: 'e', protocol: 'AS4', attempt: '2', messageId: 'm', sourceDocumentTypeId: 's', targetDocumentTypeId: 't' }],
-    ['InvoiceSentError', { id: 'i', recipient: '', endpoint: '', protocol: '', attempt: '1', messageId: '', sourceDocumentTypeId: 's', targetDocumentTypeId: '' }],
-    ['MessageLevelStatusReceived', { statusCode: 'RE', status: 'Reject', description: 'd', documentTypeId: 'd', profileId: 'p' }],
-    ['MessageLevelStatusSent', { statusCode: 'AB', status: 'Acknowledge', description: 'd', profileId: 'p', sourceDocumentTypeId: 's', attempt: '1', protocol: 'AS4' }],
+    [
+      'InvoiceSent',
+      {
+        id: 'i',
+        recipient: 'r',
+        endpoint: 'e',
+        protocol: 'AS4',
+        attempt: '1',
+        messageId: 'm',
+        sourceDocumentTypeId: 's',
+        targetDocumentTypeId: 't',
+      },
+    ],
+    [
+      'InvoiceSentRetry',
+      {
+        id: 'i',
+        recipient: 'r',
+        endpoint: 'e',
+        protocol: 'AS4',
+        attempt: '2',
+        messageId: 'm',
+        sourceDocumentTypeId: 's',
+        targetDocumentTypeId: 't',
+      },
+    ],
+    [
+      'InvoiceSentError',
+      {
+        id: 'i',
+        recipient: '',
+        endpoint: '',
+        protocol: '',
+        attempt: '1',
+        messageId: '',
+        sourceDocumentTypeId: 's',
+        targetDocumentTypeId: '',
+      },
+    ],
+    [
+      'MessageLevelStatusReceived',
+      { statusCode: 'RE', status: 'Reject', description: 'd', documentTypeId: 'd', profileId: 'p' },
+    ],
+    [
+      'MessageLevelStatusSent',
+      {
+        statusCode: 'AB',
+        status: 'Acknowledge',
+        description: 'd',
+        profileId: 'p',
+        sourceDocumentTypeId: 's',
+        attempt: '1',
+        protocol: 'AS4',
+      },
+    ],
     ['Ping', { hookId: 'h1' }],
     ['HookSentRetry', { ...hookFailure, nextAttemptOn: '2026-03-01T12:05:00.000Z' }],
     ['HookSentError', { ...hookFailure, httpStatus: '', error: 'timeout after 100 s', reason: 'exhausted' }],
@@ -129,7 +215,11 @@ describe('details schemas', () => {
   it.each<[string, unknown, RegExp]>([
     ['InvoiceReceived', { id: 'i', sender: 's', createdBy: 'c' }, /documentTypeId/],
     ['InvoiceSent', { id: 'i', attempt: 1 }, /attempt/],
-    ['MessageLevelStatusReceived', { statusCode: 'XX', status: '', description: '', documentTypeId: '', profileId: '' }, /statusCode/],
+    [
+      'MessageLevelStatusReceived',
+      { statusCode: 'XX', status: '', description: '', documentTypeId: '', profileId: '' },
+      /statusCode/,
+    ],
     ['HookSentError', { ...hookFailure, reason: 'bored' }, /reason/],
     ['HookSentRetry', hookFailure, /nextAttemptOn/],
     ['Ping', {}, /hookId/],

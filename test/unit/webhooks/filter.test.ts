@@ -92,7 +92,15 @@ describe('unknown variables', () => {
   });
 
   it('make string methods false and ToLower/ToUpper absent', () => {
-    for (const m of ['StartsWith("a")', 'EndsWith("a")', 'Contains("a")', 'Equals("a")', 'IsMatch("a")', 'ToLower() == "a"', 'ToUpper() != "a"']) {
+    for (const m of [
+      'StartsWith("a")',
+      'EndsWith("a")',
+      'Contains("a")',
+      'Equals("a")',
+      'IsMatch("a")',
+      'ToLower() == "a"',
+      'ToUpper() != "a"',
+    ]) {
       expect(run(`nope.${m}`)).toBe(false);
     }
     expect(run('a.StartsWith(nope)', { a: 'x' })).toBe(false);
@@ -119,9 +127,29 @@ describe('unknown variables', () => {
     const f = compileFilter('a == "x"');
     expect(evaluate(f, null as unknown as Record<string, unknown>)).toBe(false);
     expect(evaluate(f, 'str' as unknown as Record<string, unknown>)).toBe(false);
-    const throwing = new Proxy({}, { getOwnPropertyDescriptor() { throw new Error('boom'); }, get() { throw new Error('boom'); } });
+    const throwing = new Proxy(
+      {},
+      {
+        getOwnPropertyDescriptor() {
+          throw new Error('boom');
+        },
+        get() {
+          throw new Error('boom');
+        },
+      },
+    );
     expect(evaluate(f, throwing)).toBe(false);
-    expect(evaluate(f, Object.defineProperty({}, 'a', { get() { throw new Error('boom'); }, enumerable: true }))).toBe(false);
+    expect(
+      evaluate(
+        f,
+        Object.defineProperty({}, 'a', {
+          get() {
+            throw new Error('boom');
+          },
+          enumerable: true,
+        }),
+      ),
+    ).toBe(false);
   });
 });
 
@@ -345,9 +373,14 @@ describe('createFilterPredicate with selectHooks', () => {
 
   it('routes by filter', () => {
     const passesFilter = createFilterPredicate();
-    const hooks = [hook('p', 'sender == "0106:999"', 'NL:0106:1'), hook('q', 'sender.StartsWith("0106:") && topic == "InvoiceReceived"')];
+    const hooks = [
+      hook('p', 'sender == "0106:999"', 'NL:0106:1'),
+      hook('q', 'sender.StartsWith("0106:") && topic == "InvoiceReceived"'),
+    ];
     expect(selectHooks(event, hooks, { passesFilter }).selected.map((h) => h.id)).toEqual(['q']);
-    expect(selectHooks({ ...event, details: { sender: '0106:999' } }, hooks, { passesFilter }).selected.map((h) => h.id)).toEqual(['p']);
+    expect(
+      selectHooks({ ...event, details: { sender: '0106:999' } }, hooks, { passesFilter }).selected.map((h) => h.id),
+    ).toEqual(['p']);
   });
 
   it('treats an empty filter as no filter and a filter that no longer compiles as no match', () => {

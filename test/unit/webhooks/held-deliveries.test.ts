@@ -54,7 +54,9 @@ class MemoryStore implements HeldStore {
     return d ? this.take(d, randomUUID(), now, new Date(now.getTime() + leaseMs)) : null;
   }
   async claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-    const due = [...this.docs.values()].filter((d) => d.dueAt <= now).sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
+    const due = [...this.docs.values()]
+      .filter((d) => d.dueAt <= now)
+      .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
     const ids = new Set(due.map((d) => d._id).slice(0, limit));
     for (const c of this.claims.values()) if (c.until <= now && ids.size < limit) ids.add(c.workflowId);
     const out: ClaimedDelivery[] = [];
@@ -119,7 +121,11 @@ function setup(answers: Array<'started' | 'running' | Error> = [], holderEndWait
     },
     { now: () => clock.ms, random: () => 0.5, holderEndWaitMs },
   );
-  const hold = (n: number, dueInMs: number, attempts = 0) => held.hold({ workflowId: `wf-${n}`, runId: 'run-holder', input: input(n, attempts), dueInMs }, { topic: 'Topic', partyKey: '0106:1' });
+  const hold = (n: number, dueInMs: number, attempts = 0) =>
+    held.hold(
+      { workflowId: `wf-${n}`, runId: 'run-holder', input: input(n, attempts), dueInMs },
+      { topic: 'Topic', partyKey: '0106:1' },
+    );
   return { store, clock, restarts, signalled, latestRuns, held, hold };
 }
 
@@ -128,7 +134,14 @@ describe('HeldDeliveries', () => {
     const { store, clock, hold } = setup();
     await hold(1, 15 * 60_000, 2);
     const d = store.docs.get('wf-1')!;
-    expect(d).toMatchObject({ tenantId: 't1', hookId: 'h1', topic: 'Topic', partyKey: '0106:1', heldAt: new Date(clock.ms), dueAt: new Date(clock.ms + 15 * 60_000) });
+    expect(d).toMatchObject({
+      tenantId: 't1',
+      hookId: 'h1',
+      topic: 'Topic',
+      partyKey: '0106:1',
+      heldAt: new Date(clock.ms),
+      dueAt: new Date(clock.ms + 15 * 60_000),
+    });
     expect(JSON.parse(d.input)).toEqual(input(1, 2));
   });
 
@@ -164,10 +177,16 @@ describe('HeldDeliveries', () => {
 
   it('lets a run woken while holding take its record back, unless a release claimed it first', async () => {
     const { store, held } = setup();
-    const seq = await held.hold({ workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
+    const seq = await held.hold(
+      { workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 },
+      { topic: 'T', partyKey: '' },
+    );
     await expect(held.unhold('wf-1', seq, 'run-holder')).resolves.toBe(true);
     expect(store.docs.size).toBe(0);
-    const seq2 = await held.hold({ workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 }, { topic: 'T', partyKey: '' });
+    const seq2 = await held.hold(
+      { workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 },
+      { topic: 'T', partyKey: '' },
+    );
     await store.claim('wf-1', new Date(), 1000);
     await expect(held.unhold('wf-1', seq2, 'run-holder')).resolves.toBe(false);
     expect(store.docs.size).toBe(1);
@@ -185,7 +204,10 @@ describe('HeldDeliveries', () => {
     expect(a.restarts).toHaveLength(9);
     expect(a.store.docs.size).toBe(0);
 
-    const b = setup(Array.from({ length: 50 }, () => 'running' as const), 2_000);
+    const b = setup(
+      Array.from({ length: 50 }, () => 'running' as const),
+      2_000,
+    );
     await b.hold(1, 60_000);
     await b.held.wake('wf-1', 0);
     // Pauses of 50, 100, 200, 400, 800 ms fit in 2 s, the next would not: six tries.
@@ -229,9 +251,15 @@ describe('HeldDeliveries', () => {
     const n = SWEEP_BATCH + 5;
     for (let i = 0; i < n; i++) {
       clock.ms += 1;
-      await held.hold({ workflowId: `wf-${i}`, runId: 'run-holder', input: input(i), dueInMs: 60 * 60_000 }, { topic: 'T', partyKey: '' });
+      await held.hold(
+        { workflowId: `wf-${i}`, runId: 'run-holder', input: input(i), dueInMs: 60 * 60_000 },
+        { topic: 'T', partyKey: '' },
+      );
     }
-    await held.hold({ workflowId: 'wf-other', runId: 'run-holder', input: { ...input(999), hookId: 'h2' }, dueInMs: 60 * 60_000 }, { topic: 'T', partyKey: '' });
+    await held.hold(
+      { workflowId: 'wf-other', runId: 'run-holder', input: { ...input(999), hookId: 'h2' }, dueInMs: 60 * 60_000 },
+      { topic: 'T', partyKey: '' },
+    );
     // One is under another release's claim: that release has it.
     await store.claim('wf-3', new Date(clock.ms), CLAIM_LEASE_MS);
     const errors: string[] = [];
@@ -308,7 +336,10 @@ describe('HeldDeliveries', () => {
   });
 
   it('starts nothing once its claim is near its end (another release may have claimed the record)', async () => {
-    const a = setup(Array.from({ length: 50 }, () => 'running' as const), 200_000);
+    const a = setup(
+      Array.from({ length: 50 }, () => 'running' as const),
+      200_000,
+    );
     await a.hold(1, 60_000);
     const release = a.held.wake('wf-1', 0);
     await new Promise((r) => setTimeout(r, 30));

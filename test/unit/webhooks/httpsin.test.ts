@@ -3,7 +3,11 @@ import { documentToken, httpsinTarget, parseHttpsinUrl, redactHttpsinUrl } from 
 
 describe('httpsin hooks (spec 6.9)', () => {
   it('parses user, password and query; refuses anything else', () => {
-    expect(parseHttpsinUrl('httpsin://us%40er:p%3Ass@inbound?token=$token$')).toEqual({ user: 'us@er', password: 'p:ss', search: '?token=$token$' });
+    expect(parseHttpsinUrl('httpsin://us%40er:p%3Ass@inbound?token=$token$')).toEqual({
+      user: 'us@er',
+      password: 'p:ss',
+      search: '?token=$token$',
+    });
     expect(parseHttpsinUrl('https://u:p@inbound')).toMatch(/httpsin:\/\//);
     expect(parseHttpsinUrl('httpsin://u:p@elsewhere.example?token=$token$')).toMatch(/"inbound"/);
     expect(parseHttpsinUrl('httpsin://inbound?token=$token$')).toMatch(/user:password/);
@@ -12,7 +16,11 @@ describe('httpsin hooks (spec 6.9)', () => {
   });
 
   it('targets the configured endpoint with Basic credentials and the token filled in', () => {
-    const t = httpsinTarget('httpsin://user:pw@inbound?token=$token$&a=1', 'https://relay.internal:8443/in?fixed=x', 'tok+/=');
+    const t = httpsinTarget(
+      'httpsin://user:pw@inbound?token=$token$&a=1',
+      'https://relay.internal:8443/in?fixed=x',
+      'tok+/=',
+    );
     const u = new URL(t.url);
     expect(u.origin + u.pathname).toBe('https://relay.internal:8443/in');
     expect(u.searchParams.get('fixed')).toBe('x');
@@ -28,6 +36,8 @@ describe('httpsin hooks (spec 6.9)', () => {
   });
 
   it('masks the password for display', () => {
-    expect(redactHttpsinUrl('httpsin://user:secret@inbound?token=$token$')).toBe('httpsin://user:***@inbound?token=$token$');
+    expect(redactHttpsinUrl('httpsin://user:secret@inbound?token=$token$')).toBe(
+      'httpsin://user:***@inbound?token=$token$',
+    );
   });
 });

@@ -1,8 +1,21 @@
-import { expandOutputTopic, normalizeWhen, selectOutputTopic, validateOutputRule, whenMatches } from '../../../src/webhooks/output-rules';
+import {
+  expandOutputTopic,
+  normalizeWhen,
+  selectOutputTopic,
+  validateOutputRule,
+  whenMatches,
+} from '../../../src/webhooks/output-rules';
 
 describe('output rules (spec 6.7)', () => {
   it('reads status codes, classes, timeout and error; nothing else', () => {
-    expect([400, '404', ' 5XX ', '2xx', 'timeout', 'ERROR'].map(normalizeWhen)).toEqual(['400', '404', '5xx', '2xx', 'timeout', 'error']);
+    expect([400, '404', ' 5XX ', '2xx', 'timeout', 'ERROR'].map(normalizeWhen)).toEqual([
+      '400',
+      '404',
+      '5xx',
+      '2xx',
+      'timeout',
+      'error',
+    ]);
     for (const bad of ['600', '40', '4x', 'x4xx', 'always', '', 4.5, null, {}]) expect(normalizeWhen(bad)).toBeNull();
     expect(validateOutputRule({ when: '500', topic: 'Send*Fallback' })).toBeNull();
     expect(validateOutputRule({ when: '500', topic: 'Send.Fallback' })).toMatch(/only letters/);

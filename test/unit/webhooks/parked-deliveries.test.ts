@@ -1,4 +1,9 @@
-import { MAX_WAKE_SPREAD_MS, ParkedDeliveries, WAKE_CONCURRENCY, WAKE_SPREAD_PER_DELIVERY_MS } from '../../../src/webhooks/parked-deliveries';
+import {
+  MAX_WAKE_SPREAD_MS,
+  ParkedDeliveries,
+  WAKE_CONCURRENCY,
+  WAKE_SPREAD_PER_DELIVERY_MS,
+} from '../../../src/webhooks/parked-deliveries';
 
 describe('ParkedDeliveries', () => {
   it('remembers runs per hook once each, forgets one that got a slot, and wakes only the hook that answered', async () => {
@@ -53,7 +58,9 @@ describe('ParkedDeliveries', () => {
       ['b', 0],
     ]);
     expect(p.count('h1')).toBe(1);
-    const failing = new ParkedDeliveries(async () => Promise.reject(new Error('gone')), { onWakeError: (id) => woken.push([`failed ${id}`, -1]) });
+    const failing = new ParkedDeliveries(async () => Promise.reject(new Error('gone')), {
+      onWakeError: (id) => woken.push([`failed ${id}`, -1]),
+    });
     failing.park('h1', 'd');
     await expect(failing.wakeOne('h1')).resolves.toBe(false);
     expect(woken.at(-1)).toEqual(['failed d', -1]);

@@ -8,7 +8,9 @@ function fakeRepository(hooks: Array<Pick<HookRecord, 'id' | 'tenantId' | 'party
     async listForRouting(tenantId: string, partyKey: string | null): Promise<HookRecord[]> {
       queries += 1;
       await new Promise((r) => setImmediate(r));
-      return hooks.filter((h) => h.tenantId === tenantId && (h.partyId === null || h.partyId === partyKey)) as HookRecord[];
+      return hooks.filter(
+        (h) => h.tenantId === tenantId && (h.partyId === null || h.partyId === partyKey),
+      ) as HookRecord[];
     },
   };
   return { repo: repo as unknown as HookRepository, queries: () => queries, hooks };

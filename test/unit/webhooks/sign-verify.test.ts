@@ -31,7 +31,12 @@ describe('signDelivery', () => {
   });
 
   it('matches hand-computed vectors for a whsec_ secureKey (decoded for Standard Webhooks, as text for sha256=)', () => {
-    const h = signDelivery({ body: Buffer.from(BODY), secureKey: WHSEC_KEY, deliveryId: 'msg_1', timestamp: AT.getTime() + 999 });
+    const h = signDelivery({
+      body: Buffer.from(BODY),
+      secureKey: WHSEC_KEY,
+      deliveryId: 'msg_1',
+      timestamp: AT.getTime() + 999,
+    });
     expect(h['webhook-signature']).toBe('v1,SVYTPNotZPXgeCE2DIiNhcpkCzkz800UHJfg1Q7Vu0Y=');
     expect(h['webhook-timestamp']).toBe(String(AT_SECONDS));
     expect(h['X-Service-Signature']).toBe('sha256=654da936caadeb999de28005e4e7c5eaea13368e7cdef4637b307168321edf48');
@@ -46,14 +51,22 @@ describe('signDelivery', () => {
 
   it('the sha256= header is what the contract recipe computes', () => {
     const h = signDelivery({ body: BODY, secureKey: 'åbc-non-ascii-key!', deliveryId: 'd', timestamp: AT });
-    expect(h['X-Service-Signature']).toBe(`sha256=${createHmac('sha256', 'åbc-non-ascii-key!').update(BODY).digest('hex')}`);
+    expect(h['X-Service-Signature']).toBe(
+      `sha256=${createHmac('sha256', 'åbc-non-ascii-key!').update(BODY).digest('hex')}`,
+    );
   });
 
   it('refuses a delivery id with "." (a separator of the signed string) and an invalid time', () => {
-    expect(() => signDelivery({ body: BODY, secureKey: TEXT_KEY, deliveryId: 'a.b', timestamp: AT })).toThrow(RangeError);
+    expect(() => signDelivery({ body: BODY, secureKey: TEXT_KEY, deliveryId: 'a.b', timestamp: AT })).toThrow(
+      RangeError,
+    );
     expect(() => signDelivery({ body: BODY, secureKey: TEXT_KEY, deliveryId: '', timestamp: AT })).toThrow(RangeError);
-    expect(() => signDelivery({ body: BODY, secureKey: TEXT_KEY, deliveryId: 'd', timestamp: new Date('x') })).toThrow(RangeError);
-    expect(() => signDelivery({ body: BODY, secureKey: TEXT_KEY, deliveryId: 'd', timestamp: NaN })).toThrow(RangeError);
+    expect(() => signDelivery({ body: BODY, secureKey: TEXT_KEY, deliveryId: 'd', timestamp: new Date('x') })).toThrow(
+      RangeError,
+    );
+    expect(() => signDelivery({ body: BODY, secureKey: TEXT_KEY, deliveryId: 'd', timestamp: NaN })).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -142,7 +155,10 @@ describe('verifyWebhook', () => {
 
   it('accepts any matching entry of a rotated signature list, and uppercase hex', () => {
     const h = signed();
-    const rotated = { ...h, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} v1a,xyz ${h['webhook-signature']}` };
+    const rotated = {
+      ...h,
+      'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} v1a,xyz ${h['webhook-signature']}`,
+    };
     expect(verifyWebhook(BODY, rotated, TEXT_KEY, { now: NOW }).ok).toBe(true);
     const split = { ...h, 'webhook-signature': [`v1,${Buffer.alloc(32).toString('base64')}`, h['webhook-signature']] };
     expect(verifyWebhook(BODY, split, TEXT_KEY, { now: NOW }).ok).toBe(true);
@@ -152,11 +168,19 @@ describe('verifyWebhook', () => {
 
   it('refuses a wrong key, a changed body, and a changed id or timestamp', () => {
     const h = signed();
-    expect(verifyWebhook(BODY, h, 'another-secure-key-000', { now: NOW })).toEqual({ ok: false, reason: 'signature-mismatch' });
-    expect(verifyWebhook(BODY.replace('ping', 'pong'), h, TEXT_KEY, { now: NOW })).toEqual({ ok: false, reason: 'signature-mismatch' });
+    expect(verifyWebhook(BODY, h, 'another-secure-key-000', { now: NOW })).toEqual({
+      ok: false,
+      reason: 'signature-mismatch',
+    });
+    expect(verifyWebhook(BODY.replace('ping', 'pong'), h, TEXT_KEY, { now: NOW })).toEqual({
+      ok: false,
+      reason: 'signature-mismatch',
+    });
     const sw = only(h, 'webhook-id', 'webhook-timestamp', 'webhook-signature');
     expect(verifyWebhook(BODY, { ...sw, 'webhook-id': 'other' }, TEXT_KEY, { now: NOW }).ok).toBe(false);
-    expect(verifyWebhook(BODY, { ...sw, 'webhook-timestamp': String(AT_SECONDS + 1) }, TEXT_KEY, { now: NOW }).ok).toBe(false);
+    expect(verifyWebhook(BODY, { ...sw, 'webhook-timestamp': String(AT_SECONDS + 1) }, TEXT_KEY, { now: NOW }).ok).toBe(
+      false,
+    );
   });
 
   it('requires every present family to verify', () => {
@@ -164,31 +188,51 @@ describe('verifyWebhook', () => {
     const badLegacy = { ...h, 'X-Service-Signature': 'sha256=' + '0'.repeat(64) };
     expect(verifyWebhook(BODY, badLegacy, TEXT_KEY, { now: NOW })).toEqual({ ok: false, reason: 'signature-mismatch' });
     const badStandard = { ...h, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` };
-    expect(verifyWebhook(BODY, badStandard, TEXT_KEY, { now: NOW })).toEqual({ ok: false, reason: 'signature-mismatch' });
+    expect(verifyWebhook(BODY, badStandard, TEXT_KEY, { now: NOW })).toEqual({
+      ok: false,
+      reason: 'signature-mismatch',
+    });
   });
 
   it('applies the replay rule to sentOn, in both directions', () => {
     const h = only(signed(), 'X-Service-Signature');
     expect(verifyWebhook(BODY, h, TEXT_KEY, { now: AT.getTime() + 300_000 }).ok).toBe(true);
-    expect(verifyWebhook(BODY, h, TEXT_KEY, { now: AT.getTime() + 300_001 })).toEqual({ ok: false, reason: 'sent-on-out-of-tolerance' });
-    expect(verifyWebhook(BODY, h, TEXT_KEY, { now: AT.getTime() - 300_001 })).toEqual({ ok: false, reason: 'sent-on-out-of-tolerance' });
+    expect(verifyWebhook(BODY, h, TEXT_KEY, { now: AT.getTime() + 300_001 })).toEqual({
+      ok: false,
+      reason: 'sent-on-out-of-tolerance',
+    });
+    expect(verifyWebhook(BODY, h, TEXT_KEY, { now: AT.getTime() - 300_001 })).toEqual({
+      ok: false,
+      reason: 'sent-on-out-of-tolerance',
+    });
     expect(verifyWebhook(BODY, h, TEXT_KEY, { now: AT.getTime() + 3_000_000, toleranceSeconds: 3600 }).ok).toBe(true);
   });
 
   it('applies the tolerance to webhook-timestamp', () => {
-    const h = only(signed(TEXT_KEY, BODY, AT.getTime() - 400_000), 'webhook-id', 'webhook-timestamp', 'webhook-signature');
+    const h = only(
+      signed(TEXT_KEY, BODY, AT.getTime() - 400_000),
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    );
     expect(verifyWebhook(BODY, h, TEXT_KEY, { now: AT })).toEqual({ ok: false, reason: 'timestamp-out-of-tolerance' });
   });
 
   it('requires a sentOn in the body', () => {
     for (const body of ['{"topic":"Ping"}', '{"sentOn":"yesterday"}', '{"sentOn":5}']) {
-      expect(verifyWebhook(body, signed(TEXT_KEY, body), TEXT_KEY, { now: NOW })).toEqual({ ok: false, reason: 'missing-sent-on' });
+      expect(verifyWebhook(body, signed(TEXT_KEY, body), TEXT_KEY, { now: NOW })).toEqual({
+        ok: false,
+        reason: 'missing-sent-on',
+      });
     }
   });
 
   it('refuses a signed body that is not a JSON object', () => {
     for (const body of ['not json', '[1,2]', 'null', '"str"', '']) {
-      expect(verifyWebhook(body, signed(TEXT_KEY, body), TEXT_KEY, { now: NOW })).toEqual({ ok: false, reason: 'invalid-body' });
+      expect(verifyWebhook(body, signed(TEXT_KEY, body), TEXT_KEY, { now: NOW })).toEqual({
+        ok: false,
+        reason: 'invalid-body',
+      });
     }
   });
 
@@ -204,15 +248,46 @@ describe('verifyWebhook', () => {
       [BODY, { 'x-service-signature': 42 }, TEXT_KEY, {}],
       [BODY, { 'webhook-signature': 'v1,abc' }, TEXT_KEY, {}],
       [BODY, { 'webhook-signature': 'v1,abc', 'webhook-id': 'x', 'webhook-timestamp': 'soon' }, TEXT_KEY, {}],
-      [BODY, { 'webhook-signature': 'v1,' + 'A'.repeat(43) + '=', 'webhook-id': 'x', 'webhook-timestamp': '1e99' }, TEXT_KEY, {}],
-      [BODY, { 'webhook-signature': '', 'webhook-id': 'x', 'webhook-timestamp': String(AT_SECONDS) }, TEXT_KEY, { now: AT }],
+      [
+        BODY,
+        { 'webhook-signature': 'v1,' + 'A'.repeat(43) + '=', 'webhook-id': 'x', 'webhook-timestamp': '1e99' },
+        TEXT_KEY,
+        {},
+      ],
+      [
+        BODY,
+        { 'webhook-signature': '', 'webhook-id': 'x', 'webhook-timestamp': String(AT_SECONDS) },
+        TEXT_KEY,
+        { now: AT },
+      ],
       [BODY, signed(), '', {}],
       [BODY, signed(), 42, {}],
       [42, signed(), TEXT_KEY, {}],
       [BODY, signed(), TEXT_KEY, { now: NaN }],
       [BODY, signed(), TEXT_KEY, { toleranceSeconds: -1 }],
-      [BODY, { get() { throw new Error('boom'); } }, TEXT_KEY, {}],
-      [BODY, new Proxy({}, { ownKeys() { throw new Error('boom'); } }), TEXT_KEY, {}],
+      [
+        BODY,
+        {
+          get() {
+            throw new Error('boom');
+          },
+        },
+        TEXT_KEY,
+        {},
+      ],
+      [
+        BODY,
+        new Proxy(
+          {},
+          {
+            ownKeys() {
+              throw new Error('boom');
+            },
+          },
+        ),
+        TEXT_KEY,
+        {},
+      ],
     ];
     for (const [body, headers, key, options] of cases) {
       const r = verifyWebhook(body as string, headers as Record<string, string>, key as string, options as object);
@@ -222,8 +297,14 @@ describe('verifyWebhook', () => {
 
   it('names the failure', () => {
     expect(verifyWebhook(BODY, {}, TEXT_KEY)).toEqual({ ok: false, reason: 'missing-signature' });
-    expect(verifyWebhook(BODY, { 'x-service-signature': 'sha256=abc' }, TEXT_KEY)).toEqual({ ok: false, reason: 'malformed-signature' });
-    expect(verifyWebhook(BODY, { 'webhook-signature': 'v1,x' }, TEXT_KEY)).toEqual({ ok: false, reason: 'missing-webhook-id' });
+    expect(verifyWebhook(BODY, { 'x-service-signature': 'sha256=abc' }, TEXT_KEY)).toEqual({
+      ok: false,
+      reason: 'malformed-signature',
+    });
+    expect(verifyWebhook(BODY, { 'webhook-signature': 'v1,x' }, TEXT_KEY)).toEqual({
+      ok: false,
+      reason: 'missing-webhook-id',
+    });
     expect(verifyWebhook(BODY, signed(), '', {})).toEqual({ ok: false, reason: 'invalid-arguments' });
   });
 });
@@ -236,7 +317,11 @@ describe('interoperability with the standardwebhooks package', () => {
     const a = signDelivery({ body, secureKey: WHSEC_KEY, deliveryId: 'd1', timestamp: now });
     expect(new Webhook(WHSEC_KEY).verify(body, a as unknown as Record<string, string>)).toEqual(JSON.parse(body));
     const b = signDelivery({ body, secureKey: TEXT_KEY, deliveryId: 'd1', timestamp: now });
-    expect(new Webhook(TEXT_KEY, { format: 'raw' }).verify(body, b as unknown as Record<string, string>)).toEqual(JSON.parse(body));
-    expect(new Webhook(Buffer.from(TEXT_KEY).toString('base64')).verify(body, b as unknown as Record<string, string>)).toEqual(JSON.parse(body));
+    expect(new Webhook(TEXT_KEY, { format: 'raw' }).verify(body, b as unknown as Record<string, string>)).toEqual(
+      JSON.parse(body),
+    );
+    expect(
+      new Webhook(Buffer.from(TEXT_KEY).toString('base64')).verify(body, b as unknown as Record<string, string>),
+    ).toEqual(JSON.parse(body));
   });
 });

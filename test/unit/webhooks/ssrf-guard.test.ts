@@ -84,15 +84,24 @@ describe('classifyAddress', () => {
     expect(classifyAddress('::ffff:7f00:1').range).toBe('loopback');
     expect(classifyAddress('::ffff:169.254.169.254').range).toBe('linkLocal');
     expect(classifyAddress('::ffff:8.8.8.8').range).toBe('public');
-    expect(classifyAddress('64:ff9b::127.0.0.1')).toMatchObject({ range: 'loopback', embedded: { via: 'nat64', ipv4: '127.0.0.1' } });
+    expect(classifyAddress('64:ff9b::127.0.0.1')).toMatchObject({
+      range: 'loopback',
+      embedded: { via: 'nat64', ipv4: '127.0.0.1' },
+    });
     expect(classifyAddress('64:ff9b::a00:1').range).toBe('private');
     expect(classifyAddress('64:ff9b::8.8.8.8').range).toBe('public');
     expect(classifyAddress('::127.0.0.1')).toMatchObject({ range: 'loopback', embedded: { via: 'ipv4-compatible' } });
     expect(classifyAddress('::8.8.8.8').range).toBe('reserved');
-    expect(classifyAddress('2002:7f00:1::1')).toMatchObject({ range: 'loopback', embedded: { via: '6to4', ipv4: '127.0.0.1' } });
+    expect(classifyAddress('2002:7f00:1::1')).toMatchObject({
+      range: 'loopback',
+      embedded: { via: '6to4', ipv4: '127.0.0.1' },
+    });
     expect(classifyAddress('2002:808:808::1').range).toBe('transition');
     // Teredo carries the client address inverted.
-    expect(classifyAddress('2001:0:4136:e378:8000:63bf:80ff:fffe')).toMatchObject({ range: 'loopback', embedded: { via: 'teredo', ipv4: '127.0.0.1' } });
+    expect(classifyAddress('2001:0:4136:e378:8000:63bf:80ff:fffe')).toMatchObject({
+      range: 'loopback',
+      embedded: { via: 'teredo', ipv4: '127.0.0.1' },
+    });
     expect(classifyAddress('2001:0:4136:e378:8000:63bf:f7f7:f7f7').range).toBe('transition');
   });
 
@@ -103,12 +112,20 @@ describe('classifyAddress', () => {
     expect(classifyAddress('FE80::1%eth0')).toMatchObject({ range: 'linkLocal', address: 'fe80::1' });
   });
 
-  it.each(['', 'example.com', '1.2.3.4.5', '::g', '1::2::3', '[1.2.3.4]', '12345::', ':::', 'fe80::1%', '1:2:3:4:5:6:7:8:9'])(
-    '%j is invalid',
-    (ip) => {
-      expect(classifyAddress(ip)).toEqual({ range: 'invalid', family: null, address: '' });
-    },
-  );
+  it.each([
+    '',
+    'example.com',
+    '1.2.3.4.5',
+    '::g',
+    '1::2::3',
+    '[1.2.3.4]',
+    '12345::',
+    ':::',
+    'fe80::1%',
+    '1:2:3:4:5:6:7:8:9',
+  ])('%j is invalid', (ip) => {
+    expect(classifyAddress(ip)).toEqual({ range: 'invalid', family: null, address: '' });
+  });
 });
 
 describe('address parsing and formatting', () => {
@@ -129,12 +146,19 @@ describe('address parsing and formatting', () => {
     expect(formatIPv6((ip as NonNullable<typeof ip>).bytes)).toBe(canonical);
   });
 
-  it.each(['1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7', ':1:2:3:4:5:6:7', '1:2:3:4:5:6:7:', '12345::1', '::1.2.3', '::1.2.3.256', '::01.2.3.4', 'x::1'])(
-    '%s is no IPv6 address',
-    (text) => {
-      expect(parseIPv6(text)).toBeNull();
-    },
-  );
+  it.each([
+    '1:2:3:4:5:6:7:8:9',
+    '1:2:3:4:5:6:7',
+    ':1:2:3:4:5:6:7',
+    '1:2:3:4:5:6:7:',
+    '12345::1',
+    '::1.2.3',
+    '::1.2.3.256',
+    '::01.2.3.4',
+    'x::1',
+  ])('%s is no IPv6 address', (text) => {
+    expect(parseIPv6(text)).toBeNull();
+  });
 
   it('reads IPv4 literals like inet_aton and URL parsers', () => {
     const v4 = (t: string) => {
@@ -174,7 +198,17 @@ describe('address parsing and formatting', () => {
     expect(cidrContains(parseCidr('[::1]/128')!, parseIpLiteral('::1')!)).toBe(true);
     expect(cidrContains(parseCidr('::1')!, ten!)).toBe(false);
     expect(parseCidr('127.0.0.1')).toMatchObject({ prefix: 32 });
-    for (const bad of ['10.0.0.0/33', '::/129', '10.0.0/8', '127.1', 'fe80::1%eth0/64', 'x/8', '10.0.0.0/', '10.0.0.0/-1', '']) {
+    for (const bad of [
+      '10.0.0.0/33',
+      '::/129',
+      '10.0.0/8',
+      '127.1',
+      'fe80::1%eth0/64',
+      'x/8',
+      '10.0.0.0/',
+      '10.0.0.0/-1',
+      '',
+    ]) {
       expect(parseCidr(bad)).toBeNull();
     }
   });
@@ -230,12 +264,25 @@ describe('normalizeHost', () => {
     expect(normalizeHost('1.2.3.com')).toEqual({ kind: 'domain', name: '1.2.3.com' });
   });
 
-  it.each(['', '1.2.3.4.5', '256.0.0.1', '4294967296', '08.0.0.1', '[1.2.3.4]', '[::1', '[:::]', 'a b', 'a/b', 'a@b', '%zz', '%00x', '::g', 'example.0x1'])(
-    '%j is invalid',
-    (host) => {
-      expect(normalizeHost(host).kind).toBe('invalid');
-    },
-  );
+  it.each([
+    '',
+    '1.2.3.4.5',
+    '256.0.0.1',
+    '4294967296',
+    '08.0.0.1',
+    '[1.2.3.4]',
+    '[::1',
+    '[:::]',
+    'a b',
+    'a/b',
+    'a@b',
+    '%zz',
+    '%00x',
+    '::g',
+    'example.0x1',
+  ])('%j is invalid', (host) => {
+    expect(normalizeHost(host).kind).toBe('invalid');
+  });
 
   it('never throws', () => {
     expect(normalizeHost(undefined as unknown as string).kind).toBe('invalid');
@@ -248,7 +295,23 @@ describe('isForbiddenAddress and the allow-list', () => {
     expect(isForbiddenAddress('8.8.8.8')).toBe(false);
     expect(isForbiddenAddress('2606:4700:4700::1111')).toBe(false);
     expect(isForbiddenAddress('::ffff:8.8.8.8')).toBe(false);
-    for (const ip of ['127.0.0.1', '::1', '10.0.0.1', '169.254.169.254', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::7f00:1', 'fd00::1', 'fe80::1', '0.0.0.0', '::', '255.255.255.255', '224.0.0.1', 'garbage', '']) {
+    for (const ip of [
+      '127.0.0.1',
+      '::1',
+      '10.0.0.1',
+      '169.254.169.254',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '64:ff9b::7f00:1',
+      'fd00::1',
+      'fe80::1',
+      '0.0.0.0',
+      '::',
+      '255.255.255.255',
+      '224.0.0.1',
+      'garbage',
+      '',
+    ]) {
       expect(isForbiddenAddress(ip)).toBe(true);
     }
   });
@@ -303,7 +366,9 @@ describe('checkTargetUrl', () => {
   });
 
   it('names the range in the reason', () => {
-    expect(checkTargetUrl('https://[::ffff:127.0.0.1]/')).toBe('address ::ffff:7f00:1 is loopback (ipv4-mapped 127.0.0.1), which hooks may not reach');
+    expect(checkTargetUrl('https://[::ffff:127.0.0.1]/')).toBe(
+      'address ::ffff:7f00:1 is loopback (ipv4-mapped 127.0.0.1), which hooks may not reach',
+    );
     expect(checkTargetUrl('https://169.254.169.254/')).toMatch(/link-local/);
   });
 
@@ -328,23 +393,40 @@ type Answer = dns.LookupAddress[] | NodeJS.ErrnoException;
 function fakeResolver(answers: Record<string, Answer | Answer[]>) {
   const calls: string[] = [];
   const counters: Record<string, number> = {};
-  const resolve = (host: string, _o: dns.LookupAllOptions, cb: (e: NodeJS.ErrnoException | null, a: dns.LookupAddress[]) => void) => {
+  const resolve = (
+    host: string,
+    _o: dns.LookupAllOptions,
+    cb: (e: NodeJS.ErrnoException | null, a: dns.LookupAddress[]) => void,
+  ) => {
     calls.push(host);
     const entry = answers[host];
-    const list = Array.isArray(entry) && entry.length > 0 && Array.isArray(entry[0]) ? (entry as Answer[]) : [entry as Answer];
+    const list =
+      Array.isArray(entry) && entry.length > 0 && Array.isArray(entry[0]) ? (entry as Answer[]) : [entry as Answer];
     const i = counters[host] ?? 0;
     counters[host] = i + 1;
     const a = list[Math.min(i, list.length - 1)];
-    setImmediate(() => (a instanceof Error || a === undefined ? cb(a ?? Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }), []) : cb(null, a)));
+    setImmediate(() =>
+      a instanceof Error || a === undefined
+        ? cb(a ?? Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }), [])
+        : cb(null, a),
+    );
   };
   return { resolve, calls };
 }
 
-function lookupAsync(lookup: ReturnType<typeof createGuardedLookup>, host: string, options: dns.LookupOptions): Promise<{ address: unknown; family?: number }> {
+function lookupAsync(
+  lookup: ReturnType<typeof createGuardedLookup>,
+  host: string,
+  options: dns.LookupOptions,
+): Promise<{ address: unknown; family?: number }> {
   return new Promise((resolve, reject) => {
-    (lookup as unknown as (h: string, o: dns.LookupOptions, cb: (e: Error | null, a: unknown, f?: number) => void) => void)(host, options, (e, address, family) =>
-      e ? reject(e) : resolve({ address, family }),
-    );
+    (
+      lookup as unknown as (
+        h: string,
+        o: dns.LookupOptions,
+        cb: (e: Error | null, a: unknown, f?: number) => void,
+      ) => void
+    )(host, options, (e, address, family) => (e ? reject(e) : resolve({ address, family })));
   });
 }
 
@@ -357,7 +439,10 @@ describe('createGuardedLookup', () => {
   it('passes public answers through in the form asked for', async () => {
     const { resolve } = fakeResolver({ 'ok.test': [pub, pub6] });
     const lookup = createGuardedLookup(undefined, { resolve });
-    await expect(lookupAsync(lookup, 'ok.test', { all: true })).resolves.toEqual({ address: [pub, pub6], family: undefined });
+    await expect(lookupAsync(lookup, 'ok.test', { all: true })).resolves.toEqual({
+      address: [pub, pub6],
+      family: undefined,
+    });
     await expect(lookupAsync(lookup, 'ok.test', {})).resolves.toEqual({ address: pub.address, family: 4 });
   });
 
@@ -392,12 +477,18 @@ describe('createGuardedLookup', () => {
 
   it('accepts the legacy numeric family argument', async () => {
     const { resolve } = fakeResolver({ 'ok.test': [pub] });
-    const lookup = createGuardedLookup(undefined, { resolve }) as unknown as (h: string, f: number, cb: (e: Error | null, a: string, f: number) => void) => void;
-    await new Promise<void>((done) => lookup('ok.test', 4, (e, a) => {
-      expect(e).toBeNull();
-      expect(a).toBe(pub.address);
-      done();
-    }));
+    const lookup = createGuardedLookup(undefined, { resolve }) as unknown as (
+      h: string,
+      f: number,
+      cb: (e: Error | null, a: string, f: number) => void,
+    ) => void;
+    await new Promise<void>((done) =>
+      lookup('ok.test', 4, (e, a) => {
+        expect(e).toBeNull();
+        expect(a).toBe(pub.address);
+        done();
+      }),
+    );
   });
 
   describe('with undici and a real receiver on 127.0.0.1', () => {

@@ -17,7 +17,13 @@ describe('AS4 configuration', () => {
 
   it('is off without an AP key, with the documented limits', () => {
     const c = loadConfig({});
-    expect(c.as4).toMatchObject({ enabled: false, keystores: [], maxMessageBytes: 50 * 1024 * 1024, maxDecompressedBytes: 100 * 1024 * 1024, duplicateWindowHours: 168 });
+    expect(c.as4).toMatchObject({
+      enabled: false,
+      keystores: [],
+      maxMessageBytes: 50 * 1024 * 1024,
+      maxDecompressedBytes: 100 * 1024 * 1024,
+      duplicateWindowHours: 168,
+    });
   });
 
   it('reads key stores with aliases (rollover) and loads them into one key ring with the CAs', async () => {
@@ -40,9 +46,27 @@ describe('AS4 configuration', () => {
   });
 
   it('reads the revocation settings: off by default, hard fail unless soft fail is asked for', () => {
-    expect(loadConfig({}).as4.revocation).toEqual({ enabled: false, softFail: false, timeoutMs: 5000, maxCrlBytes: 10 * 1024 * 1024, cacheEntries: 100 });
-    const c = loadConfig({ AS4_REVOCATION_CHECK: 'true', AS4_REVOCATION_SOFT_FAIL: 'yes', AS4_REVOCATION_TIMEOUT_MS: '2000', AS4_REVOCATION_MAX_CRL_BYTES: '65536', AS4_REVOCATION_CACHE_ENTRIES: '7' });
-    expect(c.as4.revocation).toEqual({ enabled: true, softFail: true, timeoutMs: 2000, maxCrlBytes: 65536, cacheEntries: 7 });
+    expect(loadConfig({}).as4.revocation).toEqual({
+      enabled: false,
+      softFail: false,
+      timeoutMs: 5000,
+      maxCrlBytes: 10 * 1024 * 1024,
+      cacheEntries: 100,
+    });
+    const c = loadConfig({
+      AS4_REVOCATION_CHECK: 'true',
+      AS4_REVOCATION_SOFT_FAIL: 'yes',
+      AS4_REVOCATION_TIMEOUT_MS: '2000',
+      AS4_REVOCATION_MAX_CRL_BYTES: '65536',
+      AS4_REVOCATION_CACHE_ENTRIES: '7',
+    });
+    expect(c.as4.revocation).toEqual({
+      enabled: true,
+      softFail: true,
+      timeoutMs: 2000,
+      maxCrlBytes: 65536,
+      cacheEntries: 7,
+    });
     // One checker (one CRL cache) per configuration, in the configured failure mode; none while switched off.
     const checker = composeRevocationChecker(c);
     expect(checker?.mode).toBe('soft');
@@ -52,16 +76,26 @@ describe('AS4 configuration', () => {
   });
 
   it('loads a PEM certificate and key', () => {
-    const c = loadConfig({ PEPPOL_AP_CERTIFICATE: f('ap-receiver.crt.pem'), PEPPOL_AP_PRIVATE_KEY: f('ap-receiver.key.pem'), PEPPOL_AP_CA: f('ap-ca.crt.pem') });
+    const c = loadConfig({
+      PEPPOL_AP_CERTIFICATE: f('ap-receiver.crt.pem'),
+      PEPPOL_AP_PRIVATE_KEY: f('ap-receiver.key.pem'),
+      PEPPOL_AP_CA: f('ap-ca.crt.pem'),
+    });
     expect(loadAs4Keys(c.as4).keys.seatId).toBe('POP000002');
   });
 
   it('refuses half a PEM pair, a key without CA, bad revocation settings, and a wrong password', () => {
-    expect(() => loadConfig({ PEPPOL_AP_CERTIFICATE: f('ap-receiver.crt.pem'), PEPPOL_AP_CA: f('ap-ca.crt.pem') })).toThrow(/set both or neither/);
+    expect(() =>
+      loadConfig({ PEPPOL_AP_CERTIFICATE: f('ap-receiver.crt.pem'), PEPPOL_AP_CA: f('ap-ca.crt.pem') }),
+    ).toThrow(/set both or neither/);
     expect(() => loadConfig({ PEPPOL_AP_KEYSTORE: f('ap-sender.p12') })).toThrow(/PEPPOL_AP_CA: required/);
     expect(() => loadConfig({ AS4_REVOCATION_CHECK: 'maybe' })).toThrow(/AS4_REVOCATION_CHECK/);
     expect(() => loadConfig({ AS4_REVOCATION_TIMEOUT_MS: '5' })).toThrow(/AS4_REVOCATION_TIMEOUT_MS/);
-    const c = loadConfig({ PEPPOL_AP_KEYSTORE: f('ap-sender.p12'), PEPPOL_AP_KEYSTORE_PASSWORD: 'wrong', PEPPOL_AP_CA: f('ap-ca.crt.pem') });
+    const c = loadConfig({
+      PEPPOL_AP_KEYSTORE: f('ap-sender.p12'),
+      PEPPOL_AP_KEYSTORE_PASSWORD: 'wrong',
+      PEPPOL_AP_CA: f('ap-ca.crt.pem'),
+    });
     expect(() => loadAs4Keys(c.as4)).toThrow(/ap-sender\.p12/);
   });
 });

@@ -18,7 +18,6 @@ import { MemoryInboundStore } from '../support/memory-inbound-store';
 import { startCrlServer, type CrlServer } from '../support/crl-server';
 import { testPki } from '../support/pki-fixture';
 
-
 let pki: TestPki;
 beforeAll(async () => {
   pki = await testPki();
@@ -26,13 +25,18 @@ beforeAll(async () => {
 
 const HOUR = 3_600_000;
 
-function setup(over: Partial<Pick<As4ReceiverOptions, 'now' | 'onStored' | 'onStoredFailed' | 'revocation' | 'onRevocationUnknown'>> = {}): { receiver: As4Receiver; store: MemoryInboundStore } {
+function setup(
+  over: Partial<
+    Pick<As4ReceiverOptions, 'now' | 'onStored' | 'onStoredFailed' | 'revocation' | 'onRevocationUnknown'>
+  > = {},
+): { receiver: As4Receiver; store: MemoryInboundStore } {
   const store = new MemoryInboundStore();
   const receiver = new As4Receiver({
     keys: new ApKeyRing([pki.apReceiver]),
     apCertificateAuthorities: [pki.apCa.certificate],
     store,
-    findParty: async (p) => (p.value.toLowerCase() === RECEIVER.value ? { tenantId: 't1', partyId: RECEIVER.value } : null),
+    findParty: async (p) =>
+      p.value.toLowerCase() === RECEIVER.value ? { tenantId: 't1', partyId: RECEIVER.value } : null,
     maxDecompressedBytes: 10 * 1024 * 1024,
     duplicateWindowMs: 24 * HOUR,
     ...over,
@@ -55,7 +59,16 @@ describe('AS4 receiver', () => {
     expect([a.status, a.outcome, a.contentType]).toEqual([200, 'stored', 'application/soap+xml;charset=UTF-8']);
     expect(store.records).toHaveLength(1);
     const r = store.records[0] as StoredInbound;
-    expect(r).toMatchObject({ messageId: msg.messageId, instanceId: 'inst-1', tenantId: 't1', partyId: RECEIVER.value, fromSeatId: 'POP000001', toSeatId: 'POP000002', countryC1: 'NL', size: doc.length });
+    expect(r).toMatchObject({
+      messageId: msg.messageId,
+      instanceId: 'inst-1',
+      tenantId: 't1',
+      partyId: RECEIVER.value,
+      fromSeatId: 'POP000001',
+      toSeatId: 'POP000002',
+      countryC1: 'NL',
+      size: doc.length,
+    });
     expect(r.documentType).toBe(`${HEADER.documentType.scheme}::${HEADER.documentType.value}`);
     expect(store.blobs.get(r.blobId)?.equals(doc)).toBe(true);
     const signal = readSignal(a.body, signalOpts(msg, [pki.apCa.certificate]));
@@ -76,7 +89,15 @@ describe('AS4 receiver', () => {
     const { receiver, store } = setup();
     const ids = stableMessageIds('tenant-a:doc-1');
     const doc = sbd({ instanceIdentifier: 'inst-stable' });
-    const build = () => buildPeppolMessage({ sbd: doc, header: HEADER, signer: pki.apSender, receiverCertificate: pki.apReceiver.certificate, timestamp: new Date('2026-01-02T03:04:05.000Z'), ...ids });
+    const build = () =>
+      buildPeppolMessage({
+        sbd: doc,
+        header: HEADER,
+        signer: pki.apSender,
+        receiverCertificate: pki.apReceiver.certificate,
+        timestamp: new Date('2026-01-02T03:04:05.000Z'),
+        ...ids,
+      });
     const first = build();
     const second = build();
     expect(second.body.equals(first.body)).toBe(false);
@@ -112,9 +133,15 @@ describe('AS4 receiver', () => {
     expect(a.outcome).toBe('duplicate');
     expect(readSignal(a.body, signalOpts(copy, [pki.apCa.certificate])).kind).toBe('receipt');
 
-    const other = message(pki, { sbd: sbd({ instanceIdentifier: 'inst-2', creationDateAndTime: '2020-01-01T00:00:00Z' }) });
+    const other = message(pki, {
+      sbd: sbd({ instanceIdentifier: 'inst-2', creationDateAndTime: '2020-01-01T00:00:00Z' }),
+    });
     const b = await receiver.receive(other.contentType, other.body);
-    expect([b.outcome, b.ebmsCode, b.description]).toEqual(['refused', 'EBMS:0004', expect.stringMatching(/InstanceIdentifier inst-2 of this sender was already received/)]);
+    expect([b.outcome, b.ebmsCode, b.description]).toEqual([
+      'refused',
+      'EBMS:0004',
+      expect.stringMatching(/InstanceIdentifier inst-2 of this sender was already received/),
+    ]);
     expect(store.records).toHaveLength(1);
   });
 
@@ -125,7 +152,11 @@ describe('AS4 receiver', () => {
     await receiver.receive(msg.contentType, msg.body);
     now = new Date(now.getTime() + 25 * HOUR);
     const late = await receiver.receive(msg.contentType, msg.body);
-    expect([late.outcome, late.ebmsCode, late.description]).toEqual(['refused', 'EBMS:0004', expect.stringMatching(/already used on .*must be unique/)]);
+    expect([late.outcome, late.ebmsCode, late.description]).toEqual([
+      'refused',
+      'EBMS:0004',
+      expect.stringMatching(/already used on .*must be unique/),
+    ]);
     expect(store.records).toHaveLength(1);
   });
 
@@ -136,9 +167,16 @@ describe('AS4 receiver', () => {
     const a = await receiver.receive(msg.contentType, msg.body);
     expect([a.status, a.ebmsCode]).toEqual([200, 'EBMS:0004']);
     const signal = readSignal(a.body, signalOpts(msg, [pki.apCa.certificate]));
-    expect(signal).toMatchObject({ kind: 'error', signed: true, refToMessageId: msg.messageId, errors: [{ errorCode: 'EBMS:0004', errorDetail: 'PEPPOL:NOT_SERVICED' }] });
+    expect(signal).toMatchObject({
+      kind: 'error',
+      signed: true,
+      refToMessageId: msg.messageId,
+      errors: [{ errorCode: 'EBMS:0004', errorDetail: 'PEPPOL:NOT_SERVICED' }],
+    });
     // The error signal's signature verifies with our certificate.
-    expect(verifyEnvelopeSignature(parseXml(a.body), []).certificate.fingerprint256).toBe(pki.apReceiver.certificate.fingerprint256);
+    expect(verifyEnvelopeSignature(parseXml(a.body), []).certificate.fingerprint256).toBe(
+      pki.apReceiver.certificate.fingerprint256,
+    );
     expect(store.records).toHaveLength(0);
   });
 
@@ -173,7 +211,11 @@ describe('AS4 receiver', () => {
     const msg = message(pki);
     store.failNext = true;
     const a = await receiver.receive(msg.contentType, msg.body);
-    expect([a.status, a.ebmsCode, a.description]).toEqual([503, 'EBMS:0202', 'the message could not be stored, try again later']);
+    expect([a.status, a.ebmsCode, a.description]).toEqual([
+      503,
+      'EBMS:0202',
+      'the message could not be stored, try again later',
+    ]);
     // The cause is kept for the log, not told to the peer.
     expect((a.internalError as Error).message).toBe('database unavailable');
     expect(a.body).not.toContain('database unavailable');
@@ -190,7 +232,8 @@ describe('AS4 receiver', () => {
       await crl?.close();
     });
     beforeEach(() => crl.files.set('/ap-ca.crl', pki.crls.apCa));
-    const checker = (failureMode: 'hard' | 'soft' = 'hard') => new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 2000, failureMode });
+    const checker = (failureMode: 'hard' | 'soft' = 'hard') =>
+      new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 2000, failureMode });
 
     it('stores a message whose signer is not revoked and says it checked', async () => {
       const { receiver, store } = setup({ revocation: checker() });
@@ -210,9 +253,16 @@ describe('AS4 receiver', () => {
         const msg = message(pki, { signer: pki.apRevoked });
         const a = await receiver.receive(msg.contentType, msg.body);
         expect([a.status, a.outcome, a.ebmsCode]).toEqual([200, 'refused', 'EBMS:0101']);
-        expect(a.description).toMatch(/^sending access point certificate: .*POP000001.* was revoked on .* \(keyCompromise\)$/);
+        expect(a.description).toMatch(
+          /^sending access point certificate: .*POP000001.* was revoked on .* \(keyCompromise\)$/,
+        );
         const signal = readSignal(a.body, signalOpts(msg, [pki.apCa.certificate]));
-        expect(signal).toMatchObject({ kind: 'error', signed: true, refToMessageId: msg.messageId, errors: [{ errorCode: 'EBMS:0101' }] });
+        expect(signal).toMatchObject({
+          kind: 'error',
+          signed: true,
+          refToMessageId: msg.messageId,
+          errors: [{ errorCode: 'EBMS:0101' }],
+        });
         expect(store.records).toHaveLength(0);
         expect(store.blobs.size).toBe(0);
       }

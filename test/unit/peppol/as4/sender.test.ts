@@ -29,7 +29,11 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => void Promise.resolve(handler(req, Buffer.concat(chunks), res)).catch((e: unknown) => res.destroy(e as Error)));
+    req.on(
+      'end',
+      () =>
+        void Promise.resolve(handler(req, Buffer.concat(chunks), res)).catch((e: unknown) => res.destroy(e as Error)),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/as4`;
@@ -40,7 +44,11 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const opts = (over: Partial<SendAs4Options> = {}): SendAs4Options => ({ apCertificateAuthorities: [pki.apCa.certificate], receiverCertificate: pki.apReceiver.certificate, ...over });
+const opts = (over: Partial<SendAs4Options> = {}): SendAs4Options => ({
+  apCertificateAuthorities: [pki.apCa.certificate],
+  receiverCertificate: pki.apReceiver.certificate,
+  ...over,
+});
 const soap = (res: ServerResponse, status: number, xml: string): void => {
   res.writeHead(status, { 'content-type': 'application/soap+xml;charset=UTF-8' }).end(xml);
 };
@@ -74,18 +82,34 @@ describe('AS4 sender', () => {
 
   it('refuses a receipt that does not return what was signed, or is signed by another access point', async () => {
     const msg = message(pki);
-    handler = (_req, _body, res) => soap(res, 200, buildReceipt(msg.messageId, msg.references.slice(0, 2), pki.apReceiver));
+    handler = (_req, _body, res) =>
+      soap(res, 200, buildReceipt(msg.messageId, msg.references.slice(0, 2), pki.apReceiver));
     const a = await sendAs4Message(msg, url, opts());
-    expect(a).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/EBMS:0302 .*does not return what was signed \(missing: cid:/) });
+    expect(a).toMatchObject({
+      outcome: 'failed',
+      reason: expect.stringMatching(/EBMS:0302 .*does not return what was signed \(missing: cid:/),
+    });
 
     handler = (_req, _body, res) => soap(res, 200, buildReceipt(msg.messageId, msg.references, pki.apSenderNext));
     const b = await sendAs4Message(msg, url, opts());
-    expect(b).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/signed by POP000001, not by the receiving access point POP000002/) });
+    expect(b).toMatchObject({
+      outcome: 'failed',
+      reason: expect.stringMatching(/signed by POP000001, not by the receiving access point POP000002/),
+    });
   });
 
   it('classifies an ebMS error as permanent with the peer reason, EBMS:4001 as duplicate, and our 503 EBMS:0202 as retryable', async () => {
     const msg = message(pki);
-    handler = (_req, _body, res) => soap(res, 200, buildErrorSignal(msg.messageId, new EbmsError('EBMS:0004', 'receiver unknown', { errorDetail: 'PEPPOL:NOT_SERVICED' }), pki.apReceiver));
+    handler = (_req, _body, res) =>
+      soap(
+        res,
+        200,
+        buildErrorSignal(
+          msg.messageId,
+          new EbmsError('EBMS:0004', 'receiver unknown', { errorDetail: 'PEPPOL:NOT_SERVICED' }),
+          pki.apReceiver,
+        ),
+      );
     expect(await sendAs4Message(msg, url, opts())).toMatchObject({
       outcome: 'failed',
       httpStatus: 200,
@@ -93,30 +117,57 @@ describe('AS4 sender', () => {
       errors: [{ errorCode: 'EBMS:0004', errorDetail: 'PEPPOL:NOT_SERVICED' }],
     });
 
-    const duplicate = buildErrorSignal(msg.messageId, new EbmsError('EBMS:0004', 'x'), pki.apReceiver).replace(/errorCode="EBMS:0004"/, 'errorCode="EBMS:4001"');
+    const duplicate = buildErrorSignal(msg.messageId, new EbmsError('EBMS:0004', 'x'), pki.apReceiver).replace(
+      /errorCode="EBMS:0004"/,
+      'errorCode="EBMS:4001"',
+    );
     handler = (_req, _body, res) => soap(res, 200, duplicate);
     expect((await sendAs4Message(msg, url, opts())).outcome).toBe('duplicate');
 
-    handler = (_req, _body, res) => soap(res, 503, buildErrorSignal(msg.messageId, new EbmsError('EBMS:0202', 'could not be stored'), pki.apReceiver));
+    handler = (_req, _body, res) =>
+      soap(
+        res,
+        503,
+        buildErrorSignal(msg.messageId, new EbmsError('EBMS:0202', 'could not be stored'), pki.apReceiver),
+      );
     expect(await sendAs4Message(msg, url, opts())).toMatchObject({ outcome: 'retryable', httpStatus: 503 });
   });
 
   it('classifies SOAP faults by code: Receiver on 5xx is retryable, Sender is permanent', async () => {
     const msg = message(pki);
     handler = (_req, _body, res) => soap(res, 500, fault('env:Receiver', 'database down'));
-    expect(await sendAs4Message(msg, url, opts())).toMatchObject({ outcome: 'retryable', reason: 'SOAP Fault env:Receiver: database down' });
+    expect(await sendAs4Message(msg, url, opts())).toMatchObject({
+      outcome: 'retryable',
+      reason: 'SOAP Fault env:Receiver: database down',
+    });
     handler = (_req, _body, res) => soap(res, 500, fault('env:Sender', 'WSS signature invalid'));
-    expect(await sendAs4Message(msg, url, opts())).toMatchObject({ outcome: 'failed', httpStatus: 500, reason: 'SOAP Fault env:Sender: WSS signature invalid' });
+    expect(await sendAs4Message(msg, url, opts())).toMatchObject({
+      outcome: 'failed',
+      httpStatus: 500,
+      reason: 'SOAP Fault env:Sender: WSS signature invalid',
+    });
   });
 
   it('treats plain 5xx as retryable and 4xx or 2xx without a receipt as permanent', async () => {
     const msg = message(pki);
     handler = (_req, _body, res) => void res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
-    expect(await sendAs4Message(msg, url, opts())).toEqual({ outcome: 'retryable', httpStatus: 502, reason: 'HTTP 502: bad gateway' });
-    handler = (_req, _body, res) => void res.writeHead(400, { 'content-type': 'text/plain' }).end('Invalid AS4 profile');
-    expect(await sendAs4Message(msg, url, opts())).toEqual({ outcome: 'failed', httpStatus: 400, reason: 'HTTP 400: Invalid AS4 profile' });
+    expect(await sendAs4Message(msg, url, opts())).toEqual({
+      outcome: 'retryable',
+      httpStatus: 502,
+      reason: 'HTTP 502: bad gateway',
+    });
+    handler = (_req, _body, res) =>
+      void res.writeHead(400, { 'content-type': 'text/plain' }).end('Invalid AS4 profile');
+    expect(await sendAs4Message(msg, url, opts())).toEqual({
+      outcome: 'failed',
+      httpStatus: 400,
+      reason: 'HTTP 400: Invalid AS4 profile',
+    });
     handler = (_req, _body, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>ok</html>');
-    expect(await sendAs4Message(msg, url, opts())).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/^HTTP 200 without a receipt/) });
+    expect(await sendAs4Message(msg, url, opts())).toMatchObject({
+      outcome: 'failed',
+      reason: expect.stringMatching(/^HTTP 200 without a receipt/),
+    });
   });
 
   it('treats a refused connection and a peer that never answers as retryable', async () => {
@@ -125,26 +176,42 @@ describe('AS4 sender', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    expect(await sendAs4Message(msg, `http://127.0.0.1:${port}/as4`, opts())).toMatchObject({ outcome: 'retryable', reason: expect.stringMatching(/connection failed \(ECONNREFUSED\)/) });
+    expect(await sendAs4Message(msg, `http://127.0.0.1:${port}/as4`, opts())).toMatchObject({
+      outcome: 'retryable',
+      reason: expect.stringMatching(/connection failed \(ECONNREFUSED\)/),
+    });
 
     handler = () => undefined; // reads the request, never answers
-    expect(await sendAs4Message(msg, url, opts({ timeoutMs: 300 }))).toMatchObject({ outcome: 'retryable', reason: 'no answer within 300 ms' });
+    expect(await sendAs4Message(msg, url, opts({ timeoutMs: 300 }))).toMatchObject({
+      outcome: 'retryable',
+      reason: 'no answer within 300 ms',
+    });
   });
 
   it('checks the receipt signer for revocation: revoked fails, an unknown status is retryable, good is delivered', async () => {
     const crl = await startCrlServer();
     try {
       crl.files.set('/ap-ca.crl', pki.crls.apCa);
-      const revocation = (): RevocationChecker => new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 2000 });
+      const revocation = (): RevocationChecker =>
+        new RevocationChecker({ dispatcher: crl.dispatcher, timeoutMs: 2000 });
       const msg = message(pki);
       let signer: KeyMaterial = pki.apReceiver;
       handler = (_req, _body, res) => soap(res, 200, buildReceipt(msg.messageId, msg.references, signer, new Date()));
 
-      expect(await sendAs4Message(msg, url, opts({ revocation: revocation() }))).toMatchObject({ outcome: 'delivered', revocationChecked: true });
+      expect(await sendAs4Message(msg, url, opts({ revocation: revocation() }))).toMatchObject({
+        outcome: 'delivered',
+        revocationChecked: true,
+      });
       expect(await sendAs4Message(msg, url, opts())).toMatchObject({ outcome: 'delivered', revocationChecked: false });
 
       signer = pki.apRevoked;
-      expect(await sendAs4Message(msg, url, opts({ revocation: revocation(), receiverCertificate: pki.apRevoked.certificate }))).toMatchObject({
+      expect(
+        await sendAs4Message(
+          msg,
+          url,
+          opts({ revocation: revocation(), receiverCertificate: pki.apRevoked.certificate }),
+        ),
+      ).toMatchObject({
         outcome: 'failed',
         reason: expect.stringMatching(/^the receipt signer is not accepted: .*was revoked on .*keyCompromise/),
       });

@@ -3,8 +3,20 @@ import { EbmsError } from '../../../../src/peppol/as4/ebms-error';
 import { buildPeppolMessage, openPeppolMessage } from '../../../../src/peppol/as4/message';
 import { buildErrorSignal, buildReceipt, describeEbmsCode, readSignal } from '../../../../src/peppol/as4/signals';
 import type { SignatureReference } from '../../../../src/peppol/as4/signature';
-import { DOCTYPE_SCHEME_BUSDOX, PROCESS_SCHEME, documentTypeId, peppolParticipant, processId } from '../../../../src/peppol/identifiers';
-import { apSubject, createIntermediateCa, createRootCa, issueCertificate, type TestPki } from '../../../../src/peppol/pki/test-pki';
+import {
+  DOCTYPE_SCHEME_BUSDOX,
+  PROCESS_SCHEME,
+  documentTypeId,
+  peppolParticipant,
+  processId,
+} from '../../../../src/peppol/identifiers';
+import {
+  apSubject,
+  createIntermediateCa,
+  createRootCa,
+  issueCertificate,
+  type TestPki,
+} from '../../../../src/peppol/pki/test-pki';
 import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
 import { buildSbd } from '../../../../src/peppol/sbdh';
 import { SAMPLE_UBL_INVOICE, corpusFile, requireCorpus } from '../../../support/corpus';
@@ -16,14 +28,22 @@ const INVOICE = documentTypeId(
   'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
 );
 const BILLING = processId(PROCESS_SCHEME, 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0');
-const header = { sender: peppolParticipant('0088:1'), receiver: peppolParticipant('0088:2'), documentType: INVOICE, process: BILLING };
+const header = {
+  sender: peppolParticipant('0088:1'),
+  receiver: peppolParticipant('0088:2'),
+  documentType: INVOICE,
+  process: BILLING,
+};
 
 let pki: TestPki;
 let foreign: KeyMaterial;
 beforeAll(async () => {
   pki = await testPki();
   const root = await createRootCa({ subject: 'C=NL, O=Elsewhere, CN=Foreign Root' });
-  foreign = await issueCertificate(await createIntermediateCa(root, { subject: 'C=NL, O=Elsewhere, CN=Foreign AP CA' }), { subject: apSubject('POP000002') });
+  foreign = await issueCertificate(
+    await createIntermediateCa(root, { subject: 'C=NL, O=Elsewhere, CN=Foreign AP CA' }),
+    { subject: apSubject('POP000002') },
+  );
 }, 120_000);
 
 function ebms(fn: () => unknown): EbmsError {
@@ -38,9 +58,15 @@ function ebms(fn: () => unknown): EbmsError {
 
 function exchange() {
   const sbd = buildSbd({ ...header, countryC1: 'NL', payload: { xml: corpusFile(SAMPLE_UBL_INVOICE) } }).xml;
-  const sent = buildPeppolMessage({ sbd, header, signer: pki.apSender, receiverCertificate: pki.apReceiver.certificate });
+  const sent = buildPeppolMessage({
+    sbd,
+    header,
+    signer: pki.apSender,
+    receiverCertificate: pki.apReceiver.certificate,
+  });
   const received = openPeppolMessage(sent.contentType, sent.body, {
-    keyFor: (c: X509Certificate) => (c.fingerprint256 === pki.apReceiver.certificate.fingerprint256 ? pki.apReceiver.privateKey : undefined),
+    keyFor: (c: X509Certificate) =>
+      c.fingerprint256 === pki.apReceiver.certificate.fingerprint256 ? pki.apReceiver.privateKey : undefined,
     apCertificateAuthorities: [pki.apCa.certificate],
   });
   return { sent, received };
@@ -68,15 +94,23 @@ describe('non-repudiation receipts', () => {
     const other = buildReceipt('someone-else@x', received.references, pki.apReceiver);
     expect(ebms(() => readSignal(other, readOpts(sent))).message).toMatch(/answers someone-else@x/);
 
-    const wrongRefs = received.references.map((r, i) => (i === 2 ? { ...r, digestValue: Buffer.alloc(32).toString('base64') } : r));
+    const wrongRefs = received.references.map((r, i) =>
+      i === 2 ? { ...r, digestValue: Buffer.alloc(32).toString('base64') } : r,
+    );
     const lying = buildReceipt(sent.messageId, wrongRefs, pki.apReceiver);
     const e = ebms(() => readSignal(lying, readOpts(sent)));
-    expect([e.ebmsCode, e.message]).toEqual(['EBMS:0302', expect.stringMatching(/does not return what was signed \(missing: cid:.*; unexpected: cid:/)]);
+    expect([e.ebmsCode, e.message]).toEqual([
+      'EBMS:0302',
+      expect.stringMatching(/does not return what was signed \(missing: cid:.*; unexpected: cid:/),
+    ]);
 
     const untrusted = buildReceipt(sent.messageId, received.references, foreign);
     expect(ebms(() => readSignal(untrusted, readOpts(sent))).message).toMatch(/receipt signer is not accepted/);
 
-    const altered = buildReceipt(sent.messageId, received.references, pki.apReceiver).replace(/(<eb:Timestamp>)[^<]+/, '$12000-01-01T00:00:00.000Z');
+    const altered = buildReceipt(sent.messageId, received.references, pki.apReceiver).replace(
+      /(<eb:Timestamp>)[^<]+/,
+      '$12000-01-01T00:00:00.000Z',
+    );
     expect(ebms(() => readSignal(altered, readOpts(sent))).message).toMatch(/receipt signature is not valid/);
   });
 });
@@ -85,7 +119,11 @@ describe('error signals', () => {
   it('carries the ebMS code, description and detail (PEPPOL:NOT_SERVICED)', () => {
     const err = new EbmsError('EBMS:0004', 'the receiver is not served here', { errorDetail: 'PEPPOL:NOT_SERVICED' });
     const xml = buildErrorSignal('m1@x', err, pki.apReceiver);
-    const r = readSignal(xml, { sentMessageId: 'm1@x', sentReferences: [], apCertificateAuthorities: [pki.apCa.certificate] });
+    const r = readSignal(xml, {
+      sentMessageId: 'm1@x',
+      sentReferences: [],
+      apCertificateAuthorities: [pki.apCa.certificate],
+    });
     expect(r).toEqual({
       kind: 'error',
       refToMessageId: 'm1@x',
@@ -112,11 +150,26 @@ describe('receipts of other access points', () => {
   it('reads them up to the trust decision: their G2 signer is not one of our CAs', () => {
     const body = readDump('as4/received-receipts/governikus.as4in').body;
     const sentReferences = [
-      { uri: '#phase4-msg-d3361660-1069-4e19-bb10-1e99f888febc', transforms: ['http://www.w3.org/2001/10/xml-exc-c14n#'], inclusivePrefixes: [], digestMethod: 'http://www.w3.org/2001/04/xmlenc#sha256', digestValue: 'IXej+yqOYl2EECU+plH0R0PweMqYVGsO+3jQ0M6RcBU=' },
+      {
+        uri: '#phase4-msg-d3361660-1069-4e19-bb10-1e99f888febc',
+        transforms: ['http://www.w3.org/2001/10/xml-exc-c14n#'],
+        inclusivePrefixes: [],
+        digestMethod: 'http://www.w3.org/2001/04/xmlenc#sha256',
+        digestValue: 'IXej+yqOYl2EECU+plH0R0PweMqYVGsO+3jQ0M6RcBU=',
+      },
     ];
-    const e = ebms(() => readSignal(body, { sentMessageId: '6b52b4c0-de6a-46b8-8286-27bac7d1a463@phase4', sentReferences, apCertificateAuthorities: [pki.apCa.certificate], now: new Date('2022-03-07T17:41:30Z') }));
+    const e = ebms(() =>
+      readSignal(body, {
+        sentMessageId: '6b52b4c0-de6a-46b8-8286-27bac7d1a463@phase4',
+        sentReferences,
+        apCertificateAuthorities: [pki.apCa.certificate],
+        now: new Date('2022-03-07T17:41:30Z'),
+      }),
+    );
     expect(e.message).toMatch(/receipt signer is not accepted: .*POP000260.*not issued by a configured CA/);
-    const wrongId = ebms(() => readSignal(body, { sentMessageId: 'x', sentReferences, apCertificateAuthorities: [pki.apCa.certificate] }));
+    const wrongId = ebms(() =>
+      readSignal(body, { sentMessageId: 'x', sentReferences, apCertificateAuthorities: [pki.apCa.certificate] }),
+    );
     expect(wrongId.message).toMatch(/answers 6b52b4c0/);
   });
 });

@@ -7,8 +7,19 @@ import { parseXml } from '../../../../src/formats/xml/secure-parser';
 import { excC14n } from '../../../../src/peppol/c14n';
 import { ALG, PEPPOL_AS4 } from '../../../../src/peppol/as4/constants';
 import { EbmsError } from '../../../../src/peppol/as4/ebms-error';
-import { buildMultipart, parseContentType, parseMultipart, splitSoapAndAttachments } from '../../../../src/peppol/as4/mime';
-import { checkXmlReference, envelopeParts, readSignature, signatureValueVerifies, verifyEnvelopeSignature } from '../../../../src/peppol/as4/signature';
+import {
+  buildMultipart,
+  parseContentType,
+  parseMultipart,
+  splitSoapAndAttachments,
+} from '../../../../src/peppol/as4/mime';
+import {
+  checkXmlReference,
+  envelopeParts,
+  readSignature,
+  signatureValueVerifies,
+  verifyEnvelopeSignature,
+} from '../../../../src/peppol/as4/signature';
 import { checkPeppolUserMessage, readUserMessage } from '../../../../src/peppol/as4/user-message';
 import { commonNameOf } from '../../../../src/peppol/pki/certificates';
 import { requireCorpus } from '../../../support/corpus';
@@ -29,9 +40,13 @@ function ebms(fn: () => unknown): EbmsError {
 
 describe('canonical XML namespace order', () => {
   it('orders prefixes by code point (S12 before eb), as Java does and xml-crypto alone does not', () => {
-    const doc = parseXml('<r xmlns:eb="urn:eb" xmlns:S12="urn:s" xmlns:wsu="urn:w"><eb:x S12:a="1" wsu:b="2" c="3"/></r>');
+    const doc = parseXml(
+      '<r xmlns:eb="urn:eb" xmlns:S12="urn:s" xmlns:wsu="urn:w"><eb:x S12:a="1" wsu:b="2" c="3"/></r>',
+    );
     const x = doc.documentElement?.firstChild as never;
-    expect(excC14n(x)).toBe('<eb:x xmlns:S12="urn:s" xmlns:eb="urn:eb" xmlns:wsu="urn:w" c="3" S12:a="1" wsu:b="2"></eb:x>');
+    expect(excC14n(x)).toBe(
+      '<eb:x xmlns:S12="urn:s" xmlns:eb="urn:eb" xmlns:wsu="urn:w" c="3" S12:a="1" wsu:b="2"></eb:x>',
+    );
   });
 });
 
@@ -45,7 +60,10 @@ describe('MIME', () => {
       ],
       '----=_Part_x',
     );
-    expect(parseContentType(built.contentType)).toEqual({ type: 'multipart/related', params: { boundary: '----=_Part_x', type: 'application/soap+xml' } });
+    expect(parseContentType(built.contentType)).toEqual({
+      type: 'multipart/related',
+      params: { boundary: '----=_Part_x', type: 'application/soap+xml' },
+    });
     const { soap, attachments } = splitSoapAndAttachments(parseMultipart(built.body, built.contentType));
     expect(soap.body.toString()).toBe('<e/>');
     expect(attachments.map((a) => [a.contentId, a.body.equals(bin)])).toEqual([['a@b', true]]);
@@ -55,7 +73,9 @@ describe('MIME', () => {
     const body = Buffer.from(
       'preamble\n--b\nContent-Type: text/plain\nContent-ID: <x>\n\nfirst\n--b\nContent-Type: application/soap+xml\nContent-ID: <root>\nContent-Transfer-Encoding: base64\n\nPGUvPg==\n--b--\n',
     );
-    const { soap, attachments } = splitSoapAndAttachments(parseMultipart(body, 'multipart/related; boundary=b; start="<root>"'));
+    const { soap, attachments } = splitSoapAndAttachments(
+      parseMultipart(body, 'multipart/related; boundary=b; start="<root>"'),
+    );
     expect(soap.body.toString()).toBe('<e/>');
     expect(attachments[0]?.body.toString()).toBe('first');
   });
@@ -65,7 +85,11 @@ describe('MIME', () => {
     ['multipart/related', '--b\r\n\r\nx', /no usable boundary/],
     ['multipart/related; boundary=b', 'nothing here', /boundary was not found/],
     ['multipart/related; boundary=b', '--b\r\nContent-Type: application/soap+xml\r\n\r\n<e/>', /not terminated/],
-    ['multipart/related; boundary=b', '--b\r\nContent-Type: application/soap+xml\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nx\r\n--b--', /unsupported Content-Transfer-Encoding/],
+    [
+      'multipart/related; boundary=b',
+      '--b\r\nContent-Type: application/soap+xml\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nx\r\n--b--',
+      /unsupported Content-Transfer-Encoding/,
+    ],
   ])('refuses %s / %p with EBMS:0007', (ct, body, message) => {
     const e = ebms(() => splitSoapAndAttachments(parseMultipart(Buffer.from(body), ct)));
     expect(e.ebmsCode).toBe('EBMS:0007');
@@ -83,7 +107,9 @@ describeCorpus('phase4 user message (dump-raw.as4out)', () => {
 
   it('splits into the SOAP envelope and one encrypted attachment', () => {
     const { attachments } = open();
-    expect(attachments.map((a) => [a.contentId, a.contentType])).toEqual([['phase4-att-ff0f8ad5-f982-48ba-b8e2-26997600f496@cid', 'application/octet-stream']]);
+    expect(attachments.map((a) => [a.contentId, a.contentType])).toEqual([
+      ['phase4-att-ff0f8ad5-f982-48ba-b8e2-26997600f496@cid', 'application/octet-stream'],
+    ]);
     expect(attachments[0]?.body.length).toBeGreaterThan(1000);
   });
 
@@ -113,7 +139,11 @@ describeCorpus('phase4 user message (dump-raw.as4out)', () => {
         },
       ],
     });
-    expect(checkPeppolUserMessage(um)).toEqual({ contentId: 'phase4-att-ff0f8ad5-f982-48ba-b8e2-26997600f496@cid', compressed: true, mimeType: 'application/xml' });
+    expect(checkPeppolUserMessage(um)).toEqual({
+      contentId: 'phase4-att-ff0f8ad5-f982-48ba-b8e2-26997600f496@cid',
+      compressed: true,
+      mimeType: 'application/xml',
+    });
   });
 
   it('verifies phase4’s signature over SignedInfo and the Messaging and Body digests', () => {

@@ -1,8 +1,26 @@
 import { X509Certificate } from 'node:crypto';
-import { AP_KEY_USAGES, SMP_KEY_USAGES, assertCertificateValid, checkCertificate, type CertificateCheck } from '../../../../src/peppol/pki/cert-validation';
-import { commonNameOf, keyUsagesOf, parseCertificate, parseCertificates, subjectMatches } from '../../../../src/peppol/pki/certificates';
+import {
+  AP_KEY_USAGES,
+  SMP_KEY_USAGES,
+  assertCertificateValid,
+  checkCertificate,
+  type CertificateCheck,
+} from '../../../../src/peppol/pki/cert-validation';
+import {
+  commonNameOf,
+  keyUsagesOf,
+  parseCertificate,
+  parseCertificates,
+  subjectMatches,
+} from '../../../../src/peppol/pki/certificates';
 import { PeppolError } from '../../../../src/peppol/peppol-error';
-import { apSubject, createIntermediateCa, createRootCa, issueCertificate, type TestPki } from '../../../../src/peppol/pki/test-pki';
+import {
+  apSubject,
+  createIntermediateCa,
+  createRootCa,
+  issueCertificate,
+  type TestPki,
+} from '../../../../src/peppol/pki/test-pki';
 import { x509 } from '../../../../src/peppol/pki/x509-lib';
 import { testPki } from '../support/pki-fixture';
 
@@ -28,7 +46,10 @@ describe('test PKI shape', () => {
     expect(c.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
     expect(pki.apCa.certificate.ca).toBe(true);
     expect(keyUsagesOf(pki.apCa.certificate)).toEqual(['keyCertSign', 'cRLSign']);
-    expect(pki.apSender.chain.map((x) => x.fingerprint256)).toEqual([pki.apCa.certificate.fingerprint256, pki.rootCa.certificate.fingerprint256]);
+    expect(pki.apSender.chain.map((x) => x.fingerprint256)).toEqual([
+      pki.apCa.certificate.fingerprint256,
+      pki.rootCa.certificate.fingerprint256,
+    ]);
     const sig = new x509.X509Certificate(c.raw).signatureAlgorithm;
     expect(sig).toMatchObject({ name: 'RSASSA-PKCS1-v1_5', hash: { name: 'SHA-256' } });
     expect(c.publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
@@ -48,13 +69,24 @@ describe('checkCertificate', () => {
     const r = checkCertificate(pki.apSender.certificate, apPolicy());
     expect(r.valid && r.chain.length).toBe(2);
     expect(r.valid && r.revocationChecked).toBe(false);
-    expect(problemOf(checkCertificate(pki.smp.certificate, { anchors: [pki.smpCa.certificate], requiredKeyUsages: SMP_KEY_USAGES }))).toBe('valid');
+    expect(
+      problemOf(
+        checkCertificate(pki.smp.certificate, { anchors: [pki.smpCa.certificate], requiredKeyUsages: SMP_KEY_USAGES }),
+      ),
+    ).toBe('valid');
   });
 
   it('accepts a root as anchor when the intermediate is supplied, and refuses without it', () => {
     const policy = { anchors: [pki.rootCa.certificate], requiredKeyUsages: AP_KEY_USAGES };
-    const r = checkCertificate(pki.apSender.certificate, policy, new Date(), [pki.apCa.certificate, pki.smpCa.certificate]);
-    expect(r.valid && r.chain.map(commonNameOf)).toEqual(['POP000001', 'Invoice Gateway ACCESS POINT TEST CA', 'Invoice Gateway Root TEST CA']);
+    const r = checkCertificate(pki.apSender.certificate, policy, new Date(), [
+      pki.apCa.certificate,
+      pki.smpCa.certificate,
+    ]);
+    expect(r.valid && r.chain.map(commonNameOf)).toEqual([
+      'POP000001',
+      'Invoice Gateway ACCESS POINT TEST CA',
+      'Invoice Gateway Root TEST CA',
+    ]);
     expect(problemOf(checkCertificate(pki.apSender.certificate, policy))).toBe('untrusted');
   });
 
@@ -62,23 +94,35 @@ describe('checkCertificate', () => {
     const r = checkCertificate(pki.smp.certificate, apPolicy());
     expect(problemOf(r)).toBe('untrusted');
     expect(!r.valid && r.message).toMatch(/^access point certificate "PSM000001".*not issued by a configured CA/);
-    expect(problemOf(checkCertificate(pki.apSender.certificate, { anchors: [pki.smpCa.certificate] }))).toBe('untrusted');
+    expect(problemOf(checkCertificate(pki.apSender.certificate, { anchors: [pki.smpCa.certificate] }))).toBe(
+      'untrusted',
+    );
   });
 
   it('checks the validity period at the given instant', () => {
     const c = pki.apSender.certificate;
-    expect(problemOf(checkCertificate(c, apPolicy(), new Date(new Date(c.validFrom).getTime() - 1000)))).toBe('not-yet-valid');
+    expect(problemOf(checkCertificate(c, apPolicy(), new Date(new Date(c.validFrom).getTime() - 1000)))).toBe(
+      'not-yet-valid',
+    );
     const r = checkCertificate(c, apPolicy(), new Date(new Date(c.validTo).getTime() + 1000));
     expect(problemOf(r)).toBe('expired');
     expect(!r.valid && r.message).toMatch(/expired on/);
   });
 
   it('refuses an expired leaf and a leaf under an expired CA', async () => {
-    const old = await issueCertificate(pki.apCa, { subject: apSubject('POP000009'), notBefore: new Date(Date.now() - 400 * DAY), notAfter: new Date(Date.now() - DAY) });
+    const old = await issueCertificate(pki.apCa, {
+      subject: apSubject('POP000009'),
+      notBefore: new Date(Date.now() - 400 * DAY),
+      notAfter: new Date(Date.now() - DAY),
+    });
     expect(problemOf(checkCertificate(old.certificate, apPolicy()))).toBe('expired');
 
     const root = await createRootCa({ subject: 'C=NL, O=T, CN=Short Root' });
-    const ca = await createIntermediateCa(root, { subject: 'C=NL, O=T, CN=Short AP CA', notBefore: new Date(Date.now() - 10 * DAY), notAfter: new Date(Date.now() + DAY) });
+    const ca = await createIntermediateCa(root, {
+      subject: 'C=NL, O=T, CN=Short AP CA',
+      notBefore: new Date(Date.now() - 10 * DAY),
+      notAfter: new Date(Date.now() + DAY),
+    });
     const leaf = await issueCertificate(ca, { subject: apSubject('POP000010') });
     const later = new Date(Date.now() + 2 * DAY);
     const r = checkCertificate(leaf.certificate, { anchors: [ca.certificate] }, later);
@@ -95,7 +139,9 @@ describe('checkCertificate', () => {
 
   it('refuses a look-alike CA with the same name but another key', async () => {
     const fakeRoot = await createRootCa({ subject: 'C=NL, O=Evil, CN=Evil Root' });
-    const fakeCa = await createIntermediateCa(fakeRoot, { subject: pki.apCa.certificate.subject.split('\n').join(', ') });
+    const fakeCa = await createIntermediateCa(fakeRoot, {
+      subject: pki.apCa.certificate.subject.split('\n').join(', '),
+    });
     const leaf = await issueCertificate(fakeCa, { subject: apSubject('POP000001') });
     // The authority key identifier points at the look-alike's key, so the real AP CA is not even a candidate issuer.
     expect(problemOf(checkCertificate(leaf.certificate, apPolicy()))).toBe('untrusted');
@@ -103,11 +149,18 @@ describe('checkCertificate', () => {
 
   it('refuses CA certificates and missing key usages', async () => {
     expect(problemOf(checkCertificate(pki.apCa.certificate, apPolicy()))).toBe('is-ca');
-    const signOnly = await issueCertificate(pki.apCa, { subject: apSubject('POP000011'), keyUsages: x509.KeyUsageFlags.digitalSignature });
+    const signOnly = await issueCertificate(pki.apCa, {
+      subject: apSubject('POP000011'),
+      keyUsages: x509.KeyUsageFlags.digitalSignature,
+    });
     const r = checkCertificate(signOnly.certificate, apPolicy());
     expect(problemOf(r)).toBe('key-usage');
     expect(!r.valid && r.message).toMatch(/does not allow keyEncipherment/);
-    expect(problemOf(checkCertificate(signOnly.certificate, { anchors: [pki.apCa.certificate], requiredKeyUsages: SMP_KEY_USAGES }))).toBe('valid');
+    expect(
+      problemOf(
+        checkCertificate(signOnly.certificate, { anchors: [pki.apCa.certificate], requiredKeyUsages: SMP_KEY_USAGES }),
+      ),
+    ).toBe('valid');
   }, 30_000);
 
   it('assertCertificateValid throws a PeppolError with the problem', () => {
@@ -117,7 +170,10 @@ describe('checkCertificate', () => {
     } catch (e) {
       expect(e).toBeInstanceOf(PeppolError);
       expect((e as PeppolError).reason).toBe('certificate-invalid');
-      expect((e as PeppolError).details).toMatchObject({ problem: 'untrusted', serialNumber: pki.smp.certificate.serialNumber });
+      expect((e as PeppolError).details).toMatchObject({
+        problem: 'untrusted',
+        serialNumber: pki.smp.certificate.serialNumber,
+      });
     }
   });
 });
@@ -127,7 +183,9 @@ describe('certificate helpers', () => {
     const c = pki.apReceiver.certificate;
     expect(parseCertificate(c.toString()).fingerprint256).toBe(c.fingerprint256);
     expect(parseCertificate(c.raw).fingerprint256).toBe(c.fingerprint256);
-    expect(parseCertificate(`\n  ${c.raw.toString('base64').replace(/(.{64})/g, '$1\n')}  `).fingerprint256).toBe(c.fingerprint256);
+    expect(parseCertificate(`\n  ${c.raw.toString('base64').replace(/(.{64})/g, '$1\n')}  `).fingerprint256).toBe(
+      c.fingerprint256,
+    );
     expect(parseCertificates(`${c.toString()}junk\n${pki.apCa.certificate.toString()}`)).toHaveLength(2);
   });
 

@@ -2,9 +2,22 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { ApKeyRing } from '../../../../src/peppol/pki/key-ring';
-import { keyMaterialFromPem, keyMaterialFromPkcs12, loadKeyMaterial, loadTrustedCertificates } from '../../../../src/peppol/pki/key-material';
+import {
+  keyMaterialFromPem,
+  keyMaterialFromPkcs12,
+  loadKeyMaterial,
+  loadTrustedCertificates,
+} from '../../../../src/peppol/pki/key-material';
 import { writePkcs12 } from '../../../../src/peppol/pki/pkcs12';
-import { TEST_PKI_PASSWORD, apSubject, defaultTestPkiDir, ensureTestPki, issueCertificate, readTestPki, type TestPki } from '../../../../src/peppol/pki/test-pki';
+import {
+  TEST_PKI_PASSWORD,
+  apSubject,
+  defaultTestPkiDir,
+  ensureTestPki,
+  issueCertificate,
+  readTestPki,
+  type TestPki,
+} from '../../../../src/peppol/pki/test-pki';
 import { PeppolError } from '../../../../src/peppol/peppol-error';
 import { TEST_PKI_DIR, testPki } from '../support/pki-fixture';
 
@@ -38,11 +51,20 @@ describe('loading production key material', () => {
     for (const alias of ['ap', 'AP', undefined]) {
       const m = loadKeyMaterial({ kind: 'pkcs12', path: file, password: 'pw', ...(alias ? { alias } : {}) });
       expect(m.certificate.fingerprint256).toBe(pki.apSender.certificate.fingerprint256);
-      expect(m.chain.map((c) => c.fingerprint256)).toEqual([pki.apCa.certificate.fingerprint256, pki.rootCa.certificate.fingerprint256]);
+      expect(m.chain.map((c) => c.fingerprint256)).toEqual([
+        pki.apCa.certificate.fingerprint256,
+        pki.rootCa.certificate.fingerprint256,
+      ]);
     }
-    expect(refusal(() => loadKeyMaterial({ kind: 'pkcs12', path: file, password: 'nope' })).message).toMatch(/ap\.p12: PKCS#12 integrity check failed: wrong password/);
-    expect(refusal(() => loadKeyMaterial({ kind: 'pkcs12', path: file, password: 'pw', alias: 'other' })).message).toMatch(/no private key with alias "other" \(key aliases: ap\)/);
-    expect(refusal(() => loadKeyMaterial({ kind: 'pkcs12', path: path.join(tmp, 'missing.p12'), password: 'pw' })).reason).toBe('key-material-invalid');
+    expect(refusal(() => loadKeyMaterial({ kind: 'pkcs12', path: file, password: 'nope' })).message).toMatch(
+      /ap\.p12: PKCS#12 integrity check failed: wrong password/,
+    );
+    expect(
+      refusal(() => loadKeyMaterial({ kind: 'pkcs12', path: file, password: 'pw', alias: 'other' })).message,
+    ).toMatch(/no private key with alias "other" \(key aliases: ap\)/);
+    expect(
+      refusal(() => loadKeyMaterial({ kind: 'pkcs12', path: path.join(tmp, 'missing.p12'), password: 'pw' })).reason,
+    ).toBe('key-material-invalid');
   });
 
   it('refuses a trust store where a key store is expected', () => {
@@ -52,28 +74,55 @@ describe('loading production key material', () => {
 
   it('loads PEM files, with an encrypted key and a chain file', () => {
     const cert = write('ap.crt.pem', pki.apReceiver.certificate.toString());
-    const key = write('ap.key.pem', pki.apReceiver.privateKey.export({ format: 'pem', type: 'pkcs8', cipher: 'aes-256-cbc', passphrase: 'k3y' }));
+    const key = write(
+      'ap.key.pem',
+      pki.apReceiver.privateKey.export({ format: 'pem', type: 'pkcs8', cipher: 'aes-256-cbc', passphrase: 'k3y' }),
+    );
     const chain = write('chain.pem', pki.apCa.certificate.toString() + pki.rootCa.certificate.toString());
-    const m = loadKeyMaterial({ kind: 'pem', certificatePath: cert, privateKeyPath: key, privateKeyPassphrase: 'k3y', chainPath: chain });
+    const m = loadKeyMaterial({
+      kind: 'pem',
+      certificatePath: cert,
+      privateKeyPath: key,
+      privateKeyPassphrase: 'k3y',
+      chainPath: chain,
+    });
     expect(m.certificate.fingerprint256).toBe(pki.apReceiver.certificate.fingerprint256);
     expect(m.chain).toHaveLength(2);
-    expect(refusal(() => loadKeyMaterial({ kind: 'pem', certificatePath: cert, privateKeyPath: key })).message).toMatch(/passphrase missing/);
-    expect(refusal(() => loadKeyMaterial({ kind: 'pem', certificatePath: cert, privateKeyPath: key, privateKeyPassphrase: 'bad' })).message).toMatch(/wrong passphrase/);
+    expect(refusal(() => loadKeyMaterial({ kind: 'pem', certificatePath: cert, privateKeyPath: key })).message).toMatch(
+      /passphrase missing/,
+    );
+    expect(
+      refusal(() =>
+        loadKeyMaterial({ kind: 'pem', certificatePath: cert, privateKeyPath: key, privateKeyPassphrase: 'bad' }),
+      ).message,
+    ).toMatch(/wrong passphrase/);
   });
 
   it('refuses a key that does not belong to the certificate', () => {
-    const e = refusal(() => keyMaterialFromPem(pki.apReceiver.certificate.toString(), pki.apSender.privateKey.export({ format: 'pem', type: 'pkcs8' })));
+    const e = refusal(() =>
+      keyMaterialFromPem(
+        pki.apReceiver.certificate.toString(),
+        pki.apSender.privateKey.export({ format: 'pem', type: 'pkcs8' }),
+      ),
+    );
     expect(e.message).toMatch(/does not belong to the certificate .*POP000002/);
   });
 
   it('loads trust anchors from PEM and PKCS#12, refusing end-entity certificates', () => {
     const pem = write('cas.pem', pki.apCa.certificate.toString() + pki.rootCa.certificate.toString());
     expect(loadTrustedCertificates({ kind: 'pem', path: pem })).toHaveLength(2);
-    const p12 = write('trust.p12', writePkcs12({ password: 'p', trusted: [{ certificate: pki.smpCa.certificate, alias: 'smp' }] }));
-    expect(loadTrustedCertificates({ kind: 'pkcs12', path: p12, password: 'p' })[0]?.fingerprint256).toBe(pki.smpCa.certificate.fingerprint256);
+    const p12 = write(
+      'trust.p12',
+      writePkcs12({ password: 'p', trusted: [{ certificate: pki.smpCa.certificate, alias: 'smp' }] }),
+    );
+    expect(loadTrustedCertificates({ kind: 'pkcs12', path: p12, password: 'p' })[0]?.fingerprint256).toBe(
+      pki.smpCa.certificate.fingerprint256,
+    );
     const leaf = write('leaf.pem', pki.apSender.certificate.toString());
     expect(refusal(() => loadTrustedCertificates({ kind: 'pem', path: leaf })).message).toMatch(/not a CA/);
-    expect(refusal(() => loadTrustedCertificates({ kind: 'pem', path: write('empty.pem', '') })).message).toMatch(/no certificates/);
+    expect(refusal(() => loadTrustedCertificates({ kind: 'pem', path: write('empty.pem', '') })).message).toMatch(
+      /no certificates/,
+    );
   });
 });
 
@@ -85,7 +134,10 @@ describe('certificate rollover (ApKeyRing)', () => {
     expect(ring.forCertificate(pki.apSender.certificate)?.privateKey).toBe(pki.apSender.privateKey);
     expect(ring.forCertificate(pki.apSenderNext.certificate)?.privateKey).toBe(pki.apSenderNext.privateKey);
     expect(ring.forCertificate(pki.apReceiver.certificate)).toBeUndefined();
-    expect(ring.validAt().map((m) => m.certificate.fingerprint256)).toEqual([pki.apSenderNext.certificate.fingerprint256, pki.apSender.certificate.fingerprint256]);
+    expect(ring.validAt().map((m) => m.certificate.fingerprint256)).toEqual([
+      pki.apSenderNext.certificate.fingerprint256,
+      pki.apSender.certificate.fingerprint256,
+    ]);
   });
 
   it('falls back to the older certificate outside the newer one’s validity, and fails when none is valid', () => {
@@ -101,7 +153,9 @@ describe('certificate rollover (ApKeyRing)', () => {
     expect(() => new ApKeyRing([pki.apSender, pki.apSender])).toThrow(/configured twice/);
     expect(() => new ApKeyRing([])).toThrow(/no access point key/);
     const third = await issueCertificate(pki.apCa, { subject: apSubject('POP000001'), notBefore: new Date() });
-    expect(new ApKeyRing([pki.apSender, pki.apSenderNext, third]).signing().certificate.fingerprint256).toBe(third.certificate.fingerprint256);
+    expect(new ApKeyRing([pki.apSender, pki.apSenderNext, third]).signing().certificate.fingerprint256).toBe(
+      third.certificate.fingerprint256,
+    );
   }, 30_000);
 });
 
@@ -115,11 +169,29 @@ describe('test PKI files', () => {
     const back = readTestPki(TEST_PKI_DIR);
     expect(back.apReceiver.certificate.fingerprint256).toBe(pki.apReceiver.certificate.fingerprint256);
     const files = readdirSync(TEST_PKI_DIR);
-    expect(files).toEqual(expect.arrayContaining(['manifest.json', 'ap-sender.p12', 'ap-sender.crt.pem', 'ap-sender.key.pem', 'ap-truststore.p12', 'smp-truststore.p12']));
-    const fromPem = keyMaterialFromPem(readFileSync(path.join(TEST_PKI_DIR, 'smp.crt.pem')), readFileSync(path.join(TEST_PKI_DIR, 'smp.key.pem')));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'manifest.json',
+        'ap-sender.p12',
+        'ap-sender.crt.pem',
+        'ap-sender.key.pem',
+        'ap-truststore.p12',
+        'smp-truststore.p12',
+      ]),
+    );
+    const fromPem = keyMaterialFromPem(
+      readFileSync(path.join(TEST_PKI_DIR, 'smp.crt.pem')),
+      readFileSync(path.join(TEST_PKI_DIR, 'smp.key.pem')),
+    );
     expect(fromPem.chain).toHaveLength(2);
-    const trust = loadTrustedCertificates({ kind: 'pkcs12', path: path.join(TEST_PKI_DIR, 'ap-truststore.p12'), password: TEST_PKI_PASSWORD });
-    expect(trust.map((c) => c.fingerprint256).sort()).toEqual([pki.rootCa.certificate.fingerprint256, pki.apCa.certificate.fingerprint256].sort());
+    const trust = loadTrustedCertificates({
+      kind: 'pkcs12',
+      path: path.join(TEST_PKI_DIR, 'ap-truststore.p12'),
+      password: TEST_PKI_PASSWORD,
+    });
+    expect(trust.map((c) => c.fingerprint256).sort()).toEqual(
+      [pki.rootCa.certificate.fingerprint256, pki.apCa.certificate.fingerprint256].sort(),
+    );
   });
 
   it('generates once and reuses, also when several callers race', async () => {

@@ -3,7 +3,17 @@ import { generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DerError, childrenOf, ctx, octets, oid, parseDer, readOctets, readOid, seq } from '../../../../src/peppol/pki/der';
+import {
+  DerError,
+  childrenOf,
+  ctx,
+  octets,
+  oid,
+  parseDer,
+  readOctets,
+  readOid,
+  seq,
+} from '../../../../src/peppol/pki/der';
 import { Pkcs12Error, readPkcs12, writePkcs12 } from '../../../../src/peppol/pki/pkcs12';
 import type { TestPki } from '../../../../src/peppol/pki/test-pki';
 import { testPki } from '../support/pki-fixture';
@@ -24,7 +34,12 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('DER reader and writer', () => {
   it('round-trips OIDs with large arcs', () => {
-    for (const o of ['1.2.840.113549.1.12.10.1.2', '2.16.840.1.113894.746875.1.1', '2.5.29.37.0', '1.3.6.1.4.1.311.60.2.1.3']) {
+    for (const o of [
+      '1.2.840.113549.1.12.10.1.2',
+      '2.16.840.1.113894.746875.1.1',
+      '2.5.29.37.0',
+      '1.3.6.1.4.1.311.60.2.1.3',
+    ]) {
       expect(readOid(parseDer(oid(o)), 'oid')).toBe(o);
     }
     expect(oid('1.2.840.113549').toString('hex')).toBe('06062a864886f70d');
@@ -50,7 +65,9 @@ describe('PKCS#12', () => {
     const read = readPkcs12(p12, 'pa55 wörd');
     expect(read.keys).toHaveLength(1);
     expect(read.keys[0]?.friendlyName).toBe('sender');
-    expect(read.certificates.map((c) => c.certificate.fingerprint256)).toEqual([pki.apSender.certificate, ...pki.apSender.chain].map((c) => c.fingerprint256));
+    expect(read.certificates.map((c) => c.certificate.fingerprint256)).toEqual(
+      [pki.apSender.certificate, ...pki.apSender.chain].map((c) => c.fingerprint256),
+    );
     expect(read.certificates[0]?.localKeyId?.equals(read.keys[0]?.localKeyId as Buffer)).toBe(true);
     const data = Buffer.from('proof of possession');
     const sig = sign('sha256', data, read.keys[0]?.key as KeyObject);
@@ -88,7 +105,9 @@ describe('PKCS#12', () => {
     it('OpenSSL reads the files we write', () => {
       const file = path.join(tmp, 'ours.p12');
       writeFileSync(file, writePkcs12({ password: 'secret', key: { ...pki.apSender, alias: 'sender' } }));
-      const out = execFileSync('openssl', ['pkcs12', '-in', file, '-passin', 'pass:secret', '-nodes'], { encoding: 'utf8' });
+      const out = execFileSync('openssl', ['pkcs12', '-in', file, '-passin', 'pass:secret', '-nodes'], {
+        encoding: 'utf8',
+      });
       expect(out).toContain('friendlyName: sender');
       expect(out).toContain('-----BEGIN PRIVATE KEY-----');
       expect(out).toContain(pki.apSender.certificate.toString().trim().split('\n')[1]);
@@ -104,9 +123,29 @@ describe('PKCS#12', () => {
       const key = pem('leaf.key', pki.apReceiver.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
       const chain = pem('chain.pem', pki.apCa.certificate.toString());
       const out = path.join(tmp, 'openssl.p12');
-      execFileSync('openssl', ['pkcs12', '-export', '-in', cert, '-inkey', key, '-certfile', chain, '-name', 'receiver', '-passout', 'pass:s3cret', '-out', out, ...extra], {
-        stdio: 'ignore',
-      });
+      execFileSync(
+        'openssl',
+        [
+          'pkcs12',
+          '-export',
+          '-in',
+          cert,
+          '-inkey',
+          key,
+          '-certfile',
+          chain,
+          '-name',
+          'receiver',
+          '-passout',
+          'pass:s3cret',
+          '-out',
+          out,
+          ...extra,
+        ],
+        {
+          stdio: 'ignore',
+        },
+      );
       const read = readPkcs12(readFileSync(out), 's3cret');
       expect(read.keys.map((k) => k.friendlyName)).toEqual(['receiver']);
       const fps = read.certificates.map((c) => c.certificate.fingerprint256).sort();
@@ -118,8 +157,19 @@ describe('PKCS#12', () => {
   (haveKeytool ? describe : describe.skip)('interoperability with Java keytool', () => {
     it('keytool lists our key store and trust store, and we read what keytool writes', () => {
       const ours = path.join(tmp, 'java-in.p12');
-      writeFileSync(ours, writePkcs12({ password: 'changeit', key: { ...pki.apSender, alias: 'sender' }, trusted: [{ certificate: pki.rootCa.certificate, alias: 'root' }] }));
-      const list = execFileSync('keytool', ['-list', '-storetype', 'PKCS12', '-keystore', ours, '-storepass', 'changeit'], { encoding: 'utf8' });
+      writeFileSync(
+        ours,
+        writePkcs12({
+          password: 'changeit',
+          key: { ...pki.apSender, alias: 'sender' },
+          trusted: [{ certificate: pki.rootCa.certificate, alias: 'root' }],
+        }),
+      );
+      const list = execFileSync(
+        'keytool',
+        ['-list', '-storetype', 'PKCS12', '-keystore', ours, '-storepass', 'changeit'],
+        { encoding: 'utf8' },
+      );
       expect(list).toMatch(/sender, .*PrivateKeyEntry/);
       expect(list).toMatch(/root, .*trustedCertEntry/);
 
@@ -127,7 +177,22 @@ describe('PKCS#12', () => {
       rmSync(javas, { force: true });
       execFileSync(
         'keytool',
-        ['-importkeystore', '-srckeystore', ours, '-srcstoretype', 'PKCS12', '-srcstorepass', 'changeit', '-destkeystore', javas, '-deststoretype', 'PKCS12', '-deststorepass', 'javapass', '-noprompt'],
+        [
+          '-importkeystore',
+          '-srckeystore',
+          ours,
+          '-srcstoretype',
+          'PKCS12',
+          '-srcstorepass',
+          'changeit',
+          '-destkeystore',
+          javas,
+          '-deststoretype',
+          'PKCS12',
+          '-deststorepass',
+          'javapass',
+          '-noprompt',
+        ],
         { stdio: 'ignore' },
       );
       const read = readPkcs12(readFileSync(javas), 'javapass');

@@ -32,7 +32,11 @@ export async function startCrlServer(): Promise<CrlServer> {
     if (responder && req.method === 'POST') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/ocsp-response' }).end(answerOcsp(Buffer.concat(chunks), responder)));
+      req.on('end', () =>
+        res
+          .writeHead(200, { 'content-type': 'application/ocsp-response' })
+          .end(answerOcsp(Buffer.concat(chunks), responder)),
+      );
       return;
     }
     const f = files.get(p);
@@ -44,7 +48,11 @@ export async function startCrlServer(): Promise<CrlServer> {
   const port = (server.address() as AddressInfo).port;
   const connect = buildConnector({});
   const dispatcher = new Agent({
-    connect: (opts, callback) => connect({ ...opts, hostname: '127.0.0.1', host: `127.0.0.1:${port}`, port: String(port), protocol: 'http:' }, callback),
+    connect: (opts, callback) =>
+      connect(
+        { ...opts, hostname: '127.0.0.1', host: `127.0.0.1:${port}`, port: String(port), protocol: 'http:' },
+        callback,
+      ),
   });
   return {
     url: `http://127.0.0.1:${port}`,

@@ -5,7 +5,15 @@
 import dns2 from 'dns2';
 
 export type ZoneRecord =
-  | { type: 'NAPTR'; order: number; preference: number; flags: string; service: string; regexp: string; replacement?: string }
+  | {
+      type: 'NAPTR';
+      order: number;
+      preference: number;
+      flags: string;
+      service: string;
+      regexp: string;
+      replacement?: string;
+    }
   | { type: 'CNAME'; target: string }
   | { type: 'A'; address: string };
 
@@ -22,7 +30,10 @@ function characterString(s: string): Buffer {
 }
 
 function domainName(name: string): Buffer {
-  const labels = name.replace(/\.$/, '').split('.').filter((l) => l.length > 0);
+  const labels = name
+    .replace(/\.$/, '')
+    .split('.')
+    .filter((l) => l.length > 0);
   return Buffer.concat([...labels.map((l) => characterString(l)), Buffer.from([0])]);
 }
 
@@ -30,7 +41,13 @@ export function naptrRdata(r: Extract<ZoneRecord, { type: 'NAPTR' }>): Buffer {
   const head = Buffer.alloc(4);
   head.writeUInt16BE(r.order, 0);
   head.writeUInt16BE(r.preference, 2);
-  return Buffer.concat([head, characterString(r.flags), characterString(r.service), characterString(r.regexp), domainName(r.replacement ?? '')]);
+  return Buffer.concat([
+    head,
+    characterString(r.flags),
+    characterString(r.service),
+    characterString(r.regexp),
+    domainName(r.replacement ?? ''),
+  ]);
 }
 
 interface Question {
@@ -47,8 +64,11 @@ interface DnsServer {
   close(): Promise<void>;
 }
 const Packet = (dns2 as unknown as { Packet: { createResponseFromRequest(req: DnsPacket): DnsPacket } }).Packet;
-const createServer = (dns2 as unknown as { createServer(o: { udp: boolean; handle: (req: DnsPacket, send: (res: DnsPacket) => void) => void }): DnsServer })
-  .createServer;
+const createServer = (
+  dns2 as unknown as {
+    createServer(o: { udp: boolean; handle: (req: DnsPacket, send: (res: DnsPacket) => void) => void }): DnsServer;
+  }
+).createServer;
 
 export class LocalDnsZone {
   /** Every question seen, as `TYPE name`. */
@@ -96,7 +116,8 @@ export class LocalDnsZone {
     const q = req.questions[0];
     if (!q) return res;
     const name = q.name.toLowerCase().replace(/\.$/, '');
-    const typeName = q.type === TYPE_NAPTR ? 'NAPTR' : q.type === TYPE_CNAME ? 'CNAME' : q.type === TYPE_A ? 'A' : String(q.type);
+    const typeName =
+      q.type === TYPE_NAPTR ? 'NAPTR' : q.type === TYPE_CNAME ? 'CNAME' : q.type === TYPE_A ? 'A' : String(q.type);
     this.queries.push(`${typeName} ${name}`);
     if (this.failing.has(name)) {
       res.header.rcode = RCODE_SERVFAIL;
@@ -108,9 +129,12 @@ export class LocalDnsZone {
       return res;
     }
     for (const r of records) {
-      if (r.type === 'NAPTR' && q.type === TYPE_NAPTR) res.answers.push({ name: q.name, type: TYPE_NAPTR, class: 1, ttl: 60, data: naptrRdata(r) });
-      if (r.type === 'CNAME' && (q.type === TYPE_CNAME || q.type === TYPE_A)) res.answers.push({ name: q.name, type: TYPE_CNAME, class: 1, ttl: 60, domain: r.target });
-      if (r.type === 'A' && q.type === TYPE_A) res.answers.push({ name: q.name, type: TYPE_A, class: 1, ttl: 60, address: r.address });
+      if (r.type === 'NAPTR' && q.type === TYPE_NAPTR)
+        res.answers.push({ name: q.name, type: TYPE_NAPTR, class: 1, ttl: 60, data: naptrRdata(r) });
+      if (r.type === 'CNAME' && (q.type === TYPE_CNAME || q.type === TYPE_A))
+        res.answers.push({ name: q.name, type: TYPE_CNAME, class: 1, ttl: 60, domain: r.target });
+      if (r.type === 'A' && q.type === TYPE_A)
+        res.answers.push({ name: q.name, type: TYPE_A, class: 1, ttl: 60, address: r.address });
     }
     return res;
   }

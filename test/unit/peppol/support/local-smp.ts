@@ -4,9 +4,20 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { formatId, participantIdEquals, type DocumentTypeId, type ParticipantId } from '../../../../src/peppol/identifiers';
+import {
+  formatId,
+  participantIdEquals,
+  type DocumentTypeId,
+  type ParticipantId,
+} from '../../../../src/peppol/identifiers';
 import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
-import { buildRedirectXml, buildServiceGroupXml, buildServiceMetadataXml, signServiceMetadata, type SmpProcessInput } from '../../../../src/peppol/smp-documents';
+import {
+  buildRedirectXml,
+  buildServiceGroupXml,
+  buildServiceMetadataXml,
+  signServiceMetadata,
+  type SmpProcessInput,
+} from '../../../../src/peppol/smp-documents';
 
 type Responder = (res: http.ServerResponse) => void;
 
@@ -54,7 +65,12 @@ export class LocalSmp {
   }
 
   /** Publishes signed service metadata; `mutate` may change the signed text before it is served (tampering). */
-  publish(participant: ParticipantId, documentType: DocumentTypeId, processes: SmpProcessInput[], options: { signer?: KeyMaterial | null; mutate?: (signed: string) => string; answerFor?: ParticipantId } = {}): void {
+  publish(
+    participant: ParticipantId,
+    documentType: DocumentTypeId,
+    processes: SmpProcessInput[],
+    options: { signer?: KeyMaterial | null; mutate?: (signed: string) => string; answerFor?: ParticipantId } = {},
+  ): void {
     const signer = options.signer === undefined ? this.signer : options.signer;
     const xml = buildServiceMetadataXml(options.answerFor ?? participant, documentType, processes);
     const signed = signer ? signServiceMetadata(xml, signer) : xml;
@@ -82,17 +98,27 @@ export class LocalSmp {
     const raw = (req.url ?? '/').split('?')[0] as string;
     this.requests.push(raw);
     if (!raw.startsWith(`${this.basePath}/`)) return void res.writeHead(404).end();
-    const segments = raw.slice(this.basePath.length + 1).split('/').map(decodeURIComponent);
+    const segments = raw
+      .slice(this.basePath.length + 1)
+      .split('/')
+      .map(decodeURIComponent);
     const override = this.overrides.get(`/${segments.join('/')}`);
     if (override) return override(res);
 
     const [pid, services, docType] = segments;
     const sep = pid?.indexOf('::') ?? -1;
-    const reg = pid && sep > 0 ? this.registrations.find((r) => participantIdEquals(r.participant, { scheme: pid.slice(0, sep), value: pid.slice(sep + 2) })) : undefined;
+    const reg =
+      pid && sep > 0
+        ? this.registrations.find((r) =>
+            participantIdEquals(r.participant, { scheme: pid.slice(0, sep), value: pid.slice(sep + 2) }),
+          )
+        : undefined;
     if (!reg) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     if (segments.length === 1) {
       const docTypes = [...reg.services.values()].map((s) => s.documentType);
-      return void res.writeHead(200, { 'content-type': 'application/xml' }).end(buildServiceGroupXml(this.url, reg.participant, docTypes));
+      return void res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(buildServiceGroupXml(this.url, reg.participant, docTypes));
     }
     const service = services === 'services' && docType ? reg.services.get(docType) : undefined;
     if (!service) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

@@ -11,7 +11,10 @@ export class MemoryInboundStore implements InboundAs4Store {
   async findByInstanceKey(key: string): Promise<StoredInbound | null> {
     return this.records.find((r) => r.instanceKey === key) ?? null;
   }
-  async store(record: InboundAs4Record, data: Buffer): Promise<{ stored: StoredInbound } | { existing: StoredInbound }> {
+  async store(
+    record: InboundAs4Record,
+    data: Buffer,
+  ): Promise<{ stored: StoredInbound } | { existing: StoredInbound }> {
     if (this.failNext) {
       this.failNext = false;
       throw new Error('database unavailable');

@@ -33,7 +33,11 @@ export interface OcspBehaviour {
   status?: OCSPResponseStatus;
 }
 
-const hex = (b: ArrayBuffer): string => Buffer.from(b).toString('hex').replace(/^(00)+/, '').toLowerCase();
+const hex = (b: ArrayBuffer): string =>
+  Buffer.from(b)
+    .toString('hex')
+    .replace(/^(00)+/, '')
+    .toLowerCase();
 
 /** A signed OCSP response for every CertID of `requestDer`, as a CA's responder would answer. */
 export function answerOcsp(requestDer: Buffer, b: OcspBehaviour): Buffer {
@@ -42,16 +46,29 @@ export function answerOcsp(requestDer: Buffer, b: OcspBehaviour): Buffer {
   const thisUpdate = b.thisUpdate ?? new Date(Date.now() - 60_000);
   const responses = request.tbsRequest.requestList.map((r) => {
     const serial = hex(r.reqCert.serialNumber);
-    const revokedAt = [...(b.revoked ?? new Map<string, Date>())].find(([s]) => s.toLowerCase().replace(/^(00)+/, '') === serial)?.[1];
+    const revokedAt = [...(b.revoked ?? new Map<string, Date>())].find(
+      ([s]) => s.toLowerCase().replace(/^(00)+/, '') === serial,
+    )?.[1];
     const certStatus = revokedAt
       ? new CertStatus({ revoked: new RevokedInfo({ revocationTime: revokedAt, revocationReason: new CRLReason(1) }) })
       : b.unknown?.has(serial)
         ? new CertStatus({ unknown: null })
         : new CertStatus({ good: null });
-    return new SingleResponse({ certID: r.reqCert, certStatus, thisUpdate, ...(b.nextUpdate !== undefined ? { nextUpdate: b.nextUpdate } : { nextUpdate: new Date(thisUpdate.getTime() + 86_400_000) }) });
+    return new SingleResponse({
+      certID: r.reqCert,
+      certStatus,
+      thisUpdate,
+      ...(b.nextUpdate !== undefined
+        ? { nextUpdate: b.nextUpdate }
+        : { nextUpdate: new Date(thisUpdate.getTime() + 86_400_000) }),
+    });
   });
   const signerCert = AsnConvert.parse(b.signer.certificate.raw, Certificate);
-  const data = new ResponseData({ responderID: new ResponderID({ byName: signerCert.tbsCertificate.subject }), producedAt: new Date(), responses });
+  const data = new ResponseData({
+    responderID: new ResponderID({ byName: signerCert.tbsCertificate.subject }),
+    producedAt: new Date(),
+    responses,
+  });
   const tbs = Buffer.from(AsnConvert.serialize(data));
   const basic = new BasicOCSPResponse({
     tbsResponseData: data,
@@ -63,7 +80,10 @@ export function answerOcsp(requestDer: Buffer, b: OcspBehaviour): Buffer {
     AsnConvert.serialize(
       new OCSPResponse({
         responseStatus: OCSPResponseStatus.successful,
-        responseBytes: new ResponseBytes({ responseType: id_pkix_ocsp_basic, response: new OctetString(AsnConvert.serialize(basic)) }),
+        responseBytes: new ResponseBytes({
+          responseType: id_pkix_ocsp_basic,
+          response: new OctetString(AsnConvert.serialize(basic)),
+        }),
       }),
     ),
   );
