@@ -3,6 +3,7 @@ import { GatewayError } from '../src/core/gateway-error';
 import { isPartyId, isUuid } from '../src/core/identifiers';
 import type { DirectoryRepository, PartyRecord } from '../src/storage/directory.repository';
 import { principalOf, type Principal } from '../src/auth/authenticate';
+import { queryString } from './request';
 
 /** Which parties a principal reaches: its client's tenants, narrowed to the user's linked parties for a password token. */
 export function canReachParty(principal: Principal, party: PartyRecord): boolean {
@@ -49,4 +50,23 @@ export function documentIdParam(req: Request): string {
   const id = String(req.params['documentId'] ?? '');
   if (!isUuid(id)) throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${id.slice(0, 64)} not found`);
   return id.toLowerCase();
+}
+
+/** The tenant an environment-level call acts on: the caller's only tenant, or the one chosen with ?tenantId=. */
+export function environmentTenant(req: Request, p: Principal): string {
+  if (p.grantType === 'password') {
+    throw new GatewayError(
+      'FORBIDDEN',
+      'Environment-level hooks need a client_credentials token; a user token reaches only its linked parties',
+    );
+  }
+  const asked = queryString(req, 'tenantId');
+  if (asked !== undefined) {
+    if (!p.tenantIds.includes(asked))
+      throw new GatewayError('FORBIDDEN', `Tenant ${asked.slice(0, 64)} is not accessible with this token`);
+    return asked;
+  }
+  if (p.tenantIds.length === 1) return p.tenantIds[0] as string;
+  if (p.tenantIds.length === 0) throw new GatewayError('FORBIDDEN', 'This token reaches no tenant');
+  throw new GatewayError('BAD_REQUEST', 'This token reaches several tenants; choose one with ?tenantId=');
 }

@@ -11,8 +11,7 @@ import type { WorkflowStarter } from '../workflow-client';
 import { documentIdParam, partyOf, requireParty } from '../access';
 import { receiveUpload, type ReceivedUpload } from '../upload-body';
 import { requestIdOf } from '../problem-details';
-import { queryString } from './validate.routes';
-import { setTransformHeaders } from './transform.routes';
+import { queryString, setTransformHeaders } from '../request';
 import { inProcessTransform, type TransformRunner } from '../../src/transform';
 
 export interface DocumentRouteDeps {

@@ -11,7 +11,8 @@ import { redactHttpsinUrl } from '../../src/webhooks/httpsin';
 import { validateHookBody, type HookValidationOptions } from '../../src/webhooks/hook-validation';
 import type { DeliveryStart, EventPublisher } from '../../src/webhooks/publish';
 import type { AllowList } from '../../src/webhooks/ssrf-guard';
-import { canReachParty, partyOf, requireParty } from '../access';
+import { canReachParty, environmentTenant, partyOf, requireParty } from '../access';
+import { queryString } from '../request';
 
 /**
  * Hooks (decisions.md "Hook endpoints"), the missed-events batch and the delivery log. Access: a hook or event belongs
@@ -103,32 +104,6 @@ function eventIdParam(req: Request): string {
   const id = String(req.params['eventId'] ?? '');
   if (!EVENT_ID.test(id)) throw new GatewayError('NOT_FOUND', `Event ${id.slice(0, 64)} not found`);
   return id;
-}
-
-export function queryString(req: Request, name: string): string | undefined {
-  const v = (req.query as Record<string, unknown>)[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new GatewayError('BAD_REQUEST', `query parameter ${name} must be given once`);
-  return v;
-}
-
-/** The tenant an environment-level call acts on: the caller's only tenant, or the one chosen with ?tenantId=. */
-export function environmentTenant(req: Request, p: Principal): string {
-  if (p.grantType === 'password') {
-    throw new GatewayError(
-      'FORBIDDEN',
-      'Environment-level hooks need a client_credentials token; a user token reaches only its linked parties',
-    );
-  }
-  const asked = queryString(req, 'tenantId');
-  if (asked !== undefined) {
-    if (!p.tenantIds.includes(asked))
-      throw new GatewayError('FORBIDDEN', `Tenant ${asked.slice(0, 64)} is not accessible with this token`);
-    return asked;
-  }
-  if (p.tenantIds.length === 1) return p.tenantIds[0] as string;
-  if (p.tenantIds.length === 0) throw new GatewayError('FORBIDDEN', 'This token reaches no tenant');
-  throw new GatewayError('BAD_REQUEST', 'This token reaches several tenants; choose one with ?tenantId=');
 }
 
 export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): void {

@@ -22,23 +22,13 @@ import {
   type RecipientEndpoint,
   type RecipientLookup,
 } from '../../src/peppol/recipient-lookup';
-import type { SmlRegistrar } from '../../src/peppol/sml-registrar';
-import {
-  BILLING_PROCESS,
-  BIS3_CREDIT_NOTE,
-  BIS3_INVOICE,
-  currentCertificate,
-  type SmpPublisher,
-} from '../../src/peppol/smp-publisher';
+import { BILLING_PROCESS, BIS3_CREDIT_NOTE, BIS3_INVOICE, currentCertificate } from '../../src/peppol/smp-publisher';
 import type { DirectoryRepository, PartyRecord } from '../../src/storage/directory.repository';
 import type { HookRecord } from '../../src/storage/hooks/hook.repository';
-import type {
-  PeppolDirectoryRepository,
-  PeppolParticipantRecord,
-  ServiceEntry,
-} from '../../src/storage/peppol/peppol-directory.repository';
-import { partyOf, requireParty } from '../access';
-import { environmentTenant, queryString } from './hooks.routes';
+import type { PeppolParticipantRecord, ServiceEntry } from '../../src/storage/peppol/peppol-directory.repository';
+import { environmentTenant, partyOf, requireParty } from '../access';
+import { isUnavailable, type PeppolApiServices } from '../../src/peppol/api-services';
+import { queryString } from '../request';
 
 /**
  * The Peppol directory API (our SMP's data and SML registration, docs/decisions.md "Peppol layer") and recipient
@@ -46,34 +36,9 @@ import { environmentTenant, queryString } from './hooks.routes';
  * configuration follows party reach (403 outside it), as every `{partyId}` route.
  */
 
-/** A part that is not configured in this process: the reason, for a 503 that says what to set. */
-export interface Unavailable {
-  unavailable: string;
-}
-
-export interface PeppolApiServices {
-  directory: PeppolDirectoryRepository;
-  /** Hooks of a tenant and party, to find the e-mail fallback channel. */
-  hooks: { listForRouting(tenantId: string, partyKey: string | null): Promise<HookRecord[]> };
-  registrar: SmlRegistrar;
-  smp: SmpPublisher | Unavailable;
-  lookup: RecipientLookup | Unavailable;
-  settings: {
-    apEndpointUrl: string;
-    apCertificates: readonly X509Certificate[];
-    smpPublicUrl: string;
-    smpCertificate: X509Certificate | null;
-    smlZone: string;
-  };
-}
-
 export interface PeppolRouteDeps {
   directory: DirectoryRepository;
   peppol?: PeppolApiServices | undefined;
-}
-
-export function isUnavailable(x: object): x is Unavailable {
-  return 'unavailable' in x;
 }
 
 const MAX_SERVICES = 50;

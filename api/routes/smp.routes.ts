@@ -18,7 +18,7 @@ import {
   type PublishedParticipant,
   type SmpPublisher,
 } from '../../src/peppol/smp-publisher';
-import { isUnavailable, type PeppolApiServices } from './peppol.routes';
+import { isUnavailable, type PeppolApiServices } from '../../src/peppol/api-services';
 
 /**
  * Our SMP (Peppol SMP 1.x, busdox): unauthenticated, as every SMP.

@@ -1,21 +1,11 @@
 import type { Request, Response, Router } from 'express';
 import { GatewayError } from '../../src/core/gateway-error';
-import { inProcessTransform, type TransformReport, type TransformRunner } from '../../src/transform';
-import { queryString, readDocumentBody, requireDocumentContentType } from './validate.routes';
+import { inProcessTransform, type TransformRunner } from '../../src/transform';
+import { queryString, readDocumentBody, requireDocumentContentType, setTransformHeaders } from '../request';
 
 export interface TransformRouteDeps {
   maxUploadBytes: number;
   transform?: TransformRunner;
-}
-
-/** What a conversion did, in headers: formats and how much could not be carried over (never silent). */
-export function setTransformHeaders(res: Response, report: TransformReport): void {
-  res.set({
-    'X-Transform-Source-Format': report.source.id,
-    'X-Transform-Target-Format': report.target.id,
-    'X-Transform-Unmapped': String(report.unmapped.length),
-    'X-Transform-Not-Carried': String(report.notCarried.length),
-  });
 }
 
 /** JSON instead of the bare document: `report=true`, or an Accept header that prefers application/json to XML/PDF. */

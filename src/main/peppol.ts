@@ -1,4 +1,4 @@
-import type { PeppolApiServices, Unavailable } from '../../api/routes/peppol.routes';
+import type { PeppolApiServices, Unavailable } from '../peppol/api-services';
 import type { PeppolSender } from '../../activities/peppol-send.activities';
 import type { Config } from '../config/load-config';
 import type { Logger } from '../observability/logger';
