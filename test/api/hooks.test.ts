@@ -501,6 +501,11 @@ describe('hook API', () => {
         (page.body as { items: { id: string; label: string }[] }).items.map((e) => [e.id, e.label]),
       );
       expect(labels).toEqual({ [dead.event.id]: 'dead-letter', [dropped.event.id]: 'dropped' });
+      // An empty query value means the parameter was left out, on every route.
+      const blank = await get('/api/v1/events?topic=Order*&tenantId=&partyId=&limit=', tokenB);
+      expect(blank.status).toBe(200);
+      expect(blank.body).toEqual(page.body);
+      expect((await get('/api/v1/events?topic=Order*&limit=x', tokenB)).status).toBe(400);
       // Tenant A sees neither.
       const a = (await get('/api/v1/events?topic=Order*', tokenA)).body as { items: unknown[] };
       expect(a.items).toEqual([]);
