@@ -1,6 +1,6 @@
 import type { Models, DocumentHistoryDoc, DocumentDoc } from '../storage/models';
 import type { BlobStore } from '../storage/blob-store';
-import { describe as describeRecord } from '../storage/document.repository';
+import { describe as describeRecord, DocumentRepository } from '../storage/document.repository';
 import { HistoryStep } from '../core/document-states';
 import type { Logger } from '../observability/logger';
 
@@ -133,18 +133,11 @@ export async function reconcileStorage(
     if (run.status === 'completed' && FINAL_KEY_OF_STATE[run.state]) {
       let repaired = false;
       if (!options.dryRun) {
-        const key = FINAL_KEY_OF_STATE[run.state]!;
-        await deps.models.DocumentHistory.create({
-          _id: `${record._id}#${key}`,
-          docKey: record._id,
-          key,
+        // The step's own keyed insert: a final entry the workflow wrote meanwhile keeps it, nothing is overwritten.
+        await new DocumentRepository(deps.models).appendHistory(record.tenantId, record.documentId, {
           state: run.state,
-          order: HistoryStep.delivered.order,
-          at: now,
+          key: FINAL_KEY_OF_STATE[run.state]!,
           detail: 'recorded from the workflow result by storage reconciliation',
-        }).catch((e: unknown) => {
-          // Written meanwhile by the workflow's own step: nothing to repair.
-          if ((e as { code?: unknown }).code !== 11000) throw e;
         });
         repaired = true;
       }
