@@ -143,9 +143,8 @@ async function main() {
     say(`could not start the test servers; server-backed tests cannot run:\n${svcOrErr.message}`);
     return 1;
   }
-  say(
-    `servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri} (${Math.round((Date.now() - t0) / 1000)}s so far)`,
-  );
+  const soFar = Math.round((Date.now() - t0) / 1000);
+  say(`servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri} (${soFar}s so far)`);
 
   let code;
   try {
@@ -166,9 +165,7 @@ async function main() {
       return verapdfCode;
     }
     if (testServerCode !== 0) {
-      say(
-        'the Temporal test server could not be prepared (node scripts/temporal-test-server.js); workflow tests cannot run',
-      );
+      say('the Temporal test server could not be prepared (node scripts/temporal-test-server.js)');
       return testServerCode;
     }
     // The SDK bundler is the last determinism guard: it refuses workflow code that imports Node built-ins.
