@@ -64,7 +64,8 @@ describe('SMTP relay client', () => {
       sender.close();
     }
     expect(sink.messages).toHaveLength(1);
-    const [received] = sink.messages;
+    const received = sink.messages[0];
+    if (!received) throw new Error('nothing arrived');
     expect(received.from).toBe('noreply@gateway.example');
     expect(received.to).toEqual(['ap@buyer.example', 'ar@seller.example']);
     const parsed = await parseMail(received);
@@ -76,7 +77,7 @@ describe('SMTP relay client', () => {
       ['INV-42.xml', 'application/xml'],
       ['Timesheet.pdf', 'application/pdf'],
     ]);
-    expect(parsed.attachments[2].content.equals(big)).toBe(true);
+    expect(parsed.attachments[2]?.content.equals(big)).toBe(true);
   });
 
   it('a 421 is temporary, and the next attempt is delivered', async () => {
