@@ -98,6 +98,9 @@ async function main() {
     PORT: port,
     SMTP_HOST: mail.host,
     SMTP_PORT: String(mail.port),
+    // The sink is on loopback and offers no STARTTLS; a real relay keeps the default (TLS required).
+    SMTP_REQUIRE_TLS: 'false',
+    SMTP_FROM: process.env.SMTP_FROM || 'invoices@gateway.localhost',
   };
 
   const seed = await seedDemo(env);
