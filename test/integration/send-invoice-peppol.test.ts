@@ -33,11 +33,11 @@ import { createTestContext, type TestContext } from '../support/test-app';
 import {
   RecordingDeliveryStarter,
   createWebhookTestContext,
-  eventually,
   startReceiver,
   type TestReceiver,
   type WebhookTestContext,
 } from '../support/webhook-harness';
+import { eventually } from '../support/poll';
 import { LocalDnsZone } from '../support/peppol/local-dns';
 import { LocalSmp } from '../support/peppol/local-smp';
 import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
