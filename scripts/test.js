@@ -138,7 +138,8 @@ async function main() {
     return 1;
   }
   say(
-    `servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri} (${Math.round((Date.now() - t0) / 1000)}s so far)`,
+    `servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri} (${Math.round((Date.now() - t0) / 1000)}s ` +
+      `so far)`,
   );
 
   let code;
