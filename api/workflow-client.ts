@@ -4,13 +4,12 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { GatewayError } from '../src/core/gateway-error';
 import type { RetrySchedule } from '../src/core/retry-schedule';
 import { receiveDocumentWorkflowId, sendInvoiceWorkflowId } from '../src/core/identifiers';
+import { RECEIVE_DOCUMENT_WORKFLOW, type ReceiveDocumentInput } from '../workflows/contracts/receive-document';
 import {
-  RECEIVE_DOCUMENT_WORKFLOW,
   SEND_INVOICE_WORKFLOW,
-  type ReceiveDocumentInput,
   type SendInvoiceInput,
   type SendInvoiceResult,
-} from '../workflows/messages';
+} from '../workflows/contracts/send-invoice';
 
 export const TenantIdAttribute = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
 export const DocumentIdAttribute = defineSearchAttributeKey('DocumentId', SearchAttributeType.KEYWORD);

@@ -11,7 +11,7 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { receiveDocumentWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import type { TestPki } from '../../src/peppol/pki/test-pki';
-import type { ReceiveDocumentResult } from '../../workflows/messages';
+import type { ReceiveDocumentResult } from '../../workflows/contracts/receive-document';
 import { DOCTYPE_SCHEME_BUSDOX, documentTypeId, formatId } from '../../src/peppol/identifiers';
 import { extractFromPdf } from '../../src/formats';
 import { HEADER, RECEIVER, message, sbd } from '../support/as4-messages';
