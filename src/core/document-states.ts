@@ -103,7 +103,10 @@ export interface DocumentTransition {
 }
 
 const S = DocumentState;
-const fixedKey = (key: string) => () => key;
+const fixedKey =
+  (key: string): ((attempt: number) => string) =>
+  () =>
+    key;
 const UPLOADED = [S.Received, S.Accepted] as const;
 const SENDABLE = [S.Validated, S.Sending, S.Retrying] as const;
 
