@@ -1,5 +1,4 @@
 import { X509Certificate } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { Transition } from '../core/document-states';
 import { GatewayError, isGatewayError } from '../core/gateway-error';
 import { readBytes, whileBeating } from '../documents/loader';
@@ -30,12 +29,6 @@ async function payloadOf(deps: SendInvoiceDeps, input: SendPeppolInput): Promise
     transform.targetFormat,
     deps.transform,
   );
-  await deps.blobs.put(Readable.from([converted.xml]), {
-    limit: converted.xml.length,
-    filename: `${input.documentId}.${transform.targetFormat}.xml`,
-    contentType: 'application/xml',
-    metadata: { tenantId: input.tenantId, documentId: input.documentId, convertedFrom: input.facts.blobId },
-  });
   return converted.xml;
 }
 

@@ -232,4 +232,33 @@ describe('operations of the sendInvoice path', () => {
     // Both attempts sent the bytes stored when the route was chosen: nothing was converted again.
     expect(conversions.length).toBe(before);
   }, 120_000);
+  it('converts again, to the same bytes, when the stored conversion was removed before an attempt', async () => {
+    const input = await upload();
+    const { peppolSender, exchanges } = await sender(['retryable', 'delivered'], CII_DOCUMENT_TYPE);
+    const conversions: string[] = [];
+    const { use } = steps(peppolSender, (bytes, options) => {
+      conversions.push(options.targetFormat);
+      return inProcessTransform(bytes, options);
+    });
+    const checked = await use.checkDocument(input);
+    if (!checked.detection.ok) throw new Error('not detected');
+    const { facts } = checked;
+    const resolved = await use.resolveRecipient({ ...input, format: checked.detection.format, facts });
+    if (resolved.kind !== 'found' || !resolved.route.transform) throw new Error('no converted route');
+    const { blobId } = resolved.route.transform;
+    const stored = await ctx.core.db.blobs.read(blobId);
+    const firstAttemptAt = new Date().toISOString();
+    await use.sendPeppol({ ...input, facts, route: resolved.route, attempt: 1, firstAttemptAt });
+    // Reconciliation removes bytes no record refers to; the next attempt must still send the same document.
+    await ctx.core.db.blobs.delete(blobId);
+    const before = conversions.length;
+    const out = await use.sendPeppol({ ...input, facts, route: resolved.route, attempt: 2, firstAttemptAt });
+    expect(out.outcome).toBe('delivered');
+    expect(conversions.slice(before)).toEqual([resolved.route.transform.targetFormat]);
+    expect(exchanges).toHaveLength(2);
+    const again = await inProcessTransform(await ctx.core.db.blobs.read(facts.blobId), {
+      targetFormat: resolved.route.transform.targetFormat,
+    });
+    expect(Buffer.compare(again.body, stored)).toBe(0);
+  }, 120_000);
 });
