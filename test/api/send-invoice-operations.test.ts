@@ -109,7 +109,14 @@ describe('operations of the sendInvoice path', () => {
         const outcome = outcomes[exchanges.length] ?? 'delivered';
         exchanges.push(message.messageId);
         return outcome === 'delivered'
-          ? { outcome, httpStatus: 200, receiptMessageId: `receipt-${exchanges.length}`, references: [] }
+          ? {
+              outcome,
+              httpStatus: 200,
+              receiptMessageId: `receipt-${exchanges.length}`,
+              references: [],
+              receiverCertificate: pki.apReceiver.certificate,
+              revocationChecked: false,
+            }
           : ({ outcome, httpStatus: 503, reason: 'Service Unavailable' } as As4SendOutcome);
       },
     };
