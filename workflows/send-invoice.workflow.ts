@@ -51,6 +51,7 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
     });
     return { documentId: input.documentId, state: DocumentState.InvoiceSentError, detection, validation, event };
   }
+  // checkDocument validates every document whose format it detected.
   return deliver(input, checked, detection.format, validation!);
 }
 
@@ -139,8 +140,12 @@ async function deliver(
           sent.outcome === 'duplicate'
             ? 'the receiving access point already had it from an earlier attempt'
             : `receipt ${sent.receiptMessageId ?? ''}`.trim();
+        const lost = route.transform?.notCarried
+          ? ` (${route.transform.notCarried} element(s) could not be carried over)`
+          : '';
         const converted = route.transform
-          ? ` as ${route.transform.targetName}, converted because the recipient does not take the uploaded format${route.transform.notCarried > 0 ? ` (${route.transform.notCarried} element(s) could not be carried over)` : ''}`
+          ? ` as ${route.transform.targetName}, converted because the recipient does not take the uploaded ` +
+            `format${lost}`
           : '';
         const event = await publish({
           topic: 'InvoiceSent',

@@ -6,7 +6,10 @@ export const DocumentState = {
   Accepted: 'accepted',
   /** The format was recognised. */
   Detected: 'detected',
-  /** The format was refused (unknown format, malformed or unsafe XML). Sales invoices follow it with InvoiceSentError. */
+  /**
+   * The format was refused (unknown format, malformed or unsafe XML). Sales invoices follow it with
+   * InvoiceSentError.
+   */
   Rejected: 'rejected',
   /** Failed the official rules of its format; the assertions are on the record. InvoiceSentError follows. */
   Invalid: 'invalid',

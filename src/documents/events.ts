@@ -64,7 +64,8 @@ export function invoiceReceivedEvent(
     party: f.party,
     documentId: f.documentId,
     message: detection.ok
-      ? `${detection.format.documentType === 'CreditNote' ? 'Credit note' : 'Invoice'} received over Peppol from ${f.sender} (${detection.format.name})`
+      ? `${detection.format.documentType === 'CreditNote' ? 'Credit note' : 'Invoice'} received over Peppol ` +
+        `from ${f.sender} (${detection.format.name})`
       : `A document received over Peppol from ${f.sender} could not be read: ${detection.message}`,
     details: {
       id: f.documentId,

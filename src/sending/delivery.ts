@@ -97,7 +97,9 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
   const reason = result.reason ? `: ${result.reason}` : '';
   await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.sendAttempt, {
     attempt: input.attempt,
-    detail: `attempt ${input.attempt} to ${formatId(route.receiver)} at ${route.endpointUrl} (AS4 MessageId ${message.messageId}): ${out.outcome}, ${status}${reason}`,
+    detail:
+      `attempt ${input.attempt} to ${formatId(route.receiver)} at ${route.endpointUrl} ` +
+      `(AS4 MessageId ${message.messageId}): ${out.outcome}, ${status}${reason}`,
   });
   return result;
 }

@@ -140,7 +140,8 @@ export async function resolveRecipient(
     return refused(
       'lookup',
       'DOCUMENT_TYPE_NOT_SUPPORTED',
-      `The recipient ${recipient} does not receive over Peppol AS4 any format the gateway can make of this ${format.name} PDF`,
+      `The recipient ${recipient} does not receive over Peppol AS4 any format the gateway can make of this ` +
+        `${format.name} PDF`,
       recipient,
     );
   }
@@ -150,14 +151,16 @@ export async function resolveRecipient(
         return refused(
           'lookup',
           'PARTICIPANT_UNKNOWN',
-          `The recipient ${recipient} is not reachable on Peppol (${found.message}); the e-mail fallback is not available in this version`,
+          `The recipient ${recipient} is not reachable on Peppol (${found.message}); ` +
+            'the e-mail fallback is not available in this version',
           recipient,
         );
       case 'document-type-not-supported':
         return refused(
           'lookup',
           'DOCUMENT_TYPE_NOT_SUPPORTED',
-          `The recipient ${recipient} does not receive ${format.documentTypeId} over Peppol AS4, nor a format the gateway can convert it to: ${found.message}`,
+          `The recipient ${recipient} does not receive ${format.documentTypeId} over Peppol AS4, ` +
+            `nor a format the gateway can convert it to: ${found.message}`,
           recipient,
         );
       case 'smp-unreachable':

@@ -237,7 +237,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     expect(r.result).toMatchObject({ state: 'delivered', delivery: { attempts: 2 } });
   });
 
-  it('temporary delivery failures are retried on the default schedule (hours of server time), then delivered', async () => {
+  it('temporary delivery failures are retried on the default schedule (hours of server time), then sent', async () => {
     const wall = Date.now();
     const r = await run({
       check: VALID,
