@@ -1,24 +1,16 @@
-import { createAs4Activities, type As4ActivityDeps } from './as4.activities';
-import { createDocumentActivities, type DocumentActivityDeps } from './documents.activities';
-import { createPeppolSendActivities, type PeppolSendActivityDeps } from './peppol-send.activities';
+import { createReceiveDocumentActivities, type ReceiveDocumentActivityDeps } from './receive-document.activities';
+import { createSendInvoiceActivities, type SendInvoiceActivityDeps } from './send-invoice.activities';
 import { withFailureMapping } from './to-application-failure';
-import { createValidationActivities, type ValidationActivityDeps } from './validation.activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.activities';
 
-export type ActivityDeps = DocumentActivityDeps &
-  ValidationActivityDeps &
-  WebhookActivityDeps &
-  As4ActivityDeps &
-  PeppolSendActivityDeps;
+export type ActivityDeps = SendInvoiceActivityDeps & ReceiveDocumentActivityDeps & WebhookActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies (no globals). */
 export function createActivities(deps: ActivityDeps) {
   return withFailureMapping({
-    ...createDocumentActivities(deps),
-    ...createValidationActivities(deps),
+    ...createSendInvoiceActivities(deps),
     ...createWebhookActivities(deps),
-    ...createAs4Activities(deps),
-    ...createPeppolSendActivities(deps),
+    ...createReceiveDocumentActivities(deps),
   });
 }
 

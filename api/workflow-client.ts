@@ -4,13 +4,13 @@ import { GatewayError } from '../src/core/gateway-error';
 import type { RetrySchedule } from '../src/core/retry-schedule';
 import { receiveDocumentWorkflowId, sendInvoiceWorkflowId } from '../src/core/identifiers';
 import { connectTemporalClient, type TemporalClient } from '../src/temporal/client';
+import { RECEIVE_DOCUMENT_WORKFLOW, type ReceiveDocumentInput } from '../workflows/contracts/receive-document';
 import { DocumentIdAttribute, TenantIdAttribute } from '../workflows/contracts/search-attributes';
 import {
-  RECEIVE_DOCUMENT_WORKFLOW,
   SEND_INVOICE_WORKFLOW,
-  type ReceiveDocumentInput,
   type SendInvoiceInput,
-} from '../workflows/messages';
+  type SendInvoiceResult,
+} from '../workflows/contracts/send-invoice';
 import type { receiveDocument } from '../workflows/receive-document.workflow';
 import type { sendInvoice } from '../workflows/send-invoice.workflow';
 

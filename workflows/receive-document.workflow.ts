@@ -1,10 +1,7 @@
-import { patched, uuid4 } from '@temporalio/workflow';
-import type { ReceiveDocumentInput, ReceiveDocumentResult } from './messages';
+import { uuid4 } from '@temporalio/workflow';
+import type { ReceiveDocumentInput, ReceiveDocumentResult } from './contracts/receive-document';
 import { documentSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
-
-/** Patch marker: runs recorded before the step that hands the document to its party end after detection. */
-export const RECEIVED_DOCUMENT_PATCH = 'receive-document-register-step';
 
 /**
  * One run per received Peppol message, started only after the message is stored (workflow id = tenant + AS4
@@ -16,7 +13,6 @@ export const RECEIVED_DOCUMENT_PATCH = 'receive-document-register-step';
 export async function receiveDocument(input: ReceiveDocumentInput): Promise<ReceiveDocumentResult> {
   const detection = await documentSteps.detectReceivedFormat(input);
   const state = detection.ok ? DocumentState.Detected : DocumentState.Rejected;
-  if (!patched(RECEIVED_DOCUMENT_PATCH)) return { messageId: input.messageId, state, detection };
   const received = await documentSteps.registerReceivedDocument({ ...input, detection, eventId: uuid4() });
   return { messageId: input.messageId, state, detection, received };
 }

@@ -1,71 +1,58 @@
-import { patched, sleep, uuid4 } from '@temporalio/workflow';
+import { sleep, uuid4 } from '@temporalio/workflow';
 import type {
-  DetectionOutcome,
+  CheckDocumentResult,
+  DetectedFormatSummary,
   PeppolRoute,
   SendEventInput,
   SendInvoiceInput,
   SendInvoiceResult,
   ValidationOutcome,
-} from './messages';
+} from './contracts/send-invoice';
 import { documentSteps, peppolSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
 import { nextDelay, PEPPOL_SEND_SCHEDULE } from '../src/core/retry-schedule';
 
-/** Patch marker: runs recorded before the validation step replay without it. */
-export const VALIDATION_STEP_PATCH = 'send-invoice-validation-step';
-/** Patch marker: runs recorded before Peppol delivery end at validated / not-validated. */
-export const PEPPOL_DELIVERY_PATCH = 'send-invoice-peppol-delivery-step';
-
 /**
- * One run per uploaded sales invoice; the workflow id is the business key (tenant + documentId). Carries ids only:
- * the bytes stay in storage (payload limits). Steps: detect → validate → resolve the recipient → deliver over Peppol
- * AS4. A recipient that does not take the uploaded format gets a validated conversion that its SMP lists
- * (resolveRecipient picks it, sendPeppol converts). A refused format, an invalid payload or a permanent delivery
- * failure ends in InvoiceSentError with its event; temporary failures are retried on the run's schedule with an
- * InvoiceSentRetry event each; a receipt ends in delivered with InvoiceSent (spec 3, 7). The e-mail fallback is not
- * built yet.
+ * One run per uploaded sales invoice; the workflow id is the business key (tenant + documentId). Carries ids and the
+ * facts the document check found (format, routing, party), never the bytes (payload limits). Steps: check (detect,
+ * validate) → resolve the recipient → deliver over Peppol AS4. A recipient that does not take the uploaded format
+ * gets a validated conversion that its SMP lists (resolveRecipient picks and stores it once). A refused format, an
+ * invalid payload or a permanent delivery failure ends in InvoiceSentError with its event; temporary failures are
+ * retried on the run's schedule with an InvoiceSentRetry event each; a receipt ends in delivered with InvoiceSent
+ * (spec 3, 7). The e-mail fallback is not built yet.
  */
 export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceResult> {
-  const detection = await documentSteps.detectDocumentFormat(input);
-  if (!patched(VALIDATION_STEP_PATCH)) {
-    return {
-      documentId: input.documentId,
-      state: detection.ok ? DocumentState.Detected : DocumentState.Rejected,
-      detection,
-    };
-  }
-
+  const checked = await validationSteps.checkDocument(input);
+  const { detection, validation, facts } = checked;
+  const ids = { tenantId: input.tenantId, documentId: input.documentId };
   if (!detection.ok) {
-    const event = await documentSteps.failSend({
-      ...input,
+    const event = await documentSteps.publishSendEvent({
+      ...ids,
+      topic: 'InvoiceSentError',
       eventId: uuid4(),
+      facts,
       stage: 'detection',
       message: `Invalid payload: ${detection.message}`,
       reasonCode: detection.code,
     });
     return { documentId: input.documentId, state: DocumentState.InvoiceSentError, detection, event };
   }
-
-  const validation = await validationSteps.validateDocument({ ...input, formatId: detection.format.id });
-  if (validation.kind === 'invalid') {
-    const event = await documentSteps.failSend({
-      ...input,
+  const sourceDocumentTypeId = detection.format.documentTypeId;
+  if (validation?.kind === 'invalid') {
+    const event = await documentSteps.publishSendEvent({
+      ...ids,
+      topic: 'InvoiceSentError',
       eventId: uuid4(),
+      facts,
+      ...(sourceDocumentTypeId ? { sourceDocumentTypeId } : {}),
       stage: 'validation',
       message: `Invalid payload: ${validation.summary}`,
       reasonCode: validation.reasonCodes.join(','),
     });
     return { documentId: input.documentId, state: DocumentState.InvoiceSentError, detection, validation, event };
   }
-  if (!patched(PEPPOL_DELIVERY_PATCH)) {
-    return {
-      documentId: input.documentId,
-      state: validation.kind === 'valid' ? DocumentState.Validated : DocumentState.NotValidated,
-      detection,
-      validation,
-    };
-  }
-  return deliver(input, detection, validation);
+  // checkDocument validates every document whose format it detected.
+  return deliver(input, checked, detection.format, validation!);
 }
 
 /** Human-readable wait, for event messages. */
@@ -76,16 +63,21 @@ function duration(ms: number): string {
   return `${Math.round((ms / 3_600_000) * 10) / 10} h`;
 }
 
+type EventFields = Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId' | 'facts' | 'sourceDocumentTypeId'>;
+
 async function deliver(
   input: SendInvoiceInput,
-  detection: DetectionOutcome,
+  checked: CheckDocumentResult,
+  format: DetectedFormatSummary,
   validation: ValidationOutcome,
 ): Promise<SendInvoiceResult> {
+  const { detection, facts } = checked;
   const base = { documentId: input.documentId, detection, validation };
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
-  const publish = (e: Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId'>) =>
-    documentSteps.publishSendEvent({ ...ids, eventId: uuid4(), ...e });
-  const fail = async (e: Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId' | 'topic'>, attempts: number) => {
+  const source = format.documentTypeId ? { sourceDocumentTypeId: format.documentTypeId } : {};
+  const publish = (e: EventFields) =>
+    documentSteps.publishSendEvent({ ...ids, eventId: uuid4(), facts, ...source, ...e });
+  const fail = async (e: Omit<EventFields, 'topic'>, attempts: number) => {
     const event = await publish({ topic: 'InvoiceSentError', ...e });
     return {
       ...base,
@@ -119,9 +111,9 @@ async function deliver(
   let route: PeppolRoute | undefined;
   let previousDelay: number | undefined;
   for (let attempt = 1; ; attempt++) {
-    let failure: Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId' | 'topic'>;
+    let failure: Omit<EventFields, 'topic'>;
     if (!route) {
-      const resolved = await peppolSteps.resolveRecipient(ids);
+      const resolved = await peppolSteps.resolveRecipient({ ...ids, format, facts });
       if (resolved.kind === 'refused') {
         const e = {
           stage: resolved.stage,
@@ -135,7 +127,7 @@ async function deliver(
       } else route = resolved.route;
     }
     if (route) {
-      const sent = await peppolSteps.sendPeppol({ ...ids, route, attempt, firstAttemptAt });
+      const sent = await peppolSteps.sendPeppol({ ...ids, facts, route, attempt, firstAttemptAt });
       const where = {
         recipient: route.receiver.value,
         endpoint: sent.endpoint,
@@ -148,8 +140,12 @@ async function deliver(
           sent.outcome === 'duplicate'
             ? 'the receiving access point already had it from an earlier attempt'
             : `receipt ${sent.receiptMessageId ?? ''}`.trim();
+        const lost = route.transform?.notCarried
+          ? ` (${route.transform.notCarried} element(s) could not be carried over)`
+          : '';
         const converted = route.transform
-          ? ` as ${route.transform.targetName}, converted because the recipient does not take the uploaded format${route.transform.notCarried > 0 ? ` (${route.transform.notCarried} element(s) could not be carried over)` : ''}`
+          ? ` as ${route.transform.targetName}, converted because the recipient does not take the uploaded ` +
+            `format${lost}`
           : '';
         const event = await publish({
           topic: 'InvoiceSent',

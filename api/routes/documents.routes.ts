@@ -41,7 +41,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
   const party = requireParty(deps.directory);
 
   router.post('/api/v1/:partyId/salesInvoice/send', party, async (req: Request, res: Response) => {
-    const { tenantId, partyId } = partyOf(res);
+    const { tenantId, partyId, legalEntityId } = partyOf(res);
     const header = req.get('X-Service-DocumentId');
     if (header !== undefined && !isUuid(header.trim())) {
       throw new GatewayError('INVALID_DOCUMENT_ID', 'X-Service-DocumentId must be a UUID (never the invoice number)');
@@ -62,7 +62,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
       throw e;
     }
 
-    const record = await storeRecord(deps, { tenantId, partyId, documentId, channel, upload });
+    const record = await storeRecord(deps, { tenantId, partyId, legalEntityId, documentId, channel, upload });
     // Started for the record's own bytes: a retry of a request that started it finds the run already there.
     await deps.workflows.startSendInvoice({ tenantId, documentId });
     let accepted: boolean;
@@ -215,13 +215,22 @@ function downloadName(doc: DocumentRecord): string {
  */
 async function storeRecord(
   deps: DocumentRouteDeps,
-  input: { tenantId: string; partyId: string; documentId: string; channel: string | undefined; upload: ReceivedUpload },
+  input: {
+    tenantId: string;
+    partyId: string;
+    legalEntityId: string;
+    documentId: string;
+    channel: string | undefined;
+    upload: ReceivedUpload;
+  },
 ): Promise<StoredDocument> {
-  const { tenantId, partyId, documentId, channel, upload } = input;
+  const { tenantId, partyId, legalEntityId, documentId, channel, upload } = input;
   const inserted = await deps.documents.insertOutbound({
     tenantId,
     documentId,
     partyId,
+    // Stamped once with the record (never updated): the workflow's events name the party without looking it up.
+    legalEntityId,
     channel,
     createdBy: 'api',
     contentType: upload.contentType,

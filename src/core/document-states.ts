@@ -6,7 +6,10 @@ export const DocumentState = {
   Accepted: 'accepted',
   /** The format was recognised. */
   Detected: 'detected',
-  /** The format was refused (unknown format, malformed or unsafe XML). Sales invoices follow it with InvoiceSentError. */
+  /**
+   * The format was refused (unknown format, malformed or unsafe XML). Sales invoices follow it with
+   * InvoiceSentError.
+   */
   Rejected: 'rejected',
   /** Failed the official rules of its format; the assertions are on the record. InvoiceSentError follows. */
   Invalid: 'invalid',
@@ -85,6 +88,72 @@ export function historyOrder(key: string, state: string): number {
     return 10 + 2 * Number(m[1]) + r.offset;
   }
   throw new Error(`unknown history step ${key}`);
+}
+
+/** The topics a document's transitions publish (src/core/topics.ts lists every topic). */
+export type DocumentTopic =
+  'InvoiceSent' | 'InvoiceSentRetry' | 'InvoiceSentError' | 'InvoiceReceived' | 'InvoiceReceivedError';
+
+/** One change of a document's state: the state it writes, the states it may follow, its history key, its topic. */
+export interface DocumentTransition {
+  readonly to: DocumentStateName;
+  /** The states the document may be in before it (a step never moves a document back in its sequence). */
+  readonly from: readonly DocumentStateName[];
+  /** The history key it is written under (repeated steps: per attempt). */
+  key(attempt: number): string;
+  /** The event it publishes, if any. */
+  readonly topic?: DocumentTopic;
+}
+
+const S = DocumentState;
+const fixedKey =
+  (key: string): ((attempt: number) => string) =>
+  () =>
+    key;
+const UPLOADED = [S.Received, S.Accepted] as const;
+const SENDABLE = [S.Validated, S.Sending, S.Retrying] as const;
+
+/**
+ * Every transition of a document, sent or received: which state may follow which, under which history key, and which
+ * event it publishes. Every step writes its entries through this table (DocumentRepository.recordTransition), so no
+ * step decides on its own which state and key to write.
+ */
+export const Transition = {
+  detected: { to: S.Detected, from: UPLOADED, key: fixedKey(HistoryStep.detect.key) },
+  rejected: { to: S.Rejected, from: UPLOADED, key: fixedKey(HistoryStep.detect.key) },
+  validated: { to: S.Validated, from: [S.Detected], key: fixedKey(HistoryStep.validate.key) },
+  notValidated: { to: S.NotValidated, from: [S.Detected], key: fixedKey(HistoryStep.validate.key) },
+  invalid: { to: S.Invalid, from: [S.Detected], key: fixedKey(HistoryStep.validate.key) },
+  sendAttempt: { to: S.Sending, from: SENDABLE, key: sendAttemptKey },
+  retry: { to: S.Retrying, from: SENDABLE, key: retryKey, topic: 'InvoiceSentRetry' },
+  delivered: { to: S.Delivered, from: [S.Sending], key: fixedKey(HistoryStep.delivered.key), topic: 'InvoiceSent' },
+  sendError: {
+    to: S.InvoiceSentError,
+    from: [S.Rejected, S.Invalid, S.NotValidated, ...SENDABLE],
+    key: fixedKey(HistoryStep.sendError.key),
+    topic: 'InvoiceSentError',
+  },
+  /** A received document: its detection entry is what tells its party (an invoice or credit note). */
+  received: { to: S.Detected, from: [S.Received], key: fixedKey(HistoryStep.detect.key), topic: 'InvoiceReceived' },
+  receivedUnreadable: {
+    to: S.Rejected,
+    from: [S.Received],
+    key: fixedKey(HistoryStep.detect.key),
+    topic: 'InvoiceReceivedError',
+  },
+  /** A received document of another kind (orders, responses): recorded, its topic comes with its feature. */
+  receivedOther: { to: S.Detected, from: [S.Received], key: fixedKey(HistoryStep.detect.key) },
+} as const satisfies Record<string, DocumentTransition>;
+
+export type TransitionName = keyof typeof Transition;
+
+/** The transition an InvoiceSent* topic records. */
+export function sendTransition(topic: 'InvoiceSent' | 'InvoiceSentRetry' | 'InvoiceSentError'): DocumentTransition {
+  return topic === 'InvoiceSent'
+    ? Transition.delivered
+    : topic === 'InvoiceSentRetry'
+      ? Transition.retry
+      : Transition.sendError;
 }
 
 /** States after which nothing else happens to the document. */

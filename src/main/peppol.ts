@@ -1,5 +1,5 @@
 import type { PeppolApiServices, Unavailable } from '../peppol/api-services';
-import type { PeppolSender } from '../../activities/peppol-send.activities';
+import type { PeppolSender } from '../sending';
 import type { Config } from '../config/load-config';
 import type { Logger } from '../observability/logger';
 import { loadApCertificateAuthorities, loadAs4Keys } from '../peppol/as4/as4-keys';

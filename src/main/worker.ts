@@ -12,7 +12,7 @@ import { composeCore, composeDocumentPool, validatorOptions } from './compose';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { composeWebhookWorker, temporalDeliveryRuns, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, type Validator, type ValidatorPool } from '../validation';
-import type { TransformOptions } from '../transform';
+import { inProcessTransform, type TransformOptions } from '../transform';
 import type { Logger } from '../observability/logger';
 import { composePeppolSender } from './peppol';
 import { temporalClientOver } from '../temporal/client';
@@ -100,10 +100,12 @@ export async function startWorker(
       maxDocumentBytes: config.http.maxUploadBytes,
       validator,
       // Conversions for a recipient on the same threads as validation, when there are threads.
-      ...('transform' in validator
-        ? { transform: (input: Buffer, options: TransformOptions) => validator.transform(input, options) }
-        : {}),
+      transform:
+        'transform' in validator
+          ? (input: Buffer, options: TransformOptions) => validator.transform(input, options)
+          : inProcessTransform,
       webhooks: webhooks.services,
+      events: webhooks.services.publisher,
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
       peppolSender: composePeppolSender(config),
     }),

@@ -96,7 +96,11 @@ function participantAt(doc: Document, path: string, described: string): Particip
 
 /** Reads the routing of an XML invoice or credit note; a problem result for anything that prevents sending it. */
 export function readInvoiceRouting(xml: Buffer): InvoiceRouting | RoutingProblem {
-  const doc = parseXml(xml);
+  return readInvoiceRoutingFrom(parseXml(xml));
+}
+
+/** The same, from a document already parsed with parseXml (detection holds one): no second parse. */
+export function readInvoiceRoutingFrom(doc: Document): InvoiceRouting | RoutingProblem {
   const p = pathsOf(doc);
   if (!p)
     return {

@@ -730,7 +730,11 @@ export function readSbdHeader(input: Buffer | Uint8Array, options: ParseSbdOptio
 // Building
 
 export type SbdBuildPayload =
-  | { xml: Buffer | Uint8Array | string }
+  | {
+      xml: Buffer | Uint8Array | string;
+      /** The payload's root element, when the caller already parsed this XML: it is then not parsed again. */
+      root?: { namespaceURI: string; localName: string };
+    }
   /** Non-XML payloads: the Standard / Type / TypeVersion cannot be derived and must be given (e.g. for Factur-X). */
   | { binary: Buffer | Uint8Array; mimeType: string; standard: string; type: string; typeVersion: string }
   | { text: string; mimeType: string; standard: string; type: string; typeVersion: string };
@@ -770,11 +774,12 @@ function esc(s: string): string {
 function preparePayloadXml(
   xml: Buffer | Uint8Array | string,
   limits?: Partial<XmlLimits>,
-): { text: string; root: Element } {
-  const doc = parseXml(xml, limits);
+  knownRoot?: { namespaceURI: string; localName: string },
+): { text: string; root: { namespaceURI: string | null; localName: string | null } } {
+  const root = knownRoot ?? (parseXml(xml, limits).documentElement as Element);
   const { text } = decodeXml(xml, Number.MAX_SAFE_INTEGER);
   const decl = readXmlDeclaration(text);
-  return { text: (decl ? text.slice(decl.length) : text).replace(/^\s+/, ''), root: doc.documentElement as Element };
+  return { text: (decl ? text.slice(decl.length) : text).replace(/^\s+/, ''), root };
 }
 
 /** Builds a Standard Business Document; throws the same PeppolError reasons as parsing for inconsistent input. */
@@ -789,7 +794,7 @@ export function buildSbd(input: SbdBuildInput): BuiltSbd {
   let type: string;
   let typeVersion: string;
   if ('xml' in input.payload) {
-    const { text, root } = preparePayloadXml(input.payload.xml, input.limits);
+    const { text, root } = preparePayloadXml(input.payload.xml, input.limits, input.payload.root);
     payloadXml = text;
     shape = { kind: 'xml', namespaceURI: root.namespaceURI, localName: root.localName ?? '' };
     const parts = documentTypeParts(input.documentType.value);

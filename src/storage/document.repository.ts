@@ -1,4 +1,4 @@
-import { HistoryStep, historyOrder, isFinalOrder } from '../core/document-states';
+import { HistoryStep, historyOrder, isFinalOrder, type DocumentTransition } from '../core/document-states';
 import type {
   Models,
   DocumentDoc,
@@ -29,6 +29,8 @@ export interface NewDocument {
   tenantId: string;
   documentId: string;
   partyId: string;
+  /** The party's legal-entity id at upload, so the steps that publish about the document need not look it up. */
+  legalEntityId?: string | undefined;
   channel?: string | undefined;
   createdBy: string;
   contentType: string;
@@ -85,6 +87,7 @@ export class DocumentRepository {
         _id: documentKey(doc.tenantId, doc.documentId),
         ...doc,
         channel: doc.channel ?? null,
+        legalEntityId: doc.legalEntityId ?? null,
         filename: doc.filename ?? null,
         direction,
         createdAt: new Date(),
@@ -140,6 +143,21 @@ export class DocumentRepository {
     extra: { format?: DocumentFormatInfo; validation?: DocumentValidationInfo } = {},
   ): Promise<boolean> {
     return this.insertEntry(tenantId, documentId, update, extra);
+  }
+
+  /**
+   * Writes the entry of one transition of the document-state table (its state and key come from the table, never
+   * from the step). True when this call wrote it; a transition already recorded keeps its first entry.
+   */
+  async recordTransition(
+    tenantId: string,
+    documentId: string,
+    transition: DocumentTransition,
+    entry: { detail?: string; attempt?: number } = {},
+    extra: { format?: DocumentFormatInfo; validation?: DocumentValidationInfo } = {},
+  ): Promise<boolean> {
+    const update: HistoryUpdate = { state: transition.to, key: transition.key(entry.attempt ?? 0) };
+    return this.insertEntry(tenantId, documentId, entry.detail ? { ...update, detail: entry.detail } : update, extra);
   }
 
   private async insertEntry(

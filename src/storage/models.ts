@@ -116,6 +116,8 @@ export interface DocumentDoc {
   /** Caller-visible id (X-Service-DocumentId or generated). Unique per tenant. */
   documentId: string;
   partyId: string;
+  /** The party's legal-entity id when the record was written (null on records written before it was kept). */
+  legalEntityId?: string | null;
   direction: 'outbound' | 'inbound';
   channel?: string | null;
   createdBy: string;
@@ -255,6 +257,7 @@ export function buildModels(conn: Connection) {
       documentId: str,
       partyId: str,
       direction: { type: String, enum: ['outbound', 'inbound'], required: true },
+      legalEntityId: { type: String, default: null },
       channel: { type: String, default: null },
       createdBy: str,
       contentType: str,

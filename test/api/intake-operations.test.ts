@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { MockActivityEnvironment } from '@temporalio/testing';
 import type mongoose from 'mongoose';
 import request from 'supertest';
-import { createDocumentActivities } from '../../activities/documents.activities';
+import { createSendInvoice } from '../../src/sending';
+import { inProcessTransform } from '../../src/transform';
 import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { requireEnv, uniqueDbUri } from '../support/services';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
@@ -17,7 +17,7 @@ const PARTY = '0106:33333333';
  * FerretDB every round trip costs milliseconds and every update scans its collection, so these counts are part of
  * the intake budget (docs/benchmarks.md); a change that adds one should fail here and be a decision.
  */
-describe('database operations of intake and detection', () => {
+describe('database operations of intake and the document check', () => {
   let ctx: TestContext;
   let token: string;
   const sent: { name: string; collection: string; filter: unknown }[] = [];
@@ -106,7 +106,7 @@ describe('database operations of intake and detection', () => {
     }
   });
 
-  it('detects the format with a record lookup, one blob read and one entry insert', async () => {
+  it('checks the document with a record lookup, one blob read and one entry insert per step', async () => {
     const documentId = randomUUID();
     const res = await request(ctx.app)
       .post(`/api/v1/${PARTY}/salesInvoice/send`)
@@ -115,24 +115,32 @@ describe('database operations of intake and detection', () => {
       .type('application/xml')
       .send(invoice);
     expect(res.status).toBe(200);
-    const activities = createDocumentActivities({
+    const steps = createSendInvoice({
       documents: ctx.core.documents,
       directory: ctx.core.directory,
       blobs: ctx.core.db.blobs,
       maxDocumentBytes: 1 << 20,
+      heartbeat: () => undefined,
+      // What validation decides is not counted here (its own tests); only what the step reads and writes.
+      validator: { validate: async () => ({ isValid: true, assertions: [], ruleSets: [] }) as never },
+      transform: inProcessTransform,
+      peppolSender: { unavailable: 'not used here' },
+      events: { publishEvent: () => Promise.reject(new Error('not used here')) },
     });
     const record = await ctx.core.documents.find('tenantOps', documentId);
     let outcome: unknown;
     const calls = await storageCalls(async () => {
-      outcome = await new MockActivityEnvironment().run(activities.detectDocumentFormat, {
-        tenantId: 'tenantOps',
-        documentId,
-      });
+      outcome = await steps.checkDocument({ tenantId: 'tenantOps', documentId });
     });
-    expect(outcome).toMatchObject({ ok: true, format: { syntax: 'UBL' } });
+    expect(outcome).toMatchObject({
+      detection: { ok: true, format: { syntax: 'UBL' } },
+      validation: { kind: 'valid' },
+      facts: { blobId: record!.blobId, partyId: PARTY, legalEntityId: `NL:${PARTY}`, createdBy: 'api' },
+    });
     expect(calls).toEqual([
       { name: 'find', collection: 'documents', filter: { _id: `tenantOps:${documentId}` } },
       { name: 'find', collection: ctx.core.db.blobs.filesCollection, filter: { _id: record!.blobId } },
+      { name: 'insert', collection: 'documenthistory', filter: undefined },
       { name: 'insert', collection: 'documenthistory', filter: undefined },
     ]);
   });

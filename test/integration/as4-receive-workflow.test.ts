@@ -11,7 +11,7 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { receiveDocumentWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import type { TestPki } from '../support/peppol/test-pki';
-import type { ReceiveDocumentResult } from '../../workflows/messages';
+import type { ReceiveDocumentResult } from '../../workflows/contracts/receive-document';
 import { DOCTYPE_SCHEME_BUSDOX, documentTypeId, formatId } from '../../src/peppol/identifiers';
 import { extractFromPdf } from '../../src/formats';
 import { HEADER, RECEIVER, message, sbd } from '../support/as4-messages';
@@ -99,7 +99,7 @@ describe('receiveDocument on the real Temporal dev server', () => {
     const msg = message(pki);
     const result = await received(msg);
     expect(result.received).toMatchObject({ state: 'detected', topic: 'InvoiceReceived' });
-    const documentId = result.received!.documentId;
+    const documentId = result.received.documentId;
     const doc = await ctx.core.documents.find(tenantId, documentId);
     expect(doc).toMatchObject({
       direction: 'inbound',
@@ -109,7 +109,7 @@ describe('receiveDocument on the real Temporal dev server', () => {
       format: { id: expect.stringMatching(/ubl/) },
     });
 
-    const event = await ctx.core.db.models.WebhookEvent.findById(result.received!.eventId).lean().exec();
+    const event = await ctx.core.db.models.WebhookEvent.findById(result.received.eventId).lean().exec();
     expect(event).toMatchObject({ topic: 'InvoiceReceived', documentId, createdBy: 'peppol' });
     expect(event?.details).toMatchObject({
       id: documentId,
@@ -197,8 +197,8 @@ describe('receiveDocument on the real Temporal dev server', () => {
     expect(record).toMatchObject({ state: 'rejected', stateDetail: expect.stringMatching(/^UNKNOWN_FORMAT: /) });
     // The party still gets what arrived, and an InvoiceReceivedError saying why it could not be read.
     expect(result.received).toMatchObject({ state: 'rejected', topic: 'InvoiceReceivedError' });
-    const event = await ctx.core.db.models.WebhookEvent.findById(result.received!.eventId).lean().exec();
-    expect(event).toMatchObject({ topic: 'InvoiceReceivedError', documentId: result.received!.documentId });
+    const event = await ctx.core.db.models.WebhookEvent.findById(result.received.eventId).lean().exec();
+    expect(event).toMatchObject({ topic: 'InvoiceReceivedError', documentId: result.received.documentId });
     expect(event?.details).toMatchObject({ reasonCode: 'UNKNOWN_FORMAT', messageId: msg.messageId });
   });
 });

@@ -5,7 +5,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { sendInvoiceWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
-import type { SendInvoiceResult } from '../../workflows/messages';
+import type { SendInvoiceResult } from '../../workflows/contracts/send-invoice';
 import { corpusFile, SAMPLE_CII_INVOICE } from '../support/corpus';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';

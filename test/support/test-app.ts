@@ -8,7 +8,8 @@ import { GatewayError } from '../../src/core/gateway-error';
 import { generateClientSecret, hashClientSecret } from '../../src/auth/secret-hash';
 import { composeApp, composeCore, composeIdentity, type Core } from '../../src/main/compose';
 import type { RevocationChecker } from '../../src/peppol/pki/revocation';
-import type { ReceiveDocumentInput, SendInvoiceInput } from '../../workflows/messages';
+import type { ReceiveDocumentInput } from '../../workflows/contracts/receive-document';
+import type { SendInvoiceInput } from '../../workflows/contracts/send-invoice';
 import { requireEnv, uniqueDbUri } from './services';
 
 /** Records starts; can be told to fail, to exercise the "stored but not started" path. */

@@ -1,4 +1,4 @@
-import { detectionOutcome } from '../../../activities/detection';
+import { detectionOutcome } from '../../../src/documents/detection';
 import { ECHO_MESSAGE_MAX_CHARS } from '../../../src/core/truncate';
 
 /** A document's own text is quoted back in the status record and the event, bounded however long it is. */

@@ -3,13 +3,14 @@ import { deflateSync } from 'node:zlib';
 import { runBounded, type BoundedOutcome } from '../../support/bounded-process';
 
 /**
- * Format detection of stored uploads (activities/detection.ts) runs on the worker's activity thread, not on the
+ * Format detection of stored uploads (src/documents/detection.ts: inspectUpload for sales invoices,
+ * detectionOutcome for received documents) runs on the worker's activity thread, not on the
  * document pool's threads: what bounds it is the readers' own limits. Each hostile upload that once took hundreds of
  * megabytes, or the process, must be answered as a document problem in a child process with a 128 MB heap (30 MB of
  * it module code), raising its peak RSS by less than the figure given.
  */
 
-const DETECTION = path.resolve(__dirname, '../../../activities/detection.ts');
+const DETECTION = path.resolve(__dirname, '../../../src/documents/detection.ts');
 const MB = 1024 * 1024;
 
 function pdfWithAttachment(stored: Buffer, filter: string): Buffer {
@@ -37,14 +38,20 @@ const cases: Array<[name: string, code: string, input: () => Buffer, peakRssGrow
   ['a million empty dictionaries where attachments are looked for', 'UNPROCESSABLE', EMPTY_DICTIONARIES, 96],
 ];
 
+const entries: Array<[entry: string, pick: (value: unknown) => unknown]> = [
+  ['detectionOutcome', (value) => value],
+  ['inspectUpload', (value) => (value as { detection: unknown }).detection],
+];
+const runs = entries.flatMap(([entry, pick]) => cases.map(([name, ...rest]) => [entry, name, ...rest, pick] as const));
+
 describe('format detection of hostile uploads, as the worker runs it', () => {
-  it.each(cases)(
-    '%s → %s within a 128 MB heap',
-    async (_name, code, input, peakRssGrowthMb) => {
-      const outcome: BoundedOutcome = await runBounded(DETECTION, 'detectionOutcome', input(), { maxHeapMb: 128 });
-      const answer = expect.objectContaining({ ok: false, code });
-      expect(outcome).toEqual(expect.objectContaining({ kind: 'returned', value: answer }));
+  it.each(runs)(
+    '%s: %s → %s within a 128 MB heap',
+    async (entry, _name, code, input, peakRssGrowthMb, pick) => {
+      const outcome: BoundedOutcome = await runBounded(DETECTION, entry, input(), { maxHeapMb: 128 });
+      expect(outcome).toMatchObject({ kind: 'returned' });
       if (outcome.kind !== 'returned') return;
+      expect(pick(outcome.value)).toEqual(expect.objectContaining({ ok: false, code }));
       expect(outcome.peakRssGrowthBytes).toBeLessThan(peakRssGrowthMb * MB);
       expect(outcome.ms).toBeLessThan(10_000);
     },

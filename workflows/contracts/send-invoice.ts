@@ -1,6 +1,8 @@
-/** Workflow names and payload types shared by the API (starter) and the worker. No runtime imports beyond types. */
-
-import type { RetrySchedule } from '../src/core/retry-schedule';
+/**
+ * The sendInvoice workflow's contract: its name, input and result, and what its activities take and answer. Shared
+ * by the API (starter), the workflow and the use case (src/sending). Types only, besides the name.
+ */
+import type { RetrySchedule } from '../../src/core/retry-schedule';
 
 export const SEND_INVOICE_WORKFLOW = 'sendInvoice';
 
@@ -9,7 +11,7 @@ export interface SendInvoiceInput {
   documentId: string;
   /**
    * Waits between failed Peppol delivery attempts, fixed when the run starts (PEPPOL_SEND_RETRY_SCHEDULE of the API
-   * process). Absent (runs started before it existed, or a starter without one): PEPPOL_SEND_SCHEDULE.
+   * process). Absent (a starter without one): PEPPOL_SEND_SCHEDULE.
    */
   peppolSchedule?: RetrySchedule;
 }
@@ -28,41 +30,65 @@ export interface DetectedFormatSummary {
 export type DetectionOutcome =
   { ok: true; format: DetectedFormatSummary } | { ok: false; code: string; message: string };
 
-export interface ValidateDocumentInput extends SendInvoiceInput {
-  /** The format detection found; validation judges the same one. */
-  formatId: string;
-}
-
 export type ValidationOutcome =
   | { kind: 'valid'; warnings: number; ruleSets: string[] }
   | { kind: 'invalid'; errors: number; reasonCodes: string[]; summary: string }
   | { kind: 'not-validated'; reason: string };
 
+export interface PeppolIdentifier {
+  scheme: string;
+  value: string;
+}
+
+/** The invoice's Peppol addresses (BT-49 receiver, BT-34 sender, BT-40 country), or why it has none to send to. */
+export type RoutingFacts =
+  | { ok: true; sender: PeppolIdentifier; receiver: PeppolIdentifier; countryC1: string }
+  | { ok: false; code: string; message: string };
+
+/**
+ * What the document check read once, carried by the workflow so later steps neither read the record again nor
+ * re-parse the document: where its bytes are, whose it is, and (for formats with a Peppol document type) its routing.
+ */
+export interface DocumentFacts {
+  /** The stored upload's bytes. */
+  blobId: string;
+  partyId: string;
+  /** The party's legal-entity id, stamped on the record at upload. */
+  legalEntityId: string | null;
+  createdBy: string;
+  /** A Factur-X / ZUGFeRD PDF: what goes over Peppol is its XML, converted. */
+  pdf: boolean;
+  /** The root element of the uploaded XML (detection read it), so building the SBD needs no parse. */
+  root?: { namespaceURI: string; localName: string };
+  /** Read for formats that have a Peppol document type identifier. */
+  routing?: RoutingFacts;
+}
+
+/** The document check: detection, then (for a recognised format) validation, on one read of the stored bytes. */
+export interface CheckDocumentResult {
+  detection: DetectionOutcome;
+  /** Absent when detection refused the document. */
+  validation?: ValidationOutcome;
+  facts: DocumentFacts;
+}
+
 /** Which step of sendInvoice an InvoiceSent* event comes from. */
 export type SendStage = 'detection' | 'validation' | 'configuration' | 'recipient' | 'lookup' | 'delivery';
-
-/** Ends a sales invoice in InvoiceSentError and publishes the event. */
-export interface FailSendInput extends SendInvoiceInput {
-  /** Workflow-made, so a retried publish is the same event. */
-  eventId: string;
-  /** Which step ended it. */
-  stage: SendStage;
-  /** Spec 7 cause text, e.g. `Invalid payload: ...`. */
-  message: string;
-  /** SV / BV (validation) or the detection error code. */
-  reasonCode: string;
-  recipient?: string;
-  attempt?: number;
-}
 
 export type SendTopic = 'InvoiceSent' | 'InvoiceSentRetry' | 'InvoiceSentError';
 
 /** One InvoiceSent* event with what is known at that point (spec 6.3 details); the record's state follows the topic. */
-export interface SendEventInput extends SendInvoiceInput {
+export interface SendEventInput {
+  tenantId: string;
+  documentId: string;
   topic: SendTopic;
   eventId: string;
   message: string;
   stage: SendStage;
+  /** Who and what the event is about (from the document check: nothing is read again to publish). */
+  facts: DocumentFacts;
+  /** The uploaded format's Peppol document type, when it has one. */
+  sourceDocumentTypeId?: string;
   reasonCode?: string;
   /** Buyer participant, `<icd>:<id>`. */
   recipient?: string;
@@ -72,11 +98,6 @@ export interface SendEventInput extends SendInvoiceInput {
   attempt?: number;
   /** The Peppol document type the document went (or was to go) as. */
   targetDocumentTypeId?: string;
-}
-
-export interface PeppolIdentifier {
-  scheme: string;
-  value: string;
 }
 
 /** Where and how one sales invoice is delivered: the invoice's addresses and the recipient's checked SMP endpoint. */
@@ -97,7 +118,16 @@ export interface PeppolRoute {
     targetName: string;
     /** Elements the conversion could not carry over (unmapped + not carried); 0 for a lossless conversion. */
     notCarried: number;
+    /** The converted bytes, stored once when the route was chosen. */
+    blobId: string;
   };
+}
+
+export interface ResolveRecipientInput {
+  tenantId: string;
+  documentId: string;
+  format: DetectedFormatSummary;
+  facts: DocumentFacts;
 }
 
 export type ResolveRecipientOutcome =
@@ -105,7 +135,10 @@ export type ResolveRecipientOutcome =
   /** `retryable`: the SML or SMP could not be asked (not the recipient's answer); a later attempt may succeed. */
   | { kind: 'refused'; retryable: boolean; stage: SendStage; reasonCode: string; message: string; recipient?: string };
 
-export interface SendPeppolInput extends SendInvoiceInput {
+export interface SendPeppolInput {
+  tenantId: string;
+  documentId: string;
+  facts: DocumentFacts;
   route: PeppolRoute;
   /** 1-based. */
   attempt: number;
@@ -137,34 +170,4 @@ export interface SendInvoiceResult {
   event?: PublishedDocumentEvent;
   /** Peppol delivery: attempts made and the AS4 message. */
   delivery?: { attempts: number; messageId?: string; endpoint?: string };
-}
-
-export const RECEIVE_DOCUMENT_WORKFLOW = 'receiveDocument';
-
-/** A Peppol AS4 message this access point received and stored (`as4inbound`, keyed by the AS4 MessageId). */
-export interface ReceiveDocumentInput {
-  tenantId: string;
-  messageId: string;
-}
-
-export interface ReceiveDocumentResult {
-  messageId: string;
-  state: string;
-  detection: DetectionOutcome;
-  /** The party's purchase document made of the message (runs recorded before that step have none). */
-  received?: ReceivedDocumentOutcome;
-}
-
-export interface ReceivedDocumentInput extends ReceiveDocumentInput {
-  detection: DetectionOutcome;
-  /** Id of the event to publish (from the workflow, so a retried step publishes the same event). */
-  eventId: string;
-}
-
-export interface ReceivedDocumentOutcome {
-  documentId: string;
-  state: string;
-  /** The event published (InvoiceReceived / InvoiceReceivedError); none for other document kinds. */
-  eventId?: string;
-  topic?: string;
 }

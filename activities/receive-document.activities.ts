@@ -1,0 +1,14 @@
+import { heartbeat } from '@temporalio/activity';
+import { createReceiveDocument, type ReceiveDocumentDeps } from '../src/receiving';
+
+/** What the worker wires for receiveDocument's activities (the heartbeat is the activity's own). */
+export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'>;
+
+/** receiveDocument's activities: the receive-document use case's steps (errors are mapped in ./index.ts). */
+export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDeps) {
+  const steps = createReceiveDocument({ ...deps, heartbeat: () => heartbeat() });
+  return {
+    detectReceivedFormat: steps.detectReceivedFormat,
+    registerReceivedDocument: steps.registerReceivedDocument,
+  };
+}

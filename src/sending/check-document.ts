@@ -1,0 +1,159 @@
+import { Transition } from '../core/document-states';
+import { isGatewayError } from '../core/gateway-error';
+import { inspectUpload } from '../documents/detection';
+import { loadDocument } from '../documents/loader';
+import type { DocumentValidationInfo } from '../storage/models';
+import type { Assertion, ValidationResult } from '../validation';
+import type {
+  CheckDocumentResult,
+  DetectionOutcome,
+  DocumentFacts,
+  SendInvoiceInput,
+  ValidationOutcome,
+} from '../../workflows/contracts/send-invoice';
+import type { SendInvoiceDeps } from './ports';
+
+/** Assertions kept on a record: enough to act on, bounded so a broken document cannot bloat the record. */
+export const MAX_KEPT_ASSERTIONS = 200;
+/** How many errors the status history line and the event message quote. */
+const QUOTED_ERRORS = 3;
+
+/** Errors first (they decide), then warnings while room remains. */
+function keep(assertions: readonly Assertion[], truncated: boolean): { kept: Assertion[]; truncated: boolean } {
+  const ordered = [...assertions.filter((a) => a.flag === 'error'), ...assertions.filter((a) => a.flag !== 'error')];
+  return { kept: ordered.slice(0, MAX_KEPT_ASSERTIONS), truncated: truncated || ordered.length > MAX_KEPT_ASSERTIONS };
+}
+
+/** The first errors as one line: `[SV] cvc-datatype-valid.1.2.1 at /Invoice/...: text; [BV] BR-CO-15 ...`. */
+export function summarizeErrors(assertions: readonly Assertion[], max = QUOTED_ERRORS): string {
+  const errors = assertions.filter((a) => a.flag === 'error');
+  const quoted = errors
+    .slice(0, max)
+    .map((a) => `[${a.reasonCode}] ${a.ruleId} at ${a.location}: ${a.text.replace(/\s+/g, ' ').trim().slice(0, 300)}`);
+  const more = errors.length > max ? ` (and ${errors.length - max} more)` : '';
+  return quoted.join('; ') + more;
+}
+
+function toRecord(result: ValidationResult, at: Date): DocumentValidationInfo {
+  const { kept, truncated } = keep(result.assertions, result.truncated === true);
+  return {
+    isValid: result.isValid,
+    ruleSets: result.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
+    assertions: kept.map((a) => ({
+      artifact: a.artifact,
+      flag: a.flag,
+      ruleId: a.ruleId,
+      location: a.location,
+      text: a.text,
+      reasonCode: a.reasonCode,
+      ruleSet: a.ruleSet,
+    })),
+    errorCount: result.assertions.filter((a) => a.flag === 'error').length,
+    warningCount: result.assertions.filter((a) => a.flag !== 'error').length,
+    truncated,
+    validatedAt: at,
+  };
+}
+
+/**
+ * The detection step: the format (or why it is refused) goes on the record as its `detect` entry.
+ */
+async function recordDetection(deps: SendInvoiceDeps, input: SendInvoiceInput, detection: DetectionOutcome) {
+  if (detection.ok) {
+    await deps.documents.recordTransition(
+      input.tenantId,
+      input.documentId,
+      Transition.detected,
+      { detail: detection.format.id },
+      { format: detection.format },
+    );
+  } else {
+    await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.rejected, {
+      detail: `${detection.code}: ${detection.message}`,
+    });
+  }
+}
+
+/**
+ * The validation step: the bytes against the official rules of the format detection found (forced, so both steps
+ * judge the same format). Invalid documents and formats without rules are results; a missing rule pack is an
+ * infrastructure failure (DEPENDENCY_UNAVAILABLE) retried until an operator fetches the packs.
+ */
+async function validate(
+  deps: SendInvoiceDeps,
+  input: SendInvoiceInput,
+  bytes: Buffer,
+  formatId: string,
+): Promise<ValidationOutcome> {
+  let outcome: ValidationOutcome;
+  let result: ValidationResult | undefined;
+  try {
+    deps.heartbeat();
+    result = await deps.validator.validate(bytes, { sourceFormat: formatId });
+    const errors = result.assertions.filter((a) => a.flag === 'error');
+    outcome = result.isValid
+      ? {
+          kind: 'valid',
+          warnings: result.assertions.length - errors.length,
+          ruleSets: result.ruleSets.map((r) => `${r.id}@${r.version}`),
+        }
+      : {
+          kind: 'invalid',
+          errors: errors.length,
+          reasonCodes: [...new Set(errors.map((a) => a.reasonCode))].sort(),
+          summary: summarizeErrors(result.assertions),
+        };
+  } catch (e) {
+    if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE') {
+      outcome = { kind: 'not-validated', reason: e.message };
+    } else if (isGatewayError(e) && !e.retryable) {
+      // Bytes that detection accepted but the validator cannot read (e.g. a forced format that does not fit).
+      outcome = { kind: 'invalid', errors: 1, reasonCodes: ['SV'], summary: `${e.code}: ${e.message}` };
+    } else {
+      throw e;
+    }
+  }
+
+  const validation = result ? { validation: toRecord(result, new Date()) } : {};
+  const { tenantId, documentId } = input;
+  if (outcome.kind === 'valid') {
+    const detail = outcome.ruleSets.join(', ');
+    await deps.documents.recordTransition(tenantId, documentId, Transition.validated, { detail }, validation);
+  } else if (outcome.kind === 'not-validated') {
+    await deps.documents.recordTransition(tenantId, documentId, Transition.notValidated, { detail: outcome.reason });
+  } else {
+    // The final state (InvoiceSentError) is written by the workflow's error step; this keeps the assertions.
+    const detail = `Invalid payload: ${outcome.summary}`;
+    await deps.documents.recordTransition(tenantId, documentId, Transition.invalid, { detail }, validation);
+  }
+  return outcome;
+}
+
+/** The party's legal-entity id, for a record written before uploads stamped it. */
+async function legalEntityOf(deps: SendInvoiceDeps, tenantId: string, partyId: string): Promise<string | null> {
+  const party = await deps.directory.findParty(partyId);
+  return party && party.tenantId === tenantId ? party.legalEntityId : null;
+}
+
+/**
+ * The document check of a sales invoice: one read of the record and its bytes, detection (with the routing facts,
+ * on the same parse), then validation of a recognised format. What it read travels on as facts.
+ */
+export async function checkDocument(deps: SendInvoiceDeps, input: SendInvoiceInput): Promise<CheckDocumentResult> {
+  const { stored, bytes } = await loadDocument(deps, input.tenantId, input.documentId);
+  const inspected = inspectUpload(bytes);
+  const facts: DocumentFacts = {
+    blobId: stored.blobId,
+    partyId: stored.partyId,
+    legalEntityId: stored.legalEntityId ?? (await legalEntityOf(deps, input.tenantId, stored.partyId)),
+    createdBy: stored.createdBy,
+    pdf: inspected.pdf,
+    ...(inspected.root ? { root: inspected.root } : {}),
+    ...(inspected.routing ? { routing: inspected.routing } : {}),
+  };
+  const { detection } = inspected;
+  await recordDetection(deps, input, detection);
+  if (!detection.ok) return { detection, facts };
+  const validation = await validate(deps, input, bytes, detection.format.id);
+  return { detection, validation, facts };
+}

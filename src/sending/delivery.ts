@@ -1,0 +1,105 @@
+import { X509Certificate } from 'node:crypto';
+import { Transition } from '../core/document-states';
+import { GatewayError, isGatewayError } from '../core/gateway-error';
+import { readBytes, whileBeating } from '../documents/loader';
+import { buildPeppolMessage } from '../peppol/as4/message';
+import { stableMessageIds } from '../peppol/as4/message-ids';
+import { sendAs4Message } from '../peppol/as4/sender';
+import { formatId } from '../peppol/identifiers';
+import { buildSbd } from '../peppol/sbdh';
+import { convertForRecipient } from '../transform/recipient';
+import type { SendPeppolInput, SendPeppolOutcome } from '../../workflows/contracts/send-invoice';
+import type { SendInvoiceDeps } from './ports';
+
+/**
+ * The bytes that go out: the upload, or the conversion the route was chosen with (stored once by resolveRecipient).
+ * Converted bytes removed meanwhile (reconciliation keeps only bytes a record refers to) are converted again, the same
+ * bytes: conversion is a pure function.
+ */
+async function payloadOf(deps: SendInvoiceDeps, input: SendPeppolInput): Promise<Buffer> {
+  const transform = input.route.transform;
+  if (!transform) return readBytes(deps, input.facts.blobId);
+  try {
+    return await readBytes(deps, transform.blobId);
+  } catch (e) {
+    if (!isGatewayError(e) || e.code !== 'STORAGE_FAILED' || e.details?.blobId !== transform.blobId) throw e;
+  }
+  const converted = await convertForRecipient(
+    await readBytes(deps, input.facts.blobId),
+    transform.targetFormat,
+    deps.transform,
+  );
+  return converted.xml;
+}
+
+/**
+ * One delivery attempt: SBDH + AS4 message with the document's stable ids and the first attempt's timestamp (so a
+ * resend is the same message), POSTed and the answer classified. The attempt and its outcome go on the record under
+ * the key `send-attempt-<n>`. What the peer does is a result; only our own infrastructure failures throw.
+ */
+export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput): Promise<SendPeppolOutcome> {
+  const sender = deps.peppolSender;
+  if ('unavailable' in sender) {
+    // Only reachable when workers differ in configuration (this one resolved nowhere): another worker may send it.
+    throw new GatewayError(
+      'DEPENDENCY_UNAVAILABLE',
+      `Peppol sending is not configured on this worker: ${sender.unavailable}`,
+      { retryable: true },
+    );
+  }
+  const { route, facts } = input;
+  const bytes = await payloadOf(deps, input);
+  const firstAttemptAt = new Date(input.firstAttemptAt);
+  const ids = stableMessageIds(`${input.tenantId}:${input.documentId}`);
+  const header = {
+    sender: route.sender,
+    receiver: route.receiver,
+    documentType: route.documentType,
+    process: route.process,
+  };
+  const sbd = buildSbd({
+    ...header,
+    countryC1: route.countryC1,
+    // The same instance identifier and creation time on every attempt: a resend carries the same SBD.
+    instanceIdentifier: ids.conversationId,
+    creationDateAndTime: firstAttemptAt,
+    // The upload's root is known from detection: the payload is not parsed again.
+    payload: { xml: bytes, ...(!route.transform && facts.root ? { root: facts.root } : {}) },
+  });
+  const receiverCertificate = new X509Certificate(Buffer.from(route.receiverCertificate, 'base64'));
+  const message = buildPeppolMessage({
+    sbd: sbd.xml,
+    header,
+    signer: sender.keys.signing(),
+    receiverCertificate,
+    timestamp: firstAttemptAt,
+    ...ids,
+  });
+  // The exchange can take up to the AS4 timeout; heartbeats keep a live attempt from being taken for a dead worker.
+  const exchange = sender.exchange ?? sendAs4Message;
+  const out = await whileBeating(deps.heartbeat, () =>
+    exchange(message, route.endpointUrl, {
+      apCertificateAuthorities: sender.apCertificateAuthorities,
+      receiverCertificate,
+      ...(sender.revocation ? { revocation: sender.revocation } : {}),
+      ...(sender.sendTimeoutMs ? { timeoutMs: sender.sendTimeoutMs } : {}),
+    }),
+  );
+  const result: SendPeppolOutcome = {
+    outcome: out.outcome,
+    messageId: message.messageId,
+    endpoint: route.endpointUrl,
+    ...(out.httpStatus !== undefined ? { httpStatus: out.httpStatus } : {}),
+    ...('reason' in out ? { reason: out.reason } : {}),
+    ...(out.outcome === 'delivered' ? { receiptMessageId: out.receiptMessageId } : {}),
+  };
+  const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
+  const reason = result.reason ? `: ${result.reason}` : '';
+  await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.sendAttempt, {
+    attempt: input.attempt,
+    detail:
+      `attempt ${input.attempt} to ${formatId(route.receiver)} at ${route.endpointUrl} ` +
+      `(AS4 MessageId ${message.messageId}): ${out.outcome}, ${status}${reason}`,
+  });
+  return result;
+}

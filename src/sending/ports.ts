@@ -1,0 +1,49 @@
+import type { X509Certificate } from 'node:crypto';
+import type { ApKeyRing } from '../peppol/pki/key-ring';
+import type { RevocationChecker } from '../peppol/pki/revocation';
+import type { RecipientLookup } from '../peppol/recipient-lookup';
+import type { sendAs4Message } from '../peppol/as4/sender';
+import type { DocumentStore } from '../documents/loader';
+import type { DirectoryRepository } from '../storage/directory.repository';
+import type { TransformRunner } from '../transform';
+import type { ValidateOptions, ValidationResult } from '../validation';
+import type { PublishEventInput, PublishResult } from '../webhooks/publish';
+
+/** What a worker needs to send over Peppol: recipient lookups (SML → SMP) and our AP keys. */
+export interface PeppolSender {
+  lookup: Pick<RecipientLookup, 'findEndpoint'>;
+  keys: ApKeyRing;
+  apCertificateAuthorities: readonly X509Certificate[];
+  /** Checks the receipt signer's certificate for revocation (AS4_REVOCATION_CHECK); absent when switched off. */
+  revocation?: RevocationChecker;
+  /** One AS4 exchange; default 120 s. */
+  sendTimeoutMs?: number;
+  /** The AS4 exchange itself; sendAs4Message unless replaced (a test's peer). */
+  exchange?: typeof sendAs4Message;
+}
+
+/** A worker that cannot send over Peppol, and why (the settings it misses): each invoice ends saying so. */
+export interface PeppolUnavailable {
+  unavailable: string;
+}
+
+/** The official-rule validator (in process, or the document pool's threads with the same `validate`). */
+export interface DocumentValidator {
+  validate(input: Buffer, options?: ValidateOptions): Promise<ValidationResult>;
+}
+
+/** The one publish path of events (src/webhooks). */
+export interface EventSink {
+  publishEvent(input: PublishEventInput): Promise<PublishResult>;
+}
+
+/** Everything the send-invoice use case needs, all required: a worker cannot be wired without one of them. */
+export interface SendInvoiceDeps extends DocumentStore {
+  /** Parties, for records written before uploads stamped the legal-entity id. */
+  directory: Pick<DirectoryRepository, 'findParty'>;
+  validator: DocumentValidator;
+  /** Conversions for a recipient: on the document pool's threads in the worker process, else in process. */
+  transform: TransformRunner;
+  peppolSender: PeppolSender | PeppolUnavailable;
+  events: EventSink;
+}

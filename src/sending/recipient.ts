@@ -1,0 +1,200 @@
+import { Readable } from 'node:stream';
+import { readBytes, whileBeating } from '../documents/loader';
+import {
+  DOCTYPE_SCHEME_BUSDOX,
+  PROCESS_SCHEME,
+  documentTypeId,
+  processId,
+  type DocumentTypeId,
+  type ParticipantId,
+  type ProcessId,
+} from '../peppol/identifiers';
+import type { RecipientLookup } from '../peppol/recipient-lookup';
+import { recipientAlternatives } from '../transform/recipient';
+import type {
+  PeppolRoute,
+  ResolveRecipientInput,
+  ResolveRecipientOutcome,
+} from '../../workflows/contracts/send-invoice';
+import type { PeppolSender, SendInvoiceDeps } from './ports';
+
+const refused = (
+  stage: 'configuration' | 'recipient' | 'lookup',
+  reasonCode: string,
+  message: string,
+  recipient?: string,
+  retryable = false,
+): ResolveRecipientOutcome => ({
+  kind: 'refused',
+  retryable,
+  stage,
+  reasonCode,
+  message,
+  ...(recipient ? { recipient } : {}),
+});
+
+type FindEndpoint = (
+  types: DocumentTypeId[],
+  process: ProcessId | undefined,
+) => ReturnType<RecipientLookup['findEndpoint']>;
+
+/**
+ * The transform step: the first conversion of the document (in recipientAlternatives' order) that passes the
+ * official validation of its format and that the recipient's SMP lists, stored once for every send attempt;
+ * undefined when there is none.
+ */
+async function findConversion(
+  deps: SendInvoiceDeps,
+  input: ResolveRecipientInput,
+  ownDocumentTypeId: string,
+  findEndpoint: FindEndpoint,
+) {
+  // A Factur-X / ZUGFeRD PDF goes in as it is: the conversion reads its embedded XML.
+  const bytes = await readBytes(deps, input.facts.blobId);
+  for await (const alt of recipientAlternatives(bytes, ownDocumentTypeId, deps.transform)) {
+    let types: DocumentTypeId[];
+    let process: ProcessId | undefined;
+    try {
+      types = [documentTypeId(DOCTYPE_SCHEME_BUSDOX, alt.documentTypeId)];
+      process = alt.profileId ? processId(PROCESS_SCHEME, alt.profileId) : undefined;
+    } catch {
+      continue;
+    }
+    const found = await findEndpoint(types, process);
+    if (!found.ok) {
+      if (found.failure === 'document-type-not-supported') continue;
+      return { found, transform: undefined };
+    }
+    const { converted } = alt;
+    const validation = await deps.validator.validate(converted.xml);
+    if (validation.assertions.some((a) => a.flag === 'error')) continue;
+    // Computed once per document: every send attempt reads these bytes instead of converting again.
+    const blob = await deps.blobs.put(Readable.from([converted.xml]), {
+      limit: converted.xml.length,
+      filename: `${input.documentId}.${alt.targetFormat}.xml`,
+      contentType: 'application/xml',
+      metadata: { tenantId: input.tenantId, documentId: input.documentId, convertedFrom: input.facts.blobId },
+    });
+    const transform: NonNullable<PeppolRoute['transform']> = {
+      targetFormat: alt.targetFormat,
+      targetName: converted.report.target.name,
+      notCarried: converted.report.notCarried.length + converted.report.unmapped.length,
+      blobId: blob.blobId,
+    };
+    return { found, transform };
+  }
+  return undefined;
+}
+
+/**
+ * Recipient resolution with route choice: the invoice's Peppol addresses (read by the document check) and the
+ * receiver's checked AS4 endpoint for the document's own document type and process; when the SMP does not list it,
+ * the conversion fallback. Every answer is data: only database and blob store failures throw.
+ */
+export async function resolveRecipient(
+  deps: SendInvoiceDeps,
+  input: ResolveRecipientInput,
+): Promise<ResolveRecipientOutcome> {
+  const sender = deps.peppolSender;
+  if ('unavailable' in sender) {
+    return refused('configuration', 'PEPPOL_NOT_CONFIGURED', `Peppol sending is not configured: ${sender.unavailable}`);
+  }
+  const { format, facts } = input;
+  if (!format.documentTypeId) {
+    return refused(
+      'recipient',
+      'NO_DOCUMENT_TYPE',
+      `Not sent over Peppol: the format ${format.id} has no Peppol document type identifier`,
+    );
+  }
+  const routing = facts.routing;
+  if (!routing) return refused('recipient', 'NOT_AN_INVOICE', 'Not sent: the document has no routing facts');
+  if (!routing.ok) return refused('recipient', routing.code, `Not sent: ${routing.message}`);
+  const recipient = routing.receiver.value;
+  const receiver: ParticipantId = routing.receiver;
+  let documentType: DocumentTypeId;
+  let process: ProcessId | undefined;
+  try {
+    documentType = documentTypeId(DOCTYPE_SCHEME_BUSDOX, format.documentTypeId);
+    process = format.profileId ? processId(PROCESS_SCHEME, format.profileId) : undefined;
+  } catch (e) {
+    return refused('recipient', 'INVALID_IDENTIFIER', `Not sent: ${(e as Error).message}`, recipient);
+  }
+  // DNS and SMP requests are each bounded by PEPPOL_LOOKUP_TIMEOUT_MS, but several of them can outlast a heartbeat.
+  const find =
+    (s: PeppolSender): FindEndpoint =>
+    (types, p) =>
+      whileBeating(deps.heartbeat, () => s.lookup.findEndpoint(receiver, types, p));
+  let found = facts.pdf ? undefined : await find(sender)([documentType], process);
+  let transform: PeppolRoute['transform'];
+  if (!found || (!found.ok && found.failure === 'document-type-not-supported')) {
+    // A format of the document's content that the recipient does take, if there is one (for a PDF, its own XML's
+    // type too: what goes out is the XML, never the PDF).
+    const converted = await findConversion(deps, input, facts.pdf ? '' : format.documentTypeId, find(sender));
+    if (converted) {
+      found = converted.found;
+      transform = converted.transform;
+    }
+  }
+  if (!found) {
+    return refused(
+      'lookup',
+      'DOCUMENT_TYPE_NOT_SUPPORTED',
+      `The recipient ${recipient} does not receive over Peppol AS4 any format the gateway can make of this ` +
+        `${format.name} PDF`,
+      recipient,
+    );
+  }
+  if (!found.ok) {
+    switch (found.failure) {
+      case 'participant-unknown':
+        return refused(
+          'lookup',
+          'PARTICIPANT_UNKNOWN',
+          `The recipient ${recipient} is not reachable on Peppol (${found.message}); ` +
+            'the e-mail fallback is not available in this version',
+          recipient,
+        );
+      case 'document-type-not-supported':
+        return refused(
+          'lookup',
+          'DOCUMENT_TYPE_NOT_SUPPORTED',
+          `The recipient ${recipient} does not receive ${format.documentTypeId} over Peppol AS4, ` +
+            `nor a format the gateway can convert it to: ${found.message}`,
+          recipient,
+        );
+      case 'smp-unreachable':
+        return refused(
+          'lookup',
+          'SMP_UNREACHABLE',
+          `The recipient's Peppol registration could not be read: ${found.message}`,
+          recipient,
+          true,
+        );
+      case 'certificate-problem':
+        return refused(
+          'lookup',
+          'CERTIFICATE_PROBLEM',
+          `The recipient's Peppol registration does not check out: ${found.message}`,
+          recipient,
+        );
+      case 'invalid-identifier':
+        return refused('recipient', 'ENDPOINT_INVALID', `Not sent: ${found.message}`, recipient);
+    }
+  }
+  const endpoint = found.result.endpoint;
+  return {
+    kind: 'found',
+    route: {
+      sender: { ...routing.sender },
+      receiver: { ...routing.receiver },
+      countryC1: routing.countryC1,
+      documentType: { ...found.documentType },
+      process: { ...found.process },
+      smpUrl: found.smpUrl,
+      endpointUrl: endpoint.url,
+      receiverCertificate: endpoint.certificate.raw.toString('base64'),
+      ...(transform ? { transform } : {}),
+    },
+  };
+}

@@ -1,0 +1,355 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { PEPPOL_SEND_SCHEDULE, type RetrySchedule } from '../../src/core/retry-schedule';
+import type {
+  CheckDocumentResult,
+  DocumentFacts,
+  PeppolRoute,
+  ResolveRecipientInput,
+  ResolveRecipientOutcome,
+  SendEventInput,
+  SendInvoiceInput,
+  SendInvoiceResult,
+  SendPeppolInput,
+  SendPeppolOutcome,
+} from '../../workflows/contracts/send-invoice';
+import { SEND_INVOICE_WORKFLOW } from '../../workflows/contracts/send-invoice';
+import { createTimeSkippingEnvironment, withStubbedWorker } from '../support/time-skipping';
+
+/*
+ * Every branch of sendInvoice on the time-skipping server with stubbed activities: what the workflow decides from the
+ * steps' answers (which step runs next, which event it publishes with which fields, when it gives up), without an SMP
+ * or an AS4 peer. The retry schedules run on server time, so the default schedule of 35 hours passes in seconds.
+ */
+
+const FACTS: DocumentFacts = {
+  blobId: 'blob-1',
+  partyId: '0106:12345678',
+  legalEntityId: 'NL:0106:12345678',
+  createdBy: 'api',
+  pdf: false,
+  root: { namespaceURI: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2', localName: 'Invoice' },
+  routing: {
+    ok: true,
+    sender: { scheme: 'iso6523-actorid-upis', value: '0106:12345678' },
+    receiver: { scheme: 'iso6523-actorid-upis', value: '0106:87654321' },
+    countryC1: 'NL',
+  },
+};
+const SOURCE_TYPE = 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##bis3::2.1';
+const DETECTED: CheckDocumentResult['detection'] = {
+  ok: true,
+  format: {
+    id: 'peppol-bis3-ubl-invoice',
+    name: 'BIS 3',
+    syntax: 'UBL',
+    documentType: 'Invoice',
+    documentTypeId: SOURCE_TYPE,
+  },
+};
+const VALID: CheckDocumentResult = {
+  detection: DETECTED,
+  validation: { kind: 'valid', warnings: 0, ruleSets: ['r@1'] },
+  facts: FACTS,
+};
+const ROUTE: PeppolRoute = {
+  sender: FACTS.routing!.ok ? FACTS.routing!.sender : { scheme: '', value: '' },
+  receiver: { scheme: 'iso6523-actorid-upis', value: '0106:87654321' },
+  countryC1: 'NL',
+  documentType: { scheme: 'busdox-docid-qns', value: SOURCE_TYPE },
+  process: { scheme: 'cenbii-procid-ubl', value: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' },
+  smpUrl: 'https://smp.example.test',
+  endpointUrl: 'https://ap.example.test/as4',
+  receiverCertificate: 'AA==',
+};
+const FOUND: ResolveRecipientOutcome = { kind: 'found', route: ROUTE };
+const answer = (outcome: SendPeppolOutcome['outcome'], httpStatus?: number): SendPeppolOutcome => ({
+  outcome,
+  messageId: 'm-1@invoice-gateway',
+  endpoint: ROUTE.endpointUrl,
+  ...(httpStatus !== undefined ? { httpStatus } : {}),
+  ...(outcome === 'delivered' ? { receiptMessageId: 'r-1' } : {}),
+  ...(outcome === 'failed' || outcome === 'retryable' ? { reason: `HTTP ${httpStatus ?? 'none'}` } : {}),
+});
+
+interface Script {
+  check: CheckDocumentResult;
+  resolve?: ResolveRecipientOutcome[];
+  send?: SendPeppolOutcome[];
+  schedule?: RetrySchedule;
+}
+
+interface Run {
+  result: SendInvoiceResult;
+  calls: string[];
+  events: SendEventInput[];
+  resolves: ResolveRecipientInput[];
+  sends: SendPeppolInput[];
+  serverMs: number;
+}
+
+describe('sendInvoice branches (time-skipping server, stubbed activities)', () => {
+  let env: TestWorkflowEnvironment;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnvironment();
+  }, 120_000);
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  async function run(script: Script): Promise<Run> {
+    const calls: string[] = [];
+    const events: SendEventInput[] = [];
+    const resolves: ResolveRecipientInput[] = [];
+    const sends: SendPeppolInput[] = [];
+    const resolveAnswers = [...(script.resolve ?? [])];
+    const sendAnswers = [...(script.send ?? [])];
+    const activities = {
+      checkDocument: async (input: SendInvoiceInput) => {
+        calls.push(`checkDocument:${input.documentId === documentId}`);
+        return script.check;
+      },
+      resolveRecipient: async (input: ResolveRecipientInput) => {
+        calls.push('resolveRecipient');
+        resolves.push(input);
+        const next = resolveAnswers.shift();
+        if (!next) throw new Error('resolveRecipient called more often than scripted');
+        return next;
+      },
+      sendPeppol: async (input: SendPeppolInput) => {
+        calls.push(`sendPeppol:${input.attempt}`);
+        sends.push(input);
+        const next = sendAnswers.shift();
+        if (!next) throw new Error('sendPeppol called more often than scripted');
+        return next;
+      },
+      publishSendEvent: async (input: SendEventInput) => {
+        calls.push(`publish:${input.topic}`);
+        events.push(input);
+        return { eventId: input.eventId, label: 'routed' };
+      },
+    };
+    const documentId = randomUUID();
+    const before = await env.currentTimeMs();
+    const result = await withStubbedWorker(
+      env,
+      activities,
+      (client, taskQueue) =>
+        client.workflow.execute(SEND_INVOICE_WORKFLOW, {
+          taskQueue,
+          workflowId: `send-invoice:test:${documentId}`,
+          args: [{ tenantId: 'test', documentId, ...(script.schedule ? { peppolSchedule: script.schedule } : {}) }],
+        }) as Promise<SendInvoiceResult>,
+    );
+    return { result, calls, events, resolves, sends, serverMs: (await env.currentTimeMs()) - before };
+  }
+
+  it('a refused format ends in InvoiceSentError (stage detection) without validation or delivery', async () => {
+    const r = await run({
+      check: { detection: { ok: false, code: 'UNKNOWN_FORMAT', message: 'not an invoice' }, facts: FACTS },
+    });
+    expect(r.calls).toEqual(['checkDocument:true', 'publish:InvoiceSentError']);
+    expect(r.events[0]).toMatchObject({
+      stage: 'detection',
+      reasonCode: 'UNKNOWN_FORMAT',
+      message: 'Invalid payload: not an invoice',
+      facts: FACTS,
+    });
+    expect(r.events[0]!.sourceDocumentTypeId).toBeUndefined();
+    expect(r.result).toMatchObject({ state: 'InvoiceSentError', detection: { ok: false }, event: { label: 'routed' } });
+    expect(r.result.validation).toBeUndefined();
+  });
+
+  it('an invalid payload ends in InvoiceSentError (stage validation) with the reason codes', async () => {
+    const r = await run({
+      check: {
+        detection: DETECTED,
+        validation: { kind: 'invalid', errors: 2, reasonCodes: ['BV', 'SV'], summary: '[BV] BR-01 at /Invoice' },
+        facts: FACTS,
+      },
+    });
+    expect(r.calls).toEqual(['checkDocument:true', 'publish:InvoiceSentError']);
+    expect(r.events[0]).toMatchObject({
+      stage: 'validation',
+      reasonCode: 'BV,SV',
+      message: 'Invalid payload: [BV] BR-01 at /Invoice',
+      sourceDocumentTypeId: SOURCE_TYPE,
+    });
+    expect(r.result).toMatchObject({ state: 'InvoiceSentError', validation: { kind: 'invalid' } });
+  });
+
+  it('a document not validated against official rules is not sent (NOT_VALIDATED)', async () => {
+    const r = await run({
+      check: { detection: DETECTED, validation: { kind: 'not-validated', reason: 'no rules for it' }, facts: FACTS },
+    });
+    expect(r.calls).toEqual(['checkDocument:true', 'publish:InvoiceSentError']);
+    expect(r.events[0]).toMatchObject({ stage: 'validation', reasonCode: 'NOT_VALIDATED' });
+    expect(r.events[0]!.message).toContain('(no rules for it)');
+    expect(r.result).toMatchObject({ state: 'InvoiceSentError', delivery: { attempts: 0 } });
+  });
+
+  it('an unknown recipient ends in InvoiceSentError (stage lookup) without an attempt', async () => {
+    const refused: ResolveRecipientOutcome = {
+      kind: 'refused',
+      retryable: false,
+      stage: 'lookup',
+      reasonCode: 'PARTICIPANT_UNKNOWN',
+      message: 'not on Peppol',
+      recipient: '0106:87654321',
+    };
+    const r = await run({ check: VALID, resolve: [refused] });
+    expect(r.calls).toEqual(['checkDocument:true', 'resolveRecipient', 'publish:InvoiceSentError']);
+    // The route is chosen from what the check found: the format and the facts travel with the run.
+    expect(r.resolves[0]).toMatchObject({ format: DETECTED.ok ? DETECTED.format : {}, facts: FACTS });
+    expect(r.events[0]).toMatchObject({
+      stage: 'lookup',
+      reasonCode: 'PARTICIPANT_UNKNOWN',
+      recipient: '0106:87654321',
+      attempt: 0,
+    });
+    expect(r.result).toMatchObject({ state: 'InvoiceSentError', delivery: { attempts: 0 } });
+  });
+
+  it('a lookup that fails temporarily is retried on the schedule, then the invoice is delivered', async () => {
+    const unreachable: ResolveRecipientOutcome = {
+      kind: 'refused',
+      retryable: true,
+      stage: 'lookup',
+      reasonCode: 'SMP_UNREACHABLE',
+      message: 'SMP answered 503',
+      recipient: '0106:87654321',
+    };
+    const r = await run({ check: VALID, resolve: [unreachable, FOUND], send: [answer('delivered', 200)] });
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'resolveRecipient',
+      'publish:InvoiceSentRetry',
+      'resolveRecipient',
+      'sendPeppol:2',
+      'publish:InvoiceSent',
+    ]);
+    expect(r.events[0]).toMatchObject({ stage: 'lookup', reasonCode: 'SMP_UNREACHABLE', attempt: 1 });
+    expect(r.events[0]!.message).toMatch(
+      /^Attempt 1 failed temporarily \(SMP answered 503\); the next follows in 10 min$/,
+    );
+    expect(r.serverMs).toBeGreaterThanOrEqual(PEPPOL_SEND_SCHEDULE.delaysMs[0]!);
+    expect(r.result).toMatchObject({ state: 'delivered', delivery: { attempts: 2 } });
+  });
+
+  it('temporary delivery failures are retried on the default schedule (hours of server time), then sent', async () => {
+    const wall = Date.now();
+    const r = await run({
+      check: VALID,
+      resolve: [FOUND],
+      send: [answer('retryable', 503), answer('retryable'), answer('delivered', 200)],
+    });
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'resolveRecipient',
+      'sendPeppol:1',
+      'publish:InvoiceSentRetry',
+      'sendPeppol:2',
+      'publish:InvoiceSentRetry',
+      'sendPeppol:3',
+      'publish:InvoiceSent',
+    ]);
+    // Every attempt is the same message: the route and the first attempt's time are carried unchanged.
+    expect(new Set(r.sends.map((s) => s.firstAttemptAt)).size).toBe(1);
+    expect(r.sends.every((s) => s.route.endpointUrl === ROUTE.endpointUrl && s.facts.blobId === FACTS.blobId)).toBe(
+      true,
+    );
+    expect(r.events.map((e) => [e.topic, e.reasonCode, e.attempt])).toEqual([
+      ['InvoiceSentRetry', 'HTTP 503', 1],
+      ['InvoiceSentRetry', 'NO_ANSWER', 2],
+      ['InvoiceSent', undefined, 3],
+    ]);
+    expect(r.events[2]).toMatchObject({
+      stage: 'delivery',
+      endpoint: ROUTE.endpointUrl,
+      messageId: 'm-1@invoice-gateway',
+      targetDocumentTypeId: SOURCE_TYPE,
+      message: 'Delivered to 0106:87654321 over Peppol (receipt r-1)',
+    });
+    const [first, second] = PEPPOL_SEND_SCHEDULE.delaysMs;
+    expect(r.serverMs).toBeGreaterThanOrEqual(first! + second!);
+    expect(Date.now() - wall).toBeLessThan(60_000);
+    expect(r.result).toMatchObject({ state: 'delivered', delivery: { attempts: 3, messageId: 'm-1@invoice-gateway' } });
+  });
+
+  it('a permanent refusal by the receiving access point ends in InvoiceSentError at once', async () => {
+    const r = await run({ check: VALID, resolve: [FOUND], send: [answer('failed', 400)] });
+    expect(r.calls).toEqual(['checkDocument:true', 'resolveRecipient', 'sendPeppol:1', 'publish:InvoiceSentError']);
+    expect(r.events[0]).toMatchObject({
+      stage: 'delivery',
+      reasonCode: 'HTTP 400',
+      attempt: 1,
+      message: 'Delivery refused by the receiving access point: HTTP 400',
+    });
+    expect(r.result).toMatchObject({
+      state: 'InvoiceSentError',
+      delivery: { attempts: 1, endpoint: ROUTE.endpointUrl },
+    });
+  });
+
+  it('gives up when the schedule runs out: a retry event per failed attempt, then InvoiceSentError', async () => {
+    const r = await run({
+      check: VALID,
+      resolve: [FOUND],
+      send: [answer('retryable', 503), answer('retryable', 503), answer('retryable', 503)],
+      schedule: { kind: 'table', delaysMs: [60_000, 120_000] },
+    });
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'resolveRecipient',
+      'sendPeppol:1',
+      'publish:InvoiceSentRetry',
+      'sendPeppol:2',
+      'publish:InvoiceSentRetry',
+      'sendPeppol:3',
+      'publish:InvoiceSentError',
+    ]);
+    expect(r.events[2]).toMatchObject({ stage: 'delivery', reasonCode: 'HTTP 503', attempt: 3 });
+    expect(r.events[2]!.message).toBe('Not delivered after 3 attempts; the last failed: HTTP 503');
+    expect(r.result).toMatchObject({ state: 'InvoiceSentError', delivery: { attempts: 3 } });
+  });
+
+  it('a converted route is delivered and said so; a duplicate answer counts as delivered', async () => {
+    const converted: PeppolRoute = {
+      ...ROUTE,
+      documentType: { scheme: 'busdox-docid-qns', value: 'cii-type' },
+      transform: { targetFormat: 'en16931-cii', targetName: 'EN 16931 CII', notCarried: 2, blobId: 'blob-converted' },
+    };
+    const r = await run({
+      check: VALID,
+      resolve: [{ kind: 'found', route: converted }],
+      send: [answer('duplicate', 200)],
+    });
+    expect(r.calls).toEqual(['checkDocument:true', 'resolveRecipient', 'sendPeppol:1', 'publish:InvoiceSent']);
+    expect(r.sends[0]!.route.transform).toEqual(converted.transform);
+    expect(r.events[0]).toMatchObject({ targetDocumentTypeId: 'cii-type', sourceDocumentTypeId: SOURCE_TYPE });
+    expect(r.events[0]!.message).toBe(
+      'Delivered to 0106:87654321 over Peppol as EN 16931 CII, converted because the recipient does not take the ' +
+        'uploaded format (2 element(s) could not be carried over) (the receiving access point already had it from an ' +
+        'earlier attempt)',
+    );
+    expect(r.result).toMatchObject({ state: 'delivered', delivery: { attempts: 1 } });
+  });
+
+  it('a worker without Peppol settings ends the invoice in InvoiceSentError (stage configuration)', async () => {
+    const r = await run({
+      check: VALID,
+      resolve: [
+        {
+          kind: 'refused',
+          retryable: false,
+          stage: 'configuration',
+          reasonCode: 'PEPPOL_NOT_CONFIGURED',
+          message: 'x',
+        },
+      ],
+    });
+    expect(r.calls).toEqual(['checkDocument:true', 'resolveRecipient', 'publish:InvoiceSentError']);
+    expect(r.events[0]).toMatchObject({ stage: 'configuration', reasonCode: 'PEPPOL_NOT_CONFIGURED', attempt: 0 });
+  });
+});
