@@ -9,7 +9,6 @@ import { DocumentIdAttribute, TenantIdAttribute } from '../workflows/contracts/s
 import {
   SEND_INVOICE_WORKFLOW,
   type SendInvoiceInput,
-  type SendInvoiceResult,
 } from '../workflows/contracts/send-invoice';
 import type { receiveDocument } from '../workflows/receive-document.workflow';
 import type { sendInvoice } from '../workflows/send-invoice.workflow';

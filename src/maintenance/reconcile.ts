@@ -188,6 +188,28 @@ export async function reconcileStorage(
         .exec();
       for (const r of refs) used.add(r.blobId);
     }
+    // A conversion stored for sending (src/sending) names its source bytes; it lives as long as their record does.
+    const unused = blobIds.filter((id) => !used.has(id));
+    if (unused.length) {
+      const derived = (
+        await deps.models.Document.db
+          .collection<{ _id: string; metadata?: { convertedFrom?: unknown } }>(deps.blobs.filesCollection)
+          .find({ _id: { $in: unused } }, { projection: { _id: 1, 'metadata.convertedFrom': 1 } })
+          .toArray()
+      ).flatMap((f): Array<[string, string]> =>
+        typeof f.metadata?.convertedFrom === 'string' ? [[f._id, f.metadata.convertedFrom]] : [],
+      );
+      if (derived.length) {
+        const sources = await deps.models.Document.find(
+          { blobId: { $in: derived.map(([, src]) => src) } },
+          { blobId: 1 },
+        )
+          .lean<Array<{ blobId: string }>>()
+          .exec();
+        const live = new Set(sources.map((r) => r.blobId));
+        for (const [id, src] of derived) if (live.has(src)) used.add(id);
+      }
+    }
     for (const id of blobIds) {
       if (used.has(id)) continue;
       if (!options.dryRun) await deps.blobs.delete(id);

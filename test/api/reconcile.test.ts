@@ -131,6 +131,26 @@ describe('storage reconciliation', () => {
     expect(Buffer.compare(await ctx.core.db.blobs.read(used), invoice)).toBe(0);
   });
 
+  it('keeps a stored conversion while the record of its source bytes exists, and removes it after', async () => {
+    const source = await record(randomUUID());
+    const convert = (from: string) =>
+      ctx.core.db.blobs.put(Readable.from([invoice]), {
+        limit: 1 << 20,
+        filename: 'converted',
+        contentType: 'application/xml',
+        metadata: { tenantId: 'tenantRc', convertedFrom: from },
+      });
+    const kept = await convert(source);
+    const stray = await convert('no-such-blob');
+    const report = await reconcileStorage(deps(), { ...options, now: later() });
+    expect(report.findings.filter((f) => f.id === kept.blobId)).toEqual([]);
+    expect(await blobExists(kept.blobId)).toBe(true);
+    expect(report.findings.filter((f) => f.id === stray.blobId)).toEqual([
+      expect.objectContaining({ kind: 'blob-without-record', repaired: true }),
+    ]);
+    expect(await blobExists(stray.blobId)).toBe(false);
+  });
+
   it('removes the chunks of an upload that died before its file record', async () => {
     const blobs = ctx.core.db.blobs;
     const big = Buffer.alloc(blobs.chunkSize * 2 + 10, 0x20);
