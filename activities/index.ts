@@ -3,7 +3,7 @@ import { createDocumentActivities, type DocumentActivityDeps } from './documents
 import { createPeppolSendActivities, type PeppolSendActivityDeps } from './peppol-send.activities';
 import { withFailureMapping } from './to-application-failure';
 import { createValidationActivities, type ValidationActivityDeps } from './validation.activities';
-import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.activities';
+import { createWebhookActivities, type WebhookActivityDeps } from './deliver-webhook.activities';
 
 export type ActivityDeps = DocumentActivityDeps &
   ValidationActivityDeps &
