@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 'use strict';
-// `npm start`: build, start Temporal (with its UI) and the database with state kept under var/,
-// seed a demo tenant, then run the API and the worker until Ctrl-C.
+// `npm start`: build, start Temporal (with its UI) and the database with state kept under var/, a local SMTP sink
+// (mails kept under var/mail), seed a demo tenant, then run the API and the worker until Ctrl-C.
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const services = require('./lib/services');
+const { startSmtpSink } = require('./lib/smtp-sink');
 
 const ROOT = services.REPO_ROOT;
 const VAR_DIR = path.join(ROOT, 'var');
@@ -86,12 +87,20 @@ async function main() {
 
   await services.ensureTools();
   const svc = await services.startServices({ persistentDir: VAR_DIR, ui: true, handleSignals: false });
+  // The demo's mailbox: what the e-mail channel sends lands here as .eml files (open them in any mail client).
+  const mailDir = path.join(VAR_DIR, 'mail');
+  const mail = await startSmtpSink({ dir: mailDir });
   const port = process.env.PORT || '8080';
   const env = {
     ...process.env,
     TEMPORAL_ADDRESS: svc.temporalAddress,
     MONGODB_URI: svc.mongodbUri,
     PORT: port,
+    SMTP_HOST: mail.host,
+    SMTP_PORT: String(mail.port),
+    // The sink is on loopback and offers no STARTTLS; a real relay keeps the default (TLS required).
+    SMTP_REQUIRE_TLS: 'false',
+    SMTP_FROM: process.env.SMTP_FROM || 'invoices@gateway.localhost',
   };
 
   const seed = await seedDemo(env);
@@ -141,6 +150,7 @@ async function main() {
       `  Temporal UI  ${svc.temporalUiUrl}`,
       `  Temporal     ${svc.temporalAddress}`,
       `  MongoDB      ${svc.mongodbUri}`,
+      `  Mail (SMTP)  ${mail.host}:${mail.port}, received mails in ${mailDir}`,
       `  State, logs  ${VAR_DIR}`,
     ];
     if (seed) {
@@ -167,6 +177,7 @@ async function main() {
   // The API drains first, then the worker, then the servers they depend on.
   await sup.stopAll([api, worker]);
   await svc.stop();
+  await mail.close();
   say('stopped');
   return code;
 }

@@ -126,20 +126,25 @@ async function main() {
   const verapdf = harness.then((code) =>
     code === 0 ? run('veraPDF harness', [path.join(__dirname, 'verapdf-harness.js'), '--quiet'], baseEnv) : 0,
   );
-  const [tscCode, svcOrErr, rulesCode, harnessCode, verapdfCode] = await Promise.all([
+  // The workflow branch tests run on Temporal's time-skipping test server (Java, Maven Central once); after veraPDF,
+  // one Maven at a time.
+  const testServer = verapdf.then((code) =>
+    code === 0 ? run('Temporal test server', [path.join(__dirname, 'temporal-test-server.js'), '--quiet'], baseEnv) : 0,
+  );
+  const [tscCode, svcOrErr, rulesCode, harnessCode, verapdfCode, testServerCode] = await Promise.all([
     tsc,
     started,
     rules,
     harness,
     verapdf,
+    testServer,
   ]);
   if (svcOrErr instanceof Error) {
     say(`could not start the test servers; server-backed tests cannot run:\n${svcOrErr.message}`);
     return 1;
   }
-  say(
-    `servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri} (${Math.round((Date.now() - t0) / 1000)}s so far)`,
-  );
+  const soFar = Math.round((Date.now() - t0) / 1000);
+  say(`servers: Temporal ${svc.temporalAddress}, database ${svc.mongodbUri} (${soFar}s so far)`);
 
   let code;
   try {
@@ -158,6 +163,10 @@ async function main() {
     if (verapdfCode !== 0) {
       say('the veraPDF harness could not be built (node scripts/verapdf-harness.js); the PDF/A tests cannot run');
       return verapdfCode;
+    }
+    if (testServerCode !== 0) {
+      say('the Temporal test server could not be prepared (node scripts/temporal-test-server.js)');
+      return testServerCode;
     }
     // The SDK bundler is the last determinism guard: it refuses workflow code that imports Node built-ins.
     const bundleCode = typecheck

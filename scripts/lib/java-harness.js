@@ -66,8 +66,11 @@ function buildJavaHarness({ harnessDir, out, javac, mvn, resolving, log }) {
     fs.writeFileSync(cpStamp, pomPrint);
   }
   const deps = fs.readFileSync(cpFile, 'utf8').trim();
+  const srcDir = path.join(harnessDir, 'src', 'main', 'java');
+  // A harness of dependencies only (a server started by its own main class) has nothing to compile.
+  if (!fs.existsSync(srcDir)) return { classpath: deps };
   const classes = path.join(out, 'classes');
-  const srcs = sources(path.join(harnessDir, 'src', 'main', 'java'));
+  const srcs = sources(srcDir);
   const stamp = path.join(out, 'classes.stamp');
   const print = fingerprint(harnessDir, [...srcs, cpFile]);
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== print) {

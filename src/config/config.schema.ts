@@ -280,6 +280,33 @@ export const configEnvSchema = z.object({
     .describe(
       "Waits between failed Peppol delivery attempts of a sales invoice (5xx, no answer) as JSON (src/core/retry-schedule.ts); read by the API process and carried in each run's input. Unset = 10 min, 20 min, 30 min, 2 h, 6 h, 12 h, 14 h (8 attempts over 35 h).",
     ),
+
+  SMTP_HOST: z
+    .string()
+    .optional()
+    .describe('SMTP relay the e-mail channel sends through; unset = no e-mail channel (mail hooks end in an error).'),
+  SMTP_PORT: int(587, 1).describe('SMTP relay port (587 submission with STARTTLS, 465 implicit TLS, 25).'),
+  SMTP_SECURE: bool(false).describe('Implicit TLS from the first byte (port 465).'),
+  SMTP_REQUIRE_TLS: bool(true).describe(
+    'Send only over TLS: refuse a relay that does not offer STARTTLS (ignored with SMTP_SECURE).',
+  ),
+  SMTP_USER: z.string().optional().describe('SMTP AUTH user name; unset = no authentication.'),
+  SMTP_PASSWORD: z.string().optional().describe('SMTP AUTH password.'),
+  SMTP_CA_FILE: z.string().optional().describe('PEM file of extra CA certificates to trust for the relay.'),
+  SMTP_TIMEOUT_MS: int(30_000, 100).describe('Connect, greeting and socket timeout of the SMTP relay.'),
+  SMTP_FROM: z
+    .string()
+    .optional()
+    .describe('From address of invoice mails (a tenant may set its own); required when SMTP_HOST is set.'),
+  SMTP_DKIM_DOMAIN: z.string().optional().describe('DKIM signing domain; unset = mails are not DKIM-signed.'),
+  SMTP_DKIM_SELECTOR: z.string().optional().describe('DKIM key selector (with SMTP_DKIM_DOMAIN).'),
+  SMTP_DKIM_KEY_FILE: z.string().optional().describe('PEM file of the DKIM private key (with SMTP_DKIM_DOMAIN).'),
+  EMAIL_SEND_RETRY_SCHEDULE: z
+    .string()
+    .optional()
+    .describe(
+      'Waits between e-mail attempts the relay refused for now (4xx) or that found no relay, as JSON (src/core/retry-schedule.ts). Unset = 5 min, 15 min, 30 min, 1 h, 2 h, 4 h, 8 h, 12 h.',
+    ),
 } satisfies Record<string, z.ZodType>);
 
 export type ConfigEnv = z.infer<typeof configEnvSchema>;

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
-import { configEnvSchema } from './config.schema';
+import { configEnvSchema, type ConfigEnv } from './config.schema';
 import {
+  EMAIL_SEND_SCHEDULE,
   PEPPOL_SEND_SCHEDULE,
   validateRetrySchedule,
   WEBHOOK_RETRY_SCHEDULE,
@@ -67,6 +68,23 @@ export interface Config {
     revocation: { enabled: boolean; softFail: boolean; timeoutMs: number; maxCrlBytes: number; cacheEntries: number };
     /** True when a key is configured (PKCS#12 or PEM). */
     enabled: boolean;
+  };
+  /** The e-mail channel; `smtp` undefined = not configured. Files (CA, DKIM key) are read by the composition root. */
+  email: {
+    smtp:
+      | {
+          host: string;
+          port: number;
+          secure: boolean;
+          requireTls: boolean;
+          auth: { user: string; pass: string } | undefined;
+          caFile: string | undefined;
+          timeoutMs: number;
+          from: string;
+          dkim: { domainName: string; keySelector: string; keyFile: string } | undefined;
+        }
+      | undefined;
+    retrySchedule: RetrySchedule;
   };
   validation: {
     /** Fetched rule packs (scripts/rules/lib/paths.js applies the same rule). */
@@ -135,6 +153,33 @@ function smpKeyOf(e: {
 }
 
 /** A retry schedule setting (WEBHOOK_RETRY_SCHEDULE, PEPPOL_SEND_RETRY_SCHEDULE): JSON checked by the schedule's own validator; the default when unset. */
+function smtpOf(e: ConfigEnv): Config['email']['smtp'] {
+  if (!e.SMTP_HOST) return undefined;
+  const problems: string[] = [];
+  if (!e.SMTP_FROM) problems.push('SMTP_FROM: required when SMTP_HOST is set');
+  if (e.SMTP_USER !== undefined && e.SMTP_PASSWORD === undefined)
+    problems.push('SMTP_PASSWORD: required with SMTP_USER');
+  const dkimParts = [e.SMTP_DKIM_DOMAIN, e.SMTP_DKIM_SELECTOR, e.SMTP_DKIM_KEY_FILE];
+  if (dkimParts.some((v) => v !== undefined) && dkimParts.some((v) => v === undefined)) {
+    problems.push('SMTP_DKIM_DOMAIN, SMTP_DKIM_SELECTOR, SMTP_DKIM_KEY_FILE: set all three or none');
+  }
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  return {
+    host: e.SMTP_HOST,
+    port: e.SMTP_PORT,
+    secure: e.SMTP_SECURE,
+    requireTls: e.SMTP_REQUIRE_TLS,
+    auth: e.SMTP_USER !== undefined ? { user: e.SMTP_USER, pass: e.SMTP_PASSWORD ?? '' } : undefined,
+    caFile: e.SMTP_CA_FILE,
+    timeoutMs: e.SMTP_TIMEOUT_MS,
+    from: e.SMTP_FROM ?? '',
+    dkim:
+      e.SMTP_DKIM_DOMAIN && e.SMTP_DKIM_SELECTOR && e.SMTP_DKIM_KEY_FILE
+        ? { domainName: e.SMTP_DKIM_DOMAIN, keySelector: e.SMTP_DKIM_SELECTOR, keyFile: e.SMTP_DKIM_KEY_FILE }
+        : undefined,
+  };
+}
+
 function retryScheduleOf(
   text: string | undefined,
   name = 'WEBHOOK_RETRY_SCHEDULE',
@@ -240,6 +285,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         cacheEntries: e.AS4_REVOCATION_CACHE_ENTRIES,
       },
       enabled: as4Enabled,
+    },
+    email: {
+      smtp: smtpOf(e),
+      retrySchedule: retryScheduleOf(e.EMAIL_SEND_RETRY_SCHEDULE, 'EMAIL_SEND_RETRY_SCHEDULE', EMAIL_SEND_SCHEDULE),
     },
     validation: {
       rulesDir: path.resolve(

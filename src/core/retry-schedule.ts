@@ -79,6 +79,15 @@ export const PEPPOL_SEND_SCHEDULE: TableRetrySchedule = {
   delaysMs: [10 * MINUTE, 20 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 12 * HOUR, 14 * HOUR],
 };
 
+/**
+ * Waits between e-mail attempts of a sales invoice that the relay refused for now (4xx) or could not be reached:
+ * 5 min, 15 min, 30 min, 1 h, 2 h, 4 h, 8 h, 12 h (9 attempts over about 28 h), close to what mail servers retry.
+ */
+export const EMAIL_SEND_SCHEDULE: TableRetrySchedule = {
+  kind: 'table',
+  delaysMs: [5 * MINUTE, 15 * MINUTE, 30 * MINUTE, HOUR, 2 * HOUR, 4 * HOUR, 8 * HOUR, 12 * HOUR],
+};
+
 function unit(random: RandomSource): number {
   const r = random();
   if (!Number.isFinite(r) || r < 0) return 0;

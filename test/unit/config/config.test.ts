@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../../src/config/load-config';
 import { renderConfigurationDoc } from '../../../src/config/config-doc';
-import { PEPPOL_SEND_SCHEDULE } from '../../../src/core/retry-schedule';
+import { EMAIL_SEND_SCHEDULE, PEPPOL_SEND_SCHEDULE } from '../../../src/core/retry-schedule';
 
 describe('configuration', () => {
   it('has working defaults, derived URLs and is frozen', () => {
@@ -25,6 +25,35 @@ describe('configuration', () => {
     expect(c.auth.subscriptionKeys).toEqual(['a', 'b']);
     expect(c.http.publicBaseUrl).toBe('https://api.example.test');
     expect(c.auth.issuer).toBe('https://id.example.test');
+  });
+
+  it('has no e-mail channel until an SMTP relay is set, and checks the relay settings together', () => {
+    expect(loadConfig({}).email).toEqual({ smtp: undefined, retrySchedule: EMAIL_SEND_SCHEDULE });
+    const c = loadConfig({
+      SMTP_HOST: 'smtp.example.test',
+      SMTP_FROM: 'invoices@gateway.example',
+      SMTP_USER: 'gw',
+      SMTP_PASSWORD: 'secret',
+      SMTP_DKIM_DOMAIN: 'gateway.example',
+      SMTP_DKIM_SELECTOR: 's1',
+      SMTP_DKIM_KEY_FILE: '/etc/dkim.pem',
+    });
+    expect(c.email.smtp).toEqual({
+      host: 'smtp.example.test',
+      port: 587,
+      secure: false,
+      requireTls: true,
+      auth: { user: 'gw', pass: 'secret' },
+      caFile: undefined,
+      timeoutMs: 30_000,
+      from: 'invoices@gateway.example',
+      dkim: { domainName: 'gateway.example', keySelector: 's1', keyFile: '/etc/dkim.pem' },
+    });
+    expect(() => loadConfig({ SMTP_HOST: 'smtp.example.test' })).toThrow(/SMTP_FROM: required/);
+    expect(() => loadConfig({ SMTP_HOST: 'h', SMTP_FROM: 'a@b.example', SMTP_USER: 'u' })).toThrow(/SMTP_PASSWORD/);
+    expect(() => loadConfig({ SMTP_HOST: 'h', SMTP_FROM: 'a@b.example', SMTP_DKIM_DOMAIN: 'b.example' })).toThrow(
+      /set all three or none/,
+    );
   });
 
   it('names every invalid variable', () => {

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import {
+  bundleWorkflowCode,
+  Runtime,
+  DefaultLogger,
+  Worker,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+
+/*
+ * Workflow tests on Temporal's time-skipping test server: the workflow code under test runs for real, its activities
+ * are stubs, and timers (retry schedules of days) complete as soon as nothing else is pending. The server is the Java
+ * implementation resolved into the tool cache by scripts/temporal-test-server.js (the SDK's own download needs the
+ * internet); `npm test` prepares it before jest starts.
+ */
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ensureTemporalTestServer } = require('../../scripts/temporal-test-server') as {
+  ensureTemporalTestServer: () => string;
+};
+
+let quieted = false;
+
+/** A time-skipping environment of its own (one server process); tear it down with `env.teardown()`. */
+export async function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  if (!quieted) {
+    // The SDK's default logger prints every worker state change; the tests only care about failures.
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    quieted = true;
+  }
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: ensureTemporalTestServer() } },
+  });
+}
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** The product's workflow bundle (workflows/index.ts), built once per test file. */
+function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
+  return bundle;
+}
+
+/** Activity stubs by activity name, as the workflows call them. */
+export type ActivityStubs = Record<string, (...args: never[]) => unknown>;
+
+/**
+ * Runs `body` while a worker serves the product's workflows with the given activity stubs on a task queue of its own;
+ * `body` starts workflows on `taskQueue` through `client` (time skips while a started workflow's result is awaited).
+ */
+export async function withStubbedWorker<R>(
+  env: TestWorkflowEnvironment,
+  activities: ActivityStubs,
+  body: (client: Client, taskQueue: string) => Promise<R>,
+): Promise<R> {
+  const taskQueue = `test-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
+  return worker.runUntil(body(env.client, taskQueue));
+}
