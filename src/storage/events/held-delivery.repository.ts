@@ -4,7 +4,7 @@ import type { Models } from '../models';
 import { isDuplicateKeyError } from '../connection';
 import { withStorageRetries } from '../retry';
 import type { ClaimDoc, HeldDeliveryDoc } from './event.schema';
-import { dropClaims, takeClaim } from './numbered-claims';
+import { dropNumberedLeases, takeNumberedLease } from '../lease';
 
 export type { HeldDeliveryDoc } from './event.schema';
 
@@ -23,8 +23,8 @@ const REPLACE_LEASE_MS = 60_000;
  *
  * - A record is inserted by the run that holds the delivery (the only open run under its workflow id) and never
  *   changed after; its `seq` is new on every hold.
- * - Claims are documents of their own (`heldclaims`, numbered, see numbered-claims.ts): a release claims the record
- *   for a lease. Exactly one taker wins each number.
+ * - Claims are documents of their own (`heldclaims`, numbered leases of src/storage/lease.ts): a release claims
+ *   the record for a lease. Exactly one taker wins each number.
  * - Only the holder of a live claim removes a record: a release after starting the next run (or finding a later run),
  *   or a later run replacing an earlier run's record it found in its way.
  */
@@ -114,7 +114,7 @@ export class HeldDeliveryRepository {
   async remove(c: Pick<ClaimedDelivery, '_id' | 'seq' | 'claimNo'>): Promise<void> {
     const current = await this.read(c._id);
     if (current?.seq === c.seq) await withStorageRetries(() => this.held.deleteOne({ _id: c._id }));
-    await dropClaims(this.claims, claimKey(c), c.claimNo);
+    await dropNumberedLeases(this.claims, claimKey(c), c.claimNo);
   }
 
   /**
@@ -162,11 +162,11 @@ export class HeldDeliveryRepository {
   ): Promise<ClaimedDelivery | null> {
     const key = claimKey(doc);
     const fields = { key, workflowId: doc._id, hookId: doc.hookId };
-    const taken = await takeClaim(this.claims, key, owner, now, until, fields);
+    const taken = await takeNumberedLease(this.claims, key, owner, now, until, fields);
     if (!taken) return null;
     const again = await this.read(doc._id);
     if (again?.seq !== doc.seq) {
-      await dropClaims(this.claims, key, taken.n);
+      await dropNumberedLeases(this.claims, key, taken.n);
       return null;
     }
     return { ...again, claimNo: taken.n, claimUntil: taken.until };
