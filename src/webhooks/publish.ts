@@ -92,7 +92,7 @@ export interface EventPublisherDeps {
   deliveryLog: DeliveryLogRepository;
   starter: DeliveryStarter;
   settings: PublisherSettings;
-  /** Where routing gets its candidate hooks (RoutingHooks: recently read lists); default: the repository. */
+  /** Where routing gets its candidate hooks (HookCache: recently read lists); default: the repository. */
   routing?: RoutingHookSource;
   now?: () => Date;
 }

@@ -491,13 +491,13 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const t = await tenant();
     let hang = true;
     const r = await receiver(() => (hang ? 'hang' : { status: 204 }));
-    const hook = await t.hook({ url: r.url, topic: 'ParkedTopic', secureKey: KEY, timeoutSeconds: 1 });
+    const hook = await t.hook({ url: r.url, topic: 'StuckTopic', secureKey: KEY, timeoutSeconds: 1 });
     // An event every 250 ms for 9 s: the first ones time out (1 s) and narrow the cap to one slot; after 5 s without
     // an answer the hook is stuck, and what comes then is held (for minutes) instead of polling.
     const deliveries: string[] = [];
     const start = Date.now();
     for (let i = 0; i < 36; i++) {
-      const p = await t.publish({ topic: 'ParkedTopic', party: null });
+      const p = await t.publish({ topic: 'StuckTopic', party: null });
       deliveries.push(deliveryIdFor(p.event.id, hook.id));
       await sleep(Math.max(0, start + (i + 1) * 250 - Date.now()));
     }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -102,12 +103,15 @@ describe('deliverWebhook: a release that meets the run still holding the deliver
       async publishDeliveryEvent(): Promise<void> {},
     };
     const nativeConnection = await NativeConnection.connect({ address: temporalAddress });
+    // The runner's prebuilt bundle when it has built one (a run without the type check builds none).
     const bundle = process.env.TEST_WORKFLOW_BUNDLE;
     const worker = await Worker.create({
       connection: nativeConnection,
       taskQueue,
       activities,
-      ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: require.resolve('../../workflows') }),
+      ...(bundle && existsSync(bundle)
+        ? { workflowBundle: { codePath: bundle } }
+        : { workflowsPath: require.resolve('../../workflows') }),
     });
     try {
       await worker.runUntil(async () => {

@@ -64,7 +64,7 @@ describe('HookCache: hooks for first attempts', () => {
     expect(db.reads()).toBe(2);
   });
 
-  it('always reads without a rev (retries, older runs) and refreshes the copy', async () => {
+  it('always reads without a rev (retries) and refreshes the copy', async () => {
     const db = hookStore();
     db.set({ id: 'h1' });
     const cache = make(db.repo);
