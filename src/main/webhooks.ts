@@ -82,7 +82,7 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
         taskQueue: this.settings.taskQueue,
         workflowId: deliverWebhookWorkflowId(input.tenantId, input.deliveryId),
         args: [{ ...input, searchAttributes }],
-        // A fresh delivery happens once per (event, hook), ever; a redelivery is a new run after the earlier ones closed.
+        // A fresh delivery happens once per (event, hook), ever; a redelivery is a new run once the earlier closed.
         workflowIdReusePolicy: mode === 'fresh' ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
         ...(searchAttributes ? { typedSearchAttributes: pairs } : {}),
         // A held delivery released with others starts at its point of their spread; until then no task runs.

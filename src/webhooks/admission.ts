@@ -27,8 +27,9 @@ const THROTTLE_FIRST_WAIT_MS = 100;
 const THROTTLE_MAX_WAIT_MS = 30_000;
 
 /**
- * How long a throttled try waits (or a held delivery stays held) after its `throttled`-th refusal in a row: the stuck
- * hook's `stuckWaitMs` when it gives one, else a short first wait doubling up to the cap; half of it plus a random half.
+ * How long a throttled try waits (or a held delivery stays held) after its `throttled`-th refusal in a row: the
+ * stuck hook's `stuckWaitMs` when it gives one, else a short first wait doubling up to the cap; half of it plus a
+ * random half.
  */
 export function throttleWaitMs(throttled: number, stuckWaitMs: number | undefined, random: number): number {
   const top = Math.min(THROTTLE_MAX_WAIT_MS, THROTTLE_FIRST_WAIT_MS * 2 ** Math.min(throttled - 1, 20));

@@ -97,7 +97,7 @@ export interface EventPublisherDeps {
   now?: () => Date;
 }
 
-/** Channels the gateway delivers itself in this version; the others are recorded as `unsupported`, never lost silently. */
+/** Channels the gateway delivers itself in this version; the others are recorded as `unsupported`, never lost. */
 export const DELIVERABLE_ACTIONS: ReadonlySet<string> = new Set(['https', 'httpsin']);
 
 const UNSUPPORTED_MESSAGE: Record<string, string> = {

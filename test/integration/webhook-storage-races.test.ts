@@ -138,7 +138,7 @@ describe('webhook storage under concurrent callers (two connections)', () => {
     }
   });
 
-  it('starts the next run of a held delivery once when workers release it together (timeouts, answers, sweeps)', async () => {
+  it('starts a held delivery’s next run once when workers release it together (timeouts, answers, sweep)', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const hookId = `h-${randomUUID()}`;
       const records = await Promise.all(Array.from({ length: 3 }, () => holdRecord(hookId, 'run-holder')));

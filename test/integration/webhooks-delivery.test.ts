@@ -648,7 +648,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
     expect(r.requests.length).toBe(sentBefore);
   });
 
-  it('sends a held delivery once when releases on two connections race for it (timeouts, answers, sweeps)', async () => {
+  it('sends a held delivery once when releases on two connections race (timeouts, answers, sweeps)', async () => {
     const t = await tenant();
     const r = await receiver();
     const hook = await t.hook({ url: r.url, topic: 'RacedTopic', secureKey: KEY });

@@ -159,7 +159,7 @@ export type AttemptResult =
   /** Not admitted: the delivery has waited for a slot longer than it may: the run gives up (HookSentError). */
   | { kind: 'overdue' };
 
-/** Input of the activity that holds a delivery of a stuck hook: the run's input with its progress, and when it is due. */
+/** Input of the activity that holds a delivery of a stuck hook: the run's input and progress, and when it is due. */
 export interface HoldDeliveryInput {
   /** The delivery's workflow id; its next run starts under the same id. */
   workflowId: string;

@@ -4,8 +4,8 @@ import path from 'node:path';
 /**
  * Every place the code updates a stored document, with who may run it at the same time. The embedded database makes
  * no update atomic and no conditional update a compare-and-set (docs/decisions.md, "Storage writes"), so an update is
- * only safe where one writer owns the document, or under a numbered lease (src/storage/lease.ts, itself never updated). A new update call fails
- * this test until it is listed here with its reason.
+ * only safe where one writer owns the document, or under a numbered lease (src/storage/lease.ts, never updated).
+ * A new update call fails this test until it is listed here with its reason.
  */
 const INVENTORY: Record<string, { calls: number; writers: string }> = {
   'src/storage/as4/as4-inbound.repository.ts': {

@@ -300,7 +300,7 @@ describe('DeliveryAttempts: deliveries of a stuck hook', () => {
     t.close();
   });
 
-  it('without held deliveries, or without a run to hold, comes back after about as long as the hook was stuck', async () => {
+  it('without held deliveries or a run to hold, comes back after about as long as the hook was stuck', async () => {
     const t = setup();
     stick(t);
     await expect(t.attempts.attempt({ ...t.input(1), run: t.run('wf-a') })).resolves.toEqual({

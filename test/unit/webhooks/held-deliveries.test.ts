@@ -144,7 +144,7 @@ describe('HeldDeliveries', () => {
     expect(JSON.parse(d.input)).toEqual(input(1, 2));
   });
 
-  it('releases a held delivery on an answer: its next run starts within the spread from the stored input, the record goes', async () => {
+  it('releases a held delivery on an answer: its next run starts from the stored input, the record goes', async () => {
     const { store, restarts, held, hold } = setup();
     await hold(1, 15 * 60_000, 2);
     await expect(held.releaseHook('h1', () => undefined)).resolves.toBe(1);
@@ -196,7 +196,7 @@ describe('HeldDeliveries', () => {
     expect(b.restarts).toHaveLength(12);
   }, 30_000);
 
-  it('gives a claimed record to its release alone: a second release meanwhile starts nothing, so the event is not sent twice', async () => {
+  it('gives a claimed record to its release alone: a second release meanwhile starts nothing (no second send)', async () => {
     // The holder ends after two tries; the second release comes while the first waits for it.
     const { store, restarts, hold, releaseNewest } = setup(['running', 'running', 'started', 'started']);
     await hold(1, 60_000);
