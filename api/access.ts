@@ -5,7 +5,9 @@ import type { DirectoryRepository, PartyRecord } from '../src/storage/directory.
 import { principalOf, type Principal } from '../src/auth/authenticate';
 import { queryString } from './request';
 
-/** Which parties a principal reaches: its client's tenants, narrowed to the user's linked parties for a password token. */
+/**
+ * Which parties a principal reaches: its client's tenants, narrowed to the user's linked parties for a password token.
+ */
 export function canReachParty(principal: Principal, party: PartyRecord): boolean {
   if (!principal.tenantIds.includes(party.tenantId)) return false;
   if (principal.grantType === 'password') return (principal.partyIds ?? []).includes(party.partyId);

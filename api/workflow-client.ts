@@ -1,19 +1,18 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { SendRunStatus } from '../src/maintenance/reconcile';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { GatewayError } from '../src/core/gateway-error';
 import type { RetrySchedule } from '../src/core/retry-schedule';
 import { receiveDocumentWorkflowId, sendInvoiceWorkflowId } from '../src/core/identifiers';
+import { connectTemporalClient, type TemporalClient } from '../src/temporal/client';
+import { DocumentIdAttribute, TenantIdAttribute } from '../workflows/contracts/search-attributes';
 import {
   RECEIVE_DOCUMENT_WORKFLOW,
   SEND_INVOICE_WORKFLOW,
   type ReceiveDocumentInput,
   type SendInvoiceInput,
-  type SendInvoiceResult,
 } from '../workflows/messages';
-
-export const TenantIdAttribute = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
-export const DocumentIdAttribute = defineSearchAttributeKey('DocumentId', SearchAttributeType.KEYWORD);
+import type { receiveDocument } from '../workflows/receive-document.workflow';
+import type { sendInvoice } from '../workflows/send-invoice.workflow';
 
 /** What the HTTP edge needs from Temporal; a port so HTTP tests can run without a server. */
 export interface WorkflowStarter {
@@ -34,24 +33,32 @@ export interface TemporalSettings {
   peppolSendSchedule?: RetrySchedule;
 }
 
-/** The only importer of @temporalio/client in the API. */
+/** The document runs' side of the process's Temporal client (src/temporal/client.ts). */
 export class TemporalWorkflowStarter implements WorkflowStarter {
   private constructor(
-    private readonly connection: Connection,
-    private readonly client: Client,
+    private readonly temporal: TemporalClient,
     private readonly settings: TemporalSettings,
+    private readonly ownsClient: boolean,
   ) {}
 
+  /** A starter on the process's client, shared with the other parts of the process (which close it). */
+  static over(temporal: TemporalClient, settings: TemporalSettings): TemporalWorkflowStarter {
+    return new TemporalWorkflowStarter(temporal, settings, false);
+  }
+
+  /** A starter with a connection of its own, closed by close() (a tool or test that only starts documents). */
   static async connect(settings: TemporalSettings): Promise<TemporalWorkflowStarter> {
-    const connection = await Connection.connect({ address: settings.address, connectTimeout: '10s' });
-    const client = new Client({ connection, namespace: settings.namespace });
-    return new TemporalWorkflowStarter(connection, client, settings);
+    return new TemporalWorkflowStarter(await connectTemporalClient(settings), settings, true);
+  }
+
+  private get client() {
+    return this.temporal.client;
   }
 
   async startSendInvoice(input: SendInvoiceInput): Promise<'started' | 'already-started'> {
     const workflowId = sendInvoiceWorkflowId(input.tenantId, input.documentId);
     try {
-      await this.client.workflow.start(SEND_INVOICE_WORKFLOW, {
+      await this.client.workflow.start<typeof sendInvoice>(SEND_INVOICE_WORKFLOW, {
         taskQueue: this.settings.taskQueue,
         workflowId,
         args: [
@@ -81,7 +88,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
 
   async startReceiveDocument(input: ReceiveDocumentInput): Promise<'started' | 'already-started'> {
     try {
-      await this.client.workflow.start(RECEIVE_DOCUMENT_WORKFLOW, {
+      await this.client.workflow.start<typeof receiveDocument>(RECEIVE_DOCUMENT_WORKFLOW, {
         taskQueue: this.settings.taskQueue,
         workflowId: receiveDocumentWorkflowId(input.tenantId, input.messageId),
         args: [input],
@@ -103,9 +110,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
 
   /** Where a sales invoice's run stands, with the state its result names once completed (reconciliation). */
   async describeSendInvoice(tenantId: string, documentId: string): Promise<SendRunStatus> {
-    const handle = this.client.workflow.getHandle<(input: SendInvoiceInput) => Promise<SendInvoiceResult>>(
-      sendInvoiceWorkflowId(tenantId, documentId),
-    );
+    const handle = this.client.workflow.getHandle<typeof sendInvoice>(sendInvoiceWorkflowId(tenantId, documentId));
     let status: string;
     try {
       status = (await handle.describe()).status.name;
@@ -130,16 +135,11 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
     }
   }
 
-  async ping(): Promise<boolean> {
-    try {
-      await this.connection.workflowService.describeNamespace({ namespace: this.settings.namespace });
-      return true;
-    } catch {
-      return false;
-    }
+  ping(): Promise<boolean> {
+    return this.temporal.ping();
   }
 
   async close(): Promise<void> {
-    await this.connection.close();
+    if (this.ownsClient) await this.temporal.close();
   }
 }

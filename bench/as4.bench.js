@@ -25,6 +25,22 @@ const services = require('../scripts/lib/services');
 const ROOT = services.REPO_ROOT;
 const dist = (p) => require(path.join(ROOT, 'dist', 'src', p));
 
+/**
+ * The test PKI generator is test code (test/support/peppol/test-pki.ts), outside the build: compiled into dist/ next
+ * to the built sources it uses, as `npm run pki:test` compiles it.
+ */
+function testPkiModule() {
+  const tsc = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
+  const args = ['test/support/peppol/test-pki.ts', '--outDir', 'dist', '--rootDir', '.', '--module', 'commonjs'];
+  args.push('--target', 'ES2022', '--esModuleInterop', '--skipLibCheck', '--types', 'node');
+  try {
+    execFileSync(process.execPath, [tsc, ...args], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) {
+    throw new Error(`could not compile the test PKI generator: ${e.stdout || e.stderr || e.message}`);
+  }
+  return require(path.join(ROOT, 'dist', 'test', 'support', 'peppol', 'test-pki.js'));
+}
+
 // The receiving party both receivers serve, and the header every message carries.
 const RECEIVER_ID = '0088:4562458856624';
 const SENDER_ID = '0088:7315458756324';
@@ -242,7 +258,7 @@ async function run(ctx) {
   const plan = ctx.quick ? PLANS.quick : PLANS.full;
   const result = { scenarios: [], figures: [], targets: [], notes: [], problems: [], tables: [] };
   const loads = [['start', os.loadavg()]];
-  const { ensureTestPki } = dist('peppol/pki/test-pki.js');
+  const { ensureTestPki } = testPkiModule();
   const { buildPeppolMessage } = dist('peppol/as4/message.js');
   const { sendAs4Message } = dist('peppol/as4/sender.js');
   const { Agent } = require(require.resolve('undici', { paths: [ROOT] }));

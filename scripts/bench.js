@@ -127,7 +127,10 @@ async function describeTemporal(svc) {
   const cli = svc.providers.temporal.replace(/^temporal CLI /, '');
   const version = await execText(cli, ['--version'], { env: services.temporalChildEnv() });
   const gc = services.temporalServerEnv();
-  return `Temporal CLI dev server (${version || cli}; in-memory SQLite; GOGC=${gc.GOGC} GOMEMLIMIT=${gc.GOMEMLIMIT}) at ${svc.temporalAddress}`;
+  return (
+    `Temporal CLI dev server (${version || cli}; in-memory SQLite; GOGC=${gc.GOGC} ` +
+    `GOMEMLIMIT=${gc.GOMEMLIMIT}) at ${svc.temporalAddress}`
+  );
 }
 
 async function environment(svc, opts) {

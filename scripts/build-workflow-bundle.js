@@ -2,7 +2,8 @@
 'use strict';
 // Prebuilds the workflow bundle (after `npm run build`): the worker then starts without bundling, and the SDK's
 // bundler refuses Node built-ins and other non-deterministic modules here, at build time, not at deploy time.
-//   node scripts/build-workflow-bundle.js [out=dist/workflow-bundle.js]   → run the worker with TEMPORAL_WORKFLOW_BUNDLE=<out>
+//   node scripts/build-workflow-bundle.js [out=dist/workflow-bundle.js]
+//   → run the worker with TEMPORAL_WORKFLOW_BUNDLE=<out>
 const fs = require('node:fs');
 const path = require('node:path');
 const { bundleWorkflowCode } = require('@temporalio/worker');

@@ -34,7 +34,8 @@ function ensureConverterHarness(env = process.env, log = (m) => process.stderr.w
         const mvn = findOnPath('mvn', env);
         if (!mvn)
           throw new Unavailable(
-            'Maven (mvn) is not on PATH, so the converters cannot be fetched from Maven Central (Debian: apt-get install maven)',
+            'Maven (mvn) is not on PATH, so the converters cannot be fetched from Maven Central (Debian: apt-get ' +
+              'install maven)',
           );
         return mvn;
       },
@@ -46,7 +47,8 @@ function ensureConverterHarness(env = process.env, log = (m) => process.stderr.w
     if (e instanceof Unavailable) return { unavailable: e.message };
     if (e.stage === 'resolve')
       return {
-        unavailable: `Maven could not resolve the converters (Maven Central unreachable?):\n${toolOutput(e) || e.message}`,
+        unavailable:
+          'Maven could not resolve the converters (Maven Central unreachable?):\n' + (toolOutput(e) || e.message),
       };
     if (e.stage === 'compile')
       return { unavailable: `javac could not compile the harness:\n${toolOutput(e) || e.message}` };

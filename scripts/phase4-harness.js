@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // Builds the phase4 loopback harness (tools/phase4-harness) into the cache, outside the repository:
-//   <cache>/phase4-harness/classpath.txt   the resolved Maven dependencies (phase4, Jetty), fetched from Maven Central once
+//   <cache>/phase4-harness/classpath.txt   the resolved Maven dependencies (phase4, Jetty), fetched from Maven
+//                                          Central once
 //   <cache>/phase4-harness/classes/         our few classes, compiled with javac (no Maven plugins needed)
 // `node scripts/phase4-harness.js [--quiet]` builds and prints the java classpath; tests call ensurePhase4Harness().
 const { ensureJavaHarness } = require('./lib/java-harness');

@@ -282,7 +282,8 @@ export const ROUTES: RouteContract[] = [
     responses: {
       200: {
         description:
-          'The document; when converted, X-Transform-* headers say what could not be carried over (a Factur-X target answers the PDF/A-3)',
+          'The document; when converted, X-Transform-* headers say what could not be carried over (a Factur-X ' +
+          'target answers the PDF/A-3)',
         content: { 'application/xml': null, 'application/pdf': null },
       },
       ...partyScoped,
@@ -308,7 +309,8 @@ export const ROUTES: RouteContract[] = [
     method: 'post',
     path: '/api/v1/generic/validate',
     summary:
-      'Validate a document (XML or Factur-X PDF) with the pinned official schemas and business rules; nothing is stored',
+      'Validate a document (XML or Factur-X PDF) with the pinned official schemas and business rules; nothing is ' +
+      'stored',
     tags: ['Documents'],
     auth: true,
     query: {
@@ -327,7 +329,8 @@ export const ROUTES: RouteContract[] = [
       },
       ...authenticated,
       400: problem(
-        'Body not XML or unsafe XML, format not recognised or refused (e.g. SI-UBL 1.2), unknown sourceFormat or ruleSet',
+        'Body not XML or unsafe XML, format not recognised or refused (e.g. SI-UBL 1.2), unknown sourceFormat or ' +
+          'ruleSet',
       ),
       413: problem('Body larger than 24 MB'),
       415: problem('Content-Type or Content-Encoding not accepted, or body not of the declared type'),
@@ -377,12 +380,14 @@ export const ROUTES: RouteContract[] = [
     method: 'post',
     path: '/as4',
     summary:
-      'Peppol AS4 receiving endpoint (ebMS 3 / AS4, Peppol AS4 profile): authenticated by the message signature, not by a token',
+      'Peppol AS4 receiving endpoint (ebMS 3 / AS4, Peppol AS4 profile): authenticated by the message signature, ' +
+      'not by a token',
     tags: ['Peppol'],
     auth: false,
     requestBody: {
       description:
-        'A signed, encrypted and compressed AS4 user message: multipart/related with the SOAP 1.2 envelope first and the SBD as the one attachment',
+        'A signed, encrypted and compressed AS4 user message: multipart/related with the SOAP 1.2 envelope first ' +
+        'and the SBD as the one attachment',
       content: { 'multipart/related': null },
     },
     responses: {

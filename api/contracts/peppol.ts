@@ -151,7 +151,8 @@ export function peppolRoutes(h: ContractHelpers): RouteContract[] {
   const json = (schema: z.ZodType) => ({ 'application/json': schema });
   const unavailable = {
     503: problem(
-      'The Peppol layer, our SMP or lookups are not configured (the problem names the setting), or the SML could not be reached',
+      'The Peppol layer, our SMP or lookups are not configured (the problem names the setting), or the SML could ' +
+        'not be reached',
     ),
   };
   const envLevel = {
@@ -196,7 +197,8 @@ export function peppolRoutes(h: ContractHelpers): RouteContract[] {
         200: { description: 'The configuration', content: json(PeppolEnvironmentConfig) },
         ...envLevel,
         400: problem(
-          'Invalid configuration: `errors[]` names each field (identifier syntax, unknown field, operator setting changed)',
+          'Invalid configuration: `errors[]` names each field (identifier syntax, unknown field, operator setting ' +
+            'changed)',
         ),
         ...writes,
       },

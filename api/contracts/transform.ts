@@ -67,9 +67,11 @@ export function transformRoutes(h: {
         targetFormat: 'Required. Target format URN (URL-encoded, `#` as `%23`) or format id (e.g. `xrechnung-cii`)',
         sourceFormat: 'Optional source format URN or id, when detection should not decide',
         targetSyntax:
-          'Optional `UBL` or `CII`, for a URN both syntaxes share (EN 16931, BIS 3, XRechnung, NLCIUS); default: the source syntax',
+          'Optional `UBL` or `CII`, for a URN both syntaxes share (EN 16931, BIS 3, XRechnung, NLCIUS); default: ' +
+          'the source syntax',
         report:
-          'Optional `true`: answer JSON `{ document, report }` (same as `Accept: application/json`); for a Factur-X target `document` is the PDF in base64 and `xml` the embedded CII',
+          'Optional `true`: answer JSON `{ document, report }` (same as `Accept: application/json`); for a Factur-X ' +
+          'target `document` is the PDF in base64 and `xml` the embedded CII',
       },
       requestBody: {
         description: 'The source document (XML, or a Factur-X / ZUGFeRD PDF whose XML is converted), up to 24 MB',
@@ -78,18 +80,23 @@ export function transformRoutes(h: {
       responses: {
         200: {
           description:
-            'The converted XML, or for a Factur-X target (`facturx-basic`, `facturx-en16931`, `facturx-extended`, `facturx-xrechnung`) the PDF/A-3 with the CII embedded; with `Accept: application/json` / `report=true`, the document and the conversion report. Headers: X-Transform-Source-Format, X-Transform-Target-Format, X-Transform-Unmapped (count), X-Transform-Not-Carried (count)',
+            'The converted XML, or for a Factur-X target (`facturx-basic`, `facturx-en16931`, `facturx-extended`, ' +
+            '`facturx-xrechnung`) the PDF/A-3 with the CII embedded; with `Accept: application/json` / ' +
+            '`report=true`, the document and the conversion report. Headers: X-Transform-Source-Format, ' +
+            'X-Transform-Target-Format, X-Transform-Unmapped (count), X-Transform-Not-Carried (count)',
           content: { 'application/xml': null, 'application/pdf': null, 'application/json': TransformResponse },
           headers: REPORT_HEADERS,
         },
         ...h.authenticated,
         400: h.problem(
-          'Body not XML or unsafe, source format not recognised, unknown targetFormat, or transformation not supported (`reason` TRANSFORMATION_NOT_SUPPORTED names why)',
+          'Body not XML or unsafe, source format not recognised, unknown targetFormat, or transformation not ' +
+            'supported (`reason` TRANSFORMATION_NOT_SUPPORTED names why)',
         ),
         413: h.problem('Body larger than 24 MB'),
         415: h.problem('Content-Type or Content-Encoding not accepted, or body not of the declared type'),
         422: h.problem(
-          'The document cannot be converted: `missing` lists the target rules and terms it lacks, `invalid` the values that are not valid',
+          'The document cannot be converted: `missing` lists the target rules and terms it lacks, `invalid` the ' +
+            'values that are not valid',
         ),
       },
     },

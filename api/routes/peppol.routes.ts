@@ -530,7 +530,9 @@ function identifierView(id: string, r: RecipientEndpoint | LookupRefusal) {
     return {
       partyId: id,
       isValid: true,
-      message: `Receives ${r.documentType.value.split('##')[0]?.split('::').pop() ?? 'the document'} over Peppol AS4 at ${r.result.endpoint.url}`,
+      message:
+        `Receives ${r.documentType.value.split('##')[0]?.split('::').pop() ?? 'the document'} over Peppol ` +
+        `AS4 at ${r.result.endpoint.url}`,
     };
   }
   return { partyId: id, isValid: false, message: r.message, reason: r.failure };

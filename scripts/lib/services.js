@@ -330,7 +330,8 @@ async function ensureTemporalCli() {
       fs.rmSync(tmpBin, { recursive: true, force: true });
     }
     attempts.push(
-      `go install ${TEMPORAL_CLI_MODULE} ${toolchain ? `with GOTOOLCHAIN=${toolchain}` : `with ${goBin}`}: exit ${res.code}\n    ${res.tail.slice(-15).join('\n    ')}`,
+      `go install ${TEMPORAL_CLI_MODULE} ${toolchain ? `with GOTOOLCHAIN=${toolchain}` : `with ${goBin}`}: ` +
+        `exit ${res.code}\n    ${res.tail.slice(-15).join('\n    ')}`,
     );
     log(`${label} failed (exit ${res.code})`);
   }
@@ -372,12 +373,14 @@ async function ensureFerretdb() {
     }
     fs.rmSync(tmp, { force: true });
     attempts.push(
-      `go build in ${FERRETDB_SRC_DIR} ${toolchain ? `with GOTOOLCHAIN=${toolchain}` : `with ${goBin}`}: exit ${res.code}\n    ${res.tail.slice(-15).join('\n    ')}`,
+      `go build in ${FERRETDB_SRC_DIR} ${toolchain ? `with GOTOOLCHAIN=${toolchain}` : `with ${goBin}`}: ` +
+        `exit ${res.code}\n    ${res.tail.slice(-15).join('\n    ')}`,
     );
     log(`${label} failed (exit ${res.code})`);
   }
   throw new Error(
-    `could not build the FerretDB wrapper. Tried:\n  ${attempts.join('\n  ')}\nAlternatives: put mongod on PATH, or set MONGODB_URI.`,
+    `could not build the FerretDB wrapper. Tried:\n  ${attempts.join('\n  ')}\nAlternatives: put mongod on PATH, or ` +
+      `set MONGODB_URI.`,
   );
 }
 
@@ -635,7 +638,8 @@ async function startTemporal(sup, { cli, port, uiPort, ui, dbFile, logDir, metri
     throw err;
   }
   log(
-    `Temporal dev server ready at ${address} in ${formatMs(Date.now() - started)} (${dbFile ? dbFile : 'in memory'}; log ${logFile})`,
+    `Temporal dev server ready at ${address} in ${formatMs(Date.now() - started)} (${dbFile ? dbFile : 'in memory'}` +
+      `; log ${logFile})`,
   );
   return {
     managed,
@@ -788,8 +792,9 @@ async function withPortRetry(fixed, fn) {
  * @param {{ persistentDir?: string, ui?: boolean,
  *           ports?: { temporal?: number, temporalUi?: number, temporalMetrics?: number, mongodb?: number },
  *           handleSignals?: boolean }} [opts]
- * @returns {Promise<{ temporalAddress: string, temporalUiUrl?: string, temporalMetricsUrl?: string, mongodbUri: string, logDir: string,
- *           providers: { temporal: string, database: string }, timings: Record<string, number>, stop(): Promise<void> }>}
+ * @returns {Promise<{ temporalAddress: string, temporalUiUrl?: string, temporalMetricsUrl?: string, mongodbUri: string,
+ * logDir: string, providers: { temporal: string, database: string }, timings: Record<string, number>, stop():
+ * Promise<void> }>}
  */
 async function startServices(opts = {}) {
   const { persistentDir, ui = false, ports = {}, handleSignals = true } = opts;

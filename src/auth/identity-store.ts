@@ -50,7 +50,9 @@ export interface IdentityStore {
   insertSigningKey(key: SigningKeyRecord): Promise<void>;
 }
 
-/** A revocation may be scheduled: the secret keeps working until `revokedAt`, so a client can roll over without a gap. */
+/**
+ * A revocation may be scheduled: the secret keeps working until `revokedAt`, so a client can roll over without a gap.
+ */
 export function isSecretActive(secret: ClientSecretRecord, now: Date = new Date()): boolean {
   return !secret.revokedAt || secret.revokedAt.getTime() > now.getTime();
 }

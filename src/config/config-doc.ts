@@ -14,7 +14,10 @@ export function renderConfigurationDoc(): string {
   const rows = Object.entries(configEnvSchema.shape).map(([name, schema]) => {
     const s = schema as z.ZodType;
     const def = defaultOf(s);
-    return `| \`${name}\` | ${def === undefined ? '(unset)' : def === '' ? '(empty)' : `\`${def}\``} | ${s.description ?? ''} |`;
+    return (
+      `| \`${name}\` | ${def === undefined ? '(unset)' : def === '' ? '(empty)' : `\`${def}\``} ` +
+      `| ${s.description ?? ''} |`
+    );
   });
   return [
     '# Configuration',

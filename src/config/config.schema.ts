@@ -57,13 +57,16 @@ export const configEnvSchema = z.object({
     .describe('Database name (letters only, a FerretDB rule); default from the URI path.'),
 
   RECONCILE_INTERVAL_SECONDS: int(900).describe(
-    'How often one API process compares stored documents with their workflows and looks for stored bytes nothing refers to (docs/decisions.md, "Storage writes"); 0 = never.',
+    'How often one API process compares stored documents with their workflows and looks for stored bytes nothing ' +
+      'refers to (docs/decisions.md, "Storage writes"); 0 = never.',
   ),
   RECONCILE_MIN_AGE_SECONDS: int(3600, 60).describe(
-    'Records and stored bytes younger than this are left alone by reconciliation (an upload or step may still be writing them).',
+    'Records and stored bytes younger than this are left alone by reconciliation (an upload or step may still be ' +
+      'writing them).',
   ),
   RECONCILE_WINDOW_DAYS: int(14, 1).describe(
-    'How far back reconciliation compares sales invoices with their workflows (longer than the longest delivery retry schedule).',
+    'How far back reconciliation compares sales invoices with their workflows (longer than the longest delivery ' +
+      'retry schedule).',
   ),
   RECONCILE_BATCH: int(500, 1).describe(
     'Records, blobs and chunks reconciliation looks at per kind and run (it goes on from there in the next run).',
@@ -88,7 +91,10 @@ export const configEnvSchema = z.object({
     )
     .optional()
     .describe(
-      'Runs the worker keeps in memory between their tasks (0 = none, else at least 40, the workflow tasks it runs at once); unset = the Temporal SDK default, sized from the heap (about 2 300 at a 4 GiB heap). A run waiting long, such as a delivery waiting for its next retry, stays cached until the room is needed, about 0.25 MB each; one evicted is replayed from its history on its next task.',
+      'Runs the worker keeps in memory between their tasks (0 = none, else at least 40, the workflow tasks it runs ' +
+        'at once); unset = the Temporal SDK default, sized from the heap (about 2 300 at a 4 GiB heap). A run ' +
+        'waiting long, such as a delivery waiting for its next retry, stays cached until the room is needed, ' +
+        'about 0.25 MB each; one evicted is replayed from its history on its next task.',
     ),
   WORKER_METRICS_ADDRESS: z
     .string()
@@ -106,7 +112,8 @@ export const configEnvSchema = z.object({
     'Age after which a new token signing key is generated; old keys stay published until their tokens expire.',
   ),
   SUBSCRIPTION_KEYS: csv.describe(
-    'Valid `Subscription-Key` header values (comma-separated). The header is optional; when sent it must be one of these.',
+    'Valid `Subscription-Key` header values (comma-separated). The header is optional; when sent it must be one of ' +
+      'these.',
   ),
 
   RATE_LIMIT_TOKEN_PER_MINUTE: int(120, 1).describe('Token requests per client id from one address per minute.'),
@@ -122,32 +129,40 @@ export const configEnvSchema = z.object({
     'Accept and deliver to plain http:// hook URLs (tests, on-premise receivers); https only when false.',
   ),
   WEBHOOK_ALLOWED_RANGES: csv.describe(
-    'CIDR ranges hooks may reach although the SSRF guard refuses them by default (loopback, private, link-local, …), comma-separated, e.g. `10.0.0.0/8,127.0.0.1/32`.',
+    'CIDR ranges hooks may reach although the SSRF guard refuses them by default (loopback, private, link-local, ' +
+      '…), comma-separated, e.g. `10.0.0.0/8,127.0.0.1/32`.',
   ),
   WEBHOOK_TIMEOUT_MS: int(100_000, 100).describe(
     'Timeout of one delivery attempt (spec 6.1: 100 s); also the most a hook may set as its own timeoutSeconds.',
   ),
   WEBHOOK_MAX_CONCURRENCY_PER_HOOK: int(20, 1).describe(
-    'Delivery attempts in flight per hook and worker process; further attempts wait or come back later. Each timeout halves the cap of that hook (at least 1) and each answer adds one back, so a receiver that hangs ends up holding one connection.',
+    'Delivery attempts in flight per hook and worker process; further attempts wait or come back later. Each ' +
+      'timeout halves the cap of that hook (at least 1) and each answer adds one back, so a receiver that hangs ' +
+      'ends up holding one connection.',
   ),
   WEBHOOK_HELD_SWEEP_SECONDS: int(60, 1).describe(
-    'How often each worker releases the held deliveries of stuck hooks that fell due (the fallback when no answer of the hook released them first) and reads which hooks have deliveries held, so an answer of such a hook releases them.',
+    'How often each worker releases the held deliveries of stuck hooks that fell due (the fallback when no answer ' +
+      'of the hook released them first) and reads which hooks have deliveries held, so an answer of such a hook ' +
+      'releases them.',
   ),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .optional()
     .describe(
-      'Backoff between failed delivery attempts as JSON (src/core/retry-schedule.ts); unset = exponential with jitter over 5 days.',
+      'Backoff between failed delivery attempts as JSON (src/core/retry-schedule.ts); unset = exponential with ' +
+        'jitter over 5 days.',
     ),
   WEBHOOK_HTTPSIN_URL: z
     .string()
     .url()
     .optional()
     .describe(
-      'Internal endpoint that `httpsin://user:password@inbound?token=$token$` hooks deliver to (spec 6.9); httpsin hooks are refused while unset.',
+      'Internal endpoint that `httpsin://user:password@inbound?token=$token$` hooks deliver to (spec 6.9); httpsin ' +
+        'hooks are refused while unset.',
     ),
   WEBHOOK_SEARCH_ATTRIBUTES: bool(true).describe(
-    'Tag delivery workflows with the HookId, EventTopic, PartyId and DeliveryAttempt search attributes (they must be registered on the Temporal server).',
+    'Tag delivery workflows with the HookId, EventTopic, PartyId and DeliveryAttempt search attributes (they must ' +
+      'be registered on the Temporal server).',
   ),
 
   INVOICE_GATEWAY_CACHE: z
@@ -167,21 +182,28 @@ export const configEnvSchema = z.object({
     .max(64)
     .optional()
     .describe(
-      'Threads each process (API and worker) validates and converts documents on (the official rules and conversions run synchronously and would otherwise hold the event loop or activity thread for seconds); default: the cores available; 0 = in process.',
+      'Threads each process (API and worker) validates and converts documents on (the official rules and ' +
+        'conversions run synchronously and would otherwise hold the event loop or activity thread for seconds); ' +
+        'default: the cores available; 0 = in process.',
     ),
   RULES_ACCEPTED_PREVIOUS: csv.describe(
-    'Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. `peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a document passes a pack when it passes either.',
+    'Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. ' +
+      '`peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a ' +
+      'document passes a pack when it passes either.',
   ),
 
   PEPPOL_AP_KEYSTORE: csv.describe(
-    "PKCS#12 key store(s) of this access point's Peppol AP key and certificate, comma-separated `path` or `path#alias`; two during a certificate rollover (sign with the newest valid one, decrypt with whichever a sender used). Unset (and no PEM) = AS4 is off and `POST /as4` answers 503.",
+    "PKCS#12 key store(s) of this access point's Peppol AP key and certificate, comma-separated `path` or " +
+      '`path#alias`; two during a certificate rollover (sign with the newest valid one, decrypt with whichever a ' +
+      'sender used). Unset (and no PEM) = AS4 is off and `POST /as4` answers 503.',
   ),
   PEPPOL_AP_KEYSTORE_PASSWORD: z.string().optional().describe('Password of the PEPPOL_AP_KEYSTORE files.'),
   PEPPOL_AP_CERTIFICATE: z
     .string()
     .optional()
     .describe(
-      'Instead of PKCS#12: PEM file with the AP certificate (then its chain). Our SMP publishes the AP certificate of whichever key source is set.',
+      'Instead of PKCS#12: PEM file with the AP certificate (then its chain). Our SMP publishes the AP certificate ' +
+        'of whichever key source is set.',
     ),
   PEPPOL_AP_PRIVATE_KEY: z
     .string()
@@ -189,23 +211,31 @@ export const configEnvSchema = z.object({
     .describe('Instead of PKCS#12: PEM file with the AP private key (PKCS#8 or PKCS#1).'),
   PEPPOL_AP_PRIVATE_KEY_PASSWORD: z.string().optional().describe('Passphrase of an encrypted PEPPOL_AP_PRIVATE_KEY.'),
   PEPPOL_AP_CA: csv.describe(
-    'Peppol AP CA certificate(s) a sending or receiving access point must chain to: PEM bundles or PKCS#12 trust stores (`.p12`/`.pfx`), comma-separated. Required when AS4 is on; recipient lookups answer 503 while unset.',
+    'Peppol AP CA certificate(s) a sending or receiving access point must chain to: PEM bundles or PKCS#12 trust ' +
+      'stores (`.p12`/`.pfx`), comma-separated. Required when AS4 is on; recipient lookups answer 503 while unset.',
   ),
   PEPPOL_AP_CA_PASSWORD: z.string().optional().describe('Password of PKCS#12 trust stores in PEPPOL_AP_CA.'),
   AS4_MAX_MESSAGE_BYTES: int(50 * 1024 * 1024, 1024).describe(
-    'Largest AS4 request body `POST /as4` reads (counted while streaming); larger → HTTP 413 with a signed ebMS error, nothing stored.',
+    'Largest AS4 request body `POST /as4` reads (counted while streaming); larger → HTTP 413 with a signed ebMS ' +
+      'error, nothing stored.',
   ),
   AS4_MAX_DECOMPRESSED_BYTES: int(100 * 1024 * 1024, 1024).describe(
     'Largest SBD a compressed AS4 payload may inflate to (gzip bombs) → EBMS:0303.',
   ),
   AS4_DUPLICATE_WINDOW_HOURS: int(168, 1).describe(
-    'How long a resent AS4 message (same MessageId, or same sender and SBDH InstanceIdentifier) is answered with a receipt instead of being stored again; later a reused id is refused (EBMS:0004).',
+    'How long a resent AS4 message (same MessageId, or same sender and SBDH InstanceIdentifier) is answered with a ' +
+      'receipt instead of being stored again; later a reused id is refused (EBMS:0004).',
   ),
   AS4_REVOCATION_CHECK: bool(false).describe(
-    'Check Peppol certificates for revocation — the OCSP responder the certificate names first, then the CRLs of its distribution points: the sending AP of a received AS4 message (revoked → EBMS:0101), the signer of a receipt, and the SMP signer and endpoint certificate of a recipient lookup. Off = not checked (results say `revocationChecked: false`).',
+    'Check Peppol certificates for revocation — the OCSP responder the certificate names first, then the CRLs of ' +
+      'its distribution points: the sending AP of a received AS4 message (revoked → EBMS:0101), the signer of a ' +
+      'receipt, and the SMP signer and endpoint certificate of a recipient lookup. Off = not checked (results say ' +
+      '`revocationChecked: false`).',
   ),
   AS4_REVOCATION_SOFT_FAIL: bool(false).describe(
-    'With AS4_REVOCATION_CHECK: accept a certificate whose revocation status cannot be determined (no responder or distribution point, unreachable, expired or badly signed answers), logging a warning. Default: refuse it (hard fail). A certificate listed as revoked is always refused.',
+    'With AS4_REVOCATION_CHECK: accept a certificate whose revocation status cannot be determined (no responder or ' +
+      'distribution point, unreachable, expired or badly signed answers), logging a warning. Default: refuse it ' +
+      '(hard fail). A certificate listed as revoked is always refused.',
   ),
   AS4_REVOCATION_TIMEOUT_MS: int(5_000, 100).describe('Timeout of one OCSP request or CRL download.'),
   AS4_REVOCATION_MAX_CRL_BYTES: int(10 * 1024 * 1024, 1024).describe(
@@ -223,7 +253,8 @@ export const configEnvSchema = z.object({
     .string()
     .optional()
     .describe(
-      'PKCS#12 file with the key and certificate our SMP signs its answers with (or use PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY).',
+      'PKCS#12 file with the key and certificate our SMP signs its answers with (or use PEPPOL_SMP_CERTIFICATE + ' +
+        'PEPPOL_SMP_PRIVATE_KEY).',
     ),
   PEPPOL_SMP_KEYSTORE_PASSWORD: z.string().optional().describe('Password of PEPPOL_SMP_KEYSTORE.'),
   PEPPOL_SMP_KEYSTORE_ALIAS: z
@@ -254,13 +285,15 @@ export const configEnvSchema = z.object({
     .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/)
     .default('test')
     .describe(
-      'SML DNS zone for lookups and registrations: `production`, `test` (the OpenPeppol zones) or a DNS zone name (a local zone in tests).',
+      'SML DNS zone for lookups and registrations: `production`, `test` (the OpenPeppol zones) or a DNS zone name ' +
+        '(a local zone in tests).',
     ),
   PEPPOL_SML_REGISTRAR: z
     .enum(['off', 'manual'])
     .default('off')
     .describe(
-      'How party registrations reach the SML: `off` refuses them (no SML client configured), `manual` publishes in our SMP and leaves the SML entry to the operator.',
+      'How party registrations reach the SML: `off` refuses them (no SML client configured), `manual` publishes in ' +
+        'our SMP and leaves the SML entry to the operator.',
     ),
   PEPPOL_DNS_SERVERS: csv.describe(
     'Name servers for SML lookups (`host` or `host:port`, comma-separated); default the system resolvers.',
@@ -269,7 +302,8 @@ export const configEnvSchema = z.object({
     .string()
     .optional()
     .describe(
-      'PEM file of the SMP CA certificates SMP answers must be signed under (the Peppol SMP CA); recipient lookups answer 503 while unset.',
+      'PEM file of the SMP CA certificates SMP answers must be signed under (the Peppol SMP CA); recipient lookups ' +
+        'answer 503 while unset.',
     ),
   PEPPOL_LOOKUP_TIMEOUT_MS: int(10_000, 100).describe(
     'Timeout of one DNS query or SMP request during a recipient lookup.',
@@ -278,7 +312,9 @@ export const configEnvSchema = z.object({
     .string()
     .optional()
     .describe(
-      "Waits between failed Peppol delivery attempts of a sales invoice (5xx, no answer) as JSON (src/core/retry-schedule.ts); read by the API process and carried in each run's input. Unset = 10 min, 20 min, 30 min, 2 h, 6 h, 12 h, 14 h (8 attempts over 35 h).",
+      'Waits between failed Peppol delivery attempts of a sales invoice (5xx, no answer) as JSON ' +
+        "(src/core/retry-schedule.ts); read by the API process and carried in each run's input. Unset = 10 min, 20 " +
+        'min, 30 min, 2 h, 6 h, 12 h, 14 h (8 attempts over 35 h).',
     ),
 
   SMTP_HOST: z
@@ -305,7 +341,8 @@ export const configEnvSchema = z.object({
     .string()
     .optional()
     .describe(
-      'Waits between e-mail attempts the relay refused for now (4xx) or that found no relay, as JSON (src/core/retry-schedule.ts). Unset = 5 min, 15 min, 30 min, 1 h, 2 h, 4 h, 8 h, 12 h.',
+      'Waits between e-mail attempts the relay refused for now (4xx) or that found no relay, as JSON ' +
+        '(src/core/retry-schedule.ts). Unset = 5 min, 15 min, 30 min, 1 h, 2 h, 4 h, 8 h, 12 h.',
     ),
 } satisfies Record<string, z.ZodType>);
 

@@ -129,7 +129,8 @@ function smpKeyOf(e: {
 }): Config['peppol']['smpKey'] {
   if (e.PEPPOL_SMP_KEYSTORE && (e.PEPPOL_SMP_CERTIFICATE || e.PEPPOL_SMP_PRIVATE_KEY)) {
     throw new Error(
-      'Invalid configuration:\n  PEPPOL_SMP_KEYSTORE: give either a key store or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY, not both',
+      'Invalid configuration:\n  PEPPOL_SMP_KEYSTORE: give either a key store or PEPPOL_SMP_CERTIFICATE + ' +
+        'PEPPOL_SMP_PRIVATE_KEY, not both',
     );
   }
   if (e.PEPPOL_SMP_KEYSTORE) {
@@ -145,14 +146,14 @@ function smpKeyOf(e: {
   if (e.PEPPOL_SMP_CERTIFICATE || e.PEPPOL_SMP_PRIVATE_KEY) {
     if (!e.PEPPOL_SMP_CERTIFICATE || !e.PEPPOL_SMP_PRIVATE_KEY)
       throw new Error(
-        'Invalid configuration:\n  PEPPOL_SMP_CERTIFICATE: PEPPOL_SMP_CERTIFICATE and PEPPOL_SMP_PRIVATE_KEY go together',
+        'Invalid configuration:\n  PEPPOL_SMP_CERTIFICATE: PEPPOL_SMP_CERTIFICATE and PEPPOL_SMP_PRIVATE_KEY go ' +
+          'together',
       );
     return { kind: 'pem', certificatePath: e.PEPPOL_SMP_CERTIFICATE, privateKeyPath: e.PEPPOL_SMP_PRIVATE_KEY };
   }
   return undefined;
 }
 
-/** A retry schedule setting (WEBHOOK_RETRY_SCHEDULE, PEPPOL_SEND_RETRY_SCHEDULE): JSON checked by the schedule's own validator; the default when unset. */
 function smtpOf(e: ConfigEnv): Config['email']['smtp'] {
   if (!e.SMTP_HOST) return undefined;
   const problems: string[] = [];
@@ -180,6 +181,10 @@ function smtpOf(e: ConfigEnv): Config['email']['smtp'] {
   };
 }
 
+/**
+ * A retry schedule setting (WEBHOOK_RETRY_SCHEDULE, PEPPOL_SEND_RETRY_SCHEDULE): JSON checked by the schedule's own
+ * validator; the default when unset.
+ */
 function retryScheduleOf(
   text: string | undefined,
   name = 'WEBHOOK_RETRY_SCHEDULE',

@@ -108,7 +108,8 @@ export function buildInvoiceMail(input: InvoiceMailInput): InvoiceMail | { missi
           ...(due ? [`Amount due: ${due}`] : []),
           ...(inv.paymentDueDate ? [`Due date: ${inv.paymentDueDate}`] : []),
           '',
-          'The attached PDF is the readable invoice; its embedded XML (and the attached XML) is the electronic invoice.',
+          'The attached PDF is the readable invoice; its embedded XML (and the attached XML) is the electronic ' +
+            'invoice.',
         ].join('\n');
   const attachments: MailAttachment[] = [];
   const stem = safeFilename(`invoice-${number}`, 'invoice');

@@ -8,6 +8,7 @@ import { composeCore, type Core } from './compose';
 import { seedDemo } from './seed-demo';
 import { reconcileStorage, type SendRunLookup } from '../maintenance/reconcile';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
+import { connectTemporalClient } from '../temporal/client';
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -197,7 +198,8 @@ if (require.main === module) {
   composeCore(loadConfig(), 'admin', { logLevel: 'error' })
     .then(async (core) => {
       // Only reconciliation asks Temporal where each run stands.
-      const runs = args[0] === 'reconcile' ? await TemporalWorkflowStarter.connect(core.config.temporal) : undefined;
+      const temporal = args[0] === 'reconcile' ? await connectTemporalClient(core.config.temporal) : undefined;
+      const runs = temporal ? TemporalWorkflowStarter.over(temporal, core.config.temporal) : undefined;
       try {
         process.stdout.write(`${render(await runAdmin(core, args, runs ? { runs } : {}), json)}\n`);
         process.exitCode = 0;
@@ -206,7 +208,7 @@ if (require.main === module) {
         process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `error: ${message}\n`);
         process.exitCode = 1;
       } finally {
-        await runs?.close();
+        await temporal?.close();
         await core.db.close();
       }
     })

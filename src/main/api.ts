@@ -4,6 +4,7 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { composeApp, composeCore, composeDocumentPool, composeIdentity, createMetricsRegistry } from './compose';
 import { scheduleReconcile } from '../maintenance/reconcile-schedule';
 import { composeWebhookApi } from './webhooks';
+import { connectTemporalClient } from '../temporal/client';
 
 export interface RunningApi {
   server: Server;
@@ -11,15 +12,17 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
-/** API process: config → database + Temporal client → createApp → listen; drains on SIGTERM. */
+/** API process: config → database + one Temporal client → createApp → listen; drains on SIGTERM. */
 export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const core = await composeCore(config, 'api');
   const { signingKeys, tokens } = await composeIdentity(core);
-  const workflows = await TemporalWorkflowStarter.connect({
+  // One Temporal connection for the process: document runs and webhook deliveries start on the same client.
+  const temporal = await connectTemporalClient(config.temporal);
+  const workflows = TemporalWorkflowStarter.over(temporal, {
     ...config.temporal,
     peppolSendSchedule: config.peppol.sendRetrySchedule,
   });
-  const webhooks = composeWebhookApi(config, core.db.models);
+  const webhooks = composeWebhookApi(config, core.db.models, temporal.client);
 
   const documentWork = composeDocumentPool(config, core.logger);
   const metrics = createMetricsRegistry('gateway_api_');
@@ -65,8 +68,8 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
         server.closeIdleConnections();
       });
       reconcile?.stop();
-      await workflows.close();
       await webhooks.close();
+      await temporal.close();
       await documentWork?.close();
       await core.db.close();
     },

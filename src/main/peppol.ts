@@ -63,9 +63,8 @@ export function composeRecipientLookup(
   const c = config.peppol;
   const apCaFiles = config.as4.apCaFiles;
   if (!c.smpTruststorePath || apCaFiles.length === 0) {
-    return {
-      unavailable: `${[!c.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE', apCaFiles.length === 0 && 'PEPPOL_AP_CA'].filter(Boolean).join(' and ')} not set`,
-    };
+    const missing = [!c.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE', apCaFiles.length === 0 && 'PEPPOL_AP_CA'];
+    return { unavailable: `${missing.filter(Boolean).join(' and ')} not set` };
   }
   const client = new SmpClient({
     smpCertificateAuthorities: loadTrustedCertificates({ kind: 'pem', path: c.smpTruststorePath }),
@@ -125,7 +124,8 @@ export function composePeppolApi(
   else if (!smpKey)
     smp = {
       unavailable:
-        'PEPPOL_SMP_KEYSTORE (or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY), the key our SMP signs with, is not set',
+        'PEPPOL_SMP_KEYSTORE (or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY), the key our SMP signs with, is ' +
+        'not set',
     };
   else {
     smp = new SmpPublisher({

@@ -1,4 +1,4 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import packageJson from '../../package.json';
 import type { Config } from '../config/load-config';
@@ -135,16 +135,12 @@ export function composeWebhookRoutes(
   };
 }
 
-/**
- * The API process's webhook services, with a Temporal client of their own that connects on first use (pings and
- * redeliveries are rare; the API starts without waiting for it).
- */
+/** The API process's webhook services, starting deliveries on the process's Temporal client. */
 export function composeWebhookApi(
   config: Readonly<Config>,
   models: Models,
+  client: Client,
 ): { services: WebhookApiServices; close(): Promise<void> } {
-  const connection = Connection.lazy({ address: config.temporal.address });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
   const starter = new TemporalDeliveryStarter(() => client, {
     taskQueue: config.temporal.taskQueue,
     searchAttributes: config.webhooks.searchAttributes,
@@ -154,7 +150,7 @@ export function composeWebhookApi(
     services: composeWebhookRoutes(config, models, starter, routing),
     close: () => {
       routing.close();
-      return connection.close();
+      return Promise.resolve();
     },
   };
 }

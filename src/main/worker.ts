@@ -10,12 +10,12 @@ import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
 import { composeCore, composeDocumentPool, validatorOptions } from './compose';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
-import { Client } from '@temporalio/client';
 import { composeWebhookWorker, temporalDeliveryRuns, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, type Validator, type ValidatorPool } from '../validation';
 import type { TransformOptions } from '../transform';
 import type { Logger } from '../observability/logger';
 import { composePeppolSender } from './peppol';
+import { temporalClientOver } from '../temporal/client';
 
 export interface RunningWorker {
   worker: Worker;
@@ -73,7 +73,7 @@ export async function startWorker(
   const core = await composeCore(config, 'worker');
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   // Webhook activities start delivery workflows (publishEvent) through a client on the worker's own connection.
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const { client } = temporalClientOver(connection, config.temporal.namespace);
   const starter = new TemporalDeliveryStarter(() => client, {
     taskQueue: overrides.taskQueue ?? config.temporal.taskQueue,
     searchAttributes: config.webhooks.searchAttributes,

@@ -152,7 +152,9 @@ export async function reconcileStorage(
     found({
       kind: 'workflow-ended-without-outcome',
       id: record._id,
-      detail: `workflow ${run.status}${run.status === 'completed' ? ` with state ${run.state}` : ''}, record ${record.state}`,
+      detail:
+        `workflow ${run.status}${run.status === 'completed' ? ` with state ${run.state}` : ''}, ` +
+        `record ${record.state}`,
       repaired: false,
     });
   }

@@ -70,7 +70,10 @@ export function participantIdProblem(scheme: string, value: string): string | un
   if (scheme.toLowerCase() === PARTICIPANT_SCHEME) {
     if (!/^\d{4}:/.test(value)) return `the participant value "${value}" does not start with a 4-digit ICD and ":"`;
     if (!ISO6523_VALUE_RE.test(value)) {
-      return `the participant value "${value}" may only contain letters, digits and "-._~" after the ICD (Peppol POLICY 1)`;
+      return (
+        `the participant value "${value}" may only contain letters, digits and "-._~" after the ICD (Peppol ` +
+        `POLICY 1)`
+      );
     }
   } else if (!/^[\x21-\x7e]+$/.test(value)) {
     return 'the participant value must be printable US-ASCII';
@@ -114,7 +117,10 @@ export function icdOf(p: ParticipantId): string {
 // Document types
 
 export interface DocumentTypeParts {
-  /** Everything before `##`: `<root namespace>::<local name>` for XML syntaxes, e.g. `urn:peppol:doctype:pdf+xml` otherwise. */
+  /**
+   * Everything before `##`: `<root namespace>::<local name>` for XML syntaxes, e.g. `urn:peppol:doctype:pdf+xml`
+   * otherwise.
+   */
   syntaxSpecificId: string;
   /** Present when the syntax-specific id has the XML form. */
   rootNamespace?: string;
@@ -123,7 +129,10 @@ export interface DocumentTypeParts {
   version: string;
 }
 
-/** Splits a document type value into its parts (`<syntax id>##<customization>::<version>`), or undefined if it has not that shape. */
+/**
+ * Splits a document type value into its parts (`<syntax id>##<customization>::<version>`), or undefined if it has not
+ * that shape.
+ */
 export function documentTypeParts(value: string): DocumentTypeParts | undefined {
   const hash = value.indexOf('##');
   if (hash <= 0) return undefined;

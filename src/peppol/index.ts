@@ -1,7 +1,7 @@
 /**
  * The Peppol network layer's building blocks (no HTTP server, no storage, no workflows here):
  * identifiers, SBDH, SML and SMP lookup, keys and certificates, and the AS4 message in both directions.
- * The test PKI generator lives in ./pki/test-pki and is for tests and `npm run pki:test` only.
+ * The test PKI generator is test code (test/support/peppol/test-pki.ts), used by the tests and `npm run pki:test`.
  */
 export * from './peppol-error';
 export * from './identifiers';

@@ -1,8 +1,8 @@
 import { GatewayError, type GatewayErrorCode } from '../core/gateway-error';
 
 /**
- * Why a Peppol operation failed, in terms an operator (and a retry policy) can act on. The GatewayError code carries the
- * HTTP / retry classification; `reason` is the precise Peppol cause and is stable (tests and logs rely on it).
+ * Why a Peppol operation failed, in terms an operator (and a retry policy) can act on. The GatewayError code carries
+ * the HTTP / retry classification; `reason` is the precise Peppol cause and is stable (tests and logs rely on it).
  */
 export type PeppolErrorReason =
   // identifiers

@@ -304,7 +304,8 @@ function check(
           mlsTo = participantId(PARTICIPANT_SCHEME, instance);
           if (!isSpisId(mlsTo)) {
             warnings.push(
-              `MLS_TO ${formatId(mlsTo)} is not a Peppol service provider id (0242:nnnnnn); MLS goes to the sender's default SPID`,
+              `MLS_TO ${formatId(mlsTo)} is not a Peppol service provider id (0242:nnnnnn); MLS goes to the ` +
+                `sender's default SPID`,
             );
           }
           break;
@@ -348,7 +349,8 @@ function check(
           add(
             'invalid-standard',
             'DocumentIdentification/Standard',
-            `Standard "${standard}" must equal the payload namespace "${payload.namespaceURI ?? ''}" and start the document type "${documentType.value}"`,
+            `Standard "${standard}" must equal the payload namespace "${payload.namespaceURI ?? ''}" and start the ` +
+              `document type "${documentType.value}"`,
           );
         }
         if (typeVersion === '' || typeVersion.includes(':') || !documentType.value.endsWith(`:${typeVersion}`)) {
@@ -376,7 +378,8 @@ function check(
         }
       }
     } else if (payload.kind === 'binary' || payload.kind === 'text') {
-      // Non-XML payloads have no root element to compare with; the Standard names the syntax (e.g. urn:peppol:doctype:pdf+xml).
+      // Non-XML payloads have no root element to compare with; the Standard names the syntax (e.g.
+      // urn:peppol:doctype:pdf+xml).
       if (documentType && (standard === '' || !documentType.value.startsWith(standard))) {
         add(
           'invalid-standard',
@@ -593,7 +596,9 @@ export function parseSbd(input: Buffer | Uint8Array | string | Document, options
       {
         code: 'invalid-sbd-xml',
         field: '',
-        message: `the root element is {${root?.namespaceURI ?? ''}}${root?.localName ?? ''}, expected {${SBDH_NS}}StandardBusinessDocument`,
+        message:
+          `the root element is {${root?.namespaceURI ?? ''}}${root?.localName ?? ''}, expected ` +
+          `{${SBDH_NS}}StandardBusinessDocument`,
       },
     ]);
   }
@@ -797,7 +802,9 @@ export function buildSbd(input: SbdBuildInput): BuiltSbd {
     type = p.type;
     typeVersion = p.typeVersion;
     if ('binary' in p) {
-      payloadXml = `<BinaryContent xmlns="${SBDH_PAYLOAD_NS}" mimeType="${esc(p.mimeType)}" encoding="Base64">${Buffer.from(p.binary).toString('base64')}</BinaryContent>`;
+      payloadXml =
+        `<BinaryContent xmlns="${SBDH_PAYLOAD_NS}" mimeType="${esc(p.mimeType)}" ` +
+        `encoding="Base64">${Buffer.from(p.binary).toString('base64')}</BinaryContent>`;
       shape = { kind: 'binary', namespaceURI: SBDH_PAYLOAD_NS, localName: 'BinaryContent' };
     } else {
       payloadXml = `<TextContent xmlns="${SBDH_PAYLOAD_NS}" mimeType="${esc(p.mimeType)}">${esc(p.text)}</TextContent>`;
@@ -829,7 +836,8 @@ export function buildSbd(input: SbdBuildInput): BuiltSbd {
   const scopeXml = scopes
     .map(
       (s) =>
-        `<sh:Scope><sh:Type>${esc(s.type ?? '')}</sh:Type><sh:InstanceIdentifier>${esc(s.instanceIdentifier ?? '')}</sh:InstanceIdentifier>` +
+        `<sh:Scope><sh:Type>${esc(s.type ?? '')}</sh:Type><sh:InstanceIdentifier>${esc(s.instanceIdentifier ?? '')}` +
+        `</sh:InstanceIdentifier>` +
         `${s.identifier !== undefined ? `<sh:Identifier>${esc(s.identifier)}</sh:Identifier>` : ''}</sh:Scope>`,
     )
     .join('');
@@ -838,8 +846,10 @@ export function buildSbd(input: SbdBuildInput): BuiltSbd {
     `<sh:StandardBusinessDocument xmlns:sh="${SBDH_NS}">` +
     `<sh:StandardBusinessDocumentHeader>` +
     `<sh:HeaderVersion>${SBDH_HEADER_VERSION}</sh:HeaderVersion>` +
-    `<sh:Sender><sh:Identifier Authority="${esc(input.sender.scheme)}">${esc(input.sender.value)}</sh:Identifier></sh:Sender>` +
-    `<sh:Receiver><sh:Identifier Authority="${esc(input.receiver.scheme)}">${esc(input.receiver.value)}</sh:Identifier></sh:Receiver>` +
+    `<sh:Sender><sh:Identifier Authority="${esc(input.sender.scheme)}">${esc(input.sender.value)}</sh:Identifier>` +
+    `</sh:Sender>` +
+    `<sh:Receiver><sh:Identifier Authority="${esc(input.receiver.scheme)}">${esc(input.receiver.value)}` +
+    `</sh:Identifier></sh:Receiver>` +
     `<sh:DocumentIdentification>` +
     `<sh:Standard>${esc(standard)}</sh:Standard>` +
     `<sh:TypeVersion>${esc(typeVersion)}</sh:TypeVersion>` +

@@ -71,7 +71,9 @@ export class UnconfiguredSmlRegistrar implements SmlRegistrar {
   async register(participant: ParticipantId): Promise<void> {
     throw new GatewayError(
       'NOT_IMPLEMENTED',
-      `${formatId(participant)} cannot be registered in the SML: no SML registration is configured (PEPPOL_SML_REGISTRAR=manual publishes in our SMP and leaves the SML to the operator; the BDMSL client is not built)`,
+      `${formatId(participant)} cannot be registered in the SML: no SML registration is configured ` +
+        `(PEPPOL_SML_REGISTRAR=manual publishes in our SMP and leaves the SML to the operator; the BDMSL client is ` +
+        `not built)`,
     );
   }
   async unregister(): Promise<void> {}

@@ -206,7 +206,8 @@ export async function lookupSmp(participant: ParticipantId, options: SmlLookupOp
     throw new PeppolError(
       'UNPROCESSABLE',
       'no-matching-smp-service',
-      `${formatId(participant)} has NAPTR records at ${name} but none usable for Meta:SMP${problems.length ? ` (${problems.join('; ')})` : ''}`,
+      `${formatId(participant)} has NAPTR records at ${name} but none usable for ` +
+        `Meta:SMP${problems.length ? ` (${problems.join('; ')})` : ''}`,
       { details: { dnsName: name, records } },
     );
   }

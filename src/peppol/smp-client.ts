@@ -49,7 +49,10 @@ export interface SmpClientOptions {
   smpCertificateAuthorities: readonly X509Certificate[];
   /** When set, the endpoint certificate must chain to one of these (the Peppol AP CA). */
   apCertificateAuthorities?: readonly X509Certificate[];
-  /** Checks the SMP signer and endpoint certificates for revocation; without it they are not (`revocationChecked: false`). */
+  /**
+   * Checks the SMP signer and endpoint certificates for revocation; without it they are not (`revocationChecked:
+   * false`).
+   */
   revocation?: RevocationChecker;
   /** Per request (connect, headers and body). Default 10 s. */
   timeoutMs?: number;
@@ -258,7 +261,8 @@ export class SmpClient {
       throw fail(
         'UNPROCESSABLE',
         'smp-redirect-invalid',
-        `the redirect named the SMP certificate "${certificateUid}" but ${href} was signed by "${second.metadata.signer.subject.split('\n').join(', ')}"`,
+        `the redirect named the SMP certificate "${certificateUid}" but ${href} was signed by ` +
+          `"${second.metadata.signer.subject.split('\n').join(', ')}"`,
         { url, href },
         false,
       );
@@ -327,7 +331,9 @@ export class SmpClient {
       throw fail(
         'UNPROCESSABLE',
         'endpoint-not-active',
-        `the ${transportProfile} endpoint of ${formatId(participant)} is active from ${raw.serviceActivationDate?.toISOString() ?? '-'} to ${raw.serviceExpirationDate?.toISOString() ?? '-'}`,
+        `the ${transportProfile} endpoint of ${formatId(participant)} is active ` +
+          `from ${raw.serviceActivationDate?.toISOString() ?? '-'} ` +
+          `to ${raw.serviceExpirationDate?.toISOString() ?? '-'}`,
         {},
         false,
       );
@@ -376,7 +382,9 @@ export class SmpClient {
     };
   }
 
-  /** True when checked and accepted; throws `reason` when revoked (or unknown under hard fail); false without a checker. */
+  /**
+   * True when checked and accepted; throws `reason` when revoked (or unknown under hard fail); false without a checker.
+   */
   private async checkRevocation(
     chain: readonly X509Certificate[],
     reason: PeppolErrorReason,
@@ -439,7 +447,8 @@ export class SmpClient {
         );
       if (status !== 200 && status !== 404) {
         throw invalidResponse(
-          `the SMP answered ${url} with HTTP ${status}${status >= 300 && status < 400 ? ' (HTTP redirects are not followed)' : ''}`,
+          `the SMP answered ${url} with ` +
+            `HTTP ${status}${status >= 300 && status < 400 ? ' (HTTP redirects are not followed)' : ''}`,
           { url, status },
         );
       }
@@ -523,7 +532,8 @@ export class SmpClient {
       throw invalidResponse(`the SMP response from ${url} has neither ServiceInformation nor Redirect`, { url });
     const p = readId(info, 'ids:ParticipantIdentifier');
     const d = readId(info, 'ids:DocumentIdentifier');
-    // The signed answer must be about what was asked (participant values compare case-insensitively, document types not).
+    // The signed answer must be about what was asked (participant values compare case-insensitively, document types
+    // not).
     if (!p || participantIdProblem(p.scheme, p.value) || !participantIdEquals(p, participant)) {
       throw invalidResponse(
         `the SMP at ${url} answered for participant ${p ? formatId(p) : '(none)'} instead of ${formatId(participant)}`,
@@ -532,7 +542,8 @@ export class SmpClient {
     }
     if (!d || documentTypeIdProblem(d.scheme, d.value) || !documentTypeIdEquals(d, documentType)) {
       throw invalidResponse(
-        `the SMP at ${url} answered for document type ${d ? formatId(d) : '(none)'} instead of ${formatId(documentType)}`,
+        `the SMP at ${url} answered for document type ${d ? formatId(d) : '(none)'} instead ` +
+          `of ${formatId(documentType)}`,
         { url },
       );
     }
@@ -590,7 +601,8 @@ export class SmpClient {
     const root = doc.documentElement as Element;
     if (root.namespaceURI !== SMP_NS || root.localName !== 'SignedServiceMetadata') {
       throw invalidResponse(
-        `the SMP answered ${url} with {${root.namespaceURI ?? ''}}${root.localName ?? ''} instead of SignedServiceMetadata`,
+        `the SMP answered ${url} with {${root.namespaceURI ?? ''}}${root.localName ?? ''} instead of ` +
+          `SignedServiceMetadata`,
         { url },
       );
     }

@@ -39,7 +39,8 @@ export function buildServiceGroupXml(
   const refs = documentTypes
     .map(
       (d) =>
-        `<ServiceMetadataReference href="${esc(`${base}/${encodeIdForUrl(participant)}/services/${encodeIdForUrl(d)}`)}"/>`,
+        `<ServiceMetadataReference ` +
+        `href="${esc(`${base}/${encodeIdForUrl(participant)}/services/${encodeIdForUrl(d)}`)}"/>`,
     )
     .join('');
   return (
@@ -76,7 +77,8 @@ export function buildServiceMetadataXml(
   const endpoint = (e: SmpEndpointInput): string =>
     `<Endpoint transportProfile="${esc(e.transportProfile)}">` +
     `<wsa:EndpointReference><wsa:Address>${esc(e.url)}</wsa:Address></wsa:EndpointReference>` +
-    `<RequireBusinessLevelSignature>${e.requireBusinessLevelSignature ? 'true' : 'false'}</RequireBusinessLevelSignature>` +
+    `<RequireBusinessLevelSignature>${e.requireBusinessLevelSignature ? 'true' : 'false'}` +
+    `</RequireBusinessLevelSignature>` +
     (e.minimumAuthenticationLevel !== undefined
       ? `<MinimumAuthenticationLevel>${esc(e.minimumAuthenticationLevel)}</MinimumAuthenticationLevel>`
       : '') +
@@ -96,13 +98,16 @@ export function buildServiceMetadataXml(
   const procs = processes
     .map(
       (p) =>
-        `<Process>${id('ProcessIdentifier', p.process)}<ServiceEndpointList>${p.endpoints.map(endpoint).join('')}</ServiceEndpointList></Process>`,
+        `<Process>${id('ProcessIdentifier', p.process)}<ServiceEndpointList>${p.endpoints.map(endpoint).join('')}` +
+        `</ServiceEndpointList></Process>`,
     )
     .join('');
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
-    `<SignedServiceMetadata xmlns="${SMP_NS}" xmlns:ids="${SMP_IDS_NS}" xmlns:wsa="${WSA_NS}"><ServiceMetadata><ServiceInformation>` +
-    `${id('ParticipantIdentifier', participant)}${id('DocumentIdentifier', documentType)}<ProcessList>${procs}</ProcessList>` +
+    `<SignedServiceMetadata xmlns="${SMP_NS}" xmlns:ids="${SMP_IDS_NS}" xmlns:wsa="${WSA_NS}"><ServiceMetadata>` +
+    `<ServiceInformation>` +
+    `${id('ParticipantIdentifier', participant)}${id('DocumentIdentifier', documentType)}<ProcessList>${procs}` +
+    `</ProcessList>` +
     `</ServiceInformation></ServiceMetadata></SignedServiceMetadata>`
   );
 }
@@ -150,7 +155,10 @@ export function signServiceMetadata(xml: string, signer: KeyMaterial): string {
     canonicalizationAlgorithm: EXC_C14N,
     getKeyInfoContent: ({ prefix } = {}) => {
       const p = prefix ? `${prefix}:` : '';
-      return `<${p}X509Data><${p}X509SubjectName>${subject}</${p}X509SubjectName><${p}X509Certificate>${certB64}</${p}X509Certificate></${p}X509Data>`;
+      return (
+        `<${p}X509Data><${p}X509SubjectName>${subject}</${p}X509SubjectName><${p}X509Certificate>${certB64}` +
+        `</${p}X509Certificate></${p}X509Data>`
+      );
     },
   });
   useCorrectC14n(sig);

@@ -15,7 +15,7 @@ import {
   createRootCa,
   issueCertificate,
   type TestPki,
-} from '../../src/peppol/pki/test-pki';
+} from '../support/peppol/test-pki';
 import { peppolParticipant } from '../../src/peppol/identifiers';
 import {
   HEADER,
@@ -29,8 +29,8 @@ import {
   wrapSignature,
 } from '../support/as4-messages';
 import { RecordingWorkflowStarter, createTestContext, type TestContext } from '../support/test-app';
-import { startCrlServer, type CrlServer } from '../unit/peppol/support/crl-server';
-import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
+import { startCrlServer, type CrlServer } from '../support/peppol/crl-server';
+import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 
 const DAY = 86_400_000;
 const MAX_MESSAGE = 2 * 1024 * 1024;

@@ -9,12 +9,12 @@ import request from 'supertest';
 import { hashSecret } from '../../src/auth/secret-hash';
 import { composeApp, composeIdentity } from '../../src/main/compose';
 import { composePeppolApi } from '../../src/main/peppol';
-import { TEST_PKI_PASSWORD, type TestPki } from '../../src/peppol/pki/test-pki';
+import { TEST_PKI_PASSWORD, type TestPki } from '../support/peppol/test-pki';
 import { ManualSmlRegistrar } from '../../src/peppol/sml-registrar';
 import { BILLING_PROCESS, BIS3_CREDIT_NOTE, BIS3_INVOICE } from '../../src/peppol/smp-publisher';
 import { expectContract } from '../support/contract';
 import { createTestContext, type TestClient, type TestContext } from '../support/test-app';
-import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
+import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 
 const PA = '0106:60000001';
 const PA2 = '0106:60000002';

@@ -12,10 +12,10 @@ import { buildPeppolMessage } from '../../src/peppol/as4/message';
 import { stableMessageIds } from '../../src/peppol/as4/message-ids';
 import { sendAs4Message, type SendAs4Options } from '../../src/peppol/as4/sender';
 import { readSignal } from '../../src/peppol/as4/signals';
-import type { TestPki } from '../../src/peppol/pki/test-pki';
+import type { TestPki } from '../support/peppol/test-pki';
 import { HEADER, RECEIVER, sbd } from '../support/as4-messages';
 import { createTestContext, type TestContext } from '../support/test-app';
-import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
+import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 
 const MAX_MESSAGE = 1024 * 1024;
 

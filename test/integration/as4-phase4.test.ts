@@ -21,11 +21,11 @@ import {
   createRootCa,
   issueCertificate,
   type TestPki,
-} from '../../src/peppol/pki/test-pki';
+} from '../support/peppol/test-pki';
 import { HEADER, RECEIVER, message, rewrap, sbd } from '../support/as4-messages';
 import { Phase4Receiver, Phase4Sender, type HarnessKeys } from '../support/phase4-harness';
 import { createTestContext, type TestContext } from '../support/test-app';
-import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
+import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 
 jest.setTimeout(180_000);
 

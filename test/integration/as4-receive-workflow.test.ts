@@ -10,14 +10,14 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { receiveDocumentWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
-import type { TestPki } from '../../src/peppol/pki/test-pki';
+import type { TestPki } from '../support/peppol/test-pki';
 import type { ReceiveDocumentResult } from '../../workflows/messages';
 import { DOCTYPE_SCHEME_BUSDOX, documentTypeId, formatId } from '../../src/peppol/identifiers';
 import { extractFromPdf } from '../../src/formats';
 import { HEADER, RECEIVER, message, sbd } from '../support/as4-messages';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
-import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
+import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 
 describe('receiveDocument on the real Temporal dev server', () => {
   const { temporalAddress } = requireEnv();

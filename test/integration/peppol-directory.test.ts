@@ -29,7 +29,7 @@ import {
   issueCertificate,
   TEST_PKI_PASSWORD,
   type TestPki,
-} from '../../src/peppol/pki/test-pki';
+} from '../support/peppol/test-pki';
 import { createDnsResolver, lookupSmp, naptrName } from '../../src/peppol/sml';
 import { DnsZoneSmlRegistrar } from '../../src/peppol/sml-registrar';
 import { SmpClient } from '../../src/peppol/smp-client';
@@ -44,9 +44,9 @@ import type { SmpProcessInput } from '../../src/peppol/smp-documents';
 import { HookRepository } from '../../src/storage/hooks/hook.repository';
 import { expectContract } from '../support/contract';
 import { createTestContext, type TestContext } from '../support/test-app';
-import { LocalDnsZone } from '../unit/peppol/support/local-dns';
-import { LocalSmp } from '../unit/peppol/support/local-smp';
-import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
+import { LocalDnsZone } from '../support/peppol/local-dns';
+import { LocalSmp } from '../support/peppol/local-smp';
+import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 
 const ZONE = 'participant.sml.directory.test';
 const OURS = '0106:70000001';

@@ -5,7 +5,7 @@
 import { peppolParticipant } from '../../src/peppol/identifiers';
 import { PeppolError } from '../../src/peppol/peppol-error';
 import { createDnsResolver, legacyCnameName, lookupSmp, naptrName } from '../../src/peppol/sml';
-import { LocalDnsZone } from '../unit/peppol/support/local-dns';
+import { LocalDnsZone } from '../support/peppol/local-dns';
 
 const ZONE = 'participant.sml.gateway.test';
 let dns: LocalDnsZone;

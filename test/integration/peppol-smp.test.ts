@@ -26,7 +26,7 @@ import {
   issueCrl,
   apSubject,
   type TestPki,
-} from '../../src/peppol/pki/test-pki';
+} from '../support/peppol/test-pki';
 import { SmpClient } from '../../src/peppol/smp-client';
 import {
   buildServiceMetadataXml,
@@ -35,10 +35,10 @@ import {
   type SmpProcessInput,
 } from '../../src/peppol/smp-documents';
 import { createDnsResolver, lookupSmp, naptrName } from '../../src/peppol/sml';
-import { LocalDnsZone } from '../unit/peppol/support/local-dns';
-import { LocalSmp } from '../unit/peppol/support/local-smp';
-import { startCrlServer } from '../unit/peppol/support/crl-server';
-import { testPki } from '../unit/peppol/support/pki-fixture';
+import { LocalDnsZone } from '../support/peppol/local-dns';
+import { LocalSmp } from '../support/peppol/local-smp';
+import { startCrlServer } from '../support/peppol/crl-server';
+import { testPki } from '../support/peppol/pki-fixture';
 
 const DAY = 86_400_000;
 const ZONE = 'participant.sml.gateway.test';

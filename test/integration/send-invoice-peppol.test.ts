@@ -22,7 +22,7 @@ import {
   peppolParticipant,
 } from '../../src/peppol/identifiers';
 import { buildServiceMetadataXml, signServiceMetadata } from '../../src/peppol/smp-documents';
-import type { TestPki } from '../../src/peppol/pki/test-pki';
+import type { TestPki } from '../support/peppol/test-pki';
 import { naptrName } from '../../src/peppol/sml';
 import { BILLING_PROCESS } from '../../src/peppol/smp-publisher';
 import { transformDocument } from '../../src/transform';
@@ -33,14 +33,14 @@ import { createTestContext, type TestContext } from '../support/test-app';
 import {
   RecordingDeliveryStarter,
   createWebhookTestContext,
-  eventually,
   startReceiver,
   type TestReceiver,
   type WebhookTestContext,
 } from '../support/webhook-harness';
-import { LocalDnsZone } from '../unit/peppol/support/local-dns';
-import { LocalSmp } from '../unit/peppol/support/local-smp';
-import { TEST_PKI_DIR, testPki } from '../unit/peppol/support/pki-fixture';
+import { eventually } from '../support/poll';
+import { LocalDnsZone } from '../support/peppol/local-dns';
+import { LocalSmp } from '../support/peppol/local-smp';
+import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 
 const ZONE = 'participant.sml.delivery.test';
 const PARTY = '0106:55555555';

@@ -11,11 +11,11 @@ import { requireEnv } from '../support/services';
 import {
   RecordingDeliveryStarter,
   createWebhookTestContext,
-  eventually,
   startReceiver,
   type TestReceiver,
   type WebhookTestContext,
 } from '../support/webhook-harness';
+import { eventually } from '../support/poll';
 
 const PARTY = '0106:44444444';
 const LEGAL_ENTITY = `NL:${PARTY}`;

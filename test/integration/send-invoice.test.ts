@@ -12,6 +12,7 @@ import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { requireEnv, workerBundleEnv } from '../support/services';
 import { createTestContext, type TestClient, type TestContext } from '../support/test-app';
+import { eventually } from '../support/poll';
 
 const PARTY = '0106:33333333';
 const temporalEnums = temporal.api.enums.v1;
@@ -31,16 +32,24 @@ async function waitForState(
   done: (s: string) => boolean,
   timeoutMs = 60_000,
 ) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await request(ctx.app)
-      .get(`/api/v1/${PARTY}/salesInvoice/${id}/status`)
-      .auth(token, { type: 'bearer' });
-    const body = res.body as { state: string; history: { state: string; detail?: string }[]; format?: { id: string } };
-    if (res.status === 200 && done(body.state)) return body;
-    if (Date.now() > deadline) throw new Error(`document ${id} stuck in ${body.state}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let last: string | undefined;
+  return eventually(
+    async () => {
+      const res = await request(ctx.app)
+        .get(`/api/v1/${PARTY}/salesInvoice/${id}/status`)
+        .auth(token, { type: 'bearer' });
+      const body = res.body as {
+        state: string;
+        history: { state: string; detail?: string }[];
+        format?: { id: string };
+      };
+      last = body.state;
+      return res.status === 200 && done(body.state) ? body : undefined;
+    },
+    timeoutMs,
+    () => `document ${id} leaving ${last ?? 'no state'}`,
+    200,
+  );
 }
 
 describe('sendInvoice on the real Temporal dev server', () => {
@@ -191,16 +200,17 @@ describe('sendInvoice on the real Temporal dev server', () => {
         const handle = temporal.workflow.getHandle(sendInvoiceWorkflowId('tenantS', id));
         // Wait until the activity is running on the first worker, then kill that worker without warning. (History
         // only records ActivityTaskStarted at completion, so ask for the pending activity's state instead.)
-        const deadline = Date.now() + 60_000;
-        for (;;) {
-          const { raw } = await handle.describe().catch(() => ({ raw: { pendingActivities: [] } }));
-          const running = (raw.pendingActivities ?? []).some(
-            (a) => a.state === temporalEnums.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
-          );
-          if (running) break;
-          if (Date.now() > deadline) throw new Error('activity never started');
-          await new Promise((r) => setTimeout(r, 25));
-        }
+        await eventually(
+          async () => {
+            const { raw } = await handle.describe().catch(() => ({ raw: { pendingActivities: [] } }));
+            return (raw.pendingActivities ?? []).some(
+              (a) => a.state === temporalEnums.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+            );
+          },
+          60_000,
+          'the activity started on the first worker',
+          25,
+        );
         first.kill('SIGKILL');
         await new Promise((r) => first.once('exit', r));
         const desc = await handle.describe();

@@ -1,6 +1,7 @@
 import { Connection } from '@temporalio/client';
 import mongoose from 'mongoose';
 import { requireEnv, uniqueDbUri } from '../support/services';
+import { DocumentIdAttribute, TenantIdAttribute } from '../../workflows/contracts/search-attributes';
 
 // Checks that the servers `npm test` provides are the real thing, so other suites can rely on them.
 const env = requireEnv();
@@ -52,6 +53,8 @@ describe('Temporal server started for the tests', () => {
 
   it('has the search attributes the workflows use', async () => {
     const res = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
-    expect(Object.keys(res.customAttributes ?? {})).toEqual(expect.arrayContaining(['TenantId', 'DocumentId']));
+    expect(Object.keys(res.customAttributes ?? {})).toEqual(
+      expect.arrayContaining([TenantIdAttribute.name, DocumentIdAttribute.name]),
+    );
   });
 });

@@ -25,12 +25,12 @@ import { verifyWebhook } from '../../src/webhooks/verify-webhook';
 import { requireEnv } from '../support/services';
 import {
   createWebhookTestContext,
-  eventually,
   startReceiver,
   type ReceivedRequest,
   type TestReceiver,
   type WebhookTestContext,
 } from '../support/webhook-harness';
+import { eventually } from '../support/poll';
 
 const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 /** Four attempts 150 ms apart; Retry-After may stretch a wait to 1.5 s. */

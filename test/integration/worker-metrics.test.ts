@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { eventually } from '../support/poll';
 import { requireEnv, uniqueDbUri, workerBundleEnv } from '../support/services';
 
 const WORKER_JS = path.resolve(__dirname, '../../dist/src/main/worker.js');
@@ -38,16 +39,18 @@ describe('worker process', () => {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     try {
-      const deadline = Date.now() + 60_000;
-      let text = '';
-      while (Date.now() < deadline) {
-        text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
-          (r) => r.text(),
-          () => '',
-        );
-        if (text.includes('temporal_num_pollers')) break;
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      const text = await eventually(
+        async () => {
+          const answer = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+            (r) => r.text(),
+            () => '',
+          );
+          return answer.includes('temporal_num_pollers') ? answer : undefined;
+        },
+        60_000,
+        "the worker's pollers in its metrics",
+        250,
+      );
       expect(text).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*task_queue="${taskQueue}"`));
     } finally {
       child.kill('SIGTERM');

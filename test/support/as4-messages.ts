@@ -20,7 +20,7 @@ import {
   processId,
 } from '../../src/peppol/identifiers';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
-import type { TestPki } from '../../src/peppol/pki/test-pki';
+import type { TestPki } from './peppol/test-pki';
 import { buildSbd } from '../../src/peppol/sbdh';
 import { SAMPLE_UBL_INVOICE, corpusFile } from './corpus';
 

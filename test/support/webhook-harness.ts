@@ -184,18 +184,3 @@ export async function startReceiver(reply?: TestReceiver['reply']): Promise<Test
   receiver.url = `http://127.0.0.1:${receiver.port}`;
   return receiver;
 }
-
-/** Polls until `check` returns a value (not undefined), bounded. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -7,6 +7,7 @@
  */
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { RetrySchedule } from '../../src/core/retry-schedule';
+import { TenantIdAttribute } from './search-attributes';
 
 export const DELIVER_WEBHOOK_WORKFLOW = 'deliverWebhook';
 
@@ -16,7 +17,7 @@ export const DELIVER_WEBHOOK_WORKFLOW = 'deliverWebhook';
  * switches them off for a server that lacks them. TenantId is the gateway-wide one.
  */
 export const DELIVERY_SEARCH_ATTRIBUTES = {
-  tenantId: defineSearchAttributeKey('TenantId', 'KEYWORD'),
+  tenantId: TenantIdAttribute,
   hookId: defineSearchAttributeKey('HookId', 'KEYWORD'),
   topic: defineSearchAttributeKey('EventTopic', 'KEYWORD'),
   partyId: defineSearchAttributeKey('PartyId', 'KEYWORD'),

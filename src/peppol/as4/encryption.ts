@@ -82,20 +82,30 @@ export function encryptAttachments(
     key,
   );
   const securityXml =
-    `<wsse:BinarySecurityToken EncodingType="${WSS.base64Binary}" ValueType="${WSS.x509v3}" wsu:Id="${tokenId}">${recipient.raw.toString('base64')}</wsse:BinarySecurityToken>` +
+    `<wsse:BinarySecurityToken EncodingType="${WSS.base64Binary}" ValueType="${WSS.x509v3}" ` +
+    `wsu:Id="${tokenId}">${recipient.raw.toString('base64')}</wsse:BinarySecurityToken>` +
     `<xenc:EncryptedKey xmlns:xenc="${NS.xenc}" Id="${keyId}">` +
-    `<xenc:EncryptionMethod Algorithm="${ALG.rsaOaep}"><ds:DigestMethod xmlns:ds="${NS.ds}" Algorithm="${ALG.sha256}"/><xenc11:MGF xmlns:xenc11="${NS.xenc11}" Algorithm="${ALG.mgf1Sha256}"/></xenc:EncryptionMethod>` +
-    `<ds:KeyInfo xmlns:ds="${NS.ds}"><wsse:SecurityTokenReference><wsse:Reference URI="#${tokenId}" ValueType="${WSS.x509v3}"/></wsse:SecurityTokenReference></ds:KeyInfo>` +
+    `<xenc:EncryptionMethod Algorithm="${ALG.rsaOaep}">` +
+    `<ds:DigestMethod xmlns:ds="${NS.ds}" Algorithm="${ALG.sha256}"/>` +
+    `<xenc11:MGF xmlns:xenc11="${NS.xenc11}" Algorithm="${ALG.mgf1Sha256}"/></xenc:EncryptionMethod>` +
+    `<ds:KeyInfo xmlns:ds="${NS.ds}"><wsse:SecurityTokenReference>` +
+    `<wsse:Reference URI="#${tokenId}" ValueType="${WSS.x509v3}"/></wsse:SecurityTokenReference></ds:KeyInfo>` +
     `<xenc:CipherData><xenc:CipherValue>${wrapped.toString('base64')}</xenc:CipherValue></xenc:CipherData>` +
-    `<xenc:ReferenceList>${items.map((i) => `<xenc:DataReference URI="#${i.dataId}"/>`).join('')}</xenc:ReferenceList>` +
+    `<xenc:ReferenceList>${items.map((i) => `<xenc:DataReference URI="#${i.dataId}"/>`).join('')}` +
+    `</xenc:ReferenceList>` +
     `</xenc:EncryptedKey>` +
     items
       .map(
         (i) =>
-          `<xenc:EncryptedData xmlns:xenc="${NS.xenc}" Id="${i.dataId}" MimeType="${esc(i.mimeType)}" Type="${ALG.attachmentContentOnly}">` +
+          `<xenc:EncryptedData xmlns:xenc="${NS.xenc}" Id="${i.dataId}" MimeType="${esc(i.mimeType)}" ` +
+          `Type="${ALG.attachmentContentOnly}">` +
           `<xenc:EncryptionMethod Algorithm="${ALG.aes128Gcm}"/>` +
-          `<ds:KeyInfo xmlns:ds="${NS.ds}"><wsse:SecurityTokenReference xmlns:wsse11="${NS.wsse11}" wsse11:TokenType="${WSS.encryptedKeyTokenType}"><wsse:Reference URI="#${keyId}"/></wsse:SecurityTokenReference></ds:KeyInfo>` +
-          `<xenc:CipherData><xenc:CipherReference URI="cid:${esc(i.contentId)}"><xenc:Transforms><ds:Transform xmlns:ds="${NS.ds}" Algorithm="${ALG.attachmentCiphertext}"/></xenc:Transforms></xenc:CipherReference></xenc:CipherData>` +
+          `<ds:KeyInfo xmlns:ds="${NS.ds}"><wsse:SecurityTokenReference xmlns:wsse11="${NS.wsse11}" ` +
+          `wsse11:TokenType="${WSS.encryptedKeyTokenType}"><wsse:Reference URI="#${keyId}"/>` +
+          `</wsse:SecurityTokenReference></ds:KeyInfo>` +
+          `<xenc:CipherData><xenc:CipherReference URI="cid:${esc(i.contentId)}"><xenc:Transforms>` +
+          `<ds:Transform xmlns:ds="${NS.ds}" Algorithm="${ALG.attachmentCiphertext}"/></xenc:Transforms>` +
+          `</xenc:CipherReference></xenc:CipherData>` +
           `</xenc:EncryptedData>`,
       )
       .join('');
@@ -160,7 +170,8 @@ export function decryptAttachments(
   const privateKey = keyFor(recipientCertificate);
   if (!privateKey) {
     throw decryptFail(
-      `the message is encrypted for a certificate that is not ours (${recipientCertificate.subject.split('\n').join(', ')}, serial ${recipientCertificate.serialNumber})`,
+      `the message is encrypted for a certificate that is not ours ` +
+        `(${recipientCertificate.subject.split('\n').join(', ')}, serial ${recipientCertificate.serialNumber})`,
     );
   }
   let contentKey: Buffer;

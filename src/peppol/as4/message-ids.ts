@@ -1,8 +1,8 @@
 /**
  * Identifiers of an outgoing AS4 message derived from the document it carries, so every attempt to deliver one
- * document is the same AS4 message: the receiver recognises a resend after an unknown outcome as a duplicate (AS4 §3.2),
- * and — with the same timestamp — the signed parts digest to the same values, so the receipt a receiver stored for the
- * first attempt also confirms the resend.
+ * document is the same AS4 message: the receiver recognises a resend after an unknown outcome as a duplicate (AS4
+ * §3.2), and — with the same timestamp — the signed parts digest to the same values, so the receipt a receiver stored
+ * for the first attempt also confirms the resend.
  */
 import { createHash } from 'node:crypto';
 import type { EnvelopeIds } from './user-message';
@@ -25,7 +25,8 @@ function nameUuid(name: string): string {
 
 /**
  * The ids of the AS4 message for one document. `documentKey` must identify the document gateway-wide (e.g.
- * `<tenantId>:<documentId>`); `attempt` is only for a deliberate new message (e.g. a corrected resend), never for retries.
+ * `<tenantId>:<documentId>`); `attempt` is only for a deliberate new message (e.g. a corrected resend), never for
+ * retries.
  */
 export function stableMessageIds(documentKey: string, attempt = 0): StableMessageIds {
   const seed = `invoice-gateway/as4/${documentKey}/${attempt}`;

@@ -44,7 +44,8 @@ export interface BuildPeppolMessageInput {
   conversationId?: string;
   timestamp?: Date;
   /** Content-ID of the payload and wsu:Ids of eb:Messaging and Body; fixed (with messageId and timestamp) they make a
-   * rebuilt message sign to the same digests, so a resend is bit-identical where AS4 requires it (see message-ids.ts). */
+   * rebuilt message sign to the same digests, so a resend is bit-identical where AS4 requires it (see message-ids.ts).
+   */
   contentId?: string;
   envelopeIds?: EnvelopeIds;
 }
@@ -117,7 +118,9 @@ export interface OpenPeppolMessageOptions {
 
 export interface ReceivedPeppolMessage {
   userMessage: UserMessage;
-  /** The sender's AP certificate (checked against the AP CA and its validity period; revocation is the caller's step). */
+  /**
+   * The sender's AP certificate (checked against the AP CA and its validity period; revocation is the caller's step).
+   */
   signerCertificate: X509Certificate;
   /** The validated path: the signer certificate first, the trusted AP CA last (what revocation is checked along). */
   signerChain: X509Certificate[];
@@ -172,7 +175,8 @@ export function openPeppolMessage(
   if (signerSeat !== userMessage.from.partyId) {
     throw new EbmsError(
       'EBMS:0004',
-      `the From PartyId ${userMessage.from.partyId} is not the Seat ID of the signing certificate (${signerSeat ?? 'no CN'})`,
+      `the From PartyId ${userMessage.from.partyId} is not the Seat ID of the signing certificate ` +
+        `(${signerSeat ?? 'no CN'})`,
     );
   }
 

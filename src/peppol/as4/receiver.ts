@@ -59,7 +59,9 @@ export interface As4ReceiverOptions {
   /** The party of ours a participant identifier names, or null when we do not serve it. */
   findParty: (participant: ParticipantId) => Promise<ServedParty | null>;
   maxDecompressedBytes: number;
-  /** Checks the sender's certificate for revocation; without it revocation is not checked (`revocationChecked: false`). */
+  /**
+   * Checks the sender's certificate for revocation; without it revocation is not checked (`revocationChecked: false`).
+   */
   revocation?: RevocationChecker;
   /** Told when a certificate was accepted although its revocation status is unknown (soft fail); the edge logs it. */
   onRevocationUnknown?: (message: string) => void;
@@ -190,8 +192,8 @@ export class As4Receiver {
     const sha256 = createHash('sha256').update(msg.sbd).digest('hex');
     const instanceKey = `${formatId(header.sender).toLowerCase()}|${header.instanceIdentifier}`;
 
-    // No lookups first: the insert's unique keys (MessageId, instance key) find a duplicate, and the rare duplicate pays
-    // for one blob write it removes again. A receive is then one blob insert and one record insert.
+    // No lookups first: the insert's unique keys (MessageId, instance key) find a duplicate, and the rare duplicate
+    // pays for one blob write it removes again. A receive is then one blob insert and one record insert.
     const receiptXml = buildReceipt(um.messageId, msg.references, this.options.keys.signing(now), now);
     const record: InboundAs4Record = {
       messageId: um.messageId,
@@ -280,7 +282,8 @@ export class As4Receiver {
       if (byInstance.sha256 !== sha256 || now.getTime() - byInstance.receivedAt.getTime() > window) {
         throw new EbmsError(
           'EBMS:0004',
-          `the SBDH InstanceIdentifier ${msg.parsedSbd.header.instanceIdentifier} of this sender was already received on ${byInstance.receivedAt.toISOString()}`,
+          `the SBDH InstanceIdentifier ${msg.parsedSbd.header.instanceIdentifier} of this sender was already ` +
+            `received on ${byInstance.receivedAt.toISOString()}`,
         );
       }
       // The same document in a new AS4 message: confirm this message, keep the first copy only.

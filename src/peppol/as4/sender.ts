@@ -12,9 +12,10 @@
  * A receipt whose signer's revocation status cannot be determined (hard fail) is retryable: the resend is the same
  * message, which the peer answers as a duplicate with its receipt, checked again then.
  *
- * A duplicate refusal (phase4's EBMS:4001, or its EBMS:0004 "already handled") is its own outcome: after an attempt with an unknown outcome it means the
- * peer already has the message, and the caller decides (AS4 §3.2 leaves duplicate handling to the receiver).
- * Retries must resend the same message (same ids and timestamp, see message-ids.ts), never a new one.
+ * A duplicate refusal (phase4's EBMS:4001, or its EBMS:0004 "already handled") is its own outcome: after an attempt
+ * with an unknown outcome it means the peer already has the message, and the caller decides (AS4 §3.2 leaves duplicate
+ * handling to the receiver). Retries must resend the same message (same ids and timestamp, see message-ids.ts), never a
+ * new one.
  */
 import type { X509Certificate } from 'node:crypto';
 import type { Element, Node } from '@xmldom/xmldom';
@@ -143,7 +144,8 @@ function describeErrors(errors: readonly EbmsErrorEntry[]): string {
   return errors
     .map(
       (e) =>
-        `${e.errorCode} ${e.shortDescription}${e.description ? `: ${e.description}` : ''}${e.errorDetail ? ` (${e.errorDetail})` : ''}`,
+        `${e.errorCode} ${e.shortDescription}${e.description ? `: ${e.description}` : ''}` +
+        `${e.errorDetail ? ` (${e.errorDetail})` : ''}`,
     )
     .join('; ');
 }
@@ -242,7 +244,9 @@ export async function sendAs4Message(
         return {
           outcome: 'failed',
           httpStatus: status,
-          reason: `the receipt is signed by ${signerSeat ?? 'a certificate without CN'}, not by the receiving access point ${expectedSeat ?? '?'}`,
+          reason:
+            `the receipt is signed by ${signerSeat ?? 'a certificate without CN'}, not by the receiving ` +
+            `access point ${expectedSeat ?? '?'}`,
         };
       }
       if (status < 200 || status >= 300)

@@ -33,27 +33,32 @@ function referenceXml(r: SignatureReference): string {
   const transforms = r.transforms
     .map((t) =>
       t === ALG.excC14n && r.inclusivePrefixes.length
-        ? `<ds:Transform Algorithm="${esc(t)}"><ec:InclusiveNamespaces xmlns:ec="${NS.ec}" PrefixList="${esc(r.inclusivePrefixes.join(' '))}"/></ds:Transform>`
+        ? `<ds:Transform Algorithm="${esc(t)}">` +
+          `<ec:InclusiveNamespaces xmlns:ec="${NS.ec}" PrefixList="${esc(r.inclusivePrefixes.join(' '))}"/>` +
+          `</ds:Transform>`
         : `<ds:Transform Algorithm="${esc(t)}"/>`,
     )
     .join('');
   return (
     `<ds:Reference xmlns:ds="${NS.ds}" URI="${esc(r.uri)}"><ds:Transforms>${transforms}</ds:Transforms>` +
-    `<ds:DigestMethod Algorithm="${esc(r.digestMethod)}"/><ds:DigestValue>${esc(r.digestValue)}</ds:DigestValue></ds:Reference>`
+    `<ds:DigestMethod Algorithm="${esc(r.digestMethod)}"/><ds:DigestValue>${esc(r.digestValue)}</ds:DigestValue>` +
+    `</ds:Reference>`
   );
 }
 
 function signalEnvelope(inner: string): string {
   return (
     `<?xml version="1.0" encoding="UTF-8"?><S12:Envelope xmlns:S12="${NS.soap12}"><S12:Header>` +
-    `<eb:Messaging xmlns:eb="${NS.eb}" xmlns:wsu="${NS.wsu}" S12:mustUnderstand="true" wsu:Id="msg-${randomUUID()}">${inner}</eb:Messaging>` +
+    `<eb:Messaging xmlns:eb="${NS.eb}" xmlns:wsu="${NS.wsu}" S12:mustUnderstand="true" ` +
+    `wsu:Id="msg-${randomUUID()}">${inner}</eb:Messaging>` +
     `</S12:Header><S12:Body xmlns:wsu="${NS.wsu}" wsu:Id="id-${randomUUID()}"/></S12:Envelope>`
   );
 }
 
 function messageInfo(refToMessageId: string, now: Date, messageId?: string): string {
   return (
-    `<eb:MessageInfo><eb:Timestamp>${now.toISOString()}</eb:Timestamp><eb:MessageId>${esc(messageId ?? `${randomUUID()}@invoice-gateway`)}</eb:MessageId>` +
+    `<eb:MessageInfo><eb:Timestamp>${now.toISOString()}</eb:Timestamp>` +
+    `<eb:MessageId>${esc(messageId ?? `${randomUUID()}@invoice-gateway`)}</eb:MessageId>` +
     `<eb:RefToMessageId>${esc(refToMessageId)}</eb:RefToMessageId></eb:MessageInfo>`
   );
 }
@@ -70,7 +75,8 @@ export function buildReceipt(
     .join('');
   const inner =
     `<eb:SignalMessage>${messageInfo(refToMessageId, now)}<eb:Receipt>` +
-    `<ebbp:NonRepudiationInformation xmlns:ebbp="${NS.ebbp}">${nrr}</ebbp:NonRepudiationInformation></eb:Receipt></eb:SignalMessage>`;
+    `<ebbp:NonRepudiationInformation xmlns:ebbp="${NS.ebbp}">${nrr}</ebbp:NonRepudiationInformation></eb:Receipt>` +
+    `</eb:SignalMessage>`;
   return signEnvelope(signalEnvelope(inner), signer, []).xml;
 }
 
@@ -84,7 +90,9 @@ export interface EbmsErrorEntry {
   refToMessageInError?: string;
 }
 
-/** A signed ebMS error signal answering `refToMessageId` (signed when a key is given, as phase4 does for known P-Modes). */
+/**
+ * A signed ebMS error signal answering `refToMessageId` (signed when a key is given, as phase4 does for known P-Modes).
+ */
 export function buildErrorSignal(
   refToMessageId: string | undefined,
   error: EbmsError,
@@ -94,10 +102,12 @@ export function buildErrorSignal(
   const def = EBMS_ERRORS[error.ebmsCode];
   const inner =
     `<eb:SignalMessage>${messageInfo(refToMessageId ?? '', now)}` +
-    `<eb:Error category="${def.category}" errorCode="${error.ebmsCode}" severity="${def.severity}" shortDescription="${def.shortDescription}"` +
+    `<eb:Error category="${def.category}" errorCode="${error.ebmsCode}" severity="${def.severity}" ` +
+    `shortDescription="${def.shortDescription}"` +
     `${refToMessageId ? ` refToMessageInError="${esc(refToMessageId)}"` : ''}>` +
     `<eb:Description xml:lang="en">${esc(error.message)}</eb:Description>` +
-    `${error.errorDetail ? `<eb:ErrorDetail>${esc(error.errorDetail)}</eb:ErrorDetail>` : ''}</eb:Error></eb:SignalMessage>`;
+    `${error.errorDetail ? `<eb:ErrorDetail>${esc(error.errorDetail)}</eb:ErrorDetail>` : ''}</eb:Error>` +
+    `</eb:SignalMessage>`;
   const xml = signalEnvelope(inner);
   return signer ? signEnvelope(xml, signer, []).xml : xml;
 }
@@ -220,7 +230,8 @@ export function readSignal(xml: Buffer | string, options: ReadSignalOptions): Si
   if (missing.length || extra.length) {
     throw new EbmsError(
       'EBMS:0302',
-      `the receipt does not return what was signed (missing: ${missing.join(', ') || '-'}; unexpected: ${extra.join(', ') || '-'})`,
+      `the receipt does not return what was signed (missing: ${missing.join(', ') || '-'}; ` +
+        `unexpected: ${extra.join(', ') || '-'})`,
     );
   }
   return {

@@ -73,11 +73,16 @@ function referenceXml(r: SignatureReference): string {
   const transforms = r.transforms
     .map((t) =>
       t === ALG.excC14n && r.inclusivePrefixes.length
-        ? `<ds:Transform Algorithm="${t}"><ec:InclusiveNamespaces xmlns:ec="${NS.ec}" PrefixList="${esc(r.inclusivePrefixes.join(' '))}"/></ds:Transform>`
+        ? `<ds:Transform Algorithm="${t}">` +
+          `<ec:InclusiveNamespaces xmlns:ec="${NS.ec}" PrefixList="${esc(r.inclusivePrefixes.join(' '))}"/>` +
+          `</ds:Transform>`
         : `<ds:Transform Algorithm="${t}"/>`,
     )
     .join('');
-  return `<ds:Reference URI="${esc(r.uri)}"><ds:Transforms>${transforms}</ds:Transforms><ds:DigestMethod Algorithm="${r.digestMethod}"/><ds:DigestValue>${r.digestValue}</ds:DigestValue></ds:Reference>`;
+  return (
+    `<ds:Reference URI="${esc(r.uri)}"><ds:Transforms>${transforms}</ds:Transforms>` +
+    `<ds:DigestMethod Algorithm="${r.digestMethod}"/><ds:DigestValue>${r.digestValue}</ds:DigestValue></ds:Reference>`
+  );
 }
 
 export interface EnvelopeParts {
@@ -162,14 +167,20 @@ export function signEnvelope(
 
   const tokenId = `X509-${randomUUID()}`;
   const signedInfo =
-    `<ds:SignedInfo><ds:CanonicalizationMethod Algorithm="${ALG.excC14n}"><ec:InclusiveNamespaces xmlns:ec="${NS.ec}" PrefixList="${esc(prefixes.join(' '))}"/></ds:CanonicalizationMethod>` +
+    `<ds:SignedInfo><ds:CanonicalizationMethod Algorithm="${ALG.excC14n}">` +
+    `<ec:InclusiveNamespaces xmlns:ec="${NS.ec}" PrefixList="${esc(prefixes.join(' '))}"/>` +
+    `</ds:CanonicalizationMethod>` +
     `<ds:SignatureMethod Algorithm="${ALG.rsaSha256}"/>${references.map(referenceXml).join('')}</ds:SignedInfo>`;
   const placeholder = `SIGNATURE-VALUE-${randomUUID()}`;
   const security =
-    `<wsse:Security xmlns:wsse="${NS.wsse}" xmlns:wsu="${NS.wsu}" S12:mustUnderstand="true">${options.securityPrefixXml ?? ''}` +
-    `<wsse:BinarySecurityToken EncodingType="${WSS.base64Binary}" ValueType="${WSS.x509v3}" wsu:Id="${tokenId}">${signer.certificate.raw.toString('base64')}</wsse:BinarySecurityToken>` +
-    `<ds:Signature xmlns:ds="${NS.ds}" Id="SIG-${randomUUID()}">${signedInfo}<ds:SignatureValue>${placeholder}</ds:SignatureValue>` +
-    `<ds:KeyInfo Id="KI-${randomUUID()}"><wsse:SecurityTokenReference wsu:Id="STR-${randomUUID()}"><wsse:Reference URI="#${tokenId}" ValueType="${WSS.x509v3}"/></wsse:SecurityTokenReference></ds:KeyInfo>` +
+    `<wsse:Security xmlns:wsse="${NS.wsse}" xmlns:wsu="${NS.wsu}" ` +
+    `S12:mustUnderstand="true">${options.securityPrefixXml ?? ''}` +
+    `<wsse:BinarySecurityToken EncodingType="${WSS.base64Binary}" ValueType="${WSS.x509v3}" ` +
+    `wsu:Id="${tokenId}">${signer.certificate.raw.toString('base64')}</wsse:BinarySecurityToken>` +
+    `<ds:Signature xmlns:ds="${NS.ds}" Id="SIG-${randomUUID()}">${signedInfo}<ds:SignatureValue>${placeholder}` +
+    `</ds:SignatureValue>` +
+    `<ds:KeyInfo Id="KI-${randomUUID()}"><wsse:SecurityTokenReference wsu:Id="STR-${randomUUID()}">` +
+    `<wsse:Reference URI="#${tokenId}" ValueType="${WSS.x509v3}"/></wsse:SecurityTokenReference></ds:KeyInfo>` +
     `</ds:Signature></wsse:Security>`;
 
   const headerOpen = envelopeXml.indexOf('<S12:Header>');

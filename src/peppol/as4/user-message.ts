@@ -61,8 +61,18 @@ function propertyXml(p: EbmsProperty): string {
   return `<eb:Property name="${esc(p.name)}"${attr('type', p.type)}>${esc(p.value)}</eb:Property>`;
 }
 
+function partInfoXml(p: EbmsPartInfo): string {
+  return (
+    `<eb:PartInfo href="${esc(p.href)}"><eb:PartProperties>${p.properties.map(propertyXml).join('')}` +
+    `</eb:PartProperties></eb:PartInfo>`
+  );
+}
+
 function partyXml(tag: 'From' | 'To', p: EbmsParty): string {
-  return `<eb:${tag}><eb:PartyId${attr('type', p.partyIdType)}>${esc(p.partyId)}</eb:PartyId><eb:Role>${esc(p.role)}</eb:Role></eb:${tag}>`;
+  return (
+    `<eb:${tag}><eb:PartyId${attr('type', p.partyIdType)}>${esc(p.partyId)}</eb:PartyId><eb:Role>${esc(p.role)}` +
+    `</eb:Role></eb:${tag}>`
+  );
 }
 
 export interface EnvelopeIds {
@@ -76,22 +86,27 @@ export function buildUserMessageEnvelope(
   ids: EnvelopeIds = { messagingId: `msg-${randomUUID()}`, bodyId: `id-${randomUUID()}` },
 ): string {
   const info =
-    `<eb:MessageInfo><eb:Timestamp>${esc(um.timestamp)}</eb:Timestamp><eb:MessageId>${esc(um.messageId)}</eb:MessageId>` +
+    `<eb:MessageInfo><eb:Timestamp>${esc(um.timestamp)}</eb:Timestamp><eb:MessageId>${esc(um.messageId)}` +
+    `</eb:MessageId>` +
     `${um.refToMessageId ? `<eb:RefToMessageId>${esc(um.refToMessageId)}</eb:RefToMessageId>` : ''}</eb:MessageInfo>`;
   const collaboration =
-    `<eb:CollaborationInfo><eb:AgreementRef${attr('type', um.agreementRef.type)}${attr('pmode', um.agreementRef.pmode)}>${esc(um.agreementRef.value)}</eb:AgreementRef>` +
-    `<eb:Service${attr('type', um.service.type)}>${esc(um.service.value)}</eb:Service><eb:Action>${esc(um.action)}</eb:Action>` +
+    `<eb:CollaborationInfo><eb:AgreementRef${attr('type', um.agreementRef.type)}` +
+    `${attr('pmode', um.agreementRef.pmode)}>${esc(um.agreementRef.value)}</eb:AgreementRef>` +
+    `<eb:Service${attr('type', um.service.type)}>${esc(um.service.value)}</eb:Service><eb:Action>${esc(um.action)}` +
+    `</eb:Action>` +
     `<eb:ConversationId>${esc(um.conversationId)}</eb:ConversationId></eb:CollaborationInfo>`;
   const props = um.messageProperties.length
     ? `<eb:MessageProperties>${um.messageProperties.map(propertyXml).join('')}</eb:MessageProperties>`
     : '';
   const payloads = um.payloads.length
-    ? `<eb:PayloadInfo>${um.payloads.map((p) => `<eb:PartInfo href="${esc(p.href)}"><eb:PartProperties>${p.properties.map(propertyXml).join('')}</eb:PartProperties></eb:PartInfo>`).join('')}</eb:PayloadInfo>`
+    ? `<eb:PayloadInfo>${um.payloads.map(partInfoXml).join('')}</eb:PayloadInfo>`
     : '';
   return (
     `<?xml version="1.0" encoding="UTF-8"?><S12:Envelope xmlns:S12="${NS.soap12}"><S12:Header>` +
-    `<eb:Messaging xmlns:eb="${NS.eb}" xmlns:wsu="${NS.wsu}" S12:mustUnderstand="true" wsu:Id="${esc(ids.messagingId)}">` +
-    `<eb:UserMessage${attr('mpc', um.mpc)}>${info}<eb:PartyInfo>${partyXml('From', um.from)}${partyXml('To', um.to)}</eb:PartyInfo>${collaboration}${props}${payloads}</eb:UserMessage>` +
+    `<eb:Messaging xmlns:eb="${NS.eb}" xmlns:wsu="${NS.wsu}" S12:mustUnderstand="true" ` +
+    `wsu:Id="${esc(ids.messagingId)}">` +
+    `<eb:UserMessage${attr('mpc', um.mpc)}>${info}<eb:PartyInfo>${partyXml('From', um.from)}${partyXml('To', um.to)}` +
+    `</eb:PartyInfo>${collaboration}${props}${payloads}</eb:UserMessage>` +
     `</eb:Messaging></S12:Header><S12:Body xmlns:wsu="${NS.wsu}" wsu:Id="${esc(ids.bodyId)}"/></S12:Envelope>`
   );
 }

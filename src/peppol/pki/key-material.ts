@@ -71,12 +71,14 @@ export function keyMaterialFromPkcs12(
   if (keys.length === 0) {
     const aliases = contents.keys.map((k) => k.friendlyName ?? '(no alias)').join(', ') || 'none';
     throw invalid(
-      `${label}: ${alias === undefined ? 'no private key' : `no private key with alias "${alias}"`} (key aliases: ${aliases})`,
+      `${label}: ${alias === undefined ? 'no private key' : `no private key with alias "${alias}"`} (key ` +
+        `aliases: ${aliases})`,
     );
   }
   if (keys.length > 1) {
     throw invalid(
-      `${label} holds ${keys.length} private keys; configure the alias of the one to use (${keys.map((k) => k.friendlyName ?? '?').join(', ')})`,
+      `${label} holds ${keys.length} private keys; configure the alias of the one to use ` +
+        `(${keys.map((k) => k.friendlyName ?? '?').join(', ')})`,
     );
   }
   const key = keys[0] as (typeof keys)[number];
@@ -90,7 +92,9 @@ export function keyMaterialFromPkcs12(
   return { privateKey: key.key, certificate: entry.certificate, chain: chainFor(entry.certificate, others) };
 }
 
-/** Builds key material from PEM text: the first certificate of `certificatePem` is the leaf, the rest may be its chain. */
+/**
+ * Builds key material from PEM text: the first certificate of `certificatePem` is the leaf, the rest may be its chain.
+ */
 export function keyMaterialFromPem(
   certificatePem: Buffer | string,
   privateKeyPem: Buffer | string,
@@ -109,10 +113,8 @@ export function keyMaterialFromPem(
       ...(passphrase !== undefined ? { passphrase } : {}),
     });
   } catch (e) {
-    throw invalid(
-      `${label}: the private key cannot be read${passphrase === undefined ? ' (is it encrypted and the passphrase missing?)' : ' (wrong passphrase?)'}: ${(e as Error).message}`,
-      e,
-    );
+    const hint = passphrase === undefined ? ' (is it encrypted and the passphrase missing?)' : ' (wrong passphrase?)';
+    throw invalid(`${label}: the private key cannot be read${hint}: ${(e as Error).message}`, e);
   }
   if (!keyMatchesCertificate(privateKey, leaf))
     throw invalid(`${label}: the private key does not belong to the certificate ${leaf.subject.replace(/\n/g, ', ')}`);

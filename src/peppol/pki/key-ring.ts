@@ -63,7 +63,9 @@ export class ApKeyRing {
     );
   }
 
-  /** The key pair of one of our certificates (e.g. the one a sender encrypted for), or undefined when it is not ours. */
+  /**
+   * The key pair of one of our certificates (e.g. the one a sender encrypted for), or undefined when it is not ours.
+   */
   forCertificate(cert: X509Certificate): KeyMaterial | undefined {
     return this.byFingerprint.get(fingerprintSha256(cert));
   }

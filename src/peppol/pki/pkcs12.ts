@@ -228,7 +228,8 @@ function decrypt(algorithm: Tlv, data: Buffer, password: string, what: string): 
     const rc2 = alg === OID.pbeSha1Rc2_40 ? { name: 'rc2-40-cbc', len: 5 } : { name: 'rc2-cbc', len: 16 };
     if (!getCiphers().includes(rc2.name)) {
       throw new Pkcs12Error(
-        `${what} uses ${rc2.name.toUpperCase()}, which this Node/OpenSSL build does not provide; re-export the file with AES ` +
+        `${what} uses ${rc2.name.toUpperCase()}, which this Node/OpenSSL build does not provide; re-export the file ` +
+          `with AES ` +
           '(e.g. openssl pkcs12 -export -certpbe AES-256-CBC -keypbe AES-256-CBC -macalg sha256)',
       );
     }

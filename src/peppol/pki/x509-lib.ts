@@ -1,8 +1,8 @@
 /**
- * @peculiar/x509, for generating the test PKI and reading CRLs. It depends on tsyringe, which refuses to load without a Reflect
- * metadata API (normally the reflect-metadata package, which is not a dependency here). tsyringe only reads constructor
- * parameter types through it, and @peculiar/x509's build emits none, so a minimal WeakMap-backed API is enough. It is
- * installed only when no such API exists, so a real reflect-metadata loaded elsewhere takes precedence.
+ * @peculiar/x509, for generating the test PKI and reading CRLs. It depends on tsyringe, which refuses to load without a
+ * Reflect metadata API (normally the reflect-metadata package, which is not a dependency here). tsyringe only reads
+ * constructor parameter types through it, and @peculiar/x509's build emits none, so a minimal WeakMap-backed API is
+ * enough. It is installed only when no such API exists, so a real reflect-metadata loaded elsewhere takes precedence.
  *
  * The test PKI generator and the CRL reader (./revocation.ts) import this module; the rest of the production code
  * parses certificates with node:crypto and ./der.

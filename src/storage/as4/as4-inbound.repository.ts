@@ -26,8 +26,8 @@ function fromDoc(d: As4InboundDoc): StoredAs4Inbound {
 }
 
 /**
- * Received AS4 messages. The SBD goes into the blob store first; the record insert is the commit point. When the insert loses
- * to a concurrent copy (same MessageId or instance key), the bytes written for this copy are removed again.
+ * Received AS4 messages. The SBD goes into the blob store first; the record insert is the commit point. When the insert
+ * loses to a concurrent copy (same MessageId or instance key), the bytes written for this copy are removed again.
  */
 export class As4InboundRepository {
   constructor(

@@ -25,10 +25,11 @@ export interface As4InboundRecord {
 }
 
 /**
- * A Peppol AS4 message this access point received and stored: the SBD bytes live in the blob store (`blobId`), the record keeps
- * what duplicate detection and the receive processing need, and the signed receipt that was answered (a duplicate gets
- * the same receipt back). Keyed by the AS4 MessageId (a key lookup on FerretDB); the unique `instanceKey` (sender and
- * SBDH InstanceIdentifier) stops one document from being stored twice under different message ids.
+ * A Peppol AS4 message this access point received and stored: the SBD bytes live in the blob store (`blobId`), the
+ * record keeps what duplicate detection and the receive processing need, and the signed receipt that was answered (a
+ * duplicate gets the same receipt back). Keyed by the AS4 MessageId (a key lookup on FerretDB); the unique
+ * `instanceKey` (sender and SBDH InstanceIdentifier) stops one document from being stored twice under different message
+ * ids.
  */
 export interface As4InboundDoc extends Omit<As4InboundRecord, 'messageId' | 'countryC1'> {
   /** The AS4 MessageId. */

@@ -27,7 +27,9 @@ export interface PeppolTenantConfigRecord {
   changedOn: Date;
 }
 
-/** The record key: participant values of `iso6523-actorid-upis` compare case-insensitively, so the key is lower-cased. */
+/**
+ * The record key: participant values of `iso6523-actorid-upis` compare case-insensitively, so the key is lower-cased.
+ */
 export function participantKey(partyId: string): string {
   return partyId.toLowerCase();
 }
@@ -72,8 +74,8 @@ export class PeppolDirectoryRepository {
   }
 
   /**
-   * Creates or replaces a party's configuration (not its SML state). A participant held by another party (the same value in another case)
-   * is a CONFLICT.
+   * Creates or replaces a party's configuration (not its SML state). A participant held by another party (the same
+   * value in another case) is a CONFLICT.
    */
   /**
    * Writes a party's configuration. Configuration and SML state are written under the participant's lease (the

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { loadConfig } from '../../../src/config/load-config';
 import { composePeppolApi } from '../../../src/main/peppol';
 import { createLogger } from '../../../src/observability/logger';
-import { TEST_PKI_PASSWORD, type TestPki } from '../../../src/peppol/pki/test-pki';
+import { TEST_PKI_PASSWORD, type TestPki } from '../../support/peppol/test-pki';
 import type { Models } from '../../../src/storage/models';
-import { TEST_PKI_DIR, testPki } from '../peppol/support/pki-fixture';
+import { TEST_PKI_DIR, testPki } from '../../support/peppol/pki-fixture';
 
 const logger = createLogger({ level: 'silent' });
 // Composing reads files only; the repositories touch the database on use, which these tests never do.

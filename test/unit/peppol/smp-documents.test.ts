@@ -6,7 +6,7 @@ import {
   peppolParticipant,
   processId,
 } from '../../../src/peppol/identifiers';
-import type { TestPki } from '../../../src/peppol/pki/test-pki';
+import type { TestPki } from '../../support/peppol/test-pki';
 import { documentTypeFromHref } from '../../../src/peppol/smp-client';
 import {
   DSIG_NS,
@@ -17,7 +17,7 @@ import {
   signServiceMetadata,
 } from '../../../src/peppol/smp-documents';
 import { parseXml, select, text } from '../../../src/formats/xml/secure-parser';
-import { testPki } from './support/pki-fixture';
+import { testPki } from '../../support/peppol/pki-fixture';
 
 const INVOICE = documentTypeId(
   DOCTYPE_SCHEME_BUSDOX,

@@ -13,7 +13,7 @@ import {
   processId,
 } from '../../../src/peppol/identifiers';
 import { useCorrectC14n } from '../../../src/peppol/c14n';
-import type { TestPki } from '../../../src/peppol/pki/test-pki';
+import type { TestPki } from '../../support/peppol/test-pki';
 import { failureCategory, familyRank } from '../../../src/peppol/recipient-lookup';
 import { applyNaptrRegexp, naptrName } from '../../../src/peppol/sml';
 import {
@@ -31,7 +31,7 @@ import {
 } from '../../../src/peppol/smp-publisher';
 import * as smpDocuments from '../../../src/peppol/smp-documents';
 import { DSIG_NS } from '../../../src/peppol/smp-documents';
-import { testPki } from './support/pki-fixture';
+import { testPki } from '../../support/peppol/pki-fixture';
 
 let pki: TestPki;
 beforeAll(async () => {

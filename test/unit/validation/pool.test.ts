@@ -5,6 +5,7 @@ import { GatewayError } from '../../../src/core/gateway-error';
 import { transformDocument } from '../../../src/transform';
 import { createValidatorPool, type ValidatorPool } from '../../../src/validation/pool';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../../support/corpus';
+import { eventually } from '../../support/poll';
 import { requirePacks, RULES_DIR, validator } from './support';
 
 // Workers compile the sources as they load them and each loads its packs; a loaded machine makes both slow.
@@ -34,14 +35,6 @@ async function failure(p: Promise<unknown>): Promise<GatewayError> {
     return e as GatewayError;
   }
   throw new Error('expected the promise to reject');
-}
-
-async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('validator pool', () => {
@@ -128,7 +121,7 @@ describe('validator pool', () => {
     it('answers every one of many parallel jobs, on both workers', async () => {
       const before = pool.stats().completed;
       const jobs = Array.from({ length: 24 }, (_, k) => pool.validate(documents[k % 2]![1]));
-      await until(() => pool.stats().busy === 2);
+      await eventually(() => pool.stats().busy === 2, 60_000, 'both threads busy');
       const results = await Promise.all(jobs);
       expect(results).toHaveLength(24);
       expect(results.every((r) => r.isValid)).toBe(true);
@@ -216,7 +209,7 @@ describe('validator pool', () => {
       expect(e.code).toBe('UNPROCESSABLE');
       expect(e.details).toEqual({ reason: 'VALIDATION_TIMEOUT' });
       expect(e.message).toMatch(/did not finish within 200 ms; its worker was stopped and replaced/);
-      await until(() => pool.stats().ready === 1);
+      await eventually(() => pool.stats().ready === 1, 60_000, 'one thread ready');
       expect(pool.stats()).toMatchObject({ crashed: 1, restarts: 1 });
     } finally {
       await pool.close();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { loadConfig } from '../../../../src/config/load-config';
 import { composeRevocationChecker } from '../../../../src/main/peppol';
 import { loadAs4Keys } from '../../../../src/peppol/as4/as4-keys';
-import { TEST_PKI_DIR, testPki } from '../support/pki-fixture';
+import { TEST_PKI_DIR, testPki } from '../../../support/peppol/pki-fixture';
 
 const f = (name: string): string => path.join(TEST_PKI_DIR, name);
 

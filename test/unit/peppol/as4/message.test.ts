@@ -28,10 +28,10 @@ import {
   createRootCa,
   issueCertificate,
   type TestPki,
-} from '../../../../src/peppol/pki/test-pki';
+} from '../../../support/peppol/test-pki';
 import { buildSbd } from '../../../../src/peppol/sbdh';
 import { SAMPLE_UBL_INVOICE, corpusFile } from '../../../support/corpus';
-import { testPki } from '../support/pki-fixture';
+import { testPki } from '../../../support/peppol/pki-fixture';
 
 const DAY = 86_400_000;
 const INVOICE = documentTypeId(

@@ -12,11 +12,11 @@ import { verifyEnvelopeSignature, type SignatureReference } from '../../../../sr
 import { peppolParticipant } from '../../../../src/peppol/identifiers';
 import { ApKeyRing } from '../../../../src/peppol/pki/key-ring';
 import { RevocationChecker } from '../../../../src/peppol/pki/revocation';
-import { apSubject, issueCertificate, type TestPki } from '../../../../src/peppol/pki/test-pki';
+import { apSubject, issueCertificate, type TestPki } from '../../../support/peppol/test-pki';
 import { HEADER, RECEIVER, message, sbd } from '../../../support/as4-messages';
-import { MemoryInboundStore } from '../support/memory-inbound-store';
-import { startCrlServer, type CrlServer } from '../support/crl-server';
-import { testPki } from '../support/pki-fixture';
+import { MemoryInboundStore } from '../../../support/peppol/memory-inbound-store';
+import { startCrlServer, type CrlServer } from '../../../support/peppol/crl-server';
+import { testPki } from '../../../support/peppol/pki-fixture';
 
 let pki: TestPki;
 beforeAll(async () => {

@@ -11,11 +11,11 @@ import { buildErrorSignal, buildReceipt } from '../../../../src/peppol/as4/signa
 import { ApKeyRing } from '../../../../src/peppol/pki/key-ring';
 import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
 import { RevocationChecker } from '../../../../src/peppol/pki/revocation';
-import type { TestPki } from '../../../../src/peppol/pki/test-pki';
+import type { TestPki } from '../../../support/peppol/test-pki';
 import { RECEIVER, message } from '../../../support/as4-messages';
-import { startCrlServer } from '../support/crl-server';
-import { testPki } from '../support/pki-fixture';
-import { MemoryInboundStore } from '../support/memory-inbound-store';
+import { startCrlServer } from '../../../support/peppol/crl-server';
+import { testPki } from '../../../support/peppol/pki-fixture';
+import { MemoryInboundStore } from '../../../support/peppol/memory-inbound-store';
 
 type Handler = (req: IncomingMessage, body: Buffer, res: ServerResponse) => void | Promise<void>;
 

@@ -16,12 +16,12 @@ import {
   createRootCa,
   issueCertificate,
   type TestPki,
-} from '../../../../src/peppol/pki/test-pki';
+} from '../../../support/peppol/test-pki';
 import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
 import { buildSbd } from '../../../../src/peppol/sbdh';
 import { SAMPLE_UBL_INVOICE, corpusFile, requireCorpus } from '../../../support/corpus';
-import { readDump } from '../support/as4-corpus';
-import { testPki } from '../support/pki-fixture';
+import { readDump } from '../../../support/peppol/as4-corpus';
+import { testPki } from '../../../support/peppol/pki-fixture';
 
 const INVOICE = documentTypeId(
   DOCTYPE_SCHEME_BUSDOX,

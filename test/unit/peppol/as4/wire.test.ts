@@ -23,7 +23,7 @@ import {
 import { checkPeppolUserMessage, readUserMessage } from '../../../../src/peppol/as4/user-message';
 import { commonNameOf } from '../../../../src/peppol/pki/certificates';
 import { requireCorpus } from '../../../support/corpus';
-import { readDump } from '../support/as4-corpus';
+import { readDump } from '../../../support/peppol/as4-corpus';
 
 requireCorpus('as4');
 const describeCorpus = describe;

@@ -20,9 +20,9 @@ import {
   createRootCa,
   issueCertificate,
   type TestPki,
-} from '../../../../src/peppol/pki/test-pki';
+} from '../../../support/peppol/test-pki';
 import { x509 } from '../../../../src/peppol/pki/x509-lib';
-import { testPki } from '../support/pki-fixture';
+import { testPki } from '../../../support/peppol/pki-fixture';
 
 const DAY = 86_400_000;
 let pki: TestPki;

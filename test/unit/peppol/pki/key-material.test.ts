@@ -17,9 +17,9 @@ import {
   issueCertificate,
   readTestPki,
   type TestPki,
-} from '../../../../src/peppol/pki/test-pki';
+} from '../../../support/peppol/test-pki';
 import { PeppolError } from '../../../../src/peppol/peppol-error';
-import { TEST_PKI_DIR, testPki } from '../support/pki-fixture';
+import { TEST_PKI_DIR, testPki } from '../../../support/peppol/pki-fixture';
 
 let pki: TestPki;
 let tmp: string;

@@ -15,8 +15,8 @@ import {
   seq,
 } from '../../../../src/peppol/pki/der';
 import { Pkcs12Error, readPkcs12, writePkcs12 } from '../../../../src/peppol/pki/pkcs12';
-import type { TestPki } from '../../../../src/peppol/pki/test-pki';
-import { testPki } from '../support/pki-fixture';
+import type { TestPki } from '../../../support/peppol/test-pki';
+import { testPki } from '../../../support/peppol/pki-fixture';
 
 function has(tool: string, args: string[]): boolean {
   return spawnSync(tool, args, { stdio: 'ignore' }).status === 0;

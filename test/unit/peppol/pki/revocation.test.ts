@@ -18,9 +18,9 @@ import {
   issueCertificate,
   issueCrl,
   type TestPki,
-} from '../../../../src/peppol/pki/test-pki';
-import { startCrlServer, type CrlServer } from '../support/crl-server';
-import { testPki } from '../support/pki-fixture';
+} from '../../../support/peppol/test-pki';
+import { startCrlServer, type CrlServer } from '../../../support/peppol/crl-server';
+import { testPki } from '../../../support/peppol/pki-fixture';
 
 const DAY = 86_400_000;
 const AP_CRL = '/ap-ca.crl';

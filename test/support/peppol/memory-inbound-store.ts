@@ -1,4 +1,4 @@
-import type { InboundAs4Record, InboundAs4Store, StoredInbound } from '../../../../src/peppol/as4/receiver';
+import type { InboundAs4Record, InboundAs4Store, StoredInbound } from '../../../src/peppol/as4/receiver';
 
 /** The receiver's store in memory, with a switch to fail the next write. */
 export class MemoryInboundStore implements InboundAs4Store {

@@ -22,9 +22,9 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import type * as X509 from '@peculiar/x509';
-import { x509 } from './x509-lib';
-import { keyMaterialFromPkcs12, type KeyMaterial } from './key-material';
-import { writePkcs12 } from './pkcs12';
+import { x509 } from '../../../src/peppol/pki/x509-lib';
+import { keyMaterialFromPkcs12, type KeyMaterial } from '../../../src/peppol/pki/key-material';
+import { writePkcs12 } from '../../../src/peppol/pki/pkcs12';
 
 /** Password of every PKCS#12 file of the test PKI (test material only). */
 export const TEST_PKI_PASSWORD = 'test';

@@ -1,5 +1,5 @@
-import { corpusFile } from '../../../support/corpus';
-import { parseHeaderBlock } from '../../../../src/peppol/as4/mime';
+import { corpusFile } from '../corpus';
+import { parseHeaderBlock } from '../../../src/peppol/as4/mime';
 
 /** A wire dump (`.as4in` / `.as4out`): HTTP or MIME headers, a blank line, then the body, as phase4 writes them. */
 export function readDump(relative: string): { headers: Record<string, string>; body: Buffer } {

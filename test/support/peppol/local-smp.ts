@@ -9,15 +9,15 @@ import {
   participantIdEquals,
   type DocumentTypeId,
   type ParticipantId,
-} from '../../../../src/peppol/identifiers';
-import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
+} from '../../../src/peppol/identifiers';
+import type { KeyMaterial } from '../../../src/peppol/pki/key-material';
 import {
   buildRedirectXml,
   buildServiceGroupXml,
   buildServiceMetadataXml,
   signServiceMetadata,
   type SmpProcessInput,
-} from '../../../../src/peppol/smp-documents';
+} from '../../../src/peppol/smp-documents';
 
 type Responder = (res: http.ServerResponse) => void;
 

@@ -18,7 +18,7 @@ import {
   SingleResponse,
   id_pkix_ocsp_basic,
 } from '@peculiar/asn1-ocsp';
-import type { KeyMaterial } from '../../../../src/peppol/pki/key-material';
+import type { KeyMaterial } from '../../../src/peppol/pki/key-material';
 
 export interface OcspBehaviour {
   /** Signs the answers (the CA, or another key for negative tests). */

@@ -1,0 +1,9 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * The gateway-wide search attributes of document runs (sendInvoice, receiveDocument). They must be registered on the
+ * server (`scripts/lib/services.js` registers them on the local dev server). The delivery runs' own keys are defined
+ * with their contract (TenantId is the same key there).
+ */
+export const TenantIdAttribute = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
+export const DocumentIdAttribute = defineSearchAttributeKey('DocumentId', SearchAttributeType.KEYWORD);
