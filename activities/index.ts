@@ -1,7 +1,7 @@
 import { createReceiveDocumentActivities, type ReceiveDocumentActivityDeps } from './receive-document.activities';
 import { createSendInvoiceActivities, type SendInvoiceActivityDeps } from './send-invoice.activities';
 import { withFailureMapping } from './to-application-failure';
-import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.activities';
+import { createWebhookActivities, type WebhookActivityDeps } from './deliver-webhook.activities';
 
 export type ActivityDeps = SendInvoiceActivityDeps & ReceiveDocumentActivityDeps & WebhookActivityDeps;
 

@@ -99,7 +99,7 @@ async function run(ctx) {
   const result = { scenarios: [], figures: [], targets: [], notes: [], problems: [], tables: [] };
   const { Client, Connection } = require('@temporalio/client');
   const { deliveryIdFor } = require(path.join(ROOT, 'dist', 'src', 'webhooks', 'delivery-id.js'));
-  const { deliverWebhookWorkflowId } = require(path.join(ROOT, 'dist', 'src', 'core', 'webhook-delivery.js'));
+  const { deliverWebhookWorkflowId } = require(path.join(ROOT, 'dist', 'workflows', 'contracts', 'deliver-webhook.js'));
   const { summarize } = require('./lib/load');
 
   // The engine's ceiling: a workflow with one no-op activity on the same server. Its worker stays up (idle between

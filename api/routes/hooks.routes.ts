@@ -7,10 +7,14 @@ import { validateTopicPattern } from '../../src/core/topics';
 import type { DirectoryRepository, PartyRecord } from '../../src/storage/directory.repository';
 import type { DeliveryLogRepository, EventRecord, EventRepository } from '../../src/storage/events/event.repository';
 import type { HookRecord, HookRepository } from '../../src/storage/hooks/hook.repository';
-import { redactHttpsinUrl } from '../../src/webhooks/httpsin';
-import { validateHookBody, type HookValidationOptions } from '../../src/webhooks/hook-validation';
-import type { DeliveryStart, EventPublisher } from '../../src/webhooks/publish';
-import type { AllowList } from '../../src/webhooks/ssrf-guard';
+import {
+  redactHttpsinUrl,
+  validateHookBody,
+  type AllowList,
+  type DeliveryStart,
+  type EventPublisher,
+  type HookValidationOptions,
+} from '../../src/webhooks';
 import { canReachParty, environmentTenant, partyOf, requireParty } from '../access';
 import { queryString } from '../request';
 

@@ -32,7 +32,7 @@ async function main() {
   if (!/gctrace=/.test(process.env.GODEBUG || ''))
     process.env.GODEBUG = [process.env.GODEBUG, 'gctrace=1'].filter(Boolean).join(',');
   const { deliveryIdFor } = require(path.join(ROOT, 'dist', 'src', 'webhooks', 'delivery-id.js'));
-  const { deliverWebhookWorkflowId } = require(path.join(ROOT, 'dist', 'src', 'core', 'webhook-delivery.js'));
+  const { deliverWebhookWorkflowId } = require(path.join(ROOT, 'dist', 'workflows', 'contracts', 'deliver-webhook.js'));
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hook-load-cost-'));
   const svc = await services.startServices({ ui: false, handleSignals: true });
   const healthy = await startReceiver({ hang: false });

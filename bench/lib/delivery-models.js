@@ -60,7 +60,7 @@ function prepareComparison({ ctx, gw }) {
     const { TemporalDeliveryStarter } = require(path.join(DIST, 'main', 'webhooks'));
     const { deliveryIdFor } = require(path.join(DIST, 'webhooks', 'delivery-id'));
     const { DELIVERY_SEARCH_ATTRIBUTES, deliverWebhookWorkflowId } = require(
-      path.join(DIST, 'core', 'webhook-delivery'),
+      path.join(DIST, '..', 'workflows', 'contracts', 'deliver-webhook'),
     );
 
     // The same settings the gateway's publisher passes (retry schedule, attempt timeout, search attributes).

@@ -11,7 +11,7 @@
 const { ActivityFailure, proxyActivities, sleep, upsertSearchAttributes, uuid4 } = require('@temporalio/workflow');
 const { deliverWebhook } = require('../../dist/workflows/deliver-webhook.workflow');
 const { nextDelay } = require('../../dist/src/core/retry-schedule');
-const { DELIVERY_SEARCH_ATTRIBUTES, deliveryEventInput } = require('../../dist/src/core/webhook-delivery');
+const { DELIVERY_SEARCH_ATTRIBUTES, deliveryEventInput } = require('../../dist/workflows/contracts/deliver-webhook');
 
 const publishSteps = proxyActivities({
   startToCloseTimeout: '1 minute',
@@ -66,9 +66,10 @@ async function deliverEventFanOut(input) {
         };
       }
       if (r.kind === 'throttled') {
+        // The fan-out offers no run (nothing is held); it doubles its own waits, at least as long as admission says.
         throttled += 1;
         const top = Math.min(THROTTLE_MAX_WAIT_MS, THROTTLE_FIRST_WAIT_MS * 2 ** Math.min(throttled - 1, 20));
-        const base = r.retryInMs !== undefined ? Math.max(r.retryInMs, top) : top;
+        const base = Math.max(r.waitMs, top);
         await sleep(Math.round(base / 2 + Math.random() * (base / 2)));
         continue;
       }

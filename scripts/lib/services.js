@@ -23,7 +23,8 @@ const FALLBACK_GO_TOOLCHAIN = 'go1.25.5';
 // FerretDB accepts database names of Latin letters only, so one name works on both backends.
 const DB_NAME = 'invoicegateway';
 const HOST = '127.0.0.1';
-// Webhook delivery workflows add HookId, EventTopic, PartyId and DeliveryAttempt (src/core/webhook-delivery.ts).
+// Webhook delivery workflows add HookId, EventTopic, PartyId and DeliveryAttempt
+// (workflows/contracts/deliver-webhook.ts).
 const SEARCH_ATTRIBUTES = [
   'TenantId=Keyword',
   'DocumentId=Keyword',

@@ -1,31 +1,38 @@
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
+import type { SearchAttributePair } from '@temporalio/common';
 import packageJson from '../../package.json';
 import type { Config } from '../config/load-config';
 import { GatewayError } from '../core/gateway-error';
+import type { WebhookApiServices } from '../../api/routes/hooks.routes';
 import {
   DELIVER_WEBHOOK_WORKFLOW,
-  DELIVERY_SEARCH_ATTRIBUTES,
+  DELIVERY_SEARCH_ATTRIBUTES as searchKeys,
   deliverWebhookWorkflowId,
-  HOOK_ANSWERED_SIGNAL,
   type DeliverWebhookInput,
-  type HookAnswered,
-} from '../core/webhook-delivery';
+} from '../../workflows/contracts/deliver-webhook';
+import type { deliverWebhook } from '../../workflows/deliver-webhook.workflow';
 import type { Models } from '../storage/models';
 import { DeliveryLogRepository, EventRepository } from '../storage/events/event.repository';
-import { HookRepository } from '../storage/hooks/hook.repository';
-import { HookConcurrency } from '../webhooks/concurrency';
-import { ParkedDeliveries } from '../webhooks/parked-deliveries';
-import { HeldDeliveries, type DeliveryRuns } from '../webhooks/held-deliveries';
 import { HeldDeliveryRepository } from '../storage/events/held-delivery.repository';
+import { HookRepository } from '../storage/hooks/hook.repository';
 import type { Logger } from '../observability/logger';
-import { DeliveryAttempts } from '../webhooks/deliver-attempt';
-import { WebhookSender, type WebhookSenderOptions } from '../webhooks/http-sender';
-import { EventPublisher, type DeliveryMeta, type DeliveryStarter } from '../webhooks/publish';
-import { RecentHooks } from '../webhooks/recent-hooks';
-import { RoutingHooks } from '../webhooks/routing-hooks';
-import { parseAllowList, type AllowList } from '../webhooks/ssrf-guard';
-import type { WebhookApiServices } from '../../api/routes/hooks.routes';
+import {
+  Admission,
+  DeliveryAttempts,
+  Dispatch,
+  EventPublisher,
+  HeldDeliveries,
+  HookCache,
+  HookConcurrency,
+  parseAllowList,
+  WebhookDeliveries,
+  WebhookSender,
+  type AllowList,
+  type DeliveryMeta,
+  type DeliveryRuns,
+  type DeliveryStarter,
+  type WebhookSenderOptions,
+} from '../webhooks';
 
 /** Wiring of the webhook parts for the API and the worker (composition root: the one place that knows Temporal). */
 
@@ -47,14 +54,6 @@ export function composeWebhookStorage(models: Models): WebhookStorage {
 export function allowListOf(config: Readonly<Config>): AllowList {
   return parseAllowList(config.webhooks.allowedRanges);
 }
-
-const searchKeys = {
-  tenantId: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.tenantId.name, 'KEYWORD'),
-  hookId: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.hookId.name, 'KEYWORD'),
-  topic: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.topic.name, 'KEYWORD'),
-  partyId: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.partyId.name, 'KEYWORD'),
-  attempt: defineSearchAttributeKey(DELIVERY_SEARCH_ATTRIBUTES.attempt.name, 'INT'),
-};
 
 /** Starts deliverWebhook workflows; the workflow id is the delivery's business key. */
 export class TemporalDeliveryStarter implements DeliveryStarter {
@@ -79,11 +78,11 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
       { key: searchKeys.attempt, value: 1 },
     ];
     try {
-      await this.client().workflow.start(DELIVER_WEBHOOK_WORKFLOW, {
+      await this.client().workflow.start<typeof deliverWebhook>(DELIVER_WEBHOOK_WORKFLOW, {
         taskQueue: this.settings.taskQueue,
         workflowId: deliverWebhookWorkflowId(input.tenantId, input.deliveryId),
-        args: [{ ...input, searchAttributes, ...(searchAttributes ? { attemptOneAtStart: true } : {}) }],
-        // A fresh delivery happens once per (event, hook), ever; a redelivery is a new run after the earlier ones closed.
+        args: [{ ...input, searchAttributes }],
+        // A fresh delivery happens once per (event, hook), ever; a redelivery is a new run once the earlier closed.
         workflowIdReusePolicy: mode === 'fresh' ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
         ...(searchAttributes ? { typedSearchAttributes: pairs } : {}),
         // A held delivery released with others starts at its point of their spread; until then no task runs.
@@ -103,7 +102,7 @@ export function createPublisher(
   config: Readonly<Config>,
   storage: WebhookStorage,
   starter: DeliveryStarter,
-  routing?: RoutingHooks,
+  routing?: HookCache,
 ): EventPublisher {
   return new EventPublisher({
     ...storage,
@@ -121,7 +120,7 @@ export function composeWebhookRoutes(
   config: Readonly<Config>,
   models: Models,
   starter: DeliveryStarter,
-  routing?: RoutingHooks,
+  routing?: HookCache,
 ): WebhookApiServices {
   const storage = composeWebhookStorage(models);
   return {
@@ -146,7 +145,7 @@ export function composeWebhookApi(
     taskQueue: config.temporal.taskQueue,
     searchAttributes: config.webhooks.searchAttributes,
   });
-  const routing = new RoutingHooks(new HookRepository(models));
+  const routing = new HookCache(new HookRepository(models));
   return {
     services: composeWebhookRoutes(config, models, starter, routing),
     close: () => {
@@ -156,13 +155,9 @@ export function composeWebhookApi(
   };
 }
 
-/** What releasing held deliveries asks Temporal: a signal to a run not yet held, a delivery's latest run. */
+/** What releasing held deliveries asks Temporal: a delivery's latest run. */
 export function temporalDeliveryRuns(client: () => Client): DeliveryRuns {
   return {
-    async signal(workflowId, withinMs) {
-      const answered: HookAnswered = { withinMs };
-      await client().workflow.getHandle(workflowId).signal(HOOK_ANSWERED_SIGNAL, answered);
-    },
     async latestRunId(workflowId) {
       try {
         return (await client().workflow.getHandle(workflowId).describe()).runId;
@@ -190,7 +185,7 @@ export function composeWebhookWorker(
   models: Models,
   starter: DeliveryStarter,
   options: WebhookWorkerOptions = {},
-) {
+): { services: WebhookDeliveries; close(): Promise<void> } {
   const storage = composeWebhookStorage(models);
   const sender = new WebhookSender({
     allowList: allowListOf(config),
@@ -206,43 +201,38 @@ export function composeWebhookWorker(
         runs,
       )
     : undefined;
-  // A run that has ended needs no wake; anything else only delays that delivery until it falls due.
-  const onWakeError = (workflowId: string, error: unknown) => {
+  // A run that has ended needs no release; anything else only delays that delivery until it falls due.
+  const onReleaseError = (workflowId: string, error: unknown) => {
     if (!(error instanceof WorkflowNotFoundError))
       logger?.warn({ workflowId, err: error }, 'could not release a delivery waiting on its hook');
   };
-  const parked = held
-    ? new ParkedDeliveries(held.wake, {
-        onWakeError,
-        releaseHeld: (hookId) => held.releaseHook(hookId, onWakeError),
-        heldFor: (hookId) => held.hasHeld(hookId),
-      })
-    : undefined;
   const sweep = held?.startSweeping(config.webhooks.heldSweepMs, (err) =>
     logger?.warn({ err }, 'could not release held deliveries that fell due'),
   );
-  const recentHooks = new RecentHooks(storage.hooks);
-  const routing = new RoutingHooks(storage.hooks);
-  const attempts = new DeliveryAttempts({
-    ...storage,
+  const hookCache = new HookCache(storage.hooks);
+  const admission = new Admission({
+    cap: new HookConcurrency(config.webhooks.maxConcurrencyPerHook),
+    ...(held ? { held } : {}),
+    onReleaseError,
+  });
+  const dispatch = new Dispatch({
+    hooks: storage.hooks,
+    deliveryLog: storage.deliveryLog,
     sender,
-    recentHooks,
-    concurrency: new HookConcurrency(config.webhooks.maxConcurrencyPerHook),
-    ...(parked ? { parked } : {}),
+    hookCache,
     maxTimeoutMs: config.webhooks.timeoutMs,
     httpsinUrl: config.webhooks.httpsinUrl,
   });
+  const services = new WebhookDeliveries({
+    attempts: new DeliveryAttempts(admission, dispatch),
+    publisher: createPublisher(config, storage, starter, hookCache),
+    hooks: storage.hooks,
+    ...(held ? { held } : {}),
+  });
   return {
-    services: {
-      attempts,
-      publisher: createPublisher(config, storage, starter, routing),
-      hooks: storage.hooks,
-      events: storage.events,
-      ...(held ? { held } : {}),
-    },
+    services,
     close: async () => {
-      recentHooks.close();
-      routing.close();
+      hookCache.close();
       await sweep?.stop();
       return sender.close();
     },

@@ -1,19 +1,18 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
- * An exclusive lease on a key, for writers that must read, change and write back a document another writer could
- * reach at the same time (the database gives no compare-and-set: docs/decisions.md, "Storage writes"). Leases on a
- * key are numbered: lease n is the document `<key>#<n>`, and a taker inserts number n+1 only after reading number n
- * (the highest) released or expired, so each number has exactly one holder and none is taken while the one before
- * is held. Only its holder writes a lease after inserting it (to release it); takers only read.
+ * A numbered lease on a key (src/storage/lease.ts), for writers that must read, change and write back a document
+ * another writer could reach at the same time (the database gives no compare-and-set: docs/decisions.md, "Storage
+ * writes"). Lease n of a key is the document `<key>#<n>`, inserted by its one taker and removed by its holder; never
+ * updated.
  */
 export interface LeaseDoc {
   _id: string;
   key: string;
   n: number;
-  holder: string;
+  owner: string;
+  at: Date;
   until: Date;
-  releasedAt: Date | null;
 }
 
 export function buildLeaseModel(conn: Connection): Model<LeaseDoc> {
@@ -22,9 +21,9 @@ export function buildLeaseModel(conn: Connection): Model<LeaseDoc> {
       _id: { type: String, required: true },
       key: { type: String, required: true },
       n: { type: Number, required: true },
-      holder: { type: String, required: true },
+      owner: { type: String, required: true },
+      at: { type: Date, required: true },
       until: { type: Date, required: true },
-      releasedAt: { type: Date, default: null },
     },
     { versionKey: false },
   );

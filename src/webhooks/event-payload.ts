@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { GatewayEvent } from '../core/webhook-delivery';
+import type { GatewayEvent } from '../../workflows/contracts/deliver-webhook';
 import type { EventRecord } from '../storage/events/event.repository';
 
-export type { GatewayEvent } from '../core/webhook-delivery';
+export type { GatewayEvent } from '../../workflows/contracts/deliver-webhook';
 
 /** The body of a delivery (spec 6.3), keys in this order. Absent optional ids are omitted rather than null. */
 export interface EventPayload {

@@ -1,23 +1,43 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliverWebhookInput, HoldDeliveryInput } from '../core/webhook-delivery';
+import type { DeliverWebhookInput, HoldDeliveryInput } from '../../workflows/contracts/deliver-webhook';
 import type { ClaimedDelivery, HeldDeliveryDoc } from '../storage/events/held-delivery.repository';
 import type { DeliveryMeta } from './publish';
-import {
-  countInLanes,
-  MAX_PARKED_PER_HOOK,
-  WAKE_CONCURRENCY,
-  wakeSpreadMs,
-  type WakeDelivery,
-} from './parked-deliveries';
 
 /**
- * Deliveries of a stuck hook held in the database with no run open. A run open per waiting delivery, even one idle
- * on a timer, made the engine slower for every other hook (benchmark run 35, docs/benchmarks.md); a held delivery
- * costs a record. The worker's triggers are ParkedDeliveries' (an answer releases a hook's deliveries, a timeout the
- * newest one); a release claims the record, starts the delivery's next run under the same workflow id from the stored
- * input, and removes the record if nothing held or claimed it since. The sweep releases what falls due, the durable
- * fallback for a release lost to a restart: that costs the delivery time, never the delivery.
+ * Deliveries of a stuck hook held in the database with no run open: the one way a delivery waits for a stuck hook
+ * (admission.ts decides when). A run open per waiting delivery, even one idle on a timer, made the engine slower for
+ * every other hook (decisions.md "Waiting deliveries of a stuck hook"); a held delivery costs a record. The hook's
+ * answers release them (all on an answer, the newest on a timeout); a release claims the record, starts the
+ * delivery's next run under the same workflow id from the stored input, and removes the record if nothing held or
+ * claimed it since. The sweep releases what falls due, the durable fallback for a release lost to a restart or seen by
+ * another worker: that costs the delivery time, never the delivery.
  */
+
+export type { HoldDeliveryInput } from '../../workflows/contracts/deliver-webhook';
+
+/** Held deliveries one answer of a hook releases at most (SWEEP_BATCH a page); the sweep has the rest. */
+export const MAX_RELEASED_PER_ANSWER = 10_000;
+/** Starts in flight at once while releasing a hook's deliveries. */
+export const RELEASE_CONCURRENCY = 8;
+/** Released deliveries start spread over this much per delivery (at most MAX_RELEASE_SPREAD_MS), not in one burst. */
+export const RELEASE_SPREAD_PER_DELIVERY_MS = 25;
+export const MAX_RELEASE_SPREAD_MS = 60_000;
+
+/** The spread of `count` released deliveries' starts. */
+export function releaseSpreadMs(count: number): number {
+  return Math.min(MAX_RELEASE_SPREAD_MS, count * RELEASE_SPREAD_PER_DELIVERY_MS);
+}
+
+/** Runs `fn` on every item, at most `lanes` at a time; resolves how many resolved true. */
+async function countInLanes<T>(items: readonly T[], lanes: number, fn: (item: T) => Promise<boolean>): Promise<number> {
+  let next = 0;
+  let count = 0;
+  const lane = async () => {
+    while (next < items.length) if (await fn(items[next++]!)) count += 1;
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+  return count;
+}
 
 export interface HeldStore {
   /** The record's seq; null when an earlier run's record is still being released (hold again later). */
@@ -26,10 +46,13 @@ export interface HeldStore {
   claimDue(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
   /** By the claim's holder: removes the record (unless held again since) and the claim. */
   remove(c: ClaimedDelivery): Promise<void>;
-  /** The holding run's own claim, which never ends; false when a release claimed the record first. */
-  takeBack(id: string, seq: string, runId: string): Promise<boolean>;
-  unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]>;
+  unclaimedIdsForHook(hookId: string, now: Date, limit: number, order?: 'oldest' | 'newest'): Promise<string[]>;
   hookIdsWithHeld(): Promise<string[]>;
+}
+
+/** The search attributes of a held delivery's next run: its event's topic and party. */
+function metaOf(input: DeliverWebhookInput): DeliveryMeta {
+  return { topic: input.event.topic, partyKey: input.eventPartyKey ?? '' };
 }
 
 /** A hold that must wait: an earlier run's record of the delivery is still claimed by its release. */
@@ -49,8 +72,6 @@ export type RestartDelivery = (
 
 /** What a release asks the engine about a delivery's runs. */
 export interface DeliveryRuns {
-  /** Signals a run that may still be open (it parked and has not held yet). */
-  signal(workflowId: string, withinMs: number): Promise<void>;
   /** The latest run under the id; undefined when there is none. */
   latestRunId(workflowId: string): Promise<string | undefined>;
 }
@@ -120,14 +141,15 @@ export class HeldDeliveries {
    * The held-delivery activity: writes the run's input and progress; the run ends after it. Resolves the record's
    * seq; throws HeldRecordBusyError while an earlier run's record is being released (the activity is tried again).
    */
-  async hold(h: HoldDeliveryInput, meta: DeliveryMeta): Promise<string> {
-    const seq = await this.tryHold(h, meta);
+  async hold(h: HoldDeliveryInput): Promise<string> {
+    const seq = await this.tryHold(h);
     if (seq === undefined) throw new HeldRecordBusyError(h.workflowId);
     return seq;
   }
 
   /** hold, or undefined while an earlier run's record is being released (the attempt leaves it to the run's step). */
-  async tryHold(h: HoldDeliveryInput, meta: DeliveryMeta): Promise<string | undefined> {
+  async tryHold(h: HoldDeliveryInput): Promise<string | undefined> {
+    const meta = metaOf(h.input);
     const now = this.now();
     this.hooksWithHeld.add(h.input.hookId);
     const seq = await this.store.hold({
@@ -144,39 +166,18 @@ export class HeldDeliveries {
     return seq ?? undefined;
   }
 
-  /** A run woken while holding takes its record back; false when a release claimed it first. */
-  unhold(workflowId: string, seq: string, runId: string): Promise<boolean> {
-    return this.store.takeBack(workflowId, seq, runId);
-  }
-
   /**
-   * ParkedDeliveries' wake: the held delivery's next run starts at a random point within `withinMs`; a delivery not
-   * held (yet) is signalled, as its run is still open and will try again instead of holding. One another release has
-   * claimed is that release's: the signal then finds its run ended (or reaches the run that release started).
-   */
-  readonly wake: WakeDelivery = async (workflowId, withinMs) => {
-    const delay = this.startDelayWithin(withinMs);
-    if (await this.claimAndRelease(workflowId, delay)) return;
-    try {
-      await this.runs.signal(workflowId, withinMs);
-    } catch (e) {
-      // The run held the delivery and ended between the claim and the signal: release the record after all.
-      if (!(await this.claimAndRelease(workflowId, delay))) throw e;
-    }
-  };
-
-  /**
-   * The hook answered: release every delivery held for it, not only those this process saw park (held through another
-   * worker, before a restart, or past the parked bound), spread as a wake's, SWEEP_BATCH at a time. A record another
+   * The hook answered: release every delivery held for it (through any worker, before a restart too), their starts
+   * spread (releaseSpreadMs), SWEEP_BATCH at a time. A record another
    * release has is left to it; a release that fails goes to `onError` (its record comes back after the lease).
    * Resolves how many next runs it started.
    */
   async releaseHook(hookId: string, onError: (workflowId: string, error: unknown) => void): Promise<number> {
     let started = 0;
-    for (let page = 0; page * SWEEP_BATCH < MAX_PARKED_PER_HOOK; page += 1) {
+    for (let page = 0; page * SWEEP_BATCH < MAX_RELEASED_PER_ANSWER; page += 1) {
       const ids = await this.store.unclaimedIdsForHook(hookId, new Date(this.now()), SWEEP_BATCH);
-      const withinMs = wakeSpreadMs(ids.length);
-      const released = await countInLanes(ids, WAKE_CONCURRENCY, async (id) => {
+      const withinMs = releaseSpreadMs(ids.length);
+      const released = await countInLanes(ids, RELEASE_CONCURRENCY, async (id) => {
         try {
           return (await this.claimAndRelease(id, this.startDelayWithin(withinMs))) === 'started';
         } catch (e) {
@@ -194,6 +195,21 @@ export class HeldDeliveries {
       if (released === 0) break;
     }
     return started;
+  }
+
+  /**
+   * A timeout of the stuck hook freed its slot: release the delivery held last (likely a ping sent after the receiver
+   * was fixed) to try it next. False when none is held unclaimed; a failed release goes to `onError`.
+   */
+  async releaseNewest(hookId: string, onError: (workflowId: string, error: unknown) => void): Promise<boolean> {
+    const [id] = await this.store.unclaimedIdsForHook(hookId, new Date(this.now()), 1, 'newest');
+    if (id === undefined) return false;
+    try {
+      return (await this.claimAndRelease(id, 0)) === 'started';
+    } catch (e) {
+      onError(id, e);
+      return false;
+    }
   }
 
   /**
@@ -215,7 +231,7 @@ export class HeldDeliveries {
     return started;
   }
 
-  /** A random point within a wake's spread, where a released delivery's next run starts. */
+  /** A random point within a release's spread, where a released delivery's next run starts. */
   private startDelayWithin(withinMs: number): number {
     return Math.round(this.random() * Math.max(0, withinMs));
   }
@@ -234,7 +250,7 @@ export class HeldDeliveries {
   private async release(c: ClaimedDelivery, startDelayMs: number): Promise<ReleaseResult> {
     if (await this.superseded(c)) return 'superseded';
     const input = JSON.parse(c.input) as DeliverWebhookInput;
-    const meta = { topic: c.topic, partyKey: c.partyKey };
+    const meta: DeliveryMeta = { topic: c.topic, partyKey: c.partyKey };
     for (let waited = 0, pause = HOLDER_END_PAUSE_MS.first; ; pause = Math.min(pause * 2, HOLDER_END_PAUSE_MS.max)) {
       // Past its lease another release may claim the record: this one starts nothing then (the record stays).
       if (this.now() > c.claimUntil.getTime() - LEASE_MARGIN_MS) return 'still-running';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../core/gateway-error';
 import { selectHooks, validateTopicPattern, type RoutingLabel } from '../core/topics';
 import type { RetrySchedule } from '../core/retry-schedule';
-import type { DeliverWebhookInput } from '../core/webhook-delivery';
+import type { DeliverWebhookInput } from '../../workflows/contracts/deliver-webhook';
 import type {
   DeliveryLogRepository,
   EventRecord,
@@ -13,7 +13,7 @@ import type { HookRecord, HookRepository } from '../storage/hooks/hook.repositor
 import { deliveryIdFor } from './delivery-id';
 import { toGatewayEvent, validateEventDetails } from './event-payload';
 import { createFilterPredicate } from './filter';
-import type { RoutingHookSource } from './routing-hooks';
+import type { RoutingHookSource } from './hook-cache';
 
 /**
  * publishEvent: the one path every producer takes (Ping, HookSentRetry, HookSentError, output-rule topics, and the
@@ -92,12 +92,12 @@ export interface EventPublisherDeps {
   deliveryLog: DeliveryLogRepository;
   starter: DeliveryStarter;
   settings: PublisherSettings;
-  /** Where routing gets its candidate hooks (RoutingHooks: recently read lists); default: the repository. */
+  /** Where routing gets its candidate hooks (HookCache: recently read lists); default: the repository. */
   routing?: RoutingHookSource;
   now?: () => Date;
 }
 
-/** Channels the gateway delivers itself in this version; the others are recorded as `unsupported`, never lost silently. */
+/** Channels the gateway delivers itself in this version; the others are recorded as `unsupported`, never lost. */
 export const DELIVERABLE_ACTIONS: ReadonlySet<string> = new Set(['https', 'httpsin']);
 
 const UNSUPPORTED_MESSAGE: Record<string, string> = {

@@ -77,7 +77,22 @@ describe('leases taken by numbered inserts', () => {
     const takers = await Promise.all(Array.from({ length: 8 }, (_, i) => tryLease(leases[i % 2]!, short, 60_000)));
     expect(takers.flatMap((t) => (t ? [t.n] : []))).toEqual([2]);
 
+    // Released by its holder while it lasts: the key is free again at once.
     await first!.release();
-    expect((await tryLease(leases[1]!, key, 60_000))?.n).toBe(2);
+    expect(await tryLease(leases[1]!, key, 60_000)).not.toBeNull();
+
+    // A holder that outlived its lease releases nothing: the later holder's number stays alone on the key.
+    const late = `l-${randomUUID()}`;
+    const stale = await tryLease(leases[0]!, late, 1);
+    await new Promise((r) => setTimeout(r, 20));
+    const next = await tryLease(leases[1]!, late, 60_000);
+    expect(next?.n).toBe(2);
+    await stale!.release();
+    expect(await Promise.all([tryLease(leases[0]!, late, 60_000), tryLease(leases[1]!, late, 60_000)])).toEqual([
+      null,
+      null,
+    ]);
+    await next!.release();
+    expect((await tryLease(leases[0]!, late, 60_000))?.n).toBe(1);
   });
 });

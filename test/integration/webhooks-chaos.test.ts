@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { deliverWebhookWorkflowId, type DeliverWebhookResult } from '../../src/core/webhook-delivery';
+import { deliverWebhookWorkflowId, type DeliverWebhookResult } from '../../workflows/contracts/deliver-webhook';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { TemporalDeliveryStarter } from '../../src/main/webhooks';
 import { deliveryIdFor } from '../../src/webhooks/delivery-id';

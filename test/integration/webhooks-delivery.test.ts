@@ -8,7 +8,7 @@ import {
   deliverWebhookWorkflowId,
   type DeliverWebhookInput,
   type DeliverWebhookResult,
-} from '../../src/core/webhook-delivery';
+} from '../../workflows/contracts/deliver-webhook';
 import { loadConfig } from '../../src/config/load-config';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { composeWebhookRoutes, temporalDeliveryRuns, TemporalDeliveryStarter } from '../../src/main/webhooks';
@@ -491,18 +491,18 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const t = await tenant();
     let hang = true;
     const r = await receiver(() => (hang ? 'hang' : { status: 204 }));
-    const hook = await t.hook({ url: r.url, topic: 'ParkedTopic', secureKey: KEY, timeoutSeconds: 1 });
+    const hook = await t.hook({ url: r.url, topic: 'StuckTopic', secureKey: KEY, timeoutSeconds: 1 });
     // An event every 250 ms for 9 s: the first ones time out (1 s) and narrow the cap to one slot; after 5 s without
-    // an answer the hook is stuck, and what comes then parks (a wait of minutes) instead of polling.
+    // an answer the hook is stuck, and what comes then is held (for minutes) instead of polling.
     const deliveries: string[] = [];
     const start = Date.now();
     for (let i = 0; i < 36; i++) {
-      const p = await t.publish({ topic: 'ParkedTopic', party: null });
+      const p = await t.publish({ topic: 'StuckTopic', party: null });
       deliveries.push(deliveryIdFor(p.event.id, hook.id));
       await sleep(Math.max(0, start + (i + 1) * 250 - Date.now()));
     }
     // No more events, and the receiver hangs 6 s longer: by then the deliveries tried first have used their four
-    // attempts, so what tries the hook now is a parked one, woken by each timeout to take the freed slot.
+    // attempts, so what tries the hook now is a held one, released by each timeout to take the freed slot.
     await sleep(6_000);
     const triedWhileQuiet = new Set(
       r.requests.filter((q) => q.at >= start + 10_000).map((q) => String(q.headers['x-service-delivery'])),
@@ -545,7 +545,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const neverTried = deliveries.map((d, i) => ({ d, o: outcomes[i]! })).filter((x) => !reachedBefore.has(x.d));
     expect(triedWhileQuiet.size).toBeGreaterThanOrEqual(2);
     // Deliveries that had not reached the receiver while it hung, every one delivered after it recovered, well before
-    // the minutes a parked delivery's own timer would take (the old polling: 15–30 s).
+    // the minutes a held delivery's due time would take (the old polling: 15–30 s).
     expect(neverTried.length).toBeGreaterThanOrEqual(10);
     expect(neverTried.map((x) => x.o.outcome)).toEqual(neverTried.map(() => 'delivered'));
     expect(endedWithin).toBeLessThan(12_000);
@@ -554,20 +554,19 @@ describe('webhook delivery on the real Temporal dev server', () => {
   });
 
   /**
-   * A release as a worker's: HeldDeliveries of its own, starting next runs on `queue`; `signalled` records its
-   * signals. `models`: its database connection (the test context's unless given).
+   * A release as a worker's: HeldDeliveries of its own, starting next runs on `queue`. `models`: its database
+   * connection (the test context's unless given).
    */
   function releaser(queue = taskQueue, models: Models = ctx.core.db.models) {
     const starter = new TemporalDeliveryStarter(() => client, { taskQueue: queue, searchAttributes: true });
-    const signalled: string[] = [];
-    const runs = temporalDeliveryRuns(() => client);
     const restart = (input: DeliverWebhookInput, meta: { topic: string; partyKey: string }, startDelayMs: number) =>
       starter.startDelivery(input, meta, 'redeliver', { startDelayMs });
-    const held = new HeldDeliveries(new HeldDeliveryRepository(models), restart, {
-      signal: async (id) => void signalled.push(id),
-      latestRunId: (id) => runs.latestRunId(id),
-    });
-    return { held, signalled };
+    const held = new HeldDeliveries(
+      new HeldDeliveryRepository(models),
+      restart,
+      temporalDeliveryRuns(() => client),
+    );
+    return { held };
   }
 
   /**
@@ -595,7 +594,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
       eventPartyKey: null,
       resume: { attempts, startedAtMs: Date.now() - 1000, throttled: 3 },
     };
-    await held.hold({ workflowId, runId: 'run-that-held', input, dueInMs }, { topic: 'HeldTopic', partyKey: '' });
+    await held.hold({ workflowId, runId: 'run-that-held', input, dueInMs });
     return { deliveryId, workflowId, input };
   }
 
@@ -606,7 +605,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const hook = await t.hook({ url: r.url, topic: 'HeldTopic', secureKey: KEY });
     const laterHook = await t.hook({ url: r.url, topic: 'HeldLaterTopic', secureKey: KEY });
     const repo = new HeldDeliveryRepository(ctx.core.db.models);
-    const { held, signalled } = releaser();
+    const { held } = releaser();
     const due = await holdOne(t, held, hook.id, 0, 2);
     const later = await holdOne(t, held, laterHook.id, 60 * 60_000, 0);
     expect((await repo.listForHook(hook.id)).map((d) => d._id)).toEqual([due.workflowId]);
@@ -629,32 +628,27 @@ describe('webhook delivery on the real Temporal dev server', () => {
     await expect(repo.unclaimedIdsForHook(laterHook.id, new Date(), 10)).resolves.toEqual([]);
     await expect(repo.hookIdsWithHeld()).resolves.toContain(laterHook.id);
     const nextRun = { workflowId: later.workflowId, runId: 'run-after', input: later.input, dueInMs: 60 * 60_000 };
-    await expect(held.tryHold(nextRun, { topic: 'HeldTopic', partyKey: '' })).resolves.toBeUndefined();
+    await expect(held.tryHold(nextRun)).resolves.toBeUndefined();
     await repo.remove(claimed!);
-    const seq = await held.hold(nextRun, { topic: 'HeldTopic', partyKey: '' });
+    const seq = await held.hold(nextRun);
     await repo.remove(claimed!);
     expect((await repo.listForHook(laterHook.id)).map((d) => [d._id, d.seq])).toEqual([[later.workflowId, seq]]);
     await expect(repo.unclaimedIdsForHook(laterHook.id, new Date(), 10)).resolves.toEqual([later.workflowId]);
-    await held.wake('webhook-delivery:no-such-delivery', 0);
-    expect(signalled).toEqual(['webhook-delivery:no-such-delivery']);
-    // Released by a wake (the hook answered), it starts within the spread and is delivered.
-    await held.wake(later.workflowId, 500);
+    // Released by the hook's answer, it starts within the spread and is delivered.
+    await expect(held.releaseHook(laterHook.id, () => undefined)).resolves.toBe(1);
     await expect(result(t.id, later.deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 1 });
     expect(await repo.listForHook(laterHook.id)).toHaveLength(0);
     // A record left behind after its delivery ran again (a removal that failed, a redelivery) is dropped when it falls
     // due, not sent a second time.
     // (the run named as holder is not the latest under the id: the release that delivered it started a later one)
-    await held.hold(
-      { workflowId: due.workflowId, runId: 'run-that-held', input: due.input, dueInMs: 0 },
-      { topic: 'HeldTopic', partyKey: '' },
-    );
+    await held.hold({ workflowId: due.workflowId, runId: 'run-that-held', input: due.input, dueInMs: 0 });
     const sentBefore = r.requests.length;
     await expect(held.releaseDue()).resolves.toBe(0);
     expect(await repo.listForHook(hook.id)).toHaveLength(0);
     expect(r.requests.length).toBe(sentBefore);
   });
 
-  it('sends a held delivery once when releases on two connections race for it (wakes, answers, sweeps)', async () => {
+  it('sends a held delivery once when releases on two connections race (timeouts, answers, sweeps)', async () => {
     const t = await tenant();
     const r = await receiver();
     const hook = await t.hook({ url: r.url, topic: 'RacedTopic', secureKey: KEY });
@@ -672,7 +666,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
             const w = sides[i % 2]!.held;
             if (i % 4 === 0) return w.releaseDue();
             if (i % 4 === 1) return w.releaseHook(hook.id, () => undefined);
-            return w.wake(h.workflowId, 0);
+            return w.releaseNewest(hook.id, () => undefined);
           }),
         );
         await expect(result(t.id, h.deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 2 });
@@ -695,7 +689,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
   });
 
   it("releases on a hook's answer the deliveries held for it through another worker, which a worker learns of from its sweep", async () => {
-    // A worker of its own (a 1 s sweep, a queue of its own) that has seen none of these deliveries park.
+    // A worker of its own (a 1 s sweep, a queue of its own) that has held none of these deliveries.
     const queue = `webhooks-sweep-${randomUUID()}`;
     const config = loadConfig({
       ...envOf(ctx.config),

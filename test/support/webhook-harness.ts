@@ -8,7 +8,7 @@ import {
 import type { AddressInfo, Socket } from 'node:net';
 import type { Application } from 'express';
 import { createApp } from '../../api/app';
-import type { DeliverWebhookInput } from '../../src/core/webhook-delivery';
+import type { DeliverWebhookInput } from '../../workflows/contracts/deliver-webhook';
 import { composeIdentity, createMetricsRegistry } from '../../src/main/compose';
 import { composeWebhookRoutes } from '../../src/main/webhooks';
 import type { DeliveryMeta, DeliveryStarter } from '../../src/webhooks/publish';

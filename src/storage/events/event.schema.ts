@@ -95,7 +95,7 @@ export interface ClaimDoc {
   /** Who took it: a retried take by the same owner finds its own claim. */
   owner: string;
   at: Date;
-  /** The lease's end; a take-back by the holding run never ends. */
+  /** The lease's end. */
   until: Date;
   /** Held deliveries: the workflow id and hook of the record claimed (queries by either). */
   workflowId?: string;

@@ -4,7 +4,7 @@ import type { Models } from '../models';
 import { isDuplicateKeyError } from '../connection';
 import { withStorageRetries } from '../retry';
 import type { ClaimDoc, HeldDeliveryDoc } from './event.schema';
-import { dropClaims, FOREVER, takeClaim } from './numbered-claims';
+import { dropNumberedLeases, takeNumberedLease } from '../lease';
 
 export type { HeldDeliveryDoc } from './event.schema';
 
@@ -23,10 +23,10 @@ const REPLACE_LEASE_MS = 60_000;
  *
  * - A record is inserted by the run that holds the delivery (the only open run under its workflow id) and never
  *   changed after; its `seq` is new on every hold.
- * - Claims are documents of their own (`heldclaims`, numbered, see numbered-claims.ts): a release claims the record
- *   for a lease, the holding run takes it back with a claim that never ends. Exactly one of them wins each number.
+ * - Claims are documents of their own (`heldclaims`, numbered leases of src/storage/lease.ts): a release claims
+ *   the record for a lease. Exactly one taker wins each number.
  * - Only the holder of a live claim removes a record: a release after starting the next run (or finding a later run),
- *   the holding run taking it back, or a later run replacing an earlier run's record it found in its way.
+ *   or a later run replacing an earlier run's record it found in its way.
  */
 export class HeldDeliveryRepository {
   constructor(private readonly models: Models) {}
@@ -114,32 +114,26 @@ export class HeldDeliveryRepository {
   async remove(c: Pick<ClaimedDelivery, '_id' | 'seq' | 'claimNo'>): Promise<void> {
     const current = await this.read(c._id);
     if (current?.seq === c.seq) await withStorageRetries(() => this.held.deleteOne({ _id: c._id }));
-    await dropClaims(this.claims, claimKey(c), c.claimNo);
+    await dropNumberedLeases(this.claims, claimKey(c), c.claimNo);
   }
 
   /**
-   * The holding run takes its record back (a wake came while it held): true when it did, false when a release
-   * claimed the record first (that release starts the next run once this one has ended). A retried take-back finds
-   * its own claim.
+   * The workflow ids of a hook's held deliveries with no live claim at `now`, oldest first (released on an answer) or
+   * newest first (released on a timeout).
    */
-  async takeBack(id: string, seq: string, runId: string): Promise<boolean> {
-    const now = new Date();
-    const key = claimKey({ _id: id, seq });
-    const taken = await takeClaim(this.claims, key, `run:${runId}`, now, FOREVER, { key, workflowId: id });
-    if (!taken) return false;
-    await this.remove({ _id: id, seq, claimNo: taken.n });
-    return true;
-  }
-
-  /** The workflow ids of a hook's held deliveries with no live claim at `now`, oldest first (release on an answer). */
-  async unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]> {
+  async unclaimedIdsForHook(
+    hookId: string,
+    now: Date,
+    limit: number,
+    order: 'oldest' | 'newest' = 'oldest',
+  ): Promise<string[]> {
     const live = await this.models.HeldClaim.find({ hookId, until: { $gt: now } }, { workflowId: 1 })
       .lean<Array<Pick<ClaimDoc, 'workflowId'>>>()
       .exec();
     const claimed = live.flatMap((c) => (c.workflowId ? [c.workflowId] : []));
     const filter = claimed.length > 0 ? { hookId, _id: { $nin: claimed } } : { hookId };
     const docs = await this.models.HeldDelivery.find(filter, { _id: 1 })
-      .sort({ heldAt: 1 })
+      .sort({ heldAt: order === 'oldest' ? 1 : -1 })
       .limit(limit)
       .lean<Array<Pick<HeldDeliveryDoc, '_id'>>>()
       .exec();
@@ -168,11 +162,11 @@ export class HeldDeliveryRepository {
   ): Promise<ClaimedDelivery | null> {
     const key = claimKey(doc);
     const fields = { key, workflowId: doc._id, hookId: doc.hookId };
-    const taken = await takeClaim(this.claims, key, owner, now, until, fields);
+    const taken = await takeNumberedLease(this.claims, key, owner, now, until, fields);
     if (!taken) return null;
     const again = await this.read(doc._id);
     if (again?.seq !== doc.seq) {
-      await dropClaims(this.claims, key, taken.n);
+      await dropNumberedLeases(this.claims, key, taken.n);
       return null;
     }
     return { ...again, claimNo: taken.n, claimUntil: taken.until };

@@ -4,7 +4,7 @@ import type { mongo } from 'mongoose';
 import { GatewayError } from '../../core/gateway-error';
 import type { Models } from '../models';
 import { withStorageRetries } from '../retry';
-import { dropClaims, takeClaim } from '../events/numbered-claims';
+import { dropNumberedLeases, takeNumberedLease } from '../lease';
 import type { HookDoc, HookOutputRuleDoc, HookWriteDoc } from './hook.schema';
 
 /** A stored hook as the rest of the gateway sees it (`id` instead of `_id`). */
@@ -255,14 +255,14 @@ export class HookRepository {
       const key = `${hookId}:${rev}`;
       const now = new Date();
       const until = new Date(now.getTime() + HOOK_WRITE_LEASE_MS);
-      const lease = await takeClaim(this.leases, key, owner, now, until, { hookId, rev });
+      const lease = await takeNumberedLease(this.leases, key, owner, now, until, { hookId, rev });
       if (lease) {
         try {
           const again = await this.models.Hook.findById(hookId).lean<HookDoc>().exec();
           if (!again) return null;
           if ((again.rev ?? 0) + 1 === rev) return (await change(again, rev)).result;
         } finally {
-          await dropClaims(this.leases, key, lease.n);
+          await dropNumberedLeases(this.leases, key, lease.n);
         }
       }
       await sleep(pause);

@@ -4,8 +4,8 @@ import path from 'node:path';
 /**
  * Every place the code updates a stored document, with who may run it at the same time. The embedded database makes
  * no update atomic and no conditional update a compare-and-set (docs/decisions.md, "Storage writes"), so an update is
- * only safe where one writer owns the document, or under a lease (src/storage/lease.ts). A new update call fails
- * this test until it is listed here with its reason.
+ * only safe where one writer owns the document, or under a numbered lease (src/storage/lease.ts, never updated).
+ * A new update call fails this test until it is listed here with its reason.
  */
 const INVENTORY: Record<string, { calls: number; writers: string }> = {
   'src/storage/as4/as4-inbound.repository.ts': {
@@ -24,7 +24,6 @@ const INVENTORY: Record<string, { calls: number; writers: string }> = {
     calls: 2,
     writers: 'hook changes (API) and disabling (worker), each under the hook write lease of its rev',
   },
-  'src/storage/lease.ts': { calls: 1, writers: 'a lease is released by its holder only' },
   'src/storage/peppol/peppol-directory.repository.ts': {
     calls: 3,
     writers: 'participant configuration, SML state and tenant defaults (API), each under its lease',

@@ -1,15 +1,14 @@
-import type {
-  DeliveryAttemptDoc,
-  DeliveryLogRepository,
-  EventRepository,
-} from '../../../src/storage/events/event.repository';
+import type { DeliveryAttemptDoc, DeliveryLogRepository } from '../../../src/storage/events/event.repository';
 import type { HookRecord, HookRepository } from '../../../src/storage/hooks/hook.repository';
+import { WEBHOOK_RETRY_SCHEDULE } from '../../../src/core/retry-schedule';
+import { Admission, type AttemptRun } from '../../../src/webhooks/admission';
 import { HookConcurrency } from '../../../src/webhooks/concurrency';
-import { DeliveryAttempts, logLineId, type AttemptInput } from '../../../src/webhooks/deliver-attempt';
-import { ParkedDeliveries } from '../../../src/webhooks/parked-deliveries';
+import { DeliveryAttempts, type AttemptInput } from '../../../src/webhooks/deliver-attempt';
+import { Dispatch, logLineId } from '../../../src/webhooks/dispatch';
 import type { GatewayEvent } from '../../../src/webhooks/event-payload';
+import type { HeldDeliveries, HoldDeliveryInput } from '../../../src/webhooks/held-deliveries';
+import { HookCache } from '../../../src/webhooks/hook-cache';
 import type { SendRequest, WebhookSender } from '../../../src/webhooks/http-sender';
-import { RecentHooks } from '../../../src/webhooks/recent-hooks';
 import { hookRecord } from './hook-fixture';
 
 /*
@@ -29,7 +28,33 @@ const event: GatewayEvent = {
   createdOn: '2026-11-25T04:00:00.000Z',
 };
 
-function setup(options: { parked?: ParkedDeliveries } = {}) {
+/** Held deliveries as admission sees them: what it holds, and which releases the hook's outcomes ask for. */
+function fakeHeld(options: { busy?: boolean; heldFor?: string[] } = {}) {
+  const holds: HoldDeliveryInput[] = [];
+  const released: string[] = [];
+  const hooks = new Set(options.heldFor ?? []);
+  const held = {
+    async tryHold(h: HoldDeliveryInput) {
+      if (options.busy) return undefined;
+      hooks.add(h.input.hookId);
+      holds.push(h);
+      return `seq-${holds.length}`;
+    },
+    hasHeld: (hookId: string) => hooks.has(hookId),
+    async releaseHook(hookId: string) {
+      released.push(`all of ${hookId}`);
+      hooks.delete(hookId);
+      return 1;
+    },
+    async releaseNewest(hookId: string) {
+      released.push(`newest of ${hookId}`);
+      return true;
+    },
+  };
+  return { held: held as unknown as HeldDeliveries, holds, released, hooks };
+}
+
+function setup(options: { held?: HeldDeliveries } = {}) {
   let hook: HookRecord = hookRecord('h1', {
     url: 'https://receiver.example/old',
     secureKey: 'a-secure-key-of-enough-length',
@@ -60,17 +85,30 @@ function setup(options: { parked?: ParkedDeliveries } = {}) {
     record: async (l: DeliveryAttemptDoc) => void lines.push(l),
   } as unknown as DeliveryLogRepository;
   const clock = { ms: 1_000_000 };
-  const recentHooks = new RecentHooks(hooks, 2_000, () => clock.ms);
+  const hookCache = new HookCache(hooks, 2_000, () => clock.ms);
   const concurrency = new HookConcurrency(5, () => clock.ms);
-  const attempts = new DeliveryAttempts({
-    events: {} as EventRepository,
-    hooks,
-    deliveryLog,
-    sender,
-    concurrency,
-    maxTimeoutMs: 10_000,
-    recentHooks,
-    ...(options.parked ? { parked: options.parked } : {}),
+  const admission = new Admission({
+    cap: concurrency,
+    ...(options.held ? { held: options.held } : {}),
+    now: () => clock.ms,
+    random: () => 1,
+  });
+  const dispatch = new Dispatch({ hooks, deliveryLog, sender, maxTimeoutMs: 10_000, hookCache });
+  const attempts = new DeliveryAttempts(admission, dispatch);
+  /** What a run offers with its attempt (workflow `wf`, started `startedAgoMs` ago, `throttled` refusals so far). */
+  const run = (wf: string, throttled = 0, startedAgoMs = 0): AttemptRun => ({
+    workflowId: wf,
+    runId: `${wf}-run`,
+    input: {
+      tenantId: 't1',
+      eventId: event.id,
+      hookId: 'h1',
+      deliveryId: 'd-1',
+      schedule: WEBHOOK_RETRY_SCHEDULE,
+      maxAttemptTimeoutMs: 10_000,
+      eventPartyKey: null,
+    },
+    progress: { attempts: 0, startedAtMs: clock.ms - startedAgoMs, throttled },
   });
   const input = (attempt: number, hookRev?: number): AttemptInput => ({
     tenantId: 't1',
@@ -90,11 +128,12 @@ function setup(options: { parked?: ParkedDeliveries } = {}) {
     sent,
     lines,
     clock,
+    run,
     reads: () => reads,
     change(fields: Partial<HookRecord>) {
       hook = { ...hook, ...fields, rev: hook.rev + 1 };
     },
-    close: () => recentHooks.close(),
+    close: () => hookCache.close(),
   };
 }
 
@@ -141,7 +180,7 @@ describe('DeliveryAttempts: the hook an attempt uses', () => {
     // A retry reads the hook whatever the cache holds.
     await t.attempts.attempt(t.input(2));
     expect(t.sent.at(-1)?.url).toBe('https://receiver.example/fixed');
-    // Without a rev (a run started before the field existed) the attempt reads too.
+    // Without a rev (routing did not see the hook) the attempt reads too.
     t.change({ isActive: false });
     await expect(t.attempts.attempt(t.input(1))).resolves.toMatchObject({ kind: 'skipped', reason: 'hook-inactive' });
     t.close();
@@ -178,7 +217,7 @@ describe('DeliveryAttempts: what an attempt tells the per-hook cap', () => {
   });
 });
 
-describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
+describe('DeliveryAttempts: deliveries of a stuck hook', () => {
   /** Narrows h1 to one slot by timeouts, holds that slot, and lets 6 s pass without an answer: the hook is stuck. */
   function stick(t: ReturnType<typeof setup>): () => void {
     for (let i = 0; i < 3; i++) t.concurrency.recordOutcome('h1', true);
@@ -189,129 +228,120 @@ describe('DeliveryAttempts: deliveries parked on a stuck hook', () => {
     return release;
   }
 
-  /** A stuck h1 with `ids` parked on it, then its slot freed; `woken` records the runs signalled. */
-  async function parkedOn(ids: string[]) {
-    const woken: string[] = [];
-    const parked = new ParkedDeliveries(async (id) => void woken.push(id));
-    const t = setup({ parked });
-    const release = stick(t);
-    for (const id of ids) await t.attempts.attempt({ ...t.input(1), workflowId: id });
-    release();
-    return { t, parked, woken };
-  }
-
-  it("parks a throttled try on a stuck hook for minutes, and the hook's next answer wakes exactly the parked runs", async () => {
-    const woken: Array<[string, number]> = [];
-    const parked = new ParkedDeliveries(async (id, within) => void woken.push([id, within]));
-    const t = setup({ parked });
-    const release = stick(t);
-    const a = await t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' });
-    const b = await t.attempts.attempt({ ...t.input(1), workflowId: 'wf-b' });
-    for (const r of [a, b]) expect(r).toMatchObject({ kind: 'throttled', parked: true, retryInMs: 15 * 60_000 });
-    expect(parked.count('h1')).toBe(2);
-    // Without a workflow id (an older run) a try cannot be woken: it keeps the shorter timer.
-    await expect(t.attempts.attempt(t.input(1))).resolves.toEqual({ kind: 'throttled', retryInMs: 30_000 });
+  it('holds a try on a stuck hook with the run’s input, the event and its progress, due after minutes', async () => {
+    const f = fakeHeld();
+    const t = setup({ held: f.held });
+    stick(t);
+    await expect(t.attempts.attempt({ ...t.input(1), run: t.run('wf-a', 2) })).resolves.toEqual({
+      kind: 'held',
+      seq: 'seq-1',
+    });
     expect(t.sent).toHaveLength(0);
-
-    // wf-b comes back on its own timer and gets the freed slot: it is no longer parked; its answer wakes wf-a only.
-    release();
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-b' })).resolves.toMatchObject({
-      kind: 'sent',
-      ok: true,
+    expect(t.lines).toHaveLength(0);
+    const [h] = f.holds;
+    expect(h).toMatchObject({ workflowId: 'wf-a', runId: 'wf-a-run', dueInMs: 15 * 60_000 });
+    expect(h?.input).toMatchObject({
+      hookId: 'h1',
+      schedule: WEBHOOK_RETRY_SCHEDULE,
+      event,
+      resume: { attempts: 0, startedAtMs: t.clock.ms, throttled: 3 },
     });
-    await Promise.resolve();
-    expect(woken).toEqual([['wf-a', 25]]);
-    expect(parked.count('h1')).toBe(0);
-    t.close();
-  });
-
-  it('wakes all on an error status too (the receiver is back), the last parked on a timeout, none on a reset', async () => {
-    const { t, parked, woken } = await parkedOn(['wf-a', 'wf-b', 'wf-c']);
-    t.answers.push('timeout', 'reset', 503);
-    // The timeout frees the slot: the delivery parked last (a ping sent after a fix, say) is sent to try it.
-    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({
-      kind: 'failed',
-      timedOut: true,
-    });
-    await Promise.resolve();
-    expect(woken).toEqual(['wf-c']);
-    await expect(t.attempts.attempt({ ...t.input(3), workflowId: 'wf-x' })).resolves.toMatchObject({
-      kind: 'failed',
-      timedOut: false,
-    });
-    await Promise.resolve();
-    expect(woken).toEqual(['wf-c']);
-    await expect(t.attempts.attempt({ ...t.input(4), workflowId: 'wf-x' })).resolves.toMatchObject({
-      kind: 'sent',
-      httpStatus: 503,
-    });
-    await Promise.resolve();
-    expect(woken.sort()).toEqual(['wf-a', 'wf-b', 'wf-c']);
-    expect(parked.count('h1')).toBe(0);
-    t.close();
-  });
-
-  it('releases what is held for a hook on its answer though nothing parked here (held through another worker, or before a restart)', async () => {
-    const released: string[] = [];
-    const held = new Set(['h1']);
-    const parked = new ParkedDeliveries(async () => undefined, {
-      heldFor: (h) => held.has(h),
-      releaseHeld: async (h) => (released.push(h), 0),
-    });
-    const t = setup({ parked });
-    t.answers.push('timeout', 204, 204);
-    // A timeout has nobody parked here to hand its slot to.
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-x' })).resolves.toMatchObject({
-      kind: 'failed',
-      timedOut: true,
-    });
-    await Promise.resolve();
-    expect(released).toEqual([]);
-    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({
-      kind: 'sent',
-      ok: true,
-    });
-    await Promise.resolve();
-    expect(released).toEqual(['h1']);
-    // Nothing known to be held: an answer costs no look.
-    held.clear();
-    await expect(t.attempts.attempt({ ...t.input(3), workflowId: 'wf-x' })).resolves.toMatchObject({
-      kind: 'sent',
-      ok: true,
-    });
-    await Promise.resolve();
-    expect(released).toEqual(['h1']);
-    t.close();
-  });
-
-  it('wakes every parked delivery when the hook turns out switched off, so they end instead of waiting', async () => {
-    const { t, woken } = await parkedOn(['wf-a', 'wf-b']);
-    t.change({ isActive: false });
-    await expect(t.attempts.attempt({ ...t.input(2), workflowId: 'wf-x' })).resolves.toMatchObject({
-      kind: 'skipped',
-      reason: 'hook-inactive',
-    });
-    await Promise.resolve();
-    expect(woken.sort()).toEqual(['wf-a', 'wf-b']);
     t.close();
   });
 
   it('waits longer the longer the hook has been stuck, up to an hour', async () => {
-    const parked = new ParkedDeliveries(async () => undefined);
-    const t = setup({ parked });
+    const f = fakeHeld();
+    const t = setup({ held: f.held });
     stick(t);
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({
-      retryInMs: 15 * 60_000,
-    });
+    await t.attempts.attempt({ ...t.input(1), run: t.run('wf-a') });
     t.clock.ms += 20 * 60_000;
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({
-      retryInMs: 20 * 60_000 + 6_000,
-    });
+    await t.attempts.attempt({ ...t.input(1), run: t.run('wf-b') });
     t.clock.ms += 3 * 60 * 60_000;
-    await expect(t.attempts.attempt({ ...t.input(1), workflowId: 'wf-a' })).resolves.toMatchObject({
-      retryInMs: 60 * 60_000,
+    await t.attempts.attempt({ ...t.input(1), run: t.run('wf-c') });
+    expect(f.holds.map((h) => h.dueInMs)).toEqual([15 * 60_000, 20 * 60_000 + 6_000, 60 * 60_000]);
+    t.close();
+  });
+
+  it("leaves the hold to the run's own step while an earlier run's record is still being released", async () => {
+    const f = fakeHeld({ busy: true });
+    const t = setup({ held: f.held });
+    stick(t);
+    await expect(t.attempts.attempt({ ...t.input(1), run: t.run('wf-a') })).resolves.toEqual({
+      kind: 'hold',
+      dueInMs: 15 * 60_000,
     });
-    expect(parked.count('h1')).toBe(1);
+    t.close();
+  });
+
+  it('holds nothing past the bound of waiting for a slot: the run gives up instead', async () => {
+    const f = fakeHeld();
+    const t = setup({ held: f.held });
+    stick(t);
+    const fiveDays = 5 * 24 * 3600_000;
+    await expect(t.attempts.attempt({ ...t.input(1), run: t.run('wf-a', 0, fiveDays) })).resolves.toEqual({
+      kind: 'overdue',
+    });
+    expect(f.holds).toEqual([]);
+    t.close();
+  });
+
+  it('sends a try that finds the hook busy, not stuck, back for a short wait that doubles', async () => {
+    const t = setup({ held: fakeHeld().held });
+    for (let i = 0; i < 3; i++) t.concurrency.recordOutcome('h1', true);
+    t.concurrency.tryAcquire('h1');
+    await expect(t.attempts.attempt({ ...t.input(1), run: t.run('wf-a') })).resolves.toEqual({
+      kind: 'throttled',
+      waitMs: 100,
+    });
+    await expect(t.attempts.attempt({ ...t.input(1), run: t.run('wf-a', 3) })).resolves.toEqual({
+      kind: 'throttled',
+      waitMs: 800,
+    });
+    t.close();
+  });
+
+  it('without held deliveries or a run to hold, comes back after about as long as the hook was stuck', async () => {
+    const t = setup();
+    stick(t);
+    await expect(t.attempts.attempt({ ...t.input(1), run: t.run('wf-a') })).resolves.toEqual({
+      kind: 'throttled',
+      waitMs: 30_000,
+    });
+    const u = setup({ held: fakeHeld().held });
+    stick(u);
+    await expect(u.attempts.attempt(u.input(1))).resolves.toEqual({ kind: 'throttled', waitMs: 30_000 });
+    t.close();
+    u.close();
+  });
+
+  it('releases all held on any answer (an error status too), the newest on a timeout, none on a reset', async () => {
+    const f = fakeHeld({ heldFor: ['h1'] });
+    const t = setup({ held: f.held });
+    t.answers.push('timeout', 'reset', 503, 204);
+    // The timeout frees the slot: the delivery held last (a ping sent after a fix, say) is released to try it.
+    await expect(t.attempts.attempt(t.input(2))).resolves.toMatchObject({ kind: 'failed', timedOut: true });
+    await Promise.resolve();
+    expect(f.released).toEqual(['newest of h1']);
+    await expect(t.attempts.attempt(t.input(3))).resolves.toMatchObject({ kind: 'failed', timedOut: false });
+    await Promise.resolve();
+    expect(f.released).toEqual(['newest of h1']);
+    await expect(t.attempts.attempt(t.input(4))).resolves.toMatchObject({ kind: 'sent', httpStatus: 503 });
+    await Promise.resolve();
+    expect(f.released).toEqual(['newest of h1', 'all of h1']);
+    // Nothing known to be held any more: an answer costs no look.
+    await expect(t.attempts.attempt(t.input(5))).resolves.toMatchObject({ kind: 'sent', ok: true });
+    await Promise.resolve();
+    expect(f.released).toEqual(['newest of h1', 'all of h1']);
+    t.close();
+  });
+
+  it('releases every held delivery when the hook turns out switched off, so they end instead of waiting', async () => {
+    const f = fakeHeld({ heldFor: ['h1'] });
+    const t = setup({ held: f.held });
+    t.change({ isActive: false });
+    await expect(t.attempts.attempt(t.input(2))).resolves.toMatchObject({ kind: 'skipped', reason: 'hook-inactive' });
+    await Promise.resolve();
+    expect(f.released).toEqual(['all of h1']);
     t.close();
   });
 });

@@ -1,11 +1,9 @@
-import { createWebhookActivities, type WebhookServices } from '../../../activities/webhooks.activities';
-import type { DeliveryEventInput } from '../../../src/core/webhook-delivery';
 import type { EventRecord } from '../../../src/storage/events/event.repository';
+import { deliveryEventToPublish, type DeliveryEventInput } from '../../../src/webhooks/delivery-events';
 import { toGatewayEvent } from '../../../src/webhooks/event-payload';
-import type { PublishEventInput } from '../../../src/webhooks/publish';
 
 // The events published about a delivery (HookSentRetry, HookSentError, an output rule's topic) take the original
-// event from the run when it carries it, and read it from storage only for older runs.
+// event from the run, which carries it: publishing one reads nothing.
 
 const stored: EventRecord = {
   id: 'ev-1',
@@ -25,26 +23,6 @@ const stored: EventRecord = {
   excludeHookIds: [],
 };
 
-function setup(events: EventRecord[] = [stored]) {
-  const reads: string[] = [];
-  const published: PublishEventInput[] = [];
-  const services = {
-    events: {
-      get: async (tenantId: string, id: string) => {
-        reads.push(id);
-        return events.find((e) => e.tenantId === tenantId && e.id === id) ?? null;
-      },
-    },
-    publisher: {
-      publishEvent: async (input: PublishEventInput) => {
-        published.push(input);
-        return { event: { id: input.id ?? 'new', label: 'dead-letter' }, deliveries: [] };
-      },
-    },
-  } as unknown as WebhookServices;
-  return { activities: createWebhookActivities({ webhooks: services }), reads, published };
-}
-
 const retry = (extra: Partial<DeliveryEventInput> = {}): DeliveryEventInput => ({
   eventId: 'ev-retry',
   tenantId: 't-1',
@@ -54,55 +32,67 @@ const retry = (extra: Partial<DeliveryEventInput> = {}): DeliveryEventInput => (
   attempt: 2,
   error: 'timeout after 10 s',
   url: 'https://receiver.example/hook',
+  original: { event: toGatewayEvent(stored), partyKey: stored.partyKey },
   kind: { topic: 'HookSentRetry', nextAttemptOn: '2026-11-20T10:05:00.000Z' },
   ...extra,
 });
 
-describe('publishDeliveryEvent', () => {
-  it('publishes from the event the run carries without reading storage', async () => {
-    const { activities, reads, published } = setup([]);
-    await activities.publishDeliveryEvent(
-      retry({ original: { event: toGatewayEvent(stored), partyKey: stored.partyKey } }),
-    );
-    expect(reads).toEqual([]);
-    expect(published).toHaveLength(1);
-    expect(published[0]).toMatchObject({
+describe('deliveryEventToPublish', () => {
+  it('builds HookSentRetry from the event the run carries: its party, documents and topic', () => {
+    expect(deliveryEventToPublish(retry())).toEqual({
       id: 'ev-retry',
+      tenantId: 't-1',
       topic: 'HookSentRetry',
       party: { partyId: '0106:12345678', legalEntityId: 'NL:0106:12345678' },
       documentId: 'doc-1',
       refToDocumentId: 'doc-0',
+      createdBy: 'gateway',
+      message:
+        'Delivery of InvoiceReceived to hook hook-1 failed (timeout after 10 s); attempt 3 follows at ' +
+        '2026-11-20T10:05:00.000Z',
       details: {
+        hookId: 'hook-1',
+        url: 'https://receiver.example/hook',
+        attempt: '2',
+        httpStatus: '',
+        error: 'timeout after 10 s',
+        deliveryId: 'del-1',
         originalTopic: 'InvoiceReceived',
         originalEventId: 'ev-1',
-        attempt: '2',
         nextAttemptOn: '2026-11-20T10:05:00.000Z',
       },
     });
   });
 
-  it('publishes the same event from storage for a run that carries no original', async () => {
-    const carried = setup([]);
-    await carried.activities.publishDeliveryEvent(
-      retry({ original: { event: toGatewayEvent(stored), partyKey: stored.partyKey } }),
+  it('builds HookSentError for an exhausted schedule and for 410 Gone', () => {
+    const exhausted = deliveryEventToPublish(
+      retry({ httpStatus: 503, error: 'HTTP 503', kind: { topic: 'HookSentError', reason: 'exhausted' } }),
     );
-    const read = setup();
-    await read.activities.publishDeliveryEvent(retry());
-    expect(read.reads).toEqual(['ev-1']);
-    expect(read.published).toEqual(carried.published);
+    expect(exhausted).toMatchObject({
+      topic: 'HookSentError',
+      message: 'Delivery of InvoiceReceived to hook hook-1 failed after 2 attempts (HTTP 503); no more retries',
+      details: { reason: 'exhausted', httpStatus: '503', originalEventId: 'ev-1' },
+    });
+    const gone = deliveryEventToPublish(
+      retry({ httpStatus: 410, error: 'HTTP 410', kind: { topic: 'HookSentError', reason: 'gone' } }),
+    );
+    expect(gone).toMatchObject({
+      topic: 'HookSentError',
+      message: 'Hook hook-1 answered 410 Gone to InvoiceReceived and was switched off',
+      details: { reason: 'gone', httpStatus: '410' },
+    });
   });
 
-  it('keeps an environment-level event without a party and hands an output topic the original details', async () => {
+  it('keeps an environment-level event without a party and hands an output topic the original details', () => {
     const envEvent = { ...stored, partyId: '', partyKey: null };
-    const { activities, published } = setup([]);
-    await activities.publishDeliveryEvent(
+    const published = deliveryEventToPublish(
       retry({
         original: { event: toGatewayEvent(envEvent), partyKey: null },
         httpStatus: 500,
         kind: { topic: 'output', outputTopic: 'SendInvoiceFallback' },
       }),
     );
-    expect(published[0]).toMatchObject({
+    expect(published).toMatchObject({
       topic: 'SendInvoiceFallback',
       party: null,
       createdBy: 'peppol',
@@ -115,14 +105,5 @@ describe('publishDeliveryEvent', () => {
       },
       excludeHookIds: ['hook-1'],
     });
-  });
-
-  it('fails without retry when a run carries no original and the event is gone', async () => {
-    const { activities, published } = setup([]);
-    await expect(activities.publishDeliveryEvent(retry())).rejects.toMatchObject({
-      code: 'NOT_FOUND',
-      retryable: false,
-    });
-    expect(published).toEqual([]);
   });
 });

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { DeliverWebhookInput } from '../../../src/core/webhook-delivery';
+import type { DeliverWebhookInput } from '../../../workflows/contracts/deliver-webhook';
 import type { ClaimedDelivery, HeldDeliveryDoc } from '../../../src/storage/events/held-delivery.repository';
 import {
   CLAIM_LEASE_MS,
   HeldDeliveries,
   HeldRecordBusyError,
   LEASE_MARGIN_MS,
+  releaseSpreadMs,
   SWEEP_BATCH,
   type HeldStore,
 } from '../../../src/webhooks/held-deliveries';
-import { wakeSpreadMs } from '../../../src/webhooks/parked-deliveries';
 import type { DeliveryMeta } from '../../../src/webhooks/publish';
+import { invoiceReceivedEvent } from './hook-fixture';
 
 /**
  * The repository's rules in memory: records are inserted by their holding run and never changed; claims are numbered
@@ -70,18 +71,16 @@ class MemoryStore implements HeldStore {
     if (this.docs.get(c._id)?.seq === c.seq) this.docs.delete(c._id);
     for (let n = 1; n <= c.claimNo; n++) this.claims.delete(`${c._id}/${c.seq}#${n}`);
   }
-  async takeBack(id: string, seq: string, runId: string): Promise<boolean> {
-    const d = this.docs.get(id);
-    if (!d || d.seq !== seq) return true;
-    const c = this.take(d, `run:${runId}`, new Date(), new Date(8.64e15));
-    if (!c) return false;
-    await this.remove(c);
-    return true;
-  }
-  async unclaimedIdsForHook(hookId: string, now: Date, limit: number): Promise<string[]> {
+  async unclaimedIdsForHook(
+    hookId: string,
+    now: Date,
+    limit: number,
+    order: 'oldest' | 'newest' = 'oldest',
+  ): Promise<string[]> {
     const free = [...this.docs.values()].filter((d) => d.hookId === hookId && !this.liveClaim(d._id, now));
+    const sign = order === 'oldest' ? 1 : -1;
     return free
-      .sort((a, b) => a.heldAt.getTime() - b.heldAt.getTime())
+      .sort((a, b) => sign * (a.heldAt.getTime() - b.heldAt.getTime()))
       .slice(0, limit)
       .map((d) => d._id);
   }
@@ -98,6 +97,8 @@ function input(n: number, attempts = 0): DeliverWebhookInput {
     deliveryId: `d${n}`,
     schedule: { kind: 'table', delaysMs: [1000] },
     maxAttemptTimeoutMs: 10_000,
+    event: { ...invoiceReceivedEvent, id: `e${n}`, topic: 'Topic' },
+    eventPartyKey: '0106:1',
     resume: { attempts, startedAtMs: 1_000, throttled: 2 },
   };
 }
@@ -105,7 +106,6 @@ function input(n: number, attempts = 0): DeliverWebhookInput {
 function setup(answers: Array<'started' | 'running' | Error> = [], holderEndWaitMs = 3_000, store = new MemoryStore()) {
   const clock = { ms: 1_000_000 };
   const restarts: Array<{ input: DeliverWebhookInput; meta: DeliveryMeta; startDelayMs: number }> = [];
-  const signalled: Array<[string, number]> = [];
   const latestRuns = new Map<string, string>();
   const held = new HeldDeliveries(
     store,
@@ -115,18 +115,17 @@ function setup(answers: Array<'started' | 'running' | Error> = [], holderEndWait
       if (a instanceof Error) throw a;
       return a;
     },
-    {
-      signal: async (id, within) => void signalled.push([id, within]),
-      latestRunId: async (id) => latestRuns.get(id) ?? 'run-holder',
-    },
+    { latestRunId: async (id) => latestRuns.get(id) ?? 'run-holder' },
     { now: () => clock.ms, random: () => 0.5, holderEndWaitMs },
   );
   const hold = (n: number, dueInMs: number, attempts = 0) =>
-    held.hold(
-      { workflowId: `wf-${n}`, runId: 'run-holder', input: input(n, attempts), dueInMs },
-      { topic: 'Topic', partyKey: '0106:1' },
-    );
-  return { store, clock, restarts, signalled, latestRuns, held, hold };
+    held.hold({ workflowId: `wf-${n}`, runId: 'run-holder', input: input(n, attempts), dueInMs });
+  /** The release a timeout of the hook makes: the newest held delivery. */
+  const releaseNewest = () =>
+    held.releaseNewest('h1', (_id, e) => {
+      throw e;
+    });
+  return { store, clock, restarts, latestRuns, held, hold, releaseNewest };
 }
 
 describe('HeldDeliveries', () => {
@@ -145,62 +144,38 @@ describe('HeldDeliveries', () => {
     expect(JSON.parse(d.input)).toEqual(input(1, 2));
   });
 
-  it('releases a held delivery on a wake: its next run starts within the spread from the stored input, the record goes', async () => {
-    const { store, restarts, signalled, held, hold } = setup();
-    await hold(1, 15 * 60_000, 2);
-    await held.wake('wf-1', 1000);
-    expect(restarts).toEqual([{ input: input(1, 2), meta: { topic: 'Topic', partyKey: '0106:1' }, startDelayMs: 500 }]);
-    expect(store.docs.size).toBe(0);
-    expect(signalled).toEqual([]);
-  });
-
-  it('signals a run that has not held yet (it is still open and tries again instead)', async () => {
-    const { restarts, signalled, held } = setup();
-    await held.wake('wf-9', 250);
-    expect(signalled).toEqual([['wf-9', 250]]);
-    expect(restarts).toEqual([]);
-  });
-
-  it('releases the record after all when the signal finds the run ended (it held and ended after the claim)', async () => {
+  it('releases a held delivery on an answer: its next run starts from the stored input, the record goes', async () => {
     const { store, restarts, held, hold } = setup();
-    const runs = (held as unknown as { runs: { signal: (id: string, within: number) => Promise<void> } }).runs;
-    runs.signal = async () => {
-      await hold(1, 60_000);
-      throw new Error('workflow execution already completed');
-    };
-    await held.wake('wf-1', 0);
-    expect(restarts.map((r) => r.input.deliveryId)).toEqual(['d1']);
+    await hold(1, 15 * 60_000, 2);
+    await expect(held.releaseHook('h1', () => undefined)).resolves.toBe(1);
+    expect(restarts).toEqual([
+      {
+        input: input(1, 2),
+        meta: { topic: 'Topic', partyKey: '0106:1' },
+        startDelayMs: Math.round(0.5 * releaseSpreadMs(1)),
+      },
+    ]);
     expect(store.docs.size).toBe(0);
-    // Nothing held at all: the signal's failure is the wake's.
-    await expect(held.wake('wf-2', 0)).rejects.toThrow('already completed');
   });
 
-  it('lets a run woken while holding take its record back, unless a release claimed it first', async () => {
-    const { store, held } = setup();
-    const seq = await held.hold(
-      { workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 },
-      { topic: 'T', partyKey: '' },
-    );
-    await expect(held.unhold('wf-1', seq, 'run-holder')).resolves.toBe(true);
-    expect(store.docs.size).toBe(0);
-    const seq2 = await held.hold(
-      { workflowId: 'wf-1', runId: 'run-holder', input: input(1), dueInMs: 60_000 },
-      { topic: 'T', partyKey: '' },
-    );
-    await store.claim('wf-1', new Date(), 1000);
-    await expect(held.unhold('wf-1', seq2, 'run-holder')).resolves.toBe(false);
-    expect(store.docs.size).toBe(1);
-    // Once taken back, no release claims it: the run's claim never ends.
-    const seq3 = (await store.hold({ ...store.docs.get('wf-1')!, _id: 'wf-2', heldByRunId: 'run-2' }))!;
-    await expect(held.unhold('wf-2', seq3, 'run-2')).resolves.toBe(true);
-    await expect(store.claim('wf-2', new Date(), 1000)).resolves.toBeNull();
+  it('releases the newest held delivery alone on a timeout, at once; none when all are claimed', async () => {
+    const { store, clock, restarts, hold, releaseNewest } = setup();
+    await hold(1, 60_000);
+    clock.ms += 1;
+    await hold(2, 60_000);
+    await expect(releaseNewest()).resolves.toBe(true);
+    expect(restarts.map((r) => [r.input.deliveryId, r.startDelayMs])).toEqual([['d2', 0]]);
+    expect([...store.docs.keys()]).toEqual(['wf-1']);
+    await store.claim('wf-1', new Date(clock.ms), CLAIM_LEASE_MS);
+    await expect(releaseNewest()).resolves.toBe(false);
+    expect(restarts).toHaveLength(1);
   });
 
   it('waits for the run that held the delivery to end, however many tries that takes; keeps the record if it never does', async () => {
     // A busy worker: the holder ends only after eight tries (4.5 s of pauses; a release once gave up after 3 s).
     const a = setup([...Array.from({ length: 8 }, () => 'running' as const), 'started'], 20_000);
     await a.hold(1, 60_000);
-    await a.held.wake('wf-1', 0);
+    await a.releaseNewest();
     expect(a.restarts).toHaveLength(9);
     expect(a.store.docs.size).toBe(0);
 
@@ -209,36 +184,35 @@ describe('HeldDeliveries', () => {
       2_000,
     );
     await b.hold(1, 60_000);
-    await b.held.wake('wf-1', 0);
+    await b.releaseNewest();
     // Pauses of 50, 100, 200, 400, 800 ms fit in 2 s, the next would not: six tries.
     expect(b.restarts).toHaveLength(6);
-    // Still held, claimed for the lease: the sweep takes it up once that has passed, and no wake before.
+    // Still held, claimed for the lease: the sweep takes it up once that has passed, and no release before.
     expect(b.store.liveClaim('wf-1', new Date(b.clock.ms))!.until).toEqual(new Date(b.clock.ms + CLAIM_LEASE_MS));
-    await b.held.wake('wf-1', 0);
+    await b.releaseNewest();
     expect(b.restarts).toHaveLength(6);
     b.clock.ms += CLAIM_LEASE_MS;
     await expect(b.held.releaseDue()).resolves.toBe(0);
     expect(b.restarts).toHaveLength(12);
   }, 30_000);
 
-  it('gives a claimed record to its release alone: a second wake meanwhile starts nothing, so the event is not sent twice', async () => {
-    // The holder ends after two tries; the second wake comes while the first release waits for it.
-    const { store, restarts, signalled, held, hold } = setup(['running', 'running', 'started', 'started']);
+  it('gives a claimed record to its release alone: a second release meanwhile starts nothing (no second send)', async () => {
+    // The holder ends after two tries; the second release comes while the first waits for it.
+    const { store, restarts, hold, releaseNewest } = setup(['running', 'running', 'started', 'started']);
     await hold(1, 60_000);
-    const first = held.wake('wf-1', 0);
+    const first = releaseNewest();
     await new Promise((r) => setTimeout(r, 20));
-    // Its signal reaches the run the first release started, or none (that run has ended): never a start of its own.
-    await held.wake('wf-1', 0);
+    // The record is claimed: the second release finds nothing to release.
+    await expect(releaseNewest()).resolves.toBe(false);
     await first;
     expect(restarts).toHaveLength(3);
-    expect(signalled).toEqual([['wf-1', 0]]);
     expect(store.docs.size).toBe(0);
   });
 
   it('stops waiting when a run started since has the delivery (another release, once this claim lapsed): no second start', async () => {
-    const { store, restarts, latestRuns, held, hold } = setup(['running', 'running', 'started']);
+    const { store, restarts, latestRuns, hold, releaseNewest } = setup(['running', 'running', 'started']);
     await hold(1, 60_000);
-    const release = held.wake('wf-1', 0);
+    const release = releaseNewest();
     await new Promise((r) => setTimeout(r, 20));
     latestRuns.set('wf-1', 'run-of-another-release');
     await release;
@@ -251,24 +225,23 @@ describe('HeldDeliveries', () => {
     const n = SWEEP_BATCH + 5;
     for (let i = 0; i < n; i++) {
       clock.ms += 1;
-      await held.hold(
-        { workflowId: `wf-${i}`, runId: 'run-holder', input: input(i), dueInMs: 60 * 60_000 },
-        { topic: 'T', partyKey: '' },
-      );
+      await held.hold({ workflowId: `wf-${i}`, runId: 'run-holder', input: input(i), dueInMs: 60 * 60_000 });
     }
-    await held.hold(
-      { workflowId: 'wf-other', runId: 'run-holder', input: { ...input(999), hookId: 'h2' }, dueInMs: 60 * 60_000 },
-      { topic: 'T', partyKey: '' },
-    );
+    await held.hold({
+      workflowId: 'wf-other',
+      runId: 'run-holder',
+      input: { ...input(999), hookId: 'h2' },
+      dueInMs: 60 * 60_000,
+    });
     // One is under another release's claim: that release has it.
     await store.claim('wf-3', new Date(clock.ms), CLAIM_LEASE_MS);
     const errors: string[] = [];
     await expect(held.releaseHook('h1', (id) => errors.push(id))).resolves.toBe(n - 1);
     expect([...store.docs.keys()].sort()).toEqual(['wf-3', 'wf-other']);
     expect(new Set(restarts.map((r) => r.input.deliveryId)).size).toBe(n - 1);
-    // Spread as a wake of that many: the fixed random 0.5 puts each start at half the page's spread.
-    expect(restarts[0]!.startDelayMs).toBe(Math.round(0.5 * wakeSpreadMs(SWEEP_BATCH)));
-    expect(restarts.at(-1)!.startDelayMs).toBe(Math.round(0.5 * wakeSpreadMs(4)));
+    // Spread as a release of that many: the fixed random 0.5 puts each start at half the page's spread.
+    expect(restarts[0]!.startDelayMs).toBe(Math.round(0.5 * releaseSpreadMs(SWEEP_BATCH)));
+    expect(restarts.at(-1)!.startDelayMs).toBe(Math.round(0.5 * releaseSpreadMs(4)));
     expect(errors).toEqual([]);
   });
 
@@ -312,26 +285,25 @@ describe('HeldDeliveries', () => {
   });
 
   it("lets a later run hold once the earlier run's record is no release's: never two records, none lost", async () => {
-    const { store, held, hold } = setup();
+    const { store, held, hold, releaseNewest } = setup();
     const later = (runId: string) => ({ workflowId: 'wf-1', runId, input: input(1, 1), dueInMs: 60_000 });
-    const meta = { topic: 'T', partyKey: '' };
     const seq = await hold(1, 60_000);
     // The same run's hold tried again finds its own record.
     await expect(hold(1, 60_000)).resolves.toBe(seq);
     // A release has the record (it started the next run and has not removed it yet): the next run waits.
     const claimed = (await store.claim('wf-1', new Date(), 60_000))!;
-    await expect(held.hold(later('run-next'), meta)).rejects.toBeInstanceOf(HeldRecordBusyError);
-    await expect(held.tryHold(later('run-next'), meta)).resolves.toBeUndefined();
+    await expect(held.hold(later('run-next'))).rejects.toBeInstanceOf(HeldRecordBusyError);
+    await expect(held.tryHold(later('run-next'))).resolves.toBeUndefined();
     await store.remove(claimed);
-    const next = await held.hold(later('run-next'), meta);
+    const next = await held.hold(later('run-next'));
     expect(store.docs.get('wf-1')).toMatchObject({ seq: next, heldByRunId: 'run-next' });
     // The release removing what it claimed after that leaves the newer record alone.
     await store.remove(claimed);
     expect(store.docs.get('wf-1')!.seq).toBe(next);
     // A record nobody has (left behind) is replaced by the later run's.
-    const third = await held.hold(later('run-third'), meta);
+    const third = await held.hold(later('run-third'));
     expect(store.docs.get('wf-1')).toMatchObject({ seq: third, heldByRunId: 'run-third' });
-    await held.wake('wf-1', 0);
+    await releaseNewest();
     expect(store.docs.has('wf-1')).toBe(false);
   });
 
@@ -341,7 +313,7 @@ describe('HeldDeliveries', () => {
       200_000,
     );
     await a.hold(1, 60_000);
-    const release = a.held.wake('wf-1', 0);
+    const release = a.releaseNewest();
     await new Promise((r) => setTimeout(r, 30));
     a.clock.ms += CLAIM_LEASE_MS - LEASE_MARGIN_MS + 1;
     await release;

@@ -1,4 +1,4 @@
-import type { GatewayEvent } from '../../../src/core/webhook-delivery';
+import type { GatewayEvent } from '../../../src/webhooks/event-payload';
 import type { HookRecord } from '../../../src/storage/hooks/hook.repository';
 
 /** An active https hook record of tenant t1 at rev 0, with `fields` over it: the webhook unit tests' starting point. */

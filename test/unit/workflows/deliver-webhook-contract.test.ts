@@ -1,4 +1,4 @@
-import { deliveryEventInput } from '../../../src/core/webhook-delivery';
+import { deliveryEventInput, deliverWebhookWorkflowId } from '../../../workflows/contracts/deliver-webhook';
 import { invoiceReceivedEvent } from '../webhooks/hook-fixture';
 
 const event = invoiceReceivedEvent;
@@ -36,14 +36,7 @@ describe('deliveryEventInput', () => {
     expect(input).toMatchObject({ original: { event, partyKey: null }, httpStatus: 410, error: 'HTTP 410' });
   });
 
-  it('leaves the original out for runs started without the event or without its party key', () => {
-    const failed = { kind: 'failed' as const, error: 'x', url: '' };
-    const kind = { topic: 'HookSentError' as const, reason: 'exhausted' as const };
-    expect(deliveryEventInput({ tenantId: 't-1', eventId: 'ev-1' }, delivery, failed, kind)).not.toHaveProperty(
-      'original',
-    );
-    expect(deliveryEventInput({ tenantId: 't-1', eventId: 'ev-1', event }, delivery, failed, kind)).not.toHaveProperty(
-      'original',
-    );
+  it('names a delivery run after its tenant and delivery id', () => {
+    expect(deliverWebhookWorkflowId('t-1', 'd-1')).toBe('webhook-delivery:t-1:d-1');
   });
 });

@@ -1,12 +1,12 @@
-import { dropClaims, FOREVER, takeClaim, type NumberedClaim } from '../../../src/storage/events/numbered-claims';
+import { dropNumberedLeases, takeNumberedLease, type NumberedLease } from '../../../src/storage/lease';
 
 /** A collection with the one property the claims rely on: an insert of an existing `_id` fails as a duplicate. */
 class FakeCollection {
-  readonly docs = new Map<string, NumberedClaim & Record<string, unknown>>();
+  readonly docs = new Map<string, NumberedLease & Record<string, unknown>>();
   inserts = 0;
   /** Runs after a failed insert, before the read that follows it (a holder finishing in between). */
   afterDuplicate?: () => void;
-  async insertOne(doc: NumberedClaim & Record<string, unknown>) {
+  async insertOne(doc: NumberedLease & Record<string, unknown>) {
     this.inserts += 1;
     if (this.docs.has(doc._id)) {
       this.afterDuplicate?.();
@@ -26,9 +26,9 @@ class FakeCollection {
 
 const at = (ms: number) => new Date(ms);
 const take = (c: FakeCollection, owner: string, now: number, until: number) =>
-  takeClaim(c as never, 'rec/seq', owner, at(now), at(until), { key: 'rec/seq' } as never);
+  takeNumberedLease(c as never, 'rec/seq', owner, at(now), at(until), { key: 'rec/seq' } as never);
 
-describe('numbered claims', () => {
+describe('numbered leases', () => {
   it('gives number 1 to the first taker and nothing to others while its lease lasts', async () => {
     const c = new FakeCollection();
     await expect(take(c, 'a', 0, 1000)).resolves.toEqual({ id: 'rec/seq#1', n: 1, until: at(1000) });
@@ -47,8 +47,10 @@ describe('numbered claims', () => {
 
   it("returns a taker's own claim when it takes again (a retried step), never a second number", async () => {
     const c = new FakeCollection();
-    await take(c, 'run', 0, FOREVER.getTime());
-    await expect(take(c, 'run', 10, 20)).resolves.toEqual({ id: 'rec/seq#1', n: 1, until: FOREVER });
+    await take(c, 'run', 0, 1000);
+    await expect(take(c, 'run', 10, 20)).resolves.toEqual({ id: 'rec/seq#1', n: 1, until: at(1000) });
+    // Expired too: still its own, not the next number.
+    await expect(take(c, 'run', 5000, 6000)).resolves.toEqual({ id: 'rec/seq#1', n: 1, until: at(1000) });
     expect(c.docs.size).toBe(1);
   });
 
@@ -63,12 +65,12 @@ describe('numbered claims', () => {
     expect(c.docs.get('rec/seq#1')?.owner).toBe('b');
   });
 
-  it('drops claims 1..n of a key, leaving other keys', async () => {
+  it('drops leases 1..n of a key, leaving other keys', async () => {
     const c = new FakeCollection();
     await take(c, 'a', 0, 10);
     await take(c, 'b', 20, 30);
     c.docs.set('other#1', { _id: 'other#1', n: 1, owner: 'x', at: at(0), until: at(1) });
-    await dropClaims(c as never, 'rec/seq', 2);
+    await dropNumberedLeases(c as never, 'rec/seq', 2);
     expect([...c.docs.keys()]).toEqual(['other#1']);
   });
 });

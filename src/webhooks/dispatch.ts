@@ -1,0 +1,213 @@
+import type { AttemptResult } from '../../workflows/contracts/deliver-webhook';
+import { parseRetryAfter } from '../core/retry-schedule';
+import type { DeliveryLogRepository } from '../storage/events/event.repository';
+import type { HookRecord, HookRepository } from '../storage/hooks/hook.repository';
+import { buildEventPayload, redactUrl, serializeEventPayload, type GatewayEvent } from './event-payload';
+import type { HookCache } from './hook-cache';
+import type { SendResult, WebhookSender } from './http-sender';
+import { documentToken, httpsinTarget } from './httpsin';
+import { selectOutputTopic } from './output-rules';
+import { DELIVERABLE_ACTIONS } from './publish';
+import { signDelivery } from './sign-payload';
+
+/**
+ * Dispatch: one admitted attempt of one delivery (admission.ts gave it a slot). Read the hook as it is now (a URL or
+ * key fixed between attempts is used at once), build the body from the event with this attempt's `sentOn`, sign it,
+ * POST it through the SSRF guard, and write the delivery-log line. Never throws for what the receiver does; only the
+ * gateway's own storage failing throws (and is retried).
+ */
+
+/** What one dispatched attempt did. */
+export type DispatchResult = Extract<AttemptResult, { kind: 'sent' | 'failed' | 'skipped' }>;
+
+export interface DispatchInput {
+  tenantId: string;
+  eventId: string;
+  hookId: string;
+  deliveryId: string;
+  attempt: number;
+  /** Unique per delivery run (the workflow run id): with `attempt` it keys the log line. */
+  runKey: string;
+  ignoreInactive?: boolean;
+  /** The event as published (events never change). */
+  event: GatewayEvent;
+  /** The hook's `rev` when the event was routed: a first attempt may use a recently read copy at least that new. */
+  hookRev?: number;
+}
+
+/**
+ * A delivery-log line's key: one per (delivery, run, attempt), so a retried activity replaces its own line. The
+ * delivery is part of it because a run is not bound to one delivery by the activity: a run that delivers one event
+ * to several hooks (the fan-out the benchmark compares) would otherwise overwrite one hook's line with another's.
+ */
+export function logLineId(input: Pick<DispatchInput, 'deliveryId' | 'runKey' | 'attempt'>): string {
+  return `${input.deliveryId}:${input.runKey}:${input.attempt}`;
+}
+
+export interface DispatchDeps {
+  hooks: HookRepository;
+  deliveryLog: DeliveryLogRepository;
+  sender: WebhookSender;
+  /** Recently read hooks for first attempts; without it every attempt reads the hook. */
+  hookCache?: HookCache;
+  /** WEBHOOK_TIMEOUT_MS: the default and the cap of a hook's own timeout. */
+  maxTimeoutMs: number;
+  /** WEBHOOK_HTTPSIN_URL. */
+  httpsinUrl?: string | undefined;
+  now?: () => Date;
+}
+
+export class Dispatch {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: DispatchDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /**
+   * The attempt; `reached` hears whether the receiver answered (false) or timed out (true), before the log line is
+   * written, so admission can narrow or widen the hook's cap while the slot is still taken.
+   */
+  async dispatch(
+    input: DispatchInput,
+    heartbeat: () => void = () => undefined,
+    reached: (timedOut: boolean) => void = () => undefined,
+  ): Promise<DispatchResult> {
+    const hook = await this.readHook(input);
+    if (!hook) return this.skip(input, 'hook-deleted', 'the hook was deleted');
+    if (!hook.isActive && !input.ignoreInactive) return this.skip(input, 'hook-inactive', 'the hook is switched off');
+    if (!DELIVERABLE_ACTIONS.has(hook.action))
+      return this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
+    return this.send(input, hook, input.event, heartbeat, reached);
+  }
+
+  /**
+   * A first attempt may take the hook from the hook cache (no older than what routing saw, read < 2 s ago); a retry
+   * always reads it, so a URL or key fixed after a failure is used at once.
+   */
+  private readHook(input: DispatchInput): Promise<HookRecord | null> {
+    const cache = this.deps.hookCache;
+    if (!cache) return this.deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
+    return cache.get(input.tenantId, input.hookId, input.attempt === 1 ? input.hookRev : undefined);
+  }
+
+  private async send(
+    input: DispatchInput,
+    hook: HookRecord,
+    event: GatewayEvent,
+    heartbeat: () => void,
+    reached: (timedOut: boolean) => void,
+  ): Promise<DispatchResult> {
+    const sentOn = this.now();
+    const shownUrl = redactUrl(hook.url ?? '');
+    const secureKey = hook.secureKey;
+    let result: SendResult;
+    if (!secureKey || !hook.url) {
+      result = { kind: 'error', error: 'the hook has no url or secureKey', timedOut: false, latencyMs: 0 };
+    } else {
+      const body = serializeEventPayload(buildEventPayload(event, hook.id, sentOn));
+      const headers: Record<string, string> = signDelivery({
+        body,
+        secureKey,
+        deliveryId: input.deliveryId,
+        timestamp: sentOn,
+      });
+      const timeoutMs = Math.min(hook.timeoutMs ?? this.deps.maxTimeoutMs, this.deps.maxTimeoutMs);
+      let url = hook.url;
+      let trusted = false;
+      let skipSend: SendResult | undefined;
+      if (hook.action === 'httpsin') {
+        if (!this.deps.httpsinUrl) {
+          skipSend = {
+            kind: 'error',
+            error: 'the internal httpsin endpoint is not configured (WEBHOOK_HTTPSIN_URL)',
+            timedOut: false,
+            latencyMs: 0,
+          };
+        } else {
+          const target = httpsinTarget(
+            hook.url,
+            this.deps.httpsinUrl,
+            documentToken(secureKey, event.documentId ?? event.id),
+          );
+          url = target.url;
+          headers['authorization'] = target.authorization;
+          trusted = true;
+        }
+      }
+      if (skipSend) result = skipSend;
+      else {
+        // Heartbeats let Temporal notice a crashed worker within seconds instead of after the activity timeout.
+        const beat = setInterval(heartbeat, 5_000);
+        try {
+          result = await this.deps.sender.send({ url, headers, body, timeoutMs, trusted });
+        } finally {
+          clearInterval(beat);
+        }
+        // Admission hears whether the receiver answered or timed out before the slot is given back.
+        if (result.kind === 'response' || result.timedOut) reached(result.kind !== 'response');
+      }
+    }
+
+    const outcomeForRules = result.kind === 'response' ? { httpStatus: result.status } : { timedOut: result.timedOut };
+    const outputTopic = selectOutputTopic(hook.output, outcomeForRules, event.topic);
+    const ok = result.kind === 'response' && result.status >= 200 && result.status < 300;
+    await this.deps.deliveryLog.record({
+      _id: logLineId(input),
+      tenantId: input.tenantId,
+      eventId: input.eventId,
+      hookId: input.hookId,
+      deliveryId: input.deliveryId,
+      attempt: input.attempt,
+      at: sentOn,
+      httpStatus: result.kind === 'response' ? result.status : null,
+      latencyMs: result.latencyMs,
+      error: result.kind === 'response' ? (ok ? null : `HTTP ${result.status}`) : result.error,
+      outcome: ok ? 'delivered' : 'failed',
+      url: shownUrl,
+    });
+
+    if (result.kind === 'response') {
+      const retryAfterMs = parseRetryAfter(result.retryAfter, sentOn.getTime() + result.latencyMs);
+      return {
+        kind: 'sent',
+        ok,
+        httpStatus: result.status,
+        latencyMs: result.latencyMs,
+        url: shownUrl,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(outputTopic ? { outputTopic } : {}),
+      };
+    }
+    return {
+      kind: 'failed',
+      error: result.error,
+      timedOut: result.timedOut,
+      latencyMs: result.latencyMs,
+      url: shownUrl,
+      ...(outputTopic ? { outputTopic } : {}),
+    };
+  }
+
+  private async skip(
+    input: DispatchInput,
+    reason: Extract<DispatchResult, { kind: 'skipped' }>['reason'],
+    detail: string,
+  ): Promise<DispatchResult> {
+    await this.deps.deliveryLog.record({
+      _id: logLineId(input),
+      tenantId: input.tenantId,
+      eventId: input.eventId,
+      hookId: input.hookId,
+      deliveryId: input.deliveryId,
+      attempt: input.attempt,
+      at: this.now(),
+      httpStatus: null,
+      latencyMs: null,
+      error: `not sent: ${detail}`,
+      outcome: 'skipped',
+      url: null,
+    });
+    return { kind: 'skipped', reason, detail };
+  }
+}
