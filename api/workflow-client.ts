@@ -6,10 +6,7 @@ import { receiveDocumentWorkflowId, sendInvoiceWorkflowId } from '../src/core/id
 import { connectTemporalClient, type TemporalClient } from '../src/temporal/client';
 import { RECEIVE_DOCUMENT_WORKFLOW, type ReceiveDocumentInput } from '../workflows/contracts/receive-document';
 import { DocumentIdAttribute, TenantIdAttribute } from '../workflows/contracts/search-attributes';
-import {
-  SEND_INVOICE_WORKFLOW,
-  type SendInvoiceInput,
-} from '../workflows/contracts/send-invoice';
+import { SEND_INVOICE_WORKFLOW, type SendInvoiceInput } from '../workflows/contracts/send-invoice';
 import type { receiveDocument } from '../workflows/receive-document.workflow';
 import type { sendInvoice } from '../workflows/send-invoice.workflow';
 
