@@ -1,5 +1,6 @@
 import { truncateForEcho as echo } from '../core/truncate';
 import type { ReadDocument, ReadElement, ReadNode } from './xml/read-tree';
+import { childElements } from './xml/helpers';
 import { GatewayError } from '../core/gateway-error';
 import { extractFromPdf, isPdf, type PdfLimits } from './facturx/pdf-attachment';
 import {
@@ -141,12 +142,6 @@ function isNamespaceDeclaration(name: string): boolean {
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Reading facts from a DOM
-
-function childElements(el: ReadElement): ReadElement[] {
-  const out: ReadElement[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as ReadElement);
-  return out;
-}
 
 /** First element (document order) at the end of `steps` below `el`. */
 function findPath(el: ReadElement, steps: readonly Step[], k = 0): ReadElement | undefined {

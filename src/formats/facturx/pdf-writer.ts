@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { PDFContext, PDFHexString, PDFName, PDFString, type PDFRef } from 'pdf-lib';
+import { escapeXml } from '../xml/helpers';
 import { srgbIccProfile } from './icc';
 import { TrueTypeSubset } from './truetype';
 
@@ -106,8 +107,7 @@ const FX_NAMESPACE = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#';
 
 const pdfDate = (d: Date): string => `D:${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}+00'00'`;
 const xmpDate = (d: Date): string => `${d.toISOString().slice(0, 19)}+00:00`;
-const xmlText = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const xmlText = escapeXml;
 
 /** A PDF text string: literal when ASCII, UTF-16BE otherwise (PDF 1.7 §7.9.2.2). */
 function textString(s: string): PDFString | PDFHexString {
