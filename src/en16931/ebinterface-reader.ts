@@ -1,5 +1,5 @@
 import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
-import { EN16931 } from '../formats/format-ids';
+import { EN16931 } from '../formats/vocabulary';
 import { add, compare, isDecimal, parse, subtract } from './decimal';
 import {
   emptyInvoice,

@@ -12,33 +12,14 @@ import {
   type IdentifierTest,
   type Matcher,
   type RootSpec,
-  type Syntax,
 } from './format-ids';
 import { NS } from './xml/namespaces';
 import { parseXml, scanXmlInput, type XmlLimits } from './xml/secure-parser';
 import type { RawAttribute, ScanVisitor } from './xml/xml-scanner';
 
-export interface DetectedFormat {
-  /** Stable registry id, e.g. 'peppol-bis3-ubl-invoice', 'xrechnung-cii', 'facturx-en16931', 'fatturapa-1.2'. */
-  id: string;
-  name: string;
-  syntax: Syntax;
-  documentType: DocumentType;
-  /** The URN the transform endpoint's sourceFormat / targetFormat uses for this format. */
-  urn: string;
-  /** Local name of the root element. */
-  rootName: string;
-  rootNamespace: string;
-  /** BT-24 specification identifier: UBL cbc:CustomizationID, CII / ZUGFeRD 1 GuidelineID. */
-  customizationId?: string;
-  /** BT-23 business process: UBL cbc:ProfileID, CII BusinessProcessSpecifiedDocumentContextParameter/ID. */
-  profileId?: string;
-  version?: string;
-  /** Set when the XML came out of a Factur-X / ZUGFeRD PDF. */
-  container?: 'pdf';
-  /** Name of the PDF attachment the XML was read from. */
-  attachmentFilename?: string;
-}
+import type { DetectedFormat } from './vocabulary';
+
+export type { DetectedFormat };
 
 /**
  * What detection reads from a document. Both readers below (DOM and streaming) produce exactly this, and the

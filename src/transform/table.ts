@@ -1,4 +1,4 @@
-import { PINT_BILLING_SOURCES, PINT_SELF_BILLING, PINT_TARGETS } from './pint';
+import { PINT_BILLING_SOURCES, PINT_SELF_BILLING, PINT_TARGETS } from '../en16931/pint';
 
 /**
  * The transformation table, as data: for a source format (base id, without -invoice / -creditnote) and a target
@@ -60,7 +60,7 @@ const EBINTERFACE_4 = ['ebinterface-4.3', 'ebinterface-4.2', 'ebinterface-4.1', 
 export const EBINTERFACE_TARGETS = ['ebinterface-6.1'] as const;
 
 /**
- * Dialects read into the model by their own readers (src/transform/dialects.ts): Svefaktura 1.0 (UBL 1.0), the PINT
+ * Dialects read into the model by their own readers (their catalogue entries, src/formats/catalogue.ts): Svefaktura 1.0 (UBL 1.0), the PINT
  * billing flavours (EN 16931 content only, checked on reading), SETU Invoice (NLCIUS with staffing conventions).
  */
 export const DIALECT_SOURCES = ['svefaktura-1.0', ...PINT_BILLING_SOURCES, 'setu-invoice-ubl'] as const;

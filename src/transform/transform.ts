@@ -13,7 +13,6 @@ import {
   type XmlLimits,
 } from '../formats';
 import { modelReader, modelWriter } from './codecs';
-import './dialects';
 import { lookupTransformation } from './table';
 import { TARGET_FLAVOURS, targetFlavour, type Requirement, type TargetFlavour } from './targets';
 

@@ -58,7 +58,7 @@ describe('XML helpers: element walking', () => {
 
   it('walks the read tree the same way', () => {
     const doc = parseXmlForReading(Buffer.from(xml));
-    expect(childElements(doc.documentElement).map((e) => `${e.namespaceURI} ${e.localName}`)).toEqual([
+    expect(childElements(doc.documentElement!).map((e) => `${e.namespaceURI} ${e.localName}`)).toEqual([
       'urn:a x',
       'urn:b x',
       'urn:a y',

@@ -5,7 +5,7 @@ import { GatewayError } from '../../../src/core/gateway-error';
 import { NS } from '../../../src/formats/xml/namespaces';
 import { parseXml } from '../../../src/formats';
 import { transformDocument, type TransformResult } from '../../../src/transform';
-import { readFatturaPa } from '../../../src/transform/fatturapa/reader';
+import { readFatturaPa } from '../../../src/en16931/fatturapa/reader';
 import { requirePacks, validator } from '../validation/support';
 import { fullCreditNote, fullInvoice } from './fixture';
 import { golden, refusal } from './support';

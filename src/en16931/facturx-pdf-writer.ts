@@ -1,4 +1,7 @@
-import { writeCii, type Invoice, type PostalAddress, type WriteResult } from '../en16931';
+import type { FacturXProfile, TargetFlavour } from './codec-types';
+import { writeCii } from './cii-writer';
+import type { Invoice, PostalAddress } from './model';
+import type { WriteResult } from './ubl-writer';
 import {
   PAGE_HEIGHT,
   PAGE_WIDTH,
@@ -7,7 +10,6 @@ import {
   type PdfPage,
   type Rgb,
 } from '../formats/facturx/pdf-writer';
-import type { FacturXProfile, TargetFlavour } from './targets';
 
 /**
  * The Factur-X / ZUGFeRD writer: the model as CII (the target profile's BT-24 already set by the pipeline) embedded in

@@ -1,9 +1,9 @@
-import type { DocumentAllowanceCharge, Invoice, InvoiceLine, PostalAddress } from '../../en16931';
-import type { WriteResult } from '../../en16931';
-import { el, group, leaf, serialize, type XmlElement } from '../../en16931/xml-write';
+import type { DocumentAllowanceCharge, Invoice, InvoiceLine, PostalAddress } from '../model';
+import type { WriteResult } from '../ubl-writer';
+import { el, group, leaf, serialize, type XmlElement } from '../xml-write';
 import { NS } from '../../formats/xml/namespaces';
 import { add, compare, divide, fixed, isNegative, isZero, multiply, negate, round, subtract } from './amounts';
-import { isDecimal } from '../../en16931/decimal';
+import { isDecimal } from '../decimal';
 import {
   BT3_TO_TIPO_DOCUMENTO,
   CATEGORY_TO_NATURA,

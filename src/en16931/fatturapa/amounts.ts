@@ -1,5 +1,5 @@
-import { add, compare, format, parse, subtract } from '../../en16931/decimal';
-import type { Decimal } from '../../en16931';
+import { add, compare, format, parse, subtract } from '../decimal';
+import type { Decimal } from '../model';
 
 /**
  * The arithmetic FatturaPA needs beyond add/subtract: its prices are per unit (EN 16931 allows a base quantity), its

@@ -1,9 +1,10 @@
 import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
-import { readUbl, type Invoice, type ReadProblem, type ReadResult } from '../en16931';
-import { pathOf } from '../en16931/xml-read';
-import type { DetectedFormat } from '../formats';
+import type { Invoice, ReadProblem, ReadResult } from './model';
+import { readUbl } from './ubl-reader';
+import { pathOf } from './xml-read';
+import type { DetectedFormat } from '../formats/vocabulary';
 import { NS } from '../formats/xml/namespaces';
-import type { Requirement } from './requirement';
+import type { Requirement } from './codec-types';
 
 /**
  * Peppol PINT (Peppol International Invoicing) ↔ the EN 16931 model. PINT is UBL 2.1 with its own BT-24

@@ -1,5 +1,6 @@
 import type { ReadDocument } from '../formats/xml/read-tree';
-import { readUbl, type Identifier, type ReadResult } from '../en16931';
+import type { Identifier, ReadResult } from './model';
+import { readUbl } from './ubl-reader';
 
 /**
  * SETU Invoice 2.x (Dutch staffing) → EN 16931 model. A SETU invoice is an NLCIUS (SI-UBL 2.0) invoice with staffing

@@ -1,5 +1,5 @@
-import type { Invoice } from '../../en16931';
-import type { Requirement } from '../requirement';
+import type { Invoice } from '../model';
+import type { Requirement } from '../codec-types';
 import {
   BT3_TO_TIPO_DOCUMENTO,
   CATEGORY_TO_NATURA,

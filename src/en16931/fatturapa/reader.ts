@@ -9,9 +9,9 @@ import {
   type ReadResult,
   type UnmappedElement,
   type VatBreakdown,
-} from '../../en16931';
-import { compact, paymentOrNothing, pathOf, ReadContext } from '../../en16931/xml-read';
-import { EN16931 } from '../../formats/format-ids';
+} from '../model';
+import { compact, paymentOrNothing, pathOf, ReadContext } from '../xml-read';
+import { EN16931 } from '../../formats/vocabulary';
 import { NS } from '../../formats/xml/namespaces';
 import { add, compare, divide, equal, isNegative, isZero, multiply, negate, round, subtract, sum } from './amounts';
 import {
