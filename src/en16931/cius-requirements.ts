@@ -152,7 +152,8 @@ export const EN16931_CORE: Requirement[] = [
     rule: 'BR-O-02',
     terms: ['BT-151', 'BT-31', 'BT-63', 'BT-48'],
     message:
-      'With a line in VAT category O (not subject to VAT) the seller VAT identifier (BT-31), tax representative VAT identifier (BT-63) and buyer VAT identifier (BT-48) must not be given',
+      'With a line in VAT category O (not subject to VAT) the seller VAT identifier (BT-31), tax representative VAT ' +
+      'identifier (BT-63) and buyer VAT identifier (BT-48) must not be given',
     holds: (i) =>
       !i.lines.some((l) => l.vat.categoryCode === 'O') ||
       (!present(i.seller.vatIdentifier) &&
@@ -205,7 +206,8 @@ export const NLCIUS_RULES: Requirement[] = [
     rule: 'BR-NL-1',
     terms: ['BT-30', 'BT-30-1'],
     message:
-      'A seller in the Netherlands must give a KVK (scheme 0106) or OIN (scheme 0190) legal registration identifier (BT-30)',
+      'A seller in the Netherlands must give a KVK (scheme 0106) or OIN (scheme 0190) legal registration identifier ' +
+      '(BT-30)',
     holds: (i) => !sellerNl(i) || kvkOrOin(i.seller.legalRegistrationIdentifier?.schemeId),
   },
   {
@@ -224,14 +226,16 @@ export const NLCIUS_RULES: Requirement[] = [
     rule: 'BR-NL-4',
     terms: ['BT-50', 'BT-52', 'BT-53'],
     message:
-      "For a seller and buyer in the Netherlands the buyer's street (BT-50), city (BT-52) and post code (BT-53) are required",
+      "For a seller and buyer in the Netherlands the buyer's street (BT-50), city (BT-52) and post code (BT-53) are " +
+      'required',
     holds: (i) => !sellerNl(i) || !isNl(i.buyer.postalAddress?.countryCode) || fullAddress(i.buyer.postalAddress),
   },
   {
     rule: 'BR-NL-5',
     terms: ['BT-64', 'BT-66', 'BT-67'],
     message:
-      "For a seller in the Netherlands with a tax representative in the Netherlands the representative's street (BT-64), city (BT-66) and post code (BT-67) are required",
+      "For a seller in the Netherlands with a tax representative in the Netherlands the representative's street " +
+      '(BT-64), city (BT-66) and post code (BT-67) are required',
     holds: (i) =>
       !sellerNl(i) ||
       !isNl(i.taxRepresentative?.postalAddress?.countryCode) ||
@@ -241,7 +245,8 @@ export const NLCIUS_RULES: Requirement[] = [
     rule: 'BR-NL-10',
     terms: ['BT-47', 'BT-47-1'],
     message:
-      'For a seller and buyer in the Netherlands the buyer legal registration identifier (BT-47) must be a KVK (0106) or OIN (0190) number',
+      'For a seller and buyer in the Netherlands the buyer legal registration identifier (BT-47) must be a KVK ' +
+      '(0106) or OIN (0190) number',
     holds: (i) =>
       !sellerNl(i) ||
       !isNl(i.buyer.postalAddress?.countryCode) ||
@@ -294,7 +299,8 @@ export const NLCIUS_CII_RULES: Requirement[] = NLCIUS_RULES.map((r) =>
         rule: 'BR-NL-10',
         terms: ['BT-47', 'BT-47-1'],
         message:
-          'For a seller in the Netherlands NLCIUS-CII requires the buyer legal registration identifier (BT-47), a KVK (0106) or OIN (0190) number when the buyer is in the Netherlands',
+          'For a seller in the Netherlands NLCIUS-CII requires the buyer legal registration identifier (BT-47), a ' +
+          'KVK (0106) or OIN (0190) number when the buyer is in the Netherlands',
         holds: (i: Invoice) =>
           !sellerNl(i) ||
           (present(i.buyer.legalRegistrationIdentifier?.value) &&
@@ -385,7 +391,8 @@ export const XRECHNUNG_RULES: Requirement[] = [
     rule: 'BR-DE-16',
     terms: ['BT-31', 'BT-32', 'BT-63'],
     message:
-      'With VAT categories S, Z, E, AE, K, G, L or M a seller VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative VAT identifier (BT-63) is required',
+      'With VAT categories S, Z, E, AE, K, G, L or M a seller VAT identifier (BT-31), tax registration identifier ' +
+      '(BT-32) or tax representative VAT identifier (BT-63) is required',
     holds: (i) =>
       !i.vatBreakdown.some((v) => VAT_REQUIRING_CATEGORIES.has(v.categoryCode ?? '')) ||
       present(i.seller.vatIdentifier) ||
@@ -398,7 +405,8 @@ export const XRECHNUNG_RULES: Requirement[] = [
 
 /**
  * Factur-X BASIC is EN 16931 without some terms: its schema (FACTUR-X_BASIC, compared with FACTUR-X_EN16931) has no
- * element for them, or its Schematron marks them as not used. A document carrying any of them is refused (422) rather than written without them: BASIC would
+ * element for them, or its Schematron marks them as not used. A document carrying any of them is refused (422) rather
+ * than written without them: BASIC would
  * then claim to be the whole invoice while leaving data out; `facturx-en16931` carries everything.
  */
 const absent = (rule: string, terms: string[], what: string, has: (i: Invoice) => boolean): Requirement => ({
@@ -551,7 +559,8 @@ export const EBINTERFACE_RULES: Requirement[] = [
     rule: 'EBI61-ID35',
     terms: ['BT-83', 'BT-89', 'BT-90'],
     message:
-      'ebInterface PaymentReference (BT-83), MandateReference (BT-89) and CreditorID (BT-90) have at most 35 characters',
+      'ebInterface PaymentReference (BT-83), MandateReference (BT-89) and CreditorID (BT-90) have at most 35 ' +
+      'characters',
     holds: (i) => {
       const p = i.paymentInstructions;
       const transfer = p?.directDebit === undefined && p?.card === undefined;

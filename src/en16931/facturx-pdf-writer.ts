@@ -359,7 +359,8 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
         ),
         ...(present(l.price.grossPrice)
           ? [
-              `Gross price ${money(l.price.grossPrice)}${present(l.price.discount) ? `, discount ${money(l.price.discount)}` : ''}`,
+              `Gross price ${money(l.price.grossPrice)}` +
+                (present(l.price.discount) ? `, discount ${money(l.price.discount)}` : ''),
             ]
           : []),
       ].join('\n');
@@ -488,7 +489,8 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
     p.text(
       MARGIN,
       30,
-      `Factur-X ${profileName}: the structured invoice is embedded as ${profile.filename}; this page is a rendering of it.`,
+      `Factur-X ${profileName}: the structured invoice is embedded as ${profile.filename}; this page is a rendering ` +
+        `of it.`,
       { size: 7, color: GREY },
     );
     const n = `Page ${k + 1} of ${pages.length}`;
@@ -534,7 +536,8 @@ export function writeFacturXPdf(inv: Invoice, target: TargetFlavour, options: Fa
       ...written.notCarried,
       ...(missing.length > 0
         ? [
-            `PDF rendering: characters the embedded font cannot show were drawn as '?': ${missing.map((c) => JSON.stringify(c)).join(', ')} (the embedded XML keeps them)`,
+            `PDF rendering: characters the embedded font cannot show were drawn as '?': ` +
+              `${missing.map((c) => JSON.stringify(c)).join(', ')} (the embedded XML keeps them)`,
           ]
         : []),
     ],

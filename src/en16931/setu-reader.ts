@@ -11,7 +11,8 @@ import { readUbl } from './ubl-reader';
  * - the time card reference per line (cac:InvoiceLine/cac:DocumentReference without type code) and any SETU extension
  *   (ext:UBLExtensions, namespace urn:ns.setu.nl:setu:invoice:extension:v2.0) have no EN 16931 term: `unmapped`;
  * - SETU forbids cbc:EndpointID (rule nl.setu.invoice.businessrule.Party.1) but requires the KVK number
- *   (PartyLegalEntity/CompanyID with scheme): that number, 0106 (KVK) or 0190 (OIN), is also the party's Peppol address,
+ *   (PartyLegalEntity/CompanyID with scheme): that number, 0106 (KVK) or 0190 (OIN), is also the party's Peppol
+ * address,
  *   so it becomes BT-34 / BT-49 (listed in `filled`).
  */
 
@@ -24,7 +25,8 @@ export function readSetu(doc: ReadDocument): ReadResult {
   const derive = (legal: Identifier | undefined, who: string, term: string): Identifier | undefined => {
     if (!legal || legal.schemeId === undefined || !PEPPOL_ADDRESS_SCHEMES.has(legal.schemeId)) return undefined;
     filled.push(
-      `${term} ${who} electronic address = ${legal.schemeId}:${legal.value} (SETU has no EndpointID; the ${legal.schemeId === '0106' ? 'KVK' : 'OIN'} number is the Peppol address)`,
+      `${term} ${who} electronic address = ${legal.schemeId}:${legal.value} (SETU has no EndpointID; the ` +
+        `${legal.schemeId === '0106' ? 'KVK' : 'OIN'} number is the Peppol address)`,
     );
     return { value: legal.value, schemeId: legal.schemeId };
   };

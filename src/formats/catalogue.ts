@@ -435,7 +435,8 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
   ...pintEntries(),
   entry({
     formats: {
-      // SETU Invoice carries the NLCIUS CustomizationID; its own identifier is optional (SETU rule Invoice.4 only warns).
+      // SETU Invoice carries the NLCIUS CustomizationID; its own identifier is optional (SETU rule Invoice.4 only
+      // warns).
       id: 'setu-invoice-ubl',
       name: 'SETU Invoice 2.x (NLCIUS-based, staffing)',
       syntax: 'UBL',
@@ -709,7 +710,8 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
     },
     rules: {
       notAvailable:
-        'OpenPeppol publishes no compiled CII rules for BIS Billing 3 on Maven Central (phive-rules-peppol ships UBL only)',
+        'OpenPeppol publishes no compiled CII rules for BIS Billing 3 on Maven Central (phive-rules-peppol ships ' +
+        'UBL only)',
     },
     target: { name: 'Peppol BIS Billing 3.0 CII', ...PEPPOL_BIS3_TARGET },
   }),
@@ -730,7 +732,8 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
     }),
   ),
 
-  // --- National syntaxes identified by their root ---------------------------------------------------------------------
+  // --- National syntaxes identified by their root
+  // ---------------------------------------------------------------------
   entry({
     formats: {
       id: 'fatturapa-1.2',
@@ -812,7 +815,8 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
     rules: UNAVAILABLE_DICO,
   }),
 
-  // --- Recognised and refused ------------------------------------------------------------------------------------------
+  // --- Recognised and refused
+  // ------------------------------------------------------------------------------------------
   entry({
     formats: ublInvoiceAndCreditNote({
       id: 'si-ubl-1',

@@ -371,7 +371,8 @@ function unknownFormat(facts: DocumentFacts, container: 'pdf' | undefined): Gate
       hints.push(`the specification identifier ${idName} is missing, so the format cannot be determined`);
       if (facts.profileId?.startsWith('urn:www.cenbii.eu:')) {
         hints.push(
-          `ProfileID "${echo(facts.profileId)}" is a pre-EN 16931 CEN BII profile, as used by SI-UBL 1.2: ${SI_UBL_1_REFUSAL}`,
+          `ProfileID "${echo(facts.profileId)}" is a pre-EN 16931 CEN BII profile, as used by SI-UBL 1.2: ` +
+            `${SI_UBL_1_REFUSAL}`,
         );
       }
     } else if (facts.customizationId.startsWith('urn:ferd:CrossIndustryDocument:invoice:1p0')) {
@@ -426,7 +427,8 @@ export function resolveSourceFormat(sourceFormat: string, facts: DocumentFacts, 
     ].join(' or ');
     throw new GatewayError(
       'UNKNOWN_FORMAT',
-      `sourceFormat "${echo(sourceFormat)}" (${named[0]?.syntax}) expects root element ${expected}, but the document has ${describeRoot(facts)}`,
+      `sourceFormat "${echo(sourceFormat)}" (${named[0]?.syntax}) expects root element ${expected}, but the ` +
+        `document has ${describeRoot(facts)}`,
       {
         details: {
           sourceFormat: echo(sourceFormat),

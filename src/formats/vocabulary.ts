@@ -3,7 +3,8 @@ import { NS } from './xml/namespaces';
 /**
  * The vocabulary of the format catalogue (catalogue.ts): identifiers, roots, matchers and the builders entries are
  * written with. Every document format the gateway recognises is an entry of the catalogue. Detection (detect.ts)
- * reads the root element and the specification identifier (BT-24: UBL `cbc:CustomizationID`, CII `GuidelineSpecifiedDocumentContext-
+ * reads the root element and the specification identifier (BT-24: UBL `cbc:CustomizationID`, CII
+ * `GuidelineSpecifiedDocumentContext-
  * Parameter/ID`) and picks the entry whose matcher scores highest, so a more specific identifier always beats a more
  * general one (XRechnung extension over XRechnung over plain EN 16931; NLCIUS G-account over NLCIUS; SETU over NLCIUS).
  *
@@ -102,7 +103,8 @@ export const ZUGFERD1_GUIDELINE = 'urn:ferd:CrossIndustryDocument:invoice:1p0';
 
 export const RETIRED_UBL_ADVICE =
   'Send NLCIUS (SI-UBL 2.0, CustomizationID urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0) or ' +
-  'Peppol BIS Billing 3.0 (CustomizationID urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0).';
+  'Peppol BIS Billing 3.0 (CustomizationID ' +
+  'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0).';
 
 /** Refusal message for SI-UBL 1.x, also used where a document lacks BT-24 but carries SI-UBL 1.x markers. */
 export const SI_UBL_1_REFUSAL =
@@ -182,7 +184,9 @@ export const XR_EXTENSION = new RegExp(
   `${XR_BASE}#conformant#urn:(?:xeinkauf\\.de|xoev-de):kosit:extension:xrechnung_\\d+\\.\\d+$`,
 );
 export const XR_CVD = new RegExp(`${XR_BASE}#compliant#urn:xeinkauf\\.de:kosit:xrechnung:cvd_\\d+\\.\\d+$`);
-/** An EN 16931 CIUS this registry does not know: still EN 16931-compliant by definition. No extension (#conformant#). */
+/**
+ * An EN 16931 CIUS this registry does not know: still EN 16931-compliant by definition. No extension (#conformant#).
+ */
 export const EN16931_UNKNOWN_CIUS = /^urn:cen\.eu:en16931:2017#compliant#[^#]+$/;
 
 export const PINT_JURISDICTIONS: ReadonlyArray<{ code: string; name: string; selfBilling: boolean }> = [

@@ -24,7 +24,9 @@ export const CONVENTIONAL_PREFIXES: Readonly<Record<string, string>> = {
   'urn:un:unece:uncefact:data:standard:QualifiedDataType:100': 'qdt',
 };
 
-/** `/cbc:Invoice/cac:InvoiceLine[2]/…` with the document's own prefixes and 1-based positions among same-named siblings. */
+/**
+ * `/cbc:Invoice/cac:InvoiceLine[2]/…` with the document's own prefixes and 1-based positions among same-named siblings.
+ */
 export function elementPath(el: Element): string {
   const steps: string[] = [];
   let cur: Element | null = el;

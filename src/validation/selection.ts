@@ -79,7 +79,8 @@ export function parseRuleSet(
     if (!def) {
       throw new GatewayError(
         'BAD_REQUEST',
-        `ruleSet: rule pack ${shownId} is pinned at version ${versions.map((v) => v.version).join(' or ')}, not ${truncateForEcho(version ?? '')}`,
+        `ruleSet: rule pack ${shownId} is pinned at version ${versions.map((v) => v.version).join(' or ')}, not ` +
+          `${truncateForEcho(version ?? '')}`,
         {
           details: { reason: 'UNKNOWN_RULE_SET', ruleSet: raw },
         },

@@ -4,8 +4,8 @@ import { FORMATS, type FormatDefinition, type IdentifierTest, type Matcher } fro
 import { EN16931, baseFormatId } from '../../../src/formats/vocabulary';
 import { lookupTransformation } from '../../../src/transform';
 import { TARGET_FLAVOURS } from '../../../src/transform/targets';
-import { loadManifest, selectRulePacks, type DetectedFormat } from '../../../src/validation';
-import { FORMATS as INDEX_FORMATS } from '../../../src/formats';
+import { loadManifest, selectRulePacks } from '../../../src/validation';
+import { FORMATS as INDEX_FORMATS, type DetectedFormat } from '../../../src/formats';
 
 /**
  * The format catalogue is data every other part reads; this keeps each entry complete and consistent, so adding a
@@ -152,19 +152,23 @@ describe('format catalogue: readers, targets and writers', () => {
     expect(FORMAT_CATALOGUE.filter((e) => e.writer && !e.target)).toEqual([]);
   });
 
-  it('reaches every target from some source in the conversion table, and every converted pair has reader and writer', () => {
-    const reached = new Set<string>();
-    for (const from of FORMAT_CATALOGUE) {
-      for (const to of FORMAT_CATALOGUE) {
-        if (!('converter' in lookupTransformation(from.id, to.id))) continue;
-        expect({ from: from.id, reader: typeof from.reader }).toEqual({ from: from.id, reader: 'function' });
-        expect({ to: to.id, writer: typeof to.writer }).toEqual({ to: to.id, writer: 'function' });
-        reached.add(to.id);
+  it(
+    'reaches every target from some source in the conversion table, and every converted pair has reader and ' +
+      'writer',
+    () => {
+      const reached = new Set<string>();
+      for (const from of FORMAT_CATALOGUE) {
+        for (const to of FORMAT_CATALOGUE) {
+          if (!('converter' in lookupTransformation(from.id, to.id))) continue;
+          expect({ from: from.id, reader: typeof from.reader }).toEqual({ from: from.id, reader: 'function' });
+          expect({ to: to.id, writer: typeof to.writer }).toEqual({ to: to.id, writer: 'function' });
+          reached.add(to.id);
+        }
       }
-    }
-    for (const e of FORMAT_CATALOGUE.filter((x) => x.target))
-      expect({ target: e.id, reached: reached.has(e.id) }).toEqual({ target: e.id, reached: true });
-  });
+      for (const e of FORMAT_CATALOGUE.filter((x) => x.target))
+        expect({ target: e.id, reached: reached.has(e.id) }).toEqual({ target: e.id, reached: true });
+    },
+  );
 });
 
 describe('format catalogue: detection matchers do not overlap', () => {
