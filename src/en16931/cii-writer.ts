@@ -85,7 +85,8 @@ export function writeCii(inv: Invoice): WriteResult {
       : inv.vatAccountingCurrencyCode;
   if (taxCurrency === undefined && inv.vatAccountingCurrencyCode !== undefined) {
     normalised.push(
-      `BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which CII does not allow (BR-53)`,
+      `BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which CII ` +
+        `does not allow (BR-53)`,
     );
   }
   const s = inv.seller;
@@ -441,7 +442,8 @@ function line(l: InvoiceLine, filled: string[]): XmlElement {
   ) {
     gross = add(pr.netPrice, pr.discount);
     filled.push(
-      `line ${l.identifier}: BT-148 Item gross price = ${gross} (BT-146 + BT-147; CII carries a price discount only with the gross price)`,
+      `line ${l.identifier}: BT-148 Item gross price = ${gross} (BT-146 + BT-147; CII carries a price discount only ` +
+        `with the gross price)`,
     );
   }
   const bq = leaf('ram:BasisQuantity', pr.baseQuantity, { unitCode: pr.baseQuantityUnitCode });

@@ -1,5 +1,5 @@
 import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
-import { EN16931 } from '../formats/format-ids';
+import { EN16931 } from '../formats/vocabulary';
 import { add, compare, isDecimal, parse, subtract } from './decimal';
 import {
   emptyInvoice,
@@ -43,7 +43,9 @@ export const EBI_DOCUMENT_TYPE_TO_BT3: Readonly<Record<string, string>> = {
   SubsequentDebit: '383',
 };
 
-/** ebInterface TaxCategoryCode (UNTDID 5305) → EN 16931 VAT category; AA (lower rate) is S with its rate in EN 16931. */
+/**
+ * ebInterface TaxCategoryCode (UNTDID 5305) → EN 16931 VAT category; AA (lower rate) is S with its rate in EN 16931.
+ */
 const EN_CATEGORIES = new Set(['S', 'Z', 'E', 'AE', 'K', 'G', 'O', 'L', 'M']);
 const categoryOf = (code: string): string | undefined =>
   code === 'AA' ? 'S' : EN_CATEGORIES.has(code) ? code : undefined;
@@ -573,14 +575,19 @@ function deriveTotals(inv: Invoice, c: ReadContext, belowTheLine: string[]): voi
     c.problems.push({
       path: '/Invoice/TotalGrossAmount',
       term: 'BT-112',
-      message: `TotalGrossAmount ${t.totalWithVat} is not the lines (${t.sumOfLineNetAmounts}) less reductions plus surcharges (${t.totalWithoutVat}) plus VAT (${t.totalVatAmount}) = ${add(t.totalWithoutVat, t.totalVatAmount)}, as EN 16931 requires (BR-CO-15)`,
+      message:
+        `TotalGrossAmount ${t.totalWithVat} is not the lines (${t.sumOfLineNetAmounts}) less reductions plus ` +
+        `surcharges (${t.totalWithoutVat}) plus VAT (${t.totalVatAmount}) = ` +
+        `${add(t.totalWithoutVat, t.totalVatAmount)}, as EN 16931 requires (BR-CO-15)`,
     });
   }
   if (belowTheLine.length > 0) {
     c.problems.push({
       path: '/Invoice/Details/BelowTheLineItem',
       term: 'BT-115',
-      message: `BelowTheLineItem (${belowTheLine.join(', ')} added after VAT) has no EN 16931 term: the amount due would not be BT-112 − BT-113 + BT-114 (BR-CO-16)`,
+      message:
+        `BelowTheLineItem (${belowTheLine.join(', ')} added after VAT) has no EN 16931 term: the amount due ` +
+        `would not be BT-112 − BT-113 + BT-114 (BR-CO-16)`,
     });
   } else if (ok(t.totalWithVat) && ok(t.amountDueForPayment)) {
     const expected = add(subtract(t.totalWithVat, t.paidAmount ?? '0'), t.roundingAmount ?? '0');
@@ -588,11 +595,14 @@ function deriveTotals(inv: Invoice, c: ReadContext, belowTheLine: string[]): voi
       c.problems.push({
         path: '/Invoice/PayableAmount',
         term: 'BT-115',
-        message: `PayableAmount ${t.amountDueForPayment} is not TotalGrossAmount − PrepaidAmount + RoundingAmount = ${expected} (BR-CO-16)`,
+        message:
+          `PayableAmount ${t.amountDueForPayment} is not TotalGrossAmount − PrepaidAmount + RoundingAmount = ` +
+          `${expected} (BR-CO-16)`,
       });
     }
   }
-  // Per VAT category and rate, the taxable amount is the lines plus surcharges less reductions of that category (BR-S-08 and kin).
+  // Per VAT category and rate, the taxable amount is the lines plus surcharges less reductions of that category
+  // (BR-S-08 and kin).
   for (const v of inv.vatBreakdown) {
     if (!ok(v.taxableAmount) || v.categoryCode === undefined) continue;
     const key = (cat: string | undefined, rate: string | undefined): boolean =>
@@ -609,7 +619,10 @@ function deriveTotals(inv: Invoice, c: ReadContext, belowTheLine: string[]): voi
       c.problems.push({
         path: '/Invoice/Tax/TaxItem',
         term: 'BT-116',
-        message: `TaxableAmount ${v.taxableAmount} of category ${v.categoryCode}${v.rate !== undefined ? ` ${v.rate} %` : ''} is not the sum of its lines, surcharges and reductions (${expected}) (BR-${v.categoryCode}-08)`,
+        message:
+          `TaxableAmount ${v.taxableAmount} of category ` +
+          `${v.categoryCode}${v.rate !== undefined ? ` ${v.rate} %` : ''} is not the sum of its lines, surcharges ` +
+          `and reductions (${expected}) (BR-${v.categoryCode}-08)`,
       });
     }
   }

@@ -96,12 +96,14 @@ export function writeEbInterface(inv: Invoice): WriteResult {
     'BG-17 Credit transfer beside a direct debit or card: ebInterface has one payment method',
   );
 
-  // BT-10: ebInterface has no buyer reference; the recipient's order reference (Auftragsreferenz) takes it when BT-13 is absent.
+  // BT-10: ebInterface has no buyer reference; the recipient's order reference (Auftragsreferenz) takes it when BT-13
+  // is absent.
   let orderId = inv.purchaseOrderReference;
   if (orderId === undefined && inv.buyerReference !== undefined) {
     orderId = inv.buyerReference;
     filled.push(
-      `InvoiceRecipient/OrderReference/OrderID = BT-10 Buyer reference "${inv.buyerReference}" (ebInterface has no buyer reference; the order reference is what Austrian recipients route by)`,
+      `InvoiceRecipient/OrderReference/OrderID = BT-10 Buyer reference "${inv.buyerReference}" (ebInterface has no ` +
+        `buyer reference; the order reference is what Austrian recipients route by)`,
     );
   } else
     lost(
@@ -137,7 +139,8 @@ export function writeEbInterface(inv: Invoice): WriteResult {
   );
   lost(
     sellerIds.length > carriedSellerIds.length,
-    `BT-29 Seller identifier: ${sellerIds.length - carriedSellerIds.length} of ${sellerIds.length} (ebInterface holds one seller-assigned id and one GLN)`,
+    `BT-29 Seller identifier: ${sellerIds.length - carriedSellerIds.length} of ${sellerIds.length} (ebInterface ` +
+      `holds one seller-assigned id and one GLN)`,
   );
 
   const buyerId = inv.buyer.identifier;
@@ -226,12 +229,16 @@ const glnIn = (ids: readonly Identifier[]): Identifier | undefined => ids.find((
 function vatNumber(vat: string | undefined, party: string, filled: string[]): XmlElement | undefined {
   if (vat !== undefined) return leaf('VATIdentificationNumber', vat);
   filled.push(
-    `${party}/VATIdentificationNumber = 00000000 (mandatory in ebInterface; its value for a party without VAT identifier)`,
+    `${party}/VATIdentificationNumber = 00000000 (mandatory in ebInterface; its value for a party without VAT ` +
+      `identifier)`,
   );
   return leaf('VATIdentificationNumber', '00000000');
 }
 
-/** BT-30 / BT-47: with an ICD scheme the scheme is the identification type; without, it is the company register number (FN). */
+/**
+ * BT-30 / BT-47: with an ICD scheme the scheme is the identification type; without, it is the company register number
+ * (FN).
+ */
 function legalRegistration(id: Identifier | undefined): XmlElement | undefined {
   return id ? leaf('FurtherIdentification', id.value, { IdentificationType: id.schemeId ?? 'FN' }) : undefined;
 }
@@ -352,7 +359,9 @@ function allowanceCharge(
   );
 }
 
-/** Document level BG-20 / BG-21; ebInterface requires a BaseAmount: without BT-93 / BT-100, the sum of line net amounts. */
+/**
+ * Document level BG-20 / BG-21; ebInterface requires a BaseAmount: without BT-93 / BT-100, the sum of line net amounts.
+ */
 function reductions(inv: Invoice, filled: string[]): XmlElement | undefined {
   if (inv.allowanceCharges.length === 0) return undefined;
   return el(
@@ -363,7 +372,8 @@ function reductions(inv: Invoice, filled: string[]): XmlElement | undefined {
       if (base === undefined) {
         base = inv.totals.sumOfLineNetAmounts;
         filled.push(
-          `${ac.charge ? 'Surcharge' : 'Reduction'} ${k + 1} BaseAmount = BT-106 ${base} (mandatory in ebInterface; ${ac.charge ? 'BT-100' : 'BT-93'} absent)`,
+          `${ac.charge ? 'Surcharge' : 'Reduction'} ${k + 1} BaseAmount = BT-106 ${base} (mandatory in ebInterface; ` +
+            `${ac.charge ? 'BT-100' : 'BT-93'} absent)`,
         );
       }
       const tax = el('TaxItem', {}, leaf('TaxableAmount', ac.amount), taxPercent(ac.vatCategoryCode, ac.vatRate));
@@ -407,7 +417,8 @@ function line(l: InvoiceLine, orderId: string | undefined, notCarried: string[],
   const acs = l.allowanceCharges.map((ac) => {
     if (ac.baseAmount === undefined)
       filled.push(
-        `${at}: ${ac.charge ? 'surcharge' : 'reduction'} BaseAmount = ${gross} (quantity × price; mandatory in ebInterface)`,
+        `${at}: ${ac.charge ? 'surcharge' : 'reduction'} BaseAmount = ${gross} (quantity × price; mandatory in ` +
+          `ebInterface)`,
       );
     return allowanceCharge(ac, ac.baseAmount ?? gross, ac.charge ? 'SurchargeListLineItem' : 'ReductionListLineItem');
   });

@@ -510,7 +510,9 @@ export interface ReadResult {
    * FatturaPA), reported as filled.
    */
   filled?: string[];
-  /** Values the reader rewrote into the code list EN 16931 requires (e.g. an ebInterface unit "STK" → H87), each said. */
+  /**
+   * Values the reader rewrote into the code list EN 16931 requires (e.g. an ebInterface unit "STK" → H87), each said.
+   */
   normalised?: string[];
 }
 

@@ -19,7 +19,8 @@ import { compact, pathOf, ReadContext } from './xml-read';
  * - the SWT party tax scheme holds the organisation number (BT-30 / BT-47, ICD 0007) and the F-tax statement
  *   ("Godkänd för F-skatt", BT-32); the VAT scheme the VAT number (BT-31 / BT-48);
  * - RequisitionistDocumentReference (the buyer's reference, "Er referens") is BT-10;
- * - the order number only travels per line (OrderLineReference/OrderReference/BuyersID): one value for all lines is BT-13;
+ * - the order number only travels per line (OrderLineReference/OrderReference/BuyersID): one value for all lines is
+ * BT-13;
  * - Bankgiro and Plusgiro accounts (FinancialInstitution BGABSESS / PGSISESS) become credit transfers (BT-81 = 30)
  *   with BT-86 "SE:BANKGIRO" / "SE:PLUSGIRO", the OCR reference (PaymentInstructionID) BT-83;
  * - TaxInclusiveTotalAmount includes RoundOffAmount (SFTI rule: lines + charges − allowances + tax + round-off), so it
@@ -176,10 +177,14 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     if (code === undefined) return;
     p.address = { ...(p.address ?? {}), countryCode: code };
     filled.push(
-      `${term} ${who} country code = "${code}" (the address has no country; taken from the ${p.registrationCountry !== undefined ? 'tax registration address' : 'VAT identifier prefix'})`,
+      `${term} ${who} country code = "${code}" (the address has no country; taken from the ` +
+        `${p.registrationCountry !== undefined ? 'tax registration address' : 'VAT identifier prefix'})`,
     );
   };
-  /** BT-34 / BT-49: Svefaktura has no electronic address; a GLN (0088) or a Swedish organisation number (0007) is the Peppol one. */
+  /**
+   * BT-34 / BT-49: Svefaktura has no electronic address; a GLN (0088) or a Swedish organisation number (0007) is the
+   * Peppol one.
+   */
   const endpoint = (p: PartyRead, who: string, term: string): Identifier | undefined => {
     const gln = p.glns[0];
     const e =
@@ -190,7 +195,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
           : undefined;
     if (e)
       filled.push(
-        `${term} ${who} electronic address = ${e.schemeId}:${e.value} (Svefaktura has none; the party's ${e.schemeId === '0088' ? 'GLN' : 'organisation number'})`,
+        `${term} ${who} electronic address = ${e.schemeId}:${e.value} (Svefaktura has none; the party's ` +
+          `${e.schemeId === '0088' ? 'GLN' : 'organisation number'})`,
       );
     return e;
   };
@@ -274,7 +280,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     const giro = bic === BANKGIRO_BIC ? 'SE:BANKGIRO' : bic === PLUSGIRO_BIC ? 'SE:PLUSGIRO' : undefined;
     // Code 1 ("instrument not defined") with an account to pay to is a credit transfer, as SFTI maps it.
     const mapped = accountEl && (giro !== undefined || code === '1') ? '30' : code;
-    if (meansCode !== undefined && mapped !== meansCode) continue; // a second kind of payment means: EN 16931 has one (left unmapped)
+    // A second kind of payment means: EN 16931 has one (left unmapped).
+    if (meansCode !== undefined && mapped !== meansCode) continue;
     const remittanceEl = agg(acct, 'PaymentInstructionID');
     const remittance = (remittanceEl?.textContent ?? '').trim() || undefined;
     if (
@@ -289,7 +296,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     x.take(codeEl);
     if (meansCode === undefined && mapped !== code)
       filled.push(
-        `BT-81 Payment means type code = "${mapped}" (Svefaktura code "${code}" with ${giro ?? 'an account'}: a credit transfer)`,
+        `BT-81 Payment means type code = "${mapped}" (Svefaktura code "${code}" with ${giro ?? 'an account'}: a ` +
+          `credit transfer)`,
       );
     meansCode = mapped;
     if (due) inv.paymentDueDate = x.isoDate(due, 'BT-9');
@@ -302,7 +310,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
       x.take(bicEl);
       if (giro)
         filled.push(
-          `BT-86 Payment service provider identifier = "${giro}" (FinancialInstitution ${bic} is the ${giro === 'SE:BANKGIRO' ? 'Bankgiro' : 'Plusgiro'})`,
+          `BT-86 Payment service provider identifier = "${giro}" (FinancialInstitution ${bic} is the ` +
+            `${giro === 'SE:BANKGIRO' ? 'Bankgiro' : 'Plusgiro'})`,
         );
       transfers.push(
         compact({
@@ -317,7 +326,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     problem(
       means[0],
       'BT-81',
-      `payment means code "${meansCode}" with a payee account is not a UNTDID 4461 credit transfer code EN 16931 accepts with BG-17`,
+      `payment means code "${meansCode}" with a payee account is not a UNTDID 4461 credit transfer code EN 16931 ` +
+        `accepts with BG-17`,
     );
   }
   const terms = agg(root, 'PaymentTerms');
@@ -328,7 +338,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     problem(
       ac,
       'BG-20',
-      'a Svefaktura allowance or charge has no reason text and its reason code is from UN/ECE 4465, not UNTDID 5189/7161; EN 16931 requires one of them (BR-33, BR-38)',
+      'a Svefaktura allowance or charge has no reason text and its reason code is from UN/ECE 4465, not UNTDID ' +
+        '5189/7161; EN 16931 requires one of them (BR-33, BR-38)',
     );
   }
 
@@ -373,7 +384,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
       inv.totals.roundingAmount = roundOff;
       inv.totals.totalWithVat = subtract(inclusive, roundOff);
       filled.push(
-        `BT-112 Invoice total amount with VAT = ${inv.totals.totalWithVat} (TaxInclusiveTotalAmount − RoundOffAmount; Svefaktura's total includes the rounding)`,
+        `BT-112 Invoice total amount with VAT = ${inv.totals.totalWithVat} (TaxInclusiveTotalAmount − ` +
+          `RoundOffAmount; Svefaktura's total includes the rounding)`,
       );
     } else {
       inv.totals.totalWithVat = inclusive;
@@ -383,7 +395,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     // Optional in Svefaktura; without allowances or charges (which are refused above) it equals BT-106.
     inv.totals.totalWithoutVat = inv.totals.sumOfLineNetAmounts;
     filled.push(
-      `BT-109 Invoice total amount without VAT = ${inv.totals.sumOfLineNetAmounts} (equal to BT-106: no document allowances or charges)`,
+      `BT-109 Invoice total amount without VAT = ${inv.totals.sumOfLineNetAmounts} (equal to BT-106: no document ` +
+        `allowances or charges)`,
     );
   }
   if (inv.currencyCode === undefined) {
@@ -391,7 +404,8 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     if (cur) {
       inv.currencyCode = cur;
       filled.push(
-        `BT-5 Invoice currency code = "${cur}" (InvoiceCurrencyCode is optional in Svefaktura; the currency of the amounts)`,
+        `BT-5 Invoice currency code = "${cur}" (InvoiceCurrencyCode is optional in Svefaktura; the currency of the ` +
+          `amounts)`,
       );
     }
   }
@@ -410,7 +424,9 @@ export function readSvefaktura(doc: ReadDocument): ReadResult {
     if (l.vat.categoryCode === undefined && single?.categoryCode !== undefined) {
       l.vat = compact({ categoryCode: single.categoryCode, rate: single.rate }) ?? {};
       filled.push(
-        `line ${l.identifier}: BT-151/BT-152 VAT category ${single.categoryCode}${single.rate !== undefined ? ` ${single.rate} %` : ''} (the document's only VAT breakdown; Svefaktura does not require it per line)`,
+        `line ${l.identifier}: BT-151/BT-152 VAT category ` +
+          `${single.categoryCode}${single.rate !== undefined ? ` ${single.rate} %` : ''} (the document's only VAT ` +
+          `breakdown; Svefaktura does not require it per line)`,
       );
     }
   }

@@ -261,7 +261,8 @@ export function writeUbl(inv: Invoice, opts: UblWriteOptions = {}): WriteResult 
   }
   if (!dueDateCarried && inv.paymentDueDate !== undefined) {
     notCarried.push(
-      'BT-9 Payment due date: a UBL CreditNote carries it only in cac:PaymentMeans, and the document has no payment instructions (BT-81)',
+      'BT-9 Payment due date: a UBL CreditNote carries it only in cac:PaymentMeans, and the document has no payment ' +
+        'instructions (BT-81)',
     );
   }
 
@@ -455,7 +456,8 @@ function derivedDiscount(l: InvoiceLine, filled: string[]): string {
       ? subtract(grossPrice, netPrice)
       : '0';
   filled.push(
-    `line ${l.identifier}: BT-147 Item price discount = ${value} (BT-148 − BT-146; UBL needs an amount beside the gross price)`,
+    `line ${l.identifier}: BT-147 Item price discount = ${value} (BT-148 − BT-146; UBL needs an amount beside the ` +
+      `gross price)`,
   );
   return value;
 }

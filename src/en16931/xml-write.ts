@@ -1,3 +1,5 @@
+import { escapeAttr, escapeText } from '../formats/xml/helpers';
+
 /**
  * A minimal XML writer for the syntax writers: elements are built as a tree and serialised once. Text and attribute
  * values are escaped; elements whose value is undefined are not written, so optional terms disappear cleanly.
@@ -55,20 +57,6 @@ export function group(
 ): XmlElement | undefined {
   const e = el(name, attrs, ...children);
   return e.children.length > 0 ? e : undefined;
-}
-
-// Most values (amounts, codes, dates) need no escaping: one test instead of four replacements.
-const TEXT_SPECIAL = /[&<>\r]/;
-const ATTR_SPECIAL = /[&<>\r"\t\n]/;
-
-function escapeText(s: string): string {
-  if (!TEXT_SPECIAL.test(s)) return s;
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;');
-}
-
-function escapeAttr(s: string): string {
-  if (!ATTR_SPECIAL.test(s)) return s;
-  return escapeText(s).replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;');
 }
 
 const PADS: string[] = [];

@@ -1,5 +1,6 @@
 import { truncateForEcho as echo } from '../core/truncate';
 import type { ReadDocument, ReadElement, ReadNode } from './xml/read-tree';
+import { childElements } from './xml/helpers';
 import { GatewayError } from '../core/gateway-error';
 import { extractFromPdf, isPdf, type PdfLimits } from './facturx/pdf-attachment';
 import {
@@ -11,33 +12,14 @@ import {
   type IdentifierTest,
   type Matcher,
   type RootSpec,
-  type Syntax,
 } from './format-ids';
 import { NS } from './xml/namespaces';
 import { parseXml, scanXmlInput, type XmlLimits } from './xml/secure-parser';
 import type { RawAttribute, ScanVisitor } from './xml/xml-scanner';
 
-export interface DetectedFormat {
-  /** Stable registry id, e.g. 'peppol-bis3-ubl-invoice', 'xrechnung-cii', 'facturx-en16931', 'fatturapa-1.2'. */
-  id: string;
-  name: string;
-  syntax: Syntax;
-  documentType: DocumentType;
-  /** The URN the transform endpoint's sourceFormat / targetFormat uses for this format. */
-  urn: string;
-  /** Local name of the root element. */
-  rootName: string;
-  rootNamespace: string;
-  /** BT-24 specification identifier: UBL cbc:CustomizationID, CII / ZUGFeRD 1 GuidelineID. */
-  customizationId?: string;
-  /** BT-23 business process: UBL cbc:ProfileID, CII BusinessProcessSpecifiedDocumentContextParameter/ID. */
-  profileId?: string;
-  version?: string;
-  /** Set when the XML came out of a Factur-X / ZUGFeRD PDF. */
-  container?: 'pdf';
-  /** Name of the PDF attachment the XML was read from. */
-  attachmentFilename?: string;
-}
+import type { DetectedFormat } from './vocabulary';
+
+export type { DetectedFormat };
 
 /**
  * What detection reads from a document. Both readers below (DOM and streaming) produce exactly this, and the
@@ -141,12 +123,6 @@ function isNamespaceDeclaration(name: string): boolean {
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Reading facts from a DOM
-
-function childElements(el: ReadElement): ReadElement[] {
-  const out: ReadElement[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as ReadElement);
-  return out;
-}
 
 /** First element (document order) at the end of `steps` below `el`. */
 function findPath(el: ReadElement, steps: readonly Step[], k = 0): ReadElement | undefined {
@@ -395,7 +371,8 @@ function unknownFormat(facts: DocumentFacts, container: 'pdf' | undefined): Gate
       hints.push(`the specification identifier ${idName} is missing, so the format cannot be determined`);
       if (facts.profileId?.startsWith('urn:www.cenbii.eu:')) {
         hints.push(
-          `ProfileID "${echo(facts.profileId)}" is a pre-EN 16931 CEN BII profile, as used by SI-UBL 1.2: ${SI_UBL_1_REFUSAL}`,
+          `ProfileID "${echo(facts.profileId)}" is a pre-EN 16931 CEN BII profile, as used by SI-UBL 1.2: ` +
+            `${SI_UBL_1_REFUSAL}`,
         );
       }
     } else if (facts.customizationId.startsWith('urn:ferd:CrossIndustryDocument:invoice:1p0')) {
@@ -450,7 +427,8 @@ export function resolveSourceFormat(sourceFormat: string, facts: DocumentFacts, 
     ].join(' or ');
     throw new GatewayError(
       'UNKNOWN_FORMAT',
-      `sourceFormat "${echo(sourceFormat)}" (${named[0]?.syntax}) expects root element ${expected}, but the document has ${describeRoot(facts)}`,
+      `sourceFormat "${echo(sourceFormat)}" (${named[0]?.syntax}) expects root element ${expected}, but the ` +
+        `document has ${describeRoot(facts)}`,
       {
         details: {
           sourceFormat: echo(sourceFormat),

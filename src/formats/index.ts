@@ -1,4 +1,4 @@
-/** Document formats: the secure XML parser, the format registry, detection and the Factur-X PDF reader. */
+/** Document formats: the secure XML parser, the format catalogue, detection and the Factur-X PDF reader. */
 export {
   detectFormat,
   detectFormatFromDocument,
@@ -23,6 +23,7 @@ export {
   type Syntax,
 } from './format-ids';
 export { peppolDocumentTypeId } from './document-type-id';
+export { FORMAT_CATALOGUE, catalogueEntry, type CatalogueEntry, type RuleSpec } from './catalogue';
 export {
   extractFromPdf,
   isPdf,

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Document, Element, Node } from '@xmldom/xmldom';
 import { isGatewayError } from '../core/gateway-error';
+import { childElements, escapeXmlKeepingCr as esc, isElement } from '../formats/xml/helpers';
 import { decodeXml, parseXml, scanXmlInput, type XmlLimits } from '../formats/xml/secure-parser';
 import type { ScanVisitor } from '../formats/xml/xml-scanner';
 import { readXmlDeclaration } from '../formats/xml/xml-scanner';
@@ -439,16 +440,6 @@ function fail(problems: SbdhProblem[]): never {
 // ---------------------------------------------------------------------------------------------------------------------
 // Parsing
 
-function isElement(n: Node | null | undefined): n is Element {
-  return !!n && n.nodeType === 1;
-}
-
-function childElements(parent: Node): Element[] {
-  const out: Element[] = [];
-  for (let c = parent.firstChild; c; c = c.nextSibling) if (isElement(c)) out.push(c);
-  return out;
-}
-
 function children(parent: Node, localName: string, ns = SBDH_NS): Element[] {
   return childElements(parent).filter((e) => e.namespaceURI === ns && e.localName === localName);
 }
@@ -759,15 +750,6 @@ export interface SbdBuildInput {
 export interface BuiltSbd {
   xml: Buffer;
   header: SbdhHeader;
-}
-
-function esc(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/\r/g, '&#13;');
 }
 
 /** The payload text without XML declaration, and its root element's name. */

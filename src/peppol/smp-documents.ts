@@ -6,6 +6,7 @@
  */
 import type { X509Certificate } from 'node:crypto';
 import { SignedXml } from 'xml-crypto';
+import { escapeXml as esc } from '../formats/xml/helpers';
 import { useCorrectC14n } from './c14n';
 import { encodeIdForUrl, type DocumentTypeId, type ParticipantId, type ProcessId } from './identifiers';
 import type { KeyMaterial } from './pki/key-material';
@@ -19,10 +20,6 @@ const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
 const EXC_C14N = 'http://www.w3.org/2001/10/xml-exc-c14n#';
 const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
 const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
 
 const id = (
   tag: 'ParticipantIdentifier' | 'DocumentIdentifier' | 'ProcessIdentifier',

@@ -5,7 +5,8 @@ import { inProcessTransform, type TransformReport, type TransformRunner } from '
 
 /**
  * What a document can be turned into for a recipient that does not receive its own format over Peppol, best first:
- * BIS Billing 3 (what every Peppol receiver should take), then the national CIUSes, then plain EN 16931, UBL before CII.
+ * BIS Billing 3 (what every Peppol receiver should take), then the national CIUSes, then plain EN 16931, UBL before
+ * CII.
  * Each candidate is converted for real, so only formats the document actually meets (the target CIUS's requirements,
  * the model's checks) are offered; the SMP then says which one the recipient takes.
  */

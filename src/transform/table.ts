@@ -1,4 +1,4 @@
-import { PINT_BILLING_SOURCES, PINT_SELF_BILLING, PINT_TARGETS } from './pint';
+import { PINT_BILLING_SOURCES, PINT_SELF_BILLING, PINT_TARGETS } from '../en16931/pint';
 
 /**
  * The transformation table, as data: for a source format (base id, without -invoice / -creditnote) and a target
@@ -60,7 +60,8 @@ const EBINTERFACE_4 = ['ebinterface-4.3', 'ebinterface-4.2', 'ebinterface-4.1', 
 export const EBINTERFACE_TARGETS = ['ebinterface-6.1'] as const;
 
 /**
- * Dialects read into the model by their own readers (src/transform/dialects.ts): Svefaktura 1.0 (UBL 1.0), the PINT
+ * Dialects read into the model by their own readers (their catalogue entries, src/formats/catalogue.ts): Svefaktura 1.0
+ * (UBL 1.0), the PINT
  * billing flavours (EN 16931 content only, checked on reading), SETU Invoice (NLCIUS with staffing conventions).
  */
 export const DIALECT_SOURCES = ['svefaktura-1.0', ...PINT_BILLING_SOURCES, 'setu-invoice-ubl'] as const;
@@ -81,7 +82,8 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     from: ['facturx-minimum', 'facturx-basicwl'],
     to: '*',
     notSupported:
-      'Factur-X MINIMUM and BASIC WL carry no invoice lines (BG-25) and are not complete EN 16931 invoices, so no EN 16931 format can be made of them',
+      'Factur-X MINIMUM and BASIC WL carry no invoice lines (BG-25) and are not complete EN 16931 invoices, so no ' +
+      'EN 16931 format can be made of them',
   },
   {
     from: ['xrechnung-extension-ubl', 'xrechnung-extension-cii', 'facturx-extended', 'facturx-extended-ctc-fr'],
@@ -109,13 +111,16 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     from: '*',
     to: ['facturx-minimum', 'facturx-basicwl'],
     notSupported:
-      'Factur-X MINIMUM and BASIC WL drop the invoice lines (BG-25) and are not invoices in the legal sense (Factur-X: AFRelationship Data); the gateway does not turn an invoice into one. Use facturx-basic, facturx-en16931, facturx-extended or facturx-xrechnung',
+      'Factur-X MINIMUM and BASIC WL drop the invoice lines (BG-25) and are not invoices in the legal sense ' +
+      '(Factur-X: AFRelationship Data); the gateway does not turn an invoice into one. Use facturx-basic, ' +
+      'facturx-en16931, facturx-extended or facturx-xrechnung',
   },
   {
     from: '*',
     to: ['facturx-extended-ctc-fr'],
     notSupported:
-      'Factur-X EXTENDED-CTC-FR adds the French CTC requirements (continuous transaction control), which the gateway does not check yet',
+      'Factur-X EXTENDED-CTC-FR adds the French CTC requirements (continuous transaction control), which the ' +
+      'gateway does not check yet',
   },
   {
     from: '*',
@@ -137,7 +142,8 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     from: PINT_SELF_BILLING,
     to: '*',
     notSupported:
-      'self-billing (and the Japanese non-tax invoice) changes who issues the document or what it is; converting it into a billing invoice is not a format change',
+      'self-billing (and the Japanese non-tax invoice) changes who issues the document or what it is; converting it ' +
+      'into a billing invoice is not a format change',
   },
   {
     from: '*',
@@ -149,7 +155,8 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     from: PINT_BILLING_SOURCES,
     to: [...PINT_TARGETS, ...PINT_OTHER_TARGETS],
     notSupported:
-      'a PINT invoice converts to the EN 16931 formats (PINT-EU also to itself); moving it to another PINT jurisdiction changes the tax rules it follows, which is not a format change',
+      'a PINT invoice converts to the EN 16931 formats (PINT-EU also to itself); moving it to another PINT ' +
+      'jurisdiction changes the tax rules it follows, which is not a format change',
   },
   { from: PINT_BILLING_SOURCES, to: EN16931_TARGETS, converter: 'en16931' },
   { from: ['svefaktura-1.0', 'setu-invoice-ubl'], to: [...EN16931_TARGETS, ...PINT_TARGETS], converter: 'en16931' },
@@ -158,37 +165,43 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     from: '*',
     to: ['pint-ubl'],
     notSupported:
-      "the generic PINT billing specification is the base the jurisdictions specialise; a document is sent in its jurisdiction's flavour (pint-eu-ubl for EN 16931 content)",
+      'the generic PINT billing specification is the base the jurisdictions specialise; a document is sent in its ' +
+      "jurisdiction's flavour (pint-eu-ubl for EN 16931 content)",
   },
   {
     from: '*',
     to: ['pint-jp-ubl'],
     notSupported:
-      'PINT Japan needs Japanese consumption tax content (qualified invoice issuer registration number T + 13 digits, JP tax categories and per-rate totals in JPY) that an EN 16931 invoice does not hold',
+      'PINT Japan needs Japanese consumption tax content (qualified invoice issuer registration number T + 13 ' +
+      'digits, JP tax categories and per-rate totals in JPY) that an EN 16931 invoice does not hold',
   },
   {
     from: '*',
     to: ['pint-sg-ubl'],
     notSupported:
-      'PINT Singapore needs Singapore GST content (GST registration number, SG tax category codes such as SR, ZR, ES33, and GST in SGD) that an EN 16931 invoice does not hold',
+      'PINT Singapore needs Singapore GST content (GST registration number, SG tax category codes such as SR, ZR, ' +
+      'ES33, and GST in SGD) that an EN 16931 invoice does not hold',
   },
   {
     from: '*',
     to: ['pint-my-ubl'],
     notSupported:
-      'PINT Malaysia needs MyInvois content (seller and buyer TIN, SST registration, Malaysian tax types and classification codes) that an EN 16931 invoice does not hold',
+      'PINT Malaysia needs MyInvois content (seller and buyer TIN, SST registration, Malaysian tax types and ' +
+      'classification codes) that an EN 16931 invoice does not hold',
   },
   {
     from: '*',
     to: ['pint-ae-ubl'],
     notSupported:
-      'PINT UAE needs UAE VAT content (TRN of seller and buyer, emirate codes, AED amounts and the UAE transaction type flags) that an EN 16931 invoice does not hold',
+      'PINT UAE needs UAE VAT content (TRN of seller and buyer, emirate codes, AED amounts and the UAE transaction ' +
+      'type flags) that an EN 16931 invoice does not hold',
   },
   {
     from: '*',
     to: ['pint-om-ubl'],
     notSupported:
-      'PINT Oman needs Omani VAT content (VAT and commercial registration numbers, OMR tax amounts) that an EN 16931 invoice does not hold',
+      'PINT Oman needs Omani VAT content (VAT and commercial registration numbers, OMR tax amounts) that an EN ' +
+      '16931 invoice does not hold',
   },
   // FatturaPA 1.2 ↔ EN 16931 after the Italian mapping (src/transform/fatturapa/).
   { from: ['fatturapa-1.2'], to: EN16931_TARGETS, converter: 'en16931' },
@@ -216,7 +229,8 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     from: '*',
     to: ['ebinterface-6.0', 'ebinterface-5.0', ...EBINTERFACE_4],
     notSupported:
-      'the gateway writes ebInterface 6.1 only (the current version Austrian recipients accept); choose ebinterface-6.1',
+      'the gateway writes ebInterface 6.1 only (the current version Austrian recipients accept); choose ' +
+      'ebinterface-6.1',
   },
   {
     from: EBINTERFACE_SOURCES,
@@ -229,7 +243,8 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     from: '*',
     to: ['svefaktura-1.0'],
     notSupported:
-      'Svefaktura 1.0 is a legacy inbound format (SFTI withdrew it in favour of Peppol BIS Billing 3); no conversion produces it',
+      'Svefaktura 1.0 is a legacy inbound format (SFTI withdrew it in favour of Peppol BIS Billing 3); no ' +
+      'conversion produces it',
   },
   {
     from: ['svefaktura-1.0'],
@@ -240,7 +255,8 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     from: '*',
     to: ['setu-invoice-ubl'],
     notSupported:
-      'SETU Invoice needs staffing data (hour types from the SETU code list, time card and assignment references) that EN 16931 does not hold; send NLCIUS',
+      'SETU Invoice needs staffing data (hour types from the SETU code list, time card and assignment references) ' +
+      'that EN 16931 does not hold; send NLCIUS',
   },
   {
     from: ['setu-invoice-ubl'],
@@ -251,7 +267,9 @@ export const TRANSFORMATIONS: readonly TransformationRow[] = [
     from: DICO,
     to: '*',
     notSupported:
-      'DICO (SALES005, INSBOU004) is a GS1-style XML whose schemas and samples Ketenstandaard gives only to licensed members; with no public mapping to EN 16931 and no public sample, no reader can be built and tested honestly',
+      'DICO (SALES005, INSBOU004) is a GS1-style XML whose schemas and samples Ketenstandaard gives only to ' +
+      'licensed members; with no public mapping to EN 16931 and no public sample, no reader can be built and ' +
+      'tested honestly',
   },
   {
     from: '*',
@@ -290,7 +308,10 @@ export interface TransformationListing {
   reason?: string;
 }
 
-/** Every pair of the table's written targets (EN 16931 family, PINT, FatturaPA, ebInterface), for documentation and reports. */
+/**
+ * Every pair of the table's written targets (EN 16931 family, PINT, FatturaPA, ebInterface), for documentation and
+ * reports.
+ */
 export function listTransformations(): TransformationListing[] {
   const out: TransformationListing[] = [];
   for (const from of [
@@ -321,7 +342,8 @@ export function renderTransformationTable(): string {
     '# Transformations',
     '',
     'Generated from `src/transform/table.ts` (a test keeps this file equal to it). `POST /api/v1/generic/transform`',
-    'takes a target format URN or id; a URN both syntaxes share resolves to the source syntax unless `targetSyntax` says',
+    'takes a target format URN or id; a URN both syntaxes share resolves to the source syntax unless `targetSyntax` ' +
+      'says',
     'otherwise. The `facturx-*` targets answer a PDF/A-3 with the CII embedded (`factur-x.xml`, or `xrechnung.xml` for',
     'XRECHNUNG). Choices: [decisions.md](decisions.md) "Transformation" and "Factur-X / ZUGFeRD PDF output".',
     '',

@@ -13,7 +13,6 @@ import {
   type XmlLimits,
 } from '../formats';
 import { modelReader, modelWriter } from './codecs';
-import './dialects';
 import { lookupTransformation } from './table';
 import { TARGET_FLAVOURS, targetFlavour, type Requirement, type TargetFlavour } from './targets';
 
@@ -182,7 +181,8 @@ export function transformDocument(input: Buffer | Uint8Array | string, opts: Tra
   const missing = target.requirements.filter((r) => !r.holds(inv));
   if (missing.length > 0) {
     throw cannotConvert(
-      `${target.name} requires data the document does not have: ${missing.map((m) => `${m.rule} (${m.terms.join(', ')}): ${m.message}`).join('; ')}`,
+      `${target.name} requires data the document does not have: ` +
+        `${missing.map((m) => `${m.rule} (${m.terms.join(', ')}): ${m.message}`).join('; ')}`,
       {
         target: target.id,
         missing: missing.map((m: Requirement) => ({ rule: m.rule, terms: m.terms, message: m.message })),
@@ -243,7 +243,8 @@ function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], fi
     inv.vatAccountingCurrencyCode === inv.currencyCode
   ) {
     changed.push(
-      `BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which Peppol does not allow (PEPPOL-EN16931-R005)`,
+      `BT-6 VAT accounting currency code "${inv.vatAccountingCurrencyCode}" left out: it equals BT-5, which Peppol ` +
+        `does not allow (PEPPOL-EN16931-R005)`,
     );
     delete inv.vatAccountingCurrencyCode;
     delete inv.totals.totalVatAmountInAccountingCurrency;
@@ -258,7 +259,8 @@ function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], fi
       pc.businessProcessType = target.defaultProcess;
     } else if (target.acceptsProcess && !target.acceptsProcess.test(current)) {
       changed.push(
-        `BT-23 Business process type: "${current}" → "${target.defaultProcess}" (${target.name} accepts only its own process identifiers)`,
+        `BT-23 Business process type: "${current}" → "${target.defaultProcess}" (${target.name} accepts only its ` +
+          `own process identifiers)`,
       );
       pc.businessProcessType = target.defaultProcess;
     }

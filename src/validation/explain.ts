@@ -39,18 +39,24 @@ export function explainSchemaIssue(issue: SchemaIssue, element: Element | undefi
     if (raw.trim() === '') {
       return {
         ruleId: 'XSD-DECIMAL-EMPTY',
-        text: `The empty string is not a valid Decimal value: ${name} must hold a decimal number (xs:decimal, e.g. 12.50). Schema: ${schemaSays}`,
+        text:
+          `The empty string is not a valid Decimal value: ${name} must hold a decimal number (xs:decimal, e.g. ` +
+          `12.50). Schema: ${schemaSays}`,
       };
     }
     if (SCIENTIFIC.test(raw)) {
       return {
         ruleId: 'XSD-DECIMAL-NOTATION',
-        text: `Invalid payload: '${value}' in ${name} is not a valid xs:decimal; scientific notation is not allowed, only fixed decimal notation (e.g. 150.00). Schema: ${schemaSays}`,
+        text:
+          `Invalid payload: '${value}' in ${name} is not a valid xs:decimal; scientific notation is not ` +
+          `allowed, only fixed decimal notation (e.g. 150.00). Schema: ${schemaSays}`,
       };
     }
     return {
       ruleId: 'XSD-DECIMAL',
-      text: `'${value}' in ${name} is not a valid xs:decimal (fixed decimal notation, e.g. 150.00). Schema: ${schemaSays}`,
+      text:
+        `'${value}' in ${name} is not a valid xs:decimal (fixed decimal notation, e.g. 150.00). Schema: ` +
+        `${schemaSays}`,
     };
   }
   if (
@@ -61,7 +67,9 @@ export function explainSchemaIssue(issue: SchemaIssue, element: Element | undefi
   ) {
     return {
       ruleId: 'XSD-ORDER-REFERENCE',
-      text: `At most one OrderReference per invoice (UBL 2.1, Peppol BIS Billing 3.0); invoice more orders with more invoices. Schema: ${schemaSays}`,
+      text:
+        `At most one OrderReference per invoice (UBL 2.1, Peppol BIS Billing 3.0); invoice more orders with ` +
+        `more invoices. Schema: ${schemaSays}`,
     };
   }
   return { ruleId: 'XSD', text: schemaSays };

@@ -29,7 +29,6 @@ export {
   type ValidationResult,
   type ValidatedFormat,
 } from './types';
-export { benchmarkValidation, type BenchmarkOptions, type BenchmarkReport } from './bench';
 export {
   createValidatorPool,
   defaultWorkerScript,

@@ -1,5 +1,6 @@
 import type { Document, Element } from '@xmldom/xmldom';
 import { truncateForEcho } from '../core/truncate';
+import { childElements } from '../formats/xml/helpers';
 
 /**
  * Locations of assertions as XPath. xmllint reports a line number and an element name; the DOM (which keeps line
@@ -23,13 +24,9 @@ export const CONVENTIONAL_PREFIXES: Readonly<Record<string, string>> = {
   'urn:un:unece:uncefact:data:standard:QualifiedDataType:100': 'qdt',
 };
 
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as Element);
-  return out;
-}
-
-/** `/cbc:Invoice/cac:InvoiceLine[2]/…` with the document's own prefixes and 1-based positions among same-named siblings. */
+/**
+ * `/cbc:Invoice/cac:InvoiceLine[2]/…` with the document's own prefixes and 1-based positions among same-named siblings.
+ */
 export function elementPath(el: Element): string {
   const steps: string[] = [];
   let cur: Element | null = el;

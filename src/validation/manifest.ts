@@ -110,7 +110,9 @@ export function loadManifest(file: string = defaultManifestFile()): RulesManifes
   return parseManifest(JSON.parse(readFileSync(file, 'utf8')) as unknown);
 }
 
-/** JSON with sorted object keys at every level: the text the fingerprint hashes (same as scripts/rules/lib/manifest.js). */
+/**
+ * JSON with sorted object keys at every level: the text the fingerprint hashes (same as scripts/rules/lib/manifest.js).
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {

@@ -6,7 +6,8 @@ import { transformDocument } from '../transform/transform';
 
 /**
  * One thread of the validator pool (pool.ts): a Validator of its own, whose packs it loads once and keeps, answering
- * one job at a time: a validation, or a transformation (synchronous too, and long for a large invoice). Compiled to dist/src/validation/pool-worker.js, which is the pool's default worker script.
+ * one job at a time: a validation, or a transformation (synchronous too, and long for a large invoice). Compiled to
+ * dist/src/validation/pool-worker.js, which is the pool's default worker script.
  */
 
 function serialize(e: unknown): SerializedError {

@@ -159,7 +159,8 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
   const script = options.workerScript ?? defaultWorkerScript();
   if (!existsSync(script)) {
     throw new Error(
-      `validator pool: worker script ${script} not found; run from the compiled build (\`npm run build\` emits dist/src/validation/pool-worker.js) or pass workerScript`,
+      `validator pool: worker script ${script} not found; run from the compiled build (\`npm run build\` emits ` +
+        `dist/src/validation/pool-worker.js) or pass workerScript`,
     );
   }
   const {
@@ -297,7 +298,9 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
         job.reject(
           new GatewayError(
             'UNPROCESSABLE',
-            `${w.noun} did not finish within ${jobTimeoutMs < 10_000 ? `${jobTimeoutMs} ms` : `${Math.round(jobTimeoutMs / 1000)} s`}; its worker was stopped and replaced`,
+            `${w.noun} did not finish within ` +
+              `${jobTimeoutMs < 10_000 ? `${jobTimeoutMs} ms` : `${Math.round(jobTimeoutMs / 1000)} s`}; its worker ` +
+              `was stopped and replaced`,
             {
               details: { reason: `${w.reason}_TIMEOUT` },
             },
@@ -307,7 +310,8 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
         job.reject(
           new GatewayError(
             'UNPROCESSABLE',
-            `the ${w.noun} of this document needed more memory than a pool worker may use (${maxHeapMb} MB heap); the worker was replaced`,
+            `the ${w.noun} of this document needed more memory than a pool worker may use (${maxHeapMb} MB heap); ` +
+              `the worker was replaced`,
             {
               details: { reason: `${w.reason}_OUT_OF_MEMORY` },
             },
@@ -317,7 +321,8 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
         job.reject(
           new GatewayError(
             'INTERNAL',
-            `the pool worker stopped during the ${w.noun} of this document (exit code ${code}${slot.error ? `: ${slot.error.message}` : ''}); it was replaced`,
+            `the pool worker stopped during the ${w.noun} of this document (exit code ` +
+              `${code}${slot.error ? `: ${slot.error.message}` : ''}); it was replaced`,
             {
               details: { reason: `${w.reason}_WORKER_CRASHED`, exitCode: code },
             },
@@ -346,7 +351,8 @@ export function createValidatorPool(options: ValidatorPoolOptions): ValidatorPoo
       // A busy pool refuses instead of buffering without bound; the caller may retry later (503, retryable).
       return Promise.reject(
         unavailable(
-          `document work is busy: ${queue.length} document(s) (${queuedBytes} bytes) already wait for ${size} worker(s); retry later`,
+          `document work is busy: ${queue.length} document(s) (${queuedBytes} bytes) already wait for ${size} ` +
+            `worker(s); retry later`,
           'VALIDATION_QUEUE_FULL',
           {
             queued: queue.length,

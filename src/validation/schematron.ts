@@ -14,11 +14,13 @@ export type SaxonDocument = Awaited<ReturnType<typeof SaxonJS.getResource>>;
 
 const SVRL = 'http://purl.oclc.org/dsdl/svrl';
 const SEP = '\ue000';
-// One string per fired assert/report: kind, id, flag, location, text, joined with a private-use character (U+E000: valid
+// One string per fired assert/report: kind, id, flag, location, text, joined with a private-use character (U+E000:
+// valid
 // in XML, unlike control characters, and absent from rule texts). string() keeps absent attributes as empty strings.
 const SVRL_QUERY =
   `for $a in //(svrl:failed-assert | svrl:successful-report) return string-join((local-name($a), string($a/@id), ` +
-  `string($a/@flag), string($a/@location), normalize-space(string-join($a/svrl:text, ' '))), codepoints-to-string(57344))`;
+  `string($a/@flag), string($a/@location), normalize-space(string-join($a/svrl:text, ' '))), ` +
+  `codepoints-to-string(57344))`;
 
 /** Parses XML text into SaxonJS's tree (once per document, shared by every pack). */
 export function parseForSaxon(text: string): Promise<SaxonDocument> {
@@ -45,7 +47,8 @@ export function runSchematronPack(pack: LoadedSchematronPack, doc: SaxonDocument
       throw new GatewayError(
         'UNPROCESSABLE',
         truncateMessage(
-          `Rule pack ${pack.id} ${pack.version} could not be evaluated on this document: ${err.code ?? 'error'} ${err.message ?? String(e)}`,
+          `Rule pack ${pack.id} ${pack.version} could not be evaluated on this document: ${err.code ?? 'error'} ` +
+            `${err.message ?? String(e)}`,
         ),
         {
           details: { reason: 'RULES_EVALUATION_FAILED', pack: pack.id, version: pack.version, errorCode: err.code },

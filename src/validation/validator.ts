@@ -42,7 +42,10 @@ export interface ValidateOptions {
 }
 
 export interface Validator {
-  /** Validates an XML document or a Factur-X / ZUGFeRD PDF. Results are data; GatewayErrors only for what cannot be judged. */
+  /**
+   * Validates an XML document or a Factur-X / ZUGFeRD PDF. Results are data; GatewayErrors only for what cannot be
+   * judged.
+   */
   validate(input: Buffer | string, options?: ValidateOptions): Promise<ValidationResult>;
   /** Validates an already parsed document (detection and transformation hold one). */
   validateDocument(

@@ -138,7 +138,8 @@ export function validateWithXmllint(
         reject(
           new GatewayError(
             'DEPENDENCY_UNAVAILABLE',
-            `XSD validation needs xmllint, which is not installed (${bin}); run \`npm run rules:fetch\` (installs libxml2-utils) or apt-get install libxml2-utils`,
+            `XSD validation needs xmllint, which is not installed (${bin}); run \`npm run rules:fetch\` (installs ` +
+              `libxml2-utils) or apt-get install libxml2-utils`,
             {
               retryable: false,
               details: { reason: 'XMLLINT_MISSING' },
@@ -175,7 +176,8 @@ export function validateWithXmllint(
           new GatewayError(
             'DEPENDENCY_UNAVAILABLE',
             truncateQuoted(
-              `xmllint could not validate with ${driverSchema} (exit ${code}): ${parsed.other.slice(0, 3).join(' | ') || stderr.slice(0, 500)}`,
+              `xmllint could not validate with ${driverSchema} (exit ${code}): ` +
+                `${parsed.other.slice(0, 3).join(' | ') || stderr.slice(0, 500)}`,
             ),
             {
               retryable: false,

@@ -80,7 +80,8 @@ describe('POST /api/v1/generic/transform', () => {
       corpusFile(SAMPLE_CII_INVOICE),
       `?targetFormat=${encodeURIComponent(PEPPOL_BIS3)}&targetSyntax=UBL&report=true`,
     );
-    // The EN 16931 example has neither a buyer reference nor an order reference nor electronic addresses: Peppol refuses.
+    // The EN 16931 example has neither a buyer reference nor an order reference nor electronic addresses: Peppol
+    // refuses.
     expect(res.status).toBe(422);
     expectContract('post', PATH, res);
     const body = res.body as Problem;
@@ -125,120 +126,132 @@ describe('POST /api/v1/generic/transform', () => {
     expectContract('post', PATH, wrong);
   });
 
-  it('400 for a source it does not recognise, an unsupported transformation, a missing or unknown targetFormat', async () => {
-    const unknown = await post('<Thing xmlns="urn:example"/>', q({ targetFormat: CII_URN }));
-    expect(unknown.status).toBe(400);
-    expectContract('post', PATH, unknown);
-    expect((unknown.body as Problem).code).toBe('UNKNOWN_FORMAT');
+  it(
+    '400 for a source it does not recognise, an unsupported transformation, a missing or unknown ' + 'targetFormat',
+    async () => {
+      const unknown = await post('<Thing xmlns="urn:example"/>', q({ targetFormat: CII_URN }));
+      expect(unknown.status).toBe(400);
+      expectContract('post', PATH, unknown);
+      expect((unknown.body as Problem).code).toBe('UNKNOWN_FORMAT');
 
-    const minimum = await post(corpusFile(SAMPLE_UBL_INVOICE), q({ targetFormat: 'facturx-minimum' }));
-    expect(minimum.status).toBe(400);
-    expectContract('post', PATH, minimum);
-    expect(minimum.body).toMatchObject({ code: 'BAD_REQUEST', reason: 'TRANSFORMATION_NOT_SUPPORTED' });
-    expect((minimum.body as Problem).detail).toContain('MINIMUM and BASIC WL');
+      const minimum = await post(corpusFile(SAMPLE_UBL_INVOICE), q({ targetFormat: 'facturx-minimum' }));
+      expect(minimum.status).toBe(400);
+      expectContract('post', PATH, minimum);
+      expect(minimum.body).toMatchObject({ code: 'BAD_REQUEST', reason: 'TRANSFORMATION_NOT_SUPPORTED' });
+      expect((minimum.body as Problem).detail).toContain('MINIMUM and BASIC WL');
 
-    const fattura = await post(
-      corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'),
-      q({ targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }),
-    );
-    expect(fattura.body).toMatchObject({ status: 400, reason: 'TRANSFORMATION_NOT_SUPPORTED' });
+      const fattura = await post(
+        corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1 SEPA Direct Debit.xml'),
+        q({ targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }),
+      );
+      expect(fattura.body).toMatchObject({ status: 400, reason: 'TRANSFORMATION_NOT_SUPPORTED' });
 
-    const missing = await post(corpusFile(SAMPLE_UBL_INVOICE), '');
-    expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ reason: 'TARGET_FORMAT_MISSING' });
+      const missing = await post(corpusFile(SAMPLE_UBL_INVOICE), '');
+      expect(missing.status).toBe(400);
+      expect(missing.body).toMatchObject({ reason: 'TARGET_FORMAT_MISSING' });
 
-    const bogus = await post(corpusFile(SAMPLE_UBL_INVOICE), q({ targetFormat: 'urn:example:none' }));
-    expect(bogus.body).toMatchObject({ status: 400, reason: 'UNKNOWN_TARGET_FORMAT' });
+      const bogus = await post(corpusFile(SAMPLE_UBL_INVOICE), q({ targetFormat: 'urn:example:none' }));
+      expect(bogus.body).toMatchObject({ status: 400, reason: 'UNKNOWN_TARGET_FORMAT' });
 
-    const xxe = await post(
-      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">&e;</Invoice>',
-      q({ targetFormat: CII_URN }),
-    );
-    expect(xxe.status).toBe(400);
-    expect(JSON.stringify(xxe.body)).not.toContain('root:');
-  });
+      const xxe = await post(
+        '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><Invoice ' +
+          'xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">&e;</Invoice>',
+        q({ targetFormat: CII_URN }),
+      );
+      expect(xxe.status).toBe(400);
+      expect(JSON.stringify(xxe.body)).not.toContain('root:');
+    },
+  );
 
-  it('answers a Factur-X target with the PDF/A-3 itself, or with report=true the PDF in base64 beside the XML and the report', async () => {
-    const source = writeCii(fullInvoice()).xml;
-    const res = await post(source, q({ targetFormat: 'facturx-en16931' }))
-      .buffer(true)
-      .parse((r, cb) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => cb(null, Buffer.concat(chunks)));
+  it(
+    'answers a Factur-X target with the PDF/A-3 itself, or with report=true the PDF in base64 beside the XML and ' +
+      'the report',
+    async () => {
+      const source = writeCii(fullInvoice()).xml;
+      const res = await post(source, q({ targetFormat: 'facturx-en16931' }))
+        .buffer(true)
+        .parse((r, cb) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => cb(null, Buffer.concat(chunks)));
+        });
+      expect(res.status).toBe(200);
+      expectContract('post', PATH, res);
+      expect(res.headers['content-type']).toBe('application/pdf');
+      expect(res.headers['x-transform-target-format']).toBe('facturx-en16931');
+      const pdf = res.body as Buffer;
+      expect(pdf.subarray(0, 8).toString('latin1')).toBe('%PDF-1.7');
+      const embedded = extractFromPdf(pdf);
+      expect(embedded.filename).toBe('factur-x.xml');
+      expect(readCii(parseXml(embedded.xml)).invoice.number).toBe(fullInvoice().number);
+
+      const json = await post(source, q({ targetFormat: 'facturx-xrechnung', report: 'true' }));
+      // The fixture has everything the XRechnung rules require (as for xrechnung-cii).
+      expect(json.status).toBe(200);
+      expectContract('post', PATH, json);
+      const body = json.body as {
+        document: string;
+        documentEncoding: string;
+        contentType: string;
+        xml: string;
+        report: { target: { id: string; container: string; attachment: string } };
+      };
+      expect(body).toMatchObject({
+        documentEncoding: 'base64',
+        contentType: 'application/pdf',
+        report: { target: { id: 'facturx-xrechnung', container: 'pdf', attachment: 'xrechnung.xml' } },
       });
-    expect(res.status).toBe(200);
-    expectContract('post', PATH, res);
-    expect(res.headers['content-type']).toBe('application/pdf');
-    expect(res.headers['x-transform-target-format']).toBe('facturx-en16931');
-    const pdf = res.body as Buffer;
-    expect(pdf.subarray(0, 8).toString('latin1')).toBe('%PDF-1.7');
-    const embedded = extractFromPdf(pdf);
-    expect(embedded.filename).toBe('factur-x.xml');
-    expect(readCii(parseXml(embedded.xml)).invoice.number).toBe(fullInvoice().number);
+      const back = extractFromPdf(Buffer.from(body.document, 'base64'));
+      expect(back.filename).toBe('xrechnung.xml');
+      expect(back.xml.toString('utf8')).toBe(body.xml);
 
-    const json = await post(source, q({ targetFormat: 'facturx-xrechnung', report: 'true' }));
-    // The fixture has everything the XRechnung rules require (as for xrechnung-cii).
-    expect(json.status).toBe(200);
-    expectContract('post', PATH, json);
-    const body = json.body as {
-      document: string;
-      documentEncoding: string;
-      contentType: string;
-      xml: string;
-      report: { target: { id: string; container: string; attachment: string } };
-    };
-    expect(body).toMatchObject({
-      documentEncoding: 'base64',
-      contentType: 'application/pdf',
-      report: { target: { id: 'facturx-xrechnung', container: 'pdf', attachment: 'xrechnung.xml' } },
-    });
-    const back = extractFromPdf(Buffer.from(body.document, 'base64'));
-    expect(back.filename).toBe('xrechnung.xml');
-    expect(back.xml.toString('utf8')).toBe(body.xml);
+      // The fixture has terms BASIC cannot hold (contacts, item descriptions, ...): 422, nothing dropped.
+      const refused = await post(source, q({ targetFormat: 'facturx-basic' }));
+      expect(refused.status).toBe(422);
+      expectContract('post', PATH, refused);
+      expect(refused.body).toMatchObject({ reason: 'CANNOT_CONVERT' });
+    },
+  );
 
-    // The fixture has terms BASIC cannot hold (contacts, item descriptions, ...): 422, nothing dropped.
-    const refused = await post(source, q({ targetFormat: 'facturx-basic' }));
-    expect(refused.status).toBe(422);
-    expectContract('post', PATH, refused);
-    expect(refused.body).toMatchObject({ reason: 'CANNOT_CONVERT' });
-  });
+  it(
+    'converts FatturaPA to EN 16931 CII and an EN 16931 invoice to FatturaPA, and names what an Italian buyer ' +
+      'needs (422)',
+    async () => {
+      const fpa = readFileSync(path.join(__dirname, '../unit/transform/fatturapa/goods-22.xml'));
+      const toCii = await post(fpa, q({ targetFormat: 'en16931-cii', report: 'true' }));
+      expect(toCii.status).toBe(200);
+      expectContract('post', PATH, toCii);
+      expect(toCii.headers['x-transform-source-format']).toBe('fatturapa-1.2');
+      const body = toCii.body as { document: string; report: { unmapped: Array<{ path: string }> } };
+      expect(Number(toCii.headers['x-transform-unmapped'])).toBe(body.report.unmapped.length);
+      expect(readCii(parseXml(body.document)).invoice).toMatchObject({
+        number: 'FT-2026/17',
+        seller: { vatIdentifier: 'IT01234567890' },
+        buyer: { electronicAddress: { value: 'ABC1234', schemeId: '0205' } },
+      });
 
-  it('converts FatturaPA to EN 16931 CII and an EN 16931 invoice to FatturaPA, and names what an Italian buyer needs (422)', async () => {
-    const fpa = readFileSync(path.join(__dirname, '../unit/transform/fatturapa/goods-22.xml'));
-    const toCii = await post(fpa, q({ targetFormat: 'en16931-cii', report: 'true' }));
-    expect(toCii.status).toBe(200);
-    expectContract('post', PATH, toCii);
-    expect(toCii.headers['x-transform-source-format']).toBe('fatturapa-1.2');
-    const body = toCii.body as { document: string; report: { unmapped: Array<{ path: string }> } };
-    expect(Number(toCii.headers['x-transform-unmapped'])).toBe(body.report.unmapped.length);
-    expect(readCii(parseXml(body.document)).invoice).toMatchObject({
-      number: 'FT-2026/17',
-      seller: { vatIdentifier: 'IT01234567890' },
-      buyer: { electronicAddress: { value: 'ABC1234', schemeId: '0205' } },
-    });
+      const toFpa = await post(
+        writeCii(fullInvoice()).xml,
+        q({ targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }),
+      );
+      expect(toFpa.status).toBe(200);
+      expectContract('post', PATH, toFpa);
+      expect(toFpa.headers['x-transform-target-format']).toBe('fatturapa-1.2');
+      expect(Number(toFpa.headers['x-transform-not-carried'])).toBeGreaterThan(0);
+      expect(toFpa.text).toContain(
+        '<p:FatturaElettronica xmlns:p="http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2"',
+      );
 
-    const toFpa = await post(
-      writeCii(fullInvoice()).xml,
-      q({ targetFormat: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2' }),
-    );
-    expect(toFpa.status).toBe(200);
-    expectContract('post', PATH, toFpa);
-    expect(toFpa.headers['x-transform-target-format']).toBe('fatturapa-1.2');
-    expect(Number(toFpa.headers['x-transform-not-carried'])).toBeGreaterThan(0);
-    expect(toFpa.text).toContain(
-      '<p:FatturaElettronica xmlns:p="http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2"',
-    );
-
-    const italian = fullInvoice();
-    italian.buyer.postalAddress = { line1: 'Corso Italia 5', city: 'Roma', postCode: '00185', countryCode: 'IT' };
-    const refused = await post(writeCii(italian).xml, q({ targetFormat: 'fatturapa-1.2' }));
-    expect(refused.status).toBe(422);
-    expectContract('post', PATH, refused);
-    expect((refused.body as Problem).missing).toEqual([
-      expect.objectContaining({ rule: 'FatturaPA 1.1.4', terms: ['BT-49', 'BT-49-1'] }),
-    ]);
-  });
+      const italian = fullInvoice();
+      italian.buyer.postalAddress = { line1: 'Corso Italia 5', city: 'Roma', postCode: '00185', countryCode: 'IT' };
+      const refused = await post(writeCii(italian).xml, q({ targetFormat: 'fatturapa-1.2' }));
+      expect(refused.status).toBe(422);
+      expectContract('post', PATH, refused);
+      expect((refused.body as Problem).missing).toEqual([
+        expect.objectContaining({ rule: 'FatturaPA 1.1.4', terms: ['BT-49', 'BT-49-1'] }),
+      ]);
+    },
+  );
 
   it('422 names the XRechnung data a plain EN 16931 invoice lacks', async () => {
     const res = await post(corpusFile(SAMPLE_UBL_INVOICE), q({ targetFormat: XRECHNUNG_3 }));

@@ -127,7 +127,8 @@ describe('POST /api/v1/generic/validate', () => {
     expect(notXml.status).toBe(400);
     expectContract('post', PATH, notXml);
     const xxe = await post(
-      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">&e;</Invoice>',
+      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><Invoice ' +
+        'xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2">&e;</Invoice>',
     );
     expect(xxe.status).toBe(400);
     expect(JSON.stringify(xxe.body)).not.toContain('root:');

@@ -17,7 +17,8 @@ import { GatewayError } from '../../core/gateway-error';
  * Reads the embedded invoice XML out of a Factur-X / ZUGFeRD / XRechnung hybrid PDF (PDF/A-3 with an associated file).
  *
  * pdf-lib's document loader is asynchronous and inflates object streams without a size cap, so this reader drives
- * pdf-lib's synchronous object parser itself: it locates every `n g obj` in the file (the way PDF repair tools do, which
+ * pdf-lib's synchronous object parser itself: it locates every `n g obj` in the file (the way PDF repair tools do,
+ * which
  * also copes with broken cross-reference tables), parses only the objects that mention file specifications, name trees
  * or object streams (and what they reference), each within the bytes up to the next object, expands object streams
  * with a capped inflate, and collects the file specifications (`/EF`). The work stays linear in the input size and
@@ -616,7 +617,8 @@ export function extractFromPdf(pdf: Buffer | Uint8Array, limits?: Partial<PdfLim
         if (!(e instanceof GatewayError) || e.code !== 'PAYLOAD_TOO_LARGE') throw e;
         const why =
           cap < l.maxXmlBytes
-            ? ` (the larger of ${l.maxXmlExpansion} times its stored size of ${stored} bytes and ${l.xmlRatioFloorBytes} bytes)`
+            ? ` (the larger of ${l.maxXmlExpansion} times its stored size of ${stored} bytes and ` +
+              `${l.xmlRatioFloorBytes} bytes)`
             : '';
         throw new GatewayError(
           'PAYLOAD_TOO_LARGE',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { PDFContext, PDFHexString, PDFName, PDFString, type PDFRef } from 'pdf-lib';
+import { escapeXml } from '../xml/helpers';
 import { srgbIccProfile } from './icc';
 import { TrueTypeSubset } from './truetype';
 
@@ -42,7 +43,8 @@ export class PdfPage {
     if (text === '') return;
     const font = opts.bold ? this.doc.bold : this.doc.regular;
     this.ops.push(
-      `BT /${opts.bold ? 'F2' : 'F1'} ${num(opts.size ?? 9)} Tf ${rgb(opts.color ?? [0, 0, 0])} rg ${num(x)} ${num(y)} Td ${font.encode(text)} Tj ET`,
+      `BT /${opts.bold ? 'F2' : 'F1'} ${num(opts.size ?? 9)} Tf ${rgb(opts.color ?? [0, 0, 0])} rg ${num(x)} ` +
+        `${num(y)} Td ${font.encode(text)} Tj ET`,
     );
   }
 
@@ -106,8 +108,7 @@ const FX_NAMESPACE = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#';
 
 const pdfDate = (d: Date): string => `D:${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}+00'00'`;
 const xmpDate = (d: Date): string => `${d.toISOString().slice(0, 19)}+00:00`;
-const xmlText = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const xmlText = escapeXml;
 
 /** A PDF text string: literal when ASCII, UTF-16BE otherwise (PDF 1.7 §7.9.2.2). */
 function textString(s: string): PDFString | PDFHexString {
@@ -130,7 +131,8 @@ function xmpPacket(info: DocumentInfo, a: HybridAttachment): string {
     '<dc:format>application/pdf</dc:format>',
     `<dc:title><rdf:Alt><rdf:li xml:lang="x-default">${xmlText(info.title)}</rdf:li></rdf:Alt></dc:title>`,
     `<dc:creator><rdf:Seq><rdf:li>${xmlText(info.author)}</rdf:li></rdf:Seq></dc:creator>`,
-    `<dc:description><rdf:Alt><rdf:li xml:lang="x-default">${xmlText(info.subject)}</rdf:li></rdf:Alt></dc:description>`,
+    `<dc:description><rdf:Alt><rdf:li ` +
+      `xml:lang="x-default">${xmlText(info.subject)}</rdf:li></rdf:Alt></dc:description>`,
     '</rdf:Description>',
     '<rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/">',
     `<xmp:CreatorTool>${xmlText(info.creator)}</xmp:CreatorTool>`,
@@ -143,7 +145,9 @@ function xmpPacket(info: DocumentInfo, a: HybridAttachment): string {
     ...(info.keywords !== undefined ? [`<pdf:Keywords>${xmlText(info.keywords)}</pdf:Keywords>`] : []),
     '</rdf:Description>',
     // PDF/A allows properties outside the predefined schemas only with a description of their schema (6.6.2.3.1).
-    '<rdf:Description rdf:about="" xmlns:pdfaExtension="http://www.aiim.org/pdfa/ns/extension/" xmlns:pdfaSchema="http://www.aiim.org/pdfa/ns/schema#" xmlns:pdfaProperty="http://www.aiim.org/pdfa/ns/property#">',
+    '<rdf:Description rdf:about="" xmlns:pdfaExtension="http://www.aiim.org/pdfa/ns/extension/" ' +
+      'xmlns:pdfaSchema="http://www.aiim.org/pdfa/ns/schema#" ' +
+      'xmlns:pdfaProperty="http://www.aiim.org/pdfa/ns/property#">',
     '<pdfaExtension:schemas><rdf:Bag><rdf:li rdf:parseType="Resource">',
     '<pdfaSchema:schema>Factur-X PDFA Extension Schema</pdfaSchema:schema>',
     `<pdfaSchema:namespaceURI>${FX_NAMESPACE}</pdfaSchema:namespaceURI>`,
@@ -191,7 +195,8 @@ function serialize(ctx: PDFContext, root: PDFRef, info: PDFRef, id: Buffer): Buf
   const hex = id.toString('hex').toUpperCase();
   parts.push(
     Buffer.from(
-      `${xref.join('\n')}\ntrailer\n<< /Size ${size} /Root ${root.toString()} /Info ${info.toString()} /ID [<${hex}> <${hex}>] >>\nstartxref\n${offset}\n%%EOF\n`,
+      `${xref.join('\n')}\ntrailer\n<< /Size ${size} /Root ${root.toString()} /Info ${info.toString()} /ID ` +
+        `[<${hex}> <${hex}>] >>\nstartxref\n${offset}\n%%EOF\n`,
       'latin1',
     ),
   );

@@ -1,6 +1,7 @@
 /**
  * Namespace URIs used by format detection and by the code that reads documents. XPath expressions elsewhere bind their
- * own prefixes to these URIs (see `select`/`text` in secure-parser.ts); the prefixes a document happens to use are never
+ * own prefixes to these URIs (see `select`/`text` in secure-parser.ts); the prefixes a document happens to use are
+ * never
  * relied upon.
  */
 export const NS = {

@@ -263,7 +263,10 @@ class TreeDocument extends TreeParent implements ReadDocument {
   }
 }
 
-/** Attribute names xmldom accepts without question (the scanner says the same of element names): ASCII NCNames, at most one prefix. */
+/**
+ * Attribute names xmldom accepts without question (the scanner says the same of element names): ASCII NCNames, at most
+ * one prefix.
+ */
 const PLAIN_QNAME = /^[A-Za-z_][A-Za-z0-9_.-]*(?::[A-Za-z_][A-Za-z0-9_.-]*)?$/;
 const PLAIN_PI_TARGET = /^[A-Za-z_][A-Za-z0-9_.:-]*$/;
 

@@ -20,7 +20,8 @@ installXmldomRegexCache();
  *
  * 1. bytes → text: size limit, binary sniffing, byte order mark and declared encoding must agree, strict decoding;
  * 2. character check: only XML 1.0 characters;
- * 3. lexical scan (xml-scanner.ts): DOCTYPE refused wherever it appears, depth / node / attribute limits, balanced tags.
+ * 3. lexical scan (xml-scanner.ts): DOCTYPE refused wherever it appears, depth / node / attribute limits, balanced
+ * tags.
  *
  * Only then is the DOM built, and any xmldom error or warning becomes INVALID_XML. Refusals for safety reasons are
  * UNSAFE_XML, an over-size input PAYLOAD_TOO_LARGE. Error messages start with `line:column:`.
@@ -225,7 +226,8 @@ export function decodeXml(
     if (bad !== -1) {
       const { line, column } = bytePosition(buf, bad);
       throw invalid(
-        `the document declares encoding "${declared}" but byte ${hexBytes(buf, bad, 1)} at byte offset ${bad} is not ASCII`,
+        `the document declares encoding "${declared}" but byte ${hexBytes(buf, bad, 1)} at byte offset ${bad} is ` +
+          `not ASCII`,
         line,
         column,
       );
@@ -353,7 +355,8 @@ function buildDom(text: string): Document {
 }
 
 /**
- * Parses untrusted XML into a DOM. Throws GatewayError INVALID_XML (not well-formed, bad encoding), UNSAFE_XML (DOCTYPE,
+ * Parses untrusted XML into a DOM. Throws GatewayError INVALID_XML (not well-formed, bad encoding), UNSAFE_XML
+ * (DOCTYPE,
  * limits) or PAYLOAD_TOO_LARGE; never anything else for bad input.
  */
 export function parseXml(input: Buffer | Uint8Array | string, limits?: Partial<XmlLimits>): Document {

@@ -8,7 +8,8 @@ import { GatewayError, type GatewayErrorCode } from '../../core/gateway-error';
  * well-formedness a truncated or non-XML body breaks (balanced tags, one root, no text outside it, entity and character
  * references, no `]]>` in character data). It is linear in the input: every search moves forward only.
  *
- * It also resolves namespace prefixes (an undeclared prefix is an error, as in xmldom) and refuses duplicate attributes.
+ * It also resolves namespace prefixes (an undeclared prefix is an error, as in xmldom) and refuses duplicate
+ * attributes.
  * The optional visitor receives start/end tags with their resolved namespace and, when it asks for it, decoded
  * character data; format detection uses it to read identifiers from large documents without building a DOM.
  */
@@ -267,7 +268,8 @@ export function scanXml(text: string, limits: ScanLimits, visitor?: ScanVisitor)
         fail(
           'INVALID_XML',
           amp,
-          `malformed or undefined entity reference "${shown}" (only the five predefined entities and character references are allowed)`,
+          `malformed or undefined entity reference "${shown}" (only the five predefined entities and character ` +
+            `references are allowed)`,
         );
       }
       const ref = m as RegExpExecArray;

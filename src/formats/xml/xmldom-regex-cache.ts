@@ -1,10 +1,12 @@
 /**
  * xmldom 0.9 builds a new regular expression for every end tag it parses (lib/sax.js: `g.reg('^', g.QName_group,
- * g.S_OPT, '$')`): the source of a QName with all its Unicode ranges, joined and compiled again each time. On e-invoices,
+ * g.S_OPT, '$')`): the source of a QName with all its Unicode ranges, joined and compiled again each time. On
+ * e-invoices,
  * which are mostly end tags, that was a third of the parse time (known upstream: xmldom/xmldom#950, unfixed in 0.9.12).
  *
  * The expressions it builds are fixed combinations of the grammar's own constants, compiled without the global or
- * sticky flag, so one compiled instance can serve every call: `reg` is wrapped to return the instance built for the same
+ * sticky flag, so one compiled instance can serve every call: `reg` is wrapped to return the instance built for the
+ * same
  * arguments (compared by identity: the grammar's RegExp constants and short literal strings). The parse result is the
  * same; only the repeated construction goes. If a future xmldom no longer has `reg`, nothing is wrapped.
  */

@@ -18,28 +18,14 @@ import {
   X509Certificate,
   type KeyObject,
 } from 'node:crypto';
-import type { Document, Element, Node } from '@xmldom/xmldom';
+import type { Document, Element } from '@xmldom/xmldom';
+import { childElementsNamed as childElements, escapeXml as esc } from '../../formats/xml/helpers';
 import { ALG, NS, WSS } from './constants';
 import { EbmsError } from './ebms-error';
 import { envelopeParts } from './signature';
 
 const GCM_IV = 12;
 const GCM_TAG = 16;
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function isElement(n: Node | null | undefined): n is Element {
-  return !!n && n.nodeType === 1;
-}
-
-function childElements(parent: Node, ns: string, local: string): Element[] {
-  const out: Element[] = [];
-  for (let c = parent.firstChild; c; c = c.nextSibling)
-    if (isElement(c) && c.namespaceURI === ns && c.localName === local) out.push(c);
-  return out;
-}
 
 export interface PlainAttachment {
   contentId: string;

@@ -18,8 +18,8 @@
  * new one.
  */
 import type { X509Certificate } from 'node:crypto';
-import type { Element, Node } from '@xmldom/xmldom';
 import { request, type Dispatcher } from 'undici';
+import { firstChildElement as child } from '../../formats/xml/helpers';
 import { parseXml } from '../../formats/xml/secure-parser';
 import { commonNameOf } from '../pki/certificates';
 import type { RevocationChecker } from '../pki/revocation';
@@ -73,16 +73,6 @@ export function isDuplicateError(e: EbmsErrorEntry): boolean {
     (e.errorCode === 'EBMS:0004' &&
       /already handled \(this is a duplicate\)/i.test(`${e.description ?? ''} ${e.errorDetail ?? ''}`))
   );
-}
-
-function isElement(n: Node | null | undefined): n is Element {
-  return !!n && n.nodeType === 1;
-}
-
-function child(parent: Node | undefined, ns: string, local: string): Element | undefined {
-  for (let c = parent?.firstChild; c; c = c.nextSibling)
-    if (isElement(c) && c.namespaceURI === ns && c.localName === local) return c;
-  return undefined;
 }
 
 const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';

@@ -4,28 +4,14 @@
  * reading either kind from a response. Signals go back non-MIME as application/soap+xml.
  */
 import { randomUUID, type X509Certificate } from 'node:crypto';
-import type { Element, Node } from '@xmldom/xmldom';
+import type { Element } from '@xmldom/xmldom';
 import { parseXml } from '../../formats/xml/secure-parser';
+import { childElementsNamed as kids, escapeXml as esc } from '../../formats/xml/helpers';
 import { AP_KEY_USAGES, checkCertificate } from '../pki/cert-validation';
 import type { KeyMaterial } from '../pki/key-material';
 import { ALG, NS } from './constants';
 import { EBMS_ERRORS, EbmsError, type EbmsErrorCode } from './ebms-error';
 import { envelopeParts, signEnvelope, verifyEnvelopeSignature, type SignatureReference } from './signature';
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function isElement(n: Node | null | undefined): n is Element {
-  return !!n && n.nodeType === 1;
-}
-
-function kids(parent: Node, ns: string, local: string): Element[] {
-  const out: Element[] = [];
-  for (let c = parent.firstChild; c; c = c.nextSibling)
-    if (isElement(c) && c.namespaceURI === ns && c.localName === local) out.push(c);
-  return out;
-}
 
 const textOf = (e: Element | undefined): string => (e?.textContent ?? '').trim();
 

@@ -11,6 +11,7 @@
 import { createHash, createSign, createVerify, randomUUID, timingSafeEqual, X509Certificate } from 'node:crypto';
 import type { Document, Element, Node } from '@xmldom/xmldom';
 import { parseXml } from '../../formats/xml/secure-parser';
+import { childElementsNamed as childElements, escapeXml as esc, isElement } from '../../formats/xml/helpers';
 import type { KeyMaterial } from '../pki/key-material';
 import { excC14n } from '../c14n';
 import { ALG, NS, WSS } from './constants';
@@ -32,21 +33,6 @@ export interface AttachmentForSignature {
   mimeType: string;
   /** The signed content: after compression, before encryption. */
   data: Buffer;
-}
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function isElement(n: Node | null | undefined): n is Element {
-  return !!n && n.nodeType === 1;
-}
-
-function childElements(parent: Node, ns: string, local: string): Element[] {
-  const out: Element[] = [];
-  for (let c = parent.firstChild; c; c = c.nextSibling)
-    if (isElement(c) && c.namespaceURI === ns && c.localName === local) out.push(c);
-  return out;
 }
 
 function wsuId(e: Element): string | null {

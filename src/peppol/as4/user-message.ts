@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Element, Node } from '@xmldom/xmldom';
+import { childElementsNamed, escapeXml as esc } from '../../formats/xml/helpers';
 import {
   DOCTYPE_SCHEME_BUSDOX,
   PARTICIPANT_SCHEME,
@@ -48,10 +49,6 @@ export interface UserMessage {
   conversationId: string;
   messageProperties: EbmsProperty[];
   payloads: EbmsPartInfo[];
-}
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 const attr = (name: string, value: string | undefined): string =>
@@ -114,16 +111,7 @@ export function buildUserMessageEnvelope(
 // ---------------------------------------------------------------------------------------------------------------------
 // Reading
 
-function isElement(n: Node | null | undefined): n is Element {
-  return !!n && n.nodeType === 1;
-}
-
-function kids(parent: Node, local: string): Element[] {
-  const out: Element[] = [];
-  for (let c = parent.firstChild; c; c = c.nextSibling)
-    if (isElement(c) && c.namespaceURI === NS.eb && c.localName === local) out.push(c);
-  return out;
-}
+const kids = (parent: Node, local: string): Element[] => childElementsNamed(parent, NS.eb, local);
 
 function one(parent: Node, local: string, where: string): Element {
   const found = kids(parent, local);

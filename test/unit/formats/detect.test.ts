@@ -33,7 +33,8 @@ function ubl(
 ): string {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<${root} xmlns="urn:oasis:names:specification:ubl:schema:xsd:${root}-2" xmlns:cbc="${NS.cbc}" xmlns:cac="${NS.cac}"${opts.rootAttrs ?? ''}>`,
+    `<${root} xmlns="urn:oasis:names:specification:ubl:schema:xsd:${root}-2" xmlns:cbc="${NS.cbc}" ` +
+      `xmlns:cac="${NS.cac}"${opts.rootAttrs ?? ''}>`,
     customizationId === undefined ? '' : `  <cbc:CustomizationID>${customizationId}</cbc:CustomizationID>`,
     `  <cbc:ProfileID>${opts.profileId ?? 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0'}</cbc:ProfileID>`,
     '  <cbc:ID>INV-1</cbc:ID>',
@@ -69,7 +70,8 @@ function zugferd1(profile: string, typeCode = '380'): string {
 }
 
 const fattura = (versione: string): string =>
-  `<?xml version="1.0" encoding="UTF-8"?>\n<p:FatturaElettronica versione="${versione}" xmlns:p="${NS.fatturaPA12}" xmlns:ds="http://www.w3.org/2000/09/xmldsig#">` +
+  `<?xml version="1.0" encoding="UTF-8"?>\n<p:FatturaElettronica versione="${versione}" xmlns:p="${NS.fatturaPA12}" ` +
+  `xmlns:ds="http://www.w3.org/2000/09/xmldsig#">` +
   '<FatturaElettronicaHeader><DatiTrasmissione><FormatoTrasmissione>' +
   versione +
   '</FormatoTrasmissione></DatiTrasmissione></FatturaElettronicaHeader>' +
@@ -99,7 +101,8 @@ function refusedBoth(xml: string, opts: { sourceFormat?: string } = {}): Gateway
   return a;
 }
 
-// --- formats the corpus lacks ------------------------------------------------------------------------------------------
+// --- formats the corpus lacks
+// ------------------------------------------------------------------------------------------
 
 describe('detectFormat: hand-written documents', () => {
   it.each<[string, string, Partial<DetectedFormat>]>([
@@ -197,7 +200,9 @@ describe('detectFormat: hand-written documents', () => {
     [
       'SETU: extension namespace declared deep in the document',
       ubl('Invoice', NLCIUS, {
-        extra: `<cac:InvoiceLine><cbc:ID>1</cbc:ID><cbc:Note xmlns:s="${NS.setuInvoiceExtension}">week 36</cbc:Note></cac:InvoiceLine>`,
+        extra:
+          `<cac:InvoiceLine><cbc:ID>1</cbc:ID><cbc:Note xmlns:s="${NS.setuInvoiceExtension}">week ` +
+          `36</cbc:Note></cac:InvoiceLine>`,
       }),
       { id: 'setu-invoice-ubl' },
     ],
@@ -297,12 +302,14 @@ describe('detectFormat: hand-written documents', () => {
     ['FatturaPA B2B', fattura('FPR12'), { id: 'fatturapa-1.2', version: 'FPR12' }],
     [
       'ebInterface 6.1 credit memo',
-      '<Invoice xmlns="http://www.ebinterface.at/schema/6p1/" DocumentType="CreditMemo" GeneratingSystem="x" InvoiceCurrency="EUR" Language="ger"/>',
+      '<Invoice xmlns="http://www.ebinterface.at/schema/6p1/" DocumentType="CreditMemo" GeneratingSystem="x" ' +
+        'InvoiceCurrency="EUR" Language="ger"/>',
       { id: 'ebinterface-6.1', documentType: 'CreditNote', syntax: 'ebInterface' },
     ],
     [
       'Svefaktura 1.0',
-      '<Invoice xmlns="urn:sfti:documents:BasicInvoice:1:0" xmlns:cbc="urn:oasis:names:tc:ubl:CommonBasicComponents:1:0"><cbc:ID>1</cbc:ID></Invoice>',
+      '<Invoice xmlns="urn:sfti:documents:BasicInvoice:1:0" ' +
+        'xmlns:cbc="urn:oasis:names:tc:ubl:CommonBasicComponents:1:0"><cbc:ID>1</cbc:ID></Invoice>',
       { id: 'svefaktura-1.0', syntax: 'Svefaktura' },
     ],
     [
@@ -351,7 +358,9 @@ describe('detectFormat: reading the identifiers', () => {
       extra: `<cac:Extra><cbc:CustomizationID>${PEPPOL_BIS3}</cbc:CustomizationID></cac:Extra>`,
     });
     expect(detectBoth(decoy).id).toBe('nlcius-ubl-invoice');
-    const otherPrefixes = `<i:Invoice xmlns:i="${NS.ublInvoice}"><CustomizationID xmlns="${NS.cbc}">${XRECHNUNG_3}</CustomizationID></i:Invoice>`;
+    const otherPrefixes =
+      `<i:Invoice xmlns:i="${NS.ublInvoice}"><CustomizationID ` +
+      `xmlns="${NS.cbc}">${XRECHNUNG_3}</CustomizationID></i:Invoice>`;
     expect(detectBoth(otherPrefixes).id).toBe('xrechnung-ubl-invoice');
     const wrongNamespace = `<Invoice xmlns="${NS.ublInvoice}"><CustomizationID>${PEPPOL_BIS3}</CustomizationID></Invoice>`;
     expect(refusedBoth(wrongNamespace).message).toMatch(/CustomizationID \(BT-24\) is missing/);
@@ -436,8 +445,10 @@ describe('detectFormat: refusals', () => {
     const e = refusedBoth(ubl('Invoice', 'urn:example:custom:1.0'));
     expect(e.code).toBe('UNKNOWN_FORMAT');
     expect(e.message).toBe(
-      `document format not recognised: root element <Invoice> in namespace "${NS.ublInvoice}", CustomizationID (BT-24) "urn:example:custom:1.0", ` +
-        'ProfileID "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0"; the specification identifier is not one the gateway supports for <Invoice>',
+      `document format not recognised: root element <Invoice> in namespace "${NS.ublInvoice}", CustomizationID ` +
+        `(BT-24) "urn:example:custom:1.0", ` +
+        'ProfileID "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0"; the specification identifier is not one the ' +
+        'gateway supports for <Invoice>',
     );
     expect(e.details).toEqual({
       rootName: 'Invoice',
@@ -448,7 +459,8 @@ describe('detectFormat: refusals', () => {
 
   it('explains an unknown root, an EN 16931 extension it does not know, and a missing GuidelineID', () => {
     expect(refusedBoth('<x:Rechnung xmlns:x="urn:example:rechnung"/>').message).toBe(
-      'document format not recognised: root element <x:Rechnung> in namespace "urn:example:rechnung"; this root element is not a supported document format',
+      'document format not recognised: root element <x:Rechnung> in namespace "urn:example:rechnung"; this root ' +
+        'element is not a supported document format',
     );
     expect(refusedBoth('<Invoice/>').message).toMatch(/root element <Invoice> in namespace \(none\)/);
     expect(refusedBoth(ubl('Invoice', 'urn:cen.eu:en16931:2017#conformant#urn:example:extension')).message).toMatch(

@@ -93,22 +93,25 @@ function refusal(fn: () => unknown): GatewayError {
 }
 
 describe('extractFromPdf with PDFs built here', () => {
-  it('finds factur-x.xml in a PDF whose dictionaries sit in object streams, and detects it with container pdf', async () => {
-    const pdf = await hybridPdf([['factur-x.xml', ciiXml('urn:cen.eu:en16931:2017')]]);
-    expect(isPdf(pdf)).toBe(true);
-    const { filename, xml } = extractFromPdf(pdf);
-    expect(filename).toBe('factur-x.xml');
-    expect(xml.equals(ciiXml('urn:cen.eu:en16931:2017'))).toBe(true);
-    expect(detectFormat(pdf)).toEqual(
-      expect.objectContaining({
-        id: 'facturx-en16931',
-        syntax: 'CII',
-        documentType: 'Invoice',
-        container: 'pdf',
-        attachmentFilename: 'factur-x.xml',
-      }),
-    );
-  });
+  it(
+    'finds factur-x.xml in a PDF whose dictionaries sit in object streams, and detects it with container ' + 'pdf',
+    async () => {
+      const pdf = await hybridPdf([['factur-x.xml', ciiXml('urn:cen.eu:en16931:2017')]]);
+      expect(isPdf(pdf)).toBe(true);
+      const { filename, xml } = extractFromPdf(pdf);
+      expect(filename).toBe('factur-x.xml');
+      expect(xml.equals(ciiXml('urn:cen.eu:en16931:2017'))).toBe(true);
+      expect(detectFormat(pdf)).toEqual(
+        expect.objectContaining({
+          id: 'facturx-en16931',
+          syntax: 'CII',
+          documentType: 'Invoice',
+          container: 'pdf',
+          attachmentFilename: 'factur-x.xml',
+        }),
+      );
+    },
+  );
 
   it('reads classic cross-reference PDFs too', async () => {
     const pdf = await hybridPdf([['factur-x.xml', ciiXml('urn:factur-x.eu:1p0:basicwl')]], false);
@@ -137,7 +140,8 @@ describe('extractFromPdf with PDFs built here', () => {
     expect(none.code).toBe('UNPROCESSABLE');
     const plain = await hybridPdf([]);
     expect(refusal(() => detectFormat(plain)).message).toBe(
-      'PDF carries no e-invoice attachment (expected one of factur-x.xml, zugferd-invoice.xml, xrechnung.xml; no embedded files)',
+      'PDF carries no e-invoice attachment (expected one of factur-x.xml, zugferd-invoice.xml, xrechnung.xml; no ' +
+        'embedded files)',
     );
     const other = await hybridPdf([['lieferschein.pdf', Buffer.from('%PDF-1.4')]]);
     const e = refusal(() => detectFormat(other));
@@ -157,7 +161,8 @@ describe('extractFromPdf with PDFs built here', () => {
     const bomb = deflateSync(Buffer.alloc(64 * 1024 * 1024));
     const pdf = Buffer.concat([
       Buffer.from(
-        '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Names << /EmbeddedFiles << /Names [(factur-x.xml) 2 0 R] >> >> >>\nendobj\n',
+        '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Names << /EmbeddedFiles << /Names [(factur-x.xml) 2 0 R] >> >> ' +
+          '>>\nendobj\n',
       ),
       Buffer.from('2 0 obj\n<< /Type /Filespec /F (factur-x.xml) /UF (factur-x.xml) /EF << /F 3 0 R >> >>\nendobj\n'),
       Buffer.from(`3 0 obj\n<< /Type /EmbeddedFile /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`),

@@ -115,9 +115,11 @@ describe('parseXmlForReading: the light tree', () => {
   it('matches xmldom on namespaces, attributes, text, CDATA, comments, processing instructions and line ends', () => {
     const xml =
       '<?xml version="1.0" encoding="UTF-8"?>\r\n<!-- before -->\r\n<?pi before?>\r\n' +
-      '<r:Root xmlns:r="urn:r" xmlns="urn:d" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="urn:r r.xsd" a="x&#13;y&#10;z\r\nw\tv" xml:lang="de">\r\n' +
+      '<r:Root xmlns:r="urn:r" xmlns="urn:d" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ' +
+      'xsi:schemaLocation="urn:r r.xsd" a="x&#13;y&#10;z\r\nw\tv" xml:lang="de">\r\n' +
       '  <Amount currencyID="EUR" r:extra=\'1\'>12.50</Amount>\r\n' +
-      '  <Empty/><EmptyCdata><![CDATA[]]></EmptyCdata><OnlyComment><!-- c --></OnlyComment><OnlyPi><?target data ?></OnlyPi>\r\n' +
+      '  <Empty/><EmptyCdata><![CDATA[]]></EmptyCdata><OnlyComment><!-- c --></OnlyComment><OnlyPi><?target data ' +
+      '?></OnlyPi>\r\n' +
       '  <Mixed>a &amp; b<!-- c -->c<![CDATA[<d>\r\ne]]>f&#13;g\r\nh\ri<Inner>j</Inner>k</Mixed>\r\n' +
       '  <Plain xmlns="">no namespace<Child>still none</Child></Plain>\r\n' +
       '  <r:Same>1</r:Same><r:Same>2</r:Same>\r\n' +
@@ -209,14 +211,24 @@ describe('parseXmlForReading: the light tree', () => {
     }
   });
 
-  it('takes text beyond the Basic Multilingual Plane on the light tree and refuses illegal characters as parseXml does', () => {
-    expect(isXmldom(expectSameTree('<a b="\u{1F600}">x\u{1F4B6}y</a>'))).toBe(false);
-    for (const bad of ['<a>\u0001</a>', '<a>\uD800x</a>', '<a>x\uDC00</a>', '<a b="\uFFFE"/>', '<a>\u2028\u0002</a>']) {
-      const domError = errorOf(() => parseXml(bad));
-      expect(domError).not.toBe('no error');
-      expect(errorOf(() => parseXmlForReading(bad))).toEqual(domError);
-    }
-  });
+  it(
+    'takes text beyond the Basic Multilingual Plane on the light tree and refuses illegal characters as parseXml ' +
+      'does',
+    () => {
+      expect(isXmldom(expectSameTree('<a b="\u{1F600}">x\u{1F4B6}y</a>'))).toBe(false);
+      for (const bad of [
+        '<a>\u0001</a>',
+        '<a>\uD800x</a>',
+        '<a>x\uDC00</a>',
+        '<a b="\uFFFE"/>',
+        '<a>\u2028\u0002</a>',
+      ]) {
+        const domError = errorOf(() => parseXml(bad));
+        expect(domError).not.toBe('no error');
+        expect(errorOf(() => parseXmlForReading(bad))).toEqual(domError);
+      }
+    },
+  );
 
   it('leaves U+2028 line ends to xmldom, which turns them into line feeds', () => {
     const xml = '<a b="1\u20282">x\u2029y\u0085z</a>';

@@ -190,7 +190,8 @@ describe('parseXml: encodings', () => {
     const e = refusal(() => parseXml(doc));
     expect(e.code).toBe('INVALID_XML');
     expect(e.message).toBe(
-      '3:6: invalid UTF-8 byte sequence at byte offset 48 (0xE9 0x3C 0x2F 0x61); the document declares encoding "UTF-8"' +
+      '3:6: invalid UTF-8 byte sequence at byte offset 48 (0xE9 0x3C 0x2F 0x61); the document declares encoding ' +
+        '"UTF-8"' +
         ' (was it saved as ISO-8859-1 or Windows-1252 without declaring that?)',
     );
   });
@@ -266,12 +267,14 @@ describe('parseXml: malformed and non-XML input', () => {
     [
       'undefined entity',
       '<a>&nbsp;</a>',
-      '1:4: malformed or undefined entity reference "&nbsp;" (only the five predefined entities and character references are allowed)',
+      '1:4: malformed or undefined entity reference "&nbsp;" (only the five predefined entities and character ' +
+        'references are allowed)',
     ],
     [
       'bare ampersand',
       '<a>fish & chips</a>',
-      '1:9: malformed or undefined entity reference "&" (only the five predefined entities and character references are allowed)',
+      '1:9: malformed or undefined entity reference "&" (only the five predefined entities and character references ' +
+        'are allowed)',
     ],
     ['unquoted attribute', '<a x=1/>', '1:6: value of attribute "x" must be quoted'],
     ['unbound element prefix', '<a>\n<p:b/></a>', '2:1: namespace prefix "p" of element <p:b> is not declared'],
@@ -317,7 +320,8 @@ describe('namespace-aware XPath helpers', () => {
   const doc = parseXml(
     '<x:Invoice xmlns:x="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" ' +
       'xmlns:b="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">' +
-      '<b:CustomizationID> urn:cen.eu:en16931:2017 </b:CustomizationID><b:Note>one</b:Note><b:Note>two</b:Note></x:Invoice>',
+      '<b:CustomizationID> urn:cen.eu:en16931:2017 ' +
+      '</b:CustomizationID><b:Note>one</b:Note><b:Note>two</b:Note></x:Invoice>',
   );
 
   it('selects with the caller’s prefixes, never the document’s', () => {

@@ -10,7 +10,8 @@ import { EN16931 } from '../../../src/formats/format-ids';
 /**
  * Svefaktura 1.0: a Swedish supplier invoicing a municipality. Two lines (the second without a VAT category, which
  * Svefaktura allows), öre rounding (lines 5000.40 + VAT 1250.10 = 6250.50, rounded off by −0.50 to 6250.00), Bankgiro
- * with OCR reference, F-tax statement, order references on the lines, delivery terms and a penalty rate (no EN 16931 home).
+ * with OCR reference, F-tax statement, order references on the lines, delivery terms and a penalty rate (no EN 16931
+ * home).
  */
 export function svefakturaInvoice(): string {
   return `<?xml version="1.0" encoding="UTF-8"?>

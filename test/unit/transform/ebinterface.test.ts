@@ -86,36 +86,40 @@ describe('ebInterface 6.1 samples → EN 16931 UBL', () => {
     expect(invalidTerms(e)).toEqual(terms);
   });
 
-  it('the ph1 sample without its below-the-line item converts to valid EN 16931 UBL; what has no term is listed', async () => {
-    const xml = corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1_sample_ph1.xml')
-      .toString('utf8')
-      .replace(/<BelowTheLineItem>[\s\S]*<\/BelowTheLineItem>/, '')
-      .replace('<PayableAmount>13.5</PayableAmount>', '<PayableAmount>12</PayableAmount>');
-    const r = transformDocument(xml, { targetFormat: 'en16931-ubl' });
-    expect(r.report.source).toMatchObject({ id: 'ebinterface-6.1', syntax: 'ebInterface', documentType: 'Invoice' });
-    expect(r.report.target.id).toBe('en16931-ubl-invoice');
-    expect(r.report.changed).toEqual([
-      'BT-130 unit "STK" at /Invoice/Details/ItemList/ListLineItem/Quantity written as UN/ECE Rec 20 code H87',
-    ]);
-    expect(r.report.unmapped.map((u) => u.path)).toEqual([
-      '/Invoice/@GeneratingSystem',
-      '/Invoice/@DocumentTitle',
-      '/Invoice/@Language',
-      '/Invoice/Biller/Address/POBox',
-      '/Invoice/Biller/Contact/Salutation',
-      '/Invoice/InvoiceRecipient/OrderReference/ReferenceDate',
-      '/Invoice/InvoiceRecipient/OrderReference/Description',
-      '/Invoice/InvoiceRecipient/Contact/Salutation',
-      '/Invoice/PaymentMethod/UniversalBankTransaction/@ConsolidatorPayable',
-    ]);
-    expect(r.xml).toContain('<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>');
-    expect(r.xml).toContain(
-      '<cbc:PaymentMeansCode name="Zahlbar per Überweisung. Bitte SEPA Voraussetzungen berücksichtigen.">58</cbc:PaymentMeansCode>',
-    );
-    // no contact phone or email: the address's are the contact's (BT-42, BT-43)
-    expect(r.xml).toContain('<cbc:Telephone>+43 1 58801 8857452</cbc:Telephone>');
-    expect(await errorsOf(r.xml)).toEqual({ format: 'en16931-ubl-invoice', errors: [] });
-  });
+  it(
+    'the ph1 sample without its below-the-line item converts to valid EN 16931 UBL; what has no term is ' + 'listed',
+    async () => {
+      const xml = corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1_sample_ph1.xml')
+        .toString('utf8')
+        .replace(/<BelowTheLineItem>[\s\S]*<\/BelowTheLineItem>/, '')
+        .replace('<PayableAmount>13.5</PayableAmount>', '<PayableAmount>12</PayableAmount>');
+      const r = transformDocument(xml, { targetFormat: 'en16931-ubl' });
+      expect(r.report.source).toMatchObject({ id: 'ebinterface-6.1', syntax: 'ebInterface', documentType: 'Invoice' });
+      expect(r.report.target.id).toBe('en16931-ubl-invoice');
+      expect(r.report.changed).toEqual([
+        'BT-130 unit "STK" at /Invoice/Details/ItemList/ListLineItem/Quantity written as UN/ECE Rec 20 code H87',
+      ]);
+      expect(r.report.unmapped.map((u) => u.path)).toEqual([
+        '/Invoice/@GeneratingSystem',
+        '/Invoice/@DocumentTitle',
+        '/Invoice/@Language',
+        '/Invoice/Biller/Address/POBox',
+        '/Invoice/Biller/Contact/Salutation',
+        '/Invoice/InvoiceRecipient/OrderReference/ReferenceDate',
+        '/Invoice/InvoiceRecipient/OrderReference/Description',
+        '/Invoice/InvoiceRecipient/Contact/Salutation',
+        '/Invoice/PaymentMethod/UniversalBankTransaction/@ConsolidatorPayable',
+      ]);
+      expect(r.xml).toContain('<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>');
+      expect(r.xml).toContain(
+        '<cbc:PaymentMeansCode name="Zahlbar per Überweisung. Bitte SEPA Voraussetzungen ' +
+          'berücksichtigen.">58</cbc:PaymentMeansCode>',
+      );
+      // no contact phone or email: the address's are the contact's (BT-42, BT-43)
+      expect(r.xml).toContain('<cbc:Telephone>+43 1 58801 8857452</cbc:Telephone>');
+      expect(await errorsOf(r.xml)).toEqual({ format: 'en16931-ubl-invoice', errors: [] });
+    },
+  );
 });
 
 describe('older ebInterface versions the same reader reads (6.0, 5.0)', () => {
@@ -440,38 +444,43 @@ describe('400 and 422 for ebInterface', () => {
     expect(e).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT', target: 'ebinterface-6.1' } });
     expect(missingRules(e)).toEqual(['EBI61-ADDRESS-BILLER', 'EBI61-ADDRESS-RECIPIENT', 'EBI61-DECIMAL4']);
     expect(e.message).toContain(
-      'EBI61-ADDRESS-BILLER (BT-37, BT-38): ebInterface requires the seller (Biller) city (BT-37) and post code (BT-38)',
+      'EBI61-ADDRESS-BILLER (BT-37, BT-38): ebInterface requires the seller (Biller) city (BT-37) and post code ' +
+        '(BT-38)',
     );
   });
 
-  it('422 for ebInterface values the model cannot take: a tax category outside EN 16931, a bad date, an unknown DocumentType, totals that disagree', () => {
-    const ebi = writeEbInterface(fullInvoice()).xml;
-    const badCategory = ebi.replace(
-      '<TaxPercent TaxCategoryCode="S">9</TaxPercent>',
-      '<TaxPercent TaxCategoryCode="XY">9</TaxPercent>',
-    );
-    // the line's category is refused, and with it the 9 % breakdown no longer adds up
-    expect(invalidTerms(refusal(() => transformDocument(badCategory, { targetFormat: 'en16931-ubl' })))).toEqual([
-      'BT-151',
-      'BT-116 BR-S-08',
-    ]);
-    const badDate = ebi.replace('<InvoiceDate>2026-11-02</InvoiceDate>', '<InvoiceDate>02.11.2026</InvoiceDate>');
-    expect(refusal(() => transformDocument(badDate, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
-      invalid: [{ term: 'BT-2', path: '/Invoice/InvoiceDate' }],
-    });
-    const badType = ebi.replace('DocumentType="Invoice"', 'DocumentType="Quote"');
-    expect(refusal(() => transformDocument(badType, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
-      invalid: [{ term: 'BT-3', message: 'DocumentType "Quote" is not an ebInterface document type' }],
-    });
-    const badTotal = ebi.replace(
-      '<TotalGrossAmount>221.53</TotalGrossAmount>',
-      '<TotalGrossAmount>221.54</TotalGrossAmount>',
-    );
-    expect(invalidTerms(refusal(() => transformDocument(badTotal, { targetFormat: 'en16931-cii' })))).toEqual([
-      'BT-112 BR-CO-15',
-      'BT-115 BR-CO-16',
-    ]);
-  });
+  it(
+    '422 for ebInterface values the model cannot take: a tax category outside EN 16931, a bad date, an unknown ' +
+      'DocumentType, totals that disagree',
+    () => {
+      const ebi = writeEbInterface(fullInvoice()).xml;
+      const badCategory = ebi.replace(
+        '<TaxPercent TaxCategoryCode="S">9</TaxPercent>',
+        '<TaxPercent TaxCategoryCode="XY">9</TaxPercent>',
+      );
+      // the line's category is refused, and with it the 9 % breakdown no longer adds up
+      expect(invalidTerms(refusal(() => transformDocument(badCategory, { targetFormat: 'en16931-ubl' })))).toEqual([
+        'BT-151',
+        'BT-116 BR-S-08',
+      ]);
+      const badDate = ebi.replace('<InvoiceDate>2026-11-02</InvoiceDate>', '<InvoiceDate>02.11.2026</InvoiceDate>');
+      expect(refusal(() => transformDocument(badDate, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
+        invalid: [{ term: 'BT-2', path: '/Invoice/InvoiceDate' }],
+      });
+      const badType = ebi.replace('DocumentType="Invoice"', 'DocumentType="Quote"');
+      expect(refusal(() => transformDocument(badType, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
+        invalid: [{ term: 'BT-3', message: 'DocumentType "Quote" is not an ebInterface document type' }],
+      });
+      const badTotal = ebi.replace(
+        '<TotalGrossAmount>221.53</TotalGrossAmount>',
+        '<TotalGrossAmount>221.54</TotalGrossAmount>',
+      );
+      expect(invalidTerms(refusal(() => transformDocument(badTotal, { targetFormat: 'en16931-cii' })))).toEqual([
+        'BT-112 BR-CO-15',
+        'BT-115 BR-CO-16',
+      ]);
+    },
+  );
 
   it('maps DocumentType to BT-3 and back, and TaxCategoryCode AA (reduced rate) to S', () => {
     const ebi = writeEbInterface(fullInvoice()).xml;

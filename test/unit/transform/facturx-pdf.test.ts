@@ -185,7 +185,8 @@ describe('Factur-X PDF output: structure', () => {
     expect(ef.dict).toContain('/Subtype /text#2Fxml');
     expect(ef.dict).toMatch(
       new RegExp(
-        `/Params <<\\n/ModDate \\(D:20261125100000\\+00'00'\\)\\n/CreationDate \\(D:20261125100000\\+00'00'\\)\\n/Size ${Buffer.byteLength(r.xml)}\\n>>`,
+        `/Params <<\\n/ModDate \\(D:20261125100000\\+00'00'\\)\\n/CreationDate ` +
+          `\\(D:20261125100000\\+00'00'\\)\\n/Size ${Buffer.byteLength(r.xml)}\\n>>`,
       ),
     );
     expect(ef.data.toString('utf8')).toBe(r.xml);
@@ -236,7 +237,8 @@ describe('Factur-X PDF output: structure', () => {
   });
 
   it('any source the model reads becomes a Factur-X PDF: FatturaPA and ebInterface too', () => {
-    // The ebInterface sample without its below-the-line item, which EN 16931 has no term for (as in ebinterface.test.ts).
+    // The ebInterface sample without its below-the-line item, which EN 16931 has no term for (as in
+    // ebinterface.test.ts).
     const ebi = corpusFile('ebinterface/ebinterface/ebi61/ebinterface_6p1_sample_ph1.xml')
       .toString('utf8')
       .replace(/<BelowTheLineItem>[\s\S]*<\/BelowTheLineItem>/, '')

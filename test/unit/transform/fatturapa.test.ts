@@ -5,7 +5,7 @@ import { GatewayError } from '../../../src/core/gateway-error';
 import { NS } from '../../../src/formats/xml/namespaces';
 import { parseXml } from '../../../src/formats';
 import { transformDocument, type TransformResult } from '../../../src/transform';
-import { readFatturaPa } from '../../../src/transform/fatturapa/reader';
+import { readFatturaPa } from '../../../src/en16931/fatturapa/reader';
 import { requirePacks, validator } from '../validation/support';
 import { fullCreditNote, fullInvoice } from './fixture';
 import { golden, refusal } from './support';
@@ -166,67 +166,71 @@ describe('FatturaPA → EN 16931', () => {
     );
   });
 
-  it('public administration: IPA code, codice fiscale, CUP/CIG, exempt N4 with its legal reference, percentage discount, discount line, split payment', () => {
-    const r = transformDocument(fixture('mixed-natura-pa'), { targetFormat: 'en16931-cii' });
-    const inv = readCii(parseXml(r.xml)).invoice;
-    expect(inv.buyer).toMatchObject({
-      name: 'Comune di Esempio',
-      legalRegistrationIdentifier: { value: '80012345678', schemeId: '0210' },
-      electronicAddress: { value: 'UFY9MH', schemeId: '0201' },
-    });
-    expect(inv.buyer.vatIdentifier).toBeUndefined();
-    expect(inv).toMatchObject({
-      projectReference: 'J12B34000050006',
-      tenderOrLotReference: 'ZAB1234567',
-      purchaseOrderReference: 'DET-12-2026',
-    });
-    expect(inv.lines[0]).toMatchObject({
-      quantity: '1',
-      quantityUnitCode: 'C62',
-      netAmount: '900.00',
-      price: { netPrice: '1000.00' },
-      allowanceCharges: [
-        { charge: false, amount: '100.00', percentage: '10.00', baseAmount: '1000.00', reason: 'Sconto' },
-      ],
-    });
-    expect(inv.lines[1]).toMatchObject({ vat: { categoryCode: 'E', rate: '0' } });
-    expect(inv.allowanceCharges).toEqual([
-      { charge: false, amount: '50.00', vatCategoryCode: 'S', vatRate: '22', reason: 'Sconto convenzione' },
-    ]);
-    expect(inv.vatBreakdown).toEqual([
-      { taxableAmount: '850.00', taxAmount: '187.00', categoryCode: 'S', rate: '22' },
-      {
-        taxableAmount: '300.00',
-        taxAmount: '0.00',
-        categoryCode: 'E',
-        rate: '0',
-        exemptionReasonText: 'Esente art. 10 n. 20 DPR 633/72',
-      },
-    ]);
-    expect(inv.totals).toMatchObject({
-      sumOfLineNetAmounts: '1200.00',
-      sumOfAllowances: '50.00',
-      totalWithoutVat: '1150.00',
-      totalWithVat: '1337.00',
-      amountDueForPayment: '1337.00',
-    });
-    expect(r.report.filled).toContain(
-      'BT-129 Invoiced quantity of line 1 = 1 C62 (FatturaPA leaves it out for a single service)',
-    );
-    // split payment: the buyer pays the VAT to the treasury, which EN 16931 cannot say; both facts are listed
-    expect(r.report.unmapped).toEqual(
-      expect.arrayContaining([
+  it(
+    'public administration: IPA code, codice fiscale, CUP/CIG, exempt N4 with its legal reference, percentage ' +
+      'discount, discount line, split payment',
+    () => {
+      const r = transformDocument(fixture('mixed-natura-pa'), { targetFormat: 'en16931-cii' });
+      const inv = readCii(parseXml(r.xml)).invoice;
+      expect(inv.buyer).toMatchObject({
+        name: 'Comune di Esempio',
+        legalRegistrationIdentifier: { value: '80012345678', schemeId: '0210' },
+        electronicAddress: { value: 'UFY9MH', schemeId: '0201' },
+      });
+      expect(inv.buyer.vatIdentifier).toBeUndefined();
+      expect(inv).toMatchObject({
+        projectReference: 'J12B34000050006',
+        tenderOrLotReference: 'ZAB1234567',
+        purchaseOrderReference: 'DET-12-2026',
+      });
+      expect(inv.lines[0]).toMatchObject({
+        quantity: '1',
+        quantityUnitCode: 'C62',
+        netAmount: '900.00',
+        price: { netPrice: '1000.00' },
+        allowanceCharges: [
+          { charge: false, amount: '100.00', percentage: '10.00', baseAmount: '1000.00', reason: 'Sconto' },
+        ],
+      });
+      expect(inv.lines[1]).toMatchObject({ vat: { categoryCode: 'E', rate: '0' } });
+      expect(inv.allowanceCharges).toEqual([
+        { charge: false, amount: '50.00', vatCategoryCode: 'S', vatRate: '22', reason: 'Sconto convenzione' },
+      ]);
+      expect(inv.vatBreakdown).toEqual([
+        { taxableAmount: '850.00', taxAmount: '187.00', categoryCode: 'S', rate: '22' },
         {
-          path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[1]/EsigibilitaIVA',
-          text: 'S',
+          taxableAmount: '300.00',
+          taxAmount: '0.00',
+          categoryCode: 'E',
+          rate: '0',
+          exemptionReasonText: 'Esente art. 10 n. 20 DPR 633/72',
         },
-        expect.objectContaining({
-          path: '/FatturaElettronica/FatturaElettronicaBody/DatiPagamento/DettaglioPagamento/ImportoPagamento',
-          text: expect.stringMatching(/^1150.00 /),
-        }),
-      ]),
-    );
-  });
+      ]);
+      expect(inv.totals).toMatchObject({
+        sumOfLineNetAmounts: '1200.00',
+        sumOfAllowances: '50.00',
+        totalWithoutVat: '1150.00',
+        totalWithVat: '1337.00',
+        amountDueForPayment: '1337.00',
+      });
+      expect(r.report.filled).toContain(
+        'BT-129 Invoiced quantity of line 1 = 1 C62 (FatturaPA leaves it out for a single service)',
+      );
+      // split payment: the buyer pays the VAT to the treasury, which EN 16931 cannot say; both facts are listed
+      expect(r.report.unmapped).toEqual(
+        expect.arrayContaining([
+          {
+            path: '/FatturaElettronica/FatturaElettronicaBody/DatiBeniServizi/DatiRiepilogo[1]/EsigibilitaIVA',
+            text: 'S',
+          },
+          expect.objectContaining({
+            path: '/FatturaElettronica/FatturaElettronicaBody/DatiPagamento/DettaglioPagamento/ImportoPagamento',
+            text: expect.stringMatching(/^1150.00 /),
+          }),
+        ]),
+      );
+    },
+  );
 
   it('TD04 is a credit note (381) with its invoice in BG-3 and the PEC address as BT-49', () => {
     const r = transformDocument(fixture('credit-note-td04'), { targetFormat: 'en16931-ubl' });
@@ -325,39 +329,47 @@ describe('FatturaPA → EN 16931: 422 and 400', () => {
     ).toEqual(['BR-DE-5', 'BR-DE-15', 'PEPPOL-EN16931-R020']);
   });
 
-  it('a "non soggetta" (N2.2) line is category O, which EN 16931 forbids beside the seller VAT identifier (BR-O-02)', () => {
-    const xml = fixture('mixed-natura-pa').replace(/<Natura>N4<\/Natura>/g, '<Natura>N2.2</Natura>');
-    const e = refusal(() => transformDocument(xml, { targetFormat: 'en16931-ubl' }));
-    expect(e).toMatchObject({ status: 422 });
-    expect(missingRules(e)).toEqual(['BR-O-02']);
-  });
+  it(
+    'a "non soggetta" (N2.2) line is category O, which EN 16931 forbids beside the seller VAT identifier ' +
+      '(BR-O-02)',
+    () => {
+      const xml = fixture('mixed-natura-pa').replace(/<Natura>N4<\/Natura>/g, '<Natura>N2.2</Natura>');
+      const e = refusal(() => transformDocument(xml, { targetFormat: 'en16931-ubl' }));
+      expect(e).toMatchObject({ status: 422 });
+      expect(missingRules(e)).toEqual(['BR-O-02']);
+    },
+  );
 
-  it('refuses what has no EN 16931 reading: a batch of two invoices, a discount outside the VAT summary, an unknown unit', () => {
-    const twoBodies = fixture('goods-22').replace(
-      /(<FatturaElettronicaBody>[\s\S]*<\/FatturaElettronicaBody>)/,
-      '$1$1',
-    );
-    expect(refusal(() => transformDocument(twoBodies, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
-      reason: 'CANNOT_CONVERT',
-      invalid: [{ term: 'BG-25', message: expect.stringContaining('2 FatturaElettronicaBody') }],
-    });
-    const discount = fixture('goods-22').replace(
-      '<ImportoTotaleDocumento>',
-      '<ScontoMaggiorazione><Tipo>SC</Tipo><Importo>19.80</Importo></ScontoMaggiorazione><ImportoTotaleDocumento>',
-    );
-    expect(refusal(() => transformDocument(discount, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
-      invalid: [
-        {
-          term: 'BG-20',
-          path: '/FatturaElettronica/FatturaElettronicaBody/DatiGenerali/DatiGeneraliDocumento/ScontoMaggiorazione',
-        },
-      ],
-    });
-    const unit = fixture('goods-22').replace('<UnitaMisura>H87</UnitaMisura>', '<UnitaMisura>scatole</UnitaMisura>');
-    expect(refusal(() => transformDocument(unit, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
-      invalid: [{ term: 'BT-130', message: expect.stringContaining('scatole') }],
-    });
-  });
+  it(
+    'refuses what has no EN 16931 reading: a batch of two invoices, a discount outside the VAT summary, an unknown ' +
+      'unit',
+    () => {
+      const twoBodies = fixture('goods-22').replace(
+        /(<FatturaElettronicaBody>[\s\S]*<\/FatturaElettronicaBody>)/,
+        '$1$1',
+      );
+      expect(refusal(() => transformDocument(twoBodies, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
+        reason: 'CANNOT_CONVERT',
+        invalid: [{ term: 'BG-25', message: expect.stringContaining('2 FatturaElettronicaBody') }],
+      });
+      const discount = fixture('goods-22').replace(
+        '<ImportoTotaleDocumento>',
+        '<ScontoMaggiorazione><Tipo>SC</Tipo><Importo>19.80</Importo></ScontoMaggiorazione><ImportoTotaleDocumento>',
+      );
+      expect(refusal(() => transformDocument(discount, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
+        invalid: [
+          {
+            term: 'BG-20',
+            path: '/FatturaElettronica/FatturaElettronicaBody/DatiGenerali/DatiGeneraliDocumento/ScontoMaggiorazione',
+          },
+        ],
+      });
+      const unit = fixture('goods-22').replace('<UnitaMisura>H87</UnitaMisura>', '<UnitaMisura>scatole</UnitaMisura>');
+      expect(refusal(() => transformDocument(unit, { targetFormat: 'en16931-ubl' })).details).toMatchObject({
+        invalid: [{ term: 'BT-130', message: expect.stringContaining('scatole') }],
+      });
+    },
+  );
 
   it('a document level discount that is in the single-rate VAT summary is a BG-20 allowance', () => {
     const xml = fixture('goods-22')
@@ -399,40 +411,44 @@ describe('FatturaPA → EN 16931: 422 and 400', () => {
 describe('EN 16931 → FatturaPA', () => {
   beforeAll(() => requirePacks(['fatturapa-xsd']));
 
-  it('the full EN 16931 invoice (UBL) becomes a valid FPR12 FatturaPA, reporting every term FatturaPA cannot hold', async () => {
-    const r = transformDocument(writeUbl(fullInvoice()).xml, { targetFormat: NS.fatturaPA12 });
-    expect(r.report.target).toEqual({ id: FPA, name: 'FatturaPA 1.2', syntax: 'FatturaPA', documentType: 'Invoice' });
-    expect(r.report.changed).toEqual([
-      'BT-42 Seller contact telephone number written without spaces and separators: "+31301234567"',
-    ]);
-    golden('invoice-to-fatturapa-1.2.xml', r.xml);
-    await expectValid(r, FPA);
-    expect(r.xml).toContain('versione="FPR12"');
-    expect(r.xml).toContain('<CodiceDestinatario>XXXXXXX</CodiceDestinatario>');
-    // document level allowance and charge are discount / ancillary charge lines, so the VAT summary adds up
-    expect(r.xml).toMatch(
-      /<NumeroLinea>3<\/NumeroLinea>\s*<TipoCessionePrestazione>SC<\/TipoCessionePrestazione>\s*<Descrizione>Loyalty discount<\/Descrizione>\s*<PrezzoUnitario>-10.00<\/PrezzoUnitario>/,
-    );
-    expect(r.xml).toMatch(
-      /<TipoCessionePrestazione>AC<\/TipoCessionePrestazione>\s*<Descrizione>Freight<\/Descrizione>/,
-    );
-    expect(r.xml).toMatch(
-      /<AliquotaIVA>21.00<\/AliquotaIVA>\s*<ImponibileImporto>93.00<\/ImponibileImporto>\s*<Imposta>19.53<\/Imposta>/,
-    );
-    expect(r.report.notCarried).toEqual(
-      expect.arrayContaining([
-        'BT-10 Buyer reference: FatturaPA has no element for it',
-        'BT-49 Buyer electronic address: scheme 0106 is no SdI address (FatturaPA routes by CodiceDestinatario or PEC)',
-        'BT-148 Item gross price of line 1: FatturaPA has one unit price; the net price (BT-146) is written',
-        'BG-24 Supporting document "SPEC-1": Allegati holds embedded documents only',
-      ]),
-    );
-    expect(r.report.filled).toEqual(
-      expect.arrayContaining([
-        'RegimeFiscale = "RF01" (ordinary VAT regime; EN 16931 does not say which regime the seller is in)',
-      ]),
-    );
-  });
+  it(
+    'the full EN 16931 invoice (UBL) becomes a valid FPR12 FatturaPA, reporting every term FatturaPA cannot ' + 'hold',
+    async () => {
+      const r = transformDocument(writeUbl(fullInvoice()).xml, { targetFormat: NS.fatturaPA12 });
+      expect(r.report.target).toEqual({ id: FPA, name: 'FatturaPA 1.2', syntax: 'FatturaPA', documentType: 'Invoice' });
+      expect(r.report.changed).toEqual([
+        'BT-42 Seller contact telephone number written without spaces and separators: "+31301234567"',
+      ]);
+      golden('invoice-to-fatturapa-1.2.xml', r.xml);
+      await expectValid(r, FPA);
+      expect(r.xml).toContain('versione="FPR12"');
+      expect(r.xml).toContain('<CodiceDestinatario>XXXXXXX</CodiceDestinatario>');
+      // document level allowance and charge are discount / ancillary charge lines, so the VAT summary adds up
+      expect(r.xml).toMatch(
+        /<NumeroLinea>3<\/NumeroLinea>\s*<TipoCessionePrestazione>SC<\/TipoCessionePrestazione>\s*<Descrizione>Loyalty discount<\/Descrizione>\s*<PrezzoUnitario>-10.00<\/PrezzoUnitario>/,
+      );
+      expect(r.xml).toMatch(
+        /<TipoCessionePrestazione>AC<\/TipoCessionePrestazione>\s*<Descrizione>Freight<\/Descrizione>/,
+      );
+      expect(r.xml).toMatch(
+        /<AliquotaIVA>21.00<\/AliquotaIVA>\s*<ImponibileImporto>93.00<\/ImponibileImporto>\s*<Imposta>19.53<\/Imposta>/,
+      );
+      expect(r.report.notCarried).toEqual(
+        expect.arrayContaining([
+          'BT-10 Buyer reference: FatturaPA has no element for it',
+          'BT-49 Buyer electronic address: scheme 0106 is no SdI address ' +
+            '(FatturaPA routes by CodiceDestinatario or PEC)',
+          'BT-148 Item gross price of line 1: FatturaPA has one unit price; the net price (BT-146) is written',
+          'BG-24 Supporting document "SPEC-1": Allegati holds embedded documents only',
+        ]),
+      );
+      expect(r.report.filled).toEqual(
+        expect.arrayContaining([
+          'RegimeFiscale = "RF01" (ordinary VAT regime; EN 16931 does not say which regime the seller is in)',
+        ]),
+      );
+    },
+  );
 
   it('the full credit note (CII) becomes a valid TD04', async () => {
     const r = transformDocument(writeCii(fullCreditNote()).xml, { targetFormat: FPA });

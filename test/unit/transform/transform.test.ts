@@ -100,16 +100,19 @@ describe('transformation table: golden conversions, each validated', () => {
     expect(xml).toMatch(/<cbc:ID>PRJ-9<\/cbc:ID>\s*<cbc:DocumentTypeCode>50<\/cbc:DocumentTypeCode>/);
   });
 
-  it('CII dates are format 102, BT-111 is a second TaxTotalAmount in BT-6, the attachment is kept byte for byte', () => {
-    const { xml } = transformDocument(UBL_SOURCE, { targetFormat: CII_URN });
-    expect(xml).toContain('<udt:DateTimeString format="102">20261102</udt:DateTimeString>');
-    expect(xml).toContain('<ram:TaxTotalAmount currencyID="EUR">28.53</ram:TaxTotalAmount>');
-    expect(xml).toContain('<ram:TaxTotalAmount currencyID="USD">31.09</ram:TaxTotalAmount>');
-    const b64 = Buffer.from('date;hours\n2026-10-03;2\n').toString('base64');
-    expect(xml).toContain(
-      `<ram:AttachmentBinaryObject mimeCode="text/csv" filename="timesheet.csv">${b64}</ram:AttachmentBinaryObject>`,
-    );
-  });
+  it(
+    'CII dates are format 102, BT-111 is a second TaxTotalAmount in BT-6, the attachment is kept byte for ' + 'byte',
+    () => {
+      const { xml } = transformDocument(UBL_SOURCE, { targetFormat: CII_URN });
+      expect(xml).toContain('<udt:DateTimeString format="102">20261102</udt:DateTimeString>');
+      expect(xml).toContain('<ram:TaxTotalAmount currencyID="EUR">28.53</ram:TaxTotalAmount>');
+      expect(xml).toContain('<ram:TaxTotalAmount currencyID="USD">31.09</ram:TaxTotalAmount>');
+      const b64 = Buffer.from('date;hours\n2026-10-03;2\n').toString('base64');
+      expect(xml).toContain(
+        `<ram:AttachmentBinaryObject mimeCode="text/csv" filename="timesheet.csv">${b64}</ram:AttachmentBinaryObject>`,
+      );
+    },
+  );
 
   it('sets the target CIUS identifiers and says so', () => {
     const r = transformDocument(UBL_SOURCE, { targetFormat: XRECHNUNG_3, targetSyntax: 'CII' });
@@ -130,7 +133,8 @@ describe('transformation table: golden conversions, each validated', () => {
     inv.totals.totalVatAmountInAccountingCurrency = '28.53';
     const r = transformDocument(writeUbl(inv).xml, { targetFormat: PEPPOL_BIS3 });
     expect(r.report.changed).toContain(
-      'BT-6 VAT accounting currency code "EUR" left out: it equals BT-5, which Peppol does not allow (PEPPOL-EN16931-R005)',
+      'BT-6 VAT accounting currency code "EUR" left out: it equals BT-5, which Peppol does not allow ' +
+        '(PEPPOL-EN16931-R005)',
     );
     expect(r.xml).not.toContain('TaxCurrencyCode');
     expect(r.xml.match(/<cac:TaxTotal>/g)).toHaveLength(1);
@@ -262,7 +266,8 @@ describe('400: source not recognised or transformation not supported', () => {
 
   it('the table answers every pair it lists, and refuses what it does not know', () => {
     // 7 UBL and 11 CII EN 16931 sources to the 8 EN 16931 targets, PINT-EU / A-NZ, FatturaPA and ebInterface 6.1;
-    // FatturaPA to the 8 EN 16931 targets; ebInterface 5.0 / 6.0 / 6.1 to those and ebInterface 6.1; Svefaktura and SETU
+    // FatturaPA to the 8 EN 16931 targets; ebInterface 5.0 / 6.0 / 6.1 to those and ebInterface 6.1; Svefaktura and
+    // SETU
     // to the EN 16931 targets and PINT-EU / A-NZ; the 8 PINT billing flavours to the EN 16931 targets (and PINT-EU to
     // itself); every one of them also to the 4 Factur-X PDF targets. MINIMUM and BASIC WL are refused everywhere.
     expect(listTransformations().filter((l) => l.supported)).toHaveLength(
@@ -297,19 +302,23 @@ describe('422: the document cannot be converted', () => {
     expect(e.message).toContain('BR-DE-15 (BT-10): Buyer reference (BT-10) must be provided');
   });
 
-  it('refuses a second note for Peppol unless both parties are German (R002), and an NL order line reference without BT-13', () => {
-    const inv = fullInvoice();
-    inv.notes.push({ note: 'Second note' });
-    // (without BT-14 too: a UBL OrderReference with only a sales order carries the binding's "NA" as BT-13)
-    delete inv.purchaseOrderReference;
-    delete inv.salesOrderReference;
-    expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: PEPPOL_BIS3 })).details).toMatchObject({
-      missing: [{ rule: 'PEPPOL-EN16931-R002' }],
-    });
-    expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: NLCIUS })).details).toMatchObject({
-      missing: [{ rule: 'BR-NL-13', terms: ['BT-13', 'BT-132'] }],
-    });
-  });
+  it(
+    'refuses a second note for Peppol unless both parties are German (R002), and an NL order line reference ' +
+      'without BT-13',
+    () => {
+      const inv = fullInvoice();
+      inv.notes.push({ note: 'Second note' });
+      // (without BT-14 too: a UBL OrderReference with only a sales order carries the binding's "NA" as BT-13)
+      delete inv.purchaseOrderReference;
+      delete inv.salesOrderReference;
+      expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: PEPPOL_BIS3 })).details).toMatchObject({
+        missing: [{ rule: 'PEPPOL-EN16931-R002' }],
+      });
+      expect(refusal(() => transformDocument(writeUbl(inv).xml, { targetFormat: NLCIUS })).details).toMatchObject({
+        missing: [{ rule: 'BR-NL-13', terms: ['BT-13', 'BT-132'] }],
+      });
+    },
+  );
 
   it('names the NLCIUS and Peppol requirements', () => {
     const inv = fullInvoice();

@@ -130,7 +130,8 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
       '<InvoiceTypeCode>381</InvoiceTypeCode>',
     ).replace(
       '</RequisitionistDocumentReference>',
-      '</RequisitionistDocumentReference>\n  <InitialInvoiceDocumentReference>\n    <cac:ID>SF-2026-0990</cac:ID>\n  </InitialInvoiceDocumentReference>',
+      '</RequisitionistDocumentReference>\n  <InitialInvoiceDocumentReference>\n    <cac:ID>SF-2026-0990</cac:ID>\n ' +
+        ' </InitialInvoiceDocumentReference>',
     );
     expect(await errorsOf(credit)).toEqual({ format: 'svefaktura-1.0', errors: [] });
     const r = transformDocument(credit, { targetFormat: 'peppol-bis3-ubl' });
@@ -139,8 +140,11 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
     await expectValid(r);
   });
 
-  it('Plusgiro becomes SE:PLUSGIRO; a second payment means with another OCR reference stays unmapped (EN 16931 has one BT-83)', async () => {
-    const second = `<cac:PaymentMeans>
+  it(
+    'Plusgiro becomes SE:PLUSGIRO; a second payment means with another OCR reference stays unmapped (EN 16931 has ' +
+      'one BT-83)',
+    async () => {
+      const second = `<cac:PaymentMeans>
     <cac:PaymentMeansTypeCode>1</cac:PaymentMeansTypeCode>
     <cac:PayeeFinancialAccount>
       <cac:ID>1234566</cac:ID>
@@ -149,19 +153,20 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
     </cac:PayeeFinancialAccount>
   </cac:PaymentMeans>
   <cac:PaymentTerms>`;
-    const xml = SOURCE.replace('<cac:ID>BGABSESS</cac:ID>', '<cac:ID>PGSISESS</cac:ID>').replace(
-      '<cac:PaymentTerms>',
-      second,
-    );
-    const r = transformDocument(xml, { targetFormat: 'peppol-bis3-ubl' });
-    expect(back(r.xml).paymentInstructions?.creditTransfers).toEqual([
-      { accountIdentifier: '50501055', serviceProviderIdentifier: 'SE:PLUSGIRO' },
-    ]);
-    expect(r.report.unmapped).toEqual(
-      expect.arrayContaining([{ path: '/Invoice/cac:PaymentMeans[2]', text: expect.stringContaining('9999999999') }]),
-    );
-    await expectValid(r);
-  });
+      const xml = SOURCE.replace('<cac:ID>BGABSESS</cac:ID>', '<cac:ID>PGSISESS</cac:ID>').replace(
+        '<cac:PaymentTerms>',
+        second,
+      );
+      const r = transformDocument(xml, { targetFormat: 'peppol-bis3-ubl' });
+      expect(back(r.xml).paymentInstructions?.creditTransfers).toEqual([
+        { accountIdentifier: '50501055', serviceProviderIdentifier: 'SE:PLUSGIRO' },
+      ]);
+      expect(r.report.unmapped).toEqual(
+        expect.arrayContaining([{ path: '/Invoice/cac:PaymentMeans[2]', text: expect.stringContaining('9999999999') }]),
+      );
+      await expectValid(r);
+    },
+  );
 
   it('without a GLN or Swedish organisation number there is no Peppol address: 422 naming R020 / R010', () => {
     const xml = SOURCE.replace(
@@ -180,22 +185,26 @@ describe('Svefaktura 1.0 → EN 16931 formats', () => {
     expect(transformDocument(xml, { targetFormat: 'en16931-ubl' }).report.source.id).toBe('svefaktura-1.0');
   });
 
-  it('refuses content EN 16931 cannot take as it is (422): an address without country, an allowance without reason', () => {
-    const noCountry = SOURCE.replace(
-      /(<cbc:PostalZone>93135<\/cbc:PostalZone>)\s*<cac:Country>\s*<cac:IdentificationCode>SE<\/cac:IdentificationCode>\s*<\/cac:Country>/,
-      '$1',
-    );
-    const e1 = refusal(() => transformDocument(noCountry, { targetFormat: 'peppol-bis3-ubl' }));
-    expect(e1).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT' } });
-    expect(invalidMessages(e1)).toEqual([expect.stringContaining('deliver-to address has no country code')]);
-    const withCharge = SOURCE.replace(
-      '<cac:TaxTotal>',
-      '<AllowanceCharge><cbc:ChargeIndicator>true</cbc:ChargeIndicator><cbc:Amount amountCurrencyID="SEK">0</cbc:Amount></AllowanceCharge><cac:TaxTotal>',
-    );
-    expect(invalidMessages(refusal(() => transformDocument(withCharge, { targetFormat: 'en16931-ubl' })))).toEqual([
-      expect.stringContaining('UN/ECE 4465'),
-    ]);
-  });
+  it(
+    'refuses content EN 16931 cannot take as it is (422): an address without country, an allowance without ' + 'reason',
+    () => {
+      const noCountry = SOURCE.replace(
+        /(<cbc:PostalZone>93135<\/cbc:PostalZone>)\s*<cac:Country>\s*<cac:IdentificationCode>SE<\/cac:IdentificationCode>\s*<\/cac:Country>/,
+        '$1',
+      );
+      const e1 = refusal(() => transformDocument(noCountry, { targetFormat: 'peppol-bis3-ubl' }));
+      expect(e1).toMatchObject({ status: 422, details: { reason: 'CANNOT_CONVERT' } });
+      expect(invalidMessages(e1)).toEqual([expect.stringContaining('deliver-to address has no country code')]);
+      const withCharge = SOURCE.replace(
+        '<cac:TaxTotal>',
+        '<AllowanceCharge><cbc:ChargeIndicator>true</cbc:ChargeIndicator><cbc:Amount ' +
+          'amountCurrencyID="SEK">0</cbc:Amount></AllowanceCharge><cac:TaxTotal>',
+      );
+      expect(invalidMessages(refusal(() => transformDocument(withCharge, { targetFormat: 'en16931-ubl' })))).toEqual([
+        expect.stringContaining('UN/ECE 4465'),
+      ]);
+    },
+  );
 
   it('nothing produces Svefaktura (400)', () => {
     const e = refusal(() => transformDocument(writeUbl(fullInvoice()).xml, { targetFormat: 'svefaktura-1.0' }));
@@ -221,28 +230,32 @@ describe('SETU Invoice → NLCIUS and BIS 3', () => {
     },
   );
 
-  it('keeps hour types and work week, the assignment; reports the time cards; derives the Peppol address from the KVK number', () => {
-    const r = transformDocument(SOURCE, { targetFormat: 'peppol-bis3-ubl' });
-    const inv = back(r.xml);
-    expect(inv.lines.map((l) => [l.item.name, l.item.attributes])).toEqual([
-      ['Regular', [{ name: 'werkweeknummer', value: '45' }]],
-      ['Overtime', [{ name: 'werkweeknummer', value: '45' }]],
-    ]);
-    expect(inv.supportingDocuments).toEqual([
-      expect.objectContaining({ reference: 'OPDR-7781', description: 'Assignment' }),
-    ]);
-    expect(inv.seller.electronicAddress).toEqual({ value: '34567890', schemeId: '0106' });
-    expect(inv.buyer.electronicAddress).toEqual({ value: '45678901', schemeId: '0106' });
-    expect(r.report.unmapped).toEqual([
-      { path: '/Invoice/cac:InvoiceLine[1]/cac:DocumentReference', text: 'TK-2026-45-118#1' },
-      { path: '/Invoice/cac:InvoiceLine[2]/cac:DocumentReference', text: 'TK-2026-45-118#2' },
-    ]);
-    expect(r.report.filled).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^BT-34 Seller electronic address = 0106:34567890 \(SETU has no EndpointID/),
-      ]),
-    );
-  });
+  it(
+    'keeps hour types and work week, the assignment; reports the time cards; derives the Peppol address from the ' +
+      'KVK number',
+    () => {
+      const r = transformDocument(SOURCE, { targetFormat: 'peppol-bis3-ubl' });
+      const inv = back(r.xml);
+      expect(inv.lines.map((l) => [l.item.name, l.item.attributes])).toEqual([
+        ['Regular', [{ name: 'werkweeknummer', value: '45' }]],
+        ['Overtime', [{ name: 'werkweeknummer', value: '45' }]],
+      ]);
+      expect(inv.supportingDocuments).toEqual([
+        expect.objectContaining({ reference: 'OPDR-7781', description: 'Assignment' }),
+      ]);
+      expect(inv.seller.electronicAddress).toEqual({ value: '34567890', schemeId: '0106' });
+      expect(inv.buyer.electronicAddress).toEqual({ value: '45678901', schemeId: '0106' });
+      expect(r.report.unmapped).toEqual([
+        { path: '/Invoice/cac:InvoiceLine[1]/cac:DocumentReference', text: 'TK-2026-45-118#1' },
+        { path: '/Invoice/cac:InvoiceLine[2]/cac:DocumentReference', text: 'TK-2026-45-118#2' },
+      ]);
+      expect(r.report.filled).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^BT-34 Seller electronic address = 0106:34567890 \(SETU has no EndpointID/),
+        ]),
+      );
+    },
+  );
 
   it('a SETU invoice with two notes goes to NLCIUS but not to BIS 3 (422, PEPPOL-EN16931-R002)', () => {
     const twoNotes = SOURCE.replace(
@@ -282,15 +295,18 @@ describe('PINT ↔ BIS 3', () => {
     expect(JSON.parse(comparableCore(back(r.xml)))).toEqual(JSON.parse(comparableCore(back(BIS3))));
   });
 
-  it('EN 16931 (Australian supplier, AUD, GST 10 %) → PINT A-NZ: golden, valid with the official PINT A-NZ pack', async () => {
-    const r = transformDocument(writeUbl(australianInvoice()).xml, { targetFormat: 'pint-aunz-ubl' });
-    expect(r.report.changed).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^BT-31 Seller tax identifier "AU47555222000" → "47555222000"/)]),
-    );
-    expect(r.xml).toContain('<cbc:ID>GST</cbc:ID>');
-    golden('en16931-to-pint-aunz-ubl.xml', r.xml);
-    await expectValid(r);
-  });
+  it(
+    'EN 16931 (Australian supplier, AUD, GST 10 %) → PINT A-NZ: golden, valid with the official PINT A-NZ ' + 'pack',
+    async () => {
+      const r = transformDocument(writeUbl(australianInvoice()).xml, { targetFormat: 'pint-aunz-ubl' });
+      expect(r.report.changed).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^BT-31 Seller tax identifier "AU47555222000" → "47555222000"/)]),
+      );
+      expect(r.xml).toContain('<cbc:ID>GST</cbc:ID>');
+      golden('en16931-to-pint-aunz-ubl.xml', r.xml);
+      await expectValid(r);
+    },
+  );
 
   it('BIS 3 of a Dutch supplier → PINT A-NZ: 422 naming the jurisdiction and currency', () => {
     const e = refusal(() => transformDocument(BIS3, { targetFormat: 'pint-aunz-ubl' }));

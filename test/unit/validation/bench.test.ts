@@ -1,4 +1,4 @@
-import { benchmarkValidation } from '../../../src/validation';
+import { benchmarkValidation } from '../../../bench/lib/validation-timing';
 import { corpusFile } from '../../support/corpus';
 import { requirePacks, validator } from './support';
 

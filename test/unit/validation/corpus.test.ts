@@ -34,7 +34,9 @@ function result(r: ValidationResult | GatewayError): ValidationResult {
   return r;
 }
 
-/** A rule "fires" under its id, a sub-id (BR-NL-27-1) or, where the artefact reuses an id, the rule named in its text. */
+/**
+ * A rule "fires" under its id, a sub-id (BR-NL-27-1) or, where the artefact reuses an id, the rule named in its text.
+ */
 function firing(r: ValidationResult, rule: string): Assertion[] {
   return r.assertions.filter(
     (a) => a.ruleId === rule || a.ruleId.startsWith(`${rule}-`) || a.text.startsWith(`[${rule}]`),
@@ -53,7 +55,8 @@ describe('NLCIUS (SI-UBL 2.0) test set: the file name states the verdict', () =>
   const DEVIATIONS: Record<string, { reason: string; check(r: ValidationResult | GatewayError): void }> = {
     'SI-UBL-2.0_UBL-SR-09_warning_multiple_legalentity_registrationname.xml': {
       reason:
-        'two seller RegistrationNames make BR-06 (normalize-space of a sequence) raise XPTY0004; Saxon-HE fails the same way',
+        'two seller RegistrationNames make BR-06 (normalize-space of a sequence) raise XPTY0004; Saxon-HE fails the ' +
+        'same way',
       check: (r) =>
         expect(r).toMatchObject({
           code: 'UNPROCESSABLE',
@@ -82,7 +85,8 @@ describe('NLCIUS (SI-UBL 2.0) test set: the file name states the verdict', () =>
     },
     'SI-UBL-2.0_BR-NL-34_warning_reasoncode.xml': {
       reason:
-        'BR-NL-32 and BR-NL-34 share one rule context in the artefact, and Schematron fires only the first rule of a pattern: the charge reason code is reported as BR-NL-32',
+        'BR-NL-32 and BR-NL-34 share one rule context in the artefact, and Schematron fires only the first rule of ' +
+        'a pattern: the charge reason code is reported as BR-NL-32',
       check: (r) => expect(result(r).assertions.map((a) => [a.ruleId, a.flag])).toEqual([['BR-NL-32-1', 'warning']]),
     },
     'SI-UBL-2.0_BR-NL-34_warning_reasoncode_line.xml': {

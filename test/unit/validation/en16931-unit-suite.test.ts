@@ -124,7 +124,8 @@ describe('EN 16931 unit test suite (VEFA testSets) through validate()', () => {
               (x.count === undefined || fired.length === x.count);
         if (!ok)
           failures.push(
-            `${c.description || '(no description)'}: expected ${x.kind} ${x.rule}${x.count ? ` ×${x.count}` : ''}, got ${fired.map((a) => a.flag).join(',') || 'nothing'}`,
+            `${c.description || '(no description)'}: expected ${x.kind} ${x.rule}${x.count ? ` ×${x.count}` : ''}, ` +
+              `got ${fired.map((a) => a.flag).join(',') || 'nothing'}`,
           );
       }
     }

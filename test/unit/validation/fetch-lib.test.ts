@@ -117,12 +117,14 @@ describe('fetch script helpers', () => {
 
   it('decimal-sum-under-round converts sum() under round() to xs:decimal in tests only', () => {
     const input =
-      `<xsl:when test="xs:decimal(round(sum(x[@k=')']/y) * xs:decimal(100)) div xs:decimal(100)) = 1 and round(sum(z)) = 2"/>` +
+      `<xsl:when test="xs:decimal(round(sum(x[@k=')']/y) * xs:decimal(100)) div xs:decimal(100)) = 1 and ` +
+      `round(sum(z)) = 2"/>` +
       `<svrl:failed-assert test="round(sum(x))"/>`;
     const [out, n] = fetch.TRANSFORMS['decimal-sum-under-round']!(input);
     expect(n).toBe(2);
     expect(out).toBe(
-      `<xsl:when test="xs:decimal(round(xs:decimal(sum(x[@k=')']/y)) * xs:decimal(100)) div xs:decimal(100)) = 1 and round(xs:decimal(sum(z))) = 2"/>` +
+      `<xsl:when test="xs:decimal(round(xs:decimal(sum(x[@k=')']/y)) * xs:decimal(100)) div xs:decimal(100)) = 1 ` +
+        `and round(xs:decimal(sum(z))) = 2"/>` +
         `<svrl:failed-assert test="round(sum(x))"/>`,
     );
   });

@@ -93,16 +93,19 @@ describe('rule pack store', () => {
     expect(e.details).toMatchObject({ reason: 'RULE_PACK_UNKNOWN', pack: 'no-such-pack' });
   });
 
-  it('makes the validator refuse before validating when one selected pack is missing, and recover once it is there', async () => {
-    // Schema and EN 16931 present, XRechnung missing.
-    copyPack('ubl-2.1', '2.1');
-    copyPack('en16931-ubl', '1.3.16');
-    const v = createValidator({ rulesDir: dir });
-    const doc = corpusFile('facturx/mustang/TESTXRECHNUNG_INVDSS_012015776085.XML');
-    const e = await refusal(v.validate(doc));
-    expect(e.details).toMatchObject({ reason: 'RULE_PACK_MISSING', pack: 'xrechnung-ubl' });
-    copyPack(XR.id, XR.version);
-    const r = await v.validate(doc);
-    expect(r.ruleSets.map((s) => s.id)).toEqual(['ubl-2.1', 'en16931-ubl', 'xrechnung-ubl']);
-  });
+  it(
+    'makes the validator refuse before validating when one selected pack is missing, and recover once it is ' + 'there',
+    async () => {
+      // Schema and EN 16931 present, XRechnung missing.
+      copyPack('ubl-2.1', '2.1');
+      copyPack('en16931-ubl', '1.3.16');
+      const v = createValidator({ rulesDir: dir });
+      const doc = corpusFile('facturx/mustang/TESTXRECHNUNG_INVDSS_012015776085.XML');
+      const e = await refusal(v.validate(doc));
+      expect(e.details).toMatchObject({ reason: 'RULE_PACK_MISSING', pack: 'xrechnung-ubl' });
+      copyPack(XR.id, XR.version);
+      const r = await v.validate(doc);
+      expect(r.ruleSets.map((s) => s.id)).toEqual(['ubl-2.1', 'en16931-ubl', 'xrechnung-ubl']);
+    },
+  );
 });

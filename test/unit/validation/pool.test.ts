@@ -84,39 +84,42 @@ describe('validator pool', () => {
       expect(unknown.message).toMatch(/no-such-pack/);
     });
 
-    it('converts documents as transformDocument does in process: XML and PDF targets, reports and refusals', async () => {
-      const date = new Date('2026-01-02T03:04:05Z');
-      for (const [name, doc] of documents.slice(0, 3)) {
-        for (const targetFormat of ['en16931-cii', 'en16931-ubl', 'facturx-en16931']) {
-          const [mine, reference] = await Promise.all([
-            pool.transform(doc, { targetFormat, date }),
-            Promise.resolve(transformDocument(doc, { targetFormat, date })),
-          ]);
-          expect({ name, targetFormat, xml: mine.xml, report: mine.report, contentType: mine.contentType }).toEqual({
-            name,
-            targetFormat,
-            xml: reference.xml,
-            report: reference.report,
-            contentType: reference.contentType,
-          });
-          // Buffers again on this side, byte for byte the same.
-          expect(Buffer.isBuffer(mine.body)).toBe(true);
-          expect(mine.body.equals(reference.body)).toBe(true);
-          expect(mine.pdf === undefined).toBe(reference.pdf === undefined);
-          if (reference.pdf) expect(Buffer.isBuffer(mine.pdf) && mine.pdf.equals(reference.pdf)).toBe(true);
+    it(
+      'converts documents as transformDocument does in process: XML and PDF targets, reports and ' + 'refusals',
+      async () => {
+        const date = new Date('2026-01-02T03:04:05Z');
+        for (const [name, doc] of documents.slice(0, 3)) {
+          for (const targetFormat of ['en16931-cii', 'en16931-ubl', 'facturx-en16931']) {
+            const [mine, reference] = await Promise.all([
+              pool.transform(doc, { targetFormat, date }),
+              Promise.resolve(transformDocument(doc, { targetFormat, date })),
+            ]);
+            expect({ name, targetFormat, xml: mine.xml, report: mine.report, contentType: mine.contentType }).toEqual({
+              name,
+              targetFormat,
+              xml: reference.xml,
+              report: reference.report,
+              contentType: reference.contentType,
+            });
+            // Buffers again on this side, byte for byte the same.
+            expect(Buffer.isBuffer(mine.body)).toBe(true);
+            expect(mine.body.equals(reference.body)).toBe(true);
+            expect(mine.pdf === undefined).toBe(reference.pdf === undefined);
+            if (reference.pdf) expect(Buffer.isBuffer(mine.pdf) && mine.pdf.equals(reference.pdf)).toBe(true);
+          }
         }
-      }
-      for (const [input, targetFormat] of [
-        ['<Invoice><unclosed></Invoice>', 'en16931-cii'],
-        ['<x:Unknown xmlns:x="urn:nothing"/>', 'en16931-cii'],
-        [ubl.toString('utf8'), 'no-such-format'],
-        [ubl.toString('utf8').replace(/<cbc:IssueDate>[^<]*</, '<cbc:IssueDate>not a date<'), 'en16931-cii'],
-      ] as const) {
-        const e = await failure(pool.transform(input, { targetFormat }));
-        const ref = await failure(Promise.resolve().then(() => transformDocument(input, { targetFormat })));
-        expect([e.code, e.status, e.message, e.details]).toEqual([ref.code, ref.status, ref.message, ref.details]);
-      }
-    });
+        for (const [input, targetFormat] of [
+          ['<Invoice><unclosed></Invoice>', 'en16931-cii'],
+          ['<x:Unknown xmlns:x="urn:nothing"/>', 'en16931-cii'],
+          [ubl.toString('utf8'), 'no-such-format'],
+          [ubl.toString('utf8').replace(/<cbc:IssueDate>[^<]*</, '<cbc:IssueDate>not a date<'), 'en16931-cii'],
+        ] as const) {
+          const e = await failure(pool.transform(input, { targetFormat }));
+          const ref = await failure(Promise.resolve().then(() => transformDocument(input, { targetFormat })));
+          expect([e.code, e.status, e.message, e.details]).toEqual([ref.code, ref.status, ref.message, ref.details]);
+        }
+      },
+    );
 
     it('answers every one of many parallel jobs, on both workers', async () => {
       const before = pool.stats().completed;

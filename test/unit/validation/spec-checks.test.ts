@@ -199,19 +199,22 @@ describe('spec 7 checks', () => {
 describe('schema engine corrections', () => {
   beforeAll(() => requirePacks(['ubl-2.1']));
 
-  it('accepts dates surrounded by whitespace in the schema, as XSD collapse requires (Peppol itself forbids them)', async () => {
-    const spaced = edit(
-      edit(BIS3, /<cbc:IssueDate>([^<]*)</, '<cbc:IssueDate>\n   $1  <'),
-      /<cbc:DueDate>([^<]*)</,
-      '<cbc:DueDate> $1<',
-    );
-    const r = await validate(spaced);
-    expect(r.ruleSets[0]).toEqual({ id: 'ubl-2.1', version: '2.1', outcome: 'passed' });
-    expect(errors(r).map((a) => [a.ruleId, a.reasonCode, a.location])).toEqual([
-      ['PEPPOL-EN16931-F001', 'BV', '/ubl:Invoice[1]/cbc:IssueDate[1]'],
-      ['PEPPOL-EN16931-F001', 'BV', '/ubl:Invoice[1]/cbc:DueDate[1]'],
-    ]);
-  });
+  it(
+    'accepts dates surrounded by whitespace in the schema, as XSD collapse requires (Peppol itself forbids ' + 'them)',
+    async () => {
+      const spaced = edit(
+        edit(BIS3, /<cbc:IssueDate>([^<]*)</, '<cbc:IssueDate>\n   $1  <'),
+        /<cbc:DueDate>([^<]*)</,
+        '<cbc:DueDate> $1<',
+      );
+      const r = await validate(spaced);
+      expect(r.ruleSets[0]).toEqual({ id: 'ubl-2.1', version: '2.1', outcome: 'passed' });
+      expect(errors(r).map((a) => [a.ruleId, a.reasonCode, a.location])).toEqual([
+        ['PEPPOL-EN16931-F001', 'BV', '/ubl:Invoice[1]/cbc:IssueDate[1]'],
+        ['PEPPOL-EN16931-F001', 'BV', '/ubl:Invoice[1]/cbc:DueDate[1]'],
+      ]);
+    },
+  );
 
   it('still refuses an impossible date with whitespace around it', async () => {
     const r = await validate(edit(BIS3, /<cbc:IssueDate>[^<]*</, '<cbc:IssueDate> 2017-02-30 <'));

@@ -26,7 +26,12 @@ export function requirePacks(ids: readonly string[]): void {
   const unknown = ids.filter((id) => !status.some((s) => s.id === id));
   if (missing.length > 0 || unknown.length > 0) {
     throw new Error(
-      `rule packs not ready in ${RULES_DIR}: ${[...missing.map((m) => `${m.id} (${m.problem}: ${m.message})`), ...unknown.map((u) => `${u} (not in manifest)`)].join('; ')}. ` +
+      `rule packs not ready in ${RULES_DIR}: ` +
+        [
+          ...missing.map((m) => `${m.id} (${m.problem}: ${m.message})`),
+          ...unknown.map((u) => `${u} (not in manifest)`),
+        ].join('; ') +
+        '. ' +
         'Run `npm run rules:fetch` (npm test does this before jest).',
     );
   }

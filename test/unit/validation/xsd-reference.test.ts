@@ -124,7 +124,8 @@ describe('xmllint agrees with the JDK schema validator', () => {
         expect([f, theirs === undefined]).toEqual([f, false]);
         if (oursValid !== (theirs === 'valid'))
           disagreements.push(
-            `${path.relative(CORPUS_DIR, f)}: xmllint ${oursValid ? 'valid' : `invalid (${ours.issues[0]?.message})`}, JDK ${theirs}`,
+            `${path.relative(CORPUS_DIR, f)}: xmllint ` +
+              `${oursValid ? 'valid' : `invalid (${ours.issues[0]?.message})`}, JDK ${theirs}`,
           );
         verdicts[oursValid ? 'valid' : 'invalid']++;
         compared++;

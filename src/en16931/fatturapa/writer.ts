@@ -1,9 +1,9 @@
-import type { DocumentAllowanceCharge, Invoice, InvoiceLine, PostalAddress } from '../../en16931';
-import type { WriteResult } from '../../en16931';
-import { el, group, leaf, serialize, type XmlElement } from '../../en16931/xml-write';
+import type { DocumentAllowanceCharge, Invoice, InvoiceLine, PostalAddress } from '../model';
+import type { WriteResult } from '../ubl-writer';
+import { el, group, leaf, serialize, type XmlElement } from '../xml-write';
 import { NS } from '../../formats/xml/namespaces';
 import { add, compare, divide, fixed, isNegative, isZero, multiply, negate, round, subtract } from './amounts';
-import { isDecimal } from '../../en16931/decimal';
+import { isDecimal } from '../decimal';
 import {
   BT3_TO_TIPO_DOCUMENTO,
   CATEGORY_TO_NATURA,
@@ -41,7 +41,9 @@ class FatturaPaWriter {
 
   constructor(private readonly inv: Invoice) {}
 
-  /** Free text in a FatturaPA string type: characters outside its set are replaced, overlong text is cut; both reported. */
+  /**
+   * Free text in a FatturaPA string type: characters outside its set are replaced, overlong text is cut; both reported.
+   */
   private txt(term: string, value: string | undefined, max: number, latin = true): string | undefined {
     if (value === undefined) return undefined;
     let v = value.replace(/\s+/g, ' ').trim();
@@ -167,7 +169,8 @@ class FatturaPaWriter {
     const progressivo = (inv.number ?? '').replace(/[^A-Za-z0-9]/g, '').slice(-10) || '1';
     this.filled.push(`IdTrasmittente = the seller VAT identifier (BT-31): the seller transmits its own invoice`);
     this.filled.push(
-      `ProgressivoInvio = "${progressivo}" (taken from the invoice number; a transmitting intermediary numbers its own files)`,
+      `ProgressivoInvio = "${progressivo}" (taken from the invoice number; a transmitting intermediary numbers its ` +
+        `own files)`,
     );
     return el(
       'DatiTrasmissione',
@@ -463,7 +466,8 @@ class FatturaPaWriter {
         v.exemptionReasonCode !== vatex
       ) {
         this.notCarried.push(
-          `BT-121 VAT exemption reason code "${v.exemptionReasonCode}": RiferimentoNormativo holds the reason text (BT-120)`,
+          `BT-121 VAT exemption reason code "${v.exemptionReasonCode}": RiferimentoNormativo holds the reason text ` +
+            `(BT-120)`,
         );
       }
       return el(
@@ -486,7 +490,8 @@ class FatturaPaWriter {
     const id = `line ${l.identifier}`;
     if (String(number) !== l.identifier)
       this.normalised.push(
-        `BT-126 Invoice line identifier "${l.identifier}" written as NumeroLinea ${number} (FatturaPA numbers lines 1, 2, ...)`,
+        `BT-126 Invoice line identifier "${l.identifier}" written as NumeroLinea ${number} (FatturaPA numbers lines ` +
+          `1, 2, ...)`,
       );
     const qty = l.quantity ?? '1';
     const negativeQty = isNegative(qty);

@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import type { ValidateOptions, Validator } from './validator';
+import type { ValidateOptions, Validator } from '../../src/validation';
 
 /**
- * Timing of the validate path for a benchmark runner: validates each document `iterations` times (after warm-up
- * runs, which load the packs and let the JIT settle) and reports per-document latency percentiles.
+ * Timing of the validate path for benchmarks (kept out of src/: only benchmarks and their test use it): validates
+ * each document `iterations` times (after warm-up runs, which load the packs and let the JIT settle) and reports
+ * per-document latency percentiles.
  */
 
 export interface BenchmarkOptions {

@@ -1,4 +1,7 @@
-import { writeCii, type Invoice, type PostalAddress, type WriteResult } from '../en16931';
+import type { FacturXProfile, TargetFlavour } from './codec-types';
+import { writeCii } from './cii-writer';
+import type { Invoice, PostalAddress } from './model';
+import type { WriteResult } from './ubl-writer';
 import {
   PAGE_HEIGHT,
   PAGE_WIDTH,
@@ -7,7 +10,6 @@ import {
   type PdfPage,
   type Rgb,
 } from '../formats/facturx/pdf-writer';
-import type { FacturXProfile, TargetFlavour } from './targets';
 
 /**
  * The Factur-X / ZUGFeRD writer: the model as CII (the target profile's BT-24 already set by the pipeline) embedded in
@@ -357,7 +359,8 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
         ),
         ...(present(l.price.grossPrice)
           ? [
-              `Gross price ${money(l.price.grossPrice)}${present(l.price.discount) ? `, discount ${money(l.price.discount)}` : ''}`,
+              `Gross price ${money(l.price.grossPrice)}` +
+                (present(l.price.discount) ? `, discount ${money(l.price.discount)}` : ''),
             ]
           : []),
       ].join('\n');
@@ -486,7 +489,8 @@ function render(inv: Invoice, canvas: PdfCanvas, profile: FacturXProfile, profil
     p.text(
       MARGIN,
       30,
-      `Factur-X ${profileName}: the structured invoice is embedded as ${profile.filename}; this page is a rendering of it.`,
+      `Factur-X ${profileName}: the structured invoice is embedded as ${profile.filename}; this page is a rendering ` +
+        `of it.`,
       { size: 7, color: GREY },
     );
     const n = `Page ${k + 1} of ${pages.length}`;
@@ -532,7 +536,8 @@ export function writeFacturXPdf(inv: Invoice, target: TargetFlavour, options: Fa
       ...written.notCarried,
       ...(missing.length > 0
         ? [
-            `PDF rendering: characters the embedded font cannot show were drawn as '?': ${missing.map((c) => JSON.stringify(c)).join(', ')} (the embedded XML keeps them)`,
+            `PDF rendering: characters the embedded font cannot show were drawn as '?': ` +
+              `${missing.map((c) => JSON.stringify(c)).join(', ')} (the embedded XML keeps them)`,
           ]
         : []),
     ],

@@ -1,5 +1,5 @@
-import { add, compare, format, parse, subtract } from '../../en16931/decimal';
-import type { Decimal } from '../../en16931';
+import { add, compare, format, parse, subtract } from '../decimal';
+import type { Decimal } from '../model';
 
 /**
  * The arithmetic FatturaPA needs beyond add/subtract: its prices are per unit (EN 16931 allows a base quantity), its
@@ -46,7 +46,8 @@ export function round(a: Decimal, scale: number): Decimal {
 
 /**
  * FatturaPA's fixed patterns: at least `min` and at most `max` decimals ("10" → "10.00" for min 2). Trailing zeros past
- * `min` are dropped, so "12.50000000" stays "12.50"; more than `max` decimals are rounded (the caller decides if that is
+ * `min` are dropped, so "12.50000000" stays "12.50"; more than `max` decimals are rounded (the caller decides if that
+ * is
  * acceptable).
  */
 export function fixed(a: Decimal, min: number, max = min): Decimal {

@@ -9,9 +9,9 @@ import {
   type ReadResult,
   type UnmappedElement,
   type VatBreakdown,
-} from '../../en16931';
-import { compact, paymentOrNothing, pathOf, ReadContext } from '../../en16931/xml-read';
-import { EN16931 } from '../../formats/format-ids';
+} from '../model';
+import { compact, paymentOrNothing, pathOf, ReadContext } from '../xml-read';
+import { EN16931 } from '../../formats/vocabulary';
 import { NS } from '../../formats/xml/namespaces';
 import { add, compare, divide, equal, isNegative, isZero, multiply, negate, round, subtract, sum } from './amounts';
 import {
@@ -37,7 +37,9 @@ import {
 
 const N = ''; // FatturaPA children are unqualified (no elementFormDefault in the schema)
 
-/** Lines FatturaPA marks as discounts / premiums / rebates (SC, PR, AB) or ancillary charges (AC) become BG-20 / BG-21. */
+/**
+ * Lines FatturaPA marks as discounts / premiums / rebates (SC, PR, AB) or ancillary charges (AC) become BG-20 / BG-21.
+ */
 const ALLOWANCE_LINE_TYPES = new Set(['SC', 'PR', 'AB']);
 const CHARGE_LINE_TYPE = 'AC';
 
@@ -98,7 +100,8 @@ class FatturaPaReader {
       this.problem(
         this.root,
         'BG-25',
-        `the file holds ${bodies.length} FatturaElettronicaBody elements; each is an invoice of its own (a batch), and one conversion makes one invoice`,
+        `the file holds ${bodies.length} FatturaElettronicaBody elements; each is an invoice of its own (a batch), ` +
+          `and one conversion makes one invoice`,
       );
     }
     const body = bodies[0];
@@ -589,7 +592,8 @@ class FatturaPaReader {
         this.problem(
           p.sm,
           'BG-20',
-          'a document level ScontoMaggiorazione that is not part of a single-rate VAT summary (DatiRiepilogo) has no EN 16931 equivalent',
+          'a document level ScontoMaggiorazione that is not part of a single-rate VAT summary (DatiRiepilogo) has ' +
+            'no EN 16931 equivalent',
         );
       }
       return;
@@ -686,7 +690,8 @@ class FatturaPaReader {
       } else
         this.interpreted(
           amountEl,
-          `${amount} (the amount due is ${due115}; the difference is withholding or split payment, which EN 16931 does not hold)`,
+          `${amount} (the amount due is ${due115}; the difference is withholding or split payment, which EN 16931 ` +
+            `does not hold)`,
         );
     }
     for (const extra of details.slice(1)) {

@@ -1,9 +1,10 @@
 import type { ReadDocument, ReadElement } from '../formats/xml/read-tree';
-import { readUbl, type Invoice, type ReadProblem, type ReadResult } from '../en16931';
-import { pathOf } from '../en16931/xml-read';
-import type { DetectedFormat } from '../formats';
+import type { Invoice, ReadProblem, ReadResult } from './model';
+import { readUbl } from './ubl-reader';
+import { pathOf } from './xml-read';
+import type { DetectedFormat } from '../formats/vocabulary';
 import { NS } from '../formats/xml/namespaces';
-import type { Requirement } from './requirement';
+import type { Requirement } from './codec-types';
 
 /**
  * Peppol PINT (Peppol International Invoicing) ↔ the EN 16931 model. PINT is UBL 2.1 with its own BT-24
@@ -12,8 +13,10 @@ import type { Requirement } from './requirement';
  * outside EN 16931's UNTDID 5305 subset, parties anywhere. So:
  * - PINT → EN 16931 formats only when the content is EN 16931 content: VAT as the tax scheme, EN 16931 VAT categories,
  *   and (outside PINT-EU, whose rules are EN 16931's) seller and buyer in the EU/EEA. Otherwise 422 naming why.
- * - EN 16931 → PINT-EU always (same rules); → PINT A-NZ only for an Australian or New Zealand seller with the identifiers
- *   and tax categories A-NZ requires (requirements below). The other jurisdictions need data EN 16931 does not hold and are
+ * - EN 16931 → PINT-EU always (same rules); → PINT A-NZ only for an Australian or New Zealand seller with the
+ * identifiers
+ *   and tax categories A-NZ requires (requirements below). The other jurisdictions need data EN 16931 does not hold and
+ * are
  *   refused in the table.
  */
 
@@ -90,7 +93,9 @@ const elementsByLocal = (doc: ReadDocument, ns: string, local: string): ReadElem
   return out;
 };
 
-/** Reads a PINT billing document with the UBL reader, then refuses what EN 16931 cannot hold (as read problems, 422). */
+/**
+ * Reads a PINT billing document with the UBL reader, then refuses what EN 16931 cannot hold (as read problems, 422).
+ */
 export function readPint(doc: ReadDocument, format: DetectedFormat): ReadResult {
   const read = readUbl(doc);
   const problems: ReadProblem[] = [...read.problems];
@@ -124,7 +129,9 @@ export function readPint(doc: ReadDocument, format: DetectedFormat): ReadResult 
       problems.push({
         path: '/Invoice//cac:TaxCategory/cbc:ID',
         term: 'BT-118',
-        message: `tax category "${c}" is allowed by PINT but not by EN 16931 (UNTDID 5305 subset S, Z, E, AE, K, G, O, L, M)`,
+        message:
+          `tax category "${c}" is allowed by PINT but not by EN 16931 (UNTDID 5305 subset S, Z, E, AE, K, G, ` +
+          `O, L, M)`,
       });
     }
   }
@@ -137,7 +144,9 @@ export function readPint(doc: ReadDocument, format: DetectedFormat): ReadResult 
         problems.push({
           path: who === 'seller' ? '/Invoice/cac:AccountingSupplierParty' : '/Invoice/cac:AccountingCustomerParty',
           term,
-          message: `the ${who} is in ${code}, outside the EU/EEA: the invoice follows that jurisdiction's tax rules, not EN 16931's`,
+          message:
+            `the ${who} is in ${code}, outside the EU/EEA: the invoice follows that jurisdiction's tax ` +
+            `rules, not EN 16931's`,
         });
       }
     }
@@ -173,14 +182,16 @@ export const PINT_AUNZ_RULES: Requirement[] = [
     rule: 'aligned-ibrp-sr-AU ABN',
     terms: ['BT-30', 'BT-34'],
     message:
-      'an Australian seller must give its ABN (11 digits, scheme 0151) as legal registration identifier (BT-30) or electronic address (BT-34)',
+      'an Australian seller must give its ABN (11 digits, scheme 0151) as legal registration identifier (BT-30) or ' +
+      'electronic address (BT-34)',
     holds: (i) => sellerCountry(i) !== 'AU' || sellerAbn(i),
   },
   {
     rule: 'aligned-ibrp-sr-NZ NZBN',
     terms: ['BT-30', 'BT-34'],
     message:
-      'a New Zealand seller must give its NZBN (scheme 0088) as legal registration identifier (BT-30) or electronic address (BT-34)',
+      'a New Zealand seller must give its NZBN (scheme 0088) as legal registration identifier (BT-30) or electronic ' +
+      'address (BT-34)',
     holds: (i) => sellerCountry(i) !== 'NZ' || sellerNzbn(i),
   },
   {
@@ -197,7 +208,8 @@ export const PINT_AUNZ_RULES: Requirement[] = [
     rule: 'PINT-AUNZ seller tax identifier',
     terms: ['BT-31'],
     message:
-      'a seller charging GST (category S) must give its GST registration (ABN or NZ GST number) as seller tax identifier (BT-31)',
+      'a seller charging GST (category S) must give its GST registration (ABN or NZ GST number) as seller tax ' +
+      'identifier (BT-31)',
     holds: (i) => !i.vatBreakdown.some((v) => v.categoryCode === 'S') || present(i.seller.vatIdentifier),
   },
 ];

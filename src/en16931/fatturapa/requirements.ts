@@ -1,5 +1,5 @@
-import type { Invoice } from '../../en16931';
-import type { Requirement } from '../requirement';
+import type { Invoice } from '../model';
+import type { Requirement } from '../codec-types';
 import {
   BT3_TO_TIPO_DOCUMENTO,
   CATEGORY_TO_NATURA,
@@ -39,7 +39,9 @@ export const FATTURAPA_RULES: FatturaPaRequirement[] = [
   {
     rule: 'FatturaPA 2.1.1.1',
     terms: ['BT-3'],
-    message: `The invoice type code (BT-3) must be one FatturaPA has a TipoDocumento for (${Object.keys(BT3_TO_TIPO_DOCUMENTO).join(', ')})`,
+    message:
+      `The invoice type code (BT-3) must be one FatturaPA has a TipoDocumento for ` +
+      `(${Object.keys(BT3_TO_TIPO_DOCUMENTO).join(', ')})`,
     holds: (i) => BT3_TO_TIPO_DOCUMENTO[i.typeCode ?? ''] !== undefined,
   },
   {
@@ -53,14 +55,16 @@ export const FATTURAPA_RULES: FatturaPaRequirement[] = [
     rule: 'FatturaPA 1.2.1.1',
     terms: ['BT-31'],
     message:
-      'The seller VAT identifier (BT-31), with its country prefix, is required: it is the IdFiscaleIVA of CedentePrestatore and the IdTrasmittente',
+      'The seller VAT identifier (BT-31), with its country prefix, is required: it is the IdFiscaleIVA of ' +
+      'CedentePrestatore and the IdTrasmittente',
     holds: (i) => vatId(i.seller.vatIdentifier),
   },
   {
     rule: 'FatturaPA 1.4.1',
     terms: ['BT-48', 'BT-47'],
     message:
-      'The buyer needs a VAT identifier (BT-48) or a codice fiscale as legal registration identifier (BT-47 with scheme 0210): IdFiscaleIVA or CodiceFiscale of CessionarioCommittente',
+      'The buyer needs a VAT identifier (BT-48) or a codice fiscale as legal registration identifier (BT-47 with ' +
+      'scheme 0210): IdFiscaleIVA or CodiceFiscale of CessionarioCommittente',
     holds: (i) =>
       vatId(i.buyer.vatIdentifier) ||
       (i.buyer.legalRegistrationIdentifier?.schemeId === ICD_CODICE_FISCALE &&
@@ -70,7 +74,8 @@ export const FATTURAPA_RULES: FatturaPaRequirement[] = [
     rule: 'FatturaPA 1.1.4',
     terms: ['BT-49', 'BT-49-1'],
     message:
-      'A buyer in Italy needs its SdI address as buyer electronic address (BT-49): a CodiceDestinatario (scheme 0205, 7 characters), an IPA office code (scheme 0201, 6 characters) or a PEC address (scheme 0202)',
+      'A buyer in Italy needs its SdI address as buyer electronic address (BT-49): a CodiceDestinatario (scheme ' +
+      '0205, 7 characters), an IPA office code (scheme 0201, 6 characters) or a PEC address (scheme 0202)',
     holds: (i) => {
       if (!isIt(i.buyer.postalAddress?.countryCode)) return true;
       const a = i.buyer.electronicAddress;
@@ -85,20 +90,24 @@ export const FATTURAPA_RULES: FatturaPaRequirement[] = [
     rule: 'FatturaPA 1.2.2',
     terms: ['BT-35', 'BT-37', 'BT-38', 'BT-40'],
     message:
-      'The seller address (Sede) needs address line 1 (BT-35), city (BT-37), country (BT-40) and, in Italy, a five digit post code (BT-38)',
+      'The seller address (Sede) needs address line 1 (BT-35), city (BT-37), country (BT-40) and, in Italy, a five ' +
+      'digit post code (BT-38)',
     holds: (i) => addressComplete(i.seller.postalAddress),
   },
   {
     rule: 'FatturaPA 1.4.2',
     terms: ['BT-50', 'BT-52', 'BT-53', 'BT-55'],
     message:
-      'The buyer address (Sede) needs address line 1 (BT-50), city (BT-52), country (BT-55) and, in Italy, a five digit post code (BT-53)',
+      'The buyer address (Sede) needs address line 1 (BT-50), city (BT-52), country (BT-55) and, in Italy, a five ' +
+      'digit post code (BT-53)',
     holds: (i) => addressComplete(i.buyer.postalAddress),
   },
   {
     rule: 'FatturaPA 2.2.1.14',
     terms: ['BT-118', 'BT-151', 'BT-95', 'BT-102'],
-    message: `Every VAT category must be one FatturaPA can state (S with its rate, or a Natura for ${Object.keys(CATEGORY_TO_NATURA).join(', ')}); L and M are not Italian VAT`,
+    message:
+      `Every VAT category must be one FatturaPA can state (S with its rate, or a Natura for ` +
+      `${Object.keys(CATEGORY_TO_NATURA).join(', ')}); L and M are not Italian VAT`,
     holds: (i) => categories(i).every((c) => c === 'S' || CATEGORY_TO_NATURA[c] !== undefined),
   },
   {
@@ -113,7 +122,9 @@ export const FATTURAPA_RULES: FatturaPaRequirement[] = [
   {
     rule: 'FatturaPA 2.4.2.2',
     terms: ['BT-81'],
-    message: `The payment means code (BT-81) must be one FatturaPA has a ModalitaPagamento for (${Object.keys(MEANS_TO_MODALITA).join(', ')})`,
+    message:
+      `The payment means code (BT-81) must be one FatturaPA has a ModalitaPagamento for ` +
+      `(${Object.keys(MEANS_TO_MODALITA).join(', ')})`,
     holds: (i) =>
       !i.paymentInstructions ||
       MEANS_TO_MODALITA[i.paymentInstructions.meansTypeCode ?? ''] !== undefined ||

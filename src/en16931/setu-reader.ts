@@ -1,5 +1,6 @@
 import type { ReadDocument } from '../formats/xml/read-tree';
-import { readUbl, type Identifier, type ReadResult } from '../en16931';
+import type { Identifier, ReadResult } from './model';
+import { readUbl } from './ubl-reader';
 
 /**
  * SETU Invoice 2.x (Dutch staffing) → EN 16931 model. A SETU invoice is an NLCIUS (SI-UBL 2.0) invoice with staffing
@@ -10,7 +11,8 @@ import { readUbl, type Identifier, type ReadResult } from '../en16931';
  * - the time card reference per line (cac:InvoiceLine/cac:DocumentReference without type code) and any SETU extension
  *   (ext:UBLExtensions, namespace urn:ns.setu.nl:setu:invoice:extension:v2.0) have no EN 16931 term: `unmapped`;
  * - SETU forbids cbc:EndpointID (rule nl.setu.invoice.businessrule.Party.1) but requires the KVK number
- *   (PartyLegalEntity/CompanyID with scheme): that number, 0106 (KVK) or 0190 (OIN), is also the party's Peppol address,
+ *   (PartyLegalEntity/CompanyID with scheme): that number, 0106 (KVK) or 0190 (OIN), is also the party's Peppol
+ * address,
  *   so it becomes BT-34 / BT-49 (listed in `filled`).
  */
 
@@ -23,7 +25,8 @@ export function readSetu(doc: ReadDocument): ReadResult {
   const derive = (legal: Identifier | undefined, who: string, term: string): Identifier | undefined => {
     if (!legal || legal.schemeId === undefined || !PEPPOL_ADDRESS_SCHEMES.has(legal.schemeId)) return undefined;
     filled.push(
-      `${term} ${who} electronic address = ${legal.schemeId}:${legal.value} (SETU has no EndpointID; the ${legal.schemeId === '0106' ? 'KVK' : 'OIN'} number is the Peppol address)`,
+      `${term} ${who} electronic address = ${legal.schemeId}:${legal.value} (SETU has no EndpointID; the ` +
+        `${legal.schemeId === '0106' ? 'KVK' : 'OIN'} number is the Peppol address)`,
     );
     return { value: legal.value, schemeId: legal.schemeId };
   };
