@@ -5,6 +5,7 @@ import { isUuid } from '../../src/core/identifiers';
 import type { BlobStore } from '../../src/storage/blob-store';
 import type { DirectoryRepository } from '../../src/storage/directory.repository';
 import type { DocumentRecord, DocumentRepository, StoredDocument } from '../../src/storage/document.repository';
+import { assertionInfo } from '../../src/storage/models';
 import { isTransientStorageError, withStorageRetries } from '../../src/storage/retry';
 import type { Logger } from '../../src/observability/logger';
 import type { WorkflowStarter } from '../workflow-client';
@@ -111,15 +112,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
               errorCount: doc.validation.errorCount,
               warningCount: doc.validation.warningCount,
               truncated: doc.validation.truncated,
-              assertions: doc.validation.assertions.map((a) => ({
-                artifact: a.artifact,
-                flag: a.flag,
-                ruleId: a.ruleId,
-                location: a.location,
-                text: a.text,
-                reasonCode: a.reasonCode,
-                ruleSet: a.ruleSet,
-              })),
+              assertions: doc.validation.assertions.map(assertionInfo),
             },
           }
         : {}),

@@ -2,7 +2,7 @@ import { Transition } from '../core/document-states';
 import { isGatewayError } from '../core/gateway-error';
 import { inspectUpload } from '../documents/detection';
 import { loadDocument } from '../documents/loader';
-import type { DocumentValidationInfo } from '../storage/models';
+import { assertionInfo, type DocumentValidationInfo } from '../storage/models';
 import type { Assertion, ValidationResult } from '../validation';
 import type {
   CheckDocumentResult,
@@ -39,15 +39,7 @@ function toRecord(result: ValidationResult, at: Date): DocumentValidationInfo {
   return {
     isValid: result.isValid,
     ruleSets: result.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
-    assertions: kept.map((a) => ({
-      artifact: a.artifact,
-      flag: a.flag,
-      ruleId: a.ruleId,
-      location: a.location,
-      text: a.text,
-      reasonCode: a.reasonCode,
-      ruleSet: a.ruleSet,
-    })),
+    assertions: kept.map(assertionInfo),
     errorCount: result.assertions.filter((a) => a.flag === 'error').length,
     warningCount: result.assertions.filter((a) => a.flag !== 'error').length,
     truncated,

@@ -94,6 +94,19 @@ export interface ValidationAssertionInfo {
   ruleSet: string;
 }
 
+/** An assertion as the record keeps it and the status resource shows it: these fields only, in this order. */
+export function assertionInfo(a: ValidationAssertionInfo): ValidationAssertionInfo {
+  return {
+    artifact: a.artifact,
+    flag: a.flag,
+    ruleId: a.ruleId,
+    location: a.location,
+    text: a.text,
+    reasonCode: a.reasonCode,
+    ruleSet: a.ruleSet,
+  };
+}
+
 /** The outcome of the validation step, kept on the record for the status endpoint and the audit trail. */
 export interface DocumentValidationInfo {
   isValid: boolean;

@@ -44,6 +44,18 @@ export function logLineId(input: Pick<DispatchInput, 'deliveryId' | 'runKey' | '
   return `${input.deliveryId}:${input.runKey}:${input.attempt}`;
 }
 
+/** What identifies an attempt's line in the delivery log. */
+function logLineKeys(input: DispatchInput) {
+  return {
+    _id: logLineId(input),
+    tenantId: input.tenantId,
+    eventId: input.eventId,
+    hookId: input.hookId,
+    deliveryId: input.deliveryId,
+    attempt: input.attempt,
+  };
+}
+
 export interface DispatchDeps {
   hooks: HookRepository;
   deliveryLog: DeliveryLogRepository;
@@ -153,12 +165,7 @@ export class Dispatch {
     const outputTopic = selectOutputTopic(hook.output, outcomeForRules, event.topic);
     const ok = result.kind === 'response' && result.status >= 200 && result.status < 300;
     await this.deps.deliveryLog.record({
-      _id: logLineId(input),
-      tenantId: input.tenantId,
-      eventId: input.eventId,
-      hookId: input.hookId,
-      deliveryId: input.deliveryId,
-      attempt: input.attempt,
+      ...logLineKeys(input),
       at: sentOn,
       httpStatus: result.kind === 'response' ? result.status : null,
       latencyMs: result.latencyMs,
@@ -195,12 +202,7 @@ export class Dispatch {
     detail: string,
   ): Promise<DispatchResult> {
     await this.deps.deliveryLog.record({
-      _id: logLineId(input),
-      tenantId: input.tenantId,
-      eventId: input.eventId,
-      hookId: input.hookId,
-      deliveryId: input.deliveryId,
-      attempt: input.attempt,
+      ...logLineKeys(input),
       at: this.now(),
       httpStatus: null,
       latencyMs: null,

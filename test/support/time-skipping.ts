@@ -35,6 +35,24 @@ export async function createTimeSkippingEnvironment(): Promise<TestWorkflowEnvir
   });
 }
 
+/**
+ * A time-skipping environment for the enclosing `describe`: started before its tests, torn down after them. Call
+ * the returned function inside a test to get it.
+ */
+export function timeSkippingEnvironment(): () => TestWorkflowEnvironment {
+  let env: TestWorkflowEnvironment | undefined;
+  beforeAll(async () => {
+    env = await createTimeSkippingEnvironment();
+  }, 120_000);
+  afterAll(async () => {
+    await env?.teardown();
+  });
+  return () => {
+    if (!env) throw new Error('the time-skipping environment did not start (see beforeAll)');
+    return env;
+  };
+}
+
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** The product's workflow bundle (workflows/index.ts), built once per test file. */

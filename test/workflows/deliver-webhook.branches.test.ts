@@ -1,4 +1,3 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WEBHOOK_RETRY_SCHEDULE } from '../../src/core/retry-schedule';
 import type { AttemptDeliveryInput } from '../../activities/deliver-webhook.activities';
@@ -11,7 +10,7 @@ import {
   type HoldDeliveryInput,
 } from '../../workflows/contracts/deliver-webhook';
 import { invoiceReceivedEvent } from '../unit/webhooks/hook-fixture';
-import { createTimeSkippingEnvironment, withStubbedWorker } from '../support/time-skipping';
+import { timeSkippingEnvironment, withStubbedWorker } from '../support/time-skipping';
 
 /*
  * Every branch of deliverWebhook on the time-skipping test server, with stubbed activities: what each attempt result
@@ -37,14 +36,7 @@ const timedOut: AttemptResult = {
 };
 
 describe('deliverWebhook branches (time-skipping, stubbed activities)', () => {
-  let env: TestWorkflowEnvironment;
-
-  beforeAll(async () => {
-    env = await createTimeSkippingEnvironment();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const env = timeSkippingEnvironment();
 
   let n = 0;
   const input = (extra: Partial<DeliverWebhookInput> = {}): DeliverWebhookInput => {
@@ -94,7 +86,7 @@ describe('deliverWebhook branches (time-skipping, stubbed activities)', () => {
     };
     const workflowId = deliverWebhookWorkflowId(runInput.tenantId, runInput.deliveryId);
     // The run's own span in server time (start to close), where the skipped timers show.
-    const { result, elapsedMs } = await withStubbedWorker(env, activities, async (client, taskQueue) => {
+    const { result, elapsedMs } = await withStubbedWorker(env(), activities, async (client, taskQueue) => {
       const r = await client.workflow.execute('deliverWebhook', { taskQueue, workflowId, args: [runInput] });
       const run = await client.workflow.getHandle(workflowId).describe();
       return { result: r, elapsedMs: (run.closeTime?.getTime() ?? NaN) - run.startTime.getTime() };

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { PEPPOL_SEND_SCHEDULE, type RetrySchedule } from '../../src/core/retry-schedule';
 import type {
   CheckDocumentResult,
@@ -14,7 +13,7 @@ import type {
   SendPeppolOutcome,
 } from '../../workflows/contracts/send-invoice';
 import { SEND_INVOICE_WORKFLOW } from '../../workflows/contracts/send-invoice';
-import { createTimeSkippingEnvironment, withStubbedWorker } from '../support/time-skipping';
+import { timeSkippingEnvironment, withStubbedWorker } from '../support/time-skipping';
 
 /*
  * Every branch of sendInvoice on the time-skipping server with stubbed activities: what the workflow decides from the
@@ -89,14 +88,7 @@ interface Run {
 }
 
 describe('sendInvoice branches (time-skipping server, stubbed activities)', () => {
-  let env: TestWorkflowEnvironment;
-
-  beforeAll(async () => {
-    env = await createTimeSkippingEnvironment();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const env = timeSkippingEnvironment();
 
   async function run(script: Script): Promise<Run> {
     const calls: string[] = [];
@@ -131,9 +123,9 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       },
     };
     const documentId = randomUUID();
-    const before = await env.currentTimeMs();
+    const before = await env().currentTimeMs();
     const result = await withStubbedWorker(
-      env,
+      env(),
       activities,
       (client, taskQueue) =>
         client.workflow.execute(SEND_INVOICE_WORKFLOW, {
@@ -142,7 +134,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
           args: [{ tenantId: 'test', documentId, ...(script.schedule ? { peppolSchedule: script.schedule } : {}) }],
         }) as Promise<SendInvoiceResult>,
     );
-    return { result, calls, events, resolves, sends, serverMs: (await env.currentTimeMs()) - before };
+    return { result, calls, events, resolves, sends, serverMs: (await env().currentTimeMs()) - before };
   }
 
   it('a refused format ends in InvoiceSentError (stage detection) without validation or delivery', async () => {
