@@ -6,23 +6,8 @@ import type { DeliveryAttemptDoc, EventDoc, EventLabel, EventRouteDoc, EventRout
 
 export type { EventLabel, EventRouteDoc, DeliveryAttemptDoc, AttemptOutcome } from './event.schema';
 
-export interface EventRecord {
-  id: string;
-  tenantId: string;
-  topic: string;
-  partyId: string;
-  partyKey: string | null;
-  documentId: string | null;
-  refToDocumentId: string | null;
-  message: string;
-  details: Record<string, string>;
-  createdBy: string;
-  createdOn: Date;
-  label: EventLabel;
-  routes: EventRouteDoc[];
-  targetHookId: string | null;
-  excludeHookIds: string[];
-}
+/** A stored event as the rest of the gateway sees it (`id` instead of `_id`). */
+export type EventRecord = Omit<EventDoc, '_id'> & { id: string };
 
 /** Position in the (createdOn, id) order of the missed-events batch. */
 export interface EventPosition {

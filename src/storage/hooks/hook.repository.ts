@@ -8,26 +8,7 @@ import { dropNumberedLeases, takeNumberedLease } from '../lease';
 import type { HookDoc, HookOutputRuleDoc, HookWriteDoc } from './hook.schema';
 
 /** A stored hook as the rest of the gateway sees it (`id` instead of `_id`). */
-export interface HookRecord {
-  id: string;
-  tenantId: string;
-  partyId: string | null;
-  action: string;
-  name: string;
-  url: string | null;
-  topic: string | null;
-  topics: string[];
-  secureKey: string | null;
-  filter: string | null;
-  output: HookOutputRuleDoc[];
-  mlsType: string | null;
-  isActive: boolean;
-  timeoutMs: number | null;
-  disabledReason: string | null;
-  rev: number;
-  createdOn: Date;
-  changedOn: Date;
-}
+export type HookRecord = Omit<HookDoc, '_id'> & { id: string };
 
 /** The fields a caller writes; the rest (ids, timestamps, rev) belong to the repository. */
 export interface HookFields {
