@@ -75,7 +75,8 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
       if (!isTransientStorageError(e)) throw e;
       throw new GatewayError(
         'STORAGE_FAILED',
-        'The invoice is stored and its processing has started, but its acceptance could not be recorded; repeat the request with the same X-Service-DocumentId',
+        'The invoice is stored and its processing has started, but its acceptance could not be recorded; ' +
+          'repeat the request with the same X-Service-DocumentId',
         { cause: e, details: { documentId } },
       );
     }

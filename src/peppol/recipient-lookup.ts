@@ -235,7 +235,9 @@ export class RecipientLookup {
         ok: false,
         failure: 'document-type-not-supported',
         reason: 'document-type-not-supported',
-        message: `${formatId(participant)} receives no ${isCredit ? 'credit note' : 'invoice'} document type (its SMP lists ${group.documentTypes.length} document type(s))`,
+        message:
+          `${formatId(participant)} receives no ${isCredit ? 'credit note' : 'invoice'} document type ` +
+          `(its SMP lists ${group.documentTypes.length} document type(s))`,
       };
     }
     const options: DeliveryOption[] = [];

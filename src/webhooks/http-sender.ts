@@ -59,7 +59,9 @@ function errorChain(e: unknown): Array<{ code?: unknown; message?: unknown; name
   return out;
 }
 
-/** OpenSSL's "…:SSL routines:fn:wrong version number:file:line:" → "wrong version number"; other messages as they are. */
+/**
+ * OpenSSL's "…:SSL routines:fn:wrong version number:file:line:" → "wrong version number"; other messages as they are.
+ */
 function tlsReason(message: string): string {
   const m = /routines:[^:]*:([^:]+):/.exec(message);
   return (m?.[1] ?? message).trim();
@@ -129,8 +131,8 @@ export class WebhookSender {
     };
     // Credentials in an https URL become Basic authentication; undici does not send URL userinfo.
     if (target.username || target.password) {
-      headers['authorization'] ??=
-        `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+      const credentials = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
+      headers['authorization'] ??= `Basic ${Buffer.from(credentials).toString('base64')}`;
       target.username = '';
       target.password = '';
     }

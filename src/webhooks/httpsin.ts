@@ -43,7 +43,9 @@ export function documentToken(secureKey: string, documentOrEventId: string): str
     .digest('base64url');
 }
 
-/** Where and how an httpsin delivery goes: the endpoint with the hook's query (token filled in), and Basic credentials. */
+/**
+ * Where and how an httpsin delivery goes: the endpoint with the hook's query (token filled in), and Basic credentials.
+ */
 export function httpsinTarget(
   hookUrl: string,
   endpoint: string,

@@ -55,7 +55,9 @@ export function standardWebhooksKeyBytes(secureKey: string): Buffer {
   return Buffer.from(secureKey, 'utf8');
 }
 
-/** Minimum length of a secureKey that is not in `whsec_` form; shorter keys can be guessed offline from one delivery. */
+/**
+ * Minimum length of a secureKey that is not in `whsec_` form; shorter keys can be guessed offline from one delivery.
+ */
 export const MIN_SECURE_KEY_LENGTH = 16;
 
 /**

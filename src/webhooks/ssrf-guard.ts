@@ -34,7 +34,9 @@ export interface AllowList {
 
 export const EMPTY_ALLOW_LIST: AllowList = Object.freeze({ cidrs: Object.freeze([]) });
 
-/** CIDR entries (`10.0.0.0/8`, `::1/128`, `127.0.0.1`) from config; a string is split on commas. Throws on a bad entry. */
+/**
+ * CIDR entries (`10.0.0.0/8`, `::1/128`, `127.0.0.1`) from config; a string is split on commas. Throws on a bad entry.
+ */
 export function parseAllowList(entries: readonly string[] | string | undefined): AllowList {
   const list = typeof entries === 'string' ? entries.split(',') : (entries ?? []);
   const cidrs: Cidr[] = [];
@@ -210,7 +212,8 @@ export class SsrfBlockedError extends Error {
     readonly addresses: readonly string[],
   ) {
     super(
-      `Refused to connect to ${hostname}: ${addresses.length ? addresses.join(', ') : 'no address'} not allowed for hooks`,
+      `Refused to connect to ${hostname}: ` +
+        `${addresses.length ? addresses.join(', ') : 'no address'} not allowed for hooks`,
     );
     this.name = 'SsrfBlockedError';
   }

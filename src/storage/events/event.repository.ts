@@ -66,7 +66,10 @@ function toRecord(doc: EventDoc, routing?: EventRoutingDoc): EventRecord {
   };
 }
 
-/** `Send*Fallback` → /^Send.*Fallback$/. The pattern holds only [A-Za-z0-9*] (validateTopicPattern), so nothing to escape. */
+/**
+ * `Send*Fallback` → /^Send.*Fallback$/. The pattern holds only [A-Za-z0-9*] (validateTopicPattern), so nothing to
+ * escape.
+ */
 function topicCondition(topic: string): unknown {
   if (!topic.includes('*')) return topic;
   if (!/^[A-Za-z0-9*]+$/.test(topic)) throw new Error('topic pattern must be validated before querying');
@@ -118,9 +121,10 @@ export class EventRepository {
   }
 
   /**
-   * By id alone, the tenant checked on the document: FerretDB 1.24 pushes an `_id` equality down into SQLite but decodes
-   * every record in Go once another field joins the filter (measured: 14 ms vs 220 ms at 5,000 events). Both scan:
-   * the newest of 20,000 events costs ~280 ms even by `_id` alone, so hot paths carry the event instead of reading it.
+   * By id alone, the tenant checked on the document: FerretDB 1.24 pushes an `_id` equality down into SQLite but
+   * decodes every record in Go once another field joins the filter (measured: 14 ms vs 220 ms at 5,000 events).
+   * Both scan: the newest of 20,000 events costs ~280 ms even by `_id` alone, so hot paths carry the event instead of
+   * reading it.
    */
   async findInTenants(tenantIds: readonly string[], eventId: string): Promise<EventRecord | null> {
     const doc = await this.models.WebhookEvent.findById(eventId).lean<EventDoc>().exec();

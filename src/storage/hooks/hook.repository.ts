@@ -24,7 +24,9 @@ export interface HookFields {
   timeoutMs: number | null;
 }
 
-/** Which hooks a call may touch: a tenant, and optionally exactly one level (party path form, or null = environment). */
+/**
+ * Which hooks a call may touch: a tenant, and optionally exactly one level (party path form, or null = environment).
+ */
 export interface HookScope {
   tenantId: string;
   /** undefined: any level of the tenant; null: environment level only; a string: that party only. */
@@ -156,7 +158,8 @@ export class HookRepository {
 
   /**
    * Replaces the writable fields in one write. `secureKey` undefined keeps the stored key (it is write-only, so
-   * a client cannot send it back); `output` undefined keeps the stored rules (v1 does not know them). Switching a hook on clears the gateway's own disabledReason.
+   * a client cannot send it back); `output` undefined keeps the stored rules (v1 does not know them). Switching a
+   * hook on clears the gateway's own disabledReason.
    */
   async update(
     scope: HookScope,

@@ -308,7 +308,8 @@ class Converter {
     if (!method) {
       throw new FilterCompileError(
         nameAt,
-        `unknown method "${methodName}"; use one of ${[...new Set([...STRING_METHODS.values()].map((m) => m.name))].join(', ')} (or Matches)`,
+        `unknown method "${methodName}"; use one of ` +
+          `${[...new Set([...STRING_METHODS.values()].map((m) => m.name))].join(', ')} (or Matches)`,
       );
     }
     if (!isTextual(recv.type))
