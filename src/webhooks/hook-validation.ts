@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isGatewayError } from '../core/gateway-error';
 import { validateTopicPattern } from '../core/topics';
 import type { HookFields } from '../storage/hooks/hook.repository';
+import { MailtoError, parseMailtoUrl } from '../email/mailto';
 import { compileFilter } from './filter';
 import { parseHttpsinUrl } from './httpsin';
 import { MAX_OUTPUT_RULES, normalizeWhen, validateOutputRule } from './output-rules';
@@ -78,8 +79,6 @@ function inferAction(url: string | null | undefined): HookActionName | null {
   return null;
 }
 
-const MAILTO = /^mailto:[^@\s]+@[^@\s]+$/i;
-
 export function validateHookBody(raw: unknown, options: HookValidationOptions): HookValidation {
   const parsed = HookBody.safeParse(raw);
   if (!parsed.success) {
@@ -119,7 +118,15 @@ export function validateHookBody(raw: unknown, options: HookValidationOptions): 
         err('url', 'httpsin hooks need the internal endpoint configured (WEBHOOK_HTTPSIN_URL)');
     }
   } else if (action === 'mailto') {
-    if (!url || !MAILTO.test(url)) err('url', 'a mailto hook needs a url of the form mailto:name@example.com');
+    if (!url) err('url', 'a mailto hook needs a url: mailto:<address or [receiverEmailAddress]>?<parameters>');
+    else {
+      try {
+        parseMailtoUrl(url);
+      } catch (e) {
+        if (!(e instanceof MailtoError)) throw e;
+        err('url', `a mailto hook url must be a mailto: URL the e-mail channel can use: ${e.message}`);
+      }
+    }
   }
 
   // A URL as the API shows it (password masked) sent back would store the mask as the password.

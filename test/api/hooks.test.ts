@@ -174,7 +174,25 @@ describe('hook API', () => {
         'url',
         /WEBHOOK_HTTPSIN_URL/,
       ],
-      ['a mailto hook without address', { action: 'mailto', url: 'mailto:', topic: 'Ping' }, 'url', /mailto:name@/],
+      ['a mailto hook without address', { action: 'mailto', url: 'mailto:', topic: 'Ping' }, 'url', /no recipient/],
+      [
+        'a mailto hook with an unknown placeholder',
+        { action: 'mailto', url: 'mailto:[buyerMail]', topic: 'SendInvoiceFallback' },
+        'url',
+        /unknown placeholder \[buyerMail\]/,
+      ],
+      [
+        'a mailto hook that smuggles a header into its subject',
+        { action: 'mailto', url: 'mailto:ap@example.com?subject=Hi%0D%0ABcc:%20x@evil.example', topic: 'Send*' },
+        'url',
+        /line break/,
+      ],
+      [
+        'a mailto hook with an unknown parameter',
+        { action: 'mailto', url: 'mailto:ap@example.com?attachments=none', topic: 'Send*' },
+        'url',
+        /unknown parameter "attachments"/,
+      ],
     ];
     it.each(invalid)('refuses %s with a 400 naming the field', async (_what, body, path, message) => {
       const res = await post('/api/v1/hook', tokenA, body);
