@@ -1,4 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
+import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoice';
 import { buildHookModels } from './hooks/hook.schema';
 import { buildEventModels } from './events/event.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
@@ -72,16 +73,8 @@ export interface HistoryEntry {
   key: string;
 }
 
-export interface DocumentFormatInfo {
-  id: string;
-  name: string;
-  syntax: string;
-  documentType: string;
-  customizationId?: string;
-  profileId?: string;
-  /** Peppol document type identifier value (UBL and CII with a CustomizationID). */
-  documentTypeId?: string;
-}
+/** The format detection found, as the workflow carries it and the record keeps it (one shape for both). */
+export type DocumentFormatInfo = DetectedFormatSummary;
 
 /** One assertion kept on the record (the validate endpoint's shape). */
 export interface ValidationAssertionInfo {
