@@ -9,6 +9,8 @@ export function createSendInvoiceActivities(deps: SendInvoiceActivityDeps) {
   const steps = createSendInvoice({ ...deps, heartbeat: () => heartbeat() });
   return {
     checkDocument: steps.checkDocument,
+    chooseChannel: steps.chooseChannel,
+    sendEmail: steps.sendEmail,
     resolveRecipient: steps.resolveRecipient,
     sendPeppol: steps.sendPeppol,
     publishSendEvent: steps.publishSendEvent,

@@ -131,6 +131,7 @@ export function createApp(deps: AppDeps): Application {
     logger,
     maxUploadBytes: config.http.maxUploadBytes,
     ...(transform ? { transform } : {}),
+    hooks: deps.webhooks?.hooks,
   });
   registerValidateRoutes(api, {
     rulesDir: config.validation.rulesDir,

@@ -27,6 +27,8 @@ export interface TemporalSettings {
   searchAttributes?: boolean;
   /** Peppol delivery retry schedule put into each sendInvoice run's input (PEPPOL_SEND_RETRY_SCHEDULE). */
   peppolSendSchedule?: RetrySchedule;
+  /** EMAIL_SEND_RETRY_SCHEDULE, fixed into each run at start. */
+  emailSendSchedule?: RetrySchedule;
 }
 
 /** The document runs' side of the process's Temporal client (src/temporal/client.ts). */
@@ -58,7 +60,11 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
         taskQueue: this.settings.taskQueue,
         workflowId,
         args: [
-          this.settings.peppolSendSchedule ? { ...input, peppolSchedule: this.settings.peppolSendSchedule } : input,
+          {
+            ...input,
+            ...(this.settings.peppolSendSchedule ? { peppolSchedule: this.settings.peppolSendSchedule } : {}),
+            ...(this.settings.emailSendSchedule ? { emailSchedule: this.settings.emailSendSchedule } : {}),
+          },
         ],
         // A document id is used once, ever: a finished run must not be started again.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',

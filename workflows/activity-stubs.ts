@@ -24,12 +24,13 @@ export const validationSteps = proxyActivities<Activities>({
 });
 
 /**
- * Peppol delivery: a lookup (DNS + SMP requests, each bounded by PEPPOL_LOOKUP_TIMEOUT_MS) or one AS4 exchange (up to
+ * Deliveries. Peppol: a lookup (DNS + SMP requests, each bounded by PEPPOL_LOOKUP_TIMEOUT_MS) or one AS4 exchange (up to
  * 120 s). Heartbeats every 5 s while waiting on the peer. Retries here are for our own infrastructure (database, blob
  * store, a crashed worker); the peer's answers are results and follow the delivery schedule in the workflow. A
  * retried send is the same AS4 message (stable ids), so the receiver sees a duplicate, never a second invoice.
+ * E-mail: the PDF is made and the mail handed to the SMTP relay in one attempt (a 10 MB attachment takes seconds).
  */
-export const peppolSteps = proxyActivities<Activities>({
+export const deliverySteps = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },

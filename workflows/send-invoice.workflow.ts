@@ -8,18 +8,28 @@ import type {
   SendInvoiceResult,
   ValidationOutcome,
 } from './contracts/send-invoice';
-import { documentSteps, peppolSteps, validationSteps } from './activity-stubs';
+import { documentSteps, deliverySteps, validationSteps } from './activity-stubs';
+import {
+  ChannelStatus,
+  MAX_CHANNEL_HOPS,
+  channelKey,
+  documentKindOf,
+  nextSendTopic,
+  type Channel,
+} from '../src/core/channels';
 import { DocumentState } from '../src/core/document-states';
-import { nextDelay, PEPPOL_SEND_SCHEDULE } from '../src/core/retry-schedule';
+import { EMAIL_SEND_SCHEDULE, nextDelay, PEPPOL_SEND_SCHEDULE, type RetrySchedule } from '../src/core/retry-schedule';
 
 /**
  * One run per uploaded sales invoice; the workflow id is the business key (tenant + documentId). Carries ids and the
  * facts the document check found (format, routing, party), never the bytes (payload limits). Steps: check (detect,
- * validate) → resolve the recipient → deliver over Peppol AS4. A recipient that does not take the uploaded format
- * gets a validated conversion that its SMP lists (resolveRecipient picks and stores it once). A refused format, an
- * invalid payload or a permanent delivery failure ends in InvoiceSentError with its event; temporary failures are
- * retried on the run's schedule with an InvoiceSentRetry event each; a receipt ends in delivered with InvoiceSent
- * (spec 3, 7). The e-mail fallback is not built yet.
+ * validate), then the channels (src/core/channels.ts): the sending topic (`SendInvoice`) is published and its channel
+ * chosen; Peppol resolves the recipient (a validated conversion when it does not take the uploaded format) and sends
+ * over AS4, a mail hook sends the e-mail, a drop hook ends it. A channel's result goes through its output rules: a
+ * match names the next sending topic (`SendInvoiceFallback`) and its channel; none gives the standard topics. A
+ * refused format or an invalid payload ends in InvoiceSentError; temporary failures are retried on the channel's
+ * schedule with an InvoiceSentRetry each; a receipt or the relay's acceptance ends in delivered with InvoiceSent
+ * (spec 3, 6.7, 7). The run is the single owner of the document's fate.
  */
 export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceResult> {
   const checked = await validationSteps.checkDocument(input);
@@ -52,7 +62,7 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
     return { documentId: input.documentId, state: DocumentState.InvoiceSentError, detection, validation, event };
   }
   // checkDocument validates every document whose format it detected.
-  return deliver(input, checked, detection.format, validation!);
+  return new Sending(input, checked, detection.format, validation!).run();
 }
 
 /** Human-readable wait, for event messages. */
@@ -64,129 +74,296 @@ function duration(ms: number): string {
 }
 
 type EventFields = Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId' | 'facts' | 'sourceDocumentTypeId'>;
+type Failure = Omit<EventFields, 'topic'>;
 
-async function deliver(
-  input: SendInvoiceInput,
-  checked: CheckDocumentResult,
-  format: DetectedFormatSummary,
-  validation: ValidationOutcome,
-): Promise<SendInvoiceResult> {
-  const { detection, facts } = checked;
-  const base = { documentId: input.documentId, detection, validation };
-  const ids = { tenantId: input.tenantId, documentId: input.documentId };
-  const source = format.documentTypeId ? { sourceDocumentTypeId: format.documentTypeId } : {};
-  const publish = (e: EventFields) =>
-    documentSteps.publishSendEvent({ ...ids, eventId: uuid4(), facts, ...source, ...e });
-  const fail = async (e: Omit<EventFields, 'topic'>, attempts: number) => {
-    const event = await publish({ topic: 'InvoiceSentError', ...e });
+/** What one channel did: delivered (the run's result), or a result code for its output rules and the failure. */
+type ChannelResult = { delivered: SendInvoiceResult } | { status: number; failure: Failure };
+
+/** Peppol refusals that mean "not reachable there" (404 for output rules); the other refusals are 400. */
+const NOT_FOUND_CODES = new Set([
+  'PEPPOL_NOT_CONFIGURED',
+  'NO_DOCUMENT_TYPE',
+  'PARTICIPANT_UNKNOWN',
+  'DOCUMENT_TYPE_NOT_SUPPORTED',
+  'CERTIFICATE_PROBLEM',
+]);
+
+/** The delivery part of one run: the channels in turn, one attempt counter over all of them (history keys). */
+class Sending {
+  private attempts = 0;
+  private readonly ids: { tenantId: string; documentId: string };
+  private readonly kind: string;
+  private readonly base: Pick<SendInvoiceResult, 'documentId' | 'detection' | 'validation'>;
+
+  constructor(
+    private readonly input: SendInvoiceInput,
+    private readonly checked: CheckDocumentResult,
+    private readonly format: DetectedFormatSummary,
+    private readonly validation: ValidationOutcome,
+  ) {
+    this.ids = { tenantId: input.tenantId, documentId: input.documentId };
+    this.kind = documentKindOf(format.documentType);
+    this.base = { documentId: input.documentId, detection: checked.detection, validation };
+  }
+
+  async run(): Promise<SendInvoiceResult> {
+    const tried: string[] = [];
+    let topic = `Send${this.kind}`;
+    let last: Failure | undefined;
+    for (let hop = 0; hop < MAX_CHANNEL_HOPS; hop++) {
+      const first = hop === 0;
+      const choice = await documentSteps.chooseChannel({
+        ...this.ids,
+        eventId: uuid4(),
+        topic,
+        kind: this.kind,
+        facts: this.checked.facts,
+        format: this.format,
+        first,
+        ...(first && this.input.channel ? { forced: this.input.channel } : {}),
+        tried: [...tried],
+        ...(last ? { because: last.message } : {}),
+      });
+      if (!choice.ok) {
+        const failure: Failure = last
+          ? { ...last, message: `${last.message}; no other channel: ${choice.reason}` }
+          : { stage: 'channel', reasonCode: 'NO_CHANNEL', message: `Not sent: ${choice.reason}` };
+        return this.fail(failure);
+      }
+      const channel = choice.channel;
+      if (channel.kind === 'drop') {
+        // chooseChannel recorded the drop on the document: deliberately not sent, no InvoiceSent* topic.
+        return {
+          ...this.base,
+          state: DocumentState.Dropped,
+          delivery: { attempts: this.attempts, channel: channel.hookId },
+        };
+      }
+      tried.push(channelKey(channel));
+      const result = channel.kind === 'peppol' ? await this.peppol(channel) : await this.email(channel);
+      if ('delivered' in result) return result.delivered;
+      const next = nextSendTopic(channel, result.status, this.kind);
+      if (next === undefined) return this.fail(result.failure);
+      last = result.failure;
+      topic = next;
+    }
+    return this.fail({ ...last!, message: `${last!.message}; stopped after ${MAX_CHANNEL_HOPS} channels` });
+  }
+
+  private publish(e: EventFields) {
+    const source = this.format.documentTypeId ? { sourceDocumentTypeId: this.format.documentTypeId } : {};
+    return documentSteps.publishSendEvent({
+      ...this.ids,
+      eventId: uuid4(),
+      facts: this.checked.facts,
+      ...source,
+      ...e,
+    });
+  }
+
+  private async fail(e: Failure): Promise<SendInvoiceResult> {
+    const event = await this.publish({ topic: 'InvoiceSentError', ...e });
     return {
-      ...base,
+      ...this.base,
       state: DocumentState.InvoiceSentError,
       event,
       delivery: {
-        attempts,
+        attempts: this.attempts,
         ...(e.messageId ? { messageId: e.messageId } : {}),
         ...(e.endpoint ? { endpoint: e.endpoint } : {}),
+        ...(e.channel ? { channel: e.channel } : {}),
+        ...(e.protocol ? { protocol: e.protocol } : {}),
       },
     };
-  };
-
-  // Only documents that passed their official rules go out: the network's receivers refuse what fails them, and a
-  // format without rules here cannot be vouched for (the reason is the validation outcome's).
-  if (validation.kind !== 'valid') {
-    const reason = validation.kind === 'not-validated' ? validation.reason : validation.summary;
-    return fail(
-      {
-        stage: 'validation',
-        reasonCode: 'NOT_VALIDATED',
-        message: `Not sent over Peppol: the document was not validated against official rules (${reason})`,
-      },
-      0,
-    );
   }
 
-  const schedule = input.peppolSchedule ?? PEPPOL_SEND_SCHEDULE;
-  const startedAt = Date.now();
-  const firstAttemptAt = new Date(startedAt).toISOString();
-  let route: PeppolRoute | undefined;
-  let previousDelay: number | undefined;
-  for (let attempt = 1; ; attempt++) {
-    let failure: Omit<EventFields, 'topic'>;
-    if (!route) {
-      const resolved = await peppolSteps.resolveRecipient({ ...ids, format, facts });
-      if (resolved.kind === 'refused') {
-        const e = {
-          stage: resolved.stage,
-          reasonCode: resolved.reasonCode,
-          message: resolved.message,
-          attempt,
-          ...(resolved.recipient ? { recipient: resolved.recipient } : {}),
-        };
-        if (!resolved.retryable) return fail({ ...e, attempt: attempt - 1 }, attempt - 1);
-        failure = e;
-      } else route = resolved.route;
+  private async delivered(e: Omit<EventFields, 'topic'>): Promise<ChannelResult> {
+    const event = await this.publish({ topic: 'InvoiceSent', ...e });
+    return {
+      delivered: {
+        ...this.base,
+        state: DocumentState.Delivered,
+        event,
+        delivery: {
+          attempts: this.attempts,
+          ...(e.messageId ? { messageId: e.messageId } : {}),
+          ...(e.endpoint ? { endpoint: e.endpoint } : {}),
+          ...(e.channel ? { channel: e.channel } : {}),
+          ...(e.protocol ? { protocol: e.protocol } : {}),
+        },
+      },
+    };
+  }
+
+  /**
+   * Waits before the channel's next attempt, announcing it with InvoiceSentRetry; false when the schedule is spent.
+   * `n` counts this channel's attempts (the schedule's index), `failure` is the attempt's.
+   */
+  private async retryLater(
+    schedule: RetrySchedule,
+    n: number,
+    startedAt: number,
+    previous: number | undefined,
+    failure: Failure,
+  ): Promise<number | null> {
+    const delay = nextDelay(schedule, n, Date.now() - startedAt, undefined, Math.random, previous);
+    if (delay === null) return null;
+    await this.publish({
+      topic: 'InvoiceSentRetry',
+      ...failure,
+      message: `Attempt ${failure.attempt} failed temporarily (${failure.message}); the next follows in ${duration(delay)}`,
+    });
+    await sleep(delay);
+    return delay;
+  }
+
+  /** Peppol: SML/SMP, conversion when needed, AS4; 5xx and unreachable lookups retried on the Peppol schedule. */
+  private async peppol(channel: Extract<Channel, { kind: 'peppol' }>): Promise<ChannelResult> {
+    const { facts } = this.checked;
+    const via = { channel: channelKey(channel), protocol: 'peppol' as const };
+    // Only documents that passed their official rules go out: the network's receivers refuse what fails them, and a
+    // format without rules here cannot be vouched for (the reason is the validation outcome's).
+    if (this.validation.kind !== 'valid') {
+      const reason = this.validation.kind === 'not-validated' ? this.validation.reason : this.validation.summary;
+      return {
+        status: ChannelStatus.Refused,
+        failure: {
+          ...via,
+          stage: 'validation',
+          reasonCode: 'NOT_VALIDATED',
+          attempt: this.attempts,
+          message: `Not sent over Peppol: the document was not validated against official rules (${reason})`,
+        },
+      };
     }
-    if (route) {
-      const sent = await peppolSteps.sendPeppol({ ...ids, facts, route, attempt, firstAttemptAt });
+    const schedule = this.input.peppolSchedule ?? PEPPOL_SEND_SCHEDULE;
+    const startedAt = Date.now();
+    const firstAttemptAt = new Date(startedAt).toISOString();
+    let route: PeppolRoute | undefined;
+    let previousDelay: number | undefined;
+    for (let n = 1; ; n++) {
+      const attempt = ++this.attempts;
+      let failure: Failure;
+      if (!route) {
+        const resolved = await deliverySteps.resolveRecipient({ ...this.ids, format: this.format, facts });
+        if (resolved.kind === 'refused') {
+          const e: Failure = {
+            ...via,
+            stage: resolved.stage,
+            reasonCode: resolved.reasonCode,
+            message: resolved.message,
+            attempt,
+            ...(resolved.recipient ? { recipient: resolved.recipient } : {}),
+          };
+          if (!resolved.retryable) {
+            // No attempt was made: the recipient cannot be sent to over Peppol at all.
+            this.attempts--;
+            e.attempt = attempt - 1;
+            const status = NOT_FOUND_CODES.has(resolved.reasonCode) ? ChannelStatus.NotFound : ChannelStatus.Refused;
+            return { status, failure: e };
+          }
+          failure = e;
+        } else route = resolved.route;
+      }
+      if (route) {
+        const sent = await deliverySteps.sendPeppol({ ...this.ids, facts, route, attempt, firstAttemptAt });
+        const where = {
+          ...via,
+          recipient: route.receiver.value,
+          endpoint: sent.endpoint,
+          messageId: sent.messageId,
+          attempt,
+          targetDocumentTypeId: route.documentType.value,
+        };
+        if (sent.outcome === 'delivered' || sent.outcome === 'duplicate') {
+          const how =
+            sent.outcome === 'duplicate'
+              ? 'the receiving access point already had it from an earlier attempt'
+              : `receipt ${sent.receiptMessageId ?? ''}`.trim();
+          const lost = route.transform?.notCarried
+            ? ` (${route.transform.notCarried} element(s) could not be carried over)`
+            : '';
+          const converted = route.transform
+            ? ` as ${route.transform.targetName}, converted because the recipient does not take the uploaded ` +
+              `format${lost}`
+            : '';
+          return this.delivered({
+            stage: 'delivery',
+            message: `Delivered to ${route.receiver.value} over Peppol${converted} (${how})`,
+            ...where,
+          });
+        }
+        const status = sent.httpStatus !== undefined ? `HTTP ${sent.httpStatus}` : 'NO_ANSWER';
+        if (sent.outcome === 'failed') {
+          return {
+            status: ChannelStatus.Refused,
+            failure: {
+              stage: 'delivery',
+              reasonCode: status,
+              message: `Delivery refused by the receiving access point: ${sent.reason ?? status}`,
+              ...where,
+            },
+          };
+        }
+        failure = { stage: 'delivery', reasonCode: status, message: sent.reason ?? status, ...where };
+      }
+      const delay = await this.retryLater(schedule, n, startedAt, previousDelay, failure!);
+      if (delay === null) {
+        return {
+          status: ChannelStatus.Exhausted,
+          failure: { ...failure!, message: `Not delivered after ${n} attempts; the last failed: ${failure!.message}` },
+        };
+      }
+      previousDelay = delay;
+    }
+  }
+
+  /** E-mail through a mail hook: 4xx and no connection retried on the e-mail schedule, 5xx and no address final. */
+  private async email(channel: Extract<Channel, { kind: 'mailto' }>): Promise<ChannelResult> {
+    const { facts } = this.checked;
+    const schedule = this.input.emailSchedule ?? EMAIL_SEND_SCHEDULE;
+    const startedAt = Date.now();
+    let previousDelay: number | undefined;
+    for (let n = 1; ; n++) {
+      const attempt = ++this.attempts;
+      const sent = await deliverySteps.sendEmail({
+        ...this.ids,
+        facts,
+        format: this.format,
+        hookId: channel.hookId,
+        attempt,
+      });
       const where = {
-        recipient: route.receiver.value,
+        channel: channel.hookId,
+        protocol: 'email' as const,
         endpoint: sent.endpoint,
         messageId: sent.messageId,
         attempt,
-        targetDocumentTypeId: route.documentType.value,
       };
-      if (sent.outcome === 'delivered' || sent.outcome === 'duplicate') {
-        const how =
-          sent.outcome === 'duplicate'
-            ? 'the receiving access point already had it from an earlier attempt'
-            : `receipt ${sent.receiptMessageId ?? ''}`.trim();
-        const lost = route.transform?.notCarried
-          ? ` (${route.transform.notCarried} element(s) could not be carried over)`
-          : '';
-        const converted = route.transform
-          ? ` as ${route.transform.targetName}, converted because the recipient does not take the uploaded ` +
-            `format${lost}`
-          : '';
-        const event = await publish({
-          topic: 'InvoiceSent',
-          stage: 'delivery',
-          message: `Delivered to ${route.receiver.value} over Peppol${converted} (${how})`,
+      if (sent.outcome === 'delivered') {
+        return this.delivered({
+          stage: 'email',
+          message: `Delivered by e-mail to ${sent.endpoint.slice(7)}`,
           ...where,
         });
+      }
+      const reasonCode =
+        sent.smtpCode !== undefined ? `SMTP ${sent.smtpCode}` : sent.noRecipient ? 'NO_ADDRESS' : 'EMAIL';
+      const failure: Failure = { stage: 'email', reasonCode, message: sent.reason ?? reasonCode, ...where };
+      if (sent.outcome === 'failed') {
+        return { status: sent.noRecipient ? ChannelStatus.NotFound : ChannelStatus.Refused, failure };
+      }
+      const delay = await this.retryLater(schedule, n, startedAt, previousDelay, failure);
+      if (delay === null) {
         return {
-          ...base,
-          state: DocumentState.Delivered,
-          event,
-          delivery: { attempts: attempt, messageId: sent.messageId, endpoint: sent.endpoint },
+          status: ChannelStatus.Exhausted,
+          failure: {
+            ...failure,
+            message: `Not delivered after ${n} e-mail attempts; the last failed: ${failure.message}`,
+          },
         };
       }
-      const status = sent.httpStatus !== undefined ? `HTTP ${sent.httpStatus}` : 'NO_ANSWER';
-      if (sent.outcome === 'failed') {
-        return fail(
-          {
-            stage: 'delivery',
-            reasonCode: status,
-            message: `Delivery refused by the receiving access point: ${sent.reason ?? status}`,
-            ...where,
-          },
-          attempt,
-        );
-      }
-      failure = { stage: 'delivery', reasonCode: status, message: sent.reason ?? status, ...where };
+      previousDelay = delay;
     }
-    const delay = nextDelay(schedule, attempt, Date.now() - startedAt, undefined, Math.random, previousDelay);
-    if (delay === null) {
-      return fail(
-        { ...failure!, message: `Not delivered after ${attempt} attempts; the last failed: ${failure!.message}` },
-        attempt,
-      );
-    }
-    await publish({
-      topic: 'InvoiceSentRetry',
-      ...failure!,
-      message: `Attempt ${attempt} failed temporarily (${failure!.message}); the next follows in ${duration(delay)}`,
-    });
-    previousDelay = delay;
-    await sleep(delay);
   }
 }

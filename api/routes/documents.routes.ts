@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
+import { chooseChannel } from '../../src/core/channels';
 import { GatewayError, isGatewayError } from '../../src/core/gateway-error';
+import type { HookRecord } from '../../src/storage/hooks/hook.repository';
 import { isUuid } from '../../src/core/identifiers';
 import type { BlobStore } from '../../src/storage/blob-store';
 import type { DirectoryRepository } from '../../src/storage/directory.repository';
@@ -24,9 +26,28 @@ export interface DocumentRouteDeps {
   maxUploadBytes: number;
   /** Conversions for `download?targetFormat=`; in process when not given. */
   transform?: TransformRunner;
+  /** The channel hooks `?channel=` may name; absent (a process without webhooks): only the default channel. */
+  hooks?: { listForRouting(tenantId: string, partyKey: string | null): Promise<HookRecord[]> } | undefined;
 }
 
 const CHANNEL = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/**
+ * `?channel=` (spec 4.3) names a channel hook of the caller's party or environment, or `peppol-fallback` when a mail
+ * hook listens on the fallback topic: anything else is a 400 now, not a silent default later. The same selection code
+ * as the sendInvoice run (src/core/channels.ts).
+ */
+async function checkChannel(deps: DocumentRouteDeps, tenantId: string, partyId: string, channel: string) {
+  if (!CHANNEL.test(channel)) throw new GatewayError('BAD_REQUEST', 'channel must be a hook id or channel name');
+  const hooks = deps.hooks ? await deps.hooks.listForRouting(tenantId, partyId) : [];
+  // Whether the channel exists is checked here; a hook's filter decides per document, in the run.
+  const choice = chooseChannel('SendInvoice', 'Invoice', hooks, { forced: channel, passesFilter: () => true });
+  if (!choice.ok) {
+    throw new GatewayError('BAD_REQUEST', `channel ${channel} cannot be used: ${choice.reason}`, {
+      details: { reason: 'UNKNOWN_CHANNEL' },
+    });
+  }
+}
 
 function conflict(documentId: string): GatewayError {
   return new GatewayError('DOCUMENT_ID_CONFLICT', `Document ${documentId} was already processed`, {
@@ -49,8 +70,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     }
     const documentId = (header?.trim() ?? randomUUID()).toLowerCase();
     const channel = typeof req.query['channel'] === 'string' ? req.query['channel'] : undefined;
-    if (channel !== undefined && !CHANNEL.test(channel))
-      throw new GatewayError('BAD_REQUEST', 'channel must be a hook id or channel name');
+    if (channel !== undefined) await checkChannel(deps, tenantId, partyId, channel);
 
     if (await deps.documents.isAccepted(tenantId, documentId)) throw conflict(documentId);
 
@@ -65,7 +85,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
 
     const record = await storeRecord(deps, { tenantId, partyId, legalEntityId, documentId, channel, upload });
     // Started for the record's own bytes: a retry of a request that started it finds the run already there.
-    await deps.workflows.startSendInvoice({ tenantId, documentId });
+    await deps.workflows.startSendInvoice({ tenantId, documentId, ...(channel !== undefined ? { channel } : {}) });
     let accepted: boolean;
     try {
       // The one answer 200 of all the requests with this id is the one whose acceptance entry is stored; an insert

@@ -21,8 +21,10 @@ export const DocumentState = {
   Sending: 'sending',
   /** An attempt failed temporarily (5xx, no answer); the next one follows the retry schedule (spec 3). */
   Retrying: 'retrying',
-  /** Delivered over Peppol with a verified AS4 receipt: final (spec 3). */
+  /** Delivered: over Peppol with a verified AS4 receipt, or taken by the SMTP relay for e-mail; final (spec 3). */
   Delivered: 'delivered',
+  /** A `drop` channel hook took the document: deliberately not sent (the hook is in the history detail); final. */
+  Dropped: 'dropped',
   /**
    * Final error state of a sales invoice (spec 3, 7): an invalid payload, a refused format, or (with delivery) a
    * permanent failure or exhausted retries. Named as the spec's state and event.
@@ -52,6 +54,7 @@ export const HistoryStep = {
   },
   delivered: { key: 'delivered', order: FINAL, states: [DocumentState.Delivered] },
   sendError: { key: 'send-error', order: FINAL, states: [DocumentState.InvoiceSentError] },
+  dropped: { key: 'dropped', order: FINAL, states: [DocumentState.Dropped] },
 } as const;
 
 /** Keys of the repeated steps: one per delivery attempt, and one per scheduled retry after it. */
@@ -111,7 +114,8 @@ const fixedKey =
   () =>
     key;
 const UPLOADED = [S.Received, S.Accepted] as const;
-const SENDABLE = [S.Validated, S.Sending, S.Retrying] as const;
+// A document of a format without pinned rules may still go by e-mail (Peppol refuses it: only validated documents).
+const SENDABLE = [S.Validated, S.NotValidated, S.Sending, S.Retrying] as const;
 
 /**
  * Every transition of a document, sent or received: which state may follow which, under which history key, and which
@@ -129,10 +133,11 @@ export const Transition = {
   delivered: { to: S.Delivered, from: [S.Sending], key: fixedKey(HistoryStep.delivered.key), topic: 'InvoiceSent' },
   sendError: {
     to: S.InvoiceSentError,
-    from: [S.Rejected, S.Invalid, S.NotValidated, ...SENDABLE],
+    from: [S.Rejected, S.Invalid, ...SENDABLE],
     key: fixedKey(HistoryStep.sendError.key),
     topic: 'InvoiceSentError',
   },
+  dropped: { to: S.Dropped, from: SENDABLE, key: fixedKey(HistoryStep.dropped.key) },
   /** A received document: its detection entry is what tells its party (an invoice or credit note). */
   received: { to: S.Detected, from: [S.Received], key: fixedKey(HistoryStep.detect.key), topic: 'InvoiceReceived' },
   receivedUnreadable: {

@@ -21,14 +21,15 @@ export function invoiceSentEvent(input: SendEventInput): PublishEventInput {
       id: input.documentId,
       recipient: input.recipient ?? '',
       endpoint: input.endpoint ?? '',
-      // Empty while nothing went over the network (refused before sending).
-      protocol: sent ? 'peppol' : '',
+      // Empty while nothing went out (refused before sending).
+      protocol: sent ? (input.protocol ?? 'peppol') : '',
       attempt: String(input.attempt ?? 0),
       messageId: input.messageId ?? '',
       sourceDocumentTypeId: input.sourceDocumentTypeId ?? '',
       targetDocumentTypeId: input.targetDocumentTypeId ?? '',
       // Beyond the spec's fields (receivers ignore unknown ones): which step produced the event, and why.
       stage: input.stage,
+      ...(input.channel !== undefined ? { channel: input.channel } : {}),
       ...(input.reasonCode !== undefined ? { reasonCode: input.reasonCode } : {}),
     },
     createdBy: facts.createdBy,

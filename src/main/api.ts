@@ -21,6 +21,7 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
   const workflows = TemporalWorkflowStarter.over(temporal, {
     ...config.temporal,
     peppolSendSchedule: config.peppol.sendRetrySchedule,
+    emailSendSchedule: config.email.retrySchedule,
   });
   const webhooks = composeWebhookApi(config, core.db.models, temporal.client);
 

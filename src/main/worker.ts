@@ -15,6 +15,8 @@ import { createValidator, type Validator, type ValidatorPool } from '../validati
 import { inProcessTransform, type TransformOptions } from '../transform';
 import type { Logger } from '../observability/logger';
 import { composePeppolSender } from './peppol';
+import { composeEmailChannel } from './email';
+import { createFilterPredicate } from '../webhooks/filter';
 import { temporalClientOver } from '../temporal/client';
 
 export interface RunningWorker {
@@ -85,6 +87,7 @@ export async function startWorker(
     logger: core.logger,
   });
   const validator = composeValidation(config, core.logger);
+  const email = composeEmailChannel(config);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -108,6 +111,9 @@ export async function startWorker(
       events: webhooks.services.publisher,
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
       peppolSender: composePeppolSender(config),
+      email,
+      hooks: webhooks.services.hooks,
+      passesFilter: createFilterPredicate(),
     }),
     ...overrides,
   });
@@ -120,6 +126,7 @@ export async function startWorker(
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await run.catch(() => undefined);
       await webhooks.close();
+      if ('smtp' in email) email.smtp.close();
       if ('close' in validator) await validator.close();
       await connection.close();
       await core.db.close();

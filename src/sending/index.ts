@@ -1,10 +1,14 @@
 /**
  * The send-invoice use case, one function per step of the sendInvoice workflow: the document check (detection and
- * validation), recipient resolution (route choice and the conversion fallback), one delivery attempt (SBD/AS4
- * assembly and outcome classification), and the InvoiceSent* events. Activities only adapt these.
+ * validation), the channel of each sending topic, recipient resolution (route choice and the conversion fallback), one
+ * Peppol attempt (SBD/AS4 assembly and outcome classification), one e-mail attempt, and the InvoiceSent* events. Activities only adapt these.
  */
 import type {
   CheckDocumentResult,
+  ChooseChannelInput,
+  ChooseChannelOutcome,
+  SendEmailInput,
+  SendEmailOutcome,
   PublishedDocumentEvent,
   ResolveRecipientInput,
   ResolveRecipientOutcome,
@@ -13,17 +17,22 @@ import type {
   SendPeppolInput,
   SendPeppolOutcome,
 } from '../../workflows/contracts/send-invoice';
+import { chooseSendChannel } from './channels';
 import { checkDocument } from './check-document';
+import { sendEmail } from './email';
 import { sendPeppol } from './delivery';
 import type { SendInvoiceDeps } from './ports';
 import { publishSendEvent } from './publish';
 import { resolveRecipient } from './recipient';
 
+export type { EmailChannel, EmailUnavailable } from './email';
 export type { SendInvoiceDeps, PeppolSender, PeppolUnavailable, DocumentValidator, EventSink } from './ports';
 export { MAX_KEPT_ASSERTIONS, summarizeErrors } from './check-document';
 
 export interface SendInvoiceSteps {
   checkDocument: (input: SendInvoiceInput) => Promise<CheckDocumentResult>;
+  chooseChannel: (input: ChooseChannelInput) => Promise<ChooseChannelOutcome>;
+  sendEmail: (input: SendEmailInput) => Promise<SendEmailOutcome>;
   resolveRecipient: (input: ResolveRecipientInput) => Promise<ResolveRecipientOutcome>;
   sendPeppol: (input: SendPeppolInput) => Promise<SendPeppolOutcome>;
   publishSendEvent: (input: SendEventInput) => Promise<PublishedDocumentEvent>;
@@ -32,6 +41,8 @@ export interface SendInvoiceSteps {
 export function createSendInvoice(deps: SendInvoiceDeps): SendInvoiceSteps {
   return {
     checkDocument: (input) => checkDocument(deps, input),
+    chooseChannel: (input) => chooseSendChannel(deps, input),
+    sendEmail: (input) => sendEmail(deps, input),
     resolveRecipient: (input) => resolveRecipient(deps, input),
     sendPeppol: (input) => sendPeppol(deps, input),
     publishSendEvent: (input) => publishSendEvent(deps, input),

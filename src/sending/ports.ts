@@ -5,6 +5,10 @@ import type { RecipientLookup } from '../peppol/recipient-lookup';
 import type { sendAs4Message } from '../peppol/as4/sender';
 import type { DocumentStore } from '../documents/loader';
 import type { DirectoryRepository } from '../storage/directory.repository';
+import type { HookForRouting } from '../core/topics';
+import type { HookRecord } from '../storage/hooks/hook.repository';
+import type { GatewayEvent } from '../webhooks/event-payload';
+import type { EmailChannel, EmailUnavailable } from './email';
 import type { TransformRunner } from '../transform';
 import type { ValidateOptions, ValidationResult } from '../validation';
 import type { PublishEventInput, PublishResult } from '../webhooks/publish';
@@ -45,5 +49,18 @@ export interface SendInvoiceDeps extends DocumentStore {
   /** Conversions for a recipient: on the document pool's threads in the worker process, else in process. */
   transform: TransformRunner;
   peppolSender: PeppolSender | PeppolUnavailable;
+  /** The e-mail channel (mail hooks). */
+  email: EmailChannel | EmailUnavailable;
+  /** The channel hooks of a document's party and environment as they are now, and one by id. */
+  hooks: {
+    listForRouting(tenantId: string, partyKey: string | null): Promise<HookRecord[]>;
+    get(scope: { tenantId: string }, hookId: string): Promise<HookRecord | null>;
+  };
+  /** Hook filters (spec 6.8), the event path's evaluator. */
+  passesFilter: (hook: HookForRouting, event: FilterEvent) => boolean;
   events: EventSink;
 }
+
+/** What a hook filter sees of an event. */
+export type FilterEvent = Pick<GatewayEvent, 'topic' | 'partyId' | 'message' | 'createdBy' | 'createdOn' | 'details'> &
+  Partial<Pick<GatewayEvent, 'documentId' | 'refToDocumentId'>>;

@@ -1,6 +1,7 @@
 /** Transformation between e-invoice formats through the EN 16931 model; the table of supported pairs is data. */
 export {
   transformDocument,
+  readInvoiceModel,
   inProcessTransform,
   type TransformRunner,
   type TransformOptions,

@@ -128,7 +128,7 @@ function resolveTarget(
 
 function readSource(
   input: Buffer | Uint8Array | string,
-  opts: TransformOptions,
+  opts: Pick<TransformOptions, 'sourceFormat' | 'limits' | 'sourceTree'>,
 ): { doc: ReadDocument; format: DetectedFormat } {
   let xml: Buffer | Uint8Array | string = input;
   let container: 'pdf' | undefined;
@@ -146,6 +146,31 @@ function readSource(
 
 function cannotConvert(message: string, details: Record<string, unknown>): GatewayError {
   return new GatewayError('UNPROCESSABLE', message, { details: { reason: 'CANNOT_CONVERT', ...details } });
+}
+
+/**
+ * The EN 16931 model of an invoice or credit note in any format the gateway reads (a Factur-X PDF: its XML), for what
+ * is made of the model itself (the e-mail of a sales invoice: its addresses, subject and attachments). Throws 400 for
+ * a document the gateway cannot read and 422 for values the model cannot take.
+ */
+export function readInvoiceModel(
+  input: Buffer | Uint8Array | string,
+  opts: Pick<TransformOptions, 'sourceFormat' | 'limits'> = {},
+): { invoice: Invoice; format: DetectedFormat } {
+  const { doc, format } = readSource(input, opts);
+  const reader = modelReader(format);
+  if (!reader || (format.documentType !== 'Invoice' && format.documentType !== 'CreditNote')) {
+    throw new GatewayError('BAD_REQUEST', `The ${format.name} document cannot be read as an invoice`, {
+      details: { reason: 'TRANSFORMATION_NOT_SUPPORTED', sourceFormat: format.id },
+    });
+  }
+  const read = reader(doc, format);
+  if (read.problems.length > 0) {
+    throw cannotConvert(`The document has values that cannot be read: ${describeProblems(read.problems)}`, {
+      invalid: read.problems,
+    });
+  }
+  return { invoice: read.invoice, format };
 }
 
 export function transformDocument(input: Buffer | Uint8Array | string, opts: TransformOptions): TransformResult {

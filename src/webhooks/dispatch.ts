@@ -6,7 +6,7 @@ import { buildEventPayload, redactUrl, serializeEventPayload, type GatewayEvent 
 import type { HookCache } from './hook-cache';
 import type { SendResult, WebhookSender } from './http-sender';
 import { documentToken, httpsinTarget } from './httpsin';
-import { selectOutputTopic } from './output-rules';
+import { selectOutputTopic } from '../core/output-rules';
 import { DELIVERABLE_ACTIONS } from './publish';
 import { signDelivery } from './sign-payload';
 

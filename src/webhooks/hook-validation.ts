@@ -5,7 +5,7 @@ import type { HookFields } from '../storage/hooks/hook.repository';
 import { MailtoError, parseMailtoUrl } from '../email/mailto';
 import { compileFilter } from './filter';
 import { parseHttpsinUrl } from './httpsin';
-import { MAX_OUTPUT_RULES, normalizeWhen, validateOutputRule } from './output-rules';
+import { MAX_OUTPUT_RULES, normalizeWhen, validateOutputRule } from '../core/output-rules';
 import { validateSecureKey } from './sign-payload';
 import { checkTargetUrl, type AllowList } from './ssrf-guard';
 

@@ -58,6 +58,11 @@ export interface WebhookDeliveriesDeps {
 export class WebhookDeliveries {
   constructor(private readonly deps: WebhookDeliveriesDeps) {}
 
+  /** The hooks (channel selection of the sending use case reads them as they are now). */
+  get hooks(): HookRepository {
+    return this.deps.hooks;
+  }
+
   /** The publisher, for the document use cases that publish their own topics. */
   get publisher(): EventPublisher {
     return this.deps.publisher;

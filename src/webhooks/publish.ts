@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CHANNEL_ACTIONS, isSendTopic } from '../core/channels';
 import { GatewayError } from '../core/gateway-error';
 import { selectHooks, validateTopicPattern, type RoutingLabel } from '../core/topics';
 import type { RetrySchedule } from '../core/retry-schedule';
@@ -104,6 +105,16 @@ const UNSUPPORTED_MESSAGE: Record<string, string> = {
   mailto: 'e-mail delivery of events is not implemented in this version',
   peppol: 'Peppol delivery of events is not implemented in this version',
 };
+
+/**
+ * What routing does with a selected hook: `started` (an HTTP delivery), `dropped`, `channel` (a channel hook on a
+ * sending topic: the sendInvoice workflow acts on it, src/core/channels.ts), or `unsupported` (recorded, never lost).
+ */
+function routeStatus(topic: string, action: string): EventRouteDoc['status'] {
+  if (action === 'drop') return 'dropped';
+  if (DELIVERABLE_ACTIONS.has(action)) return 'started';
+  return isSendTopic(topic) && CHANNEL_ACTIONS.has(action) ? 'channel' : 'unsupported';
+}
 
 function checkEvent(input: PublishEventInput): Record<string, string> {
   const topicProblem = validateTopicPattern(input.topic);
@@ -238,7 +249,7 @@ export class EventPublisher {
       hookId: h.id,
       action: h.action,
       deliveryId: deliveryIdFor(event.id, h.id),
-      status: h.action === 'drop' ? 'dropped' : DELIVERABLE_ACTIONS.has(h.action) ? 'started' : 'unsupported',
+      status: routeStatus(event.topic, h.action),
     }));
     return { label, routes, hooks: selected };
   }
@@ -278,7 +289,7 @@ export class EventPublisher {
   /** A channel without an implementation leaves a line in the delivery log, so the event is not silently lost. */
   private async logUnsupported(event: EventRecord, hooks: readonly HookRecord[]): Promise<void> {
     for (const hook of hooks) {
-      if (hook.action === 'drop' || DELIVERABLE_ACTIONS.has(hook.action)) continue;
+      if (routeStatus(event.topic, hook.action) !== 'unsupported') continue;
       const deliveryId = deliveryIdFor(event.id, hook.id);
       await this.deps.deliveryLog.record({
         _id: `${deliveryId}:unsupported`,

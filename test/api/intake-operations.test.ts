@@ -125,6 +125,10 @@ describe('database operations of intake and the document check', () => {
       validator: { validate: async () => ({ isValid: true, assertions: [], ruleSets: [] }) as never },
       transform: inProcessTransform,
       peppolSender: { unavailable: 'not used here' },
+      email: { unavailable: 'not used here' },
+      // No channel hook: Peppol is the implicit channel.
+      hooks: { listForRouting: async () => [], get: async () => null },
+      passesFilter: () => true,
       events: { publishEvent: () => Promise.reject(new Error('not used here')) },
     });
     const record = await ctx.core.documents.find('tenantOps', documentId);

@@ -134,6 +134,10 @@ describe('operations of the sendInvoice path', () => {
       validator: shared,
       transform,
       peppolSender,
+      email: { unavailable: 'not used here' },
+      // No channel hook: Peppol is the implicit channel.
+      hooks: { listForRouting: async () => [], get: async () => null },
+      passesFilter: () => true,
       events: {
         publishEvent: async (input) => {
           published.push(input);
@@ -183,7 +187,19 @@ describe('operations of the sendInvoice path', () => {
       expect(checked).toMatchObject({ detection: { ok: true }, validation: { kind: 'valid' } });
       if (!checked.detection.ok) throw new Error('not detected');
       const { facts } = checked;
-      const resolved = await use.resolveRecipient({ ...input, format: checked.detection.format, facts });
+      const format = checked.detection.format;
+      const channel = await use.chooseChannel({
+        ...input,
+        eventId: randomUUID(),
+        topic: 'SendInvoice',
+        kind: 'Invoice',
+        facts,
+        format,
+        first: true,
+        tried: [],
+      });
+      expect(channel).toMatchObject({ ok: true, channel: { kind: 'peppol', hookId: null } });
+      const resolved = await use.resolveRecipient({ ...input, format, facts });
       if (resolved.kind !== 'found') throw new Error(`not found: ${resolved.message}`);
       const firstAttemptAt = new Date().toISOString();
       const out = await use.sendPeppol({ ...input, facts, route: resolved.route, attempt: 1, firstAttemptAt });

@@ -2,6 +2,7 @@
  * The sendInvoice workflow's contract: its name, input and result, and what its activities take and answer. Shared
  * by the API (starter), the workflow and the use case (src/sending). Types only, besides the name.
  */
+import type { Channel } from '../../src/core/channels';
 import type { RetrySchedule } from '../../src/core/retry-schedule';
 
 export const SEND_INVOICE_WORKFLOW = 'sendInvoice';
@@ -14,6 +15,10 @@ export interface SendInvoiceInput {
    * process). Absent (a starter without one): PEPPOL_SEND_SCHEDULE.
    */
   peppolSchedule?: RetrySchedule;
+  /** Waits between e-mail attempts (EMAIL_SEND_RETRY_SCHEDULE of the API process); absent: EMAIL_SEND_SCHEDULE. */
+  emailSchedule?: RetrySchedule;
+  /** `?channel=` of the upload: a channel hook id or `peppol-fallback` (checked at upload). */
+  channel?: string;
 }
 
 export interface DetectedFormatSummary {
@@ -73,7 +78,8 @@ export interface CheckDocumentResult {
 }
 
 /** Which step of sendInvoice an InvoiceSent* event comes from. */
-export type SendStage = 'detection' | 'validation' | 'configuration' | 'recipient' | 'lookup' | 'delivery';
+export type SendStage =
+  'detection' | 'validation' | 'configuration' | 'recipient' | 'lookup' | 'delivery' | 'channel' | 'email';
 
 export type SendTopic = 'InvoiceSent' | 'InvoiceSentRetry' | 'InvoiceSentError';
 
@@ -98,6 +104,10 @@ export interface SendEventInput {
   attempt?: number;
   /** The Peppol document type the document went (or was to go) as. */
   targetDocumentTypeId?: string;
+  /** How it went (or was to go): set once a channel made an attempt. */
+  protocol?: 'peppol' | 'email';
+  /** The channel: its hook id, or `peppol` for the implicit Peppol channel. */
+  channel?: string;
 }
 
 /** Where and how one sales invoice is delivered: the invoice's addresses and the recipient's checked SMP endpoint. */
@@ -156,6 +166,56 @@ export interface SendPeppolOutcome {
   receiptMessageId?: string;
 }
 
+/** Choose the channel of one sending topic, and publish that topic's event (spec 6.2 `Send*`). */
+export interface ChooseChannelInput {
+  tenantId: string;
+  documentId: string;
+  /** The sending event's id (from the workflow: a retried activity publishes once). */
+  eventId: string;
+  topic: string;
+  /** What `*` stands for in output topics: `Invoice` or `CreditNote`. */
+  kind: string;
+  facts: DocumentFacts;
+  format: DetectedFormatSummary;
+  /** The first sending topic of the run. */
+  first: boolean;
+  /** `?channel=` (first topic only). */
+  forced?: string;
+  /** Channels already tried (hook ids, `peppol` for the implicit one). */
+  tried: string[];
+  /** Why the previous channel gave the document on, for the event's message. */
+  because?: string;
+}
+
+export type ChooseChannelOutcome =
+  | { ok: true; channel: Channel; event: PublishedDocumentEvent }
+  | { ok: false; reason: string; event: PublishedDocumentEvent };
+
+/** One e-mail attempt of a document through a mail hook. */
+export interface SendEmailInput {
+  tenantId: string;
+  documentId: string;
+  facts: DocumentFacts;
+  format: DetectedFormatSummary;
+  hookId: string;
+  /** 1-based, counted over the run (the history key). */
+  attempt: number;
+}
+
+export interface SendEmailOutcome {
+  /** `failed`: permanent (5xx, no address, the hook gone, no e-mail channel configured); `retryable`: 4xx, no answer. */
+  outcome: 'delivered' | 'retryable' | 'failed';
+  /** `mailto:` with the addresses it went (or was to go) to. */
+  endpoint: string;
+  /** The mail's Message-ID (stable per document and hook). */
+  messageId: string;
+  reason?: string;
+  /** The relay's reply code. */
+  smtpCode?: number;
+  /** `failed` because nobody could be addressed: a 404 for output rules. */
+  noRecipient?: boolean;
+}
+
 export interface PublishedDocumentEvent {
   eventId: string;
   label: string;
@@ -168,6 +228,6 @@ export interface SendInvoiceResult {
   validation?: ValidationOutcome;
   /** The event that announced the final state (InvoiceSent or InvoiceSentError). */
   event?: PublishedDocumentEvent;
-  /** Peppol delivery: attempts made and the AS4 message. */
-  delivery?: { attempts: number; messageId?: string; endpoint?: string };
+  /** Delivery: attempts made over all channels, and the last channel's message and endpoint. */
+  delivery?: { attempts: number; messageId?: string; endpoint?: string; channel?: string; protocol?: string };
 }

@@ -9,9 +9,10 @@ export interface EventRouteDoc {
   deliveryId: string;
   /**
    * `started`: a delivery workflow runs or ran; `dropped`: a drop hook took it; `unsupported`: the hook's channel has
-   * no delivery implementation in this version (recorded, not silently lost).
+   * no delivery implementation in this version (recorded, not silently lost); `channel`: a channel hook of a sending
+   * topic, acted on by the document's sendInvoice run.
    */
-  status: 'started' | 'dropped' | 'unsupported';
+  status: 'started' | 'dropped' | 'unsupported' | 'channel';
 }
 
 /** An event as published once (spec 6.3 minus the per-delivery fields hookId and sentOn). */
@@ -141,7 +142,7 @@ export function buildEventModels(conn: Connection) {
             hookId: str,
             action: str,
             deliveryId: str,
-            status: { type: String, enum: ['started', 'dropped', 'unsupported'], required: true },
+            status: { type: String, enum: ['started', 'dropped', 'unsupported', 'channel'], required: true },
           },
         ],
         default: [],
@@ -210,7 +211,7 @@ export function buildEventModels(conn: Connection) {
   heldClaim.index({ until: 1 });
   heldClaim.index({ hookId: 1, until: 1 });
 
-  const routeStatus = { type: String, enum: ['started', 'dropped', 'unsupported'], required: true };
+  const routeStatus = { type: String, enum: ['started', 'dropped', 'unsupported', 'channel'], required: true };
   const routing = new Schema<EventRoutingDoc>(
     {
       _id: str,

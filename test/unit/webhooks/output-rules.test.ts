@@ -4,7 +4,7 @@ import {
   selectOutputTopic,
   validateOutputRule,
   whenMatches,
-} from '../../../src/webhooks/output-rules';
+} from '../../../src/core/output-rules';
 
 describe('output rules (spec 6.7)', () => {
   it('reads status codes, classes, timeout and error; nothing else', () => {

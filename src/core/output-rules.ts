@@ -1,4 +1,4 @@
-import { MAX_TOPIC_LENGTH, validateTopicPattern } from '../core/topics';
+import { MAX_TOPIC_LENGTH, validateTopicPattern } from './topics';
 
 /**
  * Conditional output topics (spec 6.7, v1-beta). A rule is `{ when, topic }`; the first rule whose `when` matches the

@@ -1,0 +1,81 @@
+import { chooseChannel, channelKey, type Channel } from '../core/channels';
+import { Transition } from '../core/document-states';
+import type { HookRecord } from '../storage/hooks/hook.repository';
+import type { ChooseChannelInput, ChooseChannelOutcome } from '../../workflows/contracts/send-invoice';
+import type { SendInvoiceDeps } from './ports';
+
+/**
+ * One sending topic of a document: its channel (src/core/channels.ts, from the party's and the environment's hooks as
+ * they are now), and the topic's event, published whatever the choice (integrators' `Send*` hooks hear of every
+ * channel step; the channel hooks themselves are acted on here, not by the event path). A drop hook's choice is
+ * recorded on the document as its final state.
+ */
+export async function chooseSendChannel(
+  deps: SendInvoiceDeps,
+  input: ChooseChannelInput,
+): Promise<ChooseChannelOutcome> {
+  const { facts, format } = input;
+  const hooks = await deps.hooks.listForRouting(input.tenantId, facts.partyId);
+  const routing = facts.routing?.ok ? facts.routing : undefined;
+  const details: Record<string, string> = {
+    id: input.documentId,
+    sender: routing?.sender.value ?? '',
+    recipient: routing?.receiver.value ?? '',
+    documentTypeId: format.documentTypeId ?? '',
+    format: format.id,
+  };
+  const createdOn = new Date();
+  const party = facts.legalEntityId ?? '';
+  const choice = chooseChannel(input.topic, input.kind, hooks, {
+    first: input.first,
+    tried: input.tried,
+    details,
+    ...(input.forced !== undefined ? { forced: input.forced } : {}),
+    // Filters see the event as the event path shows it to them.
+    passesFilter: (hook: HookRecord, event) =>
+      deps.passesFilter(hook, {
+        topic: event.topic,
+        partyId: party,
+        message: '',
+        createdBy: facts.createdBy,
+        createdOn: createdOn.toISOString(),
+        documentId: input.documentId,
+        details: event.details ?? {},
+      }),
+  });
+  const what = input.kind === 'CreditNote' ? 'Credit note' : 'Invoice';
+  const message = choice.ok
+    ? `${input.because ? `${input.because}; ` : ''}${what} ${describe(choice.channel)}`
+    : `${input.because ? `${input.because}; ` : ''}no channel: ${choice.reason}`;
+  if (choice.ok && choice.channel.kind === 'drop') {
+    await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.dropped, {
+      detail: `not sent: the drop hook ${choice.channel.hookId} takes ${input.topic}`,
+    });
+  }
+  const { event } = await deps.events.publishEvent({
+    id: input.eventId,
+    tenantId: input.tenantId,
+    topic: input.topic,
+    party: facts.legalEntityId !== null ? { partyId: facts.partyId, legalEntityId: facts.legalEntityId } : null,
+    documentId: input.documentId,
+    message,
+    details: { ...details, channel: choice.ok ? channelKey(choice.channel) : '' },
+    createdBy: facts.createdBy,
+    createdOn,
+  });
+  const published = { eventId: event.id, label: event.label };
+  return choice.ok
+    ? { ok: true, channel: choice.channel, event: published }
+    : { ok: false, reason: choice.reason, event: published };
+}
+
+function describe(channel: Channel): string {
+  switch (channel.kind) {
+    case 'peppol':
+      return channel.hookId ? `goes over Peppol (hook ${channel.hookId})` : 'goes over Peppol';
+    case 'mailto':
+      return `goes by e-mail (hook ${channel.hookId})`;
+    case 'drop':
+      return `is not sent: the drop hook ${channel.hookId} takes it`;
+  }
+}
