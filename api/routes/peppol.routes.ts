@@ -2,7 +2,8 @@ import type { X509Certificate } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { principalOf } from '../../src/auth/authenticate';
 import { GatewayError } from '../../src/core/gateway-error';
-import { hookTopicMatch } from '../../src/core/topics';
+import { ChannelStatus, channelKey, chooseChannel, nextSendTopic, PEPPOL_FALLBACK } from '../../src/core/channels';
+import { createFilterPredicate } from '../../src/webhooks/filter';
 import {
   DOCTYPE_SCHEME_BUSDOX,
   PROCESS_SCHEME,
@@ -166,13 +167,81 @@ function partyParticipant(party: PartyRecord): ParticipantId {
 }
 
 /** An active mailto hook that listens on `Send*` and `Send*Fallback` (spec 4.3): the e-mail fallback of Peppol. */
-function fallbackHook(hooks: readonly HookRecord[]): HookRecord | undefined {
-  return hooks
-    .filter((h) => h.isActive && h.action === 'mailto')
-    .filter((h) => hookTopicMatch(h, 'SendInvoice') !== null && hookTopicMatch(h, 'SendInvoiceFallback') !== null)
-    .sort(
-      (a, b) => Number(b.partyId !== null) - Number(a.partyId !== null) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    )[0];
+/** How a lookup refusal counts for output rules, as the sendInvoice run counts it (404 not found, 500 retried). */
+function lookupStatus(r: LookupRefusal): number {
+  if (r.failure === 'smp-unreachable') return ChannelStatus.Exhausted;
+  if (r.failure === 'invalid-identifier') return ChannelStatus.Refused;
+  return ChannelStatus.NotFound;
+}
+
+const passesFilter = createFilterPredicate();
+
+/**
+ * What a send to one recipient would do (src/core/channels.ts, as the run chooses): Peppol when the first channel
+ * is Peppol and the recipient is found; `peppol-fallback` when Peppol would fail and its output rule hands the
+ * document to a mail hook; the mail hook's id when e-mail is the first channel; nothing for a drop hook or no channel.
+ */
+function planDelivery(
+  kind: string,
+  hooks: readonly HookRecord[],
+  senderParty: string,
+  id: string,
+  found: RecipientEndpoint | LookupRefusal,
+): { partyId: string; channel: string | null; description: string; message: string } {
+  const details = { sender: senderParty, recipient: id };
+  const filter = (hook: HookRecord, event: { topic: string; details?: Readonly<Record<string, string>> }) =>
+    passesFilter(hook, {
+      topic: event.topic,
+      partyId: '',
+      message: '',
+      createdBy: 'manualUpload',
+      createdOn: new Date().toISOString(),
+      details: event.details ?? {},
+    });
+  const first = chooseChannel(`Send${kind}`, kind, hooks, { details, passesFilter: filter });
+  const named = (hookId: string) => {
+    const h = hooks.find((x) => x.id === hookId);
+    return h?.name ? `${h.name} (${hookId})` : hookId;
+  };
+  if (!first.ok) return { partyId: id, channel: null, description: 'No delivery channel', message: first.reason };
+  const c = first.channel;
+  if (c.kind === 'drop') {
+    return {
+      partyId: id,
+      channel: null,
+      description: 'Dropped',
+      message: `Not sent: the drop hook ${c.hookId} takes it`,
+    };
+  }
+  if (c.kind === 'mailto') {
+    return {
+      partyId: id,
+      channel: c.hookId,
+      description: `E-mail through hook ${named(c.hookId)}`,
+      message: 'Delivered by e-mail to the address the invoice or the hook names',
+    };
+  }
+  if (found.ok) {
+    return {
+      partyId: id,
+      channel: 'peppol',
+      description: 'Peppol network (AS4)',
+      message: identifierView(id, found).message,
+    };
+  }
+  const next = nextSendTopic(c, lookupStatus(found), kind);
+  const fallback = next
+    ? chooseChannel(next, kind, hooks, { first: false, tried: [channelKey(c)], details, passesFilter: filter })
+    : undefined;
+  if (fallback?.ok && fallback.channel.kind === 'mailto') {
+    return {
+      partyId: id,
+      channel: PEPPOL_FALLBACK,
+      description: `Peppol, with e-mail fallback through hook ${named(fallback.channel.hookId)}`,
+      message: `Delivered by e-mail: ${found.message}`,
+    };
+  }
+  return { partyId: id, channel: null, description: 'No delivery channel', message: found.message };
 }
 
 export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): void {
@@ -435,42 +504,37 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
       }
       const l = lookup();
       const results = await Promise.all(ids.map((id) => l.findEndpoint(id, documentTypes)));
-      const fallback = fallbackHook(await svc().hooks.listForRouting(sender.tenantId, sender.partyId));
-
+      const hooks = await svc().hooks.listForRouting(sender.tenantId, sender.partyId);
+      const kind = isCredit ? 'CreditNote' : 'Invoice';
+      // What send would do for each recipient: the same channel selection as the sendInvoice run.
+      const plans = ids.map((id, i) =>
+        planDelivery(kind, hooks, sender.partyId, id, results[i] as RecipientEndpoint | LookupRefusal),
+      );
       const peppolIdentifiers = ids.map((id, i) => identifierView(id, results[i] as RecipientEndpoint | LookupRefusal));
-      const options = [{ channel: 'peppol', description: 'Peppol network (AS4)', identifiers: peppolIdentifiers }];
-      if (fallback) {
-        const hookName = fallback.name ? `${fallback.name} (${fallback.id})` : fallback.id;
+      const options: Array<{ channel: string; description: string; identifiers: unknown[] }> = [
+        { channel: 'peppol', description: 'Peppol network (AS4)', identifiers: peppolIdentifiers },
+      ];
+      for (const plan of plans) {
+        if (plan.channel === null || plan.channel === 'peppol') continue;
+        if (options.some((o) => o.channel === plan.channel)) continue;
         options.push({
-          channel: 'peppol-fallback',
-          description: `Peppol, with e-mail fallback through hook ${hookName}`,
-          identifiers: ids.map((id, i) => {
-            const r = results[i] as RecipientEndpoint | LookupRefusal;
-            return {
-              partyId: id,
-              isValid: true,
-              message: r.ok ? 'Delivered over Peppol; e-mail if that fails' : `Delivered by e-mail: ${r.message}`,
-            };
-          }),
+          channel: plan.channel,
+          description: plan.description,
+          identifiers: plans
+            .filter((p) => p.channel === plan.channel)
+            .map((p) => ({ partyId: p.partyId, isValid: true, message: p.message })),
         });
       }
-      const firstOk = peppolIdentifiers.find((x) => x.isValid);
-      const body = firstOk
-        ? { id: firstOk.partyId, channel: 'peppol', description: 'Peppol network (AS4)', message: firstOk.message }
-        : fallback
-          ? {
-              id: ids[0] as string,
-              channel: 'peppol-fallback',
-              description: options[1]?.description ?? '',
-              message: `Not reachable over Peppol; invoices go by e-mail through hook ${fallback.id}`,
-            }
-          : {
-              id: ids[0] as string,
-              channel: null,
-              description: 'No delivery channel',
-              message: `Not deliverable: ${peppolIdentifiers.map((x) => `${x.partyId}: ${x.message}`).join('; ')}`,
-            };
-      res.status(firstOk || fallback ? 200 : 404).json({ ...body, options: includeOptions ? options : [] });
+      const best = plans.find((p) => p.channel !== null);
+      const body = best
+        ? { id: best.partyId, channel: best.channel, description: best.description, message: best.message }
+        : {
+            id: ids[0] as string,
+            channel: null,
+            description: 'No delivery channel',
+            message: `Not deliverable: ${plans.map((p) => `${p.partyId}: ${p.message}`).join('; ')}`,
+          };
+      res.status(best ? 200 : 404).json({ ...body, options: includeOptions ? options : [] });
     },
   );
 

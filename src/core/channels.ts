@@ -98,7 +98,7 @@ export interface ChooseChannelOptions<H extends ChannelHook> {
 export type ChannelChoice<H extends ChannelHook> =
   { ok: true; channel: Channel; hook: H | null } | { ok: false; reason: string };
 
-/** Whether a mail hook takes the fallback topic of this document kind: Peppol then falls back to it. */
+/** The mail hook that listens on the fallback topic of this document kind (spec 4.3): Peppol then falls back to it. */
 function fallbackHook<H extends ChannelHook>(
   kind: string,
   hooks: readonly H[],
@@ -108,7 +108,7 @@ function fallbackHook<H extends ChannelHook>(
   const event = { topic, details: options.details ?? {} };
   const found = selectHooks(
     event,
-    hooks.filter((h) => h.action === 'mailto'),
+    hooks.filter(isFallbackListener),
     options.passesFilter ? { passesFilter: options.passesFilter } : {},
   );
   return found.selected[0];

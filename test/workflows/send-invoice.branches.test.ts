@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { PEPPOL_SEND_SCHEDULE, type RetrySchedule } from '../../src/core/retry-schedule';
+import type { Channel } from '../../src/core/channels';
 import type {
   CheckDocumentResult,
+  ChooseChannelInput,
+  ChooseChannelOutcome,
+  SendEmailInput,
+  SendEmailOutcome,
   DocumentFacts,
   PeppolRoute,
   ResolveRecipientInput,
@@ -73,10 +78,30 @@ const answer = (outcome: SendPeppolOutcome['outcome'], httpStatus?: number): Sen
 
 interface Script {
   check: CheckDocumentResult;
+  /** The channel of each sending topic in turn; default: the implicit Peppol channel, no fallback. */
+  channels?: Array<Channel | { reason: string }>;
   resolve?: ResolveRecipientOutcome[];
   send?: SendPeppolOutcome[];
+  emails?: SendEmailOutcome[];
   schedule?: RetrySchedule;
+  emailSchedule?: RetrySchedule;
+  /** `?channel=` of the upload. */
+  channel?: string;
 }
+
+const IMPLICIT: Channel = { kind: 'peppol', hookId: null, output: [], mlsType: null };
+const FALLBACK_RULES = [
+  { when: '400', topic: 'Send*Fallback' },
+  { when: '404', topic: 'Send*Fallback' },
+  { when: '500', topic: 'Send*Fallback' },
+];
+const MAIL: Channel = { kind: 'mailto', hookId: 'hook-mail', output: [] };
+const mailAnswer = (outcome: SendEmailOutcome['outcome'], extra: Partial<SendEmailOutcome> = {}): SendEmailOutcome => ({
+  outcome,
+  endpoint: 'mailto:billing@buyer.example',
+  messageId: '<doc.hook-mail@gateway.example>',
+  ...extra,
+});
 
 interface Run {
   result: SendInvoiceResult;
@@ -84,6 +109,8 @@ interface Run {
   events: SendEventInput[];
   resolves: ResolveRecipientInput[];
   sends: SendPeppolInput[];
+  choices: ChooseChannelInput[];
+  emails: SendEmailInput[];
   serverMs: number;
 }
 
@@ -95,12 +122,31 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     const events: SendEventInput[] = [];
     const resolves: ResolveRecipientInput[] = [];
     const sends: SendPeppolInput[] = [];
+    const choices: ChooseChannelInput[] = [];
+    const emails: SendEmailInput[] = [];
     const resolveAnswers = [...(script.resolve ?? [])];
     const sendAnswers = [...(script.send ?? [])];
+    const channelAnswers = [...(script.channels ?? [])];
+    const emailAnswers = [...(script.emails ?? [])];
     const activities = {
       checkDocument: async (input: SendInvoiceInput) => {
         calls.push(`checkDocument:${input.documentId === documentId}`);
         return script.check;
+      },
+      chooseChannel: async (input: ChooseChannelInput): Promise<ChooseChannelOutcome> => {
+        calls.push(`chooseChannel:${input.topic}`);
+        choices.push(input);
+        const next = script.channels ? channelAnswers.shift() : IMPLICIT;
+        if (!next) throw new Error('chooseChannel called more often than scripted');
+        const event = { eventId: input.eventId, label: 'routed' };
+        return 'reason' in next ? { ok: false, reason: next.reason, event } : { ok: true, channel: next, event };
+      },
+      sendEmail: async (input: SendEmailInput) => {
+        calls.push(`sendEmail:${input.attempt}`);
+        emails.push(input);
+        const next = emailAnswers.shift();
+        if (!next) throw new Error('sendEmail called more often than scripted');
+        return next;
       },
       resolveRecipient: async (input: ResolveRecipientInput) => {
         calls.push('resolveRecipient');
@@ -131,10 +177,27 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
         client.workflow.execute(SEND_INVOICE_WORKFLOW, {
           taskQueue,
           workflowId: `send-invoice:test:${documentId}`,
-          args: [{ tenantId: 'test', documentId, ...(script.schedule ? { peppolSchedule: script.schedule } : {}) }],
+          args: [
+            {
+              tenantId: 'test',
+              documentId,
+              ...(script.schedule ? { peppolSchedule: script.schedule } : {}),
+              ...(script.emailSchedule ? { emailSchedule: script.emailSchedule } : {}),
+              ...(script.channel ? { channel: script.channel } : {}),
+            },
+          ],
         }) as Promise<SendInvoiceResult>,
     );
-    return { result, calls, events, resolves, sends, serverMs: (await env().currentTimeMs()) - before };
+    return {
+      result,
+      calls,
+      events,
+      resolves,
+      sends,
+      choices,
+      emails,
+      serverMs: (await env().currentTimeMs()) - before,
+    };
   }
 
   it('a refused format ends in InvoiceSentError (stage detection) without validation or delivery', async () => {
@@ -175,7 +238,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     const r = await run({
       check: { detection: DETECTED, validation: { kind: 'not-validated', reason: 'no rules for it' }, facts: FACTS },
     });
-    expect(r.calls).toEqual(['checkDocument:true', 'publish:InvoiceSentError']);
+    expect(r.calls).toEqual(['checkDocument:true', 'chooseChannel:SendInvoice', 'publish:InvoiceSentError']);
     expect(r.events[0]).toMatchObject({ stage: 'validation', reasonCode: 'NOT_VALIDATED' });
     expect(r.events[0]!.message).toContain('(no rules for it)');
     expect(r.result).toMatchObject({ state: 'InvoiceSentError', delivery: { attempts: 0 } });
@@ -191,7 +254,12 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       recipient: '0106:87654321',
     };
     const r = await run({ check: VALID, resolve: [refused] });
-    expect(r.calls).toEqual(['checkDocument:true', 'resolveRecipient', 'publish:InvoiceSentError']);
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'resolveRecipient',
+      'publish:InvoiceSentError',
+    ]);
     // The route is chosen from what the check found: the format and the facts travel with the run.
     expect(r.resolves[0]).toMatchObject({ format: DETECTED.ok ? DETECTED.format : {}, facts: FACTS });
     expect(r.events[0]).toMatchObject({
@@ -215,6 +283,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     const r = await run({ check: VALID, resolve: [unreachable, FOUND], send: [answer('delivered', 200)] });
     expect(r.calls).toEqual([
       'checkDocument:true',
+      'chooseChannel:SendInvoice',
       'resolveRecipient',
       'publish:InvoiceSentRetry',
       'resolveRecipient',
@@ -238,6 +307,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     });
     expect(r.calls).toEqual([
       'checkDocument:true',
+      'chooseChannel:SendInvoice',
       'resolveRecipient',
       'sendPeppol:1',
       'publish:InvoiceSentRetry',
@@ -271,7 +341,13 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
 
   it('a permanent refusal by the receiving access point ends in InvoiceSentError at once', async () => {
     const r = await run({ check: VALID, resolve: [FOUND], send: [answer('failed', 400)] });
-    expect(r.calls).toEqual(['checkDocument:true', 'resolveRecipient', 'sendPeppol:1', 'publish:InvoiceSentError']);
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'resolveRecipient',
+      'sendPeppol:1',
+      'publish:InvoiceSentError',
+    ]);
     expect(r.events[0]).toMatchObject({
       stage: 'delivery',
       reasonCode: 'HTTP 400',
@@ -293,6 +369,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     });
     expect(r.calls).toEqual([
       'checkDocument:true',
+      'chooseChannel:SendInvoice',
       'resolveRecipient',
       'sendPeppol:1',
       'publish:InvoiceSentRetry',
@@ -317,7 +394,13 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       resolve: [{ kind: 'found', route: converted }],
       send: [answer('duplicate', 200)],
     });
-    expect(r.calls).toEqual(['checkDocument:true', 'resolveRecipient', 'sendPeppol:1', 'publish:InvoiceSent']);
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'resolveRecipient',
+      'sendPeppol:1',
+      'publish:InvoiceSent',
+    ]);
     expect(r.sends[0]!.route.transform).toEqual(converted.transform);
     expect(r.events[0]).toMatchObject({ targetDocumentTypeId: 'cii-type', sourceDocumentTypeId: SOURCE_TYPE });
     expect(r.events[0]!.message).toBe(
@@ -341,7 +424,169 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
         },
       ],
     });
-    expect(r.calls).toEqual(['checkDocument:true', 'resolveRecipient', 'publish:InvoiceSentError']);
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'resolveRecipient',
+      'publish:InvoiceSentError',
+    ]);
     expect(r.events[0]).toMatchObject({ stage: 'configuration', reasonCode: 'PEPPOL_NOT_CONFIGURED', attempt: 0 });
+  });
+
+  const NOT_ON_PEPPOL: ResolveRecipientOutcome = {
+    kind: 'refused',
+    retryable: false,
+    stage: 'lookup',
+    reasonCode: 'PARTICIPANT_UNKNOWN',
+    message: 'The recipient 0106:87654321 is not reachable on Peppol',
+    recipient: '0106:87654321',
+  };
+
+  it('a recipient not on Peppol: the fallback rule hands it to the mail hook on SendInvoiceFallback', async () => {
+    const r = await run({
+      check: VALID,
+      channels: [{ ...IMPLICIT, output: FALLBACK_RULES }, MAIL],
+      resolve: [NOT_ON_PEPPOL],
+      emails: [mailAnswer('delivered', { reason: '250 OK' })],
+    });
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'resolveRecipient',
+      'chooseChannel:SendInvoiceFallback',
+      'sendEmail:1',
+      'publish:InvoiceSent',
+    ]);
+    // The fallback topic is chosen knowing what was tried and why it moved on; no InvoiceSentError in between.
+    expect(r.choices[0]).toMatchObject({ first: true, tried: [], kind: 'Invoice' });
+    expect(r.choices[1]).toMatchObject({
+      first: false,
+      tried: ['peppol'],
+      because: 'The recipient 0106:87654321 is not reachable on Peppol',
+    });
+    expect(r.emails[0]).toMatchObject({ hookId: 'hook-mail', attempt: 1, facts: FACTS });
+    expect(r.events).toHaveLength(1);
+    expect(r.events[0]).toMatchObject({
+      topic: 'InvoiceSent',
+      stage: 'email',
+      protocol: 'email',
+      channel: 'hook-mail',
+      endpoint: 'mailto:billing@buyer.example',
+      messageId: '<doc.hook-mail@gateway.example>',
+      attempt: 1,
+    });
+    expect(r.events[0]!.message).toBe('Delivered by e-mail to billing@buyer.example');
+    expect(r.result).toMatchObject({ state: 'delivered', delivery: { protocol: 'email', channel: 'hook-mail' } });
+  });
+
+  it('Peppol retries exhausted (500) fall back to e-mail; without a rule the same ends in InvoiceSentError', async () => {
+    const schedule: RetrySchedule = { kind: 'table', delaysMs: [60_000] };
+    const withRule = await run({
+      check: VALID,
+      channels: [
+        { kind: 'peppol', hookId: 'hook-peppol', output: [{ when: '500', topic: 'Send*Fallback' }], mlsType: null },
+        MAIL,
+      ],
+      resolve: [FOUND],
+      send: [answer('retryable', 503), answer('retryable', 503)],
+      emails: [mailAnswer('delivered')],
+      schedule,
+    });
+    expect(withRule.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'resolveRecipient',
+      'sendPeppol:1',
+      'publish:InvoiceSentRetry',
+      'sendPeppol:2',
+      'chooseChannel:SendInvoiceFallback',
+      'sendEmail:3',
+      'publish:InvoiceSent',
+    ]);
+    expect(withRule.choices[1]!.tried).toEqual(['hook-peppol']);
+    expect(withRule.choices[1]!.because).toContain('Not delivered after 2 attempts');
+
+    const without = await run({
+      check: VALID,
+      channels: [
+        { kind: 'peppol', hookId: 'hook-peppol', output: [{ when: '404', topic: 'Send*Fallback' }], mlsType: null },
+      ],
+      resolve: [FOUND],
+      send: [answer('retryable', 503), answer('retryable', 503)],
+      schedule,
+    });
+    expect(without.calls.slice(-1)).toEqual(['publish:InvoiceSentError']);
+    expect(without.events.at(-1)).toMatchObject({ protocol: 'peppol', channel: 'hook-peppol', reasonCode: 'HTTP 503' });
+  });
+
+  it('SMTP 421 then 250: one InvoiceSentRetry, then InvoiceSent, on the e-mail schedule', async () => {
+    const r = await run({
+      check: VALID,
+      channel: 'hook-mail',
+      channels: [MAIL],
+      emails: [mailAnswer('retryable', { smtpCode: 421, reason: '421 try later' }), mailAnswer('delivered')],
+      emailSchedule: { kind: 'table', delaysMs: [5 * 60_000] },
+    });
+    expect(r.choices[0]).toMatchObject({ forced: 'hook-mail', first: true });
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'sendEmail:1',
+      'publish:InvoiceSentRetry',
+      'sendEmail:2',
+      'publish:InvoiceSent',
+    ]);
+    expect(r.events[0]).toMatchObject({
+      topic: 'InvoiceSentRetry',
+      reasonCode: 'SMTP 421',
+      attempt: 1,
+      protocol: 'email',
+    });
+    expect(r.events[0]!.message).toContain('the next follows in 5 min');
+    expect(r.serverMs).toBeGreaterThanOrEqual(5 * 60_000);
+  });
+
+  it('a permanent SMTP refusal and a missing address end the e-mail channel (400 and 404 for output rules)', async () => {
+    const refused = await run({
+      check: VALID,
+      channels: [MAIL],
+      emails: [mailAnswer('failed', { smtpCode: 550, reason: '550 no such user' })],
+    });
+    expect(refused.events.at(-1)).toMatchObject({ topic: 'InvoiceSentError', reasonCode: 'SMTP 550', stage: 'email' });
+    const nobody = await run({
+      check: VALID,
+      channels: [
+        { ...MAIL, output: [{ when: '404', topic: 'Send*Other' }] },
+        { reason: 'no channel hook takes SendInvoiceOther' },
+      ],
+      emails: [mailAnswer('failed', { noRecipient: true, endpoint: 'mailto:', reason: 'nobody to send it to' })],
+    });
+    expect(nobody.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'sendEmail:1',
+      'chooseChannel:SendInvoiceOther',
+      'publish:InvoiceSentError',
+    ]);
+    expect(nobody.events.at(-1)).toMatchObject({ reasonCode: 'NO_ADDRESS' });
+    expect(nobody.events.at(-1)!.message).toBe(
+      'nobody to send it to; no other channel: no channel hook takes SendInvoiceOther',
+    );
+  });
+
+  it('a drop hook ends the document as dropped: no delivery, no InvoiceSent* event', async () => {
+    const r = await run({ check: VALID, channels: [{ kind: 'drop', hookId: 'hook-drop' }] });
+    expect(r.calls).toEqual(['checkDocument:true', 'chooseChannel:SendInvoice']);
+    expect(r.result).toMatchObject({ state: 'dropped', delivery: { attempts: 0, channel: 'hook-drop' } });
+  });
+
+  it('no channel for the first topic (a forced hook deleted since) ends in InvoiceSentError (stage channel)', async () => {
+    const r = await run({
+      check: VALID,
+      channel: 'gone',
+      channels: [{ reason: 'the channel hook gone does not exist' }],
+    });
+    expect(r.events[0]).toMatchObject({ topic: 'InvoiceSentError', stage: 'channel', reasonCode: 'NO_CHANNEL' });
+    expect(r.events[0]!.message).toBe('Not sent: the channel hook gone does not exist');
   });
 });
