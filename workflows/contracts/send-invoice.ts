@@ -73,7 +73,7 @@ export interface CheckDocumentResult {
 }
 
 /** Which step of sendInvoice an InvoiceSent* event comes from. */
-export type SendStage = 'detection' | 'validation' | 'configuration' | 'recipient' | 'lookup' | 'delivery';
+export type SendStage = 'detection' | 'validation' | 'configuration' | 'sender' | 'recipient' | 'lookup' | 'delivery';
 
 export type SendTopic = 'InvoiceSent' | 'InvoiceSentRetry' | 'InvoiceSentError';
 
