@@ -11,7 +11,6 @@ import {
   peppolDocumentTypeId,
   type DetectedFormat,
 } from '../formats';
-import type { ReadDocument } from '../formats/xml/read-tree';
 import type { Identifier } from '../en16931/model';
 import { participantIdProblem, PARTICIPANT_SCHEME, peppolParticipant } from '../peppol/identifiers';
 import { readInvoiceRoutingFrom } from '../peppol/invoice-routing';
@@ -170,7 +169,7 @@ function modelRoutingOf(source: Document | Buffer, format: DetectedFormat, optio
   }
   let inv;
   try {
-    inv = reader(doc as unknown as ReadDocument, format).invoice;
+    inv = reader(doc, format).invoice;
   } catch (e) {
     const message = truncateMessage(`the ${format.name} invoice cannot be read: ${(e as Error).message}`);
     return { ok: false as const, code: 'UNPROCESSABLE', message };
