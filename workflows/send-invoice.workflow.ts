@@ -77,7 +77,10 @@ type EventFields = Omit<SendEventInput, 'tenantId' | 'documentId' | 'eventId' | 
 type Failure = Omit<EventFields, 'topic'>;
 
 /** What one channel did: delivered (the run's result), or a result code for its output rules and the failure. */
-type ChannelResult = { delivered: SendInvoiceResult } | { status: number; failure: Failure };
+type ChannelResult =
+  | { delivered: SendInvoiceResult }
+  /** `final`: no other channel may take it (a seller the uploader may not send as). */
+  | { status: number; failure: Failure; final?: boolean };
 
 /** Peppol refusals that mean "not reachable there" (404 for output rules); the other refusals are 400. */
 const NOT_FOUND_CODES = new Set([
@@ -142,7 +145,7 @@ class Sending {
       tried.push(channelKey(channel));
       const result = channel.kind === 'peppol' ? await this.peppol(channel) : await this.email(channel);
       if ('delivered' in result) return result.delivered;
-      const next = nextSendTopic(channel, result.status, this.kind);
+      const next = result.final ? undefined : nextSendTopic(channel, result.status, this.kind);
       if (next === undefined) return this.fail(result.failure);
       last = result.failure;
       topic = next;
@@ -260,7 +263,8 @@ class Sending {
             this.attempts--;
             e.attempt = attempt - 1;
             const status = NOT_FOUND_CODES.has(resolved.reasonCode) ? ChannelStatus.NotFound : ChannelStatus.Refused;
-            return { status, failure: e };
+            // A tenant never sends as another company, over any channel.
+            return { status, failure: e, ...(resolved.stage === 'sender' ? { final: true } : {}) };
           }
           failure = e;
         } else route = resolved.route;
@@ -348,10 +352,22 @@ class Sending {
         });
       }
       const reasonCode =
-        sent.smtpCode !== undefined ? `SMTP ${sent.smtpCode}` : sent.noRecipient ? 'NO_ADDRESS' : 'EMAIL';
-      const failure: Failure = { stage: 'email', reasonCode, message: sent.reason ?? reasonCode, ...where };
+        sent.smtpCode !== undefined
+          ? `SMTP ${sent.smtpCode}`
+          : sent.senderRefused
+            ? 'SENDER_NOT_ALLOWED'
+            : sent.noRecipient
+              ? 'NO_ADDRESS'
+              : 'EMAIL';
+      const failure: Failure = {
+        stage: sent.senderRefused ? 'sender' : 'email',
+        reasonCode,
+        message: sent.reason ?? reasonCode,
+        ...where,
+      };
       if (sent.outcome === 'failed') {
-        return { status: sent.noRecipient ? ChannelStatus.NotFound : ChannelStatus.Refused, failure };
+        const status = sent.noRecipient ? ChannelStatus.NotFound : ChannelStatus.Refused;
+        return { status, failure, ...(sent.senderRefused ? { final: true } : {}) };
       }
       const delay = await this.retryLater(schedule, n, startedAt, previousDelay, failure);
       if (delay === null) {

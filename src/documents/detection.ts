@@ -11,8 +11,11 @@ import {
   peppolDocumentTypeId,
   type DetectedFormat,
 } from '../formats';
+import type { Identifier } from '../en16931/model';
+import { participantIdProblem, PARTICIPANT_SCHEME, peppolParticipant } from '../peppol/identifiers';
 import { readInvoiceRoutingFrom } from '../peppol/invoice-routing';
-import type { DetectionOutcome, RoutingFacts } from '../../workflows/contracts/send-invoice';
+import { modelReader } from '../transform/codecs';
+import type { DetectionOutcome, PeppolIdentifier, RoutingFacts } from '../../workflows/contracts/send-invoice';
 
 /** Document problems are results, not failures: the workflow records them; anything else is rethrown and retried. */
 const DOCUMENT_PROBLEMS = new Set([
@@ -60,8 +63,17 @@ export interface InspectedUpload {
   detection: DetectionOutcome;
   pdf: boolean;
   root?: { namespaceURI: string; localName: string };
-  /** Read when the format has a Peppol document type (the invoice may be sent over Peppol). */
+  /**
+   * Read when the invoice may be sent over Peppol: from the document's UBL or CII elements when its format has a
+   * Peppol document type, else from the EN 16931 model its format's reader makes (it goes out converted).
+   */
   routing?: RoutingFacts;
+}
+
+/** Who uploads the document: the Peppol sender of a format that has no place for the seller's electronic address. */
+export interface InspectOptions {
+  /** The party the upload is for, `<icd>:<id>` (its path partyId). */
+  uploader?: string;
 }
 
 /**
@@ -69,7 +81,7 @@ export interface InspectedUpload {
  * XML (the PDF's embedded XML for Factur-X): up to DOM_DETECTION_MAX_BYTES detection reads the same DOM the routing
  * is read from; a larger document is detected by the streaming scanner and parsed once for its routing.
  */
-export function inspectUpload(bytes: Buffer): InspectedUpload {
+export function inspectUpload(bytes: Buffer, options: InspectOptions = {}): InspectedUpload {
   const pdf = isPdf(bytes);
   let xml: Buffer = bytes;
   let doc: Document | undefined;
@@ -88,7 +100,11 @@ export function inspectUpload(bytes: Buffer): InspectedUpload {
       format = detectFormatFromDocument(doc);
     } else format = detectFormat(bytes);
     detection = summary(format);
-    if (!detection.ok || !detection.format.documentTypeId) return { detection, pdf };
+    if (!detection.ok) return { detection, pdf };
+    if (!detection.format.documentTypeId) {
+      const routing = pdf ? undefined : modelRoutingOf(doc ?? xml, format, options);
+      return { detection, pdf, ...(routing ? { routing } : {}) };
+    }
     const root = pdf ? {} : { root: { namespaceURI: format.rootNamespace, localName: format.rootName } };
     return { detection, pdf, ...root, routing: routingOf(doc ?? xml) };
   } catch (e) {
@@ -111,4 +127,87 @@ function routingOf(source: Document | Buffer): RoutingFacts {
     receiver: { scheme: r.receiver.scheme, value: r.receiver.value },
     countryC1: r.countryC1,
   };
+}
+
+const GLN_ICD = '0088';
+
+/** An electronic address of the model as a Peppol participant (`<icd>:<id>`), or why it is not one. */
+function participantOf(
+  id: Identifier,
+  described: string,
+): PeppolIdentifier | { ok: false; code: string; message: string } {
+  const scheme = id.schemeId ?? '';
+  const value = `${scheme}:${id.value}`;
+  const problem = /^\d{4}$/.test(scheme)
+    ? participantIdProblem(PARTICIPANT_SCHEME, value)
+    : `schemeID "${scheme}" is not a 4-digit ISO 6523 ICD`;
+  if (problem) {
+    return {
+      ok: false,
+      code: 'ENDPOINT_INVALID',
+      message: truncateMessage(`${described} ${value} is not a valid Peppol participant identifier: ${problem}`),
+    };
+  }
+  const p = peppolParticipant(value);
+  return { scheme: p.scheme, value: p.value };
+}
+
+/**
+ * The routing of an invoice whose format has no Peppol document type (FatturaPA, ebInterface, Svefaktura...), read
+ * from the EN 16931 model its catalogue reader makes: the buyer's electronic address (BT-49), else its GLN; the
+ * seller's (BT-34), else its GLN, else (a format with no place for it) the uploading party; the seller's country
+ * (BT-40). Undefined for a format that has no reader (nothing to convert it with) or is not an invoice.
+ */
+function modelRoutingOf(source: Document | Buffer, format: DetectedFormat, options: InspectOptions) {
+  const reader = modelReader(format);
+  if (!reader || (format.documentType !== 'Invoice' && format.documentType !== 'CreditNote')) return undefined;
+  let doc: Document;
+  try {
+    doc = Buffer.isBuffer(source) ? parseXml(source) : source;
+  } catch (e) {
+    return problem(e);
+  }
+  let inv;
+  try {
+    inv = reader(doc, format).invoice;
+  } catch (e) {
+    const message = truncateMessage(`the ${format.name} invoice cannot be read: ${(e as Error).message}`);
+    return { ok: false as const, code: 'UNPROCESSABLE', message };
+  }
+  const gln = (ids: readonly Identifier[]) => ids.find((i) => i.schemeId === GLN_ICD && i.value !== '');
+  const buyerAddress = inv.buyer.electronicAddress ?? gln(inv.buyer.identifier ? [inv.buyer.identifier] : []);
+  if (!buyerAddress || buyerAddress.value === '') {
+    return {
+      ok: false as const,
+      code: 'ENDPOINT_MISSING',
+      message: `the ${format.name} invoice has no buyer electronic address (BT-49) nor a buyer GLN`,
+    };
+  }
+  const receiver = participantOf(buyerAddress, 'buyer electronic address (BT-49)');
+  if ('ok' in receiver) return receiver;
+  const sellerAddress = inv.seller.electronicAddress ?? gln(inv.seller.identifiers);
+  let sender: PeppolIdentifier;
+  if (sellerAddress && sellerAddress.value !== '') {
+    const read = participantOf(sellerAddress, 'seller electronic address (BT-34)');
+    if ('ok' in read) return read;
+    sender = read;
+  } else if (options.uploader && !participantIdProblem(PARTICIPANT_SCHEME, options.uploader)) {
+    const p = peppolParticipant(options.uploader);
+    sender = { scheme: p.scheme, value: p.value };
+  } else {
+    return {
+      ok: false as const,
+      code: 'ENDPOINT_MISSING',
+      message: `the ${format.name} invoice has no seller electronic address (BT-34)`,
+    };
+  }
+  const country = (inv.seller.postalAddress?.countryCode ?? '').toUpperCase();
+  if (!/^[A-Z]{2}$/.test(country)) {
+    return {
+      ok: false as const,
+      code: 'COUNTRY_MISSING',
+      message: `the seller's country code (BT-40) is missing or not two letters: "${country}"`,
+    };
+  }
+  return { ok: true as const, sender, receiver, countryC1: country };
 }

@@ -133,7 +133,8 @@ async function legalEntityOf(deps: SendInvoiceDeps, tenantId: string, partyId: s
  */
 export async function checkDocument(deps: SendInvoiceDeps, input: SendInvoiceInput): Promise<CheckDocumentResult> {
   const { stored, bytes } = await loadDocument(deps, input.tenantId, input.documentId);
-  const inspected = inspectUpload(bytes);
+  // A format with no place for the seller's electronic address is sent as the party it was uploaded for.
+  const inspected = inspectUpload(bytes, { uploader: stored.partyId });
   const facts: DocumentFacts = {
     blobId: stored.blobId,
     partyId: stored.partyId,

@@ -9,6 +9,7 @@ import { formatId } from '../peppol/identifiers';
 import { buildSbd } from '../peppol/sbdh';
 import { convertForRecipient } from '../transform/recipient';
 import type { SendPeppolInput, SendPeppolOutcome } from '../../workflows/contracts/send-invoice';
+import { conversionSource } from './conversion-source';
 import type { SendInvoiceDeps } from './ports';
 
 /**
@@ -24,11 +25,11 @@ async function payloadOf(deps: SendInvoiceDeps, input: SendPeppolInput): Promise
   } catch (e) {
     if (!isGatewayError(e) || e.code !== 'STORAGE_FAILED' || e.details?.blobId !== transform.blobId) throw e;
   }
-  const converted = await convertForRecipient(
-    await readBytes(deps, input.facts.blobId),
-    transform.targetFormat,
-    deps.transform,
-  );
+  const upload = await readBytes(deps, input.facts.blobId);
+  // Converted from what the route was chosen with (the upload itself, unless it lacked the Peppol addresses).
+  const source =
+    input.facts.root || input.facts.pdf ? upload : await conversionSource(upload, input.route, deps.transform);
+  const converted = await convertForRecipient(source, transform.targetFormat, deps.transform);
   return converted.xml;
 }
 

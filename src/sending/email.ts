@@ -5,6 +5,7 @@ import { buildInvoiceMail, MailtoError, parseMailtoUrl, type InvoiceMail, type S
 import { readInvoiceModel } from '../transform';
 import type { SendEmailInput, SendEmailOutcome } from '../../workflows/contracts/send-invoice';
 import type { SendInvoiceDeps } from './ports';
+import { checkSender } from './sender-check';
 
 /** The e-mail channel of a worker: the relay and the From address (EMAIL_* / SMTP_* settings). */
 export interface EmailChannel {
@@ -66,6 +67,12 @@ export async function sendEmail(deps: SendInvoiceDeps, input: SendEmailInput): P
   const failed = (reason: string, extra: Partial<SendEmailOutcome> = {}) =>
     record({ outcome: 'failed', endpoint: 'mailto:', messageId, reason, ...extra });
   if ('unavailable' in email) return failed(`the e-mail channel is not configured: ${email.unavailable}`);
+  // The same sender check as Peppol: a tenant never sends as another company, by e-mail either.
+  const routing = input.facts.routing;
+  if (routing?.ok) {
+    const refusal = await checkSender(deps, input.tenantId, input.facts, routing.sender);
+    if (refusal) return failed(refusal.message, { senderRefused: true });
+  }
   const hook = await deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
   if (!hook || hook.action !== 'mailto' || !hook.url) {
     return failed(`the mail hook ${input.hookId} no longer exists or is not a mail hook`, { noRecipient: true });

@@ -43,8 +43,8 @@ export interface EventSink {
 
 /** Everything the send-invoice use case needs, all required: a worker cannot be wired without one of them. */
 export interface SendInvoiceDeps extends DocumentStore {
-  /** Parties, for records written before uploads stamped the legal-entity id. */
-  directory: Pick<DirectoryRepository, 'findParty'>;
+  /** Parties: the sender check, and records written before uploads stamped the legal-entity id. */
+  directory: Pick<DirectoryRepository, 'findParty' | 'listParties'>;
   validator: DocumentValidator;
   /** Conversions for a recipient: on the document pool's threads in the worker process, else in process. */
   transform: TransformRunner;

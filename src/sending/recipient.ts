@@ -12,14 +12,17 @@ import {
 import type { RecipientLookup } from '../peppol/recipient-lookup';
 import { recipientAlternatives } from '../transform/recipient';
 import type {
+  PeppolIdentifier,
   PeppolRoute,
   ResolveRecipientInput,
   ResolveRecipientOutcome,
 } from '../../workflows/contracts/send-invoice';
+import { conversionSource } from './conversion-source';
 import type { PeppolSender, SendInvoiceDeps } from './ports';
+import { checkSender } from './sender-check';
 
 const refused = (
-  stage: 'configuration' | 'recipient' | 'lookup',
+  stage: 'configuration' | 'sender' | 'recipient' | 'lookup',
   reasonCode: string,
   message: string,
   recipient?: string,
@@ -41,17 +44,22 @@ type FindEndpoint = (
 /**
  * The transform step: the first conversion of the document (in recipientAlternatives' order) that passes the
  * official validation of its format and that the recipient's SMP lists, stored once for every send attempt;
- * undefined when there is none.
+ * `converted: 0` when the gateway could make no Peppol format of the document at all.
  */
 async function findConversion(
   deps: SendInvoiceDeps,
   input: ResolveRecipientInput,
   ownDocumentTypeId: string,
   findEndpoint: FindEndpoint,
+  addresses: { sender: PeppolIdentifier; receiver: PeppolIdentifier },
 ) {
   // A Factur-X / ZUGFeRD PDF goes in as it is: the conversion reads its embedded XML.
-  const bytes = await readBytes(deps, input.facts.blobId);
+  const upload = await readBytes(deps, input.facts.blobId);
+  // A format without a Peppol document type may lack the addresses every Peppol format requires.
+  const bytes = input.format.documentTypeId ? upload : await conversionSource(upload, addresses, deps.transform);
+  let converted = 0;
   for await (const alt of recipientAlternatives(bytes, ownDocumentTypeId, deps.transform)) {
+    converted++;
     let types: DocumentTypeId[];
     let process: ProcessId | undefined;
     try {
@@ -63,27 +71,27 @@ async function findConversion(
     const found = await findEndpoint(types, process);
     if (!found.ok) {
       if (found.failure === 'document-type-not-supported') continue;
-      return { found, transform: undefined };
+      return { found, transform: undefined, converted };
     }
-    const { converted } = alt;
-    const validation = await deps.validator.validate(converted.xml);
+    const validation = await deps.validator.validate(alt.converted.xml);
     if (validation.assertions.some((a) => a.flag === 'error')) continue;
+    const { xml, report } = alt.converted;
     // Computed once per document: every send attempt reads these bytes instead of converting again.
-    const blob = await deps.blobs.put(Readable.from([converted.xml]), {
-      limit: converted.xml.length,
+    const blob = await deps.blobs.put(Readable.from([xml]), {
+      limit: xml.length,
       filename: `${input.documentId}.${alt.targetFormat}.xml`,
       contentType: 'application/xml',
       metadata: { tenantId: input.tenantId, documentId: input.documentId, convertedFrom: input.facts.blobId },
     });
     const transform: NonNullable<PeppolRoute['transform']> = {
       targetFormat: alt.targetFormat,
-      targetName: converted.report.target.name,
-      notCarried: converted.report.notCarried.length + converted.report.unmapped.length,
+      targetName: report.target.name,
+      notCarried: report.notCarried.length + report.unmapped.length,
       blobId: blob.blobId,
     };
-    return { found, transform };
+    return { found, transform, converted };
   }
-  return undefined;
+  return { found: undefined, transform: undefined, converted };
 }
 
 /**
@@ -100,40 +108,56 @@ export async function resolveRecipient(
     return refused('configuration', 'PEPPOL_NOT_CONFIGURED', `Peppol sending is not configured: ${sender.unavailable}`);
   }
   const { format, facts } = input;
-  if (!format.documentTypeId) {
+  const routing = facts.routing;
+  if (!routing && !format.documentTypeId) {
     return refused(
       'recipient',
       'NO_DOCUMENT_TYPE',
-      `Not sent over Peppol: the format ${format.id} has no Peppol document type identifier`,
+      `Not sent over Peppol: the format ${format.id} has no Peppol document type identifier, and the gateway ` +
+        'cannot convert it to one that has',
     );
   }
-  const routing = facts.routing;
   if (!routing) return refused('recipient', 'NOT_AN_INVOICE', 'Not sent: the document has no routing facts');
   if (!routing.ok) return refused('recipient', routing.code, `Not sent: ${routing.message}`);
   const recipient = routing.receiver.value;
+  const senderRefusal = await checkSender(deps, input.tenantId, facts, routing.sender);
+  if (senderRefusal) return refused('sender', senderRefusal.reasonCode, senderRefusal.message, recipient);
   const receiver: ParticipantId = routing.receiver;
-  let documentType: DocumentTypeId;
-  let process: ProcessId | undefined;
-  try {
-    documentType = documentTypeId(DOCTYPE_SCHEME_BUSDOX, format.documentTypeId);
-    process = format.profileId ? processId(PROCESS_SCHEME, format.profileId) : undefined;
-  } catch (e) {
-    return refused('recipient', 'INVALID_IDENTIFIER', `Not sent: ${(e as Error).message}`, recipient);
+  // The upload's own document type; none for a PDF (what goes out is its XML, converted) or a format without one.
+  let own: { documentType: DocumentTypeId; process: ProcessId | undefined } | undefined;
+  if (!facts.pdf && format.documentTypeId) {
+    try {
+      own = {
+        documentType: documentTypeId(DOCTYPE_SCHEME_BUSDOX, format.documentTypeId),
+        process: format.profileId ? processId(PROCESS_SCHEME, format.profileId) : undefined,
+      };
+    } catch (e) {
+      return refused('recipient', 'INVALID_IDENTIFIER', `Not sent: ${(e as Error).message}`, recipient);
+    }
   }
   // DNS and SMP requests are each bounded by PEPPOL_LOOKUP_TIMEOUT_MS, but several of them can outlast a heartbeat.
   const find =
     (s: PeppolSender): FindEndpoint =>
     (types, p) =>
       whileBeating(deps.heartbeat, () => s.lookup.findEndpoint(receiver, types, p));
-  let found = facts.pdf ? undefined : await find(sender)([documentType], process);
+  let found = own ? await find(sender)([own.documentType], own.process) : undefined;
   let transform: PeppolRoute['transform'];
   if (!found || (!found.ok && found.failure === 'document-type-not-supported')) {
     // A format of the document's content that the recipient does take, if there is one (for a PDF, its own XML's
     // type too: what goes out is the XML, never the PDF).
-    const converted = await findConversion(deps, input, facts.pdf ? '' : format.documentTypeId, find(sender));
-    if (converted) {
-      found = converted.found;
-      transform = converted.transform;
+    const ownType = own ? (format.documentTypeId ?? '') : '';
+    const conversion = await findConversion(deps, input, ownType, find(sender), routing);
+    if (conversion.found) {
+      found = conversion.found;
+      transform = conversion.transform;
+    } else if (!own && !facts.pdf && conversion.converted === 0) {
+      return refused(
+        'recipient',
+        'CANNOT_CONVERT',
+        `Not sent over Peppol: the format ${format.id} has no Peppol document type identifier, and the gateway ` +
+          'cannot convert this document to any format sent over Peppol (the conversion of its content fails)',
+        recipient,
+      );
     }
   }
   if (!found) {
@@ -141,7 +165,7 @@ export async function resolveRecipient(
       'lookup',
       'DOCUMENT_TYPE_NOT_SUPPORTED',
       `The recipient ${recipient} does not receive over Peppol AS4 any format the gateway can make of this ` +
-        `${format.name} PDF`,
+        `${format.name}${facts.pdf ? ' PDF' : ''}`,
       recipient,
     );
   }

@@ -26,7 +26,8 @@ import { testPki } from '../support/peppol/pki-fixture';
 type CommandStartedEvent = InstanceType<typeof mongoose.mongo.CommandStartedEvent>;
 
 const TENANT = 'tenantSendOps';
-const PARTY = '0106:44444444';
+/** The invoice's seller (BT-34 of BIS3_FILE): an upload is sent only for the party it names. */
+const PARTY = '0007:5566778899';
 const BUYER = '0106:12345670';
 /** A Peppol BIS Billing 3.0 invoice (valid under the pinned rules), addressed to BUYER. */
 const BIS3_FILE = 'en16931/unit-tests/testfiles/BIS_Billing_30-Telefoni.xml';
@@ -58,7 +59,7 @@ describe('operations of the sendInvoice path', () => {
       env: { MONGODB_URI: `${uniqueDbUri(mongodbUri, `sendops${letters}`)}?monitorCommands=true` },
     });
     await ctx.core.directory.createTenant({ id: TENANT, name: 'Send ops' });
-    await ctx.core.directory.createParty({ tenantId: TENANT, partyId: PARTY, legalEntityId: `NL:${PARTY}`, name: 'S' });
+    await ctx.core.directory.createParty({ tenantId: TENANT, partyId: PARTY, legalEntityId: `SE:${PARTY}`, name: 'S' });
     token = await ctx.token(await ctx.createClient([TENANT]));
     ctx.core.db.connection.getClient().on('commandStarted', (e: CommandStartedEvent) => {
       sent.push({ name: e.commandName, collection: String((e.command as Record<string, unknown>)[e.commandName]) });
@@ -222,7 +223,7 @@ describe('operations of the sendInvoice path', () => {
       parties: 0,
     });
     expect(published).toEqual([
-      expect.objectContaining({ topic: 'InvoiceSent', party: { partyId: PARTY, legalEntityId: `NL:${PARTY}` } }),
+      expect.objectContaining({ topic: 'InvoiceSent', party: { partyId: PARTY, legalEntityId: `SE:${PARTY}` } }),
     ]);
     expect((await ctx.core.documents.find(TENANT, input.documentId))?.state).toBe('delivered');
   }, 120_000);

@@ -43,8 +43,9 @@ import { LocalSmp } from '../support/peppol/local-smp';
 import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 
 const ZONE = 'participant.sml.delivery.test';
-const PARTY = '0106:55555555';
-const LEGAL_ENTITY = `NL:${PARTY}`;
+/** The invoice's seller (BT-34 of BIS3_FILE): an upload is sent only for the party it names. */
+const PARTY = '0007:5566778899';
+const LEGAL_ENTITY = `SE:${PARTY}`;
 const KEY = 'peppol-delivery-secure-key';
 /**
  * A Peppol BIS Billing 3.0 invoice from the EN 16931 test files (seller 0007:5566778899); the tests give it buyers in

@@ -79,7 +79,7 @@ export interface CheckDocumentResult {
 
 /** Which step of sendInvoice an InvoiceSent* event comes from. */
 export type SendStage =
-  'detection' | 'validation' | 'configuration' | 'recipient' | 'lookup' | 'delivery' | 'channel' | 'email';
+  'detection' | 'validation' | 'configuration' | 'sender' | 'recipient' | 'lookup' | 'delivery' | 'channel' | 'email';
 
 export type SendTopic = 'InvoiceSent' | 'InvoiceSentRetry' | 'InvoiceSentError';
 
@@ -214,6 +214,8 @@ export interface SendEmailOutcome {
   smtpCode?: number;
   /** `failed` because nobody could be addressed: a 404 for output rules. */
   noRecipient?: boolean;
+  /** `failed` because the uploader may not send as the invoice's seller: no other channel may take it either. */
+  senderRefused?: boolean;
 }
 
 export interface PublishedDocumentEvent {
