@@ -14,17 +14,18 @@
  * dataEncipherment, ExtendedKeyUsage (critical) clientAuth, BasicConstraints CA=false, CN = Seat ID. CAs carry
  * BasicConstraints CA=true (intermediates pathLen 0) and keyCertSign + cRLSign.
  *
- * Generated at test time or by `npm run pki:test`, written outside the repository (default
- * `~/.cache/invoice-gateway/pki`); the files are for tests only and never belong in git.
+ * Generated at test time, by `npm run pki:test` (default `~/.cache/invoice-gateway/pki`) and by `npm start` for its
+ * demo access point (under `var/pki`), never inside git; the files are for tests and the local demo only, and no
+ * Peppol network trusts them.
  */
 import { X509Certificate, createPublicKey, generateKeyPair, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type * as X509 from '@peculiar/x509';
-import { x509 } from '../../../src/peppol/pki/x509-lib';
-import { keyMaterialFromPkcs12, type KeyMaterial } from '../../../src/peppol/pki/key-material';
-import { writePkcs12 } from '../../../src/peppol/pki/pkcs12';
+import { x509 } from './x509-lib';
+import { keyMaterialFromPkcs12, type KeyMaterial } from './key-material';
+import { writePkcs12 } from './pkcs12';
 
 /** Password of every PKCS#12 file of the test PKI (test material only). */
 export const TEST_PKI_PASSWORD = 'test';
