@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 'use strict';
-// `npm start`: build, start Temporal (with its UI) and the database with state kept under var/, a local SMTP sink
-// (mails kept under var/mail), seed a demo tenant, then run the API and the worker until Ctrl-C.
+// `npm start`: build, fetch the official rule packs when missing, start Temporal (with its UI) and the database with
+// state kept under var/, a local SMTP sink (mails kept under var/mail), and the demo's Peppol network on loopback: the
+// test PKI (var/pki) as our AP and SMP keys, a local SML zone (var/sml-zone.json, served by a DNS server of ours);
+// seed the demo tenant, then run the API and the worker until Ctrl-C. scripts/lib/demo.js says how the parts fit.
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const services = require('./lib/services');
 const { startSmtpSink } = require('./lib/smtp-sink');
+const { startLocalSml } = require('./lib/local-sml');
+const { DEMO_SML_ZONE, demoCommands, demoPeppolEnv } = require('./lib/demo');
+const { fetchRules } = require('./rules/fetch');
 
 const ROOT = services.REPO_ROOT;
 const VAR_DIR = path.join(ROOT, 'var');
@@ -37,10 +42,35 @@ async function build() {
   return runNode([path.join(__dirname, 'build-workflow-bundle.js'), WORKFLOW_BUNDLE]);
 }
 
+/**
+ * The official rule packs validation needs (transforms/rules-manifest.json), fetched and compiled into the cache on
+ * the first start (Maven Central; progress on stderr as `[rules]`); later starts find them in place in a moment.
+ * A failure is reported and the gateway starts anyway: invoices then end in InvoiceSentError naming the missing pack.
+ */
+async function ensureRulePacks() {
+  try {
+    await fetchRules();
+    return true;
+  } catch (e) {
+    say(`the rule packs could not be fetched (${e.message}); run \`npm run rules:fetch\` to see why`);
+    return false;
+  }
+}
+
+/** The test PKI of the demo's access point and SMP, made once under var/pki (renewed when near expiry). */
+async function ensureDemoPki() {
+  // Compiled from src/ by the build above; the same code makes the tests' PKI.
+  const { ensureTestPki } = require(path.join(ROOT, 'dist/src/peppol/pki/test-pki.js'));
+  const { dir, created } = await ensureTestPki(path.join(VAR_DIR, 'pki'));
+  if (created) say(`generated the demo PKI (test CA, AP and SMP keys) in ${dir}`);
+  return dir;
+}
+
 /** Runs the seed command and returns its JSON; any failure is reported and yields undefined. */
-function seedDemo(env) {
+function seedDemo(env, smlZoneFile) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/src/main/admin.js'), 'seed-demo', '--json'], {
+    const admin = path.join(ROOT, 'dist/src/main/admin.js');
+    const child = spawn(process.execPath, [admin, 'seed-demo', '--sml-zone-file', smlZoneFile, '--json'], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -85,14 +115,26 @@ async function main() {
     return buildCode;
   }
 
-  await services.ensureTools();
-  const svc = await services.startServices({ persistentDir: VAR_DIR, ui: true, handleSignals: false });
+  fs.mkdirSync(VAR_DIR, { recursive: true });
+  const pkiDir = await ensureDemoPki();
+  // Fetching rule packs mostly waits on the network and the servers mostly wait to start: side by side.
+  const [rulesReady, svc] = await Promise.all([
+    ensureRulePacks(),
+    services
+      .ensureTools()
+      .then(() => services.startServices({ persistentDir: VAR_DIR, ui: true, handleSignals: false })),
+  ]);
   // The demo's mailbox: what the e-mail channel sends lands here as .eml files (open them in any mail client).
   const mailDir = path.join(VAR_DIR, 'mail');
   const mail = await startSmtpSink({ dir: mailDir });
+  // The demo's SML: the seed registers the demo parties in this zone file, our DNS server answers from it.
+  const smlZoneFile = path.join(VAR_DIR, 'sml-zone.json');
+  const sml = await startLocalSml({ zoneFile: smlZoneFile });
   const port = process.env.PORT || '8080';
+  const base = `http://127.0.0.1:${port}`;
   const env = {
     ...process.env,
+    ...demoPeppolEnv({ pkiDir, dnsAddress: sml.address, publicBaseUrl: process.env.PUBLIC_BASE_URL || base }),
     TEMPORAL_ADDRESS: svc.temporalAddress,
     MONGODB_URI: svc.mongodbUri,
     PORT: port,
@@ -103,7 +145,7 @@ async function main() {
     SMTP_FROM: process.env.SMTP_FROM || 'invoices@gateway.localhost',
   };
 
-  const seed = await seedDemo(env);
+  const seed = await seedDemo(env, smlZoneFile);
 
   const sup = services.createSupervisor();
   const api = sup.spawn('api', process.execPath, [path.join(ROOT, 'dist/src/main/api.js')], {
@@ -141,7 +183,6 @@ async function main() {
       () => false,
     );
   if (await Promise.race([apiReady, finished.then(() => false)])) {
-    const base = `http://127.0.0.1:${port}`;
     const lines = [
       '',
       `Invoice Gateway is up (${Math.round((Date.now() - t0) / 1000)}s)`,
@@ -150,14 +191,22 @@ async function main() {
       `  Temporal UI  ${svc.temporalUiUrl}`,
       `  Temporal     ${svc.temporalAddress}`,
       `  MongoDB      ${svc.mongodbUri}`,
-      `  Mail (SMTP)  ${mail.host}:${mail.port}, received mails in ${mailDir}`,
+      `  Mail (SMTP)  ${mail.host}:${mail.port}; every mail sent lands in ${path.join(mailDir, '*.eml')}`,
+      `  Peppol       AS4 ${base}/as4, our SMP ${base}/smp, SML zone ${DEMO_SML_ZONE} on DNS ${sml.address}`,
       `  State, logs  ${VAR_DIR}`,
     ];
+    if (!rulesReady) lines.push('  Rule packs   missing: invoices end in InvoiceSentError until `npm run rules:fetch`');
     if (seed) {
-      lines.push('  Demo tenant');
-      for (const k of ['tenantId', 'partyId', 'clientId', 'clientSecret']) {
-        if (seed[k] !== undefined) lines.push(`    ${k.padEnd(13)}${seed[k]}`);
-      }
+      lines.push(
+        '  Demo tenant',
+        `    tenantId     ${seed.tenantId}`,
+        `    clientId     ${seed.clientId}`,
+        `    clientSecret ${seed.clientSecret}`,
+        `    sender       ${seed.partyId} (mail hook ${seed.mailHookId})`,
+        `    receiver     ${seed.receiverPartyId}`,
+        '  Send the demo invoice from the sender to the receiver over Peppol (AS4 on loopback) and follow it:',
+        ...demoCommands({ base, seed, cwd: process.cwd() }).map((l) => `    ${l}`),
+      );
     }
     lines.push('Ctrl-C stops everything.', '');
     process.stderr.write(`${lines.join('\n')}\n`);
@@ -178,6 +227,7 @@ async function main() {
   await sup.stopAll([api, worker]);
   await svc.stop();
   await mail.close();
+  await sml.close();
   say('stopped');
   return code;
 }

@@ -5,7 +5,7 @@ import { GatewayError } from '../core/gateway-error';
 import { isLegalEntityId, isPartyId, legalEntityIdOf } from '../core/identifiers';
 import { generateClientSecret, hashClientSecret, hashSecret, validateIntegrationPassword } from '../auth/secret-hash';
 import { composeCore, type Core } from './compose';
-import { seedDemo } from './seed-demo';
+import { JsonZoneFile, seedDemo } from './seed-demo';
 import { reconcileStorage, type SendRunLookup } from '../maintenance/reconcile';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
@@ -25,7 +25,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   user create --tenant ID --username NAME --password PW [--party P1,P2]
   user list [--tenant ID]
   user link|unlink --username NAME --party SCHEME:NUMBER
-  seed-demo                                                          demo tenant, party, client + fresh secret
+  seed-demo [--sml-zone-file FILE]   demo tenant, its two parties in our SMP (and in the local SML zone FILE),
+                                     the sender's mail hook, the demo client + fresh secret
   reconcile [--dry-run]          compare stored documents with their workflows, remove bytes nothing refers to
 `;
 
@@ -66,6 +67,7 @@ export async function runAdmin(core: Core, args: string[], services: { runs?: Se
       password: { type: 'string' },
       party: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      'sml-zone-file': { type: 'string' },
     },
   });
   const o = values as Options;
@@ -152,7 +154,10 @@ export async function runAdmin(core: Core, args: string[], services: { runs?: Se
       await d.unlinkUserParty(need(o, 'username'), need(o, 'party'));
       return { ok: true };
     case 'seed-demo':
-      return seedDemo(core);
+      return seedDemo(
+        core,
+        typeof o['sml-zone-file'] === 'string' ? { smlZone: new JsonZoneFile(o['sml-zone-file']) } : {},
+      );
     case 'reconcile': {
       if (!services.runs) throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'reconcile needs the Temporal server');
       const { reconcile } = core.config;

@@ -127,12 +127,19 @@ describe('admin CLI', () => {
   });
 
   it('seeds the demo with fresh working credentials on every run', async () => {
-    const first = (await admin('seed-demo')) as { clientId: string; clientSecret: string; partyId: string };
+    const first = (await admin('seed-demo')) as {
+      clientId: string;
+      clientSecret: string;
+      partyId: string;
+      receiverPartyId: string;
+    };
     const second = (await admin('seed-demo')) as { clientId: string; clientSecret: string };
     expect(second.clientSecret).not.toBe(first.clientSecret);
     const token = await ctx.token({ clientId: second.clientId, clientSecret: second.clientSecret, secretId: '' });
     const me = await request(ctx.app).get('/api/v1/me').auth(token, { type: 'bearer' });
-    expect((me.body as { parties: { partyId: string }[] }).parties.map((p) => p.partyId)).toEqual([first.partyId]);
+    expect((me.body as { parties: { partyId: string }[] }).parties.map((p) => p.partyId).sort()).toEqual(
+      [first.partyId, first.receiverPartyId].sort(),
+    );
     await expect(
       ctx.token({ clientId: first.clientId, clientSecret: first.clientSecret, secretId: '' }),
     ).rejects.toThrow(/401/);
