@@ -14,6 +14,8 @@ const DEMO_SML_ZONE = 'participant.sml.demo.invoice-gateway.test';
 const DEMO_DOCUMENTS = {
   invoice: path.join(REPO_ROOT, 'scripts', 'demo', 'invoice.xml'),
   creditNote: path.join(REPO_ROOT, 'scripts', 'demo', 'creditnote.xml'),
+  /** To a participant not on Peppol: the e-mail fallback. */
+  notOnPeppol: path.join(REPO_ROOT, 'scripts', 'demo', 'invoice-not-on-peppol.xml'),
 };
 /** Password of the test PKI's PKCS#12 files (TEST_PKI_PASSWORD). */
 const PKI_PASSWORD = 'test';
@@ -52,6 +54,7 @@ function sh(word) {
 function demoCommands({ base, seed, cwd = REPO_ROOT }) {
   const invoice = path.relative(cwd, DEMO_DOCUMENTS.invoice) || DEMO_DOCUMENTS.invoice;
   const creditNote = path.relative(cwd, DEMO_DOCUMENTS.creditNote) || DEMO_DOCUMENTS.creditNote;
+  const notOnPeppol = path.relative(cwd, DEMO_DOCUMENTS.notOnPeppol) || DEMO_DOCUMENTS.notOnPeppol;
   const auth = '-H "Authorization: Bearer $TOKEN"';
   return [
     `TOKEN=$(curl -s ${base}/connect/token -d grant_type=client_credentials -d client_id=${sh(seed.clientId)} \\`,
@@ -64,6 +67,8 @@ function demoCommands({ base, seed, cwd = REPO_ROOT }) {
     `  | jq -r '.items[].documentId'   # what the receiver got, each one at:`,
     `curl -s ${auth} ${base}/api/v1/${seed.receiverPartyId}/purchaseInvoice/<documentId>/download`,
     `(the credit note: --data-binary @${sh(creditNote)})`,
+    `(to a participant not on Peppol, delivered by e-mail into var/mail: --data-binary @${sh(notOnPeppol)};`,
+    ` its events: SendInvoice, SendInvoiceFallback, InvoiceSent with protocol "email")`,
   ];
 }
 

@@ -1,0 +1,252 @@
+import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { TemporalWorkflowStarter } from '../../api/workflow-client';
+import { startWorker, type RunningWorker } from '../../src/main/worker';
+import { extractFromPdf } from '../../src/formats';
+import { transformDocument } from '../../src/transform';
+import { requireEnv } from '../support/services';
+import { createTestContext, type TestContext } from '../support/test-app';
+import { eventually } from '../support/poll';
+import { parseMail, startSmtpSink, type SinkAnswer, type SinkStage, type SmtpSink } from '../support/smtp-sink';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { checkPdfA } = require('../../scripts/verapdf-harness.js') as {
+  checkPdfA: (files: string[]) => { file: string; compliant?: boolean; failures?: { description: string }[] }[];
+};
+
+jest.setTimeout(300_000);
+
+/*
+ * The e-mail channel on real servers: the Temporal dev server, the database, and an SMTP server on 127.0.0.1 that
+ * records what arrives. The worker has no Peppol settings, so Peppol (the implicit channel) refuses every invoice as
+ * "not reachable there" (404): the fallback rule hands it to the mail hook listening on Send*Fallback.
+ */
+
+const PARTY = '0106:12345678';
+const INVOICE = readFileSync(path.resolve(__dirname, '../../scripts/demo/invoice.xml'));
+const BUYER_MAIL = 'invoices@customer.example.test';
+
+interface Status {
+  state: string;
+  history: { state: string; detail?: string }[];
+}
+
+describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () => {
+  const { temporalAddress } = requireEnv();
+  const taskQueue = `send-email-${randomUUID()}`;
+  let ctx: TestContext;
+  let token: string;
+  let starter: TemporalWorkflowStarter;
+  let worker: RunningWorker;
+  let sink: SmtpSink;
+  let answer: (stage: SinkStage) => SinkAnswer | undefined = () => undefined;
+  let fallbackHook: string;
+  let directHook: string;
+
+  beforeAll(async () => {
+    sink = await startSmtpSink({ answer: (stage) => answer(stage) });
+    starter = await TemporalWorkflowStarter.connect({ address: temporalAddress, namespace: 'default', taskQueue });
+    ctx = await createTestContext('sendemail', {
+      workflows: starter,
+      env: {
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        WORKER_METRICS_ADDRESS: '',
+        SMTP_HOST: '127.0.0.1',
+        SMTP_PORT: String(sink.port),
+        SMTP_REQUIRE_TLS: 'false',
+        SMTP_FROM: 'invoices@gateway.example.test',
+        EMAIL_SEND_RETRY_SCHEDULE: JSON.stringify({ kind: 'table', delaysMs: [300, 300] }),
+      },
+    });
+    await ctx.core.directory.createTenant({ id: 'tenantM', name: 'M' });
+    await ctx.core.directory.createParty({
+      tenantId: 'tenantM',
+      partyId: PARTY,
+      legalEntityId: `NL:${PARTY}`,
+      name: 'Supplier',
+    });
+    token = await ctx.token(await ctx.createClient(['tenantM']));
+    const hook = async (body: object) => {
+      const res = await request(ctx.app).post(`/api/v1/${PARTY}/hook`).auth(token, { type: 'bearer' }).send(body);
+      expect(res.status).toBe(201);
+      return (res.body as { id: string }).id;
+    };
+    // The peppol-fallback configuration of spec 4.3, and a mail hook on a topic of its own that only ?channel= uses.
+    fallbackHook = await hook({
+      action: 'mailto',
+      name: 'fallback',
+      url: 'mailto:[receiverEmailAddress]?fallback=ap@customer.example.test&attach=pdf,xml,attachments',
+      topics: ['Send*', 'Send*Fallback'],
+    });
+    directHook = await hook({
+      action: 'mailto',
+      name: 'direct',
+      url: 'mailto:direct@customer.example.test?attach=xml',
+      topic: 'ManualMail',
+    });
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+    });
+    worker = await startWorker(ctx.config, { workflowBundle });
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await starter?.close();
+    await ctx?.close();
+    await sink?.close();
+  });
+
+  const upload = (query = '') =>
+    request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/send${query}`)
+      .auth(token, { type: 'bearer' })
+      .set('X-Service-DocumentId', randomUUID())
+      .type('application/xml')
+      .send(INVOICE);
+
+  async function finalStatus(id: string): Promise<Status> {
+    return eventually(
+      async () => {
+        const res = await request(ctx.app)
+          .get(`/api/v1/${PARTY}/salesInvoice/${id}/status`)
+          .auth(token, { type: 'bearer' });
+        const body = res.body as Status;
+        return ['delivered', 'InvoiceSentError', 'dropped'].includes(body.state) ? body : undefined;
+      },
+      120_000,
+      () => `document ${id} to end`,
+      200,
+    );
+  }
+
+  async function eventsOf(
+    id: string,
+  ): Promise<Array<{ topic: string; message: string; details: Record<string, string> }>> {
+    const res = await request(ctx.app)
+      .get(`/api/v1/events?partyId=${encodeURIComponent(PARTY)}&limit=1000`)
+      .auth(token, { type: 'bearer' });
+    expect(res.status).toBe(200);
+    return (
+      res.body as {
+        items: Array<{ documentId: string; topic: string; message: string; details: Record<string, string> }>;
+      }
+    ).items.filter((e) => e.documentId === id);
+  }
+
+  it('an invoice Peppol cannot take arrives by e-mail: PDF/A-3 with the CII of the conversion, the XML as uploaded', async () => {
+    const from = sink.messages.length;
+    const res = await upload();
+    expect(res.status).toBe(200);
+    const id = (res.body as { id: string }).id;
+    const status = await finalStatus(id);
+    expect(status.state).toBe('delivered');
+    expect(status.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'sending',
+      'delivered',
+    ]);
+    expect(status.history.find((h) => h.state === 'sending')?.detail).toContain(
+      `by e-mail through the mail hook ${fallbackHook} to ${BUYER_MAIL}`,
+    );
+
+    const arrived = sink.messages.slice(from);
+    expect(arrived).toHaveLength(1);
+    expect(arrived[0]!.to).toEqual([BUYER_MAIL]);
+    const mail = await parseMail(arrived[0]!);
+    expect(mail.messageId).toBe(`<${id}.${fallbackHook}@gateway.example.test>`);
+    const pdf = mail.attachments.find((a) => a.contentType === 'application/pdf');
+    const xml = mail.attachments.find((a) => a.contentType === 'application/xml');
+    expect(xml?.content.equals(INVOICE)).toBe(true);
+    expect(pdf).toBeDefined();
+    // The PDF's embedded CII is the invoice converted (the same conversion the transform endpoint makes).
+    const expected = transformDocument(INVOICE, { targetFormat: 'facturx-en16931' }).xml;
+    expect(extractFromPdf(pdf!.content).xml.toString('utf8')).toBe(expected);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mail-pdf-'));
+    try {
+      const file = path.join(dir, 'invoice.pdf');
+      writeFileSync(file, pdf!.content);
+      const [verdict] = checkPdfA([file]);
+      expect({ compliant: verdict?.compliant, failures: verdict?.failures }).toEqual({ compliant: true, failures: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    const events = await eventsOf(id);
+    expect(events.map((e) => e.topic)).toEqual(['SendInvoice', 'SendInvoiceFallback', 'InvoiceSent']);
+    expect(events[0]!.details).toMatchObject({ channel: 'peppol', sender: PARTY, recipient: '0106:87654321' });
+    expect(events[1]!.details).toMatchObject({ channel: fallbackHook });
+    expect(events[1]!.message).toContain('Peppol sending is not configured');
+    expect(events[2]!.details).toMatchObject({
+      protocol: 'email',
+      endpoint: `mailto:${BUYER_MAIL}`,
+      channel: fallbackHook,
+    });
+  });
+
+  it('?channel=<mail hook> skips Peppol; SMTP 421 then 250 gives one InvoiceSentRetry, then InvoiceSent', async () => {
+    let refused = 0;
+    answer = (stage) => (stage === 'data' && refused++ === 0 ? { code: 421, message: 'try again later' } : undefined);
+    const from = sink.messages.length;
+    try {
+      const res = await upload(`?channel=${directHook}`);
+      expect(res.status).toBe(200);
+      const id = (res.body as { id: string }).id;
+      const status = await finalStatus(id);
+      expect(status.state).toBe('delivered');
+      expect(status.history.map((h) => h.state)).toEqual([
+        'received',
+        'accepted',
+        'detected',
+        'validated',
+        'sending',
+        'retrying',
+        'sending',
+        'delivered',
+      ]);
+      const events = await eventsOf(id);
+      expect(events.map((e) => e.topic)).toEqual(['SendInvoice', 'InvoiceSentRetry', 'InvoiceSent']);
+      expect(events[0]!.details).toMatchObject({ channel: directHook });
+      expect(events[1]!.details).toMatchObject({ reasonCode: 'SMTP 421', protocol: 'email' });
+      const arrived = sink.messages.slice(from);
+      expect(arrived.map((m) => m.to)).toEqual([['direct@customer.example.test']]);
+      const mail = await parseMail(arrived[0]!);
+      // attach=xml: the XML only.
+      expect(mail.attachments.map((a) => a.contentType)).toEqual(['application/xml']);
+    } finally {
+      answer = () => undefined;
+    }
+  });
+
+  it('a permanent SMTP refusal ends in InvoiceSentError naming the relay answer; ?channel= of no hook is a 400', async () => {
+    answer = (stage) => (stage === 'rcpt' ? { code: 550, message: 'no such mailbox' } : undefined);
+    try {
+      const res = await upload(`?channel=${directHook}`);
+      const status = await finalStatus((res.body as { id: string }).id);
+      expect(status.state).toBe('InvoiceSentError');
+      expect(status.history.at(-1)?.detail).toMatch(/550/);
+    } finally {
+      answer = () => undefined;
+    }
+    const bad = await upload('?channel=no-such-hook');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ detail: expect.stringContaining('no-such-hook') });
+    const noFallbackForOthers = await request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/send?channel=peppol-fallback`)
+      .auth(token, { type: 'bearer' })
+      .set('X-Service-DocumentId', randomUUID())
+      .type('application/xml')
+      .send(INVOICE);
+    expect(noFallbackForOthers.status).toBe(200);
+  });
+});
