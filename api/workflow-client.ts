@@ -14,6 +14,11 @@ import type { sendInvoice } from '../workflows/send-invoice.workflow';
 export interface WorkflowStarter {
   /** Idempotent: a second start for the same document is a success ('already-started'). */
   startSendInvoice(input: SendInvoiceInput): Promise<'started' | 'already-started'>;
+  /**
+   * A new run for a document whose run ended (resend of a document in InvoiceSentError; `input.generation` set):
+   * 'running' when a run of the document is still open. Optional for test starters.
+   */
+  resendInvoice?(input: SendInvoiceInput): Promise<'started' | 'running'>;
   /** The receive workflow of a stored AS4 message; idempotent like startSendInvoice. Optional for test starters. */
   startReceiveDocument?(input: ReceiveDocumentInput): Promise<'started' | 'already-started'>;
   ping(): Promise<boolean>;
@@ -54,6 +59,19 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
   }
 
   async startSendInvoice(input: SendInvoiceInput): Promise<'started' | 'already-started'> {
+    const started = await this.startSendRun(input, 'REJECT_DUPLICATE');
+    return started === 'started' ? 'started' : 'already-started';
+  }
+
+  async resendInvoice(input: SendInvoiceInput): Promise<'started' | 'running'> {
+    // The workflow id stays the document's business key; a closed run may be followed by the resend's.
+    return this.startSendRun(input, 'ALLOW_DUPLICATE');
+  }
+
+  private async startSendRun(
+    input: SendInvoiceInput,
+    reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
+  ): Promise<'started' | 'running'> {
     const workflowId = sendInvoiceWorkflowId(input.tenantId, input.documentId);
     try {
       await this.client.workflow.start<typeof sendInvoice>(SEND_INVOICE_WORKFLOW, {
@@ -66,8 +84,8 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
             ...(this.settings.emailSendSchedule ? { emailSchedule: this.settings.emailSendSchedule } : {}),
           },
         ],
-        // A document id is used once, ever: a finished run must not be started again.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // A document id is used once, ever: a finished run is only followed by an explicit resend.
+        workflowIdReusePolicy: reuse,
         ...(this.settings.searchAttributes === false
           ? {}
           : {
@@ -79,10 +97,12 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       });
       return 'started';
     } catch (e) {
-      if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
+      if (e instanceof WorkflowExecutionAlreadyStartedError) return 'running';
       throw new GatewayError(
         'WORKFLOW_START_FAILED',
-        'The document was stored but processing could not be started; retry with the same X-Service-DocumentId',
+        input.generation
+          ? 'The resend could not be started; repeat the request'
+          : 'The document was stored but processing could not be started; retry with the same X-Service-DocumentId',
         { cause: e },
       );
     }

@@ -94,7 +94,7 @@ const NOT_FOUND_CODES = new Set([
 /** The delivery part of one run: the channels in turn, one attempt counter over all of them (history keys). */
 class Sending {
   private attempts = 0;
-  private readonly ids: { tenantId: string; documentId: string };
+  private readonly ids: { tenantId: string; documentId: string; generation?: number };
   private readonly kind: string;
   private readonly base: Pick<SendInvoiceResult, 'documentId' | 'detection' | 'validation'>;
 
@@ -104,7 +104,12 @@ class Sending {
     private readonly format: DetectedFormatSummary,
     private readonly validation: ValidationOutcome,
   ) {
-    this.ids = { tenantId: input.tenantId, documentId: input.documentId };
+    // A resend's steps are recorded in its own generation (the ids travel with every step).
+    this.ids = {
+      tenantId: input.tenantId,
+      documentId: input.documentId,
+      ...(input.generation ? { generation: input.generation } : {}),
+    };
     this.kind = documentKindOf(format.documentType);
     this.base = { documentId: input.documentId, detection: checked.detection, validation };
   }

@@ -23,6 +23,8 @@ export const DocumentState = {
   Retrying: 'retrying',
   /** Delivered: over Peppol with a verified AS4 receipt, or taken by the SMTP relay for e-mail; final (spec 3). */
   Delivered: 'delivered',
+  /** Sending again was asked for a document in InvoiceSentError: a new run (the next generation of entries) follows. */
+  Resending: 'resending',
   /** A `drop` channel hook took the document: deliberately not sent (the hook is in the history detail); final. */
   Dropped: 'dropped',
   /**
@@ -52,6 +54,8 @@ export const HistoryStep = {
     order: 3,
     states: [DocumentState.Validated, DocumentState.NotValidated, DocumentState.Invalid],
   },
+  /** The first entry of a resend's generation (written under `g<n>:resend`). */
+  resend: { key: 'resend', order: 5, states: [DocumentState.Resending] },
   delivered: { key: 'delivered', order: FINAL, states: [DocumentState.Delivered] },
   sendError: { key: 'send-error', order: FINAL, states: [DocumentState.InvoiceSentError] },
   dropped: { key: 'dropped', order: FINAL, states: [DocumentState.Dropped] },
@@ -74,10 +78,34 @@ const REPEATED: Array<{ pattern: RegExp; offset: number; state: string }> = [
 ];
 
 /**
+ * Each resend of a document in InvoiceSentError is a generation: its entries are written under `g<n>:<key>` and
+ * stand after every entry of the generations before (the final one included), so the state is the new run's.
+ */
+const GENERATION_SPAN = 2 * FINAL;
+const GENERATION = /^g(\d{1,4}):(.+)$/;
+
+/** The history key of a step in generation `generation` (0: the upload's own run). */
+export function generationKey(generation: number, key: string): string {
+  return generation > 0 ? `g${generation}:${key}` : key;
+}
+
+/** The generation a key belongs to. */
+export function generationOf(key: string): number {
+  const m = GENERATION.exec(key);
+  return m ? Number(m[1]) : 0;
+}
+
+/**
  * Where a history entry stands in the document's sequence, and whether `state` may be written under `key`. Throws
  * for a key or state outside the table: a step that writes something the table does not know is a programming error.
  */
 export function historyOrder(key: string, state: string): number {
+  const generation = GENERATION.exec(key);
+  if (generation) return Number(generation[1]) * GENERATION_SPAN + stepOrder(generation[2]!, state);
+  return stepOrder(key, state);
+}
+
+function stepOrder(key: string, state: string): number {
   const fixed = FIXED.get(key);
   if (fixed) {
     if (!fixed.states.includes(state)) throw new Error(`history step ${key} cannot record state ${state}`);
@@ -115,7 +143,7 @@ const fixedKey =
     key;
 const UPLOADED = [S.Received, S.Accepted] as const;
 // A document of a format without pinned rules may still go by e-mail (Peppol refuses it: only validated documents).
-const SENDABLE = [S.Validated, S.NotValidated, S.Sending, S.Retrying] as const;
+const SENDABLE = [S.Validated, S.NotValidated, S.Resending, S.Sending, S.Retrying] as const;
 
 /**
  * Every transition of a document, sent or received: which state may follow which, under which history key, and which
@@ -138,6 +166,8 @@ export const Transition = {
     topic: 'InvoiceSentError',
   },
   dropped: { to: S.Dropped, from: SENDABLE, key: fixedKey(HistoryStep.dropped.key) },
+  /** A resend: the next generation's first entry; its run records its steps in that generation. */
+  resend: { to: S.Resending, from: [S.InvoiceSentError], key: fixedKey(HistoryStep.resend.key) },
   /** A received document: its detection entry is what tells its party (an invoice or credit note). */
   received: { to: S.Detected, from: [S.Received], key: fixedKey(HistoryStep.detect.key), topic: 'InvoiceReceived' },
   receivedUnreadable: {
@@ -163,5 +193,5 @@ export function sendTransition(topic: 'InvoiceSent' | 'InvoiceSentRetry' | 'Invo
 
 /** States after which nothing else happens to the document. */
 export function isFinalOrder(order: number): boolean {
-  return order >= FINAL;
+  return order % GENERATION_SPAN >= FINAL;
 }

@@ -49,6 +49,7 @@ export async function chooseSendChannel(
     : `${input.because ? `${input.because}; ` : ''}no channel: ${choice.reason}`;
   if (choice.ok && choice.channel.kind === 'drop') {
     await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.dropped, {
+      ...(input.generation ? { generation: input.generation } : {}),
       detail: `not sent: the drop hook ${choice.channel.hookId} takes ${input.topic}`,
     });
   }

@@ -51,7 +51,9 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
   const { route, facts } = input;
   const bytes = await payloadOf(deps, input);
   const firstAttemptAt = new Date(input.firstAttemptAt);
-  const ids = stableMessageIds(`${input.tenantId}:${input.documentId}`);
+  // A resend is a new message (its own generation), not a duplicate of the one that failed.
+  const seed = `${input.tenantId}:${input.documentId}`;
+  const ids = stableMessageIds(input.generation ? `${seed}:g${input.generation}` : seed);
   const header = {
     sender: route.sender,
     receiver: route.receiver,
@@ -97,6 +99,7 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
   const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
   const reason = result.reason ? `: ${result.reason}` : '';
   await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.sendAttempt, {
+    ...(input.generation ? { generation: input.generation } : {}),
     attempt: input.attempt,
     detail:
       `attempt ${input.attempt} to ${formatId(route.receiver)} at ${route.endpointUrl} ` +

@@ -1,4 +1,10 @@
-import { HistoryStep, historyOrder, isFinalOrder, type DocumentTransition } from '../core/document-states';
+import {
+  HistoryStep,
+  generationKey,
+  historyOrder,
+  isFinalOrder,
+  type DocumentTransition,
+} from '../core/document-states';
 import type {
   Models,
   DocumentDoc,
@@ -153,10 +159,11 @@ export class DocumentRepository {
     tenantId: string,
     documentId: string,
     transition: DocumentTransition,
-    entry: { detail?: string; attempt?: number } = {},
+    entry: { detail?: string; attempt?: number; generation?: number } = {},
     extra: { format?: DocumentFormatInfo; validation?: DocumentValidationInfo } = {},
   ): Promise<boolean> {
-    const update: HistoryUpdate = { state: transition.to, key: transition.key(entry.attempt ?? 0) };
+    const key = generationKey(entry.generation ?? 0, transition.key(entry.attempt ?? 0));
+    const update: HistoryUpdate = { state: transition.to, key };
     return this.insertEntry(tenantId, documentId, entry.detail ? { ...update, detail: entry.detail } : update, extra);
   }
 

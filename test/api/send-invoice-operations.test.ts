@@ -223,6 +223,7 @@ describe('operations of the sendInvoice path', () => {
       parties: 0,
     });
     expect(published).toEqual([
+      expect.objectContaining({ topic: 'SendInvoice', details: expect.objectContaining({ channel: 'peppol' }) }),
       expect.objectContaining({ topic: 'InvoiceSent', party: { partyId: PARTY, legalEntityId: `SE:${PARTY}` } }),
     ]);
     expect((await ctx.core.documents.find(TENANT, input.documentId))?.state).toBe('delivered');

@@ -19,6 +19,8 @@ export interface SendInvoiceInput {
   emailSchedule?: RetrySchedule;
   /** `?channel=` of the upload: a channel hook id or `peppol-fallback` (checked at upload). */
   channel?: string;
+  /** A resend's generation (1, 2, …): its history entries and AS4 message ids are its own. Absent: the upload's run. */
+  generation?: number;
 }
 
 export interface DetectedFormatSummary {
@@ -85,6 +87,8 @@ export type SendTopic = 'InvoiceSent' | 'InvoiceSentRetry' | 'InvoiceSentError';
 
 /** One InvoiceSent* event with what is known at that point (spec 6.3 details); the record's state follows the topic. */
 export interface SendEventInput {
+  /** The run's generation (SendInvoiceInput.generation). */
+  generation?: number;
   tenantId: string;
   documentId: string;
   topic: SendTopic;
@@ -146,6 +150,8 @@ export type ResolveRecipientOutcome =
   | { kind: 'refused'; retryable: boolean; stage: SendStage; reasonCode: string; message: string; recipient?: string };
 
 export interface SendPeppolInput {
+  /** The run's generation (SendInvoiceInput.generation). */
+  generation?: number;
   tenantId: string;
   documentId: string;
   facts: DocumentFacts;
@@ -168,6 +174,8 @@ export interface SendPeppolOutcome {
 
 /** Choose the channel of one sending topic, and publish that topic's event (spec 6.2 `Send*`). */
 export interface ChooseChannelInput {
+  /** The run's generation (SendInvoiceInput.generation). */
+  generation?: number;
   tenantId: string;
   documentId: string;
   /** The sending event's id (from the workflow: a retried activity publishes once). */
@@ -193,6 +201,8 @@ export type ChooseChannelOutcome =
 
 /** One e-mail attempt of a document through a mail hook. */
 export interface SendEmailInput {
+  /** The run's generation (SendInvoiceInput.generation). */
+  generation?: number;
   tenantId: string;
   documentId: string;
   facts: DocumentFacts;
