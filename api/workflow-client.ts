@@ -9,6 +9,8 @@ import { DocumentIdAttribute, TenantIdAttribute } from '../workflows/contracts/s
 import { SEND_INVOICE_WORKFLOW, type SendInvoiceInput } from '../workflows/contracts/send-invoice';
 import type { receiveDocument } from '../workflows/receive-document.workflow';
 import type { sendInvoice } from '../workflows/send-invoice.workflow';
+import { RETRY_NOW_SIGNAL } from '../workflows/contracts/send-invoice';
+
 
 /** What the HTTP edge needs from Temporal; a port so HTTP tests can run without a server. */
 export interface WorkflowStarter {
@@ -19,6 +21,8 @@ export interface WorkflowStarter {
    * 'running' when a run of the document is still open. Optional for test starters.
    */
   resendInvoice?(input: SendInvoiceInput): Promise<'started' | 'running'>;
+  /** Wakes a run waiting between attempts; 'not-running' when the document has no open run. Optional for tests. */
+  retryNow?(tenantId: string, documentId: string): Promise<'signalled' | 'not-running'>;
   /** The receive workflow of a stored AS4 message; idempotent like startSendInvoice. Optional for test starters. */
   startReceiveDocument?(input: ReceiveDocumentInput): Promise<'started' | 'already-started'>;
   ping(): Promise<boolean>;
@@ -127,6 +131,17 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
         'The received message was stored but its processing could not be started',
         { cause: e },
       );
+    }
+  }
+
+  async retryNow(tenantId: string, documentId: string): Promise<'signalled' | 'not-running'> {
+    const handle = this.client.workflow.getHandle<typeof sendInvoice>(sendInvoiceWorkflowId(tenantId, documentId));
+    try {
+      await handle.signal(RETRY_NOW_SIGNAL);
+      return 'signalled';
+    } catch (e) {
+      if (e instanceof WorkflowNotFoundError) return 'not-running';
+      throw e;
     }
   }
 

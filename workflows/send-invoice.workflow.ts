@@ -1,4 +1,4 @@
-import { sleep, uuid4 } from '@temporalio/workflow';
+import { condition, defineSignal, setHandler, uuid4 } from '@temporalio/workflow';
 import type {
   CheckDocumentResult,
   DetectedFormatSummary,
@@ -8,6 +8,7 @@ import type {
   SendInvoiceResult,
   ValidationOutcome,
 } from './contracts/send-invoice';
+import { RETRY_NOW_SIGNAL } from './contracts/send-invoice';
 import { documentSteps, deliverySteps, validationSteps } from './activity-stubs';
 import {
   ChannelStatus,
@@ -31,7 +32,14 @@ import { EMAIL_SEND_SCHEDULE, nextDelay, PEPPOL_SEND_SCHEDULE, type RetrySchedul
  * schedule with an InvoiceSentRetry each; a receipt or the relay's acceptance ends in delivered with InvoiceSent
  * (spec 3, 6.7, 7). The run is the single owner of the document's fate.
  */
+export const retryNowSignal = defineSignal(RETRY_NOW_SIGNAL);
+
 export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceResult> {
+  const wake = { retryNow: false };
+  // A retryNow outside a wait is kept for the next one (an operator asking while an attempt runs).
+  setHandler(retryNowSignal, () => {
+    wake.retryNow = true;
+  });
   const checked = await validationSteps.checkDocument(input);
   const { detection, validation, facts } = checked;
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
@@ -62,7 +70,7 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
     return { documentId: input.documentId, state: DocumentState.InvoiceSentError, detection, validation, event };
   }
   // checkDocument validates every document whose format it detected.
-  return new Sending(input, checked, detection.format, validation!).run();
+  return new Sending(input, checked, detection.format, validation!, wake).run();
 }
 
 /** Human-readable wait, for event messages. */
@@ -103,6 +111,7 @@ class Sending {
     private readonly checked: CheckDocumentResult,
     private readonly format: DetectedFormatSummary,
     private readonly validation: ValidationOutcome,
+    private readonly wake: { retryNow: boolean },
   ) {
     // A resend's steps are recorded in its own generation (the ids travel with every step).
     this.ids = {
@@ -216,12 +225,17 @@ class Sending {
   ): Promise<number | null> {
     const delay = nextDelay(schedule, n, Date.now() - startedAt, undefined, Math.random, previous);
     if (delay === null) return null;
+    const at = new Date(Date.now() + delay).toISOString();
     await this.publish({
       topic: 'InvoiceSentRetry',
       ...failure,
-      message: `Attempt ${failure.attempt} failed temporarily (${failure.message}); the next follows in ${duration(delay)}`,
+      message:
+        `Attempt ${failure.attempt} failed temporarily (${failure.message}); ` +
+        `the next follows in ${duration(delay)} (at ${at})`,
     });
-    await sleep(delay);
+    // Woken early by retryNow (also one that came while the attempt ran); either way the next attempt follows.
+    await condition(() => this.wake.retryNow, delay);
+    this.wake.retryNow = false;
     return delay;
   }
 

@@ -147,6 +147,27 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     res.status(202).json({ id: documentId, state: DocumentState.Resending, generation });
   });
 
+  /** Retry now (beyond the contract): a document waiting between attempts makes its next attempt at once. */
+  router.post('/api/v1/:partyId/salesInvoice/:documentId/retryNow', party, async (req: Request, res: Response) => {
+    const { tenantId, partyId } = partyOf(res);
+    const documentId = documentIdParam(req);
+    const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
+    if (!doc || doc.direction !== 'outbound')
+      throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
+    const retryNow = deps.workflows.retryNow?.bind(deps.workflows);
+    if (!retryNow) throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'Retrying is not available in this process');
+    if (doc.state !== DocumentState.Retrying) {
+      throw new GatewayError(
+        'CONFLICT',
+        `Document ${documentId} is ${doc.state}: only a document waiting for its next attempt can be retried now`,
+        { details: { state: doc.state } },
+      );
+    }
+    if ((await retryNow(tenantId, documentId)) === 'not-running')
+      throw new GatewayError('CONFLICT', `Document ${documentId} has no run waiting`);
+    res.status(202).json({ id: documentId, state: doc.state });
+  });
+
   router.get('/api/v1/:partyId/salesInvoice/:documentId/status', party, async (req: Request, res: Response) => {
     const { tenantId, partyId } = partyOf(res);
     const documentId = documentIdParam(req);

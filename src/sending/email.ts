@@ -1,22 +1,11 @@
 import { Transition } from '../core/document-states';
 import { isGatewayError } from '../core/gateway-error';
 import { readBytes, whileBeating } from '../documents/loader';
-import { buildInvoiceMail, MailtoError, parseMailtoUrl, type InvoiceMail, type SmtpSender } from '../email';
+import { buildInvoiceMail, MailtoError, parseMailtoUrl, type InvoiceMail } from '../email';
 import { readInvoiceModel } from '../transform';
 import type { SendEmailInput, SendEmailOutcome } from '../../workflows/contracts/send-invoice';
 import type { SendInvoiceDeps } from './ports';
 import { checkSender } from './sender-check';
-
-/** The e-mail channel of a worker: the relay and the From address (EMAIL_* / SMTP_* settings). */
-export interface EmailChannel {
-  smtp: SmtpSender;
-  from: string;
-}
-
-/** A worker without an SMTP relay, and why: mail hooks end in a clear error. */
-export interface EmailUnavailable {
-  unavailable: string;
-}
 
 /** The readable PDF's Factur-X profiles, best first: EN 16931 carries the whole model, EXTENDED takes what it lacks. */
 const PDF_TARGETS = ['facturx-en16931', 'facturx-extended'] as const;

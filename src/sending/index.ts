@@ -25,8 +25,15 @@ import type { SendInvoiceDeps } from './ports';
 import { publishSendEvent } from './publish';
 import { resolveRecipient } from './recipient';
 
-export type { EmailChannel, EmailUnavailable } from './email';
-export type { SendInvoiceDeps, PeppolSender, PeppolUnavailable, DocumentValidator, EventSink } from './ports';
+export type {
+  EmailChannel,
+  EmailUnavailable,
+  SendInvoiceDeps,
+  PeppolSender,
+  PeppolUnavailable,
+  DocumentValidator,
+  EventSink,
+} from './ports';
 export { MAX_KEPT_ASSERTIONS, summarizeErrors } from './check-document';
 
 export interface SendInvoiceSteps {

@@ -8,7 +8,7 @@ import type { DirectoryRepository } from '../storage/directory.repository';
 import type { HookForRouting } from '../core/topics';
 import type { HookRecord } from '../storage/hooks/hook.repository';
 import type { GatewayEvent } from '../webhooks/event-payload';
-import type { EmailChannel, EmailUnavailable } from './email';
+import type { SmtpSender } from '../email';
 import type { TransformRunner } from '../transform';
 import type { ValidateOptions, ValidationResult } from '../validation';
 import type { PublishEventInput, PublishResult } from '../webhooks/publish';
@@ -28,6 +28,17 @@ export interface PeppolSender {
 
 /** A worker that cannot send over Peppol, and why (the settings it misses): each invoice ends saying so. */
 export interface PeppolUnavailable {
+  unavailable: string;
+}
+
+/** The e-mail channel of a worker: the relay and the From address (EMAIL_* / SMTP_* settings). */
+export interface EmailChannel {
+  smtp: SmtpSender;
+  from: string;
+}
+
+/** A worker without an SMTP relay, and why: mail hooks end in a clear error. */
+export interface EmailUnavailable {
   unavailable: string;
 }
 

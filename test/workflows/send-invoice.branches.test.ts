@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { PEPPOL_SEND_SCHEDULE, type RetrySchedule } from '../../src/core/retry-schedule';
 import type { Channel } from '../../src/core/channels';
 import type {
@@ -87,7 +90,12 @@ interface Script {
   emailSchedule?: RetrySchedule;
   /** `?channel=` of the upload. */
   channel?: string;
+  /** With RECORD_REPLAY_HISTORIES=1: the run's history is saved as test/replay/histories/<record>.json. */
+  record?: string;
 }
+
+/** Where recorded runs go (test/workflows/replay.test.ts replays them). */
+const HISTORIES = path.resolve(__dirname, '../replay/histories');
 
 const IMPLICIT: Channel = { kind: 'peppol', hookId: null, output: [], mlsType: null };
 const FALLBACK_RULES = [
@@ -170,24 +178,27 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     };
     const documentId = randomUUID();
     const before = await env().currentTimeMs();
-    const result = await withStubbedWorker(
-      env(),
-      activities,
-      (client, taskQueue) =>
-        client.workflow.execute(SEND_INVOICE_WORKFLOW, {
-          taskQueue,
-          workflowId: `send-invoice:test:${documentId}`,
-          args: [
-            {
-              tenantId: 'test',
-              documentId,
-              ...(script.schedule ? { peppolSchedule: script.schedule } : {}),
-              ...(script.emailSchedule ? { emailSchedule: script.emailSchedule } : {}),
-              ...(script.channel ? { channel: script.channel } : {}),
-            },
-          ],
-        }) as Promise<SendInvoiceResult>,
-    );
+    const result = await withStubbedWorker(env(), activities, async (client, taskQueue) => {
+      const workflowId = `send-invoice:test:${documentId}`;
+      const out = (await client.workflow.execute(SEND_INVOICE_WORKFLOW, {
+        taskQueue,
+        workflowId,
+        args: [
+          {
+            tenantId: 'test',
+            documentId,
+            ...(script.schedule ? { peppolSchedule: script.schedule } : {}),
+            ...(script.emailSchedule ? { emailSchedule: script.emailSchedule } : {}),
+            ...(script.channel ? { channel: script.channel } : {}),
+          },
+        ],
+      })) as SendInvoiceResult;
+      if (process.env['RECORD_REPLAY_HISTORIES'] && script.record) {
+        const history = await client.workflow.getHandle(workflowId).fetchHistory();
+        writeFileSync(path.join(HISTORIES, `${script.record}.json`), `${historyToJSON(history)}\n`);
+      }
+      return out;
+    });
     return {
       result,
       calls,
@@ -202,6 +213,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
 
   it('a refused format ends in InvoiceSentError (stage detection) without validation or delivery', async () => {
     const r = await run({
+      record: 'send-invoice-refused-format',
       check: { detection: { ok: false, code: 'UNKNOWN_FORMAT', message: 'not an invoice' }, facts: FACTS },
     });
     expect(r.calls).toEqual(['checkDocument:true', 'publish:InvoiceSentError']);
@@ -218,6 +230,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
 
   it('an invalid payload ends in InvoiceSentError (stage validation) with the reason codes', async () => {
     const r = await run({
+      record: 'send-invoice-invalid-payload',
       check: {
         detection: DETECTED,
         validation: { kind: 'invalid', errors: 2, reasonCodes: ['BV', 'SV'], summary: '[BV] BR-01 at /Invoice' },
@@ -236,6 +249,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
 
   it('a document not validated against official rules is not sent (NOT_VALIDATED)', async () => {
     const r = await run({
+      record: 'send-invoice-not-validated',
       check: { detection: DETECTED, validation: { kind: 'not-validated', reason: 'no rules for it' }, facts: FACTS },
     });
     expect(r.calls).toEqual(['checkDocument:true', 'chooseChannel:SendInvoice', 'publish:InvoiceSentError']);
@@ -253,7 +267,11 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       message: 'not on Peppol',
       recipient: '0106:87654321',
     };
-    const r = await run({ check: VALID, resolve: [refused] });
+    const r = await run({
+      record: 'send-invoice-recipient-unknown',
+      check: VALID,
+      resolve: [refused],
+    });
     expect(r.calls).toEqual([
       'checkDocument:true',
       'chooseChannel:SendInvoice',
@@ -280,7 +298,12 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       message: 'SMP answered 503',
       recipient: '0106:87654321',
     };
-    const r = await run({ check: VALID, resolve: [unreachable, FOUND], send: [answer('delivered', 200)] });
+    const r = await run({
+      record: 'send-invoice-lookup-retried',
+      check: VALID,
+      resolve: [unreachable, FOUND],
+      send: [answer('delivered', 200)],
+    });
     expect(r.calls).toEqual([
       'checkDocument:true',
       'chooseChannel:SendInvoice',
@@ -301,6 +324,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
   it('temporary delivery failures are retried on the default schedule (hours of server time), then sent', async () => {
     const wall = Date.now();
     const r = await run({
+      record: 'send-invoice-retried-then-delivered',
       check: VALID,
       resolve: [FOUND],
       send: [answer('retryable', 503), answer('retryable'), answer('delivered', 200)],
@@ -340,7 +364,12 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
   });
 
   it('a permanent refusal by the receiving access point ends in InvoiceSentError at once', async () => {
-    const r = await run({ check: VALID, resolve: [FOUND], send: [answer('failed', 400)] });
+    const r = await run({
+      record: 'send-invoice-refused-by-peer',
+      check: VALID,
+      resolve: [FOUND],
+      send: [answer('failed', 400)],
+    });
     expect(r.calls).toEqual([
       'checkDocument:true',
       'chooseChannel:SendInvoice',
@@ -362,6 +391,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
 
   it('gives up when the schedule runs out: a retry event per failed attempt, then InvoiceSentError', async () => {
     const r = await run({
+      record: 'send-invoice-retries-exhausted',
       check: VALID,
       resolve: [FOUND],
       send: [answer('retryable', 503), answer('retryable', 503), answer('retryable', 503)],
@@ -390,6 +420,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       transform: { targetFormat: 'en16931-cii', targetName: 'EN 16931 CII', notCarried: 2, blobId: 'blob-converted' },
     };
     const r = await run({
+      record: 'send-invoice-converted',
       check: VALID,
       resolve: [{ kind: 'found', route: converted }],
       send: [answer('duplicate', 200)],
@@ -444,6 +475,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
 
   it('a recipient not on Peppol: the fallback rule hands it to the mail hook on SendInvoiceFallback', async () => {
     const r = await run({
+      record: 'send-invoice-email-fallback',
       check: VALID,
       channels: [{ ...IMPLICIT, output: FALLBACK_RULES }, MAIL],
       resolve: [NOT_ON_PEPPOL],
@@ -521,6 +553,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
 
   it('SMTP 421 then 250: one InvoiceSentRetry, then InvoiceSent, on the e-mail schedule', async () => {
     const r = await run({
+      record: 'send-invoice-email-retried',
       check: VALID,
       channel: 'hook-mail',
       channels: [MAIL],
@@ -575,7 +608,11 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
   });
 
   it('a drop hook ends the document as dropped: no delivery, no InvoiceSent* event', async () => {
-    const r = await run({ check: VALID, channels: [{ kind: 'drop', hookId: 'hook-drop' }] });
+    const r = await run({
+      record: 'send-invoice-dropped',
+      check: VALID,
+      channels: [{ kind: 'drop', hookId: 'hook-drop' }],
+    });
     expect(r.calls).toEqual(['checkDocument:true', 'chooseChannel:SendInvoice']);
     expect(r.result).toMatchObject({ state: 'dropped', delivery: { attempts: 0, channel: 'hook-drop' } });
   });

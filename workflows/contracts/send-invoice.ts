@@ -7,6 +7,9 @@ import type { RetrySchedule } from '../../src/core/retry-schedule';
 
 export const SEND_INVOICE_WORKFLOW = 'sendInvoice';
 
+/** Signal: make the attempt a run is waiting for now (a document in `retrying`), instead of at its scheduled time. */
+export const RETRY_NOW_SIGNAL = 'retryNow';
+
 export interface SendInvoiceInput {
   tenantId: string;
   documentId: string;
