@@ -158,7 +158,7 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
   /** The AS4 messages the receiving access point stored for BUYER so far. */
   const receivedCount = () => receiving.core.db.models.As4Inbound.countDocuments().exec();
 
-  it('a Peppol hook whose receiver answers 500 exhausts its retries, then its output rule hands the invoice to the mail hook', async () => {
+  it('Peppol hook, receiver answers 500: retries run out, the output rule hands it to the mail hook', async () => {
     const mailsBefore = net.sink.messages.length;
     const id = await net.upload(PEPPOL_HOOK_PARTY, invoice(PEPPOL_HOOK_PARTY, DOWN_BUYER));
     const status = await net.finalStatus(PEPPOL_HOOK_PARTY, id);
@@ -212,7 +212,7 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
     expect(mail.attachments[0]!.content.equals(invoice(PEPPOL_HOOK_PARTY, DOWN_BUYER))).toBe(true);
   });
 
-  describe('the sender check: a seller that is not the uploading party ends in SENDER_NOT_ALLOWED on every channel', () => {
+  describe('sender check: a seller that is not the uploading party is SENDER_NOT_ALLOWED on every channel', () => {
     it('on the Peppol channel: final, the e-mail fallback does not take it and nothing is sent', async () => {
       const mailsBefore = net.sink.messages.length;
       const storedBefore = await receivedCount();
@@ -289,7 +289,7 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
       expect(net.sink.messages.length).toBe(mailsBefore);
     });
 
-    it('a recipient unknown to the SML with a fallback mail hook: channel peppol-fallback, and the invoice arrives by e-mail', async () => {
+    it('not in the SML, fallback mail hook: channel peppol-fallback, and the invoice arrives by e-mail', async () => {
       const answer = await query(FALLBACK_PARTY, UNKNOWN_BUYER);
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ id: UNKNOWN_BUYER, channel: 'peppol-fallback' });
@@ -308,7 +308,7 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
       expect(arrived.map((m) => m.to)).toEqual([[MAIL_TO]]);
     });
 
-    it('a recipient unknown to the SML without a mail hook: 404 channel null, and the send ends in InvoiceSentError', async () => {
+    it('not in the SML, no mail hook: 404 channel null, and the send ends in InvoiceSentError', async () => {
       const answer = await query(PLAIN_PARTY, UNKNOWN_BUYER);
       expect(answer.status).toBe(404);
       expect(answer.body).toMatchObject({ id: UNKNOWN_BUYER, channel: null });
