@@ -10,7 +10,11 @@ import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { extractFromPdf } from '../../src/formats';
 import { transformDocument } from '../../src/transform';
 import { requireEnv } from '../support/services';
-import { createTestContext, type TestContext } from '../support/test-app';
+import {
+  RecordingDeliveryStarter,
+  createWebhookTestContext,
+  type WebhookTestContext,
+} from '../support/webhook-harness';
 import { eventually } from '../support/poll';
 import { parseMail, startSmtpSink, type SinkAnswer, type SinkStage, type SmtpSink } from '../support/smtp-sink';
 
@@ -39,7 +43,7 @@ interface Status {
 describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () => {
   const { temporalAddress } = requireEnv();
   const taskQueue = `send-email-${randomUUID()}`;
-  let ctx: TestContext;
+  let ctx: WebhookTestContext;
   let token: string;
   let starter: TemporalWorkflowStarter;
   let worker: RunningWorker;
@@ -50,8 +54,16 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
 
   beforeAll(async () => {
     sink = await startSmtpSink({ answer: (stage) => answer(stage) });
-    starter = await TemporalWorkflowStarter.connect({ address: temporalAddress, namespace: 'default', taskQueue });
-    ctx = await createTestContext('sendemail', {
+    // The run's e-mail schedule comes from the starter (the API's setting), not from the worker's environment.
+    starter = await TemporalWorkflowStarter.connect({
+      address: temporalAddress,
+      namespace: 'default',
+      taskQueue,
+      emailSendSchedule: { kind: 'table', delaysMs: [300, 300] },
+    });
+    // The hook routes need the webhook services (createTestContext's app answers 503 there).
+    ctx = await createWebhookTestContext('sendemail', {
+      starter: new RecordingDeliveryStarter(),
       workflows: starter,
       env: {
         TEMPORAL_ADDRESS: temporalAddress,
