@@ -7,7 +7,7 @@
  * `SendInvoiceFallback`), which the next channel hook takes. With no channel hook at all, Peppol is the implicit
  * channel, so a tenant that configures nothing still sends over Peppol. Pure: the workflow and the API both use it.
  */
-import { selectHooks, type HookForRouting, type RoutableEvent } from './topics';
+import { matchesTopic, selectHooks, type HookForRouting, type RoutableEvent } from './topics';
 import { selectOutputTopic, type OutputRule } from './output-rules';
 
 /** Hook actions that are channels of a sending topic (the sendInvoice workflow acts on them, not the event path). */
@@ -69,11 +69,14 @@ function patterns(hook: HookForRouting): string[] {
 }
 
 /**
- * A mail hook that also listens on a fallback topic (`Send*` and `Send*Fallback`) is the fallback of Peppol, not a
- * first channel: spec 4.3 names that configuration the `peppol-fallback` channel.
+ * A mail hook that listens on both the sending topic and a fallback topic (`Send*` and `Send*Fallback`) is the
+ * fallback of Peppol, not a first channel: spec 4.3 names that configuration the `peppol-fallback` channel. One on a
+ * fallback topic only is a channel for output rules that name it, not the implicit fallback.
  */
-export function isFallbackListener(hook: HookForRouting): boolean {
-  return hook.action === 'mailto' && patterns(hook).some(isFallbackTopic);
+export function isFallbackListener(hook: HookForRouting, kind: string): boolean {
+  if (hook.action !== 'mailto') return false;
+  const all = patterns(hook);
+  return all.some(isFallbackTopic) && all.some((p) => !isFallbackTopic(p) && matchesTopic(p, `Send${kind}`));
 }
 
 function channelOf(hook: ChannelHook): Channel {
@@ -108,7 +111,7 @@ function fallbackHook<H extends ChannelHook>(
   const event = { topic, details: options.details ?? {} };
   const found = selectHooks(
     event,
-    hooks.filter(isFallbackListener),
+    hooks.filter((h) => isFallbackListener(h, kind)),
     options.passesFilter ? { passesFilter: options.passesFilter } : {},
   );
   return found.selected[0];
@@ -153,7 +156,7 @@ export function chooseChannel<H extends ChannelHook>(
   const first = options.first ?? !isFallbackTopic(topic);
   const selection = selectHooks(
     event,
-    candidates.filter((h) => !(first && isFallbackListener(h))),
+    candidates.filter((h) => !(first && isFallbackListener(h, kind))),
     options.passesFilter ? { passesFilter: options.passesFilter } : {},
   );
   const best = selection.selected[0];

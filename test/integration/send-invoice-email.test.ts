@@ -240,16 +240,47 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     }
   });
 
-  it('a permanent SMTP refusal ends in InvoiceSentError naming the relay answer; ?channel= of no hook is a 400', async () => {
+  it('SMTP 550 ends in InvoiceSentError; a resend delivers it (same record, history kept); a bad ?channel= is a 400', async () => {
     answer = (stage) => (stage === 'rcpt' ? { code: 550, message: 'no such mailbox' } : undefined);
+    let id: string;
     try {
       const res = await upload(`?channel=${directHook}`);
-      const status = await finalStatus((res.body as { id: string }).id);
+      id = (res.body as { id: string }).id;
+      const status = await finalStatus(id);
       expect(status.state).toBe('InvoiceSentError');
       expect(status.history.at(-1)?.detail).toMatch(/550/);
     } finally {
       answer = () => undefined;
     }
+    const resend = (docId: string) =>
+      request(ctx.app).post(`/api/v1/${PARTY}/salesInvoice/${docId}/resend`).auth(token, { type: 'bearer' });
+    const from = sink.messages.length;
+    const again = await resend(id);
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ id, state: 'resending', generation: 1 });
+    const after = await finalStatus(id);
+    expect(after.state).toBe('delivered');
+    // The first run's entries stay; the resend's follow them (its forced channel kept).
+    expect(after.history.map((h) => h.state)).toEqual([
+      'received',
+      'accepted',
+      'detected',
+      'validated',
+      'sending',
+      'InvoiceSentError',
+      'resending',
+      'sending',
+      'delivered',
+    ]);
+    expect(sink.messages.slice(from).map((m) => m.to)).toEqual([['direct@customer.example.test']]);
+    // Only a document in InvoiceSentError can be sent again; an unknown one is a 404.
+    expect((await resend(id)).status).toBe(409);
+    expect((await resend(randomUUID())).status).toBe(404);
+    const retryNow = await request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/${id}/retryNow`)
+      .auth(token, { type: 'bearer' });
+    expect(retryNow.status).toBe(409);
+
     const bad = await upload('?channel=no-such-hook');
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ detail: expect.stringContaining('no-such-hook') });

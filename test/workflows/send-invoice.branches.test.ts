@@ -20,7 +20,8 @@ import type {
   SendPeppolInput,
   SendPeppolOutcome,
 } from '../../workflows/contracts/send-invoice';
-import { SEND_INVOICE_WORKFLOW } from '../../workflows/contracts/send-invoice';
+import { RETRY_NOW_SIGNAL, SEND_INVOICE_WORKFLOW } from '../../workflows/contracts/send-invoice';
+import { eventually } from '../support/poll';
 import { timeSkippingEnvironment, withStubbedWorker } from '../support/time-skipping';
 
 /*
@@ -90,6 +91,8 @@ interface Script {
   emailSchedule?: RetrySchedule;
   /** `?channel=` of the upload. */
   channel?: string;
+  /** Signal retryNow once the first InvoiceSentRetry is published. */
+  retryNowAfterFirstRetry?: boolean;
   /** With RECORD_REPLAY_HISTORIES=1: the run's history is saved as test/replay/histories/<record>.json. */
   record?: string;
 }
@@ -180,7 +183,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     const before = await env().currentTimeMs();
     const result = await withStubbedWorker(env(), activities, async (client, taskQueue) => {
       const workflowId = `send-invoice:test:${documentId}`;
-      const out = (await client.workflow.execute(SEND_INVOICE_WORKFLOW, {
+      const handle = await client.workflow.start(SEND_INVOICE_WORKFLOW, {
         taskQueue,
         workflowId,
         args: [
@@ -192,7 +195,13 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
             ...(script.channel ? { channel: script.channel } : {}),
           },
         ],
-      })) as SendInvoiceResult;
+      });
+      if (script.retryNowAfterFirstRetry) {
+        // Server time only skips while a result is awaited: the run waits here until the signal wakes it.
+        await eventually(async () => events.some((e) => e.topic === 'InvoiceSentRetry') || undefined, 30_000);
+        await handle.signal(RETRY_NOW_SIGNAL);
+      }
+      const out = (await handle.result()) as SendInvoiceResult;
       if (process.env['RECORD_REPLAY_HISTORIES'] && script.record) {
         const history = await client.workflow.getHandle(workflowId).fetchHistory();
         writeFileSync(path.join(HISTORIES, `${script.record}.json`), `${historyToJSON(history)}\n`);
@@ -625,5 +634,20 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     });
     expect(r.events[0]).toMatchObject({ topic: 'InvoiceSentError', stage: 'channel', reasonCode: 'NO_CHANNEL' });
     expect(r.events[0]!.message).toBe('Not sent: the channel hook gone does not exist');
+  });
+
+  it('retryNow wakes a run waiting between attempts: the next attempt comes at once, not after the wait', async () => {
+    const r = await run({
+      record: 'send-invoice-retry-now',
+      check: VALID,
+      resolve: [FOUND],
+      send: [answer('retryable', 503), answer('delivered', 200)],
+      schedule: { kind: 'table', delaysMs: [6 * 3_600_000] },
+      retryNowAfterFirstRetry: true,
+    });
+    expect(r.calls.slice(-3)).toEqual(['publish:InvoiceSentRetry', 'sendPeppol:2', 'publish:InvoiceSent']);
+    expect(r.events[0]!.message).toMatch(/the next follows in 6 h \(at \d{4}-\d\d-\d\dT/);
+    expect(r.serverMs).toBeLessThan(3_600_000);
+    expect(r.result).toMatchObject({ state: 'delivered', delivery: { attempts: 2 } });
   });
 });

@@ -30,7 +30,11 @@ describe('channel selection (channels are hooks)', () => {
   });
 
   it('a mail hook on Send* and Send*Fallback is the fallback of implicit Peppol (peppol-fallback), not a first channel', () => {
-    expect(isFallbackListener(mailBoth)).toBe(true);
+    expect(isFallbackListener(mailBoth, 'Invoice')).toBe(true);
+    // On the fallback topic alone it is no fallback of the implicit channel (only of output rules naming it).
+    const onlyFallback = hook('m-fb', 'mailto', ['Send*Fallback']);
+    expect(isFallbackListener(onlyFallback, 'Invoice')).toBe(false);
+    expect(chooseChannel('SendInvoice', 'Invoice', [onlyFallback])).toMatchObject({ channel: { output: [] } });
     const first = chooseChannel('SendInvoice', 'Invoice', [mailBoth]);
     expect(first).toMatchObject({ ok: true, channel: { kind: 'peppol', hookId: null, output: FALLBACK_RULES } });
     const next = nextSendTopic(first.ok ? first.channel : (undefined as never), 404, 'Invoice');
