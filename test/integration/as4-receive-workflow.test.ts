@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import request from 'supertest';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { receiveDocumentWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
@@ -18,6 +17,7 @@ import { HEADER, RECEIVER, message, sbd } from '../support/as4-messages';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
 import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
+import { testWorkflowBundle } from '../support/workflow-bundle';
 
 describe('receiveDocument on the real Temporal dev server', () => {
   const { temporalAddress } = requireEnv();
@@ -49,10 +49,7 @@ describe('receiveDocument on the real Temporal dev server', () => {
       legalEntityId: `NL:${RECEIVER.value}`,
       name: 'Receiver BV',
     });
-    const workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    });
+    const workflowBundle = await testWorkflowBundle();
     worker = await startWorker(ctx.config, { workflowBundle });
   }, 300_000);
 

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { sendInvoiceWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
@@ -9,6 +8,7 @@ import type { SendInvoiceResult } from '../../workflows/contracts/send-invoice';
 import { corpusFile, SAMPLE_CII_INVOICE } from '../support/corpus';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
+import { testWorkflowBundle } from '../support/workflow-bundle';
 
 const PARTY = '0106:44444444';
 const UPLOADS = 200;
@@ -47,11 +47,7 @@ describe('intake under concurrent load', () => {
       name: 'L',
     });
     token = await ctx.token(await ctx.createClient(['tenantL']));
-    const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
-    const workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: quiet,
-    });
+    const workflowBundle = await testWorkflowBundle();
     worker = await startWorker(ctx.config, { workflowBundle });
   });
 

@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import type { RetrySchedule } from '../../src/core/retry-schedule';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
@@ -41,6 +40,7 @@ import { eventually } from '../support/poll';
 import { LocalDnsZone } from '../support/peppol/local-dns';
 import { LocalSmp } from '../support/peppol/local-smp';
 import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
+import { testWorkflowBundle } from '../support/workflow-bundle';
 
 const ZONE = 'participant.sml.delivery.test';
 /** The invoice's seller (BT-34 of BIS3_FILE): an upload is sent only for the party it names. */
@@ -260,10 +260,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       .auth(token, { type: 'bearer' })
       .send({ url: `${receiver.url}/events`, topic: 'InvoiceSent*', secureKey: KEY, action: 'https' });
     expect(hook.status).toBe(201);
-    const workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    });
+    const workflowBundle = await testWorkflowBundle();
     worker = await startWorker(ctx.config, { workflowBundle });
   }, 180_000);
 

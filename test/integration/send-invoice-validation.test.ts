@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { verifyWebhook } from '../../src/webhooks/verify-webhook';
@@ -16,6 +15,7 @@ import {
   type WebhookTestContext,
 } from '../support/webhook-harness';
 import { eventually } from '../support/poll';
+import { testWorkflowBundle } from '../support/workflow-bundle';
 
 const PARTY = '0106:44444444';
 const LEGAL_ENTITY = `NL:${PARTY}`;
@@ -76,10 +76,7 @@ describe('sendInvoice validation step and InvoiceSentError events (real Temporal
       .auth(token, { type: 'bearer' })
       .send({ url: `${receiver.url}/events`, topic: 'InvoiceSent*', secureKey: KEY, action: 'https' });
     expect(hook.status).toBe(201);
-    const workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    });
+    const workflowBundle = await testWorkflowBundle();
     worker = await startWorker(ctx.config, { workflowBundle });
   });
 

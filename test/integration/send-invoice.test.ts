@@ -4,7 +4,6 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { sendInvoiceWorkflowId } from '../../src/core/identifiers';
@@ -13,6 +12,7 @@ import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/c
 import { requireEnv, workerBundleEnv } from '../support/services';
 import { createTestContext, type TestClient, type TestContext } from '../support/test-app';
 import { eventually } from '../support/poll';
+import { testWorkflowBundle } from '../support/workflow-bundle';
 
 const PARTY = '0106:33333333';
 const temporalEnums = temporal.api.enums.v1;
@@ -77,10 +77,7 @@ describe('sendInvoice on the real Temporal dev server', () => {
     });
     client = await ctx.createClient(['tenantS']);
     token = await ctx.token(client);
-    workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    });
+    workflowBundle = await testWorkflowBundle();
   });
 
   afterAll(async () => {

@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import {
   deliverWebhookWorkflowId,
   type DeliverWebhookInput,
@@ -31,8 +30,8 @@ import {
   type WebhookTestContext,
 } from '../support/webhook-harness';
 import { eventually } from '../support/poll';
+import { testWorkflowBundle } from '../support/workflow-bundle';
 
-const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 /** Four attempts 150 ms apart; Retry-After may stretch a wait to 1.5 s. */
 const SCHEDULE = { kind: 'table', delaysMs: [150, 150, 150], retryAfter: { minMs: 0, maxMs: 1500 } };
 const KEY = 'a-secure-key-of-enough-length';
@@ -66,10 +65,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
         WEBHOOK_HTTPSIN_URL: `${inbound.url}/inbound`,
       },
     });
-    workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: quietLogger,
-    });
+    workflowBundle = await testWorkflowBundle();
     worker = await startWorker(ctx.config, { workflowBundle });
   }, 120_000);
 

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import {
-  bundleWorkflowCode,
-  Runtime,
-  DefaultLogger,
-  Worker,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
+import { testWorkflowBundle } from './workflow-bundle';
 
 /*
  * Workflow tests on Temporal's time-skipping test server: the workflow code under test runs for real, its activities
@@ -53,17 +48,6 @@ export function timeSkippingEnvironment(): () => TestWorkflowEnvironment {
   };
 }
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-
-/** The product's workflow bundle (workflows/index.ts), built once per test file. */
-function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    logger: new DefaultLogger('WARN'),
-  });
-  return bundle;
-}
-
 /** Activity stubs by activity name, as the workflows call them. */
 export type ActivityStubs = Record<string, (...args: never[]) => unknown>;
 
@@ -81,7 +65,7 @@ export async function withStubbedWorker<R>(
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await testWorkflowBundle(),
     activities,
   });
   return worker.runUntil(body(env.client, taskQueue));
