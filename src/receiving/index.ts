@@ -19,17 +19,20 @@ import type { DirectoryRepository } from '../storage/directory.repository';
 import type { StoredDocument } from '../storage/document.repository';
 import type { DocumentValidator, EventSink } from '../sending/ports';
 import type { DetectionOutcome } from '../../workflows/contracts/send-invoice';
-import {
-  INJECTED_MESSAGE_PREFIX,
-  type ReceiveDocumentInput,
-  type ReceivedDocumentInput,
-  type ReceivedDocumentOutcome,
-  type ReceivedValidation,
-  type ReceivedValidationInput,
+import type {
+  INJECTED_CREATED_BY as InjectedCreatedBy,
+  ReceiveDocumentInput,
+  ReceivedDocumentInput,
+  ReceivedDocumentOutcome,
+  ReceivedValidation,
+  ReceivedValidationInput,
 } from '../../workflows/contracts/receive-document';
 import { validateReceived, validationDetails } from './validation';
 
 export { verdictOf, validationDetails } from './validation';
+
+/** The contract's createdBy of an injected document (a type-only import: src/ takes no values from workflows/). */
+const INJECTED_CREATED_BY: typeof InjectedCreatedBy = 'manualUpload';
 
 /** Everything the receive-document use case needs, all required. */
 export interface ReceiveDocumentDeps extends DocumentStore {
@@ -38,14 +41,6 @@ export interface ReceiveDocumentDeps extends DocumentStore {
   events: EventSink;
   /** The official-rule validator of the send path (the document pool's threads in the worker). */
   validator: DocumentValidator;
-}
-
-/** The createdBy marker of a document injected through `POST /api/v1/{partyId}/generic/receive`. */
-export const INJECTED_CREATED_BY = 'manualUpload';
-
-/** The message id a document injected through the API runs under (its workflow id derives from it). */
-export function injectedMessageId(documentId: string): string {
-  return `${INJECTED_MESSAGE_PREFIX}${documentId}`;
 }
 
 /** Namespace of received documents' ids (fixed once; the id of a received message's document derives from it). */

@@ -6,6 +6,14 @@ export const RECEIVE_DOCUMENT_WORKFLOW = 'receiveDocument';
 /** Prefix of the message id of a document injected through the API (it came in no AS4 message). */
 export const INJECTED_MESSAGE_PREFIX = 'injected:';
 
+/** The createdBy marker of a document injected through `POST /api/v1/{partyId}/generic/receive` (spec 6.3). */
+export const INJECTED_CREATED_BY = 'manualUpload' as const;
+
+/** The message id a document injected through the API runs under (its workflow id derives from it). */
+export function injectedMessageId(documentId: string): string {
+  return `${INJECTED_MESSAGE_PREFIX}${documentId}`;
+}
+
 /**
  * A Peppol AS4 message this access point received and stored (`as4inbound`, keyed by the AS4 MessageId), or a
  * document injected as if it had arrived (`POST /api/v1/{partyId}/generic/receive`): then `injected` names its record,
