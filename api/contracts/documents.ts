@@ -50,14 +50,17 @@ export const DocumentList = z
   })
   .meta({ id: 'DocumentList' });
 
-export function documentRoutes(h: {
+export function documentRoutes<S extends z.ZodRawShape>(h: {
   problem: (description: string) => ResponseContract;
   partyScoped: Record<number, ResponseContract>;
   partyParam: Record<string, string>;
-  DocumentStatus: z.ZodType;
+  DocumentStatus: z.ZodObject<S>;
   DocumentAccepted: z.ZodType;
 }): RouteContract[] {
   const { problem, partyScoped, partyParam } = h;
+  const ReceivedDocumentStatus = h.DocumentStatus.extend({
+    verdict: ReceivedValidationSummary.optional().meta({ description: 'The validation verdict, once it ran' }),
+  }).meta({ id: 'ReceivedDocumentStatus' });
   return [
     {
       method: 'get',
@@ -88,7 +91,7 @@ export function documentRoutes(h: {
       auth: true,
       params: { ...partyParam, documentId: 'Document id from the InvoiceReceived event' },
       responses: {
-        200: { description: 'Current state and history', content: { 'application/json': h.DocumentStatus } },
+        200: { description: 'Current state and history', content: { 'application/json': ReceivedDocumentStatus } },
         ...partyScoped,
         404: problem('No such received document for this party'),
       },
