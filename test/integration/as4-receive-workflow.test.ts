@@ -207,7 +207,7 @@ describe('receiveDocument on the real Temporal dev server', () => {
     expect(String(event?.details?.['validationRules'])).toContain('BR-CL-01');
   });
 
-  it('runs a document injected through POST generic/receive through the same receive path (createdBy manualUpload)', async () => {
+  it('runs a document injected through POST generic/receive on the same receive path (manualUpload)', async () => {
     const client = await ctx.createClient([tenantId]);
     const token = await ctx.token(client);
     const res = await request(ctx.app)
