@@ -1,4 +1,4 @@
-import { patched, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, patched, uuid4 } from '@temporalio/workflow';
 import type { ReceiveDocumentInput, ReceiveDocumentResult, ReceivedValidation } from './contracts/receive-document';
 import { documentSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
@@ -23,7 +23,14 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
   const state = detection.ok ? DocumentState.Detected : DocumentState.Rejected;
   let validation: ReceivedValidation | undefined;
   if (detection.ok && patched(RECEIVED_VALIDATION_PATCH)) {
-    validation = await validationSteps.validateReceivedDocument({ ...input, formatId: detection.format.id });
+    try {
+      validation = await validationSteps.validateReceivedDocument({ ...input, formatId: detection.format.id });
+    } catch (e) {
+      // Validation could not run at all (rule packs missing for its whole retry window): the document was received
+      // and confirmed to its sender, so it is still registered and announced, as not validated and why.
+      const cause = e instanceof ActivityFailure && e.cause ? e.cause.message : String(e);
+      validation = { kind: 'not-validated', reason: `Validation could not run: ${cause}`.slice(0, 500) };
+    }
   }
   const received = await documentSteps.registerReceivedDocument({
     ...input,

@@ -214,6 +214,12 @@ async function announce(
     { detail: detection.ok ? detection.format.id : `${detection.code}: ${detection.message}` },
     detection.ok ? { format: { ...detection.format } } : {},
   );
+  if (transition.to === DocumentState.Detected && input.validation?.kind === 'not-validated') {
+    // The validation step records its own verdict; a run whose validation could not run at all records it here (a
+    // keyed insert: when the step wrote it, this one writes nothing).
+    const detail = input.validation.reason;
+    await deps.documents.recordTransition(input.tenantId, documentId, Transition.notValidated, { detail });
+  }
   const state = stateAfter(transition.to, input.validation);
   if (!('topic' in transition)) return { documentId, state };
   const party = await deps.directory.findParty(origin.partyId);

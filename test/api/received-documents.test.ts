@@ -318,6 +318,33 @@ describe('received documents: injection, validation verdict, status and bulk lis
       expect(download.status).toBe(200);
     });
 
+    it('records not-validated with the reason when the run could not validate (the workflow says why)', async () => {
+      const id = await injected(invoice);
+      const input: ReceiveDocumentInput = {
+        tenantId: TENANT,
+        messageId: injectedMessageId(id),
+        injected: { documentId: id },
+      };
+      const detection = await steps.detectReceivedFormat(input);
+      const reason = 'Validation could not run: rule pack missing';
+      const received = await steps.registerReceivedDocument({
+        ...input,
+        detection,
+        validation: { kind: 'not-validated', reason },
+        eventId: randomUUID(),
+      });
+      expect(received).toMatchObject({ state: 'not-validated', topic: 'InvoiceReceived' });
+      expect(published.find((e) => e.id === received.eventId)?.details).toMatchObject({
+        validation: 'not-validated',
+        validationReason: reason,
+      });
+      const status = await request(ctx.app)
+        .get(`/api/v1/${PARTY}/purchaseInvoice/${id}/status`)
+        .auth(token, { type: 'bearer' });
+      expectContract('get', '/api/v1/:partyId/purchaseInvoice/:documentId/status', status);
+      expect(status.body).toMatchObject({ state: 'not-validated', verdict: { verdict: 'not-validated', reason } });
+    });
+
     it('repeats of a step keep the first entries and announce the same verdict', async () => {
       const id = await injected(invalidInvoice());
       const first = await runReceive(id);

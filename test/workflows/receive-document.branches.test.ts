@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
 import type { DetectionOutcome } from '../../workflows/contracts/send-invoice';
 import {
   RECEIVE_DOCUMENT_WORKFLOW,
@@ -34,7 +35,7 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
 
   async function run(
     detection: DetectionOutcome,
-    verdict: ReceivedValidation,
+    verdict: ReceivedValidation | Error,
     input: Partial<ReceiveDocumentInput> = {},
   ) {
     const calls: string[] = [];
@@ -48,6 +49,7 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
       validateReceivedDocument: async (i: ReceivedValidationInput) => {
         calls.push('validate');
         validations.push(i);
+        if (verdict instanceof Error) throw verdict;
         return verdict;
       },
       registerReceivedDocument: async (i: ReceivedDocumentInput) => {
@@ -76,6 +78,19 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
     expect(r.validations[0]).toMatchObject({ ...r.args, formatId: 'peppol-bis3-ubl-invoice' });
     expect(r.registers[0]).toMatchObject({ ...r.args, detection: DETECTED, validation: INVALID });
     expect(r.result).toMatchObject({ state: 'detected', validation: INVALID, received: { topic: 'InvoiceReceived' } });
+  });
+
+  it('still registers and announces a document whose validation cannot run, as not validated and why', async () => {
+    const r = await run(
+      DETECTED,
+      ApplicationFailure.nonRetryable('rule pack en16931-ubl missing', 'DEPENDENCY_UNAVAILABLE'),
+    );
+    expect(r.calls).toEqual(['detect', 'validate', 'register']);
+    expect(r.registers[0]?.validation).toEqual({
+      kind: 'not-validated',
+      reason: 'Validation could not run: rule pack en16931-ubl missing',
+    });
+    expect(r.result).toMatchObject({ state: 'detected', received: { topic: 'InvoiceReceived' } });
   });
 
   it('registers an unreadable document without validating it', async () => {
