@@ -46,7 +46,11 @@ export const DocumentList = z
     nextCursor: z
       .string()
       .optional()
-      .meta({ description: 'Present when more documents follow: pass it as `cursor` for the next page' }),
+      .meta({
+        description:
+          'Present when more documents may follow: pass it as `cursor` for the next page (a page is short, even ' +
+          'empty, when filters skipped more than 10000 documents)',
+      }),
   })
   .meta({ id: 'DocumentList' });
 

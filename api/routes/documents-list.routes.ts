@@ -13,11 +13,13 @@ export interface DocumentListRouteDeps {
 
 export const DEFAULT_PAGE = 100;
 export const MAX_PAGE = 1000;
+/** Records one request reads at most while filters skip them (a rare kind among many documents). */
+export const MAX_SCANNED = 10 * MAX_PAGE;
 const KIND = /^[A-Za-z][A-Za-z0-9]{0,63}$/;
 const CURSOR = /^[A-Za-z0-9_-]{1,200}$/;
 
 /** A page's position: the last document it returned (its write time and id), opaque to the caller. */
-interface Position {
+export interface Position {
   createdAt: Date;
   documentId: string;
 }
@@ -102,6 +104,44 @@ function listItem(doc: DocumentRecord) {
 }
 
 /**
+ * One page: documents the filters leave out (kind, unanswered uploads) are read and skipped, in batches, until the
+ * page and one more are found, so `next` is given only when another page exists. At most `maxScanned` records are
+ * read: past that the page is what was found (perhaps nothing) and `next` the position reached.
+ */
+export async function readPage(
+  read: (after: Position | undefined, batch: number) => Promise<DocumentRecord[]>,
+  options: { after: Position | undefined; limit: number; kind?: string; maxScanned?: number },
+): Promise<{ documents: DocumentRecord[]; next: Position | undefined }> {
+  const { limit, kind } = options;
+  const maxScanned = options.maxScanned ?? MAX_SCANNED;
+  const page: DocumentRecord[] = [];
+  const batch = Math.min(MAX_PAGE, limit + 1);
+  let after = options.after;
+  let scanned = 0;
+  for (;;) {
+    const found = await read(after, batch);
+    scanned += found.length;
+    for (const doc of found) {
+      if (!doc.accepted) continue;
+      if (kind !== undefined && doc.format?.documentType.toLowerCase() !== kind.toLowerCase()) continue;
+      page.push(doc);
+      if (page.length > limit) break;
+    }
+    const last = found[found.length - 1];
+    if (page.length > limit || found.length < batch || !last) break;
+    after = { createdAt: last.createdAt, documentId: last.documentId };
+    if (scanned >= maxScanned) return { documents: page, next: after };
+  }
+  const documents = page.slice(0, limit);
+  const lastShown = documents[documents.length - 1];
+  const more = page.length > limit && lastShown;
+  return {
+    documents,
+    next: more ? { createdAt: lastShown.createdAt, documentId: lastShown.documentId } : undefined,
+  };
+}
+
+/**
  * GET /api/v1/{partyId}/documents (spec 4.10): the party's documents, sent and received, in the order they were
  * written (newest last), a page at a time. The cursor is the last returned document's position, so a page never
  * repeats or skips a document written before it was read, however many are written meanwhile. Sales invoices whose
@@ -119,39 +159,21 @@ export function registerDocumentListRoutes(router: Router, deps: DocumentListRou
     const kind = queryString(req, 'kind');
     if (kind !== undefined && !KIND.test(kind)) throw new GatewayError('BAD_REQUEST', 'kind must be a document type');
     const cursor = queryString(req, 'cursor');
-    let after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
 
-    // Documents the filters leave out (kind, unanswered uploads) are read and skipped: read in batches until the page
-    // and one more are found, so `nextCursor` is given only when another page exists.
-    const page: DocumentRecord[] = [];
-    const batch = Math.min(MAX_PAGE, limit + 1);
-    for (;;) {
-      const found = await deps.documents.listForParty({
-        tenantId,
-        partyId,
-        ...(direction ? { direction } : {}),
-        ...(since ? { since } : {}),
-        ...(until ? { until } : {}),
-        ...(after ? { after } : {}),
-        limit: batch,
-      });
-      for (const doc of found) {
-        if (!doc.accepted) continue;
-        if (kind !== undefined && doc.format?.documentType.toLowerCase() !== kind.toLowerCase()) continue;
-        page.push(doc);
-        if (page.length > limit) break;
-      }
-      const last = found[found.length - 1];
-      if (page.length > limit || found.length < batch || !last) break;
-      after = { createdAt: last.createdAt, documentId: last.documentId };
-    }
-    const shown = page.slice(0, limit);
-    const lastShown = shown[shown.length - 1];
-    res.json({
-      documents: shown.map(listItem),
-      ...(page.length > limit && lastShown
-        ? { nextCursor: encodeCursor({ createdAt: lastShown.createdAt, documentId: lastShown.documentId }) }
-        : {}),
-    });
+    const { documents, next } = await readPage(
+      (position, batch) =>
+        deps.documents.listForParty({
+          tenantId,
+          partyId,
+          ...(direction ? { direction } : {}),
+          ...(since ? { since } : {}),
+          ...(until ? { until } : {}),
+          ...(position ? { after: position } : {}),
+          limit: batch,
+        }),
+      { after, limit, ...(kind !== undefined ? { kind } : {}) },
+    );
+    res.json({ documents: documents.map(listItem), ...(next ? { nextCursor: encodeCursor(next) } : {}) });
   });
 }
