@@ -9,6 +9,7 @@ export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDep
   const steps = createReceiveDocument({ ...deps, heartbeat: () => heartbeat() });
   return {
     detectReceivedFormat: steps.detectReceivedFormat,
+    validateReceivedDocument: steps.validateReceivedDocument,
     registerReceivedDocument: steps.registerReceivedDocument,
   };
 }

@@ -14,6 +14,8 @@ import type { DirectoryRepository } from '../src/storage/directory.repository';
 import type { DocumentRepository } from '../src/storage/document.repository';
 import { createTokenRouter } from './routes/token.routes';
 import { registerDocumentRoutes } from './routes/documents.routes';
+import { registerDocumentListRoutes } from './routes/documents-list.routes';
+import { registerReceivedRoutes } from './routes/received.routes';
 import { registerHealthRoutes } from './routes/health.routes';
 import { registerMeRoutes } from './routes/me.routes';
 import { registerValidateRoutes } from './routes/validate.routes';
@@ -133,6 +135,15 @@ export function createApp(deps: AppDeps): Application {
     ...(transform ? { transform } : {}),
     hooks: deps.webhooks?.hooks,
   });
+  registerReceivedRoutes(api, {
+    directory: deps.directory,
+    documents: deps.documents,
+    blobs: deps.blobs,
+    workflows: deps.workflows,
+    logger,
+    maxUploadBytes: config.http.maxUploadBytes,
+  });
+  registerDocumentListRoutes(api, { directory: deps.directory, documents: deps.documents });
   registerValidateRoutes(api, {
     rulesDir: config.validation.rulesDir,
     acceptedPrevious: config.validation.acceptedPrevious,

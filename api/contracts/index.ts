@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { transformRoutes } from './transform';
 import { webhookRoutes } from './webhooks';
 import { peppolRoutes } from './peppol';
+import { documentRoutes } from './documents';
 
 /*
  * The public HTTP contract: every route with its responses, as data. api/openapi.ts turns this into the OpenAPI
@@ -410,6 +411,7 @@ export const ROUTES: RouteContract[] = [
   ...webhookRoutes({ problem, authenticated, partyScoped, partyParam }),
   ...peppolRoutes({ problem, authenticated, partyScoped, partyParam }),
   ...transformRoutes({ problem, authenticated }),
+  ...documentRoutes({ problem, partyScoped, partyParam, DocumentStatus, DocumentAccepted }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {

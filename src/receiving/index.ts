@@ -1,6 +1,7 @@
 /**
- * The receive-document use case: a stored Peppol AS4 message's business document is detected, made the party's
- * purchase document and announced (InvoiceReceived / InvoiceReceivedError). Activities only adapt these.
+ * The receive-document use case: a stored Peppol AS4 message's business document (or a document injected through the
+ * API as if it had arrived) is detected, validated with the official rules of its format, made the party's purchase
+ * document and announced (InvoiceReceived / InvoiceReceivedError). Activities only adapt these.
  */
 import { Readable } from 'node:stream';
 import { XMLSerializer } from '@xmldom/xmldom';
@@ -8,24 +9,38 @@ import { DocumentState, Transition } from '../core/document-states';
 import { GatewayError } from '../core/gateway-error';
 import { detectionOutcome } from '../documents/detection';
 import { invoiceReceivedEvent } from '../documents/events';
-import { readBytes, type DocumentStore } from '../documents/loader';
+import { inspectUpload } from '../documents/detection';
+import { findDocument, readBytes, type DocumentStore } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
+import { DOCTYPE_SCHEME_BUSDOX, formatId } from '../peppol/identifiers';
 import { parseSbd } from '../peppol/sbdh';
 import type { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import type { DirectoryRepository } from '../storage/directory.repository';
-import type { EventSink } from '../sending/ports';
+import type { StoredDocument } from '../storage/document.repository';
+import type { DocumentValidator, EventSink } from '../sending/ports';
 import type { DetectionOutcome } from '../../workflows/contracts/send-invoice';
 import type {
+  INJECTED_CREATED_BY as InjectedCreatedBy,
   ReceiveDocumentInput,
   ReceivedDocumentInput,
   ReceivedDocumentOutcome,
+  ReceivedValidation,
+  ReceivedValidationInput,
 } from '../../workflows/contracts/receive-document';
+import { validateReceived, validationDetails } from './validation';
+
+export { verdictOf, validationDetails } from './validation';
+
+/** The contract's createdBy of an injected document (a type-only import: src/ takes no values from workflows/). */
+const INJECTED_CREATED_BY: typeof InjectedCreatedBy = 'manualUpload';
 
 /** Everything the receive-document use case needs, all required. */
 export interface ReceiveDocumentDeps extends DocumentStore {
   as4Inbound: As4InboundRepository;
   directory: Pick<DirectoryRepository, 'findParty'>;
   events: EventSink;
+  /** The official-rule validator of the send path (the document pool's threads in the worker). */
+  validator: DocumentValidator;
 }
 
 /** Namespace of received documents' ids (fixed once; the id of a received message's document derives from it). */
@@ -54,11 +69,38 @@ async function findMessage(deps: ReceiveDocumentDeps, input: ReceiveDocumentInpu
   return record;
 }
 
-/** Detects the format of a received document and records it on the message (idempotent: same input, same write). */
+/** The record of a document injected through the API (written at intake, before its run started). */
+async function findInjected(deps: ReceiveDocumentDeps, tenantId: string, documentId: string): Promise<StoredDocument> {
+  const stored = await findDocument(deps, tenantId, documentId);
+  if (stored.direction !== 'inbound')
+    throw new GatewayError('DOCUMENT_NOT_FOUND', `received document ${documentId} not found`);
+  return stored;
+}
+
+/** The id of the party's document a run makes: name-based on the message, or the injected document's own. */
+function documentIdOf(input: ReceiveDocumentInput): string {
+  return input.injected ? input.injected.documentId : receivedDocumentId(input.tenantId, input.messageId);
+}
+
+/** The business document a run works on: the one inside the message's SBD, or the injected bytes as uploaded. */
+async function businessBytes(deps: ReceiveDocumentDeps, input: ReceiveDocumentInput): Promise<Buffer> {
+  if (input.injected) {
+    const stored = await findInjected(deps, input.tenantId, input.injected.documentId);
+    return readBytes(deps, stored.blobId);
+  }
+  const record = await findMessage(deps, input);
+  return businessDocument(await readBytes(deps, record.blobId));
+}
+
+/**
+ * Detects the format of a received document and records it on the message (idempotent: same input, same write). An
+ * injected document has no message: its detection is recorded on its own record by the register step.
+ */
 export async function detectReceivedFormat(
   deps: ReceiveDocumentDeps,
   input: ReceiveDocumentInput,
 ): Promise<DetectionOutcome> {
+  if (input.injected) return detectionOutcome(await businessBytes(deps, input));
   const record = await findMessage(deps, input);
   const outcome = detectionOutcome(businessDocument(await readBytes(deps, record.blobId)));
   await deps.as4Inbound.recordState(
@@ -71,14 +113,51 @@ export async function detectReceivedFormat(
 }
 
 /**
+ * Validates the received business document with the official rules of its detected format and records the verdict
+ * on the party's document (its validation entry, keyed under the document's id, which the register step's record
+ * then carries). Never refuses the document: the verdict travels with it.
+ */
+export async function validateReceivedDocument(
+  deps: ReceiveDocumentDeps,
+  input: ReceivedValidationInput,
+): Promise<ReceivedValidation> {
+  const bytes = await businessBytes(deps, input);
+  return validateReceived(
+    deps,
+    { tenantId: input.tenantId, documentId: documentIdOf(input), formatId: input.formatId },
+    bytes,
+  );
+}
+
+/** What an injected document's event says of its origin: its seller's endpoint, its Peppol document type. */
+function injectedFacts(bytes: Buffer, detection: DetectionOutcome): { sender: string; documentTypeId: string } {
+  const { routing } = inspectUpload(bytes);
+  const sender = routing?.ok ? formatId(routing.sender) : 'unknown';
+  const typeValue = detection.ok ? detection.format.documentTypeId : undefined;
+  return { sender, documentTypeId: typeValue ? formatId({ scheme: DOCTYPE_SCHEME_BUSDOX, value: typeValue }) : '' };
+}
+
+/** An injected document's record, its party and what its event names (its detection goes on its own history). */
+async function registerInjected(deps: ReceiveDocumentDeps, input: ReceivedDocumentInput, documentId: string) {
+  const stored = await findInjected(deps, input.tenantId, documentId);
+  const facts = injectedFacts(await readBytes(deps, stored.blobId), input.detection);
+  return { partyId: stored.partyId, ...facts };
+}
+
+/**
  * Makes a received message's business document the party's purchase document (record + bytes, downloadable by
  * documentId) and tells the party: InvoiceReceived for an invoice or credit note, InvoiceReceivedError when the
- * gateway could not read it. Idempotent: the documentId and the event id are fixed by the message and the workflow.
+ * gateway could not read it; the event carries the validation verdict. Idempotent: the documentId and the event id
+ * are fixed by the message and the workflow. An injected document's record exists already (written at intake).
  */
 export async function registerReceivedDocument(
   deps: ReceiveDocumentDeps,
   input: ReceivedDocumentInput,
 ): Promise<ReceivedDocumentOutcome> {
+  if (input.injected) {
+    const documentId = input.injected.documentId;
+    return announce(deps, input, documentId, await registerInjected(deps, input, documentId), INJECTED_CREATED_BY);
+  }
   const record = await findMessage(deps, input);
   const documentId = receivedDocumentId(input.tenantId, input.messageId);
   let doc = await deps.documents.findStored(input.tenantId, documentId);
@@ -111,6 +190,17 @@ export async function registerReceivedDocument(
         retryable: true,
       });
   }
+  return announce(deps, input, documentId, record, 'peppol');
+}
+
+/** The detection entry of the party's document, then its event (none for kinds whose topics are not built yet). */
+async function announce(
+  deps: ReceiveDocumentDeps,
+  input: ReceivedDocumentInput,
+  documentId: string,
+  origin: { partyId: string; sender: string; documentTypeId?: string; documentType?: string },
+  createdBy: string,
+): Promise<ReceivedDocumentOutcome> {
   const { detection } = input;
   const transition = !detection.ok
     ? Transition.receivedUnreadable
@@ -124,35 +214,60 @@ export async function registerReceivedDocument(
     { detail: detection.ok ? detection.format.id : `${detection.code}: ${detection.message}` },
     detection.ok ? { format: { ...detection.format } } : {},
   );
-  const state = transition.to;
+  if (transition.to === DocumentState.Detected && input.validation?.kind === 'not-validated') {
+    // The validation step records its own verdict; a run whose validation could not run at all records it here (a
+    // keyed insert: when the step wrote it, this one writes nothing).
+    const detail = input.validation.reason;
+    await deps.documents.recordTransition(input.tenantId, documentId, Transition.notValidated, { detail });
+  }
+  const state = stateAfter(transition.to, input.validation);
   if (!('topic' in transition)) return { documentId, state };
-  const party = await deps.directory.findParty(record.partyId);
-  const { event } = await deps.events.publishEvent(
-    invoiceReceivedEvent(transition.topic, {
-      tenantId: input.tenantId,
-      eventId: input.eventId,
-      documentId,
-      messageId: input.messageId,
-      party:
-        party && party.tenantId === input.tenantId
-          ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
-          : null,
-      sender: record.sender,
-      documentTypeId: record.documentType,
-      detection,
-    }),
-  );
+  const party = await deps.directory.findParty(origin.partyId);
+  const built = invoiceReceivedEvent(transition.topic, {
+    tenantId: input.tenantId,
+    eventId: input.eventId,
+    documentId,
+    messageId: input.messageId,
+    party:
+      party && party.tenantId === input.tenantId
+        ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
+        : null,
+    sender: origin.sender,
+    documentTypeId: origin.documentTypeId ?? origin.documentType ?? '',
+    detection,
+  });
+  const details: Record<string, string> = { ...built.details, ...validationDetails(input.validation) };
+  let message = built.message;
+  if (createdBy !== 'peppol') {
+    // Injected through the API: no AS4 message, and the event says where it came from.
+    delete details['messageId'];
+    details['createdBy'] = createdBy;
+    message = message.replace(' received over Peppol ', ' injected through the API ');
+  }
+  const { event } = await deps.events.publishEvent({ ...built, message, details, createdBy });
   return { documentId, state, eventId: event.id, topic: transition.topic };
+}
+
+/** The document's state once its validation entry (written before its detection entry) is counted. */
+function stateAfter(detected: string, validation: ReceivedValidation | undefined): string {
+  if (!validation || detected !== DocumentState.Detected) return detected;
+  return validation.kind === 'valid'
+    ? DocumentState.Validated
+    : validation.kind === 'invalid'
+      ? DocumentState.Invalid
+      : DocumentState.NotValidated;
 }
 
 export interface ReceiveDocumentSteps {
   detectReceivedFormat: (input: ReceiveDocumentInput) => Promise<DetectionOutcome>;
+  validateReceivedDocument: (input: ReceivedValidationInput) => Promise<ReceivedValidation>;
   registerReceivedDocument: (input: ReceivedDocumentInput) => Promise<ReceivedDocumentOutcome>;
 }
 
 export function createReceiveDocument(deps: ReceiveDocumentDeps): ReceiveDocumentSteps {
   return {
     detectReceivedFormat: (input) => detectReceivedFormat(deps, input),
+    validateReceivedDocument: (input) => validateReceivedDocument(deps, input),
     registerReceivedDocument: (input) => registerReceivedDocument(deps, input),
   };
 }

@@ -46,6 +46,20 @@ export interface NewDocument {
   blobId: string;
 }
 
+/** Which of a party's documents a page lists (`listForParty`). */
+export interface DocumentListQuery {
+  tenantId: string;
+  partyId: string;
+  direction?: 'outbound' | 'inbound';
+  /** Written at or after. */
+  since?: Date;
+  /** Written before. */
+  until?: Date;
+  /** The position after which the page starts: the last document of the previous page. */
+  after?: { createdAt: Date; documentId: string };
+  limit: number;
+}
+
 export interface HistoryUpdate {
   state: string;
   detail?: string;
@@ -213,6 +227,36 @@ export class DocumentRepository {
     const docKey = documentKey(tenantId, documentId);
     await this.models.Document.deleteOne({ _id: docKey, direction: 'outbound' }).exec();
     await this.models.DocumentHistory.deleteMany({ docKey }).exec();
+  }
+
+  /**
+   * A page of a party's documents in the order they were written (oldest first, ties by documentId), after the
+   * position `after` (the last one a previous page returned), with their states. One query for the records and one
+   * for their histories; reads only.
+   */
+  async listForParty(query: DocumentListQuery): Promise<DocumentRecord[]> {
+    const createdAt: Record<string, Date> = {};
+    if (query.since) createdAt['$gte'] = query.since;
+    if (query.until) createdAt['$lt'] = query.until;
+    const filter: Record<string, unknown> = { tenantId: query.tenantId, partyId: query.partyId };
+    if (query.direction) filter['direction'] = query.direction;
+    if (Object.keys(createdAt).length > 0) filter['createdAt'] = createdAt;
+    if (query.after) {
+      const { createdAt: at, documentId } = query.after;
+      filter['$or'] = [{ createdAt: { $gt: at } }, { createdAt: at, documentId: { $gt: documentId } }];
+    }
+    const stored = await this.models.Document.find(filter)
+      .sort({ createdAt: 1, documentId: 1 })
+      .limit(query.limit)
+      .lean<StoredDocument[]>()
+      .exec();
+    if (stored.length === 0) return [];
+    const entries = await this.models.DocumentHistory.find({ docKey: { $in: stored.map((d) => d._id) } })
+      .lean<DocumentHistoryDoc[]>()
+      .exec();
+    const byKey = new Map<string, DocumentHistoryDoc[]>();
+    for (const e of entries) byKey.set(e.docKey, [...(byKey.get(e.docKey) ?? []), e]);
+    return stored.map((d) => describe(d, byKey.get(d._id) ?? []));
   }
 
   /** Reads the entries of a record and derives its state. */

@@ -10,7 +10,8 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { receiveDocumentWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import type { TestPki } from '../support/peppol/test-pki';
-import type { ReceiveDocumentResult } from '../../workflows/contracts/receive-document';
+import { injectedMessageId, type ReceiveDocumentResult } from '../../workflows/contracts/receive-document';
+import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { DOCTYPE_SCHEME_BUSDOX, documentTypeId, formatId } from '../../src/peppol/identifiers';
 import { extractFromPdf } from '../../src/formats';
 import { HEADER, RECEIVER, message, sbd } from '../support/as4-messages';
@@ -95,15 +96,18 @@ describe('receiveDocument on the real Temporal dev server', () => {
   it('hands the invoice to its party: a purchase document (as received, or converted) and an InvoiceReceived event', async () => {
     const msg = message(pki);
     const result = await received(msg);
-    expect(result.received).toMatchObject({ state: 'detected', topic: 'InvoiceReceived' });
+    // Validated with the official rules of its format before it is announced: the verdict is on the document.
+    expect(result.validation).toMatchObject({ kind: 'valid' });
+    expect(result.received).toMatchObject({ state: 'validated', topic: 'InvoiceReceived' });
     const documentId = result.received.documentId;
     const doc = await ctx.core.documents.find(tenantId, documentId);
     expect(doc).toMatchObject({
       direction: 'inbound',
       partyId: RECEIVER.value,
       createdBy: 'peppol',
-      state: 'detected',
+      state: 'validated',
       format: { id: expect.stringMatching(/ubl/) },
+      validation: { isValid: true, errorCount: 0 },
     });
 
     const event = await ctx.core.db.models.WebhookEvent.findById(result.received.eventId).lean().exec();
@@ -114,6 +118,7 @@ describe('receiveDocument on the real Temporal dev server', () => {
       createdBy: 'peppol',
       documentTypeId: formatId(HEADER.documentType),
       messageId: msg.messageId,
+      validation: 'valid',
     });
 
     const client = await ctx.createClient([tenantId]);
@@ -178,6 +183,60 @@ describe('receiveDocument on the real Temporal dev server', () => {
     expect((await request(ctx.app).delete(base).auth(token, { type: 'bearer' })).status).toBe(204);
     expect((await request(ctx.app).get(`${base}/download`).auth(token, { type: 'bearer' })).status).toBe(404);
     expect(await ctx.core.documents.find(tenantId, documentId)).toBeNull();
+  });
+
+  it('stores and announces an invalid invoice with its verdict (BV, the failing rule), never dropping it', async () => {
+    const xml = corpusFile(SAMPLE_UBL_INVOICE)
+      .toString('utf8')
+      .replace('<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>', '<cbc:InvoiceTypeCode>999</cbc:InvoiceTypeCode>');
+    const msg = message(pki, { sbd: sbd({ payload: { xml: Buffer.from(xml, 'utf8') } }) });
+    const result = await received(msg);
+    expect(result.validation).toMatchObject({ kind: 'invalid', reasonCodes: expect.arrayContaining(['BV']) });
+    expect(result.received).toMatchObject({ state: 'invalid', topic: 'InvoiceReceived' });
+    const doc = await ctx.core.documents.find(tenantId, result.received.documentId);
+    expect(doc).toMatchObject({ state: 'invalid', validation: { isValid: false } });
+    expect(doc?.validation?.assertions.map((a) => a.ruleId)).toContain('BR-CL-01');
+    const event = await ctx.core.db.models.WebhookEvent.findById(result.received.eventId).lean().exec();
+    expect(event?.details).toMatchObject({
+      validation: 'invalid',
+      validationReasonCodes: expect.stringContaining('BV'),
+    });
+    expect(String(event?.details?.['validationRules'])).toContain('BR-CL-01');
+  });
+
+  it('runs a document injected through POST generic/receive on the same receive path (manualUpload)', async () => {
+    const client = await ctx.createClient([tenantId]);
+    const token = await ctx.token(client);
+    const res = await request(ctx.app)
+      .post(`/api/v1/${RECEIVER.value}/generic/receive`)
+      .auth(token, { type: 'bearer' })
+      .type('application/xml')
+      .send(corpusFile(SAMPLE_UBL_INVOICE));
+    expect(res.status).toBe(200);
+    const documentId = (res.body as { id: string }).id;
+    const conn = await Connection.connect({ address: temporalAddress });
+    let result: ReceiveDocumentResult;
+    try {
+      result = (await new Client({ connection: conn }).workflow
+        .getHandle(receiveDocumentWorkflowId(tenantId, injectedMessageId(documentId)))
+        .result()) as ReceiveDocumentResult;
+    } finally {
+      await conn.close();
+    }
+    expect(result).toMatchObject({
+      state: 'detected',
+      validation: { kind: 'valid' },
+      received: { documentId, state: 'validated', topic: 'InvoiceReceived' },
+    });
+    const event = await ctx.core.db.models.WebhookEvent.findById(result.received.eventId).lean().exec();
+    expect(event).toMatchObject({ topic: 'InvoiceReceived', documentId, createdBy: 'manualUpload' });
+    expect(event?.details).toMatchObject({ id: documentId, createdBy: 'manualUpload', validation: 'valid' });
+    const status = await request(ctx.app)
+      .get(`/api/v1/${RECEIVER.value}/purchaseInvoice/${documentId}/status`)
+      .auth(token, { type: 'bearer' });
+    expect(status.body).toMatchObject({ state: 'validated', verdict: { verdict: 'valid' } });
+    // As the AS4 path: no message was received, none recorded.
+    expect(await ctx.core.db.models.As4Inbound.findById(injectedMessageId(documentId)).lean().exec()).toBeNull();
   });
 
   it('records a business document it cannot read as rejected, with the reason', async () => {

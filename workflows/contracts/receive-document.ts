@@ -3,22 +3,55 @@ import type { DetectionOutcome } from './send-invoice';
 
 export const RECEIVE_DOCUMENT_WORKFLOW = 'receiveDocument';
 
-/** A Peppol AS4 message this access point received and stored (`as4inbound`, keyed by the AS4 MessageId). */
+/** Prefix of the message id of a document injected through the API (it came in no AS4 message). */
+export const INJECTED_MESSAGE_PREFIX = 'injected:';
+
+/** The createdBy marker of a document injected through `POST /api/v1/{partyId}/generic/receive` (spec 6.3). */
+export const INJECTED_CREATED_BY = 'manualUpload' as const;
+
+/** The message id a document injected through the API runs under (its workflow id derives from it). */
+export function injectedMessageId(documentId: string): string {
+  return `${INJECTED_MESSAGE_PREFIX}${documentId}`;
+}
+
+/**
+ * A Peppol AS4 message this access point received and stored (`as4inbound`, keyed by the AS4 MessageId), or a
+ * document injected as if it had arrived (`POST /api/v1/{partyId}/generic/receive`): then `injected` names its record,
+ * written at intake, and `messageId` is `injected:<documentId>`.
+ */
 export interface ReceiveDocumentInput {
   tenantId: string;
   messageId: string;
+  injected?: { documentId: string };
 }
+
+/**
+ * The official-rule verdict on a received document (the full assertions are on its record's validation entry).
+ * `invalid` names its reason codes (SV schema, BV fatal business rule, BW business warning) and failing rule ids.
+ */
+export type ReceivedValidation =
+  | { kind: 'valid'; warnings: number; ruleSets: string[] }
+  | { kind: 'invalid'; errors: number; reasonCodes: string[]; ruleIds: string[]; summary: string }
+  | { kind: 'not-validated'; reason: string };
 
 export interface ReceiveDocumentResult {
   messageId: string;
   state: string;
   detection: DetectionOutcome;
+  /** Absent when the format was not recognised (and on runs started before received documents were validated). */
+  validation?: ReceivedValidation;
   /** The party's purchase document made of the message. */
   received: ReceivedDocumentOutcome;
 }
 
+/** The validation step's input: the message (or injected document) and the format detection found. */
+export interface ReceivedValidationInput extends ReceiveDocumentInput {
+  formatId: string;
+}
+
 export interface ReceivedDocumentInput extends ReceiveDocumentInput {
   detection: DetectionOutcome;
+  validation?: ReceivedValidation;
   /** Id of the event to publish (from the workflow, so a retried step publishes the same event). */
   eventId: string;
 }
