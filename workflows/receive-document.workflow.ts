@@ -1,13 +1,7 @@
-import { ActivityFailure, patched, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, uuid4 } from '@temporalio/workflow';
 import type { ReceiveDocumentInput, ReceiveDocumentResult, ReceivedValidation } from './contracts/receive-document';
 import { documentSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
-
-/**
- * Marks runs that validate what they received: runs started before (recorded histories among them) replay without the
- * validation step.
- */
-export const RECEIVED_VALIDATION_PATCH = 'received-document-validation';
 
 /**
  * One run per received Peppol message, started only after the message is stored (workflow id = tenant + AS4
@@ -22,7 +16,7 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
   const detection = await documentSteps.detectReceivedFormat(input);
   const state = detection.ok ? DocumentState.Detected : DocumentState.Rejected;
   let validation: ReceivedValidation | undefined;
-  if (detection.ok && patched(RECEIVED_VALIDATION_PATCH)) {
+  if (detection.ok) {
     try {
       validation = await validationSteps.validateReceivedDocument({ ...input, formatId: detection.format.id });
     } catch (e) {

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DetectionOutcome } from '../../workflows/contracts/send-invoice';
 import {
@@ -30,6 +33,8 @@ const INVALID: ReceivedValidation = {
   summary: '[BV] BR-CL-01 at /Invoice',
 };
 
+const HISTORIES = path.resolve(__dirname, '../replay/histories');
+
 describe('receiveDocument branches (time-skipping server, stubbed activities)', () => {
   const env = timeSkippingEnvironment();
 
@@ -37,6 +42,7 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
     detection: DetectionOutcome,
     verdict: ReceivedValidation | Error,
     input: Partial<ReceiveDocumentInput> = {},
+    record?: string,
   ) {
     const calls: string[] = [];
     const validations: ReceivedValidationInput[] = [];
@@ -59,21 +65,25 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
       },
     };
     const args: ReceiveDocumentInput = { tenantId: 'test', messageId: `${randomUUID()}@peer`, ...input };
-    const result = await withStubbedWorker(
-      env(),
-      activities,
-      (client, taskQueue) =>
-        client.workflow.execute(RECEIVE_DOCUMENT_WORKFLOW, {
-          taskQueue,
-          workflowId: `receive-document:test:${args.messageId}`,
-          args: [args],
-        }) as Promise<ReceiveDocumentResult>,
-    );
+    const result = await withStubbedWorker(env(), activities, async (client, taskQueue) => {
+      const workflowId = `receive-document:test:${args.messageId}`;
+      const out = (await client.workflow.execute(RECEIVE_DOCUMENT_WORKFLOW, {
+        taskQueue,
+        workflowId,
+        args: [args],
+      })) as ReceiveDocumentResult;
+      // RECORD_REPLAY_HISTORIES=1 saves the run as a replay fixture (test/workflows/replay.test.ts).
+      if (process.env['RECORD_REPLAY_HISTORIES'] && record) {
+        const history = await client.workflow.getHandle(workflowId).fetchHistory();
+        writeFileSync(path.join(HISTORIES, `${record}.json`), `${historyToJSON(history)}\n`);
+      }
+      return out;
+    });
     return { result, calls, validations, registers, args };
   }
 
   it('validates a recognised format with its id, then registers with the verdict (an invalid one too)', async () => {
-    const r = await run(DETECTED, INVALID);
+    const r = await run(DETECTED, INVALID, {}, 'receive-document-invalid');
     expect(r.calls).toEqual(['detect', 'validate', 'register']);
     expect(r.validations[0]).toMatchObject({ ...r.args, formatId: 'peppol-bis3-ubl-invoice' });
     expect(r.registers[0]).toMatchObject({ ...r.args, detection: DETECTED, validation: INVALID });
@@ -84,6 +94,8 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
     const r = await run(
       DETECTED,
       ApplicationFailure.nonRetryable('rule pack en16931-ubl missing', 'DEPENDENCY_UNAVAILABLE'),
+      {},
+      'receive-document-validation-failed',
     );
     expect(r.calls).toEqual(['detect', 'validate', 'register']);
     expect(r.registers[0]?.validation).toEqual({
@@ -95,7 +107,7 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
 
   it('registers an unreadable document without validating it', async () => {
     const unreadable: DetectionOutcome = { ok: false, code: 'UNSAFE_XML', message: 'DTD refused' };
-    const r = await run(unreadable, INVALID);
+    const r = await run(unreadable, INVALID, {}, 'receive-document-unreadable');
     expect(r.calls).toEqual(['detect', 'register']);
     expect(r.registers[0]).not.toHaveProperty('validation');
     expect(r.result).toMatchObject({ state: 'rejected' });
@@ -105,7 +117,12 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
   it('runs an injected document through the same steps, naming its record', async () => {
     const documentId = randomUUID();
     const valid: ReceivedValidation = { kind: 'valid', warnings: 0, ruleSets: ['r@1'] };
-    const r = await run(DETECTED, valid, { messageId: injectedMessageId(documentId), injected: { documentId } });
+    const r = await run(
+      DETECTED,
+      valid,
+      { messageId: injectedMessageId(documentId), injected: { documentId } },
+      'receive-document-injected',
+    );
     expect(r.calls).toEqual(['detect', 'validate', 'register']);
     expect(r.validations[0]).toMatchObject({ injected: { documentId } });
     expect(r.registers[0]).toMatchObject({ injected: { documentId }, validation: valid });

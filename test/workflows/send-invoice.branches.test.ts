@@ -324,7 +324,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     ]);
     expect(r.events[0]).toMatchObject({ stage: 'lookup', reasonCode: 'SMP_UNREACHABLE', attempt: 1 });
     expect(r.events[0]!.message).toMatch(
-      /^Attempt 1 failed temporarily \(SMP answered 503\); the next follows in 10 min$/,
+      /^Attempt 1 failed temporarily \(SMP answered 503\); the next follows in 10 min \(at \d{4}-[\d-]+T[\d:.]+Z\)$/,
     );
     expect(r.serverMs).toBeGreaterThanOrEqual(PEPPOL_SEND_SCHEDULE.delaysMs[0]!);
     expect(r.result).toMatchObject({ state: 'delivered', delivery: { attempts: 2 } });
