@@ -57,6 +57,34 @@ function conflict(documentId: string): GatewayError {
   });
 }
 
+/** A document's status resource: state, history, format and the validation outcome (sent and received alike). */
+export function documentStatusView(doc: DocumentRecord) {
+  return {
+    id: doc.documentId,
+    state: doc.state,
+    history: doc.history.map((h) => ({
+      state: h.state,
+      at: h.at.toISOString(),
+      ...(h.detail ? { detail: h.detail } : {}),
+    })),
+    ...(doc.format
+      ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } }
+      : {}),
+    ...(doc.validation
+      ? {
+          validation: {
+            isValid: doc.validation.isValid,
+            ruleSets: doc.validation.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
+            errorCount: doc.validation.errorCount,
+            warningCount: doc.validation.warningCount,
+            truncated: doc.validation.truncated,
+            assertions: doc.validation.assertions.map(assertionInfo),
+          },
+        }
+      : {}),
+  };
+}
+
 /**
  * POST /api/v1/{partyId}/salesInvoice/send, status and download. Invariant: the bytes and the record are durable and
  * the workflow is started before the 200; a failure before that leaves a record a retry can complete.
@@ -141,35 +169,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
   });
 
   router.get('/api/v1/:partyId/salesInvoice/:documentId/status', party, async (req: Request, res: Response) => {
-    const { tenantId, partyId } = partyOf(res);
-    const documentId = documentIdParam(req);
-    const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
-    if (!doc || doc.direction !== 'outbound')
-      throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
-    res.json({
-      id: doc.documentId,
-      state: doc.state,
-      history: doc.history.map((h) => ({
-        state: h.state,
-        at: h.at.toISOString(),
-        ...(h.detail ? { detail: h.detail } : {}),
-      })),
-      ...(doc.format
-        ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } }
-        : {}),
-      ...(doc.validation
-        ? {
-            validation: {
-              isValid: doc.validation.isValid,
-              ruleSets: doc.validation.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
-              errorCount: doc.validation.errorCount,
-              warningCount: doc.validation.warningCount,
-              truncated: doc.validation.truncated,
-              assertions: doc.validation.assertions.map(assertionInfo),
-            },
-          }
-        : {}),
-    });
+    res.json(documentStatusView(await salesDocument(req, res)));
   });
 
   router.get('/api/v1/:partyId/generic/:documentId/download', party, async (req: Request, res: Response) => {
