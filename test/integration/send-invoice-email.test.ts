@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -8,7 +9,8 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { extractFromPdf } from '../../src/formats';
 import { transformDocument } from '../../src/transform';
-import { requireEnv } from '../support/services';
+import { requireEnv, workerBundleEnv } from '../support/services';
+import { eventually } from '../support/poll';
 import {
   RecordingDeliveryStarter,
   createWebhookTestContext,
@@ -31,6 +33,7 @@ jest.setTimeout(300_000);
  */
 
 const PARTY = '0106:12345678';
+const REPO = path.resolve(__dirname, '../..');
 const INVOICE = readFileSync(path.resolve(__dirname, '../../scripts/demo/invoice.xml'));
 const BUYER_MAIL = 'invoices@customer.example.test';
 
@@ -40,14 +43,15 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
   let ctx: WebhookTestContext;
   let token: string;
   let starter: TemporalWorkflowStarter;
-  let worker: RunningWorker;
+  let worker: RunningWorker | undefined;
   let sink: SmtpSink;
   let answer: (stage: SinkStage) => SinkAnswer | undefined = () => undefined;
+  let delay: (stage: SinkStage) => number | undefined = () => undefined;
   let fallbackHook: string;
   let directHook: string;
 
   beforeAll(async () => {
-    sink = await startSmtpSink({ answer: (stage) => answer(stage) });
+    sink = await startSmtpSink({ answer: (stage) => answer(stage), delay: (stage) => delay(stage) });
     // The run's e-mail schedule comes from the starter (the API's setting), not from the worker's environment.
     starter = await TemporalWorkflowStarter.connect({
       address: temporalAddress,
@@ -248,4 +252,58 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     // The fallback mail hook of this party makes peppol-fallback a channel it may force.
     expect((await post('?channel=peppol-fallback')).status).toBe(200);
   });
+
+  it('a worker killed in the middle of an e-mail loses nothing: the next worker sends it, the mailbox gets one', async () => {
+    await worker?.stop();
+    worker = undefined;
+    const workerJs = path.join(REPO, 'dist/src/main/worker.js');
+    if (!existsSync(workerJs)) throw new Error(`${workerJs} missing: run through \`npm test\`, which builds dist/`);
+    const env = {
+      ...process.env,
+      ...workerBundleEnv(),
+      MONGODB_URI: ctx.config.mongo.uri,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WORKER_METRICS_ADDRESS: '',
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(sink.port),
+      SMTP_REQUIRE_TLS: 'false',
+      SMTP_FROM: 'invoices@gateway.example.test',
+      LOG_LEVEL: 'warn',
+    };
+    const spawnWorker = (): ChildProcess =>
+      spawn(process.execPath, [workerJs], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    // The first RCPT is answered only after 20 s: the worker is killed while it waits, before the mail was taken.
+    let reached = false;
+    delay = (stage) => {
+      if (stage !== 'rcpt' || reached) return undefined;
+      reached = true;
+      return 20_000;
+    };
+    const from = sink.messages.length;
+    const first = spawnWorker();
+    let second: ChildProcess | undefined;
+    try {
+      const id = await upload(`?channel=${directHook}`);
+      await eventually(() => reached || undefined, 60_000, 'the first worker in the middle of the SMTP exchange', 25);
+      first.kill('SIGKILL');
+      await new Promise((r) => first.once('exit', r));
+      second = spawnWorker();
+      // The activity is retried on the second worker once the first one's heartbeat is missed.
+      const status = await finalStatus(id);
+      expect(status.state).toBe('delivered');
+      const mine = sink.messages.slice(from).filter((m) => m.to.includes('direct@customer.example.test'));
+      expect(mine).toHaveLength(1);
+      expect((await parseMail(mine[0]!)).messageId).toBe(`<${id}.${directHook}@gateway.example.test>`);
+      // One attempt in the history: the killed one did not finish, the retried activity recorded it once.
+      expect(status.history.filter((h) => h.state === 'sending')).toHaveLength(1);
+    } finally {
+      delay = () => undefined;
+      if (first.exitCode === null && first.signalCode === null) first.kill('SIGKILL');
+      if (second) {
+        second.kill('SIGTERM');
+        await new Promise((r) => second!.once('exit', r));
+      }
+    }
+  }, 240_000);
 });
