@@ -13,7 +13,7 @@ import type { DetectionOutcome } from '../../workflows/contracts/send-invoice';
 import type { MLS_FORMAT_ID as MlsFormatId } from '../../workflows/contracts/receive-document';
 import type { PublishEventInput } from '../webhooks/publish';
 
-/** The detected format id of an MLS (src/formats/catalogue.ts; the contract's, src/ takes no values from workflows/). */
+/** The detected format id of an MLS (the contract's value: src/ takes no values from workflows/). */
 export const MLS_FORMAT_ID: typeof MlsFormatId = 'peppol-mls';
 
 /** The spec's status text of each MLS response code (spec 6.3). */
