@@ -185,10 +185,13 @@ export const Transition = {
   },
   /** A received MLS that breaks an MLS rule: recorded with the rule, announced to nobody (no document to name). */
   receivedMlsRefused: { to: S.Rejected, from: [S.Received], key: fixedKey(HistoryStep.detect.key) },
-  /** A sent document's MLS arrived: recorded on its history, never its final state (MessageLevelStatusReceived). */
+  /**
+   * A sent document's MLS arrived (MessageLevelStatusReceived). It is the state only while no final entry exists;
+   * after `delivered` / InvoiceSentError it is recorded on the history and the final state stays.
+   */
   mlsReceived: {
     to: S.MlsReceived,
-    from: [S.Sending, S.Retrying, S.Delivered, S.InvoiceSentError],
+    from: [S.Sending, S.Retrying],
     key: fixedKey(HistoryStep.mlsReceived.key),
   },
   /** A received document of another kind (orders, responses): recorded, its topic comes with its feature. */
