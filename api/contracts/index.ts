@@ -3,6 +3,7 @@ import { transformRoutes } from './transform';
 import { webhookRoutes } from './webhooks';
 import { peppolRoutes } from './peppol';
 import { documentRoutes } from './documents';
+import { mlsRoutes } from './mls';
 
 /*
  * The public HTTP contract: every route with its responses, as data. api/openapi.ts turns this into the OpenAPI
@@ -452,6 +453,7 @@ export const ROUTES: RouteContract[] = [
   ...peppolRoutes({ problem, authenticated, partyScoped, partyParam }),
   ...transformRoutes({ problem, authenticated }),
   ...documentRoutes({ problem, partyScoped, partyParam, DocumentStatus, DocumentAccepted }),
+  ...mlsRoutes({ problem, authenticated }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {
