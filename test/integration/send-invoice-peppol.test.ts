@@ -401,7 +401,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       ['InvoiceSent', '3'],
     ]);
     expect(events[0]!.message).toMatch(
-      /^Attempt 1 failed temporarily \(HTTP 503: receiving access point busy\); the next follows in 300 ms$/,
+      /^Attempt 1 failed temporarily \(HTTP 503: receiving access point busy\); the next follows in 300 ms \(at [0-9T:.Z-]+\)$/,
     );
     expect(events[0]!.details).toMatchObject({
       protocol: 'peppol',
@@ -455,7 +455,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       protocol: '',
     });
     expect(events[0]!.message).toMatch(
-      /^Attempt 1 failed temporarily \(The recipient's Peppol registration could not be read: .+\); the next follows in 300 ms$/,
+      /^Attempt 1 failed temporarily \(The recipient's Peppol registration could not be read: .+\); the next follows in 300 ms \(at [0-9T:.Z-]+\)$/,
     );
   });
 
