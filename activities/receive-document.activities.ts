@@ -1,15 +1,19 @@
 import { heartbeat } from '@temporalio/activity';
 import { createReceiveDocument, type ReceiveDocumentDeps } from '../src/receiving';
+import { createMlsSending, type MlsSentDeps } from '../src/receiving/mls-send';
 
 /** What the worker wires for receiveDocument's activities (the heartbeat is the activity's own). */
-export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'>;
+export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'> & Omit<MlsSentDeps, 'heartbeat'>;
 
 /** receiveDocument's activities: the receive-document use case's steps (errors are mapped in ./index.ts). */
 export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDeps) {
   const steps = createReceiveDocument({ ...deps, heartbeat: () => heartbeat() });
+  const mls = createMlsSending({ ...deps, heartbeat: () => heartbeat() });
   return {
     detectReceivedFormat: steps.detectReceivedFormat,
     validateReceivedDocument: steps.validateReceivedDocument,
     registerReceivedDocument: steps.registerReceivedDocument,
+    sendMlsAttempt: mls.sendMlsAttempt,
+    publishMlsSent: mls.publishMlsSent,
   };
 }

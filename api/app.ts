@@ -16,6 +16,7 @@ import { createTokenRouter } from './routes/token.routes';
 import { registerDocumentRoutes } from './routes/documents.routes';
 import { registerDocumentListRoutes } from './routes/documents-list.routes';
 import { registerReceivedRoutes } from './routes/received.routes';
+import { registerMlsResponseRoutes } from './routes/mls-response.routes';
 import { registerHealthRoutes } from './routes/health.routes';
 import { registerMeRoutes } from './routes/me.routes';
 import { registerValidateRoutes } from './routes/validate.routes';
@@ -148,6 +149,12 @@ export function createApp(deps: AppDeps): Application {
     documents: deps.documents,
     blobs: deps.blobs,
     logger,
+  });
+  registerMlsResponseRoutes(api, {
+    directory: deps.directory,
+    documents: deps.documents,
+    blobs: deps.blobs,
+    workflows: deps.workflows,
   });
   registerValidateRoutes(api, {
     rulesDir: config.validation.rulesDir,

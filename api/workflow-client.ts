@@ -8,9 +8,10 @@ import { RECEIVE_DOCUMENT_WORKFLOW, type ReceiveDocumentInput } from '../workflo
 import { DocumentIdAttribute, TenantIdAttribute } from '../workflows/contracts/search-attributes';
 import { SEND_INVOICE_WORKFLOW, type SendInvoiceInput } from '../workflows/contracts/send-invoice';
 import type { receiveDocument } from '../workflows/receive-document.workflow';
+import type { sendMessageLevelStatus } from '../workflows/send-mls.workflow';
+import { SEND_MLS_WORKFLOW, sendMlsWorkflowId, type SendMlsInput } from '../workflows/contracts/send-mls';
 import type { sendInvoice } from '../workflows/send-invoice.workflow';
 import { RETRY_NOW_SIGNAL } from '../workflows/contracts/send-invoice';
-
 
 /** What the HTTP edge needs from Temporal; a port so HTTP tests can run without a server. */
 export interface WorkflowStarter {
@@ -25,6 +26,8 @@ export interface WorkflowStarter {
   retryNow?(tenantId: string, documentId: string): Promise<'signalled' | 'not-running'>;
   /** The receive workflow of a stored AS4 message; idempotent like startSendInvoice. Optional for test starters. */
   startReceiveDocument?(input: ReceiveDocumentInput): Promise<'started' | 'already-started'>;
+  /** The MLS run of a received document; 'already-started' when it has one (one MLS per document). Optional. */
+  startSendMls?(input: SendMlsInput): Promise<'started' | 'already-started'>;
   ping(): Promise<boolean>;
 }
 
@@ -131,6 +134,34 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
         'The received message was stored but its processing could not be started',
         { cause: e },
       );
+    }
+  }
+
+  /** The run that sends the MLS of a received document; REJECT_DUPLICATE: one MLS per document, ever. */
+  async startSendMls(input: SendMlsInput): Promise<'started' | 'already-started'> {
+    try {
+      await this.client.workflow.start<typeof sendMessageLevelStatus>(SEND_MLS_WORKFLOW, {
+        taskQueue: this.settings.taskQueue,
+        workflowId: sendMlsWorkflowId(input.tenantId, input.documentId),
+        args: [
+          this.settings.peppolSendSchedule && !input.peppolSchedule
+            ? { ...input, peppolSchedule: this.settings.peppolSendSchedule }
+            : input,
+        ],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(this.settings.searchAttributes === false
+          ? {}
+          : {
+              typedSearchAttributes: [
+                { key: TenantIdAttribute, value: input.tenantId },
+                { key: DocumentIdAttribute, value: input.documentId },
+              ],
+            }),
+      });
+      return 'started';
+    } catch (e) {
+      if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
+      throw new GatewayError('WORKFLOW_START_FAILED', 'The message-level status could not be started', { cause: e });
     }
   }
 

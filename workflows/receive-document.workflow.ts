@@ -1,5 +1,10 @@
 import { ActivityFailure, uuid4 } from '@temporalio/workflow';
-import type { ReceiveDocumentInput, ReceiveDocumentResult, ReceivedValidation } from './contracts/receive-document';
+import {
+  MLS_FORMAT_ID,
+  type ReceiveDocumentInput,
+  type ReceiveDocumentResult,
+  type ReceivedValidation,
+} from './contracts/receive-document';
 import { documentSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
 
@@ -9,14 +14,16 @@ import { DocumentState } from '../src/core/document-states';
  * inside the SBD and records it on the message, validates a recognised format with its official rules (the verdict
  * goes on the document, never drops it), then makes the document the party's purchase document (downloadable, also
  * converted with ?targetFormat=) and publishes InvoiceReceived with the verdict, or InvoiceReceivedError when it cannot
- * be read. The AS4 receipt went out before this run started: nothing here refuses the message towards the sender
+ * be read. A message-level status (MLS) about a document we sent is registered and announced as
+ * MessageLevelStatusReceived instead. The AS4 receipt went out before this run started: nothing here refuses the message towards the sender
  * (that is the MLS's job).
  */
 export async function receiveDocument(input: ReceiveDocumentInput): Promise<ReceiveDocumentResult> {
   const detection = await documentSteps.detectReceivedFormat(input);
   const state = detection.ok ? DocumentState.Detected : DocumentState.Rejected;
   let validation: ReceivedValidation | undefined;
-  if (detection.ok) {
+  // A received MLS is read with the MLS rules by the register step, which matches it to the invoice it answers.
+  if (detection.ok && detection.format.id !== MLS_FORMAT_ID) {
     try {
       validation = await validationSteps.validateReceivedDocument({ ...input, formatId: detection.format.id });
     } catch (e) {

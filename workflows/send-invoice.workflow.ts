@@ -178,11 +178,12 @@ class Sending {
     });
   }
 
-  private async fail(e: Failure): Promise<SendInvoiceResult> {
-    const event = await this.publish({ topic: 'InvoiceSentError', ...e });
+  /** Publishes the run's final topic and answers the run's result with it. */
+  private async end(topic: 'InvoiceSent' | 'InvoiceSentError', e: Failure): Promise<SendInvoiceResult> {
+    const event = await this.publish({ topic, ...e });
     return {
       ...this.base,
-      state: DocumentState.InvoiceSentError,
+      state: topic === 'InvoiceSent' ? DocumentState.Delivered : DocumentState.InvoiceSentError,
       event,
       delivery: {
         attempts: this.attempts,
@@ -194,22 +195,12 @@ class Sending {
     };
   }
 
-  private async delivered(e: Omit<EventFields, 'topic'>): Promise<ChannelResult> {
-    const event = await this.publish({ topic: 'InvoiceSent', ...e });
-    return {
-      delivered: {
-        ...this.base,
-        state: DocumentState.Delivered,
-        event,
-        delivery: {
-          attempts: this.attempts,
-          ...(e.messageId ? { messageId: e.messageId } : {}),
-          ...(e.endpoint ? { endpoint: e.endpoint } : {}),
-          ...(e.channel ? { channel: e.channel } : {}),
-          ...(e.protocol ? { protocol: e.protocol } : {}),
-        },
-      },
-    };
+  private fail(e: Failure): Promise<SendInvoiceResult> {
+    return this.end('InvoiceSentError', e);
+  }
+
+  private async delivered(e: Failure): Promise<ChannelResult> {
+    return { delivered: await this.end('InvoiceSent', e) };
   }
 
   /**

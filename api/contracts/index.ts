@@ -3,6 +3,7 @@ import { transformRoutes } from './transform';
 import { webhookRoutes } from './webhooks';
 import { peppolRoutes } from './peppol';
 import { documentRoutes } from './documents';
+import { mlsRoutes } from './mls';
 
 /*
  * The public HTTP contract: every route with its responses, as data. api/openapi.ts turns this into the OpenAPI
@@ -116,6 +117,18 @@ export const DocumentStatus = z
       .describe('The outcome of the validation step, once it ran'),
   })
   .meta({ id: 'DocumentStatus' });
+
+export const ResendAccepted = z
+  .object({
+    id: z.string().uuid(),
+    state: z.literal('resending'),
+    generation: z.number().int().min(1).describe('Which resend of the document this is'),
+  })
+  .meta({ id: 'ResendAccepted' });
+
+export const RetryNowAccepted = z
+  .object({ id: z.string().uuid(), state: z.literal('retrying') })
+  .meta({ id: 'RetryNowAccepted' });
 
 export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
 export const Readiness = z
@@ -250,6 +263,34 @@ export const ROUTES: RouteContract[] = [
       200: { description: 'Current state and history', content: { 'application/json': DocumentStatus } },
       ...partyScoped,
       404: problem('No such document for this party'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/:partyId/salesInvoice/:documentId/resend',
+    summary: 'Send a sales invoice in InvoiceSentError again (a new run; its history is kept)',
+    tags: ['Sales invoices'],
+    auth: true,
+    params: { ...partyParam, documentId: 'Document id returned by the upload' },
+    responses: {
+      202: { description: 'The resend started', content: { 'application/json': ResendAccepted } },
+      ...partyScoped,
+      404: problem('No such document for this party'),
+      409: problem('The document is not in InvoiceSentError, or is being sent'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/:partyId/salesInvoice/:documentId/retryNow',
+    summary: 'Make the next attempt of a sales invoice waiting between attempts now',
+    tags: ['Sales invoices'],
+    auth: true,
+    params: { ...partyParam, documentId: 'Document id returned by the upload' },
+    responses: {
+      202: { description: 'The waiting run was woken', content: { 'application/json': RetryNowAccepted } },
+      ...partyScoped,
+      404: problem('No such document for this party'),
+      409: problem('The document is not waiting for a next attempt'),
     },
   },
   {
@@ -412,6 +453,7 @@ export const ROUTES: RouteContract[] = [
   ...peppolRoutes({ problem, authenticated, partyScoped, partyParam }),
   ...transformRoutes({ problem, authenticated }),
   ...documentRoutes({ problem, partyScoped, partyParam, DocumentStatus, DocumentAccepted }),
+  ...mlsRoutes({ problem, authenticated }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {

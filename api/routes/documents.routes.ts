@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import { chooseChannel } from '../../src/core/channels';
-import { DocumentState, Transition, generationOf } from '../../src/core/document-states';
+import { DocumentState } from '../../src/core/document-states';
+import { resendDocument, retryDocumentNow, type SendRunControl } from '../../src/sending/operator';
 import { GatewayError, isGatewayError } from '../../src/core/gateway-error';
 import type { HookRecord } from '../../src/storage/hooks/hook.repository';
 import { isUuid } from '../../src/core/identifiers';
@@ -31,7 +32,6 @@ export interface DocumentRouteDeps {
   hooks?: { listForRouting(tenantId: string, partyKey: string | null): Promise<HookRecord[]> } | undefined;
 }
 
-const RESEND_START_TRIES = 20;
 const CHANNEL = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /**
@@ -55,6 +55,34 @@ function conflict(documentId: string): GatewayError {
   return new GatewayError('DOCUMENT_ID_CONFLICT', `Document ${documentId} was already processed`, {
     details: { documentId },
   });
+}
+
+/** A document's status resource: state, history, format and the validation outcome (sent and received alike). */
+export function documentStatusView(doc: DocumentRecord) {
+  return {
+    id: doc.documentId,
+    state: doc.state,
+    history: doc.history.map((h) => ({
+      state: h.state,
+      at: h.at.toISOString(),
+      ...(h.detail ? { detail: h.detail } : {}),
+    })),
+    ...(doc.format
+      ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } }
+      : {}),
+    ...(doc.validation
+      ? {
+          validation: {
+            isValid: doc.validation.isValid,
+            ruleSets: doc.validation.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
+            errorCount: doc.validation.errorCount,
+            warningCount: doc.validation.warningCount,
+            truncated: doc.validation.truncated,
+            assertions: doc.validation.assertions.map(assertionInfo),
+          },
+        }
+      : {}),
+  };
 }
 
 /**
@@ -110,94 +138,38 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     res.status(200).json({ id: documentId });
   });
 
-  /**
-   * Resend (beyond the contract, which only forbids DELETE and stop): a document in InvoiceSentError gets a new run,
-   * the next generation of its history (the earlier attempts stay). The generation's first entry is a keyed insert,
-   * so of two concurrent resends one starts the run and the other is a 409; so is a document in any other state.
-   */
-  router.post('/api/v1/:partyId/salesInvoice/:documentId/resend', party, async (req: Request, res: Response) => {
+  /** A sales invoice of the caller's party, or 404. */
+  const salesDocument = async (req: Request, res: Response) => {
     const { tenantId, partyId } = partyOf(res);
     const documentId = documentIdParam(req);
     const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
     if (!doc || doc.direction !== 'outbound')
       throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
-    const resend = deps.workflows.resendInvoice?.bind(deps.workflows);
-    if (!resend) throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'Resending is not available in this process');
-    if (doc.state !== DocumentState.InvoiceSentError) {
-      throw new GatewayError(
-        'CONFLICT',
-        `Document ${documentId} is ${doc.state}: only a document in InvoiceSentError can be sent again`,
-        { details: { state: doc.state } },
-      );
-    }
-    const generation = Math.max(0, ...doc.history.map((h) => generationOf(h.key))) + 1;
-    const first = await deps.documents.recordTransition(tenantId, documentId, Transition.resend, {
-      generation,
-      detail: `resend ${generation} asked for`,
-    });
-    if (!first) throw new GatewayError('CONFLICT', `Document ${documentId} is being sent again already`);
-    const input = { tenantId, documentId, generation, ...(doc.channel ? { channel: doc.channel } : {}) };
-    // The run that ended in InvoiceSentError closes right after recording it: a start in that moment waits for it.
-    let started = await resend(input);
-    for (let i = 0; started === 'running' && i < RESEND_START_TRIES; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      started = await resend(input);
-    }
-    if (started === 'running') throw new GatewayError('CONFLICT', `Document ${documentId} is being sent`);
-    res.status(202).json({ id: documentId, state: DocumentState.Resending, generation });
+    return doc;
+  };
+  const runControl = (): SendRunControl => {
+    const w = deps.workflows;
+    if (!w.resendInvoice || !w.retryNow)
+      throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'Resending is not available in this process');
+    return { resendInvoice: w.resendInvoice.bind(w), retryNow: w.retryNow.bind(w) };
+  };
+
+  /** Resend (beyond the contract): a document in InvoiceSentError gets a new run (src/sending/operator.ts). */
+  router.post('/api/v1/:partyId/salesInvoice/:documentId/resend', party, async (req: Request, res: Response) => {
+    const doc = await salesDocument(req, res);
+    const { generation } = await resendDocument(deps.documents, runControl(), doc);
+    res.status(202).json({ id: doc.documentId, state: DocumentState.Resending, generation });
   });
 
   /** Retry now (beyond the contract): a document waiting between attempts makes its next attempt at once. */
   router.post('/api/v1/:partyId/salesInvoice/:documentId/retryNow', party, async (req: Request, res: Response) => {
-    const { tenantId, partyId } = partyOf(res);
-    const documentId = documentIdParam(req);
-    const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
-    if (!doc || doc.direction !== 'outbound')
-      throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
-    const retryNow = deps.workflows.retryNow?.bind(deps.workflows);
-    if (!retryNow) throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'Retrying is not available in this process');
-    if (doc.state !== DocumentState.Retrying) {
-      throw new GatewayError(
-        'CONFLICT',
-        `Document ${documentId} is ${doc.state}: only a document waiting for its next attempt can be retried now`,
-        { details: { state: doc.state } },
-      );
-    }
-    if ((await retryNow(tenantId, documentId)) === 'not-running')
-      throw new GatewayError('CONFLICT', `Document ${documentId} has no run waiting`);
-    res.status(202).json({ id: documentId, state: doc.state });
+    const doc = await salesDocument(req, res);
+    await retryDocumentNow(runControl(), doc);
+    res.status(202).json({ id: doc.documentId, state: doc.state });
   });
 
   router.get('/api/v1/:partyId/salesInvoice/:documentId/status', party, async (req: Request, res: Response) => {
-    const { tenantId, partyId } = partyOf(res);
-    const documentId = documentIdParam(req);
-    const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
-    if (!doc || doc.direction !== 'outbound')
-      throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
-    res.json({
-      id: doc.documentId,
-      state: doc.state,
-      history: doc.history.map((h) => ({
-        state: h.state,
-        at: h.at.toISOString(),
-        ...(h.detail ? { detail: h.detail } : {}),
-      })),
-      ...(doc.format
-        ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } }
-        : {}),
-      ...(doc.validation
-        ? {
-            validation: {
-              isValid: doc.validation.isValid,
-              ruleSets: doc.validation.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
-              errorCount: doc.validation.errorCount,
-              warningCount: doc.validation.warningCount,
-              truncated: doc.validation.truncated,
-              assertions: doc.validation.assertions.map(assertionInfo),
-            },
-          }
-        : {}),
-    });
+    res.json(documentStatusView(await salesDocument(req, res)));
   });
 
   router.get('/api/v1/:partyId/generic/:documentId/download', party, async (req: Request, res: Response) => {

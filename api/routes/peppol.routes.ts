@@ -187,7 +187,14 @@ function planDelivery(
   senderParty: string,
   id: string,
   found: RecipientEndpoint | LookupRefusal,
-): { partyId: string; channel: string | null; description: string; message: string } {
+): {
+  partyId: string;
+  channel: string | null;
+  description: string;
+  message: string;
+  /** Reachable over Peppol, and a fallback channel would take what fails there. */
+  fallback?: { description: string; message: string };
+} {
   const details = { sender: senderParty, recipient: id };
   const filter = (hook: HookRecord, event: { topic: string; details?: Readonly<Record<string, string>> }) =>
     passesFilter(hook, {
@@ -221,23 +228,37 @@ function planDelivery(
       message: 'Delivered by e-mail to the address the invoice or the hook names',
     };
   }
+  const fallbackFor = (status: number) => {
+    const next = nextSendTopic(c, status, kind);
+    const fb = next
+      ? chooseChannel(next, kind, hooks, { first: false, tried: [channelKey(c)], details, passesFilter: filter })
+      : undefined;
+    return fb?.ok && fb.channel.kind === 'mailto' ? fb.channel : undefined;
+  };
   if (found.ok) {
+    // Reachable over Peppol; when a delivery there fails for good, the fallback (if any) still takes it.
+    const later = fallbackFor(ChannelStatus.Exhausted);
     return {
       partyId: id,
       channel: 'peppol',
       description: 'Peppol network (AS4)',
       message: identifierView(id, found).message,
+      ...(later
+        ? {
+            fallback: {
+              description: `Peppol, with e-mail fallback through hook ${named(later.hookId)}`,
+              message: 'Delivered over Peppol; e-mail if that fails',
+            },
+          }
+        : {}),
     };
   }
-  const next = nextSendTopic(c, lookupStatus(found), kind);
-  const fallback = next
-    ? chooseChannel(next, kind, hooks, { first: false, tried: [channelKey(c)], details, passesFilter: filter })
-    : undefined;
-  if (fallback?.ok && fallback.channel.kind === 'mailto') {
+  const fallback = fallbackFor(lookupStatus(found));
+  if (fallback) {
     return {
       partyId: id,
       channel: PEPPOL_FALLBACK,
-      description: `Peppol, with e-mail fallback through hook ${named(fallback.channel.hookId)}`,
+      description: `Peppol, with e-mail fallback through hook ${named(fallback.hookId)}`,
       message: `Delivered by e-mail: ${found.message}`,
     };
   }
@@ -514,6 +535,11 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
       const options: Array<{ channel: string; description: string; identifiers: unknown[] }> = [
         { channel: 'peppol', description: 'Peppol network (AS4)', identifiers: peppolIdentifiers },
       ];
+      // Beside Peppol, the fallback for recipients Peppol reaches (what takes a document Peppol fails for good).
+      const later = plans.find((p) => p.fallback)?.fallback;
+      const fallbackIds = plans.flatMap((p) =>
+        p.fallback ? [{ partyId: p.partyId, isValid: true, message: p.fallback.message }] : [],
+      );
       for (const plan of plans) {
         if (plan.channel === null || plan.channel === 'peppol') continue;
         if (options.some((o) => o.channel === plan.channel)) continue;
@@ -524,6 +550,11 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
             .filter((p) => p.channel === plan.channel)
             .map((p) => ({ partyId: p.partyId, isValid: true, message: p.message })),
         });
+      }
+      if (later) {
+        const existing = options.find((o) => o.channel === PEPPOL_FALLBACK);
+        if (existing) existing.identifiers.push(...fallbackIds);
+        else options.push({ channel: PEPPOL_FALLBACK, description: later.description, identifiers: fallbackIds });
       }
       const best = plans.find((p) => p.channel !== null);
       const body = best

@@ -5,7 +5,7 @@ import { isUuid } from '../../src/core/identifiers';
 import type { BlobStore } from '../../src/storage/blob-store';
 import type { DirectoryRepository } from '../../src/storage/directory.repository';
 import type { DocumentRecord, DocumentRepository, StoredDocument } from '../../src/storage/document.repository';
-import { assertionInfo } from '../../src/storage/models';
+import { documentStatusView } from './documents.routes';
 import type { Logger } from '../../src/observability/logger';
 import { INJECTED_CREATED_BY, injectedMessageId } from '../../workflows/contracts/receive-document';
 import type { WorkflowStarter } from '../workflow-client';
@@ -32,31 +32,7 @@ function conflict(documentId: string): GatewayError {
 /** A received document's status: the sales invoice status shape, with the verdict in the API's words. */
 function statusOf(doc: DocumentRecord) {
   const verdict = verdictOfRecord(doc);
-  return {
-    id: doc.documentId,
-    state: doc.state,
-    history: doc.history.map((h) => ({
-      state: h.state,
-      at: h.at.toISOString(),
-      ...(h.detail ? { detail: h.detail } : {}),
-    })),
-    ...(doc.format
-      ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } }
-      : {}),
-    ...(doc.validation
-      ? {
-          validation: {
-            isValid: doc.validation.isValid,
-            ruleSets: doc.validation.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
-            errorCount: doc.validation.errorCount,
-            warningCount: doc.validation.warningCount,
-            truncated: doc.validation.truncated,
-            assertions: doc.validation.assertions.map(assertionInfo),
-          },
-        }
-      : {}),
-    ...(verdict ? { verdict } : {}),
-  };
+  return { ...documentStatusView(doc), ...(verdict ? { verdict } : {}) };
 }
 
 /**

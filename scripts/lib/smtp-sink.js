@@ -18,9 +18,15 @@ function refusal(answer) {
 
 /**
  * Starts the sink on 127.0.0.1. Options: port (0 = any free one), dir (write .eml files), answer (see above),
- * maxBytes. Resolves { host, port, messages, close() }; messages: [{ seq, from, to, raw, file? }].
+ * delay (stage, session, address) → ms before answering RCPT, maxBytes. Resolves { host, port, messages, close() }; messages: [{ seq, from, to, raw, file? }].
  */
-function startSmtpSink({ port = 0, dir, answer = () => undefined, maxBytes = MAX_MESSAGE_BYTES } = {}) {
+function startSmtpSink({
+  port = 0,
+  dir,
+  answer = () => undefined,
+  delay = () => undefined,
+  maxBytes = MAX_MESSAGE_BYTES,
+} = {}) {
   const messages = [];
   if (dir) fs.mkdirSync(dir, { recursive: true });
   const server = new SMTPServer({
@@ -34,7 +40,11 @@ function startSmtpSink({ port = 0, dir, answer = () => undefined, maxBytes = MAX
       callback(refusal(answer('mail', session, address.address)));
     },
     onRcptTo(address, session, callback) {
-      callback(refusal(answer('rcpt', session, address.address)));
+      // A slow server: the answer to RCPT comes after `delay` ms (a client may go away meanwhile).
+      const ms = delay('rcpt', session, address.address);
+      const reply = () => callback(refusal(answer('rcpt', session, address.address)));
+      if (ms) setTimeout(reply, ms);
+      else reply();
     },
     onData(stream, session, callback) {
       const chunks = [];

@@ -32,6 +32,11 @@ export const DocumentState = {
    * permanent failure or exhausted retries. Named as the spec's state and event.
    */
   InvoiceSentError: 'InvoiceSentError',
+  /**
+   * The receiving access point's message-level status (MLS) about a sent document arrived (its code and reasons in
+   * the history detail). Placed just before the final entries: it never hides `delivered` or InvoiceSentError.
+   */
+  MlsReceived: 'mls-received',
 } as const;
 
 export type DocumentStateName = (typeof DocumentState)[keyof typeof DocumentState];
@@ -56,6 +61,8 @@ export const HistoryStep = {
   },
   /** The first entry of a resend's generation (written under `g<n>:resend`). */
   resend: { key: 'resend', order: 5, states: [DocumentState.Resending] },
+  /** One per generation: a receiving access point sends at most one MLS per message (MLS 1.0). */
+  mlsReceived: { key: 'mls-received', order: FINAL - 1, states: [DocumentState.MlsReceived] },
   delivered: { key: 'delivered', order: FINAL, states: [DocumentState.Delivered] },
   sendError: { key: 'send-error', order: FINAL, states: [DocumentState.InvoiceSentError] },
   dropped: { key: 'dropped', order: FINAL, states: [DocumentState.Dropped] },
@@ -175,6 +182,17 @@ export const Transition = {
     from: [S.Received],
     key: fixedKey(HistoryStep.detect.key),
     topic: 'InvoiceReceivedError',
+  },
+  /** A received MLS that breaks an MLS rule: recorded with the rule, announced to nobody (no document to name). */
+  receivedMlsRefused: { to: S.Rejected, from: [S.Received], key: fixedKey(HistoryStep.detect.key) },
+  /**
+   * A sent document's MLS arrived (MessageLevelStatusReceived). It is the state only while no final entry exists;
+   * after `delivered` / InvoiceSentError it is recorded on the history and the final state stays.
+   */
+  mlsReceived: {
+    to: S.MlsReceived,
+    from: [S.Sending, S.Retrying],
+    key: fixedKey(HistoryStep.mlsReceived.key),
   },
   /** A received document of another kind (orders, responses): recorded, its topic comes with its feature. */
   receivedOther: { to: S.Detected, from: [S.Received], key: fixedKey(HistoryStep.detect.key) },

@@ -7,6 +7,7 @@ import { generateClientSecret, hashClientSecret, hashSecret, validateIntegration
 import { composeCore, type Core } from './compose';
 import { JsonZoneFile, seedDemo } from './seed-demo';
 import { reconcileStorage, type SendRunLookup } from '../maintenance/reconcile';
+import { resendDocument, retryDocumentNow, type SendRunControl } from '../sending/operator';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
 
@@ -28,6 +29,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   seed-demo [--sml-zone-file FILE]   demo tenant, its two parties in our SMP (and in the local SML zone FILE),
                                      the sender's mail hook, the demo client + fresh secret
   reconcile [--dry-run]          compare stored documents with their workflows, remove bytes nothing refers to
+  document resend --tenant ID --document-id ID      a sales invoice in InvoiceSentError gets a new run
+  document retry-now --tenant ID --document-id ID   a sales invoice waiting between attempts makes its next one now
 `;
 
 type Options = Record<string, string | boolean | undefined>;
@@ -48,7 +51,11 @@ function list(v: string | boolean | undefined): string[] {
 }
 
 /** Runs one admin command and returns what it prints (JSON-able). Exported for tests. */
-export async function runAdmin(core: Core, args: string[], services: { runs?: SendRunLookup } = {}): Promise<unknown> {
+export async function runAdmin(
+  core: Core,
+  args: string[],
+  services: { runs?: SendRunLookup; control?: SendRunControl } = {},
+): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -68,6 +75,7 @@ export async function runAdmin(core: Core, args: string[], services: { runs?: Se
       party: { type: 'string' },
       'dry-run': { type: 'boolean' },
       'sml-zone-file': { type: 'string' },
+      'document-id': { type: 'string' },
     },
   });
   const o = values as Options;
@@ -172,6 +180,22 @@ export async function runAdmin(core: Core, args: string[], services: { runs?: Se
       );
       return report.findings.map((f) => ({ kind: f.kind, id: f.id, repaired: f.repaired, detail: f.detail }));
     }
+    case 'document resend':
+    case 'document retry-now': {
+      if (!services.control)
+        throw new GatewayError('DEPENDENCY_UNAVAILABLE', `${noun} ${verb} needs the Temporal server`);
+      const tenantId = need(o, 'tenant');
+      const documentId = need(o, 'document-id');
+      const doc = await core.documents.find(tenantId, documentId);
+      if (!doc || doc.direction !== 'outbound')
+        throw new GatewayError('DOCUMENT_NOT_FOUND', `Sales invoice ${documentId} not found in tenant ${tenantId}`);
+      if (verb === 'retry-now') {
+        await retryDocumentNow(services.control, doc);
+        return { id: documentId, state: doc.state, retryNow: 'signalled' };
+      }
+      const { generation } = await resendDocument(core.documents, services.control, doc);
+      return { id: documentId, state: 'resending', generation };
+    }
     default:
       throw new GatewayError('BAD_REQUEST', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
   }
@@ -202,11 +226,19 @@ if (require.main === module) {
   // Logs go to stdout; keep them quiet so the command's own output (e.g. --json) is all that is printed.
   composeCore(loadConfig(), 'admin', { logLevel: 'error' })
     .then(async (core) => {
-      // Only reconciliation asks Temporal where each run stands.
-      const temporal = args[0] === 'reconcile' ? await connectTemporalClient(core.config.temporal) : undefined;
-      const runs = temporal ? TemporalWorkflowStarter.over(temporal, core.config.temporal) : undefined;
+      // Reconciliation asks Temporal where each run stands; resend and retry-now act on runs.
+      const needsTemporal = args[0] === 'reconcile' || args[0] === 'document';
+      const temporal = needsTemporal ? await connectTemporalClient(core.config.temporal) : undefined;
+      const runs = temporal
+        ? TemporalWorkflowStarter.over(temporal, {
+            ...core.config.temporal,
+            peppolSendSchedule: core.config.peppol.sendRetrySchedule,
+            emailSendSchedule: core.config.email.retrySchedule,
+          })
+        : undefined;
       try {
-        process.stdout.write(`${render(await runAdmin(core, args, runs ? { runs } : {}), json)}\n`);
+        const services = runs ? { runs, control: runs } : {};
+        process.stdout.write(`${render(await runAdmin(core, args, services), json)}\n`);
         process.exitCode = 0;
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);

@@ -9,6 +9,7 @@ import {
 import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
 import { composeCore, composeDocumentPool, validatorOptions } from './compose';
+import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { composeWebhookWorker, temporalDeliveryRuns, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, type Validator, type ValidatorPool } from '../validation';
@@ -110,6 +111,7 @@ export async function startWorker(
       webhooks: webhooks.services,
       events: webhooks.services.publisher,
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
+      sentInstances: new SentInstanceRepository(core.db.models),
       peppolSender: composePeppolSender(config),
       email,
       hooks: webhooks.services.hooks,

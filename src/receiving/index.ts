@@ -15,6 +15,7 @@ import { nameBasedUuid } from '../ids/name-uuid';
 import { DOCTYPE_SCHEME_BUSDOX, formatId } from '../peppol/identifiers';
 import { parseSbd } from '../peppol/sbdh';
 import type { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
+import type { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import type { DirectoryRepository } from '../storage/directory.repository';
 import type { StoredDocument } from '../storage/document.repository';
 import type { DocumentValidator, EventSink } from '../sending/ports';
@@ -28,6 +29,7 @@ import type {
   ReceivedValidationInput,
 } from '../../workflows/contracts/receive-document';
 import { validateReceived, validationDetails } from './validation';
+import { isReceivedMls, matchMls, mlsHistoryDetail, mlsReceivedEvent, readReceivedMls, refusalDetail } from './mls';
 
 export { verdictOf, validationDetails } from './validation';
 
@@ -41,6 +43,8 @@ export interface ReceiveDocumentDeps extends DocumentStore {
   events: EventSink;
   /** The official-rule validator of the send path (the document pool's threads in the worker). */
   validator: DocumentValidator;
+  /** Which sales invoice an SBDH InstanceIdentifier we sent carries (a received MLS names it). */
+  sentInstances: Pick<SentInstanceRepository, 'find'>;
 }
 
 /** Namespace of received documents' ids (fixed once; the id of a received message's document derives from it). */
@@ -156,41 +160,135 @@ export async function registerReceivedDocument(
 ): Promise<ReceivedDocumentOutcome> {
   if (input.injected) {
     const documentId = input.injected.documentId;
+    if (isReceivedMls(undefined, input.detection)) {
+      const stored = await findInjected(deps, input.tenantId, documentId);
+      const bytes = await readBytes(deps, stored.blobId);
+      return registerMls(deps, input, { documentId, partyId: stored.partyId, bytes, documentTypeId: '' });
+    }
     return announce(deps, input, documentId, await registerInjected(deps, input, documentId), INJECTED_CREATED_BY);
   }
   const record = await findMessage(deps, input);
   const documentId = receivedDocumentId(input.tenantId, input.messageId);
-  let doc = await deps.documents.findStored(input.tenantId, documentId);
-  if (!doc) {
+  if (isReceivedMls(record.documentType, input.detection)) {
     const bytes = businessDocument(await readBytes(deps, record.blobId));
-    const blob = await deps.blobs.put(Readable.from([bytes]), {
-      limit: bytes.length,
-      filename: `${documentId}.xml`,
-      contentType: 'application/xml',
-      metadata: { tenantId: input.tenantId, as4MessageId: input.messageId },
-    });
-    doc = await deps.documents.insertInbound({
-      tenantId: input.tenantId,
-      documentId,
-      partyId: record.partyId,
-      channel: 'peppol',
-      createdBy: 'peppol',
-      contentType: 'application/xml',
-      size: blob.size,
-      sha256: blob.sha256,
-      blobId: blob.blobId,
-    });
-    if (!doc) {
-      // An earlier try of this step wrote it first.
-      await deps.blobs.delete(blob.blobId).catch(() => undefined);
-      doc = await deps.documents.findStored(input.tenantId, documentId);
-    }
-    if (!doc)
-      throw new GatewayError('STORAGE_FAILED', `received document ${documentId} could not be recorded`, {
-        retryable: true,
-      });
+    const read = readReceivedMls(bytes);
+    // The MLS is the document of the party whose invoice it answers (the party it was addressed to otherwise).
+    const match = read.ok ? await matchMls(deps.sentInstances, read.mls, input.tenantId) : null;
+    const partyId = match?.partyId ?? record.partyId;
+    await storeReceived(deps, input, documentId, partyId, bytes);
+    return registerMls(deps, input, { documentId, partyId, bytes, documentTypeId: record.documentType, read, match });
+  }
+  if (!(await deps.documents.findStored(input.tenantId, documentId))) {
+    const bytes = businessDocument(await readBytes(deps, record.blobId));
+    await storeReceived(deps, input, documentId, record.partyId, bytes);
   }
   return announce(deps, input, documentId, record, 'peppol');
+}
+
+/** Stores a received message's business document as the party's document, once (a retried step finds it). */
+async function storeReceived(
+  deps: ReceiveDocumentDeps,
+  input: ReceiveDocumentInput,
+  documentId: string,
+  partyId: string,
+  bytes: Buffer,
+): Promise<StoredDocument> {
+  let doc = await deps.documents.findStored(input.tenantId, documentId);
+  if (doc) return doc;
+  const blob = await deps.blobs.put(Readable.from([bytes]), {
+    limit: bytes.length,
+    filename: `${documentId}.xml`,
+    contentType: 'application/xml',
+    metadata: { tenantId: input.tenantId, as4MessageId: input.messageId },
+  });
+  doc = await deps.documents.insertInbound({
+    tenantId: input.tenantId,
+    documentId,
+    partyId,
+    channel: 'peppol',
+    createdBy: 'peppol',
+    contentType: 'application/xml',
+    size: blob.size,
+    sha256: blob.sha256,
+    blobId: blob.blobId,
+  });
+  if (!doc) {
+    // An earlier try of this step wrote it first.
+    await deps.blobs.delete(blob.blobId).catch(() => undefined);
+    doc = await deps.documents.findStored(input.tenantId, documentId);
+  }
+  if (!doc)
+    throw new GatewayError('STORAGE_FAILED', `received document ${documentId} could not be recorded`, {
+      retryable: true,
+    });
+  return doc;
+}
+
+/**
+ * A received MLS, stored as the party's document: refused with the first MLS rule it breaks (recorded, announced to
+ * nobody), or matched to the sales invoice it answers, recorded on that invoice's history (an entry that never hides
+ * its final state) and announced as MessageLevelStatusReceived; one that answers none of ours is announced with an
+ * empty refToDocumentId, never dropped.
+ */
+async function registerMls(
+  deps: ReceiveDocumentDeps,
+  input: ReceivedDocumentInput,
+  m: {
+    documentId: string;
+    partyId: string;
+    bytes: Buffer;
+    documentTypeId: string;
+    read?: ReturnType<typeof readReceivedMls>;
+    match?: Awaited<ReturnType<typeof matchMls>>;
+  },
+): Promise<ReceivedDocumentOutcome> {
+  const { documentId } = m;
+  const read = m.read ?? readReceivedMls(m.bytes);
+  if (!read.ok) {
+    const detail = refusalDetail(read.problems);
+    await deps.documents.recordTransition(input.tenantId, documentId, Transition.receivedMlsRefused, { detail });
+    return { documentId, state: DocumentState.Rejected, mls: { refused: detail } };
+  }
+  const { mls } = read;
+  const match = m.match !== undefined ? m.match : await matchMls(deps.sentInstances, mls, input.tenantId);
+  const { detection } = input;
+  await deps.documents.recordTransition(
+    input.tenantId,
+    documentId,
+    Transition.receivedOther,
+    { detail: detection.ok ? detection.format.id : 'peppol-mls' },
+    detection.ok ? { format: { ...detection.format } } : {},
+  );
+  if (match) {
+    await deps.documents.recordTransition(match.tenantId, match.documentId, Transition.mlsReceived, {
+      ...(match.generation ? { generation: match.generation } : {}),
+      detail: mlsHistoryDetail(mls, documentId),
+    });
+  }
+  const party = await deps.directory.findParty(match?.partyId ?? m.partyId);
+  const event = mlsReceivedEvent({
+    tenantId: input.tenantId,
+    eventId: input.eventId,
+    party:
+      party && party.tenantId === input.tenantId
+        ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
+        : null,
+    mlsDocumentId: documentId,
+    invoiceDocumentId: match?.documentId ?? null,
+    documentTypeId: m.documentTypeId,
+    ...(input.injected ? {} : { messageId: input.messageId }),
+    mls,
+  });
+  const published = await deps.events.publishEvent(
+    input.injected ? { ...event, createdBy: INJECTED_CREATED_BY } : event,
+  );
+  return {
+    documentId,
+    state: DocumentState.Detected,
+    eventId: published.event.id,
+    topic: 'MessageLevelStatusReceived',
+    mls: { statusCode: mls.responseCode, refToDocumentId: match?.documentId ?? null },
+  };
 }
 
 /** The detection entry of the party's document, then its event (none for kinds whose topics are not built yet). */

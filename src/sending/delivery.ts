@@ -69,6 +69,14 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
     // The upload's root is known from detection: the payload is not parsed again.
     payload: { xml: bytes, ...(!route.transform && facts.root ? { root: facts.root } : {}) },
   });
+  // The MLS that answers this message names it by its instance identifier only: keep which document it carries.
+  await deps.sentInstances?.record({
+    instanceId: ids.conversationId,
+    tenantId: input.tenantId,
+    documentId: input.documentId,
+    partyId: facts.partyId,
+    generation: input.generation ?? 0,
+  });
   const receiverCertificate = new X509Certificate(Buffer.from(route.receiverCertificate, 'base64'));
   const message = buildPeppolMessage({
     sbd: sbd.xml,

@@ -5,6 +5,7 @@ import type { RecipientLookup } from '../peppol/recipient-lookup';
 import type { sendAs4Message } from '../peppol/as4/sender';
 import type { DocumentStore } from '../documents/loader';
 import type { DirectoryRepository } from '../storage/directory.repository';
+import type { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import type { HookForRouting } from '../core/topics';
 import type { HookRecord } from '../storage/hooks/hook.repository';
 import type { GatewayEvent } from '../webhooks/event-payload';
@@ -70,6 +71,8 @@ export interface SendInvoiceDeps extends DocumentStore {
   /** Hook filters (spec 6.8), the event path's evaluator. */
   passesFilter: (hook: HookForRouting, event: FilterEvent) => boolean;
   events: EventSink;
+  /** Which document each SBDH InstanceIdentifier we send carries (a received MLS names it); absent in tests only. */
+  sentInstances?: Pick<SentInstanceRepository, 'record'>;
 }
 
 /** What a hook filter sees of an event. */

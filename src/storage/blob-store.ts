@@ -266,6 +266,12 @@ export class BlobStore {
     return Buffer.concat(parts);
   }
 
+  /** The metadata the blob was stored with, or null when it does not exist. */
+  async metadata(blobId: string): Promise<Record<string, unknown> | null> {
+    const file = await this.files.findOne({ _id: blobId }, { projection: { metadata: 1 } });
+    return file ? (file.metadata ?? {}) : null;
+  }
+
   /** Removes the blob: its file record first (so it stops existing), then its chunks. Unknown ids are a no-op. */
   async delete(blobId: string): Promise<void> {
     const file = await this.files.findOne({ _id: blobId }, { projection: { chunks: 1 } });

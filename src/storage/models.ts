@@ -4,6 +4,7 @@ import { buildHookModels } from './hooks/hook.schema';
 import { buildEventModels } from './events/event.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
 import { buildAs4Models } from './as4/as4-inbound.schema';
+import { buildSentInstanceModels } from './peppol/sent-instance.schema';
 import { buildLeaseModel } from './lease.schema';
 
 /*
@@ -308,6 +309,7 @@ export function buildModels(conn: Connection) {
     ...buildEventModels(conn),
     ...buildPeppolDirectoryModels(conn),
     ...buildAs4Models(conn),
+    ...buildSentInstanceModels(conn),
   };
 }
 

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { runAdmin } from '../../src/main/admin';
+import { Transition } from '../../src/core/document-states';
+import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { createTestContext, type TestContext } from '../support/test-app';
 
 describe('admin CLI', () => {
@@ -164,5 +167,46 @@ describe('admin CLI', () => {
     const out = await runAdmin(ctx.core, ['reconcile', '--dry-run'], { runs });
     expect(Array.isArray(out)).toBe(true);
     expect((out as { repaired: boolean }[]).every((f) => !f.repaired)).toBe(true);
+  });
+
+  it('resends a sales invoice in InvoiceSentError and wakes a waiting one, refusing every other state', async () => {
+    await ctx.core.directory.createTenant({ id: 'resendT', name: 'R' });
+    const partyId = '0106:70000001';
+    await ctx.core.directory.createParty({ tenantId: 'resendT', partyId, legalEntityId: `NL:${partyId}`, name: 'R' });
+    const token = await ctx.token(await ctx.createClient(['resendT']));
+    const id = randomUUID();
+    const up = await request(ctx.app)
+      .post(`/api/v1/${partyId}/salesInvoice/send`)
+      .auth(token, { type: 'bearer' })
+      .set('X-Service-DocumentId', id)
+      .type('application/xml')
+      .send(corpusFile(SAMPLE_UBL_INVOICE));
+    expect(up.status).toBe(200);
+    const calls: unknown[] = [];
+    const control = {
+      resendInvoice: async (input: unknown) => {
+        calls.push(input);
+        return 'started' as const;
+      },
+      retryNow: async (tenantId: string, documentId: string) => {
+        calls.push([tenantId, documentId]);
+        return 'signalled' as const;
+      },
+    };
+    const run = (verb: string) =>
+      runAdmin(ctx.core, ['document', verb, '--tenant', 'resendT', '--document-id', id], { control });
+    await expect(run('resend')).rejects.toThrow(/is accepted: only a document in InvoiceSentError/);
+    await ctx.core.documents.recordTransition('resendT', id, Transition.sendError, { detail: 'refused' });
+    await expect(run('retry-now')).rejects.toThrow(/is InvoiceSentError: only a document waiting/);
+    await expect(run('resend')).resolves.toEqual({ id, state: 'resending', generation: 1 });
+    expect(calls).toEqual([{ tenantId: 'resendT', documentId: id, generation: 1 }]);
+    // The resend's own entries now lead: a second resend is refused until its run ends in InvoiceSentError again.
+    await expect(run('resend')).rejects.toThrow(/is resending: only/);
+    await ctx.core.documents.recordTransition('resendT', id, Transition.retry, { attempt: 1, generation: 1 });
+    await expect(run('retry-now')).resolves.toMatchObject({ id, retryNow: 'signalled' });
+    expect(calls.at(-1)).toEqual(['resendT', id]);
+    await expect(
+      runAdmin(ctx.core, ['document', 'resend', '--tenant', 'other', '--document-id', id], { control }),
+    ).rejects.toThrow(/not found in tenant other/);
   });
 });

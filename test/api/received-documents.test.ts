@@ -11,6 +11,7 @@ import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
 import { createReceiveDocument, type ReceiveDocumentSteps } from '../../src/receiving';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
+import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
 import { createValidator } from '../../src/validation';
 import { hashSecret } from '../../src/auth/secret-hash';
 import { validatorOptions } from '../../src/main/compose';
@@ -97,6 +98,7 @@ describe('received documents: injection, validation verdict, status and bulk lis
       maxDocumentBytes: ctx.config.http.maxUploadBytes,
       heartbeat: () => undefined,
       as4Inbound: new As4InboundRepository(ctx.core.db.models, ctx.core.db.blobs),
+      sentInstances: new SentInstanceRepository(ctx.core.db.models),
       directory: ctx.core.directory,
       validator: createValidator(validatorOptions(ctx.config)),
       events: {

@@ -1,21 +1,22 @@
-import { readFileSync } from 'node:fs';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { testWorkflowBundle } from '../support/workflow-bundle';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { extractFromPdf } from '../../src/formats';
 import { transformDocument } from '../../src/transform';
-import { requireEnv } from '../support/services';
+import { requireEnv, workerBundleEnv } from '../support/services';
+import { eventually } from '../support/poll';
 import {
   RecordingDeliveryStarter,
   createWebhookTestContext,
   type WebhookTestContext,
 } from '../support/webhook-harness';
-import { eventually } from '../support/poll';
+import { documentClient } from '../support/sending-network';
 import { parseMail, startSmtpSink, type SinkAnswer, type SinkStage, type SmtpSink } from '../support/smtp-sink';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -32,13 +33,9 @@ jest.setTimeout(300_000);
  */
 
 const PARTY = '0106:12345678';
+const REPO = path.resolve(__dirname, '../..');
 const INVOICE = readFileSync(path.resolve(__dirname, '../../scripts/demo/invoice.xml'));
 const BUYER_MAIL = 'invoices@customer.example.test';
-
-interface Status {
-  state: string;
-  history: { state: string; detail?: string }[];
-}
 
 describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () => {
   const { temporalAddress } = requireEnv();
@@ -46,14 +43,16 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
   let ctx: WebhookTestContext;
   let token: string;
   let starter: TemporalWorkflowStarter;
-  let worker: RunningWorker;
+  let worker: RunningWorker | undefined;
   let sink: SmtpSink;
   let answer: (stage: SinkStage) => SinkAnswer | undefined = () => undefined;
+  let delay: (stage: SinkStage) => number | undefined = () => undefined;
   let fallbackHook: string;
   let directHook: string;
+  let attachmentsHook: string;
 
   beforeAll(async () => {
-    sink = await startSmtpSink({ answer: (stage) => answer(stage) });
+    sink = await startSmtpSink({ answer: (stage) => answer(stage), delay: (stage) => delay(stage) });
     // The run's e-mail schedule comes from the starter (the API's setting), not from the worker's environment.
     starter = await TemporalWorkflowStarter.connect({
       address: temporalAddress,
@@ -102,11 +101,13 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
       url: 'mailto:direct@customer.example.test?attach=xml',
       topic: 'ManualMail',
     });
-    const workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+    attachmentsHook = await hook({
+      action: 'mailto',
+      name: 'attachments',
+      url: 'mailto:archive@customer.example.test?attach=attachments',
+      topic: 'AttachmentsMail',
     });
-    worker = await startWorker(ctx.config, { workflowBundle });
+    worker = await startWorker(ctx.config, { workflowBundle: await testWorkflowBundle() });
   });
 
   afterAll(async () => {
@@ -116,48 +117,22 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     await sink?.close();
   });
 
-  const upload = (query = '') =>
+  /** The raw upload, for answers other than 200. */
+  const post = (query = '') =>
     request(ctx.app)
       .post(`/api/v1/${PARTY}/salesInvoice/send${query}`)
       .auth(token, { type: 'bearer' })
       .set('X-Service-DocumentId', randomUUID())
       .type('application/xml')
       .send(INVOICE);
-
-  async function finalStatus(id: string): Promise<Status> {
-    return eventually(
-      async () => {
-        const res = await request(ctx.app)
-          .get(`/api/v1/${PARTY}/salesInvoice/${id}/status`)
-          .auth(token, { type: 'bearer' });
-        const body = res.body as Status;
-        return ['delivered', 'InvoiceSentError', 'dropped'].includes(body.state) ? body : undefined;
-      },
-      120_000,
-      () => `document ${id} to end`,
-      200,
-    );
-  }
-
-  async function eventsOf(
-    id: string,
-  ): Promise<Array<{ topic: string; message: string; details: Record<string, string> }>> {
-    const res = await request(ctx.app)
-      .get(`/api/v1/events?partyId=${encodeURIComponent(PARTY)}&limit=1000`)
-      .auth(token, { type: 'bearer' });
-    expect(res.status).toBe(200);
-    return (
-      res.body as {
-        items: Array<{ documentId: string; topic: string; message: string; details: Record<string, string> }>;
-      }
-    ).items.filter((e) => e.documentId === id);
-  }
+  const docs = () => documentClient(ctx.app, token, 120_000);
+  const upload = (query = '') => docs().upload(PARTY, INVOICE, query);
+  const finalStatus = (id: string) => docs().finalStatus(PARTY, id);
+  const eventsOf = (id: string) => docs().eventsOf(PARTY, id);
 
   it('an invoice Peppol cannot take arrives by e-mail: PDF/A-3 with the CII of the conversion, the XML as uploaded', async () => {
     const from = sink.messages.length;
-    const res = await upload();
-    expect(res.status).toBe(200);
-    const id = (res.body as { id: string }).id;
+    const id = await upload();
     const status = await finalStatus(id);
     expect(status.state).toBe('delivered');
     expect(status.history.map((h) => h.state)).toEqual([
@@ -211,9 +186,7 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     answer = (stage) => (stage === 'data' && refused++ === 0 ? { code: 421, message: 'try again later' } : undefined);
     const from = sink.messages.length;
     try {
-      const res = await upload(`?channel=${directHook}`);
-      expect(res.status).toBe(200);
-      const id = (res.body as { id: string }).id;
+      const id = await upload(`?channel=${directHook}`);
       const status = await finalStatus(id);
       expect(status.state).toBe('delivered');
       expect(status.history.map((h) => h.state)).toEqual([
@@ -244,8 +217,7 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     answer = (stage) => (stage === 'rcpt' ? { code: 550, message: 'no such mailbox' } : undefined);
     let id: string;
     try {
-      const res = await upload(`?channel=${directHook}`);
-      id = (res.body as { id: string }).id;
+      id = await upload(`?channel=${directHook}`);
       const status = await finalStatus(id);
       expect(status.state).toBe('InvoiceSentError');
       expect(status.history.at(-1)?.detail).toMatch(/550/);
@@ -281,15 +253,88 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
       .auth(token, { type: 'bearer' });
     expect(retryNow.status).toBe(409);
 
-    const bad = await upload('?channel=no-such-hook');
+    const bad = await post('?channel=no-such-hook');
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ detail: expect.stringContaining('no-such-hook') });
-    const noFallbackForOthers = await request(ctx.app)
-      .post(`/api/v1/${PARTY}/salesInvoice/send?channel=peppol-fallback`)
-      .auth(token, { type: 'bearer' })
-      .set('X-Service-DocumentId', randomUUID())
-      .type('application/xml')
-      .send(INVOICE);
-    expect(noFallbackForOthers.status).toBe(200);
+    // The fallback mail hook of this party makes peppol-fallback a channel it may force.
+    expect((await post('?channel=peppol-fallback')).status).toBe(200);
   });
+
+  it('a 10 MB PDF embedded in the invoice reaches the recipient byte for byte', async () => {
+    // Deterministic bytes behind a PDF header: what matters is that nothing is lost or re-encoded on the way.
+    const pdf = Buffer.alloc(10 * 1024 * 1024);
+    let x = 0x2545;
+    for (let i = 0; i < pdf.length; i++) pdf[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+    Buffer.from('%PDF-1.7\n').copy(pdf);
+    const reference =
+      '<cac:AdditionalDocumentReference><cbc:ID>TS-1</cbc:ID><cbc:DocumentDescription>Timesheet</cbc:DocumentDescription>' +
+      '<cac:Attachment><cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="timesheet.pdf">' +
+      `${pdf.toString('base64')}</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference>`;
+    const withAttachment = Buffer.from(
+      INVOICE.toString('utf8').replace('<cac:AccountingSupplierParty>', `${reference}<cac:AccountingSupplierParty>`),
+    );
+    const from = sink.messages.length;
+    const id = await docs().upload(PARTY, withAttachment, `?channel=${attachmentsHook}`);
+    const status = await finalStatus(id);
+    expect(status.state).toBe('delivered');
+    const arrived = sink.messages.slice(from);
+    expect(arrived.map((m) => m.to)).toEqual([['archive@customer.example.test']]);
+    const mail = await parseMail(arrived[0]!);
+    expect(mail.attachments.map((a) => [a.filename, a.contentType])).toEqual([['timesheet.pdf', 'application/pdf']]);
+    expect(mail.attachments[0]!.content.equals(pdf)).toBe(true);
+  });
+
+  it('a worker killed in the middle of an e-mail loses nothing: the next worker sends it, the mailbox gets one', async () => {
+    await worker?.stop();
+    worker = undefined;
+    const workerJs = path.join(REPO, 'dist/src/main/worker.js');
+    if (!existsSync(workerJs)) throw new Error(`${workerJs} missing: run through \`npm test\`, which builds dist/`);
+    const env = {
+      ...process.env,
+      ...workerBundleEnv(),
+      MONGODB_URI: ctx.config.mongo.uri,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WORKER_METRICS_ADDRESS: '',
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(sink.port),
+      SMTP_REQUIRE_TLS: 'false',
+      SMTP_FROM: 'invoices@gateway.example.test',
+      LOG_LEVEL: 'warn',
+    };
+    const spawnWorker = (): ChildProcess =>
+      spawn(process.execPath, [workerJs], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    // The first RCPT is answered only after 20 s: the worker is killed while it waits, before the mail was taken.
+    let reached = false;
+    delay = (stage) => {
+      if (stage !== 'rcpt' || reached) return undefined;
+      reached = true;
+      return 20_000;
+    };
+    const from = sink.messages.length;
+    const first = spawnWorker();
+    let second: ChildProcess | undefined;
+    try {
+      const id = await upload(`?channel=${directHook}`);
+      await eventually(() => reached || undefined, 60_000, 'the first worker in the middle of the SMTP exchange', 25);
+      first.kill('SIGKILL');
+      await new Promise((r) => first.once('exit', r));
+      second = spawnWorker();
+      // The activity is retried on the second worker once the first one's heartbeat is missed.
+      const status = await finalStatus(id);
+      expect(status.state).toBe('delivered');
+      const mine = sink.messages.slice(from).filter((m) => m.to.includes('direct@customer.example.test'));
+      expect(mine).toHaveLength(1);
+      expect((await parseMail(mine[0]!)).messageId).toBe(`<${id}.${directHook}@gateway.example.test>`);
+      // One attempt in the history: the killed one did not finish, the retried activity recorded it once.
+      expect(status.history.filter((h) => h.state === 'sending')).toHaveLength(1);
+    } finally {
+      delay = () => undefined;
+      if (first.exitCode === null && first.signalCode === null) first.kill('SIGKILL');
+      if (second) {
+        second.kill('SIGTERM');
+        await new Promise((r) => second!.once('exit', r));
+      }
+    }
+  }, 240_000);
 });

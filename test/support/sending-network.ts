@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { testWorkflowBundle } from './workflow-bundle';
 import type { Application } from 'express';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { composeApp, composeIdentity } from '../../src/main/compose';
@@ -55,7 +55,57 @@ export interface SentEvent {
   details: Record<string, string>;
 }
 
-export interface SendingNetwork {
+/** The sales-invoice calls a sending test makes, for one API and token. */
+export interface DocumentClient {
+  /** Uploads for `party` (200 expected) and returns the document id. */
+  upload(party: string, body: Buffer, query?: string): Promise<string>;
+  /** The document's status once it reached a final state. */
+  finalStatus(party: string, id: string): Promise<DocumentStatus>;
+  /** The events of one document (GET /api/v1/events), in the order they were produced. */
+  eventsOf(party: string, id: string): Promise<SentEvent[]>;
+}
+
+export function documentClient(app: Application, token: string, timeoutMs = 60_000): DocumentClient {
+  const statusOf = (party: string, id: string) =>
+    request(app).get(`/api/v1/${party}/salesInvoice/${id}/status`).auth(token, { type: 'bearer' });
+  return {
+    async upload(party, body, query = '') {
+      const res = await request(app)
+        .post(`/api/v1/${party}/salesInvoice/send${query}`)
+        .auth(token, { type: 'bearer' })
+        .set('X-Service-DocumentId', randomUUID())
+        .type('application/xml')
+        .send(body);
+      if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return (res.body as { id: string }).id;
+    },
+    finalStatus(party, id) {
+      let last = '';
+      return eventually(
+        async () => {
+          const res = await statusOf(party, id);
+          const body = res.body as DocumentStatus;
+          last = body.state;
+          return res.status === 200 && FINAL.has(body.state) ? body : undefined;
+        },
+        timeoutMs,
+        () => `final state of ${id} (last ${last})`,
+        100,
+      );
+    },
+    async eventsOf(party, id) {
+      const res = await request(app)
+        .get(`/api/v1/events?partyId=${encodeURIComponent(party)}&limit=1000`)
+        .auth(token, { type: 'bearer' });
+      if (res.status !== 200) throw new Error(`events answered ${res.status}`);
+      return (res.body as { items: Array<SentEvent & { documentId?: string }> }).items
+        .filter((e) => e.documentId === id)
+        .map(({ topic, message, details }) => ({ topic, message, details }));
+    },
+  };
+}
+
+export interface SendingNetwork extends DocumentClient {
   pki: TestPki;
   dns: LocalDnsZone;
   smp: LocalSmp;
@@ -66,12 +116,6 @@ export interface SendingNetwork {
   token: string;
   /** Puts `participant` in the SML zone and our SMP, receiving BIS Billing 3 invoices (billing process) at `url`. */
   publish(participant: string, url: string): void;
-  /** Uploads for `party` (200 expected) and returns the document id. */
-  upload(party: string, body: Buffer, query?: string): Promise<string>;
-  /** The document's status once it reached a final state. */
-  finalStatus(party: string, id: string): Promise<DocumentStatus>;
-  /** The events of one document (GET /api/v1/events), in the order they were produced. */
-  eventsOf(party: string, id: string): Promise<SentEvent[]>;
   /** Starts the worker: after the hooks the test needs exist. */
   startWorker(): Promise<void>;
   close(): Promise<void>;
@@ -135,10 +179,8 @@ export async function startSendingNetwork(options: SendingNetworkOptions): Promi
   });
   let worker: RunningWorker | undefined;
 
-  const statusOf = (party: string, id: string) =>
-    request(app).get(`/api/v1/${party}/salesInvoice/${id}/status`).auth(token, { type: 'bearer' });
-
   return {
+    ...documentClient(app, token),
     pki,
     dns,
     smp,
@@ -158,45 +200,8 @@ export async function startSendingNetwork(options: SendingNetworkOptions): Promi
         },
       ]);
     },
-    async upload(party, body, query = '') {
-      const res = await request(app)
-        .post(`/api/v1/${party}/salesInvoice/send${query}`)
-        .auth(token, { type: 'bearer' })
-        .set('X-Service-DocumentId', randomUUID())
-        .type('application/xml')
-        .send(body);
-      if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${JSON.stringify(res.body)}`);
-      return (res.body as { id: string }).id;
-    },
-    finalStatus(party, id) {
-      let last = '';
-      return eventually(
-        async () => {
-          const res = await statusOf(party, id);
-          const body = res.body as DocumentStatus;
-          last = body.state;
-          return res.status === 200 && FINAL.has(body.state) ? body : undefined;
-        },
-        60_000,
-        () => `final state of ${id} (last ${last})`,
-        100,
-      );
-    },
-    async eventsOf(party, id) {
-      const res = await request(app)
-        .get(`/api/v1/events?partyId=${encodeURIComponent(party)}&limit=1000`)
-        .auth(token, { type: 'bearer' });
-      if (res.status !== 200) throw new Error(`events answered ${res.status}`);
-      return (res.body as { items: Array<SentEvent & { documentId?: string }> }).items
-        .filter((e) => e.documentId === id)
-        .map(({ topic, message, details }) => ({ topic, message, details }));
-    },
     async startWorker() {
-      const workflowBundle = await bundleWorkflowCode({
-        workflowsPath: require.resolve('../../workflows'),
-        logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-      });
-      worker = await startWorker(ctx.config, { workflowBundle });
+      worker = await startWorker(ctx.config, { workflowBundle: await testWorkflowBundle() });
     },
     async close() {
       await worker?.stop();

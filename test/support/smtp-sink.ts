@@ -31,6 +31,7 @@ const { startSmtpSink: start } = require('../../scripts/lib/smtp-sink') as {
     dir?: string;
     maxBytes?: number;
     answer?: (stage: SinkStage, session: unknown, address?: string) => SinkAnswer | undefined;
+    delay?: (stage: SinkStage, session: unknown, address?: string) => number | undefined;
   }): Promise<SmtpSink>;
 };
 
@@ -38,12 +39,15 @@ export function startSmtpSink(
   options: {
     dir?: string;
     answer?: (stage: SinkStage, address?: string) => SinkAnswer | undefined;
+    /** Milliseconds before the sink answers RCPT (a slow server a client may leave meanwhile). */
+    delay?: (stage: SinkStage, address?: string) => number | undefined;
   } = {},
 ): Promise<SmtpSink> {
-  const answer = options.answer;
+  const { answer, delay } = options;
   return start({
     ...(options.dir ? { dir: options.dir } : {}),
     ...(answer ? { answer: (stage, _session, address) => answer(stage, address) } : {}),
+    ...(delay ? { delay: (stage, _session, address) => delay(stage, address) } : {}),
   });
 }
 

@@ -10,6 +10,7 @@ import { composeApp, composeCore, composeIdentity, type Core } from '../../src/m
 import type { RevocationChecker } from '../../src/peppol/pki/revocation';
 import type { ReceiveDocumentInput } from '../../workflows/contracts/receive-document';
 import type { SendInvoiceInput } from '../../workflows/contracts/send-invoice';
+import type { SendMlsInput } from '../../workflows/contracts/send-mls';
 import { requireEnv, uniqueDbUri } from './services';
 
 /** Records starts; can be told to fail, to exercise the "stored but not started" path. */
@@ -29,6 +30,12 @@ export class RecordingWorkflowStarter implements WorkflowStarter {
   async startReceiveDocument(input: ReceiveDocumentInput): Promise<'started' | 'already-started'> {
     const again = this.receiveStarted.some((s) => s.tenantId === input.tenantId && s.messageId === input.messageId);
     this.receiveStarted.push(input);
+    return again ? 'already-started' : 'started';
+  }
+  readonly mlsStarted: SendMlsInput[] = [];
+  async startSendMls(input: SendMlsInput): Promise<'started' | 'already-started'> {
+    const again = this.mlsStarted.some((s) => s.tenantId === input.tenantId && s.documentId === input.documentId);
+    this.mlsStarted.push(input);
     return again ? 'already-started' : 'started';
   }
   async ping(): Promise<boolean> {

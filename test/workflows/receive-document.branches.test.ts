@@ -5,6 +5,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DetectionOutcome } from '../../workflows/contracts/send-invoice';
 import {
+  MLS_FORMAT_ID,
   RECEIVE_DOCUMENT_WORKFLOW,
   injectedMessageId,
   type ReceiveDocumentInput,
@@ -111,6 +112,19 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
     expect(r.calls).toEqual(['detect', 'register']);
     expect(r.registers[0]).not.toHaveProperty('validation');
     expect(r.result).toMatchObject({ state: 'rejected' });
+    expect(r.result.validation).toBeUndefined();
+  });
+
+  it('registers a received MLS without the official validation (the register step reads it with the MLS rules)', async () => {
+    const mls: DetectionOutcome = {
+      ok: true,
+      format: { id: MLS_FORMAT_ID, name: 'Peppol MLS', syntax: 'UBL', documentType: 'ApplicationResponse' },
+    };
+    const r = await run(mls, INVALID, {}, 'receive-document-mls');
+    expect(r.calls).toEqual(['detect', 'register']);
+    expect(r.registers[0]).toMatchObject({ ...r.args, detection: mls });
+    expect(r.registers[0]).not.toHaveProperty('validation');
+    expect(r.result).toMatchObject({ state: 'detected' });
     expect(r.result.validation).toBeUndefined();
   });
 

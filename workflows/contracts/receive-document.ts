@@ -6,6 +6,9 @@ export const RECEIVE_DOCUMENT_WORKFLOW = 'receiveDocument';
 /** Prefix of the message id of a document injected through the API (it came in no AS4 message). */
 export const INJECTED_MESSAGE_PREFIX = 'injected:';
 
+/** The detected format id of a Peppol MLS: received MLS documents are read with the MLS rules, not validated. */
+export const MLS_FORMAT_ID = 'peppol-mls' as const;
+
 /** The createdBy marker of a document injected through `POST /api/v1/{partyId}/generic/receive` (spec 6.3). */
 export const INJECTED_CREATED_BY = 'manualUpload' as const;
 
@@ -59,7 +62,12 @@ export interface ReceivedDocumentInput extends ReceiveDocumentInput {
 export interface ReceivedDocumentOutcome {
   documentId: string;
   state: string;
-  /** The event published (InvoiceReceived / InvoiceReceivedError); none for other document kinds. */
+  /**
+   * The event published (InvoiceReceived / InvoiceReceivedError / MessageLevelStatusReceived); none for other
+   * document kinds and for a refused MLS.
+   */
   eventId?: string;
   topic?: string;
+  /** For a received MLS: its code and the sales invoice it answers (null: none of ours), or why it was refused. */
+  mls?: { statusCode: string; refToDocumentId: string | null } | { refused: string };
 }

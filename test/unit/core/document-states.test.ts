@@ -1,6 +1,8 @@
 import {
   DocumentState,
   Transition,
+  generationKey,
+  generationOf,
   historyOrder,
   isFinalOrder,
   sendTransition,
@@ -27,6 +29,10 @@ function orderBefore(state: string, attempt: number): number {
       return historyOrder(`send-attempt-${attempt - 1}`, state);
     case S.Retrying:
       return historyOrder(`retry-${attempt - 1}`, state);
+    case S.Resending:
+      return historyOrder(generationKey(1, 'resend'), state);
+    case S.InvoiceSentError:
+      return historyOrder('send-error', state);
     default:
       throw new Error(`no order for ${state}`);
   }
@@ -41,8 +47,10 @@ describe('document transition table', () => {
 
   it.each(transitions)('%s never moves a document back in its sequence', (_name, t) => {
     const attempt = 2;
-    const to = historyOrder(t.key(attempt), t.to);
     for (const from of t.from) {
+      // A resend and what follows it are written in the next generation of keys.
+      const generation = t.to === S.Resending || from === S.Resending ? 1 : 0;
+      const to = historyOrder(generationKey(generation, t.key(attempt)), t.to);
       // A retry entry follows the attempt with its own number; everything else follows what came before.
       const before =
         t.to === S.Retrying && from === S.Sending
@@ -64,5 +72,24 @@ describe('document transition table', () => {
       expect(sendTransition(topic).topic).toBe(topic);
     }
     expect(sendTransition('InvoiceSentRetry').key(4)).toBe('retry-4');
+  });
+
+  it('orders a resend generation after everything before it, final entries included', () => {
+    const firstEnd = historyOrder('send-error', S.InvoiceSentError);
+    const resend = historyOrder(generationKey(1, 'resend'), S.Resending);
+    const attempt = historyOrder(generationKey(1, 'send-attempt-1'), S.Sending);
+    const end = historyOrder(generationKey(1, 'delivered'), S.Delivered);
+    expect(firstEnd).toBeLessThan(resend);
+    expect(resend).toBeLessThan(attempt);
+    expect(attempt).toBeLessThan(end);
+    expect(historyOrder(generationKey(2, 'resend'), S.Resending)).toBeGreaterThan(end);
+    expect([isFinalOrder(firstEnd), isFinalOrder(resend), isFinalOrder(attempt), isFinalOrder(end)]).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
+    expect([generationOf('retry-3'), generationOf('g2:retry-3'), generationKey(0, 'x')]).toEqual([0, 2, 'x']);
+    expect(() => historyOrder('g1:resend', S.Sending)).toThrow(/cannot record/);
   });
 });
