@@ -144,7 +144,12 @@ export function createApp(deps: AppDeps): Application {
     logger,
     maxUploadBytes: config.http.maxUploadBytes,
   });
-  registerDocumentListRoutes(api, { directory: deps.directory, documents: deps.documents });
+  registerDocumentListRoutes(api, {
+    directory: deps.directory,
+    documents: deps.documents,
+    blobs: deps.blobs,
+    logger,
+  });
   registerMlsResponseRoutes(api, {
     directory: deps.directory,
     documents: deps.documents,

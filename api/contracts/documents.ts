@@ -54,6 +54,29 @@ export const DocumentList = z
   })
   .meta({ id: 'DocumentList' });
 
+export const DocumentArchiveManifest = z
+  .object({
+    documents: z
+      .array(
+        DocumentListItem.extend({
+          file: z.string().meta({ description: 'Its entry in the archive: `<sent|received>/<id>.<xml|pdf>`' }),
+        }),
+      )
+      .meta({ description: "The page's documents as the listing gives them, oldest first, with their entry names" }),
+    nextCursor: z.string().optional().meta({ description: 'As in DocumentList; also the X-Next-Cursor header' }),
+  })
+  .meta({ id: 'DocumentArchiveManifest', description: 'manifest.json, the first entry of a documents archive' });
+
+/** The listing's filters, which the archive takes as well. */
+const PAGE_QUERY = {
+  direction: 'Optional `sent` or `received`; both when absent',
+  kind: 'Optional document type (Invoice, CreditNote, Order, ...; as `kind` in the answer, case-insensitive)',
+  since: 'Optional ISO 8601 date-time: documents written at or after it',
+  until: 'Optional ISO 8601 date-time: documents written before it',
+  cursor: 'Optional `nextCursor` of the previous page (opaque; valid with the same filters)',
+  limit: 'Optional page size, 1 to 1000, default 100',
+};
+
 export function documentRoutes<S extends z.ZodRawShape>(h: {
   problem: (description: string) => ResponseContract;
   partyScoped: Record<number, ResponseContract>;
@@ -73,16 +96,34 @@ export function documentRoutes<S extends z.ZodRawShape>(h: {
       tags: ['Documents'],
       auth: true,
       params: partyParam,
-      query: {
-        direction: 'Optional `sent` or `received`; both when absent',
-        kind: 'Optional document type (Invoice, CreditNote, Order, ...; as `kind` in the answer, case-insensitive)',
-        since: 'Optional ISO 8601 date-time: documents written at or after it',
-        until: 'Optional ISO 8601 date-time: documents written before it',
-        cursor: 'Optional `nextCursor` of the previous page (opaque; valid with the same filters)',
-        limit: 'Optional page size, 1 to 1000, default 100',
-      },
+      query: PAGE_QUERY,
       responses: {
         200: { description: 'One page', content: { 'application/json': DocumentList } },
+        ...partyScoped,
+        400: problem('Malformed party identifier, or a query value out of its range (the problem names it)'),
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/:partyId/documents/archive',
+      summary:
+        'The same page of documents as one ZIP stream: first manifest.json (the page as the listing gives it, each ' +
+        'item with its `file`, and `nextCursor`), then each document as stored, as `<sent|received>/<id>.<xml|pdf>`',
+      tags: ['Documents'],
+      auth: true,
+      params: partyParam,
+      query: PAGE_QUERY,
+      responses: {
+        200: {
+          description:
+            'The archive, streamed (no Content-Length). A document that cannot be read once streaming began cuts ' +
+            'the connection before the ZIP central directory: a transfer that does not end cleanly is not an archive',
+          content: { 'application/zip': null },
+          headers: {
+            'Content-Disposition': 'attachment; filename="documents.zip"',
+            'X-Next-Cursor': "The next page's cursor, when another page exists (also in manifest.json)",
+          },
+        },
         ...partyScoped,
         400: problem('Malformed party identifier, or a query value out of its range (the problem names it)'),
       },

@@ -1,14 +1,22 @@
+import type { Readable } from 'node:stream';
+import { ZipArchive } from 'archiver';
 import type { Request, Response, Router } from 'express';
 import { DocumentState } from '../../src/core/document-states';
 import { GatewayError } from '../../src/core/gateway-error';
+import type { Logger } from '../../src/observability/logger';
+import type { BlobStore } from '../../src/storage/blob-store';
 import type { DirectoryRepository } from '../../src/storage/directory.repository';
 import type { DocumentRecord, DocumentRepository } from '../../src/storage/document.repository';
 import { partyOf, requireParty } from '../access';
+import { requestIdOf } from '../problem-details';
 import { queryString } from '../request';
 
 export interface DocumentListRouteDeps {
   directory: DirectoryRepository;
   documents: Pick<DocumentRepository, 'listForParty'>;
+  /** The stored bytes the archive streams. */
+  blobs: Pick<BlobStore, 'open'>;
+  logger: Logger;
 }
 
 export const DEFAULT_PAGE = 100;
@@ -141,39 +149,148 @@ export async function readPage(
   };
 }
 
+/** A page request's filters and position, as both the listing and the archive take them. */
+export interface PageQuery {
+  direction: 'outbound' | 'inbound' | undefined;
+  since: Date | undefined;
+  until: Date | undefined;
+  kind: string | undefined;
+  after: Position | undefined;
+  limit: number;
+}
+
+/** Reads and checks the page query (direction, kind, since, until, cursor, limit); a value out of range is a 400. */
+export function pageQuery(req: Request): PageQuery {
+  const direction = directionQuery(req);
+  const since = dateQuery(req, 'since');
+  const until = dateQuery(req, 'until');
+  const limit = limitQuery(req);
+  const kind = queryString(req, 'kind');
+  if (kind !== undefined && !KIND.test(kind)) throw new GatewayError('BAD_REQUEST', 'kind must be a document type');
+  const cursor = queryString(req, 'cursor');
+  const after = cursor === undefined ? undefined : decodeCursor(cursor);
+  return { direction, since, until, kind, after, limit };
+}
+
+/** The party's page the query names, with the cursor of the next one when another exists. */
+async function partyPage(
+  deps: DocumentListRouteDeps,
+  scope: { tenantId: string; partyId: string },
+  q: PageQuery,
+): Promise<{ documents: DocumentRecord[]; nextCursor: string | undefined }> {
+  const { direction, since, until, kind } = q;
+  const { documents, next } = await readPage(
+    (position, batch) =>
+      deps.documents.listForParty({
+        ...scope,
+        ...(direction ? { direction } : {}),
+        ...(since ? { since } : {}),
+        ...(until ? { until } : {}),
+        ...(position ? { after: position } : {}),
+        limit: batch,
+      }),
+    { after: q.after, limit: q.limit, ...(kind !== undefined ? { kind } : {}) },
+  );
+  return { documents, nextCursor: next ? encodeCursor(next) : undefined };
+}
+
+/** A document's name in the archive: `<direction>/<documentId>.<ext>`, of characters safe in any file system. */
+export function archiveName(doc: DocumentRecord): string {
+  const direction = doc.direction === 'inbound' ? 'received' : 'sent';
+  const ext = doc.contentType.includes('pdf') ? 'pdf' : 'xml';
+  return `${direction}/${doc.documentId.replace(/[^A-Za-z0-9-]/g, '_')}.${ext}`;
+}
+
 /**
  * GET /api/v1/{partyId}/documents (spec 4.10): the party's documents, sent and received, in the order they were
  * written (newest last), a page at a time. The cursor is the last returned document's position, so a page never
  * repeats or skips a document written before it was read, however many are written meanwhile. Sales invoices whose
  * upload was never answered 200 are not listed; `kind` filters on the detected document type.
+ *
+ * GET /api/v1/{partyId}/documents/archive: the same page as one ZIP stream (`archiveName` per document, and
+ * `manifest.json` first: the page's items with their file names and the next cursor, also in `X-Next-Cursor`).
  */
 export function registerDocumentListRoutes(router: Router, deps: DocumentListRouteDeps): void {
   const party = requireParty(deps.directory);
 
   router.get('/api/v1/:partyId/documents', party, async (req: Request, res: Response) => {
-    const { tenantId, partyId } = partyOf(res);
-    const direction = directionQuery(req);
-    const since = dateQuery(req, 'since');
-    const until = dateQuery(req, 'until');
-    const limit = limitQuery(req);
-    const kind = queryString(req, 'kind');
-    if (kind !== undefined && !KIND.test(kind)) throw new GatewayError('BAD_REQUEST', 'kind must be a document type');
-    const cursor = queryString(req, 'cursor');
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
-
-    const { documents, next } = await readPage(
-      (position, batch) =>
-        deps.documents.listForParty({
-          tenantId,
-          partyId,
-          ...(direction ? { direction } : {}),
-          ...(since ? { since } : {}),
-          ...(until ? { until } : {}),
-          ...(position ? { after: position } : {}),
-          limit: batch,
-        }),
-      { after, limit, ...(kind !== undefined ? { kind } : {}) },
-    );
-    res.json({ documents: documents.map(listItem), ...(next ? { nextCursor: encodeCursor(next) } : {}) });
+    const { documents, nextCursor } = await partyPage(deps, partyOf(res), pageQuery(req));
+    res.json({ documents: documents.map(listItem), ...(nextCursor ? { nextCursor } : {}) });
   });
+
+  router.get('/api/v1/:partyId/documents/archive', party, async (req: Request, res: Response) => {
+    const scope = partyOf(res);
+    const { documents, nextCursor } = await partyPage(deps, scope, pageQuery(req));
+    const log = deps.logger.child({ requestId: requestIdOf(req), tenantId: scope.tenantId, partyId: scope.partyId });
+    await streamArchive(deps, res, documents, nextCursor, log);
+  });
+}
+
+/**
+ * Streams the page as a ZIP: the manifest, then each document's stored bytes, one blob open at a time and read only
+ * as fast as the client takes the archive (the archive's backpressure), so memory holds about one stored chunk
+ * whatever the page's size. The 200 goes out with the manifest; a blob that cannot be read afterwards (missing,
+ * corrupt, the database gone) aborts the transfer: the connection is cut before the archive's central directory,
+ * so the client sees an unterminated response and no ZIP reader takes it for a complete archive.
+ */
+async function streamArchive(
+  deps: DocumentListRouteDeps,
+  res: Response,
+  documents: DocumentRecord[],
+  nextCursor: string | undefined,
+  log: Logger,
+): Promise<void> {
+  const items = documents.map((doc) => ({ doc, file: archiveName(doc) }));
+  const manifest = {
+    documents: items.map(({ doc, file }) => ({ ...listItem(doc), file })),
+    ...(nextCursor ? { nextCursor } : {}),
+  };
+  const archive = new ZipArchive({ zlib: { level: 6 } });
+  res.status(200);
+  res.set('Content-Type', 'application/zip');
+  res.set('Content-Disposition', 'attachment; filename="documents.zip"');
+  res.set('X-Content-Type-Options', 'nosniff');
+  if (nextCursor) res.set('X-Next-Cursor', nextCursor);
+  archive.pipe(res);
+
+  let source: Readable | undefined;
+  let failure: unknown;
+  const clientGone = new Error('the client closed the connection');
+  const gone = new Promise<never>((_resolve, reject) => {
+    res.once('close', () => reject(clientGone));
+    archive.on('error', reject);
+  });
+  gone.catch(() => undefined);
+  const finished = new Promise((resolve) => res.once('finish', resolve));
+
+  // One entry at a time: the next blob is opened once the archive took the last byte of the previous one.
+  const appendEntry = (input: string | Readable, entry: { name: string; date: Date; store?: boolean }) => {
+    const appended = new Promise<void>((resolve, reject) => {
+      if (typeof input !== 'string') input.on('error', reject);
+      archive.once('entry', () => resolve());
+    });
+    archive.append(input, entry);
+    return Promise.race([appended, gone]);
+  };
+  try {
+    await appendEntry(JSON.stringify(manifest, null, 2), { name: 'manifest.json', date: new Date() });
+    for (const { doc, file } of items) {
+      source = deps.blobs.open(doc.blobId);
+      // PDFs are compressed already: stored as they are; XML is deflated.
+      await appendEntry(source, { name: file, date: doc.createdAt, store: file.endsWith('.pdf') });
+    }
+    source = undefined;
+    await Promise.race([archive.finalize(), gone]);
+    await Promise.race([finished, gone]);
+  } catch (err) {
+    failure = err;
+  }
+  if (failure === undefined || res.writableFinished) return;
+  // Cut the connection before the archive can end the response: an ended response would look complete.
+  archive.unpipe(res);
+  res.destroy();
+  archive.abort();
+  source?.destroy();
+  if (failure === clientGone) log.info('document archive not completed: the client closed the connection');
+  else log.error({ err: failure }, 'document archive aborted: a document could not be read');
 }
