@@ -24,7 +24,7 @@ export const validationSteps = proxyActivities<Activities>({
 });
 
 /**
- * Deliveries. Peppol: a lookup (DNS + SMP requests, each bounded by PEPPOL_LOOKUP_TIMEOUT_MS) or one AS4 exchange (up to
+ * Deliveries. Peppol: a lookup (DNS + SMP requests, each bounded by PEPPOL_LOOKUP_TIMEOUT_MS) or one AS4 exchange (to
  * 120 s). Heartbeats every 5 s while waiting on the peer. Retries here are for our own infrastructure (database, blob
  * store, a crashed worker); the peer's answers are results and follow the delivery schedule in the workflow. A
  * retried send is the same AS4 message (stable ids), so the receiver sees a duplicate, never a second invoice.

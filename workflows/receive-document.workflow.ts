@@ -15,8 +15,8 @@ import { DocumentState } from '../src/core/document-states';
  * goes on the document, never drops it), then makes the document the party's purchase document (downloadable, also
  * converted with ?targetFormat=) and publishes InvoiceReceived with the verdict, or InvoiceReceivedError when it cannot
  * be read. A message-level status (MLS) about a document we sent is registered and announced as
- * MessageLevelStatusReceived instead. The AS4 receipt went out before this run started: nothing here refuses the message towards the sender
- * (that is the MLS's job).
+ * MessageLevelStatusReceived instead. The AS4 receipt went out before this run started: nothing here refuses the
+ * message towards the sender (that is the MLS's job).
  */
 export async function receiveDocument(input: ReceiveDocumentInput): Promise<ReceiveDocumentResult> {
   const detection = await documentSteps.detectReceivedFormat(input);

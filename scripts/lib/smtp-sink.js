@@ -18,7 +18,8 @@ function refusal(answer) {
 
 /**
  * Starts the sink on 127.0.0.1. Options: port (0 = any free one), dir (write .eml files), answer (see above),
- * delay (stage, session, address) → ms before answering RCPT, maxBytes. Resolves { host, port, messages, close() }; messages: [{ seq, from, to, raw, file? }].
+ * delay (stage, session, address) → ms before answering RCPT, maxBytes. Resolves { host, port, messages, close() };
+ * messages: [{ seq, from, to, raw, file? }].
  */
 function startSmtpSink({
   port = 0,

@@ -167,7 +167,7 @@ export function chooseChannel<H extends ChannelHook>(
   return { ok: false, reason: `no channel hook takes ${topic}` };
 }
 
-/** The next sending topic a channel's result leads to through its output rules, or undefined for the standard topics. */
+/** The next sending topic a channel's result leads to through its output rules; undefined: the standard topics. */
 export function nextSendTopic(channel: Channel, status: number, kind: string): string | undefined {
   if (channel.kind === 'drop' || status === ChannelStatus.Delivered) return undefined;
   return selectOutputTopic(channel.output, { httpStatus: status }, kind);

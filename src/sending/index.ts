@@ -1,7 +1,8 @@
 /**
  * The send-invoice use case, one function per step of the sendInvoice workflow: the document check (detection and
  * validation), the channel of each sending topic, recipient resolution (route choice and the conversion fallback), one
- * Peppol attempt (SBD/AS4 assembly and outcome classification), one e-mail attempt, and the InvoiceSent* events. Activities only adapt these.
+ * Peppol attempt (SBD/AS4 assembly and outcome classification), one e-mail attempt, and the InvoiceSent* events.
+ * Activities only adapt these.
  */
 import type {
   CheckDocumentResult,

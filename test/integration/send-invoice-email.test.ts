@@ -130,7 +130,7 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
   const finalStatus = (id: string) => docs().finalStatus(PARTY, id);
   const eventsOf = (id: string) => docs().eventsOf(PARTY, id);
 
-  it('an invoice Peppol cannot take arrives by e-mail: PDF/A-3 with the CII of the conversion, the XML as uploaded', async () => {
+  it('an invoice Peppol cannot take arrives by e-mail: PDF/A-3 with the converted CII, the XML as uploaded', async () => {
     const from = sink.messages.length;
     const id = await upload();
     const status = await finalStatus(id);
@@ -213,7 +213,7 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     }
   });
 
-  it('SMTP 550 ends in InvoiceSentError; a resend delivers it (same record, history kept); a bad ?channel= is a 400', async () => {
+  it('SMTP 550 ends in InvoiceSentError; a resend delivers it, history kept; a bad ?channel= is a 400', async () => {
     answer = (stage) => (stage === 'rcpt' ? { code: 550, message: 'no such mailbox' } : undefined);
     let id: string;
     try {
@@ -267,7 +267,8 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     for (let i = 0; i < pdf.length; i++) pdf[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
     Buffer.from('%PDF-1.7\n').copy(pdf);
     const reference =
-      '<cac:AdditionalDocumentReference><cbc:ID>TS-1</cbc:ID><cbc:DocumentDescription>Timesheet</cbc:DocumentDescription>' +
+      '<cac:AdditionalDocumentReference><cbc:ID>TS-1</cbc:ID>' +
+      '<cbc:DocumentDescription>Timesheet</cbc:DocumentDescription>' +
       '<cac:Attachment><cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="timesheet.pdf">' +
       `${pdf.toString('base64')}</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference>`;
     const withAttachment = Buffer.from(
@@ -285,7 +286,7 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     expect(mail.attachments[0]!.content.equals(pdf)).toBe(true);
   });
 
-  it('a worker killed in the middle of an e-mail loses nothing: the next worker sends it, the mailbox gets one', async () => {
+  it('a worker killed in the middle of an e-mail loses nothing: the next worker sends it once', async () => {
     await worker?.stop();
     worker = undefined;
     const workerJs = path.join(REPO, 'dist/src/main/worker.js');

@@ -22,7 +22,7 @@ export interface SendInvoiceInput {
   emailSchedule?: RetrySchedule;
   /** `?channel=` of the upload: a channel hook id or `peppol-fallback` (checked at upload). */
   channel?: string;
-  /** A resend's generation (1, 2, …): its history entries and AS4 message ids are its own. Absent: the upload's run. */
+  /** A resend's generation (1, 2, …): its history entries and AS4 ids are its own. Absent: the upload's run. */
   generation?: number;
 }
 
@@ -216,7 +216,7 @@ export interface SendEmailInput {
 }
 
 export interface SendEmailOutcome {
-  /** `failed`: permanent (5xx, no address, the hook gone, no e-mail channel configured); `retryable`: 4xx, no answer. */
+  /** `failed`: permanent (5xx, no address, the hook gone, no e-mail channel); `retryable`: 4xx, no answer. */
   outcome: 'delivered' | 'retryable' | 'failed';
   /** `mailto:` with the addresses it went (or was to go) to. */
   endpoint: string;
