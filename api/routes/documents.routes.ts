@@ -285,14 +285,25 @@ async function storeRecord(
     sha256: upload.sha256,
     blobId: upload.blobId,
   });
-  if (inserted) return inserted;
+  return inserted ?? sameUpload(deps, { tenantId, partyId, documentId, upload, direction: 'outbound' });
+}
+
+/**
+ * A repeat of a taken document id: the blob this request wrote goes, and the stored record answers when it is the same
+ * party's document of this direction with the same bytes; anything else is a conflict.
+ */
+export async function sameUpload(
+  deps: { blobs: BlobStore; documents: DocumentRepository },
+  input: { tenantId: string; partyId: string; documentId: string; upload: ReceivedUpload; direction: string },
+): Promise<StoredDocument> {
+  const { tenantId, partyId, documentId, upload } = input;
   await deps.blobs.delete(upload.blobId);
   const existing = await deps.documents.findStored(tenantId, documentId);
-  if (!existing || existing.direction !== 'outbound' || existing.partyId !== partyId) throw conflict(documentId);
+  if (!existing || existing.direction !== input.direction || existing.partyId !== partyId) throw conflict(documentId);
   if (existing.sha256 !== upload.sha256) {
     throw new GatewayError(
       'DOCUMENT_ID_CONFLICT',
-      `Document ${documentId} was already uploaded with other content; a new document needs a new X-Service-DocumentId`,
+      `Document ${documentId} was already stored with other content; a new document needs a new X-Service-DocumentId`,
       { details: { documentId } },
     );
   }

@@ -5,7 +5,7 @@ import { isUuid } from '../../src/core/identifiers';
 import type { BlobStore } from '../../src/storage/blob-store';
 import type { DirectoryRepository } from '../../src/storage/directory.repository';
 import type { DocumentRecord, DocumentRepository, StoredDocument } from '../../src/storage/document.repository';
-import { documentStatusView } from './documents.routes';
+import { documentStatusView, sameUpload } from './documents.routes';
 import type { Logger } from '../../src/observability/logger';
 import { INJECTED_CREATED_BY, injectedMessageId } from '../../workflows/contracts/receive-document';
 import type { WorkflowStarter } from '../workflow-client';
@@ -107,16 +107,5 @@ async function storeInjected(
     sha256: upload.sha256,
     blobId: upload.blobId,
   });
-  if (inserted) return inserted;
-  await deps.blobs.delete(upload.blobId);
-  const existing = await deps.documents.findStored(tenantId, documentId);
-  if (!existing || existing.direction !== 'inbound' || existing.partyId !== partyId) throw conflict(documentId);
-  if (existing.sha256 !== upload.sha256) {
-    throw new GatewayError(
-      'DOCUMENT_ID_CONFLICT',
-      `Document ${documentId} was already injected with other content; a new document needs a new X-Service-DocumentId`,
-      { details: { documentId } },
-    );
-  }
-  return existing;
+  return inserted ?? sameUpload(deps, { tenantId, partyId, documentId, upload, direction: 'inbound' });
 }

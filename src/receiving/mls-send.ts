@@ -12,9 +12,7 @@ import { DocumentState, Transition } from '../core/document-states';
 import { GatewayError } from '../core/gateway-error';
 import { readBytes, whileBeating, type DocumentStore } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
-import { buildPeppolMessage } from '../peppol/as4/message';
 import { stableMessageIds } from '../peppol/as4/message-ids';
-import { sendAs4Message } from '../peppol/as4/sender';
 import {
   DOCTYPE_SCHEME_BUSDOX,
   PROCESS_SCHEME,
@@ -26,6 +24,7 @@ import {
 import { MLS_PROFILE_ID, buildMls, mlsAddress, type MlsLineInput, type MlsResponseCode } from '../peppol/mls';
 import { buildSbd, readSbdHeader } from '../peppol/sbdh';
 import type { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
+import { signAndExchange } from '../sending/delivery';
 import type { EventSink, PeppolSender, PeppolUnavailable } from '../sending/ports';
 import type { DirectoryRepository } from '../storage/directory.repository';
 import type { MlsSentEventInput, SendMlsAttempt, SendMlsAttemptResult } from '../../workflows/contracts/send-mls';
@@ -147,23 +146,14 @@ export async function sendMlsAttempt(deps: MlsSendDeps, input: SendMlsAttemptInp
     payload: { xml: bytes },
   });
   const receiverCertificate = new X509Certificate(endpoint.certificate.raw);
-  const as4 = buildPeppolMessage({
+  const { message: as4, out } = await signAndExchange(deps.heartbeat, sender, {
     sbd: sbd.xml,
     header: sbdHeader,
-    signer: sender.keys.signing(),
     receiverCertificate,
     timestamp: firstAttemptAt,
-    ...ids,
+    ids,
+    url: endpoint.url,
   });
-  const exchange = sender.exchange ?? sendAs4Message;
-  const out = await whileBeating(deps.heartbeat, () =>
-    exchange(as4, endpoint.url, {
-      apCertificateAuthorities: sender.apCertificateAuthorities,
-      receiverCertificate,
-      ...(sender.revocation ? { revocation: sender.revocation } : {}),
-      ...(sender.sendTimeoutMs ? { timeoutMs: sender.sendTimeoutMs } : {}),
-    }),
-  );
   const reason = 'reason' in out ? out.reason : undefined;
   const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
   await recordAttempt(

@@ -10,7 +10,7 @@ import { buildSbd } from '../peppol/sbdh';
 import { convertForRecipient } from '../transform/recipient';
 import type { SendPeppolInput, SendPeppolOutcome } from '../../workflows/contracts/send-invoice';
 import { conversionSource } from './conversion-source';
-import type { SendInvoiceDeps } from './ports';
+import type { PeppolSender, SendInvoiceDeps } from './ports';
 
 /**
  * The bytes that go out: the upload, or the conversion the route was chosen with (stored once by resolveRecipient).
@@ -31,6 +31,44 @@ async function payloadOf(deps: SendInvoiceDeps, input: SendPeppolInput): Promise
     input.facts.root || input.facts.pdf ? upload : await conversionSource(upload, input.route, deps.transform);
   const converted = await convertForRecipient(source, transform.targetFormat, deps.transform);
   return converted.xml;
+}
+
+/**
+ * Signs and encrypts an SBD into an AS4 message with the given ids and time stamp, and exchanges it with the receiving
+ * access point (the receipt checked against our AP CAs and, when on, revocation). Heartbeats while the exchange waits:
+ * it can take up to the AS4 timeout, and a live attempt must not be taken for a dead worker's. Sales invoices and
+ * message-level status documents go out through this one path.
+ */
+export async function signAndExchange(
+  heartbeat: () => void,
+  sender: PeppolSender,
+  m: {
+    sbd: Parameters<typeof buildPeppolMessage>[0]['sbd'];
+    header: Parameters<typeof buildPeppolMessage>[0]['header'];
+    receiverCertificate: X509Certificate;
+    timestamp: Date;
+    ids: ReturnType<typeof stableMessageIds>;
+    url: string;
+  },
+) {
+  const message = buildPeppolMessage({
+    sbd: m.sbd,
+    header: m.header,
+    signer: sender.keys.signing(),
+    receiverCertificate: m.receiverCertificate,
+    timestamp: m.timestamp,
+    ...m.ids,
+  });
+  const exchange = sender.exchange ?? sendAs4Message;
+  const out = await whileBeating(heartbeat, () =>
+    exchange(message, m.url, {
+      apCertificateAuthorities: sender.apCertificateAuthorities,
+      receiverCertificate: m.receiverCertificate,
+      ...(sender.revocation ? { revocation: sender.revocation } : {}),
+      ...(sender.sendTimeoutMs ? { timeoutMs: sender.sendTimeoutMs } : {}),
+    }),
+  );
+  return { message, out };
 }
 
 /**
@@ -78,24 +116,14 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
     generation: input.generation ?? 0,
   });
   const receiverCertificate = new X509Certificate(Buffer.from(route.receiverCertificate, 'base64'));
-  const message = buildPeppolMessage({
+  const { message, out } = await signAndExchange(deps.heartbeat, sender, {
     sbd: sbd.xml,
     header,
-    signer: sender.keys.signing(),
     receiverCertificate,
     timestamp: firstAttemptAt,
-    ...ids,
+    ids,
+    url: route.endpointUrl,
   });
-  // The exchange can take up to the AS4 timeout; heartbeats keep a live attempt from being taken for a dead worker.
-  const exchange = sender.exchange ?? sendAs4Message;
-  const out = await whileBeating(deps.heartbeat, () =>
-    exchange(message, route.endpointUrl, {
-      apCertificateAuthorities: sender.apCertificateAuthorities,
-      receiverCertificate,
-      ...(sender.revocation ? { revocation: sender.revocation } : {}),
-      ...(sender.sendTimeoutMs ? { timeoutMs: sender.sendTimeoutMs } : {}),
-    }),
-  );
   const result: SendPeppolOutcome = {
     outcome: out.outcome,
     messageId: message.messageId,
