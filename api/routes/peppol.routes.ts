@@ -4,6 +4,7 @@ import { principalOf } from '../../src/auth/authenticate';
 import { GatewayError } from '../../src/core/gateway-error';
 import { ChannelStatus, channelKey, chooseChannel, nextSendTopic, PEPPOL_FALLBACK } from '../../src/core/channels';
 import { createFilterPredicate } from '../../src/webhooks/filter';
+import { sendingEventFilter } from '../../src/sending/channels';
 import {
   DOCTYPE_SCHEME_BUSDOX,
   PROCESS_SCHEME,
@@ -184,7 +185,7 @@ const passesFilter = createFilterPredicate();
 function planDelivery(
   kind: string,
   hooks: readonly HookRecord[],
-  senderParty: string,
+  sender: { partyId: string; legalEntityId: string },
   id: string,
   found: RecipientEndpoint | LookupRefusal,
 ): {
@@ -195,16 +196,13 @@ function planDelivery(
   /** Reachable over Peppol, and a fallback channel would take what fails there. */
   fallback?: { description: string; message: string };
 } {
-  const details = { sender: senderParty, recipient: id };
-  const filter = (hook: HookRecord, event: { topic: string; details?: Readonly<Record<string, string>> }) =>
-    passesFilter(hook, {
-      topic: event.topic,
-      partyId: '',
-      message: '',
-      createdBy: 'manualUpload',
-      createdOn: new Date().toISOString(),
-      details: event.details ?? {},
-    });
+  const details = { sender: sender.partyId, recipient: id };
+  // Filters see the sending event as the run will show it: the uploading party, created through the API.
+  const filter = sendingEventFilter(passesFilter, {
+    partyId: sender.legalEntityId,
+    createdBy: 'api',
+    createdOn: new Date(),
+  });
   const first = chooseChannel(`Send${kind}`, kind, hooks, { details, passesFilter: filter });
   const named = (hookId: string) => {
     const h = hooks.find((x) => x.id === hookId);
@@ -529,7 +527,7 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
       const kind = isCredit ? 'CreditNote' : 'Invoice';
       // What send would do for each recipient: the same channel selection as the sendInvoice run.
       const plans = ids.map((id, i) =>
-        planDelivery(kind, hooks, sender.partyId, id, results[i] as RecipientEndpoint | LookupRefusal),
+        planDelivery(kind, hooks, sender, id, results[i] as RecipientEndpoint | LookupRefusal),
       );
       const peppolIdentifiers = ids.map((id, i) => identifierView(id, results[i] as RecipientEndpoint | LookupRefusal));
       const options: Array<{ channel: string; description: string; identifiers: unknown[] }> = [

@@ -139,14 +139,14 @@ export function chooseChannel<H extends ChannelHook>(
   const candidates = hooks.filter((h) => h.isActive && CHANNEL_ACTIONS.has(h.action) && !tried.has(h.id));
   if (options.forced !== undefined) {
     if (options.forced === PEPPOL_FALLBACK) {
-      const peppol = candidates.find((h) => h.action === 'peppol');
-      const base = implicitPeppol(kind, candidates, options);
       if (!fallbackHook(kind, candidates, options)) {
         return { ok: false, reason: `channel ${PEPPOL_FALLBACK} needs a mail hook listening on Send${kind}Fallback` };
       }
-      return peppol
-        ? { ok: true, channel: { ...channelOf(peppol), output: [...FALLBACK_RULES] } as Channel, hook: peppol }
-        : { ok: true, channel: base, hook: null };
+      // Peppol (the party's Peppol hook, if any, for its mlsType) with the fallback rules.
+      const peppol = candidates.find((h) => h.action === 'peppol');
+      const mlsType = peppol?.mlsType ?? null;
+      const channel: Channel = { kind: 'peppol', hookId: peppol?.id ?? null, output: [...FALLBACK_RULES], mlsType };
+      return { ok: true, channel, hook: peppol ?? null };
     }
     const hook = candidates.find((h) => h.id === options.forced);
     if (!hook) return { ok: false, reason: `the channel hook ${options.forced} does not exist or is switched off` };

@@ -1,5 +1,6 @@
 import { chooseChannel, channelKey, type Channel } from '../core/channels';
 import { Transition } from '../core/document-states';
+import type { RoutableEvent } from '../core/topics';
 import type { HookRecord } from '../storage/hooks/hook.repository';
 import type { ChooseChannelInput, ChooseChannelOutcome } from '../../workflows/contracts/send-invoice';
 import type { SendInvoiceDeps } from './ports';
@@ -25,23 +26,17 @@ export async function chooseSendChannel(
     format: format.id,
   };
   const createdOn = new Date();
-  const party = facts.legalEntityId ?? '';
   const choice = chooseChannel(input.topic, input.kind, hooks, {
     first: input.first,
     tried: input.tried,
     details,
     ...(input.forced !== undefined ? { forced: input.forced } : {}),
-    // Filters see the event as the event path shows it to them.
-    passesFilter: (hook: HookRecord, event) =>
-      deps.passesFilter(hook, {
-        topic: event.topic,
-        partyId: party,
-        message: '',
-        createdBy: facts.createdBy,
-        createdOn: createdOn.toISOString(),
-        documentId: input.documentId,
-        details: event.details ?? {},
-      }),
+    passesFilter: sendingEventFilter(deps.passesFilter, {
+      partyId: facts.legalEntityId ?? '',
+      createdBy: facts.createdBy,
+      createdOn,
+      documentId: input.documentId,
+    }),
   });
   const what = input.kind === 'CreditNote' ? 'Credit note' : 'Invoice';
   const message = choice.ok
@@ -49,7 +44,7 @@ export async function chooseSendChannel(
     : `${input.because ? `${input.because}; ` : ''}no channel: ${choice.reason}`;
   if (choice.ok && choice.channel.kind === 'drop') {
     await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.dropped, {
-      ...(input.generation ? { generation: input.generation } : {}),
+      generation: input.generation,
       detail: `not sent: the drop hook ${choice.channel.hookId} takes ${input.topic}`,
     });
   }
@@ -68,6 +63,27 @@ export async function chooseSendChannel(
   return choice.ok
     ? { ok: true, channel: choice.channel, event: published }
     : { ok: false, reason: choice.reason, event: published };
+}
+
+/**
+ * Hook filters over a sending event, seeing it as the event path shows events to them (the payload's party, creator
+ * and ISO time): the run and queryRecipientParty evaluate them alike.
+ */
+export function sendingEventFilter(
+  passesFilter: SendInvoiceDeps['passesFilter'],
+  event: { partyId: string; createdBy: string; createdOn: Date; documentId?: string },
+): (hook: HookRecord, e: RoutableEvent) => boolean {
+  const createdOn = event.createdOn.toISOString();
+  return (hook, e) =>
+    passesFilter(hook, {
+      topic: e.topic,
+      partyId: event.partyId,
+      message: '',
+      createdBy: event.createdBy,
+      createdOn,
+      ...(event.documentId !== undefined ? { documentId: event.documentId } : {}),
+      details: e.details ?? {},
+    });
 }
 
 function describe(channel: Channel): string {

@@ -135,7 +135,7 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
   const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
   const reason = result.reason ? `: ${result.reason}` : '';
   await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.sendAttempt, {
-    ...(input.generation ? { generation: input.generation } : {}),
+    generation: input.generation,
     attempt: input.attempt,
     detail:
       `attempt ${input.attempt} to ${formatId(route.receiver)} at ${route.endpointUrl} ` +

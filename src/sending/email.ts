@@ -45,7 +45,7 @@ export async function sendEmail(deps: SendInvoiceDeps, input: SendEmailInput): P
   const messageId = `<${input.documentId}.${input.hookId}@${domainOf(from)}>`;
   const record = async (out: SendEmailOutcome): Promise<SendEmailOutcome> => {
     await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.sendAttempt, {
-      ...(input.generation ? { generation: input.generation } : {}),
+      generation: input.generation,
       attempt: input.attempt,
       detail:
         `attempt ${input.attempt} by e-mail through the mail hook ${input.hookId}` +

@@ -10,7 +10,7 @@ import type { SendInvoiceDeps } from './ports';
  */
 export async function publishSendEvent(deps: SendInvoiceDeps, input: SendEventInput): Promise<PublishedDocumentEvent> {
   await deps.documents.recordTransition(input.tenantId, input.documentId, sendTransition(input.topic), {
-    ...(input.generation ? { generation: input.generation } : {}),
+    generation: input.generation,
     attempt: input.attempt ?? 0,
     detail: input.message,
   });
