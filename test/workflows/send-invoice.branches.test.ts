@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Context } from '@temporalio/activity';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { PEPPOL_SEND_SCHEDULE, type RetrySchedule } from '../../src/core/retry-schedule';
 import type { Channel } from '../../src/core/channels';
@@ -122,6 +123,7 @@ interface Run {
   sends: SendPeppolInput[];
   choices: ChooseChannelInput[];
   emails: SendEmailInput[];
+  /** Server time from the first step to the last (when each was scheduled). */
   serverMs: number;
 }
 
@@ -130,6 +132,11 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
 
   async function run(script: Script): Promise<Run> {
     const calls: string[] = [];
+    // Server time as the workflow's steps see it: when each activity was scheduled. The clock read after the result
+    // is no measure: once the run has ended and before the client locks time again, the server may jump to a timer
+    // it still holds (seen once as a jump of ten years).
+    const stamps: number[] = [];
+    const stamp = () => stamps.push(Context.current().info.currentAttemptScheduledTimestampMs);
     const events: SendEventInput[] = [];
     const resolves: ResolveRecipientInput[] = [];
     const sends: SendPeppolInput[] = [];
@@ -141,10 +148,12 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     const emailAnswers = [...(script.emails ?? [])];
     const activities = {
       checkDocument: async (input: SendInvoiceInput) => {
+        stamp();
         calls.push(`checkDocument:${input.documentId === documentId}`);
         return script.check;
       },
       chooseChannel: async (input: ChooseChannelInput): Promise<ChooseChannelOutcome> => {
+        stamp();
         calls.push(`chooseChannel:${input.topic}`);
         choices.push(input);
         const next = script.channels ? channelAnswers.shift() : IMPLICIT;
@@ -153,6 +162,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
         return 'reason' in next ? { ok: false, reason: next.reason, event } : { ok: true, channel: next, event };
       },
       sendEmail: async (input: SendEmailInput) => {
+        stamp();
         calls.push(`sendEmail:${input.attempt}`);
         emails.push(input);
         const next = emailAnswers.shift();
@@ -160,6 +170,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
         return next;
       },
       resolveRecipient: async (input: ResolveRecipientInput) => {
+        stamp();
         calls.push('resolveRecipient');
         resolves.push(input);
         const next = resolveAnswers.shift();
@@ -167,6 +178,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
         return next;
       },
       sendPeppol: async (input: SendPeppolInput) => {
+        stamp();
         calls.push(`sendPeppol:${input.attempt}`);
         sends.push(input);
         const next = sendAnswers.shift();
@@ -174,13 +186,13 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
         return next;
       },
       publishSendEvent: async (input: SendEventInput) => {
+        stamp();
         calls.push(`publish:${input.topic}`);
         events.push(input);
         return { eventId: input.eventId, label: 'routed' };
       },
     };
     const documentId = randomUUID();
-    const before = await env().currentTimeMs();
     const result = await withStubbedWorker(env(), activities, async (client, taskQueue) => {
       const workflowId = `send-invoice:test:${documentId}`;
       const handle = await client.workflow.start(SEND_INVOICE_WORKFLOW, {
@@ -216,7 +228,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       sends,
       choices,
       emails,
-      serverMs: (await env().currentTimeMs()) - before,
+      serverMs: stamps.length ? stamps.at(-1)! - stamps[0]! : 0,
     };
   }
 
