@@ -11,6 +11,7 @@ export function createSendInvoiceActivities(deps: SendInvoiceActivityDeps) {
     checkDocument: steps.checkDocument,
     chooseChannel: steps.chooseChannel,
     sendEmail: steps.sendEmail,
+    sendHttps: steps.sendHttps,
     resolveRecipient: steps.resolveRecipient,
     sendPeppol: steps.sendPeppol,
     publishSendEvent: steps.publishSendEvent,

@@ -89,6 +89,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
             ...input,
             ...(this.settings.peppolSendSchedule ? { peppolSchedule: this.settings.peppolSendSchedule } : {}),
             ...(this.settings.emailSendSchedule ? { emailSchedule: this.settings.emailSendSchedule } : {}),
+            ...(this.settings.searchAttributes === false ? {} : { searchAttributes: true }),
           },
         ],
         // A document id is used once, ever: a finished run is only followed by an explicit resend.

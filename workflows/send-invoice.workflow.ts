@@ -1,4 +1,4 @@
-import { condition, defineSignal, setHandler, uuid4 } from '@temporalio/workflow';
+import { condition, defineSignal, setHandler, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import type {
   CheckDocumentResult,
   DetectedFormatSummary,
@@ -9,6 +9,7 @@ import type {
   ValidationOutcome,
 } from './contracts/send-invoice';
 import { RETRY_NOW_SIGNAL } from './contracts/send-invoice';
+import { NextAttemptOnAttribute } from './contracts/search-attributes';
 import { documentSteps, deliverySteps, validationSteps } from './activity-stubs';
 import {
   ChannelStatus,
@@ -90,6 +91,12 @@ type ChannelResult =
   /** `final`: no other channel may take it (a seller the uploader may not send as). */
   | { status: number; failure: Failure; final?: boolean };
 
+/** One attempt of a scheduled channel (e-mail, https). */
+type AttemptResult =
+  | { kind: 'delivered'; event: Failure }
+  | { kind: 'retry'; failure: Failure }
+  | { kind: 'failed'; result: Extract<ChannelResult, { status: number }> };
+
 /** Peppol refusals that mean "not reachable there" (404 for output rules); the other refusals are 400. */
 const NOT_FOUND_CODES = new Set([
   'PEPPOL_NOT_CONFIGURED',
@@ -157,7 +164,12 @@ class Sending {
         };
       }
       tried.push(channelKey(channel));
-      const result = channel.kind === 'peppol' ? await this.peppol(channel) : await this.email(channel);
+      const result =
+        channel.kind === 'peppol'
+          ? await this.peppol(channel)
+          : channel.kind === 'mailto'
+            ? await this.email(channel)
+            : await this.https(channel, topic);
       if ('delivered' in result) return result.delivered;
       const next = result.final ? undefined : nextSendTopic(channel, result.status, this.kind);
       if (next === undefined) return this.fail(result.failure);
@@ -216,17 +228,22 @@ class Sending {
   ): Promise<number | null> {
     const delay = nextDelay(schedule, n, Date.now() - startedAt, undefined, Math.random, previous);
     if (delay === null) return null;
-    const at = new Date(Date.now() + delay).toISOString();
+    const due = new Date(Date.now() + delay);
+    const at = due.toISOString();
     await this.publish({
       topic: 'InvoiceSentRetry',
       ...failure,
+      nextAttemptOn: at,
       message:
         `Attempt ${failure.attempt} failed temporarily (${failure.message}); ` +
         `the next follows in ${duration(delay)} (at ${at})`,
     });
+    // Operators find the runs waiting, and until when, in the Temporal UI (NextAttemptOn).
+    if (this.input.searchAttributes) upsertSearchAttributes([{ key: NextAttemptOnAttribute, value: due }]);
     // Woken early by retryNow (also one that came while the attempt ran); either way the next attempt follows.
     await condition(() => this.wake.retryNow, delay);
     this.wake.retryNow = false;
+    if (this.input.searchAttributes) upsertSearchAttributes([{ key: NextAttemptOnAttribute, value: null }]);
     return delay;
   }
 
@@ -332,14 +349,39 @@ class Sending {
     }
   }
 
-  /** E-mail through a mail hook: 4xx and no connection retried on the e-mail schedule, 5xx and no address final. */
-  private async email(channel: Extract<Channel, { kind: 'mailto' }>): Promise<ChannelResult> {
-    const { facts } = this.checked;
-    const schedule = this.input.emailSchedule ?? EMAIL_SEND_SCHEDULE;
+  /**
+   * A channel's attempts on its schedule: each attempt either delivers, fails for good (its result code for output
+   * rules) or fails temporarily, and then the next follows after the schedule's wait (InvoiceSentRetry) until the
+   * schedule is spent (500). `what` names the attempts in the final message ("e-mail attempts").
+   */
+  private async attemptsOn(
+    schedule: RetrySchedule,
+    what: string,
+    attempt: (n: number) => Promise<AttemptResult>,
+  ): Promise<ChannelResult> {
     const startedAt = Date.now();
     let previousDelay: number | undefined;
     for (let n = 1; ; n++) {
-      const attempt = ++this.attempts;
+      const result = await attempt(++this.attempts);
+      if (result.kind === 'delivered') return this.delivered(result.event);
+      if (result.kind === 'failed') return result.result;
+      const failure = result.failure;
+      const delay = await this.retryLater(schedule, n, startedAt, previousDelay, failure);
+      if (delay === null) {
+        return {
+          status: ChannelStatus.Exhausted,
+          failure: { ...failure, message: `Not delivered after ${n} ${what}; the last failed: ${failure.message}` },
+        };
+      }
+      previousDelay = delay;
+    }
+  }
+
+  /** E-mail through a mail hook: 4xx and no connection retried on the e-mail schedule, 5xx and no address final. */
+  private email(channel: Extract<Channel, { kind: 'mailto' }>): Promise<ChannelResult> {
+    const { facts } = this.checked;
+    const schedule = this.input.emailSchedule ?? EMAIL_SEND_SCHEDULE;
+    return this.attemptsOn(schedule, 'e-mail attempts', async (attempt) => {
       const sent = await deliverySteps.sendEmail({
         ...this.ids,
         facts,
@@ -355,11 +397,10 @@ class Sending {
         attempt,
       };
       if (sent.outcome === 'delivered') {
-        return this.delivered({
-          stage: 'email',
-          message: `Delivered by e-mail to ${sent.endpoint.slice(7)}`,
-          ...where,
-        });
+        return {
+          kind: 'delivered',
+          event: { stage: 'email', message: `Delivered by e-mail to ${sent.endpoint.slice(7)}`, ...where },
+        };
       }
       const reasonCode =
         sent.smtpCode !== undefined
@@ -375,21 +416,46 @@ class Sending {
         message: sent.reason ?? reasonCode,
         ...where,
       };
-      if (sent.outcome === 'failed') {
-        const status = sent.noRecipient ? ChannelStatus.NotFound : ChannelStatus.Refused;
-        return { status, failure, ...(sent.senderRefused ? { final: true } : {}) };
+      if (sent.outcome === 'retryable') return { kind: 'retry', failure };
+      const status = sent.noRecipient ? ChannelStatus.NotFound : ChannelStatus.Refused;
+      return { kind: 'failed', result: { status, failure, ...(sent.senderRefused ? { final: true } : {}) } };
+    });
+  }
+
+  /**
+   * The document POSTed to an https hook: 5xx, 408, 429 and no answer retried on the Peppol schedule; 404 / 410 and a
+   * hook gone are 404 for output rules, other answers 400.
+   */
+  private https(channel: Extract<Channel, { kind: 'https' }>, topic: string): Promise<ChannelResult> {
+    const { facts } = this.checked;
+    const schedule = this.input.peppolSchedule ?? PEPPOL_SEND_SCHEDULE;
+    return this.attemptsOn(schedule, 'https attempts', async (attempt) => {
+      const sent = await deliverySteps.sendHttps({ ...this.ids, facts, topic, hookId: channel.hookId, attempt });
+      const where = {
+        channel: channel.hookId,
+        protocol: 'https' as const,
+        endpoint: sent.endpoint,
+        messageId: sent.messageId,
+        attempt,
+      };
+      if (sent.outcome === 'delivered') {
+        const message = `Handed to ${sent.endpoint} through the https hook ${channel.hookId} (${sent.reason ?? ''})`;
+        return { kind: 'delivered', event: { stage: 'https', message, ...where } };
       }
-      const delay = await this.retryLater(schedule, n, startedAt, previousDelay, failure);
-      if (delay === null) {
-        return {
-          status: ChannelStatus.Exhausted,
-          failure: {
-            ...failure,
-            message: `Not delivered after ${n} e-mail attempts; the last failed: ${failure.message}`,
-          },
-        };
-      }
-      previousDelay = delay;
-    }
+      const reasonCode = sent.senderRefused
+        ? 'SENDER_NOT_ALLOWED'
+        : sent.httpStatus !== undefined
+          ? `HTTP ${sent.httpStatus}`
+          : 'NO_ANSWER';
+      const failure: Failure = {
+        stage: sent.senderRefused ? 'sender' : 'https',
+        reasonCode,
+        message: sent.reason ?? reasonCode,
+        ...where,
+      };
+      if (sent.outcome === 'retryable') return { kind: 'retry', failure };
+      const status = sent.notFound ? ChannelStatus.NotFound : ChannelStatus.Refused;
+      return { kind: 'failed', result: { status, failure, ...(sent.senderRefused ? { final: true } : {}) } };
+    });
   }
 }

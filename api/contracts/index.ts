@@ -98,8 +98,26 @@ export const DocumentStatus = z
   .object({
     id: z.string().uuid(),
     state: z.string(),
+    nextAttemptOn: z
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe('While the state is retrying: when the next delivery attempt is due'),
     history: z.array(
-      z.object({ state: z.string(), at: z.string().datetime({ offset: true }), detail: z.string().optional() }),
+      z.object({
+        state: z.string(),
+        at: z.string().datetime({ offset: true }),
+        detail: z.string().optional(),
+        channel: z
+          .string()
+          .optional()
+          .describe('The delivery channel of a sending step: its hook id, or peppol for the implicit Peppol channel'),
+        nextAttemptOn: z
+          .string()
+          .datetime({ offset: true })
+          .optional()
+          .describe('A retry: when the next attempt is due'),
+      }),
     ),
     format: z.object({ id: z.string(), name: z.string(), documentType: z.string() }).optional(),
     validation: z

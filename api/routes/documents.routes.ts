@@ -59,13 +59,18 @@ function conflict(documentId: string): GatewayError {
 
 /** A document's status resource: state, history, format and the validation outcome (sent and received alike). */
 export function documentStatusView(doc: DocumentRecord) {
+  const waiting = doc.state === DocumentState.Retrying ? doc.history.at(-1)?.nextAttemptOn : undefined;
   return {
     id: doc.documentId,
     state: doc.state,
+    // While a sales invoice waits between attempts: when the next one is due (POST …/retryNow brings it forward).
+    ...(waiting ? { nextAttemptOn: waiting.toISOString() } : {}),
     history: doc.history.map((h) => ({
       state: h.state,
       at: h.at.toISOString(),
       ...(h.detail ? { detail: h.detail } : {}),
+      ...(h.channel ? { channel: h.channel } : {}),
+      ...(h.nextAttemptOn ? { nextAttemptOn: h.nextAttemptOn.toISOString() } : {}),
     })),
     ...(doc.format
       ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } }

@@ -167,7 +167,6 @@ function partyParticipant(party: PartyRecord): ParticipantId {
   }
 }
 
-/** An active mailto hook that listens on `Send*` and `Send*Fallback` (spec 4.3): the e-mail fallback of Peppol. */
 /** How a lookup refusal counts for output rules, as the sendInvoice run counts it (404 not found, 500 retried). */
 function lookupStatus(r: LookupRefusal): number {
   if (r.failure === 'smp-unreachable') return ChannelStatus.Exhausted;
@@ -194,7 +193,7 @@ function planDelivery(
   description: string;
   message: string;
   /** Reachable over Peppol, and a fallback channel would take what fails there. */
-  fallback?: { description: string; message: string };
+  fallback?: { channel: string; description: string; message: string };
 } {
   const details = { sender: sender.partyId, recipient: id };
   // Filters see the sending event as the run will show it: the uploading party, created through the API.
@@ -231,11 +230,14 @@ function planDelivery(
     const fb = next
       ? chooseChannel(next, kind, hooks, { first: false, tried: [channelKey(c)], details, passesFilter: filter })
       : undefined;
-    return fb?.ok && fb.channel.kind === 'mailto' ? fb.channel : undefined;
+    return fb?.ok && (fb.channel.kind === 'mailto' || fb.channel.kind === 'https') ? fb.channel : undefined;
   };
+  /** What a fallback channel does, for descriptions. */
+  const via = (fb: { kind: 'mailto' | 'https'; hookId: string }) =>
+    fb.kind === 'mailto' ? `e-mail fallback through hook ${named(fb.hookId)}` : `handed on to hook ${named(fb.hookId)}`;
   if (found.ok) {
     // Reachable over Peppol; when a delivery there fails for good, the fallback (if any) still takes it.
-    const later = fallbackFor(ChannelStatus.Exhausted);
+    const later = c.kind === 'peppol' ? fallbackFor(ChannelStatus.Exhausted) : undefined;
     return {
       partyId: id,
       channel: 'peppol',
@@ -244,20 +246,22 @@ function planDelivery(
       ...(later
         ? {
             fallback: {
-              description: `Peppol, with e-mail fallback through hook ${named(later.hookId)}`,
-              message: 'Delivered over Peppol; e-mail if that fails',
+              channel: later.kind === 'mailto' ? PEPPOL_FALLBACK : later.hookId,
+              description: `Peppol, with ${via(later)}`,
+              message: `Delivered over Peppol; ${later.kind === 'mailto' ? 'e-mail' : 'the hook'} if that fails`,
             },
           }
         : {}),
     };
   }
-  const fallback = fallbackFor(lookupStatus(found));
+  const fallback = c.kind === 'peppol' ? fallbackFor(lookupStatus(found)) : undefined;
   if (fallback) {
+    // The mail fallback is the contract's `peppol-fallback` channel; an https hook taking the output topic is named.
     return {
       partyId: id,
-      channel: PEPPOL_FALLBACK,
-      description: `Peppol, with e-mail fallback through hook ${named(fallback.hookId)}`,
-      message: `Delivered by e-mail: ${found.message}`,
+      channel: fallback.kind === 'mailto' ? PEPPOL_FALLBACK : fallback.hookId,
+      description: `Peppol, with ${via(fallback)}`,
+      message: `${fallback.kind === 'mailto' ? 'Delivered by e-mail' : `Handed on to hook ${fallback.hookId}`}: ${found.message}`,
     };
   }
   return { partyId: id, channel: null, description: 'No delivery channel', message: found.message };
@@ -550,9 +554,9 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
         });
       }
       if (later) {
-        const existing = options.find((o) => o.channel === PEPPOL_FALLBACK);
+        const existing = options.find((o) => o.channel === later.channel);
         if (existing) existing.identifiers.push(...fallbackIds);
-        else options.push({ channel: PEPPOL_FALLBACK, description: later.description, identifiers: fallbackIds });
+        else options.push({ channel: later.channel, description: later.description, identifiers: fallbackIds });
       }
       const best = plans.find((p) => p.channel !== null);
       const body = best

@@ -32,6 +32,7 @@ const SEARCH_ATTRIBUTES = [
   'EventTopic=Keyword',
   'PartyId=Keyword',
   'DeliveryAttempt=Int',
+  'NextAttemptOn=Datetime',
 ];
 
 const TEMPORAL_READY_TIMEOUT_MS = 60_000;

@@ -13,6 +13,12 @@ import { selectOutputTopic, type OutputRule } from './output-rules';
 /** Hook actions that are channels of a sending topic (the sendInvoice workflow acts on them, not the event path). */
 export const CHANNEL_ACTIONS: ReadonlySet<string> = new Set(['peppol', 'mailto', 'drop']);
 
+/**
+ * Topic patterns that never make an `https` hook a channel: they catch every sending topic, and hooks on them are
+ * integrators' notification hooks (decisions.md "Channels").
+ */
+const CATCH_ALL_PATTERNS: ReadonlySet<string> = new Set(['*', 'Send*']);
+
 /** `?channel=` value that asks for Peppol first and the e-mail fallback after (spec 4.3). */
 export const PEPPOL_FALLBACK = 'peppol-fallback';
 
@@ -43,6 +49,8 @@ export type Channel =
   /** `hookId` null: the implicit channel. */
   | { kind: 'peppol'; hookId: string | null; output: OutputRule[]; mlsType: string | null }
   | { kind: 'mailto'; hookId: string; output: OutputRule[] }
+  /** The document POSTed, signed, to an external system. */
+  | { kind: 'https'; hookId: string; output: OutputRule[] }
   | { kind: 'drop'; hookId: string };
 
 /** What `*` stands for in sending topics: the document kind (`Invoice`, `CreditNote`). */
@@ -79,9 +87,24 @@ export function isFallbackListener(hook: HookForRouting, kind: string): boolean 
   return all.some(isFallbackTopic) && all.some((p) => !isFallbackTopic(p) && matchesTopic(p, `Send${kind}`));
 }
 
+/**
+ * Whether a hook can be the channel of `topic`. The channel actions always can. An `https` hook can when it is forced
+ * (`?channel=`), or for a topic an output rule produced (not the first): there, through a pattern naming more than
+ * every sending topic (`Send*Fallback`, `SendInvoiceFallback`; not `*` or `Send*`). On the first topic, and through
+ * catch-all patterns, https hooks are notified of the sending event like any other hook: a notification hook never
+ * takes an invoice away from Peppol.
+ */
+function canBeChannel(hook: ChannelHook, topic: string, first: boolean, forced: boolean): boolean {
+  if (CHANNEL_ACTIONS.has(hook.action)) return true;
+  if (hook.action !== 'https') return false;
+  if (forced) return true;
+  return !first && patterns(hook).some((p) => !CATCH_ALL_PATTERNS.has(p) && matchesTopic(p, topic));
+}
+
 function channelOf(hook: ChannelHook): Channel {
   if (hook.action === 'drop') return { kind: 'drop', hookId: hook.id };
   if (hook.action === 'mailto') return { kind: 'mailto', hookId: hook.id, output: [...(hook.output ?? [])] };
+  if (hook.action === 'https') return { kind: 'https', hookId: hook.id, output: [...(hook.output ?? [])] };
   return { kind: 'peppol', hookId: hook.id, output: [...(hook.output ?? [])], mlsType: hook.mlsType ?? null };
 }
 
@@ -123,7 +146,8 @@ function implicitPeppol<H extends ChannelHook>(kind: string, hooks: readonly H[]
 }
 
 /**
- * The channel of one sending topic. Candidates are the active channel hooks not tried yet. A forced channel (first
+ * The channel of one sending topic. Candidates are the active hooks not tried yet that can be its channel
+ * (`canBeChannel`). A forced channel (first
  * topic only) is that hook whatever its topics, or for `peppol-fallback` Peppol (the party's Peppol hook if it has
  * one) with the fallback rules. Otherwise the best hook by spec 6.6 among those whose topics match, a mail hook that
  * listens on the fallback topic counting only for fallback topics; with none, the implicit Peppol channel for a first
@@ -136,7 +160,11 @@ export function chooseChannel<H extends ChannelHook>(
   options: ChooseChannelOptions<H> = {},
 ): ChannelChoice<H> {
   const tried = new Set(options.tried ?? []);
-  const candidates = hooks.filter((h) => h.isActive && CHANNEL_ACTIONS.has(h.action) && !tried.has(h.id));
+  const first = options.first ?? !isFallbackTopic(topic);
+  const forced = options.forced !== undefined && options.forced !== PEPPOL_FALLBACK;
+  const candidates = hooks.filter(
+    (h) => h.isActive && !tried.has(h.id) && canBeChannel(h, topic, first, forced && h.id === options.forced),
+  );
   if (options.forced !== undefined) {
     if (options.forced === PEPPOL_FALLBACK) {
       if (!fallbackHook(kind, candidates, options)) {
@@ -153,7 +181,6 @@ export function chooseChannel<H extends ChannelHook>(
     return { ok: true, channel: channelOf(hook), hook };
   }
   const event = { topic, details: options.details ?? {} };
-  const first = options.first ?? !isFallbackTopic(topic);
   const selection = selectHooks(
     event,
     candidates.filter((h) => !(first && isFallbackListener(h, kind))),

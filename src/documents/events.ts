@@ -31,6 +31,7 @@ export function invoiceSentEvent(input: SendEventInput): PublishEventInput {
       stage: input.stage,
       ...(input.channel !== undefined ? { channel: input.channel } : {}),
       ...(input.reasonCode !== undefined ? { reasonCode: input.reasonCode } : {}),
+      ...(input.nextAttemptOn !== undefined ? { nextAttemptOn: input.nextAttemptOn } : {}),
     },
     createdBy: facts.createdBy,
   };

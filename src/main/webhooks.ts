@@ -185,7 +185,7 @@ export function composeWebhookWorker(
   models: Models,
   starter: DeliveryStarter,
   options: WebhookWorkerOptions = {},
-): { services: WebhookDeliveries; close(): Promise<void> } {
+): { services: WebhookDeliveries; sender: WebhookSender; close(): Promise<void> } {
   const storage = composeWebhookStorage(models);
   const sender = new WebhookSender({
     allowList: allowListOf(config),
@@ -231,6 +231,7 @@ export function composeWebhookWorker(
   });
   return {
     services,
+    sender,
     close: async () => {
       hookCache.close();
       await sweep?.stop();

@@ -114,6 +114,8 @@ export async function startWorker(
       sentInstances: new SentInstanceRepository(core.db.models),
       peppolSender: composePeppolSender(config),
       email,
+      // The https channel posts documents through the webhooks' sender: the same SSRF guard and connection pools.
+      https: { sender: webhooks.sender, maxTimeoutMs: config.webhooks.timeoutMs },
       hooks: webhooks.services.hooks,
       passesFilter: createFilterPredicate(),
     }),

@@ -58,6 +58,8 @@ export async function chooseSendChannel(
     details: { ...details, channel: choice.ok ? channelKey(choice.channel) : '' },
     createdBy: facts.createdBy,
     createdOn,
+    // An https hook that takes the document as its channel gets the document, not also the event about it.
+    ...(choice.ok && choice.channel.kind === 'https' ? { excludeHookIds: [choice.channel.hookId] } : {}),
   });
   const published = { eventId: event.id, label: event.label };
   return choice.ok
@@ -92,6 +94,8 @@ function describe(channel: Channel): string {
       return channel.hookId ? `goes over Peppol (hook ${channel.hookId})` : 'goes over Peppol';
     case 'mailto':
       return `goes by e-mail (hook ${channel.hookId})`;
+    case 'https':
+      return `goes over https (hook ${channel.hookId})`;
     case 'drop':
       return `is not sent: the drop hook ${channel.hookId} takes it`;
   }

@@ -47,6 +47,7 @@ export async function sendEmail(deps: SendInvoiceDeps, input: SendEmailInput): P
     await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.sendAttempt, {
       generation: input.generation,
       attempt: input.attempt,
+      channel: input.hookId,
       detail:
         `attempt ${input.attempt} by e-mail through the mail hook ${input.hookId}` +
         `${out.endpoint !== 'mailto:' ? ` to ${out.endpoint.slice(7)}` : ''}: ${out.outcome}` +

@@ -1,7 +1,8 @@
 /**
  * The send-invoice use case, one function per step of the sendInvoice workflow: the document check (detection and
  * validation), the channel of each sending topic, recipient resolution (route choice and the conversion fallback), one
- * Peppol attempt (SBD/AS4 assembly and outcome classification), one e-mail attempt, and the InvoiceSent* events.
+ * Peppol attempt (SBD/AS4 assembly and outcome classification), one e-mail attempt, one https attempt, and the
+ * InvoiceSent* events.
  * Activities only adapt these.
  */
 import type {
@@ -10,6 +11,8 @@ import type {
   ChooseChannelOutcome,
   SendEmailInput,
   SendEmailOutcome,
+  SendHttpsInput,
+  SendHttpsOutcome,
   PublishedDocumentEvent,
   ResolveRecipientInput,
   ResolveRecipientOutcome,
@@ -21,6 +24,7 @@ import type {
 import { chooseSendChannel } from './channels';
 import { checkDocument } from './check-document';
 import { sendEmail } from './email';
+import { sendHttps } from './https';
 import { sendPeppol } from './delivery';
 import type { SendInvoiceDeps } from './ports';
 import { publishSendEvent } from './publish';
@@ -29,6 +33,7 @@ import { resolveRecipient } from './recipient';
 export type {
   EmailChannel,
   EmailUnavailable,
+  HttpsChannel,
   SendInvoiceDeps,
   PeppolSender,
   PeppolUnavailable,
@@ -41,6 +46,7 @@ export interface SendInvoiceSteps {
   checkDocument: (input: SendInvoiceInput) => Promise<CheckDocumentResult>;
   chooseChannel: (input: ChooseChannelInput) => Promise<ChooseChannelOutcome>;
   sendEmail: (input: SendEmailInput) => Promise<SendEmailOutcome>;
+  sendHttps: (input: SendHttpsInput) => Promise<SendHttpsOutcome>;
   resolveRecipient: (input: ResolveRecipientInput) => Promise<ResolveRecipientOutcome>;
   sendPeppol: (input: SendPeppolInput) => Promise<SendPeppolOutcome>;
   publishSendEvent: (input: SendEventInput) => Promise<PublishedDocumentEvent>;
@@ -51,6 +57,7 @@ export function createSendInvoice(deps: SendInvoiceDeps): SendInvoiceSteps {
     checkDocument: (input) => checkDocument(deps, input),
     chooseChannel: (input) => chooseSendChannel(deps, input),
     sendEmail: (input) => sendEmail(deps, input),
+    sendHttps: (input) => sendHttps(deps, input),
     resolveRecipient: (input) => resolveRecipient(deps, input),
     sendPeppol: (input) => sendPeppol(deps, input),
     publishSendEvent: (input) => publishSendEvent(deps, input),

@@ -10,6 +10,7 @@ import type { HookForRouting } from '../core/topics';
 import type { HookRecord } from '../storage/hooks/hook.repository';
 import type { GatewayEvent } from '../webhooks/event-payload';
 import type { SmtpSender } from '../email';
+import type { WebhookSender } from '../webhooks/http-sender';
 import type { TransformRunner } from '../transform';
 import type { ValidateOptions, ValidationResult } from '../validation';
 import type { PublishEventInput, PublishResult } from '../webhooks/publish';
@@ -43,6 +44,12 @@ export interface EmailUnavailable {
   unavailable: string;
 }
 
+/** The https channel: the webhook sender (SSRF guard, keep-alive) and WEBHOOK_TIMEOUT_MS, a hook's timeout's cap. */
+export interface HttpsChannel {
+  sender: Pick<WebhookSender, 'send'>;
+  maxTimeoutMs: number;
+}
+
 /** The official-rule validator (in process, or the document pool's threads with the same `validate`). */
 export interface DocumentValidator {
   validate(input: Buffer, options?: ValidateOptions): Promise<ValidationResult>;
@@ -63,6 +70,8 @@ export interface SendInvoiceDeps extends DocumentStore {
   peppolSender: PeppolSender | PeppolUnavailable;
   /** The e-mail channel (mail hooks). */
   email: EmailChannel | EmailUnavailable;
+  /** The https channel (https hooks that take a sending topic). */
+  https: HttpsChannel;
   /** The channel hooks of a document's party and environment as they are now, and one by id. */
   hooks: {
     listForRouting(tenantId: string, partyKey: string | null): Promise<HookRecord[]>;

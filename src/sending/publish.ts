@@ -13,6 +13,8 @@ export async function publishSendEvent(deps: SendInvoiceDeps, input: SendEventIn
     generation: input.generation,
     attempt: input.attempt ?? 0,
     detail: input.message,
+    ...(input.channel !== undefined ? { channel: input.channel } : {}),
+    ...(input.nextAttemptOn !== undefined ? { nextAttemptOn: new Date(input.nextAttemptOn) } : {}),
   });
   const { event } = await deps.events.publishEvent(invoiceSentEvent(input));
   return { eventId: event.id, label: event.label };

@@ -63,6 +63,10 @@ export interface DocumentListQuery {
 export interface HistoryUpdate {
   state: string;
   detail?: string;
+  /** A sending step's channel (hook id, or `peppol`). */
+  channel?: string;
+  /** A scheduled retry: when the next attempt is due. */
+  nextAttemptOn?: Date;
   /** The step (document-states.ts): an entry with the same key is written once, however often the caller retries. */
   key: string;
 }
@@ -173,12 +177,18 @@ export class DocumentRepository {
     tenantId: string,
     documentId: string,
     transition: DocumentTransition,
-    entry: { detail?: string; attempt?: number; generation?: number } = {},
+    entry: { detail?: string; attempt?: number; generation?: number; channel?: string; nextAttemptOn?: Date } = {},
     extra: { format?: DocumentFormatInfo; validation?: DocumentValidationInfo } = {},
   ): Promise<boolean> {
     const key = generationKey(entry.generation ?? 0, transition.key(entry.attempt ?? 0));
-    const update: HistoryUpdate = { state: transition.to, key };
-    return this.insertEntry(tenantId, documentId, entry.detail ? { ...update, detail: entry.detail } : update, extra);
+    const update: HistoryUpdate = {
+      state: transition.to,
+      key,
+      ...(entry.detail ? { detail: entry.detail } : {}),
+      ...(entry.channel ? { channel: entry.channel } : {}),
+      ...(entry.nextAttemptOn ? { nextAttemptOn: entry.nextAttemptOn } : {}),
+    };
+    return this.insertEntry(tenantId, documentId, update, extra);
   }
 
   private async insertEntry(
@@ -196,6 +206,8 @@ export class DocumentRepository {
       order: historyOrder(update.key, update.state),
       at: new Date(),
       ...(update.detail ? { detail: update.detail } : {}),
+      ...(update.channel ? { channel: update.channel } : {}),
+      ...(update.nextAttemptOn ? { nextAttemptOn: update.nextAttemptOn } : {}),
       ...(extra.format ? { format: extra.format } : {}),
       ...(extra.validation ? { validation: extra.validation } : {}),
     };
@@ -272,7 +284,14 @@ export function describe(stored: StoredDocument, entries: readonly DocumentHisto
   const received: HistoryEntry = { state: HistoryStep.received.states[0], at: stored.createdAt, key: 'received' };
   const history: HistoryEntry[] = [
     received,
-    ...sorted.map((e) => ({ state: e.state, at: e.at, key: e.key, ...(e.detail ? { detail: e.detail } : {}) })),
+    ...sorted.map((e) => ({
+      state: e.state,
+      at: e.at,
+      key: e.key,
+      ...(e.detail ? { detail: e.detail } : {}),
+      ...(e.channel ? { channel: e.channel } : {}),
+      ...(e.nextAttemptOn ? { nextAttemptOn: e.nextAttemptOn } : {}),
+    })),
   ];
   const last = sorted[sorted.length - 1];
   return {

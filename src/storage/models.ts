@@ -70,6 +70,8 @@ export interface HistoryEntry {
   state: string;
   at: Date;
   detail?: string;
+  channel?: string;
+  nextAttemptOn?: Date;
   /** Idempotency key of the transition that wrote this entry. */
   key: string;
 }
@@ -150,6 +152,10 @@ export interface DocumentHistoryDoc {
   order: number;
   at: Date;
   detail?: string;
+  /** The delivery channel of a sending step: its hook id, or `peppol` for the implicit Peppol channel. */
+  channel?: string;
+  /** A scheduled retry's entry: when the next attempt is due. */
+  nextAttemptOn?: Date;
   format?: DocumentFormatInfo | null;
   validation?: DocumentValidationInfo | null;
 }
@@ -289,6 +295,8 @@ export function buildModels(conn: Connection) {
       order: { type: Number, required: true },
       at: { type: Date, required: true },
       detail: String,
+      channel: String,
+      nextAttemptOn: Date,
       format: { type: formatSchema, default: undefined },
       validation: { type: validationSchema, default: undefined },
     },

@@ -29,7 +29,8 @@ export interface WebhookSenderOptions {
 export interface SendRequest {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** JSON text for events; a document's bytes for the https channel (its content-type in `headers`). */
+  body: string | Buffer;
   timeoutMs: number;
   /** The operator's own endpoint (httpsin): no SSRF guard, http allowed. */
   trusted?: boolean;

@@ -126,6 +126,7 @@ describe('database operations of intake and the document check', () => {
       transform: inProcessTransform,
       peppolSender: { unavailable: 'not used here' },
       email: { unavailable: 'not used here' },
+      https: { sender: { send: () => Promise.reject(new Error('no https channel here')) }, maxTimeoutMs: 1_000 },
       // No channel hook: Peppol is the implicit channel.
       hooks: { listForRouting: async () => [], get: async () => null },
       passesFilter: () => true,

@@ -136,6 +136,7 @@ describe('operations of the sendInvoice path', () => {
       transform,
       peppolSender,
       email: { unavailable: 'not used here' },
+      https: { sender: { send: () => Promise.reject(new Error('no https channel here')) }, maxTimeoutMs: 1_000 },
       // No channel hook: Peppol is the implicit channel.
       hooks: { listForRouting: async () => [], get: async () => null },
       passesFilter: () => true,

@@ -11,6 +11,8 @@ import type {
   ChooseChannelOutcome,
   SendEmailInput,
   SendEmailOutcome,
+  SendHttpsInput,
+  SendHttpsOutcome,
   DocumentFacts,
   PeppolRoute,
   ResolveRecipientInput,
@@ -88,6 +90,7 @@ interface Script {
   resolve?: ResolveRecipientOutcome[];
   send?: SendPeppolOutcome[];
   emails?: SendEmailOutcome[];
+  posts?: SendHttpsOutcome[];
   schedule?: RetrySchedule;
   emailSchedule?: RetrySchedule;
   /** `?channel=` of the upload. */
@@ -108,6 +111,13 @@ const FALLBACK_RULES = [
   { when: '500', topic: 'Send*Fallback' },
 ];
 const MAIL: Channel = { kind: 'mailto', hookId: 'hook-mail', output: [] };
+const HTTPS: Channel = { kind: 'https', hookId: 'hook-erp', output: [] };
+const postAnswer = (outcome: SendHttpsOutcome['outcome'], extra: Partial<SendHttpsOutcome> = {}): SendHttpsOutcome => ({
+  outcome,
+  endpoint: 'https://erp.example.test/inbox',
+  messageId: 'd-1',
+  ...extra,
+});
 const mailAnswer = (outcome: SendEmailOutcome['outcome'], extra: Partial<SendEmailOutcome> = {}): SendEmailOutcome => ({
   outcome,
   endpoint: 'mailto:billing@buyer.example',
@@ -123,6 +133,7 @@ interface Run {
   sends: SendPeppolInput[];
   choices: ChooseChannelInput[];
   emails: SendEmailInput[];
+  posts: SendHttpsInput[];
   /** Server time from the first step to the last (when each was scheduled). */
   serverMs: number;
 }
@@ -142,6 +153,8 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     const sends: SendPeppolInput[] = [];
     const choices: ChooseChannelInput[] = [];
     const emails: SendEmailInput[] = [];
+    const posts: SendHttpsInput[] = [];
+    const postAnswers = [...(script.posts ?? [])];
     const resolveAnswers = [...(script.resolve ?? [])];
     const sendAnswers = [...(script.send ?? [])];
     const channelAnswers = [...(script.channels ?? [])];
@@ -167,6 +180,14 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
         emails.push(input);
         const next = emailAnswers.shift();
         if (!next) throw new Error('sendEmail called more often than scripted');
+        return next;
+      },
+      sendHttps: async (input: SendHttpsInput) => {
+        stamp();
+        calls.push(`sendHttps:${input.attempt}`);
+        posts.push(input);
+        const next = postAnswers.shift();
+        if (!next) throw new Error('sendHttps called more often than scripted');
         return next;
       },
       resolveRecipient: async (input: ResolveRecipientInput) => {
@@ -228,6 +249,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       sends,
       choices,
       emails,
+      posts,
       serverMs: stamps.length ? stamps.at(-1)! - stamps[0]! : 0,
     };
   }
@@ -646,6 +668,90 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     });
     expect(r.events[0]).toMatchObject({ topic: 'InvoiceSentError', stage: 'channel', reasonCode: 'NO_CHANNEL' });
     expect(r.events[0]!.message).toBe('Not sent: the channel hook gone does not exist');
+  });
+
+  it('an https hook on the fallback topic takes what Peppol could not deliver: 503 retried, then handed on', async () => {
+    const r = await run({
+      record: 'send-invoice-https-fallback',
+      check: VALID,
+      channels: [{ ...IMPLICIT, output: FALLBACK_RULES }, HTTPS],
+      resolve: [
+        {
+          kind: 'refused',
+          retryable: false,
+          stage: 'recipient',
+          reasonCode: 'PARTICIPANT_UNKNOWN',
+          message: 'not in the SML',
+        },
+      ],
+      posts: [
+        postAnswer('retryable', { httpStatus: 503, reason: 'HTTP 503' }),
+        postAnswer('delivered', { httpStatus: 200, reason: 'HTTP 200' }),
+      ],
+      schedule: { kind: 'table', delaysMs: [10 * 60_000] },
+    });
+    expect(r.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'resolveRecipient',
+      'chooseChannel:SendInvoiceFallback',
+      'sendHttps:1',
+      'publish:InvoiceSentRetry',
+      'sendHttps:2',
+      'publish:InvoiceSent',
+    ]);
+    expect(r.posts.map((p) => [p.topic, p.hookId, p.attempt])).toEqual([
+      ['SendInvoiceFallback', 'hook-erp', 1],
+      ['SendInvoiceFallback', 'hook-erp', 2],
+    ]);
+    const retry = r.events[0]!;
+    expect(retry).toMatchObject({ topic: 'InvoiceSentRetry', protocol: 'https', reasonCode: 'HTTP 503' });
+    // The retry names when the next attempt is due: ten minutes of server time after the event.
+    expect(retry.message).toContain('the next follows in 10 min');
+    expect(retry.message).toContain(`(at ${retry.nextAttemptOn})`);
+    expect(r.serverMs).toBeGreaterThanOrEqual(10 * 60_000);
+    expect(r.events[1]).toMatchObject({
+      topic: 'InvoiceSent',
+      stage: 'https',
+      protocol: 'https',
+      channel: 'hook-erp',
+      endpoint: 'https://erp.example.test/inbox',
+    });
+    expect(r.result).toMatchObject({ state: 'delivered', delivery: { attempts: 2, channel: 'hook-erp' } });
+  });
+
+  it('https answers end the channel as output rules see them: 404 not found, 400 refused, the sender check final', async () => {
+    const gone = await run({
+      check: VALID,
+      channel: 'hook-erp',
+      channels: [{ ...HTTPS, output: [{ when: '404', topic: 'Send*Other' }] }, MAIL],
+      posts: [postAnswer('failed', { httpStatus: 404, reason: 'HTTP 404', notFound: true })],
+      emails: [mailAnswer('delivered')],
+    });
+    expect(gone.calls).toEqual([
+      'checkDocument:true',
+      'chooseChannel:SendInvoice',
+      'sendHttps:1',
+      'chooseChannel:SendInvoiceOther',
+      'sendEmail:2',
+      'publish:InvoiceSent',
+    ]);
+    expect(gone.choices[0]).toMatchObject({ forced: 'hook-erp' });
+    const refused = await run({
+      check: VALID,
+      channel: 'hook-erp',
+      channels: [{ ...HTTPS, output: [{ when: '404', topic: 'Send*Other' }] }],
+      posts: [postAnswer('failed', { httpStatus: 422, reason: 'HTTP 422' })],
+    });
+    expect(refused.events.at(-1)).toMatchObject({ topic: 'InvoiceSentError', stage: 'https', reasonCode: 'HTTP 422' });
+    const spoofed = await run({
+      check: VALID,
+      channel: 'hook-erp',
+      channels: [{ ...HTTPS, output: [{ when: '400', topic: 'Send*Other' }] }],
+      posts: [postAnswer('failed', { endpoint: '', reason: 'not the seller', senderRefused: true })],
+    });
+    expect(spoofed.calls.at(-1)).toBe('publish:InvoiceSentError');
+    expect(spoofed.events.at(-1)).toMatchObject({ stage: 'sender', reasonCode: 'SENDER_NOT_ALLOWED' });
   });
 
   it('retryNow wakes a run waiting between attempts: the next attempt comes at once, not after the wait', async () => {

@@ -7,3 +7,8 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
  */
 export const TenantIdAttribute = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
 export const DocumentIdAttribute = defineSearchAttributeKey('DocumentId', SearchAttributeType.KEYWORD);
+/**
+ * When a sendInvoice run waiting between attempts makes its next one (removed once it does); set only where the
+ * starter sets search attributes (SendInvoiceInput.searchAttributes).
+ */
+export const NextAttemptOnAttribute = defineSearchAttributeKey('NextAttemptOn', SearchAttributeType.DATETIME);

@@ -24,6 +24,11 @@ export interface SendInvoiceInput {
   channel?: string;
   /** A resend's generation (1, 2, …): its history entries and AS4 ids are its own. Absent: the upload's run. */
   generation?: number;
+  /**
+   * Whether the run keeps its search attributes current (NextAttemptOn while it waits): true where the starter
+   * sets search attributes, which the server must have registered (not on the time-skipping test server).
+   */
+  searchAttributes?: boolean;
 }
 
 export interface DetectedFormatSummary {
@@ -84,7 +89,16 @@ export interface CheckDocumentResult {
 
 /** Which step of sendInvoice an InvoiceSent* event comes from. */
 export type SendStage =
-  'detection' | 'validation' | 'configuration' | 'sender' | 'recipient' | 'lookup' | 'delivery' | 'channel' | 'email';
+  | 'detection'
+  | 'validation'
+  | 'configuration'
+  | 'sender'
+  | 'recipient'
+  | 'lookup'
+  | 'delivery'
+  | 'channel'
+  | 'email'
+  | 'https';
 
 export type SendTopic = 'InvoiceSent' | 'InvoiceSentRetry' | 'InvoiceSentError';
 
@@ -112,7 +126,9 @@ export interface SendEventInput {
   /** The Peppol document type the document went (or was to go) as. */
   targetDocumentTypeId?: string;
   /** How it went (or was to go): set once a channel made an attempt. */
-  protocol?: 'peppol' | 'email';
+  protocol?: 'peppol' | 'email' | 'https';
+  /** InvoiceSentRetry: when the next attempt is due (ISO 8601). */
+  nextAttemptOn?: string;
   /** The channel: its hook id, or `peppol` for the implicit Peppol channel. */
   channel?: string;
 }
@@ -227,6 +243,35 @@ export interface SendEmailOutcome {
   smtpCode?: number;
   /** `failed` because nobody could be addressed: a 404 for output rules. */
   noRecipient?: boolean;
+  /** `failed` because the uploader may not send as the invoice's seller: no other channel may take it either. */
+  senderRefused?: boolean;
+}
+
+/** One attempt of a document through an `https` channel hook: the document POSTed, signed, to an external system. */
+export interface SendHttpsInput {
+  /** The run's generation (SendInvoiceInput.generation). */
+  generation?: number;
+  tenantId: string;
+  documentId: string;
+  facts: DocumentFacts;
+  /** The sending topic the hook took (sent along as X-Service-Topic). */
+  topic: string;
+  hookId: string;
+  /** 1-based, counted over the run (the history key). */
+  attempt: number;
+}
+
+export interface SendHttpsOutcome {
+  /** `failed`: permanent (4xx, the hook gone or unusable); `retryable`: 5xx, 408, 429, no answer. */
+  outcome: 'delivered' | 'retryable' | 'failed';
+  /** The hook's URL, credentials and query values redacted. */
+  endpoint: string;
+  /** The delivery id (X-Service-Delivery), the same on every attempt of this document to this hook. */
+  messageId: string;
+  httpStatus?: number;
+  reason?: string;
+  /** `failed` with nobody there: the receiver answered 404 or 410, or the hook is gone (404 for output rules). */
+  notFound?: boolean;
   /** `failed` because the uploader may not send as the invoice's seller: no other channel may take it either. */
   senderRefused?: boolean;
 }

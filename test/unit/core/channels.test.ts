@@ -98,8 +98,8 @@ describe('channel selection (channels are hooks)', () => {
       ok: false,
       reason: 'the channel hook nope does not exist or is switched off',
     });
-    // An https hook is not a channel: it cannot be forced.
-    expect(chooseChannel('SendInvoice', 'Invoice', [hook('h', 'https', ['Send*'])], { forced: 'h' }).ok).toBe(false);
+    // An httpsin hook is a pull inbox, not a channel: it cannot be forced.
+    expect(chooseChannel('SendInvoice', 'Invoice', [hook('h', 'httpsin', ['Send*'])], { forced: 'h' }).ok).toBe(false);
     expect(chooseChannel('SendInvoice', 'Invoice', [mailFirst], { forced: 'peppol-fallback' })).toEqual({
       ok: false,
       reason: 'channel peppol-fallback needs a mail hook listening on SendInvoiceFallback',
@@ -107,6 +107,40 @@ describe('channel selection (channels are hooks)', () => {
     expect(chooseChannel('SendInvoice', 'Invoice', [mailBoth, peppol], { forced: 'peppol-fallback' })).toMatchObject({
       ok: true,
       channel: { kind: 'peppol', hookId: 'p', output: FALLBACK_RULES },
+    });
+  });
+
+  it('an https hook is a channel only when forced or on an output topic it names; a catch-all https hook never is', () => {
+    const notify = hook('h-all', 'https', ['*']);
+    const notifySend = hook('h-send', 'https', ['Send*']);
+    const external = hook('h-ext', 'https', ['Send*Fallback']);
+    const exact = hook('h-exact', 'https', ['SendInvoice']);
+    // The first topic: https hooks are notified, Peppol stays the channel (whatever their patterns).
+    for (const h of [notify, notifySend, external, exact]) {
+      expect(chooseChannel('SendInvoice', 'Invoice', [h])).toMatchObject({ ok: true, channel: { kind: 'peppol' } });
+    }
+    // An output topic: only a pattern naming more than every sending topic makes it the channel.
+    expect(chooseChannel('SendInvoiceFallback', 'Invoice', [notify, notifySend], { tried: ['peppol'] })).toEqual({
+      ok: false,
+      reason: 'no channel hook takes SendInvoiceFallback',
+    });
+    expect(
+      chooseChannel('SendInvoiceFallback', 'Invoice', [notify, notifySend, external], { tried: ['peppol'] }),
+    ).toMatchObject({ ok: true, channel: { kind: 'https', hookId: 'h-ext', output: [] } });
+    // ?channel= names it: it is the first channel whatever its topics.
+    expect(chooseChannel('SendInvoice', 'Invoice', [notify], { forced: 'h-all' })).toMatchObject({
+      ok: true,
+      channel: { kind: 'https', hookId: 'h-all' },
+    });
+    // Its output rules go on to the next topic like any channel's.
+    const chained = hook('h-chain', 'https', ['Send*Fallback'], { output: [{ when: '404', topic: 'Send*Other' }] });
+    const c = chooseChannel('SendInvoiceFallback', 'Invoice', [chained], { tried: ['peppol'] });
+    expect(nextSendTopic(c.ok ? c.channel : (undefined as never), 404, 'Invoice')).toBe('SendInvoiceOther');
+    // Against a mail hook on the same fallback topic, spec 6.6 decides (party level first).
+    const mail = hook('m-both', 'mailto', ['Send*', 'Send*Fallback']);
+    const partyHttps = hook('z-party', 'https', ['Send*Fallback'], { partyId: '0106:1' });
+    expect(chooseChannel('SendInvoiceFallback', 'Invoice', [mail, partyHttps], { tried: ['peppol'] })).toMatchObject({
+      channel: { kind: 'https', hookId: 'z-party' },
     });
   });
 
