@@ -19,6 +19,7 @@ import { composePeppolSender } from './peppol';
 import { composeEmailChannel } from './email';
 import { createFilterPredicate } from '../webhooks/filter';
 import { temporalClientOver } from '../temporal/client';
+import { missingSearchAttributes, requiredSearchAttributes } from '../temporal/search-attributes';
 
 export interface RunningWorker {
   worker: Worker;
@@ -75,6 +76,23 @@ export async function startWorker(
   installRuntime(config);
   const core = await composeCore(config, 'worker');
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  // A run setting an unregistered search attribute would fail its workflow task forever: refuse to start instead.
+  const missing = await missingSearchAttributes(
+    connection,
+    config.temporal.namespace,
+    requiredSearchAttributes(config.webhooks.searchAttributes),
+  ).catch((e: unknown) => {
+    core.logger.warn({ err: e }, 'could not list the namespace search attributes; not checked');
+    return [];
+  });
+  if (missing.length > 0) {
+    await connection.close();
+    await core.db.close();
+    throw new Error(
+      `The Temporal namespace ${config.temporal.namespace} lacks the search attributes ${missing.join(', ')}; ` +
+        'register them (temporal operator search-attribute create, see docs/servers.md) before starting the worker',
+    );
+  }
   // Webhook activities start delivery workflows (publishEvent) through a client on the worker's own connection.
   const { client } = temporalClientOver(connection, config.temporal.namespace);
   const starter = new TemporalDeliveryStarter(() => client, {
