@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -9,7 +8,7 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { extractFromPdf } from '../../src/formats';
 import { transformDocument } from '../../src/transform';
-import { requireEnv, workerBundleEnv } from '../support/services';
+import { requireEnv } from '../support/services';
 import { eventually } from '../support/poll';
 import {
   RecordingDeliveryStarter,
@@ -17,6 +16,7 @@ import {
   type WebhookTestContext,
 } from '../support/webhook-harness';
 import { documentClient } from '../support/sending-network';
+import { workerProcesses, type WorkerProcess } from '../support/worker-process';
 import { parseMail, startSmtpSink, type SinkAnswer, type SinkStage, type SmtpSink } from '../support/smtp-sink';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -33,7 +33,6 @@ jest.setTimeout(300_000);
  */
 
 const PARTY = '0106:12345678';
-const REPO = path.resolve(__dirname, '../..');
 const INVOICE = readFileSync(path.resolve(__dirname, '../../scripts/demo/invoice.xml'));
 const BUYER_MAIL = 'invoices@customer.example.test';
 
@@ -289,23 +288,17 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
   it('a worker killed in the middle of an e-mail loses nothing: the next worker sends it once', async () => {
     await worker?.stop();
     worker = undefined;
-    const workerJs = path.join(REPO, 'dist/src/main/worker.js');
-    if (!existsSync(workerJs)) throw new Error(`${workerJs} missing: run through \`npm test\`, which builds dist/`);
-    const env = {
-      ...process.env,
-      ...workerBundleEnv(),
-      MONGODB_URI: ctx.config.mongo.uri,
-      TEMPORAL_ADDRESS: temporalAddress,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      WORKER_METRICS_ADDRESS: '',
-      SMTP_HOST: '127.0.0.1',
-      SMTP_PORT: String(sink.port),
-      SMTP_REQUIRE_TLS: 'false',
-      SMTP_FROM: 'invoices@gateway.example.test',
-      LOG_LEVEL: 'warn',
-    };
-    const spawnWorker = (): ChildProcess =>
-      spawn(process.execPath, [workerJs], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const spawnWorker = workerProcesses({
+      mongoUri: ctx.config.mongo.uri,
+      temporalAddress,
+      taskQueue,
+      env: {
+        SMTP_HOST: '127.0.0.1',
+        SMTP_PORT: String(sink.port),
+        SMTP_REQUIRE_TLS: 'false',
+        SMTP_FROM: 'invoices@gateway.example.test',
+      },
+    });
     // The first RCPT is answered only after 20 s: the worker is killed while it waits, before the mail was taken.
     let reached = false;
     delay = (stage) => {
@@ -315,12 +308,11 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     };
     const from = sink.messages.length;
     const first = spawnWorker();
-    let second: ChildProcess | undefined;
+    let second: WorkerProcess | undefined;
     try {
       const id = await upload(`?channel=${directHook}`);
       await eventually(() => reached || undefined, 60_000, 'the first worker in the middle of the SMTP exchange', 25);
-      first.kill('SIGKILL');
-      await new Promise((r) => first.once('exit', r));
+      await first.kill();
       second = spawnWorker();
       // The activity is retried on the second worker once the first one's heartbeat is missed.
       const status = await finalStatus(id);
@@ -332,11 +324,8 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
       expect(status.history.filter((h) => h.state === 'sending')).toHaveLength(1);
     } finally {
       delay = () => undefined;
-      if (first.exitCode === null && first.signalCode === null) first.kill('SIGKILL');
-      if (second) {
-        second.kill('SIGTERM');
-        await new Promise((r) => second!.once('exit', r));
-      }
+      await first.kill();
+      await second?.stop();
     }
   }, 240_000);
 });

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +41,7 @@ import { LocalDnsZone } from '../support/peppol/local-dns';
 import { LocalSmp } from '../support/peppol/local-smp';
 import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 import { testWorkflowBundle } from '../support/workflow-bundle';
+import { workerProcesses, type WorkerProcess } from '../support/worker-process';
 
 const ZONE = 'participant.sml.delivery.test';
 /** The invoice's seller (BT-34 of BIS3_FILE): an upload is sent only for the party it names. */
@@ -61,6 +62,8 @@ const REFUSING_BUYER = '0106:12345672';
 const DOWN_BUYER = '0106:12345673';
 /** Its SMP answers 503 once: the lookup is retried on the schedule like a failed attempt. */
 const SMP_HICCUP_BUYER = '0106:12345674';
+/** Same receiving access point; the answer to the first request is withheld from the sender (see HeldExchange). */
+const HELD_BUYER = '0106:12345677';
 /** Its SMP lists only EN 16931 CII: the BIS 3 UBL upload is converted before it is sent. */
 const CII_ONLY_BUYER = '0106:12345675';
 /** Its SMP lists only a format the invoice cannot be converted to (an Order). */
@@ -83,6 +86,18 @@ const FINAL = new Set(['delivered', 'InvoiceSentError']);
 /** A few hundred ms between attempts instead of hours; four attempts in all. */
 const FAST: RetrySchedule = { kind: 'table', delaysMs: [300, 300, 300] };
 
+/**
+ * The first request to /held/as4: passed on to the receiving access point, which stores the message and answers with
+ * its receipt; the answer is then withheld from the sender until it goes away (or for 20 s).
+ */
+interface HeldExchange {
+  /** The receiving access point's HTTP status for the first request, once it answered. */
+  answered?: number;
+  /** The sender went away before the answer reached it. */
+  abandoned?: boolean;
+  error?: string;
+}
+
 interface Status {
   state: string;
   history: { state: string; detail?: string }[];
@@ -103,9 +118,13 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
   let refusingCalls = 0;
   let downCalls = 0;
   let smpCalls = 0;
+  let heldCalls = 0;
+  const held: HeldExchange = {};
   let ctx: WebhookTestContext;
   let starter: TemporalWorkflowStarter;
-  let worker: RunningWorker;
+  let worker: RunningWorker | undefined;
+  /** The sending gateway's settings, for a worker started as a process of its own. */
+  let sendingEnv: Record<string, string>;
   let receiver: TestReceiver;
   let token: string;
 
@@ -161,7 +180,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       },
     });
     const buyerTenant = await receiving.core.directory.createTenant({ name: 'buyers' });
-    for (const id of [BUYER, FLAKY_BUYER, REFUSING_BUYER, SMP_HICCUP_BUYER, CII_ONLY_BUYER]) {
+    for (const id of [BUYER, FLAKY_BUYER, REFUSING_BUYER, SMP_HICCUP_BUYER, CII_ONLY_BUYER, HELD_BUYER]) {
       await receiving.core.directory.createParty({
         tenantId: buyerTenant._id,
         partyId: id,
@@ -169,8 +188,37 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
         name: `Buyer ${id}`,
       });
     }
-    // One listener in front of the receiving app: /as4 is the app itself; /flaky/as4 fails twice first; /refusing/as4 is a 400.
+    /** Reads the request, passes it on to /as4, and keeps the answer until the sender leaves (or for 20 s). */
+    async function holdAnswer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      res.once('close', () => {
+        held.abandoned = !res.writableEnded;
+      });
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const answer = await fetch(`${frontUrl}/as4`, {
+        method: 'POST',
+        headers: { 'content-type': req.headers['content-type'] ?? '' },
+        body: Buffer.concat(chunks),
+      });
+      const body = Buffer.from(await answer.arrayBuffer());
+      held.answered = answer.status;
+      if (res.destroyed) return;
+      const type = answer.headers.get('content-type') ?? 'application/octet-stream';
+      const timer = setTimeout(() => res.writeHead(answer.status, { 'content-type': type }).end(body), 20_000);
+      res.once('close', () => clearTimeout(timer));
+    }
+
+    // One listener in front of the receiving app: /as4 is the app itself; /flaky/as4 fails twice first; /refusing/as4
+    // is a 400; /held/as4 withholds its first answer.
     front = createServer((req, res) => {
+      if (req.url === '/held/as4' && ++heldCalls === 1) {
+        holdAnswer(req, res).catch((e: unknown) => {
+          held.error = String(e);
+          res.destroy();
+        });
+        return;
+      }
+      if (req.url === '/held/as4') req.url = '/as4';
       if (req.url === '/flaky/as4' && ++flakyCalls <= 2) {
         req.resume();
         req.on('end', () => res.writeHead(503, { 'content-type': 'text/plain' }).end('receiving access point busy'));
@@ -199,6 +247,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     publish(DOWN_BUYER, `${frontUrl}/down/as4`);
     publish(SMP_HICCUP_BUYER, `${frontUrl}/as4`);
     publish(CII_ONLY_BUYER, `${frontUrl}/as4`, CII_DOCUMENT_TYPE);
+    publish(HELD_BUYER, `${frontUrl}/held/as4`);
     publish(ORDERS_ONLY_BUYER, `${frontUrl}/as4`, ORDER_DOCUMENT_TYPE);
     const hiccup = peppolParticipant(SMP_HICCUP_BUYER);
     const metadata = signServiceMetadata(
@@ -230,6 +279,18 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       searchAttributes: false,
       peppolSendSchedule: FAST,
     });
+    sendingEnv = {
+      WEBHOOK_ALLOWED_RANGES: '127.0.0.0/8',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_SEARCH_ATTRIBUTES: 'false',
+      PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-sender.p12')}#ap-sender`,
+      PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
+      PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+      PEPPOL_SMP_TRUSTSTORE: pem('smp-ca.pem', pki.smpCa.certificate.toString()),
+      PEPPOL_SML_ZONE: ZONE,
+      PEPPOL_DNS_SERVERS: dns.address,
+      PEPPOL_LOOKUP_TIMEOUT_MS: '2000',
+    };
     ctx = await createWebhookTestContext('peppolsending', {
       starter: new RecordingDeliveryStarter(),
       workflows: starter,
@@ -237,14 +298,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
         TEMPORAL_ADDRESS: temporalAddress,
         TEMPORAL_TASK_QUEUE: taskQueue,
         WORKER_METRICS_ADDRESS: '',
-        WEBHOOK_SEARCH_ATTRIBUTES: 'false',
-        PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-sender.p12')}#ap-sender`,
-        PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-        PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
-        PEPPOL_SMP_TRUSTSTORE: pem('smp-ca.pem', pki.smpCa.certificate.toString()),
-        PEPPOL_SML_ZONE: ZONE,
-        PEPPOL_DNS_SERVERS: dns.address,
-        PEPPOL_LOOKUP_TIMEOUT_MS: '2000',
+        ...sendingEnv,
       },
     });
     await ctx.core.directory.createTenant({ id: 'tenantP', name: 'P' });
@@ -287,7 +341,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
         ),
     );
 
-  async function send(body: Buffer, contentType = 'application/xml'): Promise<Status & { id: string }> {
+  async function upload(body: Buffer, contentType = 'application/xml'): Promise<string> {
     const res = await request(ctx.app)
       .post(`/api/v1/${PARTY}/salesInvoice/send`)
       .auth(token, { type: 'bearer' })
@@ -295,7 +349,14 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       .type(contentType)
       .send(body);
     expect(res.status).toBe(200);
-    const id = (res.body as { id: string }).id;
+    return (res.body as { id: string }).id;
+  }
+
+  async function send(body: Buffer, contentType = 'application/xml'): Promise<Status & { id: string }> {
+    return finalStatus(await upload(body, contentType));
+  }
+
+  async function finalStatus(id: string): Promise<Status & { id: string }> {
     const status = await eventually(
       async () => {
         const s = await request(ctx.app)
@@ -627,4 +688,56 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       protocol: '',
     });
   });
+
+  it('a worker killed in the middle of an AS4 exchange loses nothing: the next worker sends it, received once', async () => {
+    // Last in this file: the in-process worker gives way to worker processes, the first of them killed.
+    await worker?.stop();
+    worker = undefined;
+    const spawnWorker = workerProcesses({
+      mongoUri: ctx.config.mongo.uri,
+      temporalAddress,
+      taskQueue,
+      env: sendingEnv,
+    });
+    const inbound = receiving.core.db.models.As4Inbound;
+    const before = await inbound.countDocuments().exec();
+    const first = spawnWorker();
+    let second: WorkerProcess | undefined;
+    try {
+      const id = await upload(withBuyer(HELD_BUYER));
+      // The receiving access point stored the message and answered; the worker waits for that answer when it dies.
+      await eventually(() => held.answered ?? held.error, 60_000, 'the first AS4 request answered by the receiver', 25);
+      expect(held).toEqual({ answered: 200 });
+      expect(await inbound.countDocuments().exec()).toBe(before + 1);
+      await first.kill();
+      await eventually(() => held.abandoned, 10_000, 'the killed worker gone from the held exchange');
+      second = spawnWorker();
+      // Once the first worker's heartbeat is missed (30 s), the activity is retried on the second: the same AS4
+      // message again, which the receiving access point recognises as a duplicate and confirms with a receipt.
+      const s = await finalStatus(id);
+      expect(s.state).toBe('delivered');
+      expect(heldCalls).toBe(2);
+      expect(s.history.map((h) => h.state)).toEqual([
+        'received',
+        'accepted',
+        'detected',
+        'validated',
+        'sending',
+        'delivered',
+      ]);
+      expect(s.history[4]?.detail).toMatch(
+        /^attempt 1 to iso6523-actorid-upis::0106:12345677 at .+: delivered, HTTP 200$/,
+      );
+      const events = await eventsFor(id, 'InvoiceSent');
+      expect(events.map((e) => [e.topic, e.details['attempt']])).toEqual([['InvoiceSent', '1']]);
+      // One document at the receiving access point: the message of the killed attempt, kept once.
+      expect(await inbound.countDocuments().exec()).toBe(before + 1);
+      const stored = await inbound.findById(events[0]!.details['messageId']).lean().exec();
+      expect(stored?.receiver).toBe(`iso6523-actorid-upis::${HELD_BUYER}`);
+      expect(await inbound.countDocuments({ instanceId: stored!.instanceId }).exec()).toBe(1);
+    } finally {
+      await first.kill();
+      await second?.stop();
+    }
+  }, 120_000);
 });

@@ -1,6 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Client, Connection } from '@temporalio/client';
@@ -9,14 +6,14 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { sendInvoiceWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
-import { requireEnv, workerBundleEnv } from '../support/services';
+import { requireEnv } from '../support/services';
 import { createTestContext, type TestClient, type TestContext } from '../support/test-app';
 import { eventually } from '../support/poll';
 import { testWorkflowBundle } from '../support/workflow-bundle';
+import { workerProcesses } from '../support/worker-process';
 
 const PARTY = '0106:33333333';
 const temporalEnums = temporal.api.enums.v1;
-const REPO = path.resolve(__dirname, '../..');
 /** States a sales invoice ends in. */
 const FINAL = new Set(['delivered', 'InvoiceSentError']);
 /** This file's worker has no Peppol settings: valid invoices end here, saying which settings are missing. */
@@ -163,20 +160,7 @@ describe('sendInvoice on the real Temporal dev server', () => {
   it('finishes a workflow after its worker process is killed mid-run', async () => {
     await worker?.stop();
     worker = undefined;
-    const workerJs = path.join(REPO, 'dist/src/main/worker.js');
-    if (!existsSync(workerJs))
-      throw new Error(`${workerJs} missing: run through \`npm test\`, which builds dist/ first`);
-    const env = {
-      ...process.env,
-      ...workerBundleEnv(),
-      MONGODB_URI: ctx.config.mongo.uri,
-      TEMPORAL_ADDRESS: temporalAddress,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      WORKER_METRICS_ADDRESS: '',
-      LOG_LEVEL: 'warn',
-    };
-    const spawnWorker = (): ChildProcess =>
-      spawn(process.execPath, [workerJs], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const spawnWorker = workerProcesses({ mongoUri: ctx.config.mongo.uri, temporalAddress, taskQueue });
 
     const conn = await Connection.connect({ address: temporalAddress });
     const temporal = new Client({ connection: conn });
@@ -208,8 +192,7 @@ describe('sendInvoice on the real Temporal dev server', () => {
           'the activity started on the first worker',
           25,
         );
-        first.kill('SIGKILL');
-        await new Promise((r) => first.once('exit', r));
+        await first.kill();
         const desc = await handle.describe();
         killedMidRun = desc.status.name === 'RUNNING';
         const second = spawnWorker();
@@ -225,8 +208,7 @@ describe('sendInvoice on the real Temporal dev server', () => {
           expect(status.history.at(-1)?.detail).toMatch(NOT_CONFIGURED);
           await expect(handle.result()).resolves.toMatchObject({ state: 'InvoiceSentError' });
         } finally {
-          second.kill('SIGTERM');
-          await new Promise((r) => second.once('exit', r));
+          await second.stop();
         }
       }
     } finally {

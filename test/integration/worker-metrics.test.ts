@@ -1,12 +1,8 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../support/poll';
-import { requireEnv, uniqueDbUri, workerBundleEnv } from '../support/services';
-
-const WORKER_JS = path.resolve(__dirname, '../../dist/src/main/worker.js');
+import { requireEnv, uniqueDbUri } from '../support/services';
+import { workerProcesses } from '../support/worker-process';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -22,22 +18,14 @@ function freePort(): Promise<number> {
 describe('worker process', () => {
   it('serves the Temporal SDK metrics for Prometheus', async () => {
     const { temporalAddress, mongodbUri } = requireEnv();
-    if (!existsSync(WORKER_JS))
-      throw new Error(`${WORKER_JS} missing: run through \`npm test\`, which builds dist/ first`);
     const port = await freePort();
     const taskQueue = `metrics-${randomUUID()}`;
-    const child = spawn(process.execPath, [WORKER_JS], {
-      env: {
-        ...process.env,
-        ...workerBundleEnv(),
-        TEMPORAL_ADDRESS: temporalAddress,
-        MONGODB_URI: uniqueDbUri(mongodbUri, 'workermetrics'),
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        WORKER_METRICS_ADDRESS: `127.0.0.1:${port}`,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const worker = workerProcesses({
+      mongoUri: uniqueDbUri(mongodbUri, 'workermetrics'),
+      temporalAddress,
+      taskQueue,
+      env: { WORKER_METRICS_ADDRESS: `127.0.0.1:${port}` },
+    })();
     try {
       const text = await eventually(
         async () => {
@@ -53,8 +41,7 @@ describe('worker process', () => {
       );
       expect(text).toMatch(new RegExp(`temporal_num_pollers\\{[^}]*task_queue="${taskQueue}"`));
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      await worker.stop();
     }
   });
 });
