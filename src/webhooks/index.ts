@@ -37,7 +37,7 @@ export {
   type PublishResult,
 } from './publish';
 export { parseAllowList, type AllowList } from './ssrf-guard';
-export { verifyWebhook } from './verify-webhook';
+export { verifySignedDocument, verifyWebhook } from './verify-webhook';
 
 /** What a publish from a workflow reports back. */
 export interface PublishedEventSummary {

@@ -126,12 +126,14 @@ export function verifyWebhook(
   }
 }
 
-function verifyOrFail(
+/** The signatures of a delivery checked; the body and the current time for what follows, or why not. */
+function checkSignatures(
   rawBody: unknown,
   headers: WebhookHeaderSource,
   secureKey: unknown,
   options: VerifyWebhookOptions,
-): VerifyWebhookResult {
+  requireStandard: boolean,
+): { body: Buffer; nowMs: number; tolerance: number } | { reason: VerifyFailureReason } {
   const body = toBuffer(rawBody);
   if (
     !body ||
@@ -140,12 +142,12 @@ function verifyOrFail(
     typeof headers !== 'object' ||
     headers === null
   ) {
-    return fail('invalid-arguments');
+    return { reason: 'invalid-arguments' };
   }
   const tolerance = options.toleranceSeconds ?? 300;
   const nowMs =
     options.now === undefined ? Date.now() : options.now instanceof Date ? options.now.getTime() : options.now;
-  if (!Number.isFinite(nowMs) || !Number.isFinite(tolerance) || tolerance < 0) return fail('invalid-arguments');
+  if (!Number.isFinite(nowMs) || !Number.isFinite(tolerance) || tolerance < 0) return { reason: 'invalid-arguments' };
 
   const legacy = single(header(headers, 'x-service-signature'));
   const standardRaw = header(headers, 'webhook-signature');
@@ -158,18 +160,35 @@ function verifyOrFail(
         : Array.isArray(standardRaw)
           ? standardRaw.join(' ')
           : null;
-  if (legacy === null || standard === null) return fail('malformed-signature');
-  if (legacy === undefined && standard === undefined) return fail('missing-signature');
+  if (legacy === null || standard === null) return { reason: 'malformed-signature' };
+  if (legacy === undefined && standard === undefined) return { reason: 'missing-signature' };
+  if (requireStandard && standard === undefined) return { reason: 'missing-signature' };
 
   if (legacy !== undefined) {
     const r = checkLegacy(legacy, body, secureKey);
-    if (r) return fail(r);
+    if (r) return { reason: r };
   }
   if (standard !== undefined) {
     const r = checkStandard(standard, headers, body, secureKey, Math.floor(nowMs / 1000), tolerance);
-    if (r) return fail(r);
+    if (r) return { reason: r };
   }
+  return { body, nowMs, tolerance };
+}
 
+function deliveryIdOf(headers: WebhookHeaderSource): string | undefined {
+  const delivery = single(header(headers, 'x-service-delivery')) ?? single(header(headers, 'webhook-id'));
+  return typeof delivery === 'string' ? delivery : undefined;
+}
+
+function verifyOrFail(
+  rawBody: unknown,
+  headers: WebhookHeaderSource,
+  secureKey: unknown,
+  options: VerifyWebhookOptions,
+): VerifyWebhookResult {
+  const checked = checkSignatures(rawBody, headers, secureKey, options, false);
+  if ('reason' in checked) return fail(checked.reason);
+  const { body, nowMs, tolerance } = checked;
   let payload: unknown;
   try {
     payload = JSON.parse(body.toString('utf8'));
@@ -182,11 +201,28 @@ function verifyOrFail(
   const sentMs = Date.parse(sentOn);
   if (Number.isNaN(sentMs)) return fail('missing-sent-on');
   if (Math.abs(nowMs - sentMs) > tolerance * 1000) return fail('sent-on-out-of-tolerance');
+  return { ok: true, payload: payload as EventPayload, deliveryId: deliveryIdOf(headers) };
+}
 
-  const delivery = single(header(headers, 'x-service-delivery')) ?? single(header(headers, 'webhook-id'));
-  return {
-    ok: true,
-    payload: payload as EventPayload,
-    deliveryId: typeof delivery === 'string' ? delivery : undefined,
-  };
+export type VerifyDocumentResult =
+  { ok: true; deliveryId: string | undefined } | { ok: false; reason: VerifyFailureReason };
+
+/**
+ * Verifies a document an https channel hook received (the invoice's bytes, not an event): `X-Service-Signature`
+ * when present, and `webhook-signature` always, whose signed `webhook-timestamp` is the replay protection a document
+ * body cannot carry. The delivery id is the receiver's idempotency key (the same on every attempt).
+ */
+export function verifySignedDocument(
+  rawBody: Buffer | Uint8Array | string,
+  headers: WebhookHeaderSource,
+  secureKey: string,
+  options: VerifyWebhookOptions = {},
+): VerifyDocumentResult {
+  try {
+    const checked = checkSignatures(rawBody, headers, secureKey, options, true);
+    if ('reason' in checked) return { ok: false, reason: checked.reason };
+    return { ok: true, deliveryId: deliveryIdOf(headers) };
+  } catch {
+    return { ok: false, reason: 'invalid-arguments' };
+  }
 }

@@ -4,15 +4,17 @@
  * HTTP 500, and an SMTP server on 127.0.0.1. Covers a Peppol hook whose output rule hands exhausted retries to the mail
  * fallback, the sender check on both channels, and queryRecipientParty agreeing with what the send then does.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import request from 'supertest';
 import { corpusFile } from '../support/corpus';
 import { parseMail } from '../support/smtp-sink';
+import { eventually } from '../support/poll';
 import { BIS3_INVOICE_TYPE, startSendingNetwork, type SendingNetwork } from '../support/sending-network';
 import { createTestContext, type TestContext } from '../support/test-app';
 import { TEST_PKI_DIR } from '../support/peppol/pki-fixture';
+import { verifySignedDocument } from '../../src/webhooks/verify-webhook';
 
 jest.setTimeout(120_000);
 
@@ -25,6 +27,9 @@ const FALLBACK_PARTY = '0106:30000002';
 const MAIL_FIRST_PARTY = '0106:30000003';
 /** No channel hook at all: the implicit Peppol channel, no fallback. */
 const PLAIN_PARTY = '0106:30000004';
+/** A Peppol hook with the rule 404 → Send*Fallback, an https hook (an ERP) on Send*Fallback, a notified one on Send*. */
+const HTTPS_PARTY = '0106:30000005';
+const ERP_KEY = 'erp-signing-key-0123456789abcdef';
 /** Registered; its access point answers HTTP 500 to every attempt. */
 const DOWN_BUYER = '0106:40000001';
 /** Registered; its access point (the receiving gateway) answers with a receipt. */
@@ -61,13 +66,19 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
   let frontUrl: string;
   let downCalls = 0;
   const hooks: Record<string, string> = {};
+  /** What the ERP behind the https hook received, and how many of its next answers are 503. */
+  const erpPosts: Array<{ headers: IncomingHttpHeaders; body: Buffer }> = [];
+  /** The events the notification hook on Send* received (JSON payloads). */
+  const notices: Array<{ topic: string; documentId: string; hookId: string }> = [];
+  let erpBusy = 0;
+  let erp: Server;
 
   beforeAll(async () => {
     net = await startSendingNetwork({
       name: 'sendchannels',
       zone: ZONE,
       tenantId: 'tenantC',
-      parties: [PEPPOL_HOOK_PARTY, FALLBACK_PARTY, MAIL_FIRST_PARTY, PLAIN_PARTY].map((partyId) => ({
+      parties: [PEPPOL_HOOK_PARTY, FALLBACK_PARTY, MAIL_FIRST_PARTY, PLAIN_PARTY, HTTPS_PARTY].map((partyId) => ({
         partyId,
         legalEntityId: `NL:${partyId}`,
       })),
@@ -98,6 +109,23 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
       receiving.app(req, res);
     });
     await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+    erp = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.url === '/inbox/events') {
+          notices.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as (typeof notices)[number]);
+          res.writeHead(200).end();
+          return;
+        }
+        erpPosts.push({ headers: req.headers, body: Buffer.concat(chunks) });
+        const busy = erpBusy > 0;
+        if (busy) erpBusy--;
+        res.writeHead(busy ? 503 : 202).end();
+      });
+    });
+    await new Promise<void>((r) => erp.listen(0, '127.0.0.1', r));
+    const erpUrl = `http://127.0.0.1:${(erp.address() as AddressInfo).port}/inbox`;
     frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
     net.publish(DOWN_BUYER, `${frontUrl}/down/as4`);
     net.publish(BUYER, `${frontUrl}/as4`);
@@ -135,6 +163,29 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
       url: `mailto:${MAIL_TO}?attach=xml`,
       topics: ['Send*'],
     });
+    hooks['httpsPeppol'] = await hook({
+      partyId: HTTPS_PARTY,
+      action: 'peppol',
+      name: 'peppol',
+      topics: ['Send*'],
+      output: [{ when: '404', topic: 'Send*Fallback' }],
+    });
+    hooks['erp'] = await hook({
+      partyId: HTTPS_PARTY,
+      action: 'https',
+      name: 'erp',
+      url: erpUrl,
+      secureKey: ERP_KEY,
+      topics: ['Send*Fallback'],
+    });
+    hooks['notified'] = await hook({
+      partyId: HTTPS_PARTY,
+      action: 'https',
+      name: 'notifications',
+      url: `${erpUrl}/events`,
+      secureKey: ERP_KEY,
+      topics: ['Send*'],
+    });
     await net.startWorker();
   }, 180_000);
 
@@ -145,6 +196,10 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
       await new Promise((r) => front.close(r));
     }
     await receiving?.close();
+    if (erp) {
+      erp.closeAllConnections();
+      await new Promise((r) => erp.close(r));
+    }
   });
 
   const query = async (party: string, recipient: string) => {
@@ -210,6 +265,79 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
     const mail = await parseMail(arrived[0]!);
     expect(mail.attachments.map((a) => a.contentType)).toEqual(['application/xml']);
     expect(mail.attachments[0]!.content.equals(invoice(PEPPOL_HOOK_PARTY, DOWN_BUYER))).toBe(true);
+  });
+
+  it('an https hook on Send*Fallback takes what Peppol cannot reach: the document, signed; 503 retried, then taken', async () => {
+    const answer = await query(HTTPS_PARTY, UNKNOWN_BUYER);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ id: UNKNOWN_BUYER, channel: hooks['erp'] });
+    expect(answer.body.message).toMatch(new RegExp(`^Handed on to hook ${hooks['erp']}: .*not registered in the SML`));
+
+    erpBusy = 1;
+    const from = erpPosts.length;
+    const body = invoice(HTTPS_PARTY, UNKNOWN_BUYER);
+    const id = await net.upload(HTTPS_PARTY, body);
+    const status = await net.finalStatus(HTTPS_PARTY, id);
+    expect(status.state).toBe('delivered');
+    const events = await net.eventsOf(HTTPS_PARTY, id);
+    expect(events.map((e) => e.topic)).toEqual([
+      'SendInvoice',
+      'SendInvoiceFallback',
+      'InvoiceSentRetry',
+      'InvoiceSent',
+    ]);
+    expect(events[1]!.details).toMatchObject({ channel: hooks['erp'] });
+    const retry = events[2]!;
+    expect(retry.details).toMatchObject({ protocol: 'https', channel: hooks['erp'], reasonCode: 'HTTP 503' });
+    expect(Date.parse(retry.details['nextAttemptOn']!)).not.toBeNaN();
+    expect(events[3]!.details).toMatchObject({ protocol: 'https', channel: hooks['erp'], stage: 'https' });
+    // The status resource: per channel what was tried and when the retry was due.
+    const tried = status.history.filter((h) => h.channel === hooks['erp']).map((h) => h.state);
+    expect(tried).toEqual(['sending', 'retrying', 'sending', 'delivered']);
+    const waited = status.history.find((h) => h.state === 'retrying');
+    expect(waited?.nextAttemptOn).toBe(retry.details['nextAttemptOn']);
+
+    // Two POSTs of the same delivery; each the document as uploaded, signed with the hook's key.
+    const posts = erpPosts.slice(from);
+    expect(posts).toHaveLength(2);
+    for (const post of posts) {
+      expect(post.body.equals(body)).toBe(true);
+      expect(post.headers['content-type']).toBe('application/xml');
+      expect(post.headers['x-service-documentid']).toBe(id);
+      expect(post.headers['x-service-topic']).toBe('SendInvoiceFallback');
+      expect(verifySignedDocument(post.body, post.headers, ERP_KEY)).toMatchObject({ ok: true });
+      expect(verifySignedDocument(post.body, post.headers, 'another-key-0123456789abcdef')).toMatchObject({
+        ok: false,
+      });
+    }
+    expect(posts[1]!.headers['x-service-delivery']).toBe(posts[0]!.headers['x-service-delivery']);
+    // The notification hook on Send* hears of both sending topics as events; the channel hook gets no event of the
+    // topic it took (it got the document).
+    const heard = await eventually(() => {
+      const mine = notices.filter((n) => n.documentId === id);
+      return mine.length >= 2 ? mine : undefined;
+    }, 30_000);
+    expect(heard.map((n) => [n.topic, n.hookId]).sort()).toEqual([
+      ['SendInvoice', hooks['notified']],
+      ['SendInvoiceFallback', hooks['notified']],
+    ]);
+  });
+
+  it('a recipient Peppol reaches goes over Peppol: the https hooks on Send* and Send*Fallback never get the document', async () => {
+    const from = erpPosts.length;
+    const storedBefore = await receivedCount();
+    const id = await net.upload(HTTPS_PARTY, invoice(HTTPS_PARTY, BUYER));
+    const status = await net.finalStatus(HTTPS_PARTY, id);
+    expect(status.state).toBe('delivered');
+    const events = await net.eventsOf(HTTPS_PARTY, id);
+    expect(events.map((e) => [e.topic, e.details['protocol'] ?? ''])).toEqual([
+      ['SendInvoice', ''],
+      ['InvoiceSent', 'peppol'],
+    ]);
+    expect(await receivedCount()).toBe(storedBefore + 1);
+    // The notification hook heard of SendInvoice as an event; no document reached the ERP.
+    await eventually(() => notices.some((n) => n.documentId === id && n.topic === 'SendInvoice') || undefined, 30_000);
+    expect(erpPosts.length).toBe(from);
   });
 
   describe('sender check: a seller that is not the uploading party is SENDER_NOT_ALLOWED on every channel', () => {

@@ -46,7 +46,7 @@ const FINAL = new Set(['delivered', 'InvoiceSentError', 'dropped']);
 
 export interface DocumentStatus {
   state: string;
-  history: { state: string; detail?: string }[];
+  history: { state: string; detail?: string; channel?: string; nextAttemptOn?: string }[];
 }
 
 export interface SentEvent {
@@ -165,6 +165,9 @@ export async function startSendingNetwork(options: SendingNetworkOptions): Promi
       SMTP_PORT: String(sink.port),
       SMTP_REQUIRE_TLS: 'false',
       SMTP_FROM: 'invoices@gateway.example.test',
+      // https channel hooks post to receivers on loopback.
+      WEBHOOK_ALLOWED_RANGES: '127.0.0.0/8',
+      WEBHOOK_ALLOW_HTTP: 'true',
     },
   });
   await ctx.core.directory.createTenant({ id: options.tenantId, name: options.tenantId });

@@ -7,7 +7,7 @@ import {
   standardWebhooksKeyBytes,
   validateSecureKey,
 } from '../../../src/webhooks/sign-payload';
-import { verifyWebhook } from '../../../src/webhooks/verify-webhook';
+import { verifySignedDocument, verifyWebhook } from '../../../src/webhooks/verify-webhook';
 import { Webhook } from 'standardwebhooks';
 
 // Vectors computed outside this code base: `openssl dgst -sha256 -hmac …` for the signatures and Python's
@@ -323,5 +323,36 @@ describe('interoperability with the standardwebhooks package', () => {
     expect(
       new Webhook(Buffer.from(TEXT_KEY).toString('base64')).verify(body, b as unknown as Record<string, string>),
     ).toEqual(JSON.parse(body));
+  });
+});
+
+describe('verifySignedDocument (a document an https channel hook receives)', () => {
+  const doc = Buffer.from(
+    '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><ID>1</ID></Invoice>',
+  );
+  const headers = signDelivery({ body: doc, secureKey: TEXT_KEY, deliveryId: 'd-1', timestamp: AT });
+
+  it('accepts the bytes as signed, and names the delivery', () => {
+    expect(verifySignedDocument(doc, headers, TEXT_KEY, { now: AT })).toEqual({ ok: true, deliveryId: 'd-1' });
+    // An event verifier would refuse it: a document has no sentOn.
+    expect(verifyWebhook(doc, headers, TEXT_KEY, { now: AT })).toEqual({ ok: false, reason: 'invalid-body' });
+  });
+
+  it('refuses a changed byte, another key, a replay outside the tolerance and a legacy signature alone', () => {
+    const changed = Buffer.from(doc);
+    changed[changed.length - 3] = 0x41;
+    expect(verifySignedDocument(changed, headers, TEXT_KEY, { now: AT })).toMatchObject({ ok: false });
+    expect(verifySignedDocument(doc, headers, 'another-key-0123456789', { now: AT })).toMatchObject({ ok: false });
+    const later = new Date(AT.getTime() + 301_000);
+    expect(verifySignedDocument(doc, headers, TEXT_KEY, { now: later })).toEqual({
+      ok: false,
+      reason: 'timestamp-out-of-tolerance',
+    });
+    // Without the timestamped signature nothing guards against a replay: refused.
+    const legacyOnly = { 'X-Service-Signature': headers['X-Service-Signature'] };
+    expect(verifySignedDocument(doc, legacyOnly, TEXT_KEY, { now: AT })).toEqual({
+      ok: false,
+      reason: 'missing-signature',
+    });
   });
 });
