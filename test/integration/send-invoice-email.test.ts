@@ -3,6 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { sendInvoiceWorkflowId } from '../../src/core/identifiers';
 import { testWorkflowBundle } from '../support/workflow-bundle';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
@@ -128,6 +131,21 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
   const upload = (query = '') => docs().upload(PARTY, INVOICE, query);
   const finalStatus = (id: string) => docs().finalStatus(PARTY, id);
   const eventsOf = (id: string) => docs().eventsOf(PARTY, id);
+  /** The NextAttemptOn values the document's run set, in order (null: removed). */
+  const nextAttemptOnUpserts = async (id: string): Promise<unknown[]> => {
+    const connection = await Connection.connect({ address: temporalAddress });
+    try {
+      const client = new Client({ connection });
+      const history = await client.workflow.getHandle(sendInvoiceWorkflowId('tenantM', id)).fetchHistory();
+      return (history.events ?? []).flatMap((e) => {
+        const field =
+          e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.['NextAttemptOn'];
+        return field ? [defaultPayloadConverter.fromPayload(field)] : [];
+      });
+    } finally {
+      await connection.close();
+    }
+  };
 
   it('an invoice Peppol cannot take arrives by e-mail: PDF/A-3 with the converted CII, the XML as uploaded', async () => {
     const from = sink.messages.length;
@@ -202,6 +220,11 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
       expect(events.map((e) => e.topic)).toEqual(['SendInvoice', 'InvoiceSentRetry', 'InvoiceSent']);
       expect(events[0]!.details).toMatchObject({ channel: directHook });
       expect(events[1]!.details).toMatchObject({ reasonCode: 'SMTP 421', protocol: 'email' });
+      // While it waited, the run carried the due time as its NextAttemptOn search attribute, and dropped it after.
+      const due = events[1]!.details['nextAttemptOn']!;
+      expect(status.nextAttemptOn).toBeUndefined();
+      expect(status.history.find((h) => h.state === 'retrying')?.nextAttemptOn).toBe(due);
+      expect(await nextAttemptOnUpserts(id)).toEqual([due, null]);
       const arrived = sink.messages.slice(from);
       expect(arrived.map((m) => m.to)).toEqual([['direct@customer.example.test']]);
       const mail = await parseMail(arrived[0]!);

@@ -46,6 +46,7 @@ const FINAL = new Set(['delivered', 'InvoiceSentError', 'dropped']);
 
 export interface DocumentStatus {
   state: string;
+  nextAttemptOn?: string;
   history: { state: string; detail?: string; channel?: string; nextAttemptOn?: string }[];
 }
 
