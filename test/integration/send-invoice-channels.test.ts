@@ -391,6 +391,17 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
       expect(events[1]!.message).toContain(MAIL_FIRST_PARTY);
       expect(net.sink.messages.length).toBe(mailsBefore);
     });
+    it('when an https hook is the channel (?channel=): nothing reaches the external system', async () => {
+      const from = erpPosts.length;
+      const id = await net.upload(HTTPS_PARTY, invoice(STRANGER, UNKNOWN_BUYER), `?channel=${hooks['erp']}`);
+      const status = await net.finalStatus(HTTPS_PARTY, id);
+      expect(status.state).toBe('InvoiceSentError');
+      const events = await net.eventsOf(HTTPS_PARTY, id);
+      expect(events.map((e) => e.topic)).toEqual(['SendInvoice', 'InvoiceSentError']);
+      expect(events[1]!.details).toMatchObject({ reasonCode: 'SENDER_NOT_ALLOWED', stage: 'sender', protocol: '' });
+      expect(events[1]!.message).toContain(STRANGER);
+      expect(erpPosts.length).toBe(from);
+    });
   });
 
   describe('queryRecipientParty says what the send then does', () => {
