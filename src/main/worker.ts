@@ -19,7 +19,8 @@ import { composePeppolSender } from './peppol';
 import { composeEmailChannel } from './email';
 import { createFilterPredicate } from '../webhooks/filter';
 import { temporalClientOver } from '../temporal/client';
-import { missingSearchAttributes, requiredSearchAttributes } from '../temporal/search-attributes';
+import { missingSearchAttributes } from '../temporal/search-attributes';
+import { requiredSearchAttributes } from './search-attributes';
 
 export interface RunningWorker {
   worker: Worker;

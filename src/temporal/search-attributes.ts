@@ -1,21 +1,7 @@
-import type { SearchAttributeType } from '@temporalio/common';
-import type { SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
-import {
-  DocumentIdAttribute,
-  NextAttemptOnAttribute,
-  TenantIdAttribute,
-} from '../../workflows/contracts/search-attributes';
-import { DELIVERY_SEARCH_ATTRIBUTES } from '../../workflows/contracts/deliver-webhook';
-
-/** The custom search attributes a namespace must have for the gateway's runs (registered by name). */
-export function requiredSearchAttributes(deliveries: boolean): Array<SearchAttributeKey<SearchAttributeType>> {
-  const all = [
-    TenantIdAttribute,
-    DocumentIdAttribute,
-    NextAttemptOnAttribute,
-    ...(deliveries ? Object.values(DELIVERY_SEARCH_ATTRIBUTES) : []),
-  ];
-  return all.filter((k, i) => all.findIndex((x) => x.name === k.name) === i);
+/** A search attribute as a namespace registers it: its name and type. */
+export interface SearchAttributeName {
+  readonly name: string;
+  readonly type: string;
 }
 
 /** What listing a namespace's search attributes needs (a worker's NativeConnection or a client's Connection). */
@@ -34,7 +20,7 @@ export interface SearchAttributeLister {
 export async function missingSearchAttributes(
   connection: SearchAttributeLister,
   namespace: string,
-  required: ReadonlyArray<SearchAttributeKey<SearchAttributeType>>,
+  required: readonly SearchAttributeName[],
 ): Promise<string[]> {
   const listed = await connection.operatorService.listSearchAttributes({ namespace });
   const have = new Set(Object.keys(listed.customAttributes ?? {}));

@@ -1,4 +1,5 @@
-import { missingSearchAttributes, requiredSearchAttributes } from '../../../src/temporal/search-attributes';
+import { requiredSearchAttributes } from '../../../src/main/search-attributes';
+import { missingSearchAttributes } from '../../../src/temporal/search-attributes';
 
 describe('the search attributes a worker needs registered', () => {
   const lister = (custom: Record<string, string>) => ({
