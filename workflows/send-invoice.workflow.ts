@@ -6,6 +6,7 @@ import type {
   SendEventInput,
   SendInvoiceInput,
   SendInvoiceResult,
+  SendStage,
   ValidationOutcome,
 } from './contracts/send-invoice';
 import { RETRY_NOW_SIGNAL } from './contracts/send-invoice';
@@ -96,6 +97,27 @@ type AttemptResult =
   | { kind: 'delivered'; event: Failure }
   | { kind: 'retry'; failure: Failure }
   | { kind: 'failed'; result: Extract<ChannelResult, { status: number }> };
+
+/**
+ * A scheduled channel's attempt that did not deliver: a retry, or the result code output rules see (404 when nobody
+ * is there, else 400). A seller the uploader may not send as is final on every channel.
+ */
+function notDelivered(
+  sent: { outcome: string; reason?: string; senderRefused?: boolean },
+  how: { stage: SendStage; reasonCode: string; notFound: boolean },
+  where: Partial<Failure>,
+): AttemptResult {
+  const reasonCode = sent.senderRefused ? 'SENDER_NOT_ALLOWED' : how.reasonCode;
+  const failure: Failure = {
+    stage: sent.senderRefused ? 'sender' : how.stage,
+    reasonCode,
+    message: sent.reason ?? reasonCode,
+    ...where,
+  };
+  if (sent.outcome === 'retryable') return { kind: 'retry', failure };
+  const status = how.notFound ? ChannelStatus.NotFound : ChannelStatus.Refused;
+  return { kind: 'failed', result: { status, failure, ...(sent.senderRefused ? { final: true } : {}) } };
+}
 
 /** Peppol refusals that mean "not reachable there" (404 for output rules); the other refusals are 400. */
 const NOT_FOUND_CODES = new Set([
@@ -402,23 +424,8 @@ class Sending {
           event: { stage: 'email', message: `Delivered by e-mail to ${sent.endpoint.slice(7)}`, ...where },
         };
       }
-      const reasonCode =
-        sent.smtpCode !== undefined
-          ? `SMTP ${sent.smtpCode}`
-          : sent.senderRefused
-            ? 'SENDER_NOT_ALLOWED'
-            : sent.noRecipient
-              ? 'NO_ADDRESS'
-              : 'EMAIL';
-      const failure: Failure = {
-        stage: sent.senderRefused ? 'sender' : 'email',
-        reasonCode,
-        message: sent.reason ?? reasonCode,
-        ...where,
-      };
-      if (sent.outcome === 'retryable') return { kind: 'retry', failure };
-      const status = sent.noRecipient ? ChannelStatus.NotFound : ChannelStatus.Refused;
-      return { kind: 'failed', result: { status, failure, ...(sent.senderRefused ? { final: true } : {}) } };
+      const code = sent.smtpCode !== undefined ? `SMTP ${sent.smtpCode}` : sent.noRecipient ? 'NO_ADDRESS' : 'EMAIL';
+      return notDelivered(sent, { stage: 'email', reasonCode: code, notFound: sent.noRecipient === true }, where);
     });
   }
 
@@ -442,20 +449,8 @@ class Sending {
         const message = `Handed to ${sent.endpoint} through the https hook ${channel.hookId} (${sent.reason ?? ''})`;
         return { kind: 'delivered', event: { stage: 'https', message, ...where } };
       }
-      const reasonCode = sent.senderRefused
-        ? 'SENDER_NOT_ALLOWED'
-        : sent.httpStatus !== undefined
-          ? `HTTP ${sent.httpStatus}`
-          : 'NO_ANSWER';
-      const failure: Failure = {
-        stage: sent.senderRefused ? 'sender' : 'https',
-        reasonCode,
-        message: sent.reason ?? reasonCode,
-        ...where,
-      };
-      if (sent.outcome === 'retryable') return { kind: 'retry', failure };
-      const status = sent.notFound ? ChannelStatus.NotFound : ChannelStatus.Refused;
-      return { kind: 'failed', result: { status, failure, ...(sent.senderRefused ? { final: true } : {}) } };
+      const code = sent.httpStatus !== undefined ? `HTTP ${sent.httpStatus}` : 'NO_ANSWER';
+      return notDelivered(sent, { stage: 'https', reasonCode: code, notFound: sent.notFound === true }, where);
     });
   }
 }

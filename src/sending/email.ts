@@ -1,11 +1,10 @@
-import { Transition } from '../core/document-states';
 import { isGatewayError } from '../core/gateway-error';
 import { readBytes, whileBeating } from '../documents/loader';
 import { buildInvoiceMail, MailtoError, parseMailtoUrl, type InvoiceMail } from '../email';
 import { readInvoiceModel } from '../transform';
 import type { SendEmailInput, SendEmailOutcome } from '../../workflows/contracts/send-invoice';
 import type { SendInvoiceDeps } from './ports';
-import { checkSender } from './sender-check';
+import { channelHookFor, recordChannelAttempt } from './channel-hook';
 
 /** The readable PDF's Factur-X profiles, best first: EN 16931 carries the whole model, EXTENDED takes what it lacks. */
 const PDF_TARGETS = ['facturx-en16931', 'facturx-extended'] as const;
@@ -44,30 +43,24 @@ export async function sendEmail(deps: SendInvoiceDeps, input: SendEmailInput): P
   const from = 'unavailable' in email ? '' : email.from;
   const messageId = `<${input.documentId}.${input.hookId}@${domainOf(from)}>`;
   const record = async (out: SendEmailOutcome): Promise<SendEmailOutcome> => {
-    await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.sendAttempt, {
-      generation: input.generation,
-      attempt: input.attempt,
-      channel: input.hookId,
-      detail:
-        `attempt ${input.attempt} by e-mail through the mail hook ${input.hookId}` +
+    await recordChannelAttempt(
+      deps,
+      input,
+      `attempt ${input.attempt} by e-mail through the mail hook ${input.hookId}` +
         `${out.endpoint !== 'mailto:' ? ` to ${out.endpoint.slice(7)}` : ''}: ${out.outcome}` +
         `${out.reason ? `: ${out.reason}` : ''}`,
-    });
+    );
     return out;
   };
   const failed = (reason: string, extra: Partial<SendEmailOutcome> = {}) =>
     record({ outcome: 'failed', endpoint: 'mailto:', messageId, reason, ...extra });
   if ('unavailable' in email) return failed(`the e-mail channel is not configured: ${email.unavailable}`);
-  // The same sender check as Peppol: a tenant never sends as another company, by e-mail either.
-  const routing = input.facts.routing;
-  if (routing?.ok) {
-    const refusal = await checkSender(deps, input.tenantId, input.facts, routing.sender);
-    if (refusal) return failed(refusal.message, { senderRefused: true });
-  }
-  const hook = await deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
-  if (!hook || hook.action !== 'mailto' || !hook.url) {
+  const found = await channelHookFor(deps, input, 'mailto');
+  if ('senderRefused' in found) return failed(found.senderRefused, { senderRefused: true });
+  if ('gone' in found) {
     return failed(`the mail hook ${input.hookId} no longer exists or is not a mail hook`, { noRecipient: true });
   }
+  const hook = found.hook;
   let target;
   try {
     target = parseMailtoUrl(hook.url);

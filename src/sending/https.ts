@@ -1,11 +1,10 @@
-import { Transition } from '../core/document-states';
 import { readBytes, whileBeating } from '../documents/loader';
 import { redactUrl } from '../webhooks/event-payload';
 import { deliveryIdFor } from '../webhooks/delivery-id';
 import { signDelivery } from '../webhooks/sign-payload';
 import type { SendHttpsInput, SendHttpsOutcome } from '../../workflows/contracts/send-invoice';
 import type { SendInvoiceDeps } from './ports';
-import { checkSender } from './sender-check';
+import { channelHookFor, recordChannelAttempt } from './channel-hook';
 
 /** Answers that mean "try again later"; every other non-2xx answer is final. */
 function retryableStatus(status: number): boolean {
@@ -22,28 +21,22 @@ function retryableStatus(status: number): boolean {
 export async function sendHttps(deps: SendInvoiceDeps, input: SendHttpsInput): Promise<SendHttpsOutcome> {
   const messageId = deliveryIdFor(`document:${input.documentId}:${input.generation ?? 0}`, input.hookId);
   const record = async (out: SendHttpsOutcome): Promise<SendHttpsOutcome> => {
-    await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.sendAttempt, {
-      generation: input.generation,
-      attempt: input.attempt,
-      channel: input.hookId,
-      detail:
-        `attempt ${input.attempt} over https through the hook ${input.hookId}` +
+    await recordChannelAttempt(
+      deps,
+      input,
+      `attempt ${input.attempt} over https through the hook ${input.hookId}` +
         `${out.endpoint ? ` to ${out.endpoint}` : ''}: ${out.outcome}${out.reason ? `: ${out.reason}` : ''}`,
-    });
+    );
     return out;
   };
   const failed = (reason: string, extra: Partial<SendHttpsOutcome> = {}) =>
     record({ outcome: 'failed', endpoint: '', messageId, reason, ...extra });
-  // The same sender check as every channel: a tenant never hands on an invoice as another company.
-  const routing = input.facts.routing;
-  if (routing?.ok) {
-    const refusal = await checkSender(deps, input.tenantId, input.facts, routing.sender);
-    if (refusal) return failed(refusal.message, { senderRefused: true });
-  }
-  const hook = await deps.hooks.get({ tenantId: input.tenantId }, input.hookId);
-  if (!hook || hook.action !== 'https' || !hook.url) {
+  const found = await channelHookFor(deps, input, 'https');
+  if ('senderRefused' in found) return failed(found.senderRefused, { senderRefused: true });
+  if ('gone' in found) {
     return failed(`the hook ${input.hookId} no longer exists or is not an https hook`, { notFound: true });
   }
+  const hook = found.hook;
   const endpoint = redactUrl(hook.url);
   if (!hook.secureKey) return failed('the hook has no secureKey to sign with', { endpoint });
   const bytes = await readBytes(deps, input.facts.blobId);
@@ -58,7 +51,7 @@ export async function sendHttps(deps: SendInvoiceDeps, input: SendHttpsInput): P
   const { sender, maxTimeoutMs } = deps.https;
   const timeoutMs = Math.min(hook.timeoutMs ?? maxTimeoutMs, maxTimeoutMs);
   const sent = await whileBeating(deps.heartbeat, () =>
-    sender.send({ url: hook.url!, headers, body: bytes, timeoutMs }),
+    sender.send({ url: hook.url, headers, body: bytes, timeoutMs }),
   );
   if (sent.kind === 'error') {
     // A URL the SSRF guard refuses stays refused: waiting would only hold the document back from its fallback.

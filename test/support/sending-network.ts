@@ -44,6 +44,16 @@ export const FAST_SCHEDULE: RetrySchedule = { kind: 'table', delaysMs: [300, 300
 
 const FINAL = new Set(['delivered', 'InvoiceSentError', 'dropped']);
 
+/** The history of a sales invoice delivered at its first attempt, as the status resource lists its states. */
+export const DELIVERED_AT_FIRST_ATTEMPT: readonly string[] = Object.freeze([
+  'received',
+  'accepted',
+  'detected',
+  'validated',
+  'sending',
+  'delivered',
+]);
+
 export interface DocumentStatus {
   state: string;
   nextAttemptOn?: string;
