@@ -19,6 +19,7 @@ import {
   type WebhookTestContext,
 } from '../support/webhook-harness';
 import { documentClient, DELIVERED_AT_FIRST_ATTEMPT } from '../support/sending-network';
+import { ATTACHMENT_FILENAME, ATTACHMENT_MIME_CODE, withEmbeddedPdf } from '../support/embedded-attachment';
 import { workerProcesses, type WorkerProcess } from '../support/worker-process';
 import { parseMail, startSmtpSink, type SinkAnswer, type SinkStage, type SmtpSink } from '../support/smtp-sink';
 
@@ -276,19 +277,7 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
   });
 
   it('a 10 MB PDF embedded in the invoice reaches the recipient byte for byte', async () => {
-    // Deterministic bytes behind a PDF header: what matters is that nothing is lost or re-encoded on the way.
-    const pdf = Buffer.alloc(10 * 1024 * 1024);
-    let x = 0x2545;
-    for (let i = 0; i < pdf.length; i++) pdf[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
-    Buffer.from('%PDF-1.7\n').copy(pdf);
-    const reference =
-      '<cac:AdditionalDocumentReference><cbc:ID>TS-1</cbc:ID>' +
-      '<cbc:DocumentDescription>Timesheet</cbc:DocumentDescription>' +
-      '<cac:Attachment><cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="timesheet.pdf">' +
-      `${pdf.toString('base64')}</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference>`;
-    const withAttachment = Buffer.from(
-      INVOICE.toString('utf8').replace('<cac:AccountingSupplierParty>', `${reference}<cac:AccountingSupplierParty>`),
-    );
+    const { pdf, invoice: withAttachment } = withEmbeddedPdf(INVOICE);
     const from = sink.messages.length;
     const id = await docs().upload(PARTY, withAttachment, `?channel=${attachmentsHook}`);
     const status = await finalStatus(id);
@@ -297,7 +286,9 @@ describe('sendInvoice over the e-mail channel (SMTP server on 127.0.0.1)', () =>
     const arrived = sink.messages.slice(from).filter((m) => m.to.includes('archive@customer.example.test'));
     expect(arrived).toHaveLength(1);
     const mail = await parseMail(arrived[0]!);
-    expect(mail.attachments.map((a) => [a.filename, a.contentType])).toEqual([['timesheet.pdf', 'application/pdf']]);
+    expect(mail.attachments.map((a) => [a.filename, a.contentType])).toEqual([
+      [ATTACHMENT_FILENAME, ATTACHMENT_MIME_CODE],
+    ]);
     expect(mail.attachments[0]!.content.equals(pdf)).toBe(true);
   });
 

@@ -10,7 +10,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import type { Element as XmlElement } from '@xmldom/xmldom';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
+import { NS } from '../../src/formats';
 import type { RetrySchedule } from '../../src/core/retry-schedule';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import {
@@ -20,6 +22,7 @@ import {
   formatId,
   peppolParticipant,
 } from '../../src/peppol/identifiers';
+import { parseSbd } from '../../src/peppol/sbdh';
 import { buildServiceMetadataXml, signServiceMetadata } from '../../src/peppol/smp-documents';
 import type { TestPki } from '../support/peppol/test-pki';
 import { naptrName } from '../../src/peppol/sml';
@@ -27,6 +30,7 @@ import { BILLING_PROCESS } from '../../src/peppol/smp-publisher';
 import { transformDocument } from '../../src/transform';
 import { verifyWebhook } from '../../src/webhooks/verify-webhook';
 import { corpusFile, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../support/corpus';
+import { ATTACHMENT_FILENAME, ATTACHMENT_MIME_CODE, withEmbeddedPdf } from '../support/embedded-attachment';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
 import {
@@ -675,6 +679,91 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       protocol: '',
     });
   });
+
+  /** The local names from `root` down to `el`. */
+  const ancestry = (el: XmlElement, root: XmlElement): string => {
+    const names = [el.localName];
+    for (let n = el; n !== root && n.parentNode;) {
+      n = n.parentNode as XmlElement;
+      names.unshift(n.localName);
+    }
+    return names.join('/');
+  };
+
+  /**
+   * The embedded attachments of the business document inside the SBD the receiving access point stored for
+   * `messageId`: the elements `namespace`:`localName` with their place in the document (the local names from the root
+   * down), their attributes and their decoded content.
+   */
+  async function storedAttachments(
+    messageId: string,
+    namespace: string,
+    localName: string,
+  ): Promise<{
+    documentType: string;
+    root: string;
+    attachments: { path: string; mimeCode: string; filename: string; bytes: Buffer }[];
+  }> {
+    const stored = await receiving.core.db.models.As4Inbound.findById(messageId).lean().exec();
+    expect(stored).not.toBeNull();
+    const { payload } = parseSbd(await receiving.core.db.blobs.read(stored!.blobId));
+    if (payload.kind !== 'xml') throw new Error(`the stored SBD carries a ${payload.kind} payload`);
+    const found = payload.element.getElementsByTagNameNS(namespace, localName);
+    return {
+      documentType: stored!.documentType,
+      root: `{${payload.element.namespaceURI ?? ''}}${payload.element.localName}`,
+      attachments: Array.from({ length: found.length }, (_, i) => found.item(i)!).map((el) => ({
+        path: ancestry(el, payload.element),
+        mimeCode: el.getAttribute('mimeCode') ?? '',
+        filename: el.getAttribute('filename') ?? '',
+        bytes: Buffer.from(el.textContent ?? '', 'base64'),
+      })),
+    };
+  }
+
+  it('a 10 MB PDF embedded in a BIS 3 invoice reaches the receiving access point byte for byte, as UBL and converted to CII', async () => {
+    // (a) A recipient taking BIS Billing 3: the UBL goes out as uploaded.
+    const { pdf, invoice } = withEmbeddedPdf(withBuyer(BUYER));
+    const ubl = await send(invoice);
+    expect(ubl.state).toBe('delivered');
+    // Validated against the BIS 3 rules with the attachment in it, then sent once.
+    expect(ubl.history.map((h) => h.state)).toEqual(DELIVERED_AT_FIRST_ATTEMPT);
+    const [sentUbl, ...moreUbl] = await eventsFor(ubl.id, 'InvoiceSent');
+    expect(moreUbl).toEqual([]);
+    expect(sentUbl!.details).toMatchObject({ recipient: BUYER, targetDocumentTypeId: BIS3_DOCUMENT_TYPE.value });
+    const asUbl = await storedAttachments(sentUbl!.details['messageId']!, NS.cbc, 'EmbeddedDocumentBinaryObject');
+    expect(asUbl.root).toBe(`{${NS.ublInvoice}}Invoice`);
+    expect(asUbl.attachments).toHaveLength(1);
+    expect(asUbl.attachments[0]).toMatchObject({
+      path: 'Invoice/AdditionalDocumentReference/Attachment/EmbeddedDocumentBinaryObject',
+      mimeCode: ATTACHMENT_MIME_CODE,
+      filename: ATTACHMENT_FILENAME,
+    });
+    expect(asUbl.attachments[0]!.bytes.equals(pdf)).toBe(true);
+
+    // (b) A recipient taking only EN 16931 CII: the same attachment as ram:AttachmentBinaryObject of the converted CII.
+    const converted = await send(withEmbeddedPdf(withBuyer(CII_ONLY_BUYER)).invoice);
+    expect(converted.state).toBe('delivered');
+    expect(converted.history.map((h) => h.state)).toEqual(DELIVERED_AT_FIRST_ATTEMPT);
+    const [sentCii, ...moreCii] = await eventsFor(converted.id, 'InvoiceSent');
+    expect(moreCii).toEqual([]);
+    expect(sentCii!.details).toMatchObject({
+      recipient: CII_ONLY_BUYER,
+      targetDocumentTypeId: CII_DOCUMENT_TYPE.value,
+    });
+    const asCii = await storedAttachments(sentCii!.details['messageId']!, NS.ram, 'AttachmentBinaryObject');
+    expect(asCii.documentType).toBe(formatId(CII_DOCUMENT_TYPE));
+    expect(asCii.root).toBe(`{${NS.rsm}}CrossIndustryInvoice`);
+    expect(asCii.attachments).toHaveLength(1);
+    expect(asCii.attachments[0]).toMatchObject({
+      path:
+        'CrossIndustryInvoice/SupplyChainTradeTransaction/ApplicableHeaderTradeAgreement/AdditionalReferencedDocument/' +
+        'AttachmentBinaryObject',
+      mimeCode: ATTACHMENT_MIME_CODE,
+      filename: ATTACHMENT_FILENAME,
+    });
+    expect(asCii.attachments[0]!.bytes.equals(pdf)).toBe(true);
+  }, 110_000);
 
   it('a worker killed in the middle of an AS4 exchange loses nothing: the next worker sends it, received once', async () => {
     // Last in this file: the in-process worker gives way to worker processes, the first of them killed.
