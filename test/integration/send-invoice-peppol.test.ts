@@ -23,6 +23,7 @@ import {
 import { buildServiceMetadataXml, signServiceMetadata } from '../../src/peppol/smp-documents';
 import type { TestPki } from '../support/peppol/test-pki';
 import { naptrName } from '../../src/peppol/sml';
+import { readSbdHeader } from '../../src/peppol/sbdh';
 import { BILLING_PROCESS } from '../../src/peppol/smp-publisher';
 import { transformDocument } from '../../src/transform';
 import { verifyWebhook } from '../../src/webhooks/verify-webhook';
@@ -376,6 +377,11 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     expect(stored).not.toBeNull();
     const sbd = await receiving.core.db.blobs.read(stored!.blobId);
     expect(sbd.toString('utf8')).toContain('<cbc:EndpointID schemeID="0106">12345670</cbc:EndpointID>');
+    // MLS goes to our own service provider id (0242 + our Seat ID's digits); no Peppol hook sets an MLS_TYPE.
+    const { header } = readSbdHeader(sbd);
+    expect(stored!.fromSeatId).toMatch(/^P[A-Z]{2}[0-9]{6}$/);
+    expect(header.mlsTo).toEqual(peppolParticipant(`0242:${stored!.fromSeatId.slice(3)}`));
+    expect(header.mlsTypeExplicit).toBe(false);
   });
 
   it('retries on 503: two InvoiceSentRetry events (attempts 1 and 2), then InvoiceSent on attempt 3', async () => {
@@ -626,5 +632,20 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       attempt: '0',
       protocol: '',
     });
+  });
+
+  it("writes MLS_TYPE from the party's Peppol hook mlsType into the SBDH, beside MLS_TO (last: the hook stays)", async () => {
+    const hook = await request(ctx.app)
+      .post('/api/v1-beta/hook')
+      .auth(token, { type: 'bearer' })
+      .send({ partyId: PARTY, action: 'peppol', name: 'peppol', topics: ['Send*'], mlsType: 'ALWAYS_SEND' });
+    expect(hook.status).toBe(201);
+    const s = await send(withBuyer(BUYER));
+    expect(s.state).toBe('delivered');
+    const details = (await eventsFor(s.id, 'InvoiceSent'))[0]!.details;
+    const stored = await receiving.core.db.models.As4Inbound.findById(details['messageId']).lean().exec();
+    const { header } = readSbdHeader(await receiving.core.db.blobs.read(stored!.blobId));
+    expect(header).toMatchObject({ mlsType: 'ALWAYS_SEND', mlsTypeExplicit: true });
+    expect(header.mlsTo).toEqual(peppolParticipant(`0242:${stored!.fromSeatId.slice(3)}`));
   });
 });
