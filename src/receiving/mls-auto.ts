@@ -39,7 +39,11 @@ const REASON_CODES: ReadonlySet<string> = new Set(['SV', 'BV', 'BW', 'FD']);
 
 function lineOf(a: ValidationAssertionInfo): MlsLineInput | null {
   if (!REASON_CODES.has(a.reasonCode)) return null;
-  const text = a.text.trim() || `rule ${a.ruleId} failed`;
+  // The MLS writes the rule as `[rule] text`: a text that starts so already is not prefixed twice.
+  const prefix = `[${a.ruleId}]`;
+  const own = a.text.trim();
+  const text =
+    (a.ruleId && own.startsWith(prefix) ? own.slice(prefix.length).trim() : own) || `rule ${a.ruleId} failed`;
   return {
     reasonCode: a.reasonCode as MlsLineInput['reasonCode'],
     description: text.slice(0, MAX_LINE_TEXT),
