@@ -2,6 +2,7 @@ import { ActivityFailure, ParentClosePolicy, patched, startChild, uuid4, workflo
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   MLS_FORMAT_ID,
+  type AutomaticMlsDecision,
   type AutomaticMlsOutcome,
   type ReceiveDocumentInput,
   type ReceiveDocumentResult,
@@ -58,13 +59,20 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
   };
   // Only what came in over AS4 has an access point to answer (an injected document has none).
   if (!message.injected && detection.ok && validation && patched(AUTOMATIC_MLS_PATCH)) {
-    const decision = await documentSteps.decideAutomaticMls({
-      tenantId: message.tenantId,
-      messageId: message.messageId,
-      documentId: received.documentId,
-      documentType: detection.format.documentType,
-      validation,
-    });
+    let decision: AutomaticMlsDecision;
+    try {
+      decision = await documentSteps.decideAutomaticMls({
+        tenantId: message.tenantId,
+        messageId: message.messageId,
+        documentId: received.documentId,
+        documentType: detection.format.documentType,
+        validation,
+      });
+    } catch (e) {
+      // The document is registered and announced already; the run says why no MLS went out (the API can send one).
+      const cause = e instanceof ActivityFailure && e.cause ? e.cause.message : String(e);
+      decision = { send: false, reason: `MLS not decided: ${cause}`.slice(0, 500) };
+    }
     result.automaticMls = decision.send
       ? await startMls({
           tenantId: message.tenantId,

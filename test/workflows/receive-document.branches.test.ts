@@ -59,7 +59,9 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
     input: Partial<ReceiveDocumentInput> = {},
     record?: string,
     mls: {
-      decision?: AutomaticMlsDecision;
+      decision?: AutomaticMlsDecision | Error;
+      /** What the MLS run's attempts answer, in turn (default: delivered). */
+      outcomes?: Array<SendMlsAttemptResult['outcome']>;
       documentId?: string;
       before?: (client: Client, taskQueue: string) => Promise<void>;
     } = {},
@@ -68,7 +70,7 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
     const validations: ReceivedValidationInput[] = [];
     const registers: ReceivedDocumentInput[] = [];
     const decisions: AutomaticMlsInput[] = [];
-    const attempts: SendMlsAttempt[] = [];
+    const attempts: Array<SendMlsAttempt & { at: number }> = [];
     const sentEvents: MlsSentEventInput[] = [];
     const documentId = mls.documentId ?? randomUUID();
     const activities = {
@@ -90,12 +92,13 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
       decideAutomaticMls: async (i: AutomaticMlsInput): Promise<AutomaticMlsDecision> => {
         calls.push('decide-mls');
         decisions.push(i);
+        if (mls.decision instanceof Error) throw mls.decision;
         return mls.decision ?? { send: false, reason: 'not-requested' };
       },
       sendMlsAttempt: async (i: SendMlsAttempt): Promise<SendMlsAttemptResult> => {
-        attempts.push(i);
+        attempts.push({ ...i, at: await env().currentTimeMs() });
         return {
-          outcome: 'delivered',
+          outcome: mls.outcomes?.[attempts.length - 1] ?? 'delivered',
           mlsDocumentId: `mls-of-${i.documentId}`,
           to: 'iso6523-actorid-upis::0242:000777',
           endpoint: 'https://c2.example.test/as4',
@@ -195,7 +198,9 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
 
   describe('automatic MLS', () => {
     const VALID: ReceivedValidation = { kind: 'valid', warnings: 0, ruleSets: ['en16931-ubl@1.3.13'] };
-    const SCHEDULE = { kind: 'table' as const, delaysMs: [3_600_000] };
+    const HOUR = 3_600_000;
+    // Unlike the built-in Peppol schedule (10 minutes first): the MLS run must wait what the receive run was given.
+    const SCHEDULE = { kind: 'table' as const, delaysMs: [7 * HOUR] };
 
     it('asks the policy about a validated document received over AS4, and ends there when it sends nothing', async () => {
       const decision: AutomaticMlsDecision = { send: false, reason: 'failure-only' };
@@ -217,15 +222,17 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
       const decision: AutomaticMlsDecision = { send: true, responseCode: 'AP', lines: [], requestedBy: ['party'] };
       const r = await run(DETECTED, VALID, { peppolSchedule: SCHEDULE }, 'receive-document-automatic-mls', {
         decision,
+        outcomes: ['retryable', 'delivered'],
       });
       const workflowId = sendMlsWorkflowId('test', r.documentId);
       expect(r.result.automaticMls).toEqual({ sent: true, responseCode: 'AP', workflowId, started: true });
       // The run's input reaches no step; the MLS run gets it.
       expect(r.registers[0]).not.toHaveProperty('peppolSchedule');
-      expect(r.attempts).toHaveLength(1);
+      expect(r.attempts).toHaveLength(2);
       expect(r.attempts[0]).toMatchObject({ tenantId: 'test', documentId: r.documentId, responseCode: 'AP' });
       expect(r.attempts[0]).not.toHaveProperty('lines');
-      expect(r.mlsRun).toMatchObject({ outcome: 'sent', attempts: 1 });
+      expect(r.attempts[1]!.at - r.attempts[0]!.at).toBeGreaterThanOrEqual(7 * HOUR);
+      expect(r.mlsRun).toMatchObject({ outcome: 'sent', attempts: 2 });
       expect(r.sentEvents).toEqual([expect.objectContaining({ documentId: r.documentId, responseCode: 'AP' })]);
     });
 
@@ -249,6 +256,17 @@ describe('receiveDocument branches (time-skipping server, stubbed activities)', 
         lines,
       });
       expect(r.mlsRun?.outcome).toBe('sent');
+    });
+
+    it('ends with the document announced and says why when the MLS cannot be decided', async () => {
+      const decision = ApplicationFailure.nonRetryable('received message m@peer not found', 'DOCUMENT_NOT_FOUND');
+      const r = await run(DETECTED, VALID, {}, undefined, { decision });
+      expect(r.calls).toEqual(['detect', 'validate', 'register', 'decide-mls']);
+      expect(r.result.automaticMls).toEqual({
+        sent: false,
+        reason: 'MLS not decided: received message m@peer not found',
+      });
+      expect(r.attempts).toEqual([]);
     });
 
     it('starts no second MLS when the document has one already (one MLS per document)', async () => {
