@@ -1,9 +1,13 @@
 import { heartbeat } from '@temporalio/activity';
 import { createReceiveDocument, type ReceiveDocumentDeps } from '../src/receiving';
+import { decideAutomaticMls, type AutomaticMlsDeps } from '../src/receiving/mls-auto';
 import { createMlsSending, type MlsSentDeps } from '../src/receiving/mls-send';
+import type { AutomaticMlsInput } from '../workflows/contracts/receive-document';
 
 /** What the worker wires for receiveDocument's activities (the heartbeat is the activity's own). */
-export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'> & Omit<MlsSentDeps, 'heartbeat'>;
+export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'> &
+  Omit<MlsSentDeps, 'heartbeat'> &
+  Omit<AutomaticMlsDeps, 'heartbeat'>;
 
 /** receiveDocument's activities: the receive-document use case's steps (errors are mapped in ./index.ts). */
 export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDeps) {
@@ -13,6 +17,8 @@ export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDep
     detectReceivedFormat: steps.detectReceivedFormat,
     validateReceivedDocument: steps.validateReceivedDocument,
     registerReceivedDocument: steps.registerReceivedDocument,
+    decideAutomaticMls: (input: AutomaticMlsInput) =>
+      decideAutomaticMls({ ...deps, heartbeat: () => heartbeat() }, input),
     sendMlsAttempt: mls.sendMlsAttempt,
     publishMlsSent: mls.publishMlsSent,
   };

@@ -121,7 +121,12 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       await this.client.workflow.start<typeof receiveDocument>(RECEIVE_DOCUMENT_WORKFLOW, {
         taskQueue: this.settings.taskQueue,
         workflowId: receiveDocumentWorkflowId(input.tenantId, input.messageId),
-        args: [input],
+        // The schedule of the document's automatic MLS, if the run sends one.
+        args: [
+          this.settings.peppolSendSchedule && !input.peppolSchedule
+            ? { ...input, peppolSchedule: this.settings.peppolSendSchedule }
+            : input,
+        ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         ...(this.settings.searchAttributes === false
           ? {}

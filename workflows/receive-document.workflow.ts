@@ -1,12 +1,21 @@
-import { ActivityFailure, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, ParentClosePolicy, patched, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   MLS_FORMAT_ID,
+  type AutomaticMlsDecision,
+  type AutomaticMlsOutcome,
   type ReceiveDocumentInput,
   type ReceiveDocumentResult,
   type ReceivedValidation,
 } from './contracts/receive-document';
+import { DocumentIdAttribute, TenantIdAttribute } from './contracts/search-attributes';
+import { SEND_MLS_WORKFLOW, sendMlsWorkflowId, type SendMlsInput } from './contracts/send-mls';
 import { documentSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
+import type { sendMessageLevelStatus } from './send-mls.workflow';
+
+/** Runs started before the automatic MLS existed end after the register step (their histories have no MLS step). */
+export const AUTOMATIC_MLS_PATCH = 'automatic-mls';
 
 /**
  * One run per received Peppol message, started only after the message is stored (workflow id = tenant + AS4
@@ -16,16 +25,18 @@ import { DocumentState } from '../src/core/document-states';
  * converted with ?targetFormat=) and publishes InvoiceReceived with the verdict, or InvoiceReceivedError when it cannot
  * be read. A message-level status (MLS) about a document we sent is registered and announced as
  * MessageLevelStatusReceived instead. The AS4 receipt went out before this run started: nothing here refuses the
- * message towards the sender (that is the MLS's job).
+ * message towards the sender (that is the MLS's job): for a validated invoice or credit note received over AS4 the MLS
+ * policy decides whether to answer it, and the answer is its own sendMessageLevelStatus run (one per document).
  */
 export async function receiveDocument(input: ReceiveDocumentInput): Promise<ReceiveDocumentResult> {
-  const detection = await documentSteps.detectReceivedFormat(input);
+  const { peppolSchedule, ...message } = input;
+  const detection = await documentSteps.detectReceivedFormat(message);
   const state = detection.ok ? DocumentState.Detected : DocumentState.Rejected;
   let validation: ReceivedValidation | undefined;
   // A received MLS is read with the MLS rules by the register step, which matches it to the invoice it answers.
   if (detection.ok && detection.format.id !== MLS_FORMAT_ID) {
     try {
-      validation = await validationSteps.validateReceivedDocument({ ...input, formatId: detection.format.id });
+      validation = await validationSteps.validateReceivedDocument({ ...message, formatId: detection.format.id });
     } catch (e) {
       // Validation could not run at all (rule packs missing for its whole retry window): the document was received
       // and confirmed to its sender, so it is still registered and announced, as not validated and why.
@@ -34,10 +45,77 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
     }
   }
   const received = await documentSteps.registerReceivedDocument({
-    ...input,
+    ...message,
     detection,
     ...(validation ? { validation } : {}),
     eventId: uuid4(),
   });
-  return { messageId: input.messageId, state, detection, ...(validation ? { validation } : {}), received };
+  const result: ReceiveDocumentResult = {
+    messageId: input.messageId,
+    state,
+    detection,
+    ...(validation ? { validation } : {}),
+    received,
+  };
+  // Only what came in over AS4 has an access point to answer (an injected document has none).
+  if (!message.injected && detection.ok && validation && patched(AUTOMATIC_MLS_PATCH)) {
+    let decision: AutomaticMlsDecision;
+    try {
+      decision = await documentSteps.decideAutomaticMls({
+        tenantId: message.tenantId,
+        messageId: message.messageId,
+        documentId: received.documentId,
+        documentType: detection.format.documentType,
+        validation,
+      });
+    } catch (e) {
+      // The document is registered and announced already; the run says why no MLS went out (the API can send one).
+      const cause = e instanceof ActivityFailure && e.cause ? e.cause.message : String(e);
+      decision = { send: false, reason: `MLS not decided: ${cause}`.slice(0, 500) };
+    }
+    result.automaticMls = decision.send
+      ? await startMls({
+          tenantId: message.tenantId,
+          documentId: received.documentId,
+          responseCode: decision.responseCode,
+          ...(decision.description !== undefined ? { description: decision.description } : {}),
+          ...(decision.lines.length > 0 ? { lines: decision.lines } : {}),
+          requestedBy: 'policy',
+          ...(peppolSchedule ? { peppolSchedule } : {}),
+        })
+      : { sent: false, reason: decision.reason };
+  }
+  return result;
+}
+
+/**
+ * Starts the document's MLS run, which outlives this one (it retries on the Peppol schedule for days). Its id is the
+ * document's and taken once (REJECT_DUPLICATE): when an MLS run exists already (sent through the API), that one is the
+ * document's only MLS and nothing else is started.
+ */
+async function startMls(mls: SendMlsInput): Promise<AutomaticMlsOutcome> {
+  const workflowId = sendMlsWorkflowId(mls.tenantId, mls.documentId);
+  // The document search attributes go on it when this run has them (the server then knows both keys).
+  const indexed = workflowInfo().typedSearchAttributes.get(TenantIdAttribute) !== undefined;
+  try {
+    await startChild<typeof sendMessageLevelStatus>(SEND_MLS_WORKFLOW, {
+      workflowId,
+      args: [mls],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...(indexed
+        ? {
+            typedSearchAttributes: [
+              { key: TenantIdAttribute, value: mls.tenantId },
+              { key: DocumentIdAttribute, value: mls.documentId },
+            ],
+          }
+        : {}),
+    });
+    return { sent: true, responseCode: mls.responseCode, workflowId, started: true };
+  } catch (e) {
+    if (e instanceof WorkflowExecutionAlreadyStartedError)
+      return { sent: true, responseCode: mls.responseCode, workflowId, started: false };
+    throw e;
+  }
 }

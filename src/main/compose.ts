@@ -17,6 +17,7 @@ import { As4Receiver, type ServedParty } from '../peppol/as4/receiver';
 import type { ParticipantId } from '../peppol/identifiers';
 import type { RevocationChecker } from '../peppol/pki/revocation';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
+import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { createValidatorPool, defaultWorkerScript, type ValidatorOptions, type ValidatorPool } from '../validation';
 
 /** What every process of the gateway shares: logger, database and repositories. */
@@ -92,6 +93,7 @@ export function composeAs4Receiver(
   if (!cfg.enabled) return undefined;
   const { keys, apCertificateAuthorities } = loadAs4Keys(cfg);
   const revocation = options.revocation ?? composeRevocationChecker(core.config);
+  const sentInstances = new SentInstanceRepository(core.db.models);
   return new As4Receiver({
     keys,
     apCertificateAuthorities,
@@ -102,6 +104,11 @@ export function composeAs4Receiver(
         (await core.directory.findParty(participant)) ?? (await core.directory.findParty(participant.toLowerCase()));
       return party ? { tenantId: party.tenantId, partyId: party.partyId } : null;
     }),
+    // An MLS addressed to our own service provider id is the document of the party whose message it answers.
+    findMlsOwner: async (instanceId) => {
+      const sent = await sentInstances.find(instanceId);
+      return sent ? { tenantId: sent.tenantId, partyId: sent.partyId } : null;
+    },
     maxDecompressedBytes: cfg.maxDecompressedBytes,
     ...(revocation
       ? {

@@ -9,6 +9,7 @@ import {
 import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
 import { composeCore, composeDocumentPool, validatorOptions } from './compose';
+import { PeppolDirectoryRepository } from '../storage/peppol/peppol-directory.repository';
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { composeWebhookWorker, temporalDeliveryRuns, TemporalDeliveryStarter } from './webhooks';
@@ -131,6 +132,7 @@ export async function startWorker(
       events: webhooks.services.publisher,
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
       sentInstances: new SentInstanceRepository(core.db.models),
+      peppolDirectory: new PeppolDirectoryRepository(core.db.models),
       peppolSender: composePeppolSender(config),
       email,
       // The https channel posts documents through the webhooks' sender: the same SSRF guard and connection pools.

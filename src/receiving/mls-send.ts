@@ -13,16 +13,10 @@ import { GatewayError } from '../core/gateway-error';
 import { readBytes, whileBeating, type DocumentStore } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
 import { stableMessageIds } from '../peppol/as4/message-ids';
-import {
-  DOCTYPE_SCHEME_BUSDOX,
-  PROCESS_SCHEME,
-  documentTypeId,
-  formatId,
-  processId,
-  spidOfSeatId,
-} from '../peppol/identifiers';
+import { DOCTYPE_SCHEME_BUSDOX, formatId, spidOfSeatId } from '../peppol/identifiers';
 import { MLS_PROFILE_ID, buildMls, mlsAddress, type MlsLineInput, type MlsResponseCode } from '../peppol/mls';
 import { buildSbd, readSbdHeader } from '../peppol/sbdh';
+import { MLS_DOCUMENT_TYPE, MLS_PROCESS } from '../peppol/smp-publisher';
 import type { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { signAndExchange } from '../sending/delivery';
 import type { EventSink, PeppolSender, PeppolUnavailable } from '../sending/ports';
@@ -30,12 +24,8 @@ import type { DirectoryRepository } from '../storage/directory.repository';
 import type { MlsSentEventInput, SendMlsAttempt, SendMlsAttemptResult } from '../../workflows/contracts/send-mls';
 import { MLS_STATUS_TEXT } from './mls';
 
-/** The MLS document type and process (Peppol code lists: MLS 1.0). */
-export const MLS_DOCUMENT_TYPE = documentTypeId(
-  DOCTYPE_SCHEME_BUSDOX,
-  'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:peppol:edec:mls:1.0::2.1',
-);
-export const MLS_PROCESS = processId(PROCESS_SCHEME, MLS_PROFILE_ID);
+/** The MLS document type and process (Peppol code lists: MLS 1.0), as our SMP publishes them for our SPID. */
+export { MLS_DOCUMENT_TYPE, MLS_PROCESS };
 
 /** Namespace of the ids of the MLS documents we send (fixed once). */
 export const SENT_MLS_NAMESPACE = '5d7e6c1a-2b8f-4c3e-9a1d-7f60e4b2c9a8';

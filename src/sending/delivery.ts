@@ -5,7 +5,7 @@ import { readBytes, whileBeating } from '../documents/loader';
 import { buildPeppolMessage } from '../peppol/as4/message';
 import { stableMessageIds } from '../peppol/as4/message-ids';
 import { sendAs4Message } from '../peppol/as4/sender';
-import { formatId } from '../peppol/identifiers';
+import { formatId, peppolParticipant } from '../peppol/identifiers';
 import { buildSbd } from '../peppol/sbdh';
 import { convertForRecipient } from '../transform/recipient';
 import type { SendPeppolInput, SendPeppolOutcome } from '../../workflows/contracts/send-invoice';
@@ -104,6 +104,9 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
     // The same instance identifier and creation time on every attempt: a resend carries the same SBD.
     instanceIdentifier: ids.conversationId,
     creationDateAndTime: firstAttemptAt,
+    // Where and when the receiving access point answers with an MLS (fixed with the route, like everything here).
+    ...(route.mlsTo ? { mlsTo: peppolParticipant(route.mlsTo.value) } : {}),
+    ...(route.mlsType ? { mlsType: route.mlsType } : {}),
     // The upload's root is known from detection: the payload is not parsed again.
     payload: { xml: bytes, ...(!route.transform && facts.root ? { root: facts.root } : {}) },
   });

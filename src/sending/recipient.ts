@@ -5,10 +5,12 @@ import {
   PROCESS_SCHEME,
   documentTypeId,
   processId,
+  spidOfSeatId,
   type DocumentTypeId,
   type ParticipantId,
   type ProcessId,
 } from '../peppol/identifiers';
+import { peppolHookMlsTypes } from '../peppol/mls';
 import type { RecipientLookup } from '../peppol/recipient-lookup';
 import { recipientAlternatives } from '../transform/recipient';
 import type {
@@ -207,9 +209,11 @@ export async function resolveRecipient(
     }
   }
   const endpoint = found.result.endpoint;
+  const mls = await mlsScopes(deps, sender, input.tenantId, facts.partyId);
   return {
     kind: 'found',
     route: {
+      ...mls,
       sender: { ...routing.sender },
       receiver: { ...routing.receiver },
       countryC1: routing.countryC1,
@@ -221,4 +225,27 @@ export async function resolveRecipient(
       ...(transform ? { transform } : {}),
     },
   };
+}
+
+/**
+ * What our SBDH asks of the receiving access point about message-level status: MLS_TO our own service provider id
+ * (`0242:` + our Seat ID's digits, where our SMP publishes MLS receiving), and MLS_TYPE the sending party's Peppol hook
+ * `mlsType`, else the environment's, else none (the receiver then applies the default, FAILURE_ONLY). Fixed with the
+ * route, so every attempt carries the same SBD. An AP certificate whose CN is not a Seat ID gives no MLS_TO: there is
+ * no service provider id to name (the receiver falls back to the same CN).
+ */
+async function mlsScopes(
+  deps: SendInvoiceDeps,
+  sender: PeppolSender,
+  tenantId: string,
+  partyId: string,
+): Promise<Pick<PeppolRoute, 'mlsTo' | 'mlsType'>> {
+  let mlsTo: PeppolIdentifier | undefined;
+  try {
+    mlsTo = { ...spidOfSeatId(sender.keys.seatId) };
+  } catch {
+    mlsTo = undefined;
+  }
+  const mlsType = peppolHookMlsTypes(await deps.hooks.listForRouting(tenantId, partyId), partyId).effective;
+  return { ...(mlsTo ? { mlsTo } : {}), ...(mlsType ? { mlsType } : {}) };
 }

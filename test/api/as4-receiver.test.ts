@@ -2,6 +2,7 @@
  * POST /as4 on the real app and database: a good message is stored (GridFS + record) and receipted; every hostile or
  * broken message is refused with the ebMS error a Peppol receiver answers, signed, and leaves nothing stored.
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import request from 'supertest';
 import { parseXml } from '../../src/formats/xml/secure-parser';
@@ -16,7 +17,16 @@ import {
   issueCertificate,
   type TestPki,
 } from '../support/peppol/test-pki';
-import { peppolParticipant } from '../../src/peppol/identifiers';
+import {
+  DOCTYPE_SCHEME_BUSDOX,
+  PROCESS_SCHEME,
+  documentTypeId,
+  peppolParticipant,
+  processId,
+} from '../../src/peppol/identifiers';
+import { buildMls } from '../../src/peppol/mls';
+import { NS } from '../../src/formats/xml/namespaces';
+import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
 import {
   HEADER,
   RECEIVER,
@@ -255,6 +265,73 @@ describe('POST /as4', () => {
       refToMessageId: msg.messageId,
       errors: [{ errorCode: 'EBMS:0004', errorDetail: 'PEPPOL:NOT_SERVICED' }],
     });
+  });
+
+  it('stores an MLS to our service provider id under the party whose message it answers; refuses one about none', async () => {
+    const tenant = await ctx.core.directory.createTenant({ name: 'mls tenant' });
+    const partyId = '0106:80808080';
+    await ctx.core.directory.createParty({ tenantId: tenant._id, partyId, legalEntityId: 'NL:MLS', name: 'MLS BV' });
+    const instanceId = randomUUID();
+    await new SentInstanceRepository(ctx.core.db.models).record({
+      instanceId,
+      tenantId: tenant._id,
+      documentId: randomUUID(),
+      partyId,
+      generation: 0,
+    });
+    const mlsHeader = {
+      sender: peppolParticipant('0242:000001'),
+      // The receiving AP of the test PKI is POP000002.
+      receiver: peppolParticipant('0242:000002'),
+      documentType: documentTypeId(
+        DOCTYPE_SCHEME_BUSDOX,
+        'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:peppol:edec:mls:1.0::2.1',
+      ),
+      process: processId(PROCESS_SCHEME, 'urn:peppol:edec:mls'),
+    };
+    const mls = (referencedInstanceId: string) => {
+      const xml = buildMls({
+        responseCode: 'RE',
+        description: 'Rejected',
+        lines: [{ reasonCode: 'BV', description: 'Sum', ruleId: 'BR-CO-10' }],
+        referencedInstanceId,
+        sender: mlsHeader.sender,
+        receiver: mlsHeader.receiver,
+      }).xml;
+      const root = { namespaceURI: NS.ublApplicationResponse, localName: 'ApplicationResponse' };
+      return message(pki, { header: mlsHeader, sbd: sbd({ ...mlsHeader, payload: { xml: Buffer.from(xml), root } }) });
+    };
+
+    const ours = mls(instanceId);
+    const res = await post(ours);
+    expect(res.status).toBe(200);
+    expect(
+      readSignal(res.text, {
+        sentMessageId: ours.messageId,
+        sentReferences: ours.references,
+        apCertificateAuthorities: [pki.apCa.certificate],
+      }).kind,
+    ).toBe('receipt');
+    expect(await ctx.core.db.models.As4Inbound.findById(ours.messageId).lean().exec()).toMatchObject({
+      tenantId: tenant._id,
+      partyId,
+      receiver: 'iso6523-actorid-upis::0242:000002',
+    });
+
+    const before = await stored();
+    const unknown = mls(randomUUID());
+    const refused = await post(unknown);
+    const signal = readSignal(refused.text, {
+      sentMessageId: unknown.messageId,
+      sentReferences: [],
+      apCertificateAuthorities: [pki.apCa.certificate],
+    });
+    expect(signal).toMatchObject({
+      kind: 'error',
+      errors: [{ errorCode: 'EBMS:0004', errorDetail: 'PEPPOL:NOT_SERVICED' }],
+    });
+    expect(JSON.stringify(signal)).toContain('which is no message this access point sent');
+    expect(await stored()).toEqual(before);
   });
 
   it('is not behind bearer authentication, and answers 503 where no AP key is configured', async () => {

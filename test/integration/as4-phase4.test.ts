@@ -116,6 +116,16 @@ describe('our sender → phase4 receiver', () => {
     expect(again).toMatchObject({ outcome: 'duplicate', reason: expect.stringMatching(/duplicate/) });
   });
 
+  it("delivers an SBDH with MLS_TO (our service provider id) and MLS_TYPE, which phase4's SBDH reader accepts", async () => {
+    const doc = sbd({ mlsTo: peppolParticipant('0242:000001'), mlsType: 'ALWAYS_SEND' });
+    const msg = message(pki, { sbd: doc });
+    const out = await sendAs4Message(msg, phase4In.url, sendOpts());
+    expect(out).toMatchObject({ outcome: 'delivered', httpStatus: 200 });
+    const stored = readFileSync(await phase4In.received(msg.messageId)).toString('utf8');
+    expect(stored).toContain('<sh:Type>MLS_TO</sh:Type><sh:InstanceIdentifier>0242:000001</sh:InstanceIdentifier>');
+    expect(stored).toContain('<sh:Type>MLS_TYPE</sh:Type><sh:InstanceIdentifier>ALWAYS_SEND</sh:InstanceIdentifier>');
+  });
+
   it('gets a permanent failure for an unknown receiver (EBMS:0004 PEPPOL:NOT_SERVICED)', async () => {
     const header = { ...HEADER, receiver: peppolParticipant('0088:1111111111111') };
     const out = await sendAs4Message(

@@ -6,11 +6,13 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import request from 'supertest';
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { receiveDocumentWorkflowId } from '../../src/core/identifiers';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
 import type { TestPki } from '../support/peppol/test-pki';
 import { injectedMessageId, type ReceiveDocumentResult } from '../../workflows/contracts/receive-document';
+import { SEND_MLS_WORKFLOW, sendMlsWorkflowId } from '../../workflows/contracts/send-mls';
 import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
 import { DOCTYPE_SCHEME_BUSDOX, documentTypeId, formatId } from '../../src/peppol/identifiers';
 import { extractFromPdf } from '../../src/formats';
@@ -202,6 +204,44 @@ describe('receiveDocument on the real Temporal dev server', () => {
       validationReasonCodes: expect.stringContaining('BV'),
     });
     expect(String(event?.details?.['validationRules'])).toContain('BR-CL-01');
+  });
+
+  it('answers nothing by default: MLS off for the party and no MLS_TYPE in the SBDH', async () => {
+    const result = await received(message(pki));
+    expect(result.validation).toMatchObject({ kind: 'valid' });
+    expect(result.automaticMls).toEqual({ sent: false, reason: 'not-requested' });
+  });
+
+  it("starts the document's MLS run with an RE and the failing rule when the sender asked (SBDH MLS_TYPE)", async () => {
+    const xml = corpusFile(SAMPLE_UBL_INVOICE)
+      .toString('utf8')
+      .replace('<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>', '<cbc:InvoiceTypeCode>999</cbc:InvoiceTypeCode>');
+    const msg = message(pki, { sbd: sbd({ mlsType: 'FAILURE_ONLY', payload: { xml: Buffer.from(xml, 'utf8') } }) });
+    const result = await received(msg);
+    const workflowId = sendMlsWorkflowId(tenantId, result.received.documentId);
+    expect(result.automaticMls).toEqual({ sent: true, responseCode: 'RE', workflowId, started: true });
+    const conn = await Connection.connect({ address: temporalAddress });
+    try {
+      const handle = new Client({ connection: conn }).workflow.getHandle(workflowId);
+      const history = await handle.fetchHistory();
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      expect(started?.workflowType?.name).toBe(SEND_MLS_WORKFLOW);
+      const payload = started?.input?.payloads?.[0];
+      expect(payload).toBeDefined();
+      const input = defaultPayloadConverter.fromPayload(payload!);
+      expect(input).toMatchObject({
+        tenantId,
+        documentId: result.received.documentId,
+        responseCode: 'RE',
+        requestedBy: 'policy',
+        description: expect.stringMatching(/^The document was rejected: \d+ failures? \(BV/),
+        lines: expect.arrayContaining([expect.objectContaining({ reasonCode: 'BV', ruleId: 'BR-CL-01' })]),
+      });
+      // This test's network has no SML for the sender's service provider id: the run is not left retrying.
+      await handle.terminate('test over');
+    } finally {
+      await conn.close();
+    }
   });
 
   it('runs a document injected through POST generic/receive on the same receive path (manualUpload)', async () => {

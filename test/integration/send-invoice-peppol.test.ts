@@ -26,6 +26,7 @@ import { parseSbd } from '../../src/peppol/sbdh';
 import { buildServiceMetadataXml, signServiceMetadata } from '../../src/peppol/smp-documents';
 import type { TestPki } from '../support/peppol/test-pki';
 import { naptrName } from '../../src/peppol/sml';
+import { readSbdHeader } from '../../src/peppol/sbdh';
 import { BILLING_PROCESS } from '../../src/peppol/smp-publisher';
 import { transformDocument } from '../../src/transform';
 import { verifyWebhook } from '../../src/webhooks/verify-webhook';
@@ -435,6 +436,11 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     expect(stored).not.toBeNull();
     const sbd = await receiving.core.db.blobs.read(stored!.blobId);
     expect(sbd.toString('utf8')).toContain('<cbc:EndpointID schemeID="0106">12345670</cbc:EndpointID>');
+    // MLS goes to our own service provider id (0242 + our Seat ID's digits); no Peppol hook sets an MLS_TYPE.
+    const { header } = readSbdHeader(sbd);
+    expect(stored!.fromSeatId).toMatch(/^P[A-Z]{2}[0-9]{6}$/);
+    expect(header.mlsTo).toEqual(peppolParticipant(`0242:${stored!.fromSeatId.slice(3)}`));
+    expect(header.mlsTypeExplicit).toBe(false);
   });
 
   it('retries on 503: two InvoiceSentRetry events (attempts 1 and 2), then InvoiceSent on attempt 3', async () => {
@@ -764,6 +770,21 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     });
     expect(asCii.attachments[0]!.bytes.equals(pdf)).toBe(true);
   }, 110_000);
+
+  it("writes MLS_TYPE from the party's Peppol hook mlsType into the SBDH, beside MLS_TO (the hook stays for the tests after)", async () => {
+    const hook = await request(ctx.app)
+      .post('/api/v1-beta/hook')
+      .auth(token, { type: 'bearer' })
+      .send({ partyId: PARTY, action: 'peppol', name: 'peppol', topics: ['Send*'], mlsType: 'ALWAYS_SEND' });
+    expect(hook.status).toBe(201);
+    const s = await send(withBuyer(BUYER));
+    expect(s.state).toBe('delivered');
+    const details = (await eventsFor(s.id, 'InvoiceSent'))[0]!.details;
+    const stored = await receiving.core.db.models.As4Inbound.findById(details['messageId']).lean().exec();
+    const { header } = readSbdHeader(await receiving.core.db.blobs.read(stored!.blobId));
+    expect(header).toMatchObject({ mlsType: 'ALWAYS_SEND', mlsTypeExplicit: true });
+    expect(header.mlsTo).toEqual(peppolParticipant(`0242:${stored!.fromSeatId.slice(3)}`));
+  });
 
   it('a worker killed in the middle of an AS4 exchange loses nothing: the next worker sends it, received once', async () => {
     // Last in this file: the in-process worker gives way to worker processes, the first of them killed.

@@ -1,5 +1,7 @@
 /** The receiveDocument workflow's contract: its name, input and result, and what its activities take and answer. */
+import type { RetrySchedule } from '../../src/core/retry-schedule';
 import type { DetectionOutcome } from './send-invoice';
+import type { MlsLineSpec, MlsStatusCode } from './send-mls';
 
 export const RECEIVE_DOCUMENT_WORKFLOW = 'receiveDocument';
 
@@ -26,6 +28,8 @@ export interface ReceiveDocumentInput {
   tenantId: string;
   messageId: string;
   injected?: { documentId: string };
+  /** PEPPOL_SEND_RETRY_SCHEDULE, fixed at start: the schedule of an automatic MLS (default: the Peppol schedule). */
+  peppolSchedule?: RetrySchedule;
 }
 
 /**
@@ -45,7 +49,37 @@ export interface ReceiveDocumentResult {
   validation?: ReceivedValidation;
   /** The party's purchase document made of the message. */
   received: ReceivedDocumentOutcome;
+  /** The automatic MLS (invoices and credit notes received over AS4 and validated); absent on older runs. */
+  automaticMls?: AutomaticMlsOutcome;
 }
+
+/** What the MLS policy decides for a received invoice or credit note (src/peppol/mls mlsDecision). */
+export interface AutomaticMlsInput {
+  tenantId: string;
+  /** The AS4 message it came in (its SBDH says whether the sender asked for an MLS). */
+  messageId: string;
+  /** The party's document made of it (the one the MLS answers). */
+  documentId: string;
+  /** The detected business document type (`Invoice`, `CreditNote`, ...). */
+  documentType: string;
+  validation: ReceivedValidation;
+}
+
+export type AutomaticMlsDecision =
+  | { send: false; reason: string }
+  | {
+      send: true;
+      responseCode: MlsStatusCode;
+      description?: string;
+      lines: MlsLineSpec[];
+      /** Who asked for it: the party (MLS on through "reviews") and / or the sender (SBDH MLS_TYPE). */
+      requestedBy: Array<'party' | 'sender'>;
+    };
+
+export type AutomaticMlsOutcome =
+  | { sent: false; reason: string }
+  /** `started: false`: an MLS run for the document existed already (one MLS per document). */
+  | { sent: true; responseCode: MlsStatusCode; workflowId: string; started: boolean };
 
 /** The validation step's input: the message (or injected document) and the format detection found. */
 export interface ReceivedValidationInput extends ReceiveDocumentInput {

@@ -144,6 +144,10 @@ export interface PeppolRoute {
   endpointUrl: string;
   /** The receiving AP certificate, base64 DER (encryption target; the receipt must be signed by its Seat ID). */
   receiverCertificate: string;
+  /** SBDH MLS_TO: our own service provider id, where the receiving AP sends its MLS (absent on older routes). */
+  mlsTo?: PeppolIdentifier;
+  /** SBDH MLS_TYPE: the sending party's Peppol hook mlsType, else the environment's; absent: not written. */
+  mlsType?: 'ALWAYS_SEND' | 'FAILURE_ONLY';
   /** Set when the recipient does not take the document's own format: what it is converted to before sending. */
   transform?: {
     /** Target format id (src/transform). */

@@ -4,7 +4,9 @@
  *   open (MIME → SOAP by namespace → decrypt → verify signature over the processed elements → signer chains to the AP
  *   CA and is valid → capped gunzip → SBDH and its consistency with the ebMS header)
  *   → the signer is not revoked (OCSP or CRL, when a RevocationChecker is configured; EBMS:0101 otherwise)
- *   → addressed to us (To PartyId = our Seat ID) and to a party we serve (else EBMS:0004 PEPPOL:NOT_SERVICED)
+ *   → addressed to us (To PartyId = our Seat ID) and to a party we serve (else EBMS:0004 PEPPOL:NOT_SERVICED), or an
+ *     MLS addressed to our own service provider id (`0242:` + our Seat ID's digits), which belongs to the party whose
+ *     message it answers (found by the SBDH InstanceIdentifier it references; none of ours: EBMS:0004)
  *   → store the SBD and the record (one insert is the commit point; its unique keys catch duplicates) → the signed
  *     receipt; a duplicate (same MessageId: the stored receipt again; same sender + SBDH InstanceIdentifier with the
  *     same bytes: a receipt for this message) keeps nothing of the new copy.
@@ -13,7 +15,10 @@
  */
 import { createHash, type X509Certificate } from 'node:crypto';
 import { parseXml } from '../../formats/xml/secure-parser';
-import { formatId, type ParticipantId } from '../identifiers';
+import { formatId, participantIdEquals, spidOfSeatId, type ParticipantId } from '../identifiers';
+import { isMlsDocumentType } from '../mls/policy';
+import { readRawMls } from '../mls/read';
+import { parseSbd } from '../sbdh';
 import { fingerprintSha256 } from '../pki/certificates';
 import type { ApKeyRing } from '../pki/key-ring';
 import type { RevocationChecker } from '../pki/revocation';
@@ -58,6 +63,11 @@ export interface As4ReceiverOptions {
   store: InboundAs4Store;
   /** The party of ours a participant identifier names, or null when we do not serve it. */
   findParty: (participant: ParticipantId) => Promise<ServedParty | null>;
+  /**
+   * The party (and tenant) of the message we sent under an SBDH InstanceIdentifier, or null: an MLS addressed to our
+   * own service provider id belongs to it. Without it, MLS to our SPID is refused like any receiver we do not serve.
+   */
+  findMlsOwner?: (referencedInstanceId: string) => Promise<ServedParty | null>;
   maxDecompressedBytes: number;
   /**
    * Checks the sender's certificate for revocation; without it revocation is not checked (`revocationChecked: false`).
@@ -174,6 +184,45 @@ export class As4Receiver {
     }
   }
 
+  /**
+   * For a message addressed to our own service provider id: the party of the message it answers, when it is an MLS
+   * that references one of ours. Anything else sent to our SPID is refused with the reason; null for other receivers.
+   */
+  private async mlsToOurSpid(msg: ReceivedPeppolMessage): Promise<ServedParty | null> {
+    const header = msg.parsedSbd.header;
+    let spid: ParticipantId;
+    try {
+      spid = spidOfSeatId(this.options.keys.seatId);
+    } catch {
+      return null;
+    }
+    if (!participantIdEquals(spid, header.receiver)) return null;
+    const to = formatId(header.receiver);
+    const notServiced = (why: string) =>
+      new EbmsError('EBMS:0004', `${to} is this access point's service provider id: ${why}`, {
+        errorDetail: 'PEPPOL:NOT_SERVICED',
+      });
+    if (!isMlsDocumentType(header.documentType))
+      throw notServiced(`it receives message-level status only, not ${formatId(header.documentType)}`);
+    // The edge reads only the header of other messages; an MLS to our SPID (small, and rare) is read whole.
+    let referenced: string | undefined;
+    try {
+      const { payload } = parseSbd(msg.sbd);
+      referenced =
+        payload.kind === 'xml' && payload.element.localName === 'ApplicationResponse'
+          ? readRawMls(payload.element).documentResponses[0]?.references[0]?.ids[0]?.trim()
+          : undefined;
+    } catch (e) {
+      throw notServiced(`the MLS cannot be read: ${(e as Error).message}`.slice(0, 500));
+    }
+    if (!referenced)
+      throw notServiced('the MLS names no message it answers (cac:DocumentResponse/cac:DocumentReference/cbc:ID)');
+    const owner = this.options.findMlsOwner ? await this.options.findMlsOwner(referenced) : null;
+    if (!owner)
+      throw notServiced(`the MLS answers ${referenced.slice(0, 200)}, which is no message this access point sent`);
+    return owner;
+  }
+
   private async accept(msg: ReceivedPeppolMessage, now: Date): Promise<As4Answer> {
     const um = msg.userMessage;
     const header = msg.parsedSbd.header;
@@ -183,7 +232,7 @@ export class As4Receiver {
         `the message is addressed to ${um.to.partyId}, this access point is ${this.options.keys.seatId}`,
       );
     }
-    const party = await this.options.findParty(header.receiver);
+    const party = (await this.mlsToOurSpid(msg)) ?? (await this.options.findParty(header.receiver));
     if (!party)
       throw new EbmsError('EBMS:0004', `the receiver ${formatId(header.receiver)} is not served by this access point`, {
         errorDetail: 'PEPPOL:NOT_SERVICED',

@@ -9,9 +9,11 @@ export {
   isMlsDocumentType,
   mlsAddress,
   mlsDecision,
+  peppolHookMlsTypes,
   type MlsAddress,
   type MlsAddressInput,
   type MlsDecision,
   type MlsDecisionInput,
+  type MlsTypeHook,
   type MlsVerdict,
 } from './policy';

@@ -132,3 +132,37 @@ export function isMlsDocumentType(documentType: DocumentTypeId): boolean {
   const rest = hash < 0 ? '' : documentType.value.slice(hash + 2);
   return rest === MLS_CUSTOMIZATION_ID || rest.startsWith(`${MLS_CUSTOMIZATION_ID}::`);
 }
+
+/** A hook as the MLS type reads it (src/storage/hooks' records fit). */
+export interface MlsTypeHook {
+  readonly action: string;
+  readonly isActive: boolean;
+  /** null or absent: environment level. */
+  readonly partyId?: string | null;
+  readonly mlsType?: string | null;
+}
+
+const MLS_TYPES: ReadonlySet<string> = new Set<MlsType>(['ALWAYS_SEND', 'FAILURE_ONLY']);
+
+function levelMlsType(hooks: readonly MlsTypeHook[]): MlsType | null {
+  const types = hooks.map((h) => h.mlsType).filter((t): t is MlsType => typeof t === 'string' && MLS_TYPES.has(t));
+  if (types.includes('ALWAYS_SEND')) return 'ALWAYS_SEND';
+  return types.length > 0 ? 'FAILURE_ONLY' : null;
+}
+
+/**
+ * The `mlsType` of the active Peppol hooks of a party and of its environment (spec 2.4, 6.4): per level the value its
+ * hooks set (ALWAYS_SEND when one of several says so), null when none sets it. Party level wins over environment
+ * level (spec 6.6): `effective` is the one that applies.
+ */
+export function peppolHookMlsTypes(
+  hooks: readonly MlsTypeHook[],
+  partyId: string,
+): { party: MlsType | null; environment: MlsType | null; effective: MlsType | null } {
+  const peppol = hooks.filter((h) => h.isActive && h.action === 'peppol');
+  const party = levelMlsType(peppol.filter((h) => typeof h.partyId === 'string' && h.partyId === partyId));
+  const environment = levelMlsType(
+    peppol.filter((h) => h.partyId === null || h.partyId === undefined || h.partyId === ''),
+  );
+  return { party, environment, effective: party ?? environment };
+}

@@ -26,6 +26,8 @@ import {
   BILLING_PROCESS,
   BIS3_CREDIT_NOTE,
   BIS3_INVOICE,
+  MLS_DOCUMENT_TYPE,
+  MLS_PROCESS,
   SmpPublisher,
   currentCertificate,
 } from '../../../src/peppol/smp-publisher';
@@ -188,5 +190,16 @@ describe('recipient lookup ranking and reasons', () => {
     expect(failureCategory('smp-signature-invalid')).toBe('certificate-problem');
     expect(failureCategory('endpoint-certificate-invalid')).toBe('certificate-problem');
     expect(failureCategory('invalid-identifier')).toBe('invalid-identifier');
+  });
+});
+
+describe('the MLS service our SMP publishes for our service provider id', () => {
+  it("is the Peppol code lists' MLS 1.0 document type and process", () => {
+    expect(MLS_DOCUMENT_TYPE).toEqual({
+      scheme: 'busdox-docid-qns',
+      value:
+        'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:peppol:edec:mls:1.0::2.1',
+    });
+    expect(MLS_PROCESS).toEqual({ scheme: 'cenbii-procid-ubl', value: 'urn:peppol:edec:mls' });
   });
 });

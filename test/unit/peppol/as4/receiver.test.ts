@@ -9,7 +9,15 @@ import { stableMessageIds } from '../../../../src/peppol/as4/message-ids';
 import { As4Receiver, type As4ReceiverOptions, type StoredInbound } from '../../../../src/peppol/as4/receiver';
 import { readSignal } from '../../../../src/peppol/as4/signals';
 import { verifyEnvelopeSignature, type SignatureReference } from '../../../../src/peppol/as4/signature';
-import { peppolParticipant } from '../../../../src/peppol/identifiers';
+import {
+  DOCTYPE_SCHEME_BUSDOX,
+  PROCESS_SCHEME,
+  documentTypeId,
+  peppolParticipant,
+  processId,
+} from '../../../../src/peppol/identifiers';
+import { buildMls } from '../../../../src/peppol/mls';
+import { NS } from '../../../../src/formats/xml/namespaces';
 import { ApKeyRing } from '../../../../src/peppol/pki/key-ring';
 import { RevocationChecker } from '../../../../src/peppol/pki/revocation';
 import { apSubject, issueCertificate, type TestPki } from '../../../support/peppol/test-pki';
@@ -27,7 +35,10 @@ const HOUR = 3_600_000;
 
 function setup(
   over: Partial<
-    Pick<As4ReceiverOptions, 'now' | 'onStored' | 'onStoredFailed' | 'revocation' | 'onRevocationUnknown'>
+    Pick<
+      As4ReceiverOptions,
+      'now' | 'onStored' | 'onStoredFailed' | 'revocation' | 'onRevocationUnknown' | 'findMlsOwner'
+    >
   > = {},
 ): { receiver: As4Receiver; store: MemoryInboundStore } {
   const store = new MemoryInboundStore();
@@ -178,6 +189,79 @@ describe('AS4 receiver', () => {
       pki.apReceiver.certificate.fingerprint256,
     );
     expect(store.records).toHaveLength(0);
+  });
+
+  describe('MLS addressed to our own service provider id (0242 + our Seat ID digits)', () => {
+    const OUR_SPID = peppolParticipant('0242:000002');
+    const MLS_HEADER = {
+      sender: peppolParticipant('0242:000001'),
+      receiver: OUR_SPID,
+      documentType: documentTypeId(
+        DOCTYPE_SCHEME_BUSDOX,
+        'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:peppol:edec:mls:1.0::2.1',
+      ),
+      process: processId(PROCESS_SCHEME, 'urn:peppol:edec:mls'),
+    };
+    const owners = new Map([['inst-we-sent', { tenantId: 't7', partyId: '0106:70707070' }]]);
+    const findMlsOwner = (id: string) => Promise.resolve(owners.get(id) ?? null);
+
+    function mlsMessage(referencedInstanceId: string, header: typeof MLS_HEADER = MLS_HEADER) {
+      const xml = buildMls({
+        responseCode: 'AP',
+        referencedInstanceId,
+        sender: MLS_HEADER.sender,
+        receiver: OUR_SPID,
+      }).xml;
+      const doc = sbd({
+        ...header,
+        payload: {
+          xml: Buffer.from(xml),
+          root: { namespaceURI: NS.ublApplicationResponse, localName: 'ApplicationResponse' },
+        },
+      });
+      return message(pki, { header, sbd: doc });
+    }
+
+    const refusal = (a: { body: string }, msg: { messageId: string; references: SignatureReference[] }) =>
+      readSignal(a.body, signalOpts(msg, [pki.apCa.certificate]));
+
+    it("stores an MLS that answers a message we sent as the document of that message's party", async () => {
+      const { receiver, store } = setup({ findMlsOwner });
+      const msg = mlsMessage('inst-we-sent');
+      const a = await receiver.receive(msg.contentType, msg.body);
+      expect([a.status, a.outcome]).toEqual([200, 'stored']);
+      expect(store.records[0]).toMatchObject({
+        tenantId: 't7',
+        partyId: '0106:70707070',
+        receiver: 'iso6523-actorid-upis::0242:000002',
+      });
+    });
+
+    it('refuses, naming why, an MLS about no message of ours, and any other document sent to our SPID', async () => {
+      const { receiver, store } = setup({ findMlsOwner });
+      const unknown = mlsMessage('inst-nobody-sent');
+      const a = await receiver.receive(unknown.contentType, unknown.body);
+      expect([a.status, a.ebmsCode]).toEqual([200, 'EBMS:0004']);
+      expect(refusal(a, unknown)).toMatchObject({
+        kind: 'error',
+        errors: [{ errorCode: 'EBMS:0004', errorDetail: 'PEPPOL:NOT_SERVICED' }],
+      });
+      expect(JSON.stringify(refusal(a, unknown))).toContain(
+        'inst-nobody-sent, which is no message this access point sent',
+      );
+
+      const header = { ...HEADER, receiver: OUR_SPID };
+      const invoice = message(pki, { header, sbd: sbd({ receiver: OUR_SPID }) });
+      const b = await receiver.receive(invoice.contentType, invoice.body);
+      expect(b.ebmsCode).toBe('EBMS:0004');
+      expect(JSON.stringify(refusal(b, invoice))).toContain('receives message-level status only');
+
+      // Without a way to find the message answered (no sent-message records), an MLS to our SPID is refused too.
+      const { receiver: bare } = setup();
+      const known = mlsMessage('inst-we-sent');
+      expect((await bare.receive(known.contentType, known.body)).ebmsCode).toBe('EBMS:0004');
+      expect(store.records).toHaveLength(0);
+    });
   });
 
   it('starts processing only after storing, retries a failed start on a resend, and never withholds the receipt', async () => {

@@ -4,6 +4,7 @@ import {
   isMlsDocumentType,
   mlsAddress,
   mlsDecision,
+  peppolHookMlsTypes,
   type MlsDecisionInput,
   type MlsLineInput,
   type MlsVerdict,
@@ -178,5 +179,43 @@ describe('isMlsDocumentType', () => {
     );
     expect(isMlsDocumentType(mls)).toBe(true);
     expect(isMlsDocumentType(invoiceResponse)).toBe(false);
+  });
+});
+
+describe('peppolHookMlsTypes', () => {
+  const hook = (
+    partyId: string | null,
+    mlsType: string | null,
+    over: { action?: string; isActive?: boolean } = {},
+  ) => ({
+    action: over.action ?? 'peppol',
+    isActive: over.isActive ?? true,
+    partyId,
+    mlsType,
+  });
+
+  it('takes the party level before the environment level, and nothing when no hook sets it', () => {
+    expect(peppolHookMlsTypes([], 'p')).toEqual({ party: null, environment: null, effective: null });
+    expect(peppolHookMlsTypes([hook(null, 'ALWAYS_SEND')], 'p')).toEqual({
+      party: null,
+      environment: 'ALWAYS_SEND',
+      effective: 'ALWAYS_SEND',
+    });
+    expect(peppolHookMlsTypes([hook(null, 'ALWAYS_SEND'), hook('p', 'FAILURE_ONLY')], 'p').effective).toBe(
+      'FAILURE_ONLY',
+    );
+    // A party hook without mlsType leaves the environment's in force.
+    expect(peppolHookMlsTypes([hook(null, 'ALWAYS_SEND'), hook('p', null)], 'p').effective).toBe('ALWAYS_SEND');
+  });
+
+  it('counts only active Peppol hooks of this party or the environment; ALWAYS_SEND wins within a level', () => {
+    const ignored = [
+      hook('other', 'ALWAYS_SEND'),
+      hook('p', 'ALWAYS_SEND', { isActive: false }),
+      hook('p', 'ALWAYS_SEND', { action: 'mailto' }),
+      hook('p', 'always_send'),
+    ];
+    expect(peppolHookMlsTypes(ignored, 'p').effective).toBeNull();
+    expect(peppolHookMlsTypes([hook('p', 'FAILURE_ONLY'), hook('p', 'ALWAYS_SEND')], 'p').party).toBe('ALWAYS_SEND');
   });
 });
