@@ -1,4 +1,4 @@
-import { ActivityFailure, ParentClosePolicy, patched, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ParentClosePolicy, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   MLS_FORMAT_ID,
@@ -13,9 +13,6 @@ import { SEND_MLS_WORKFLOW, sendMlsWorkflowId, type SendMlsInput } from './contr
 import { documentSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
 import type { sendMessageLevelStatus } from './send-mls.workflow';
-
-/** Runs started before the automatic MLS existed end after the register step (their histories have no MLS step). */
-export const AUTOMATIC_MLS_PATCH = 'automatic-mls';
 
 /**
  * One run per received Peppol message, started only after the message is stored (workflow id = tenant + AS4
@@ -58,7 +55,7 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
     received,
   };
   // Only what came in over AS4 has an access point to answer (an injected document has none).
-  if (!message.injected && detection.ok && validation && patched(AUTOMATIC_MLS_PATCH)) {
+  if (!message.injected && detection.ok && validation) {
     let decision: AutomaticMlsDecision;
     try {
       decision = await documentSteps.decideAutomaticMls({
