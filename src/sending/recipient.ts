@@ -148,7 +148,10 @@ export async function resolveRecipient(
     // A format of the document's content that the recipient does take, if there is one (for a PDF, its own XML's
     // type too: what goes out is the XML, never the PDF).
     const ownType = own ? (format.documentTypeId ?? '') : '';
-    const conversion = await findConversion(deps, input, ownType, find(sender), routing);
+    // Conversions and their validation run on the pool's threads: a large invoice's can outlast a heartbeat.
+    const conversion = await whileBeating(deps.heartbeat, () =>
+      findConversion(deps, input, ownType, find(sender), routing),
+    );
     if (conversion.found) {
       found = conversion.found;
       transform = conversion.transform;
