@@ -22,6 +22,7 @@ import { registerMeRoutes } from './routes/me.routes';
 import { registerValidateRoutes } from './routes/validate.routes';
 import { registerTransformRoutes } from './routes/transform.routes';
 import { registerWebhookRoutes, type WebhookApiServices } from './routes/hooks.routes';
+import { registerInboxRoutes } from './routes/inbox.routes';
 import { registerPeppolRoutes } from './routes/peppol.routes';
 import type { PeppolApiServices } from '../src/peppol/api-services';
 import { registerSmpRoutes } from './routes/smp.routes';
@@ -113,6 +114,15 @@ export function createApp(deps: AppDeps): Application {
   app.use(
     createTokenRouter({ store: deps.identity, tokens: deps.tokens, signingKeys: deps.signingKeys, config, logger }),
   );
+  // The inbox of httpsin hooks: authenticated by the hook's own Basic credentials, not by a bearer token.
+  const inbox = Router();
+  registerInboxRoutes(inbox, {
+    config,
+    inbox: deps.webhooks?.inbox,
+    documents: deps.documents,
+    blobs: deps.blobs,
+  });
+  app.use(inbox);
 
   const work = deps.documentWork;
   const transform: TransformRunner | undefined = work ? (input, options) => work.transform(input, options) : undefined;

@@ -27,6 +27,11 @@ export function buildOpenApiDocument(options: { serverUrl: string; authUrl: stri
       password: { tokenUrl: `${options.authUrl}/connect/token`, scopes: { ap: 'Access point API' } },
     },
   });
+  registry.registerComponent('securitySchemes', 'hookBasic', {
+    type: 'http',
+    scheme: 'basic',
+    description: 'The user:password of the httpsin hook URL (httpsin://user:password@inbound?token=$token$).',
+  });
   for (const r of ROUTES) {
     const params = r.params
       ? z.object(Object.fromEntries(Object.entries(r.params).map(([k, d]) => [k, z.string().describe(d)])))
@@ -42,7 +47,11 @@ export function buildOpenApiDocument(options: { serverUrl: string; authUrl: stri
       path: toOpenApiPath(r.path),
       summary: r.summary,
       tags: r.tags,
-      ...(r.auth ? { security: [{ bearer: ['ap'] }] } : {}),
+      ...(r.auth === 'hookBasic'
+        ? { security: [{ hookBasic: [] }] }
+        : r.auth
+          ? { security: [{ bearer: ['ap'] }] }
+          : {}),
       request: {
         ...(params ? { params } : {}),
         ...(query ? { query } : {}),

@@ -17,8 +17,8 @@ export interface RouteContract {
   path: string;
   summary: string;
   tags: string[];
-  /** Bearer token required. */
-  auth: boolean;
+  /** Bearer token required (true), none (false), or an httpsin hook's own credentials as HTTP Basic ('hookBasic'). */
+  auth: boolean | 'hookBasic';
   params?: Record<string, string>;
   query?: Record<string, string>;
   headers?: Record<string, string>;

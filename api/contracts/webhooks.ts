@@ -121,6 +121,44 @@ export const DeliveryLog = z
   })
   .meta({ id: 'DeliveryLog' });
 
+const EventPayload = z
+  .object({
+    topic: z.string(),
+    partyId: z.string(),
+    hookId: z.string(),
+    documentId: z.string().optional(),
+    refToDocumentId: z.string().optional(),
+    message: z.string(),
+    details: z.record(z.string(), z.string()),
+    createdBy: z.string(),
+    createdOn: iso,
+    sentOn: iso.describe('When the delivery put the event in the inbox'),
+  })
+  .meta({ id: 'EventPayload', description: 'The event as spec 6.3 shapes a delivery' });
+
+export const InboxEntry = z
+  .object({
+    token: z
+      .string()
+      .describe('Names this entry in the inbox (`$token$` of the hook URL): `<deliveryId>.<secret>`, unguessable'),
+    eventId: z.string(),
+    deliveryId: z.string().describe('The delivery id of (event, hook): the idempotency key'),
+    addedOn: iso,
+    acknowledgedOn: iso.nullable().describe('null until acknowledged; acknowledged entries leave the listing'),
+    event: EventPayload,
+    links: z.object({
+      self: z.string(),
+      document: z.string().nullable().describe("The event's document; null when the event has none"),
+      ack: z.string(),
+    }),
+  })
+  .meta({ id: 'InboxEntry' });
+
+export const InboxPage = z.object({ items: z.array(InboxEntry), nextCursor: z.string().nullable() }).meta({
+  id: 'InboxPage',
+  description: 'Unacknowledged entries, oldest first; pass nextCursor as cursor for the next page (null: no more now)',
+});
+
 export interface ContractHelpers {
   problem: (description: string) => ResponseContract;
   authenticated: Record<number, ResponseContract>;
@@ -189,6 +227,7 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
         ...writes,
       },
     },
+    ...inboxRoutes(h),
     {
       method: 'get',
       path: '/api/v1/hook/:hookId',
@@ -370,6 +409,80 @@ export function webhookRoutes(h: ContractHelpers): RouteContract[] {
         404: problem('No such event or hook within reach'),
         409: problem('A delivery of this event to that hook is still in progress, or the hook cannot be delivered to'),
         ...unavailable,
+      },
+    },
+  ];
+}
+
+/** The inbox of an httpsin hook (decisions.md "httpsin hooks: a pull inbox"): HTTP Basic with the hook URL's user:password. */
+function inboxRoutes(h: ContractHelpers): RouteContract[] {
+  const { problem } = h;
+  const json = (schema: z.ZodType) => ({ 'application/json': schema });
+  const tags = ['Inbox (httpsin hooks)'];
+  const hookId = { hookId: 'The httpsin hook' };
+  const withToken = { ...hookId, token: 'An entry token from the listing' };
+  const guarded = {
+    401: problem(
+      'Missing or wrong Basic credentials, or no httpsin hook with this id (one answer for all; WWW-Authenticate: ' +
+        'Basic), or an invalid Subscription-Key',
+    ),
+    429: problem('Too many refused requests from this address, or too many requests for this inbox'),
+    503: problem('Webhooks not configured in this process'),
+  };
+  const noEntry = {
+    404: problem('No such entry in this inbox (a token of another hook or tenant, malformed, unknown)'),
+  };
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/inbox/:hookId',
+      summary: 'Unacknowledged entries of an httpsin hook, oldest first',
+      tags,
+      auth: 'hookBasic',
+      params: hookId,
+      query: { limit: 'Entries per page, 1 to 500 (default 50)', cursor: 'nextCursor of the previous page' },
+      responses: {
+        200: { description: 'A page of the inbox', content: json(InboxPage) },
+        400: problem('limit out of range, or a cursor this inbox did not return'),
+        ...guarded,
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/inbox/:hookId/:token',
+      summary: 'One entry of the inbox (also once acknowledged)',
+      tags,
+      auth: 'hookBasic',
+      params: withToken,
+      responses: { 200: { description: 'The entry', content: json(InboxEntry) }, ...noEntry, ...guarded },
+    },
+    {
+      method: 'get',
+      path: '/api/v1/inbox/:hookId/:token/document',
+      summary: "The entry's document, byte for byte (as the generic download)",
+      tags,
+      auth: 'hookBasic',
+      params: withToken,
+      responses: {
+        200: {
+          description: 'The stored bytes with their content type',
+          content: { 'application/xml': null, 'application/pdf': null },
+        },
+        404: problem('No such entry in this inbox, or its event has no document (or no longer has it)'),
+        ...guarded,
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/inbox/:hookId/:token/ack',
+      summary: 'Acknowledge an entry: it leaves the listing (idempotent)',
+      tags,
+      auth: 'hookBasic',
+      params: withToken,
+      responses: {
+        200: { description: "The entry, with the first acknowledgement's time", content: json(InboxEntry) },
+        ...noEntry,
+        ...guarded,
       },
     },
   ];

@@ -182,7 +182,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     const documentId = documentIdParam(req);
     const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
     if (!doc) throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found`);
-    await sendStored(deps, res, doc);
+    await sendStoredDocument(deps, res, doc);
   });
 
   /** A received document: byte for byte, or converted with ?targetFormat= (the transform endpoint's rules). */
@@ -190,7 +190,7 @@ export function registerDocumentRoutes(router: Router, deps: DocumentRouteDeps):
     const doc = await purchaseDocument(deps, req, res);
     const targetFormat = queryString(req, 'targetFormat');
     if (targetFormat === undefined) {
-      await sendStored(deps, res, doc);
+      await sendStoredDocument(deps, res, doc);
       return;
     }
     const targetSyntax = queryString(req, 'targetSyntax');
@@ -233,7 +233,12 @@ async function purchaseDocument(deps: DocumentRouteDeps, req: Request, res: Resp
 }
 
 /** Streams the stored bytes as an attachment. */
-async function sendStored(deps: DocumentRouteDeps, res: Response, doc: DocumentRecord): Promise<void> {
+/** Streams a stored document's bytes as an attachment (the generic download, and the httpsin inbox's document). */
+export async function sendStoredDocument(
+  deps: Pick<DocumentRouteDeps, 'blobs'>,
+  res: Response,
+  doc: DocumentRecord,
+): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const stream = deps.blobs.open(doc.blobId);
     // The attachment headers go out with the first byte: a blob that cannot be read at all is answered as a

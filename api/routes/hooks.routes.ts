@@ -14,6 +14,7 @@ import {
   type DeliveryStart,
   type EventPublisher,
   type HookValidationOptions,
+  type HttpsinInbox,
 } from '../../src/webhooks';
 import { canReachParty, environmentTenant, partyOf, requireParty } from '../access';
 import { queryString } from '../request';
@@ -29,8 +30,10 @@ export interface WebhookApiServices {
   hooks: HookRepository;
   events: EventRepository;
   deliveryLog: DeliveryLogRepository;
+  /** The inboxes of httpsin hooks (api/routes/inbox.routes.ts). */
+  inbox: HttpsinInbox;
   publisher: EventPublisher;
-  settings: { allowHttp: boolean; allowList: AllowList; maxTimeoutMs: number; httpsinConfigured: boolean };
+  settings: { allowHttp: boolean; allowList: AllowList; maxTimeoutMs: number };
 }
 
 export interface WebhookRouteDeps {
@@ -131,7 +134,6 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
       allowHttp: s.allowHttp,
       allowList: s.allowList,
       maxTimeoutMs: s.maxTimeoutMs,
-      httpsinConfigured: s.httpsinConfigured,
     };
   };
 

@@ -152,14 +152,6 @@ export const configEnvSchema = z.object({
       'Backoff between failed delivery attempts as JSON (src/core/retry-schedule.ts); unset = exponential with ' +
         'jitter over 5 days.',
     ),
-  WEBHOOK_HTTPSIN_URL: z
-    .string()
-    .url()
-    .optional()
-    .describe(
-      'Internal endpoint that `httpsin://user:password@inbound?token=$token$` hooks deliver to (spec 6.9); httpsin ' +
-        'hooks are refused while unset.',
-    ),
   WEBHOOK_SEARCH_ATTRIBUTES: bool(true).describe(
     'Tag delivery workflows with the HookId, EventTopic, PartyId and DeliveryAttempt search attributes (they must ' +
       'be registered on the Temporal server).',

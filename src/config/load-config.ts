@@ -49,7 +49,6 @@ export interface Config {
     /** How often the worker releases held deliveries that fell due. */
     heldSweepMs: number;
     retrySchedule: RetrySchedule;
-    httpsinUrl: string | undefined;
     searchAttributes: boolean;
   };
   /** Peppol AS4 (keys loaded and checked by the composition root, src/main/compose.ts). */
@@ -265,7 +264,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxConcurrencyPerHook: e.WEBHOOK_MAX_CONCURRENCY_PER_HOOK,
       heldSweepMs: e.WEBHOOK_HELD_SWEEP_SECONDS * 1000,
       retrySchedule: retryScheduleOf(e.WEBHOOK_RETRY_SCHEDULE),
-      httpsinUrl: e.WEBHOOK_HTTPSIN_URL,
       searchAttributes: e.WEBHOOK_SEARCH_ATTRIBUTES,
     },
     as4: {

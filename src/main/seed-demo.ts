@@ -175,7 +175,6 @@ async function seedMailHook(core: Core): Promise<string> {
       allowHttp: c.webhooks.allowHttp,
       allowList: allowListOf(c),
       maxTimeoutMs: c.webhooks.timeoutMs,
-      httpsinConfigured: Boolean(c.webhooks.httpsinUrl),
     },
   );
   if (!v.ok)

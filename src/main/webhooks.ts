@@ -15,6 +15,7 @@ import type { Models } from '../storage/models';
 import { DeliveryLogRepository, EventRepository } from '../storage/events/event.repository';
 import { HeldDeliveryRepository } from '../storage/events/held-delivery.repository';
 import { HookRepository } from '../storage/hooks/hook.repository';
+import { InboxRepository } from '../storage/events/inbox.repository';
 import type { Logger } from '../observability/logger';
 import {
   Admission,
@@ -22,6 +23,7 @@ import {
   Dispatch,
   EventPublisher,
   HeldDeliveries,
+  HttpsinInbox,
   HookCache,
   HookConcurrency,
   parseAllowList,
@@ -40,13 +42,17 @@ export interface WebhookStorage {
   hooks: HookRepository;
   events: EventRepository;
   deliveryLog: DeliveryLogRepository;
+  /** The inboxes of httpsin hooks: deliveries put entries in, the inbox routes read and acknowledge them. */
+  inbox: HttpsinInbox;
 }
 
 export function composeWebhookStorage(models: Models): WebhookStorage {
+  const hooks = new HookRepository(models);
   return {
-    hooks: new HookRepository(models),
+    hooks,
     events: new EventRepository(models),
     deliveryLog: new DeliveryLogRepository(models),
+    inbox: new HttpsinInbox({ inbox: new InboxRepository(models), hooks }),
   };
 }
 
@@ -105,7 +111,9 @@ export function createPublisher(
   routing?: HookCache,
 ): EventPublisher {
   return new EventPublisher({
-    ...storage,
+    hooks: storage.hooks,
+    events: storage.events,
+    deliveryLog: storage.deliveryLog,
     starter,
     ...(routing ? { routing } : {}),
     settings: { schedule: config.webhooks.retrySchedule, maxAttemptTimeoutMs: config.webhooks.timeoutMs },
@@ -130,7 +138,6 @@ export function composeWebhookRoutes(
       allowHttp: config.webhooks.allowHttp,
       allowList: allowListOf(config),
       maxTimeoutMs: config.webhooks.timeoutMs,
-      httpsinConfigured: Boolean(config.webhooks.httpsinUrl),
     },
   };
 }
@@ -221,7 +228,7 @@ export function composeWebhookWorker(
     sender,
     hookCache,
     maxTimeoutMs: config.webhooks.timeoutMs,
-    httpsinUrl: config.webhooks.httpsinUrl,
+    inbox: storage.inbox,
   });
   const services = new WebhookDeliveries({
     attempts: new DeliveryAttempts(admission, dispatch),

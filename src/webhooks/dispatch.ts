@@ -5,7 +5,7 @@ import type { HookRecord, HookRepository } from '../storage/hooks/hook.repositor
 import { buildEventPayload, redactUrl, serializeEventPayload, type GatewayEvent } from './event-payload';
 import type { HookCache } from './hook-cache';
 import type { SendResult, WebhookSender } from './http-sender';
-import { documentToken, httpsinTarget } from './httpsin';
+import type { HttpsinInbox } from './inbox';
 import { selectOutputTopic } from '../core/output-rules';
 import { DELIVERABLE_ACTIONS } from './publish';
 import { signDelivery } from './sign-payload';
@@ -13,8 +13,9 @@ import { signDelivery } from './sign-payload';
 /**
  * Dispatch: one admitted attempt of one delivery (admission.ts gave it a slot). Read the hook as it is now (a URL or
  * key fixed between attempts is used at once), build the body from the event with this attempt's `sentOn`, sign it,
- * POST it through the SSRF guard, and write the delivery-log line. Never throws for what the receiver does; only the
- * gateway's own storage failing throws (and is retried).
+ * POST it through the SSRF guard, and write the delivery-log line. An httpsin hook's attempt puts the event in the
+ * hook's inbox in the gateway's own database instead (inbox.ts: one keyed insert). Never throws for what the receiver
+ * does; only the gateway's own storage failing throws (and is retried).
  */
 
 /** What one dispatched attempt did. */
@@ -64,8 +65,8 @@ export interface DispatchDeps {
   hookCache?: HookCache;
   /** WEBHOOK_TIMEOUT_MS: the default and the cap of a hook's own timeout. */
   maxTimeoutMs: number;
-  /** WEBHOOK_HTTPSIN_URL. */
-  httpsinUrl?: string | undefined;
+  /** The inboxes of httpsin hooks; without it an httpsin delivery fails (and is retried) as unwired. */
+  inbox?: HttpsinInbox | undefined;
   now?: () => Date;
 }
 
@@ -90,7 +91,34 @@ export class Dispatch {
     if (!hook.isActive && !input.ignoreInactive) return this.skip(input, 'hook-inactive', 'the hook is switched off');
     if (!DELIVERABLE_ACTIONS.has(hook.action))
       return this.skip(input, 'unsupported-action', `the hook's action is now ${hook.action}`);
+    if (hook.action === 'httpsin') return this.putInInbox(input, hook);
     return this.send(input, hook, input.event, heartbeat, reached);
+  }
+
+  /**
+   * An httpsin attempt: the event goes into the hook's inbox with one keyed insert; a repeat (a retried activity, a
+   * redelivery) finds its entry there, acknowledged or not, and adds nothing. Logged like any attempt, without a status.
+   */
+  private async putInInbox(input: DispatchInput, hook: HookRecord): Promise<DispatchResult> {
+    const at = this.now();
+    const shownUrl = redactUrl(hook.url ?? '');
+    const inbox = this.deps.inbox;
+    const put = inbox
+      ? await inbox.put({ tenantId: input.tenantId, hookId: hook.id, deliveryId: input.deliveryId, event: input.event })
+      : undefined;
+    const latencyMs = this.now().getTime() - at.getTime();
+    await this.deps.deliveryLog.record({
+      ...logLineKeys(input),
+      at,
+      httpStatus: null,
+      latencyMs,
+      error: put ? null : 'the inbox of httpsin hooks is not wired in this worker',
+      outcome: put ? 'delivered' : 'failed',
+      url: shownUrl,
+    });
+    if (!put) return { kind: 'failed', error: 'inbox not wired', timedOut: false, latencyMs, url: shownUrl };
+    // 201: a new entry; 200: the entry was in the inbox already.
+    return { kind: 'sent', ok: true, httpStatus: put === 'inserted' ? 201 : 200, latencyMs, url: shownUrl };
   }
 
   /**
@@ -125,40 +153,15 @@ export class Dispatch {
         timestamp: sentOn,
       });
       const timeoutMs = Math.min(hook.timeoutMs ?? this.deps.maxTimeoutMs, this.deps.maxTimeoutMs);
-      let url = hook.url;
-      let trusted = false;
-      let skipSend: SendResult | undefined;
-      if (hook.action === 'httpsin') {
-        if (!this.deps.httpsinUrl) {
-          skipSend = {
-            kind: 'error',
-            error: 'the internal httpsin endpoint is not configured (WEBHOOK_HTTPSIN_URL)',
-            timedOut: false,
-            latencyMs: 0,
-          };
-        } else {
-          const target = httpsinTarget(
-            hook.url,
-            this.deps.httpsinUrl,
-            documentToken(secureKey, event.documentId ?? event.id),
-          );
-          url = target.url;
-          headers['authorization'] = target.authorization;
-          trusted = true;
-        }
+      // Heartbeats let Temporal notice a crashed worker within seconds instead of after the activity timeout.
+      const beat = setInterval(heartbeat, 5_000);
+      try {
+        result = await this.deps.sender.send({ url: hook.url, headers, body, timeoutMs });
+      } finally {
+        clearInterval(beat);
       }
-      if (skipSend) result = skipSend;
-      else {
-        // Heartbeats let Temporal notice a crashed worker within seconds instead of after the activity timeout.
-        const beat = setInterval(heartbeat, 5_000);
-        try {
-          result = await this.deps.sender.send({ url, headers, body, timeoutMs, trusted });
-        } finally {
-          clearInterval(beat);
-        }
-        // Admission hears whether the receiver answered or timed out before the slot is given back.
-        if (result.kind === 'response' || result.timedOut) reached(result.kind !== 'response');
-      }
+      // Admission hears whether the receiver answered or timed out before the slot is given back.
+      if (result.kind === 'response' || result.timedOut) reached(result.kind !== 'response');
     }
 
     const outcomeForRules = result.kind === 'response' ? { httpStatus: result.status } : { timedOut: result.timedOut };

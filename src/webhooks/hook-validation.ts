@@ -17,8 +17,11 @@ import { checkTargetUrl, type AllowList } from './ssrf-guard';
 export const HOOK_ACTIONS = ['https', 'httpsin', 'mailto', 'peppol', 'drop'] as const;
 export type HookActionName = (typeof HOOK_ACTIONS)[number];
 
-/** Actions whose deliveries are signed HTTP requests and so need a secureKey. */
-export const SIGNED_ACTIONS: ReadonlySet<string> = new Set(['https', 'httpsin']);
+/**
+ * Actions whose deliveries are signed HTTP requests and so need a secureKey. An httpsin hook's events are read from
+ * the gateway's inbox over TLS with the hook's credentials: nothing is signed, a secureKey is kept if given.
+ */
+export const SIGNED_ACTIONS: ReadonlySet<string> = new Set(['https']);
 
 export const MAX_TOPICS = 50;
 export const MAX_URL_LENGTH = 2048;
@@ -58,8 +61,6 @@ export interface HookValidationOptions {
   allowList: AllowList;
   /** Largest attempt timeout in ms (WEBHOOK_TIMEOUT_MS). */
   maxTimeoutMs: number;
-  /** httpsin hooks need the internal endpoint configured. */
-  httpsinConfigured: boolean;
 }
 
 export interface FieldError {
@@ -114,8 +115,6 @@ export function validateHookBody(raw: unknown, options: HookValidationOptions): 
     else {
       const p = parseHttpsinUrl(url);
       if (typeof p === 'string') err('url', p);
-      else if (!options.httpsinConfigured)
-        err('url', 'httpsin hooks need the internal endpoint configured (WEBHOOK_HTTPSIN_URL)');
     }
   } else if (action === 'mailto') {
     if (!url) err('url', 'a mailto hook needs a url: mailto:<address or [receiverEmailAddress]>?<parameters>');

@@ -8,9 +8,9 @@ import {
 } from './ssrf-guard';
 
 /**
- * One HTTP POST of a delivery attempt. Two connection pools: the guarded one for customer URLs (the SSRF guard checks
- * the address actually connected, IP literals are checked before, redirects are never followed: undici follows none
- * unless told to) and a trusted one for the operator-configured internal httpsin endpoint. Keep-alive per origin: a
+ * One HTTP POST of a delivery attempt, through the guarded connection pool (the SSRF guard checks the address actually
+ * connected, IP literals are checked before, redirects are never followed: undici follows none unless told to).
+ * Keep-alive per origin: a
  * fresh TLS handshake per request costs ~40x the throughput (reference/webhooks.md §9).
  */
 
@@ -32,8 +32,6 @@ export interface SendRequest {
   /** JSON text for events; a document's bytes for the https channel (its content-type in `headers`). */
   body: string | Buffer;
   timeoutMs: number;
-  /** The operator's own endpoint (httpsin): no SSRF guard, http allowed. */
-  trusted?: boolean;
 }
 
 export type SendResult =
@@ -97,14 +95,12 @@ export function describeSendError(
 
 export class WebhookSender {
   private readonly guarded: Agent;
-  private readonly trusted: Agent;
   private readonly maxResponseBytes: number;
 
   constructor(private readonly options: WebhookSenderOptions) {
     const connectTimeout = options.connectTimeoutMs ?? 15_000;
     const lookup = createGuardedLookup(options.allowList, options.resolve ? { resolve: options.resolve } : {});
     this.guarded = new Agent({ connect: { lookup, timeout: connectTimeout }, keepAliveTimeout: 10_000 });
-    this.trusted = new Agent({ connect: { timeout: connectTimeout }, keepAliveTimeout: 10_000 });
     this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
   }
 
@@ -121,10 +117,8 @@ export class WebhookSender {
     } catch {
       return { kind: 'error', error: 'invalid URL', timedOut: false, latencyMs: 0 };
     }
-    if (!req.trusted) {
-      const refused = checkTargetUrl(target, this.options.allowList, { allowHttp: this.options.allowHttp });
-      if (refused) return { kind: 'error', error: `refused: ${refused}`, timedOut: false, latencyMs: 0 };
-    }
+    const refused = checkTargetUrl(target, this.options.allowList, { allowHttp: this.options.allowHttp });
+    if (refused) return { kind: 'error', error: `refused: ${refused}`, timedOut: false, latencyMs: 0 };
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': this.options.userAgent,
@@ -142,7 +136,7 @@ export class WebhookSender {
     const timer = setTimeout(() => controller.abort(), req.timeoutMs);
     try {
       const res = await request(target, {
-        dispatcher: req.trusted ? this.trusted : this.guarded,
+        dispatcher: this.guarded,
         method: 'POST',
         headers,
         body: req.body,
@@ -168,6 +162,6 @@ export class WebhookSender {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.guarded.close(), this.trusted.close()]);
+    await this.guarded.close();
   }
 }

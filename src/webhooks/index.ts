@@ -11,7 +11,8 @@ import type { EventPublisher, PublishEventInput } from './publish';
  * - publishing (publish.ts): route an event to hooks (filters, priority), store it once, start one delivery per hook;
  * - admission (admission.ts): a slot under the hook's cap, or the delivery throttled, held for a stuck hook
  *   (held-deliveries.ts: in the database, no run open, released by the hook's answers and a sweep) or overdue;
- * - dispatch (dispatch.ts): build the body, sign it, send it through the SSRF guard, write the delivery-log line;
+ * - dispatch (dispatch.ts): build the body, sign it, send it through the SSRF guard, write the delivery-log line; for
+ *   an httpsin hook, put the event in the hook's inbox instead (inbox.ts: read and acknowledged through the API);
  * - the notices about a delivery (delivery-events.ts) and the one hook cache (hook-cache.ts).
  */
 
@@ -28,6 +29,7 @@ export { HookCache, type RoutingHookSource } from './hook-cache';
 export { validateHookBody, type HookValidationOptions } from './hook-validation';
 export { WebhookSender, type WebhookSenderOptions } from './http-sender';
 export { redactHttpsinUrl } from './httpsin';
+export { HttpsinInbox, entryEvent, inboxPath, INBOX_DEFAULT_LIMIT, INBOX_MAX_LIMIT, type InboxItem } from './inbox';
 export {
   EventPublisher,
   type DeliveryMeta,

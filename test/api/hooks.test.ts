@@ -169,10 +169,10 @@ describe('hook API', () => {
         /at most 100/,
       ],
       [
-        'an httpsin hook while no endpoint is configured',
-        { url: 'httpsin://u:p@inbound?token=$token$', topic: 'Ping', secureKey: KEY },
+        'an httpsin hook on another host than the inbox',
+        { url: 'httpsin://u:p@relay.example.com?token=$token$', topic: 'Ping', secureKey: KEY },
         'url',
-        /WEBHOOK_HTTPSIN_URL/,
+        /"inbound"/,
       ],
       ['a mailto hook without address', { action: 'mailto', url: 'mailto:', topic: 'Ping' }, 'url', /no recipient/],
       [

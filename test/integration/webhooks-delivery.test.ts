@@ -18,7 +18,6 @@ import type { Models } from '../../src/storage/models';
 import { deliveryIdFor } from '../../src/webhooks/delivery-id';
 import { toGatewayEvent } from '../../src/webhooks/event-payload';
 import { HeldDeliveries } from '../../src/webhooks/held-deliveries';
-import { documentToken } from '../../src/webhooks/httpsin';
 import type { PublishEventInput, PublishResult } from '../../src/webhooks/publish';
 import { verifyWebhook } from '../../src/webhooks/verify-webhook';
 import { requireEnv } from '../support/services';
@@ -43,13 +42,11 @@ describe('webhook delivery on the real Temporal dev server', () => {
   let client: Client;
   let ctx: WebhookTestContext;
   let worker: RunningWorker;
-  let inbound: TestReceiver;
   const receivers: TestReceiver[] = [];
   let workflowBundle: { code: string };
   const extraWorkers: RunningWorker[] = [];
 
   beforeAll(async () => {
-    inbound = await startReceiver();
     connection = await Connection.connect({ address: temporalAddress });
     client = new Client({ connection });
     const starter = new TemporalDeliveryStarter(() => client, { taskQueue, searchAttributes: true });
@@ -62,7 +59,6 @@ describe('webhook delivery on the real Temporal dev server', () => {
         WEBHOOK_RETRY_SCHEDULE: JSON.stringify(SCHEDULE),
         WEBHOOK_TIMEOUT_MS: '3000',
         WEBHOOK_MAX_CONCURRENCY_PER_HOOK: '3',
-        WEBHOOK_HTTPSIN_URL: `${inbound.url}/inbound`,
       },
     });
     workflowBundle = await testWorkflowBundle();
@@ -72,7 +68,7 @@ describe('webhook delivery on the real Temporal dev server', () => {
   afterAll(async () => {
     await worker?.stop();
     for (const w of extraWorkers) await w.stop();
-    for (const r of [inbound, ...receivers]) await r?.close();
+    for (const r of receivers) await r?.close();
     await connection?.close();
     await ctx?.close();
   });
@@ -881,21 +877,60 @@ describe('webhook delivery on the real Temporal dev server', () => {
     ]);
   });
 
-  it('delivers httpsin hooks to the internal endpoint with the credentials and the document token', async () => {
+  it('puts events for httpsin hooks in the inbox, where they are read and acknowledged with the hook credentials', async () => {
     const t = await tenant();
     const hook = await t.hook(
-      { url: 'httpsin://inbox-user:s3cret@inbound?token=$token$&kind=invoice', topic: 'InboundTopic', secureKey: KEY },
+      { url: 'httpsin://inbox-user:s3cret@inbound?token=$token$', topic: 'InboundTopic' },
       t.p1.partyId,
     );
+    const basic = { user: 'inbox-user', pass: 's3cret' };
     const p = await t.publish({ topic: 'InboundTopic', party: t.p1, documentId: 'doc-in-1' });
-    await expect(result(t.id, deliveryIdFor(p.event.id, hook.id))).resolves.toMatchObject({ outcome: 'delivered' });
-    const q = inbound.requests.find((x) => x.headers['x-service-delivery'] === deliveryIdFor(p.event.id, hook.id))!;
-    const url = new URL(q.url, 'http://x');
-    expect(url.pathname).toBe('/inbound');
-    expect(url.searchParams.get('token')).toBe(documentToken(KEY, 'doc-in-1'));
-    expect(url.searchParams.get('kind')).toBe('invoice');
-    expect(q.headers['authorization']).toBe(`Basic ${Buffer.from('inbox-user:s3cret').toString('base64')}`);
-    expect(verifyWebhook(q.rawBody, q.headers, KEY)).toMatchObject({ ok: true });
+    const deliveryId = deliveryIdFor(p.event.id, hook.id);
+    await expect(result(t.id, deliveryId)).resolves.toMatchObject({ outcome: 'delivered', attempts: 1 });
+
+    const list = await request(ctx.app).get(`/api/v1/inbox/${hook.id}`).auth(basic.user, basic.pass);
+    expect(list.status).toBe(200);
+    const items = (list.body as { items: { token: string; deliveryId: string; event: Record<string, unknown> }[] })
+      .items;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({
+      deliveryId,
+      event: { topic: 'InboundTopic', hookId: hook.id, documentId: 'doc-in-1', partyId: t.p1.legalEntityId },
+    });
+    const token = items[0]!.token;
+    const one = await request(ctx.app).get(`/api/v1/inbox/${hook.id}/${token}`).auth(basic.user, basic.pass);
+    expect(one.body).toMatchObject({ deliveryId, acknowledgedOn: null });
+    const ack = await request(ctx.app).post(`/api/v1/inbox/${hook.id}/${token}/ack`).auth(basic.user, basic.pass);
+    expect(ack.status).toBe(200);
+    const after = await request(ctx.app).get(`/api/v1/inbox/${hook.id}`).auth(basic.user, basic.pass);
+    expect(after.body).toEqual({ items: [], nextCursor: null });
+
+    // The delivery log has the attempt; a redelivery finds the acknowledged entry and adds nothing.
+    const log = await request(ctx.app).get(`/api/v1/events/${p.event.id}/deliveries`).auth(t.token, { type: 'bearer' });
+    expect((log.body as { items: unknown[] }).items).toEqual([
+      expect.objectContaining({
+        hookId: hook.id,
+        attempt: 1,
+        outcome: 'delivered',
+        url: 'httpsin://inbound?token=***',
+      }),
+    ]);
+    const again = await request(ctx.app)
+      .post(`/api/v1/events/${p.event.id}/redeliver?hookId=${hook.id}`)
+      .auth(t.token, { type: 'bearer' });
+    expect(again.status).toBe(202);
+    await eventually(
+      async () => {
+        const lines = await request(ctx.app)
+          .get(`/api/v1/events/${p.event.id}/deliveries`)
+          .auth(t.token, { type: 'bearer' });
+        return (lines.body as { items: unknown[] }).items.length === 2;
+      },
+      30_000,
+      'the redelivery attempt in the delivery log',
+    );
+    const still = await request(ctx.app).get(`/api/v1/inbox/${hook.id}`).auth(basic.user, basic.pass);
+    expect(still.body).toEqual({ items: [], nextCursor: null });
     // The API never shows the password.
     const shown = await request(ctx.app).get(`/api/v1/hook/${hook.id}`).auth(t.token, { type: 'bearer' });
     expect(shown.text).not.toContain('s3cret');

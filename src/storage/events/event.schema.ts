@@ -117,6 +117,32 @@ export interface EventRoutingDoc {
   at: Date;
 }
 
+/**
+ * An event put in the inbox of an httpsin hook (spec 6.9, src/webhooks/inbox.ts): inserted once per (hook, event) under
+ * the delivery id, never updated. Acknowledging it is a document of its own (InboxAckDoc), never a change of this one.
+ */
+export interface InboxEntryDoc {
+  /** The delivery id of (event, hook). */
+  _id: string;
+  tenantId: string;
+  hookId: string;
+  eventId: string;
+  /** The second part of the entry's token (32 random bytes, base64url). */
+  secret: string;
+  /** The event as published (GatewayEvent), as JSON: event details may use any key. */
+  event: string;
+  /** When the delivery put it in the inbox: the `sentOn` of its payload, and the inbox's order with `_id`. */
+  createdOn: Date;
+}
+
+/** An entry acknowledged: `_id` is the entry's, so the first acknowledgement's insert lands and repeats find it. */
+export interface InboxAckDoc {
+  _id: string;
+  tenantId: string;
+  hookId: string;
+  at: Date;
+}
+
 const str = { type: String, required: true } as const;
 const nullableStr = { type: String, default: null } as const;
 
@@ -226,7 +252,28 @@ export function buildEventModels(conn: Connection) {
   );
   routing.index({ eventId: 1 });
 
+  const inboxEntry = new Schema<InboxEntryDoc>(
+    {
+      _id: str,
+      tenantId: str,
+      hookId: str,
+      eventId: str,
+      secret: str,
+      event: str,
+      createdOn: { type: Date, required: true },
+    },
+    { versionKey: false },
+  );
+  // A hook's inbox is read in (createdOn, _id) order: that pair is also the cursor.
+  inboxEntry.index({ hookId: 1, createdOn: 1, _id: 1 });
+  const inboxAck = new Schema<InboxAckDoc>(
+    { _id: str, tenantId: str, hookId: str, at: { type: Date, required: true } },
+    { versionKey: false },
+  );
+
   return {
+    InboxEntry: conn.model<InboxEntryDoc>('InboxEntry', inboxEntry, 'inboxentries'),
+    InboxAck: conn.model<InboxAckDoc>('InboxAck', inboxAck, 'inboxacks'),
     HeldDelivery: conn.model<HeldDeliveryDoc>('HeldDelivery', held, 'helddeliveries'),
     HeldClaim: conn.model<ClaimDoc>('HeldClaim', heldClaim, 'heldclaims'),
     EventRouting: conn.model<EventRoutingDoc>('EventRouting', routing, 'eventroutings'),

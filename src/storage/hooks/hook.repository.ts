@@ -138,6 +138,15 @@ export class HookRepository {
     return doc && tenantIds.includes(doc.tenantId) ? toRecord(doc) : null;
   }
 
+  /**
+   * A hook by id alone, whatever its tenant: only for callers whose credentials are the hook's own (the httpsin inbox,
+   * which checks the hook URL's user:password before anything of the hook is used).
+   */
+  async findForCredentials(hookId: string): Promise<HookRecord | null> {
+    const doc = await this.models.Hook.findById(hookId).lean<HookDoc>().exec();
+    return doc ? toRecord(doc) : null;
+  }
+
   /** Hooks of exactly one level: the environment (partyId null) or one party; oldest first. */
   async list(tenantId: string, partyId: string | null): Promise<HookRecord[]> {
     const docs = await this.models.Hook.find({ tenantId, partyId })

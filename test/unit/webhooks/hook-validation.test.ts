@@ -7,7 +7,6 @@ const base: HookValidationOptions = {
   allowHttp: false,
   allowList: parseAllowList([]),
   maxTimeoutMs: 100_000,
-  httpsinConfigured: true,
 };
 const KEY = 'sixteen-chars-key';
 
@@ -36,6 +35,11 @@ describe('validateHookBody', () => {
     expect(
       validateHookBody({ url: 'httpsin://u:p@inbound?token=$token$', topic: 'X', secureKey: KEY }, base),
     ).toMatchObject({ ok: true, fields: { action: 'httpsin' } });
+    // Read from the gateway's inbox, nothing signed: no secureKey needed.
+    expect(validateHookBody({ url: 'httpsin://u:p@inbound?token=$token$', topic: 'X' }, base)).toMatchObject({
+      ok: true,
+      secureKey: undefined,
+    });
     expect(validateHookBody({ url: 'mailto:ap@example.com', topic: 'X' }, base)).toMatchObject({
       ok: true,
       fields: { action: 'mailto' },
