@@ -4,6 +4,7 @@ import { webhookRoutes } from './webhooks';
 import { peppolRoutes } from './peppol';
 import { documentRoutes } from './documents';
 import { mlsRoutes } from './mls';
+import { invoiceResponseRoutes } from './invoice-response';
 
 /*
  * The public HTTP contract: every route with its responses, as data. api/openapi.ts turns this into the OpenAPI
@@ -487,6 +488,7 @@ export const ROUTES: RouteContract[] = [
   ...transformRoutes({ problem, authenticated }),
   ...documentRoutes({ problem, partyScoped, partyParam, DocumentStatus, DocumentAccepted }),
   ...mlsRoutes({ problem, authenticated }),
+  ...invoiceResponseRoutes({ problem, partyScoped, partyParam }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {

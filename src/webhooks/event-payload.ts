@@ -34,6 +34,17 @@ const invoiceSent = detailsOf({
   targetDocumentTypeId: str,
 });
 
+const invoiceResponseSent = detailsOf({
+  id: str,
+  recipient: str,
+  endpoint: str,
+  protocol: str,
+  attempt: str,
+  messageId: str,
+  statusCode: z.enum(['AB', 'IP', 'UQ', 'RE', 'AP', 'PD']),
+  status: str,
+});
+
 const hookFailure = {
   /** The hook whose delivery failed. */
   hookId: str,
@@ -93,6 +104,10 @@ export const EVENT_DETAILS_SCHEMAS = {
     invoiceId: str,
     invoiceIssueDate: str,
   }),
+  /** The buyer's Invoice Response we sent (InvoiceSent's structure); `refToDocumentId` is the received invoice. */
+  InvoiceResponseSent: invoiceResponseSent,
+  InvoiceResponseSentRetry: invoiceResponseSent,
+  InvoiceResponseSentError: invoiceResponseSent,
   OrderReceived: detailsOf({ id: str, sender: str, createdBy: str, documentTypeId: str, orderId: str }),
   /** `refToDocumentId` is the order of ours it answers ("" when none matches). */
   OrderResponseReceived: detailsOf({
