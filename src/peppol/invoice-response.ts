@@ -205,9 +205,12 @@ export function readInvoiceResponse(bytes: Buffer): InvoiceResponseRead {
   };
 }
 
-/** A party of the response: its Peppol endpoint and legal name (both mandatory in T111). */
+/**
+ * A party of the response: its electronic address as the invoice writes it (scheme = EAS code, value in its own case:
+ * identifier rules such as the Danish CVR check the letters) and its legal name (both mandatory in T111).
+ */
 export interface InvoiceResponseParty {
-  endpoint: ParticipantId;
+  endpoint: { scheme: string; value: string };
   name: string;
 }
 
@@ -247,13 +250,8 @@ export function invoiceResponseInputProblem(input: {
   return null;
 }
 
-function endpoint(p: ParticipantId): { scheme: string; value: string } {
-  const i = p.value.indexOf(':');
-  return { scheme: p.value.slice(0, i), value: p.value.slice(i + 1) };
-}
-
 function party(tag: string, p: InvoiceResponseParty): XmlElement {
-  const e = endpoint(p.endpoint);
+  const e = p.endpoint;
   return el(
     tag,
     {},

@@ -67,13 +67,12 @@ export interface BuiltInvoiceResponse {
 function participantOf(
   address: { value: string; schemeId?: string } | undefined,
   role: string,
-): ParticipantId | string {
+): { participant: ParticipantId; written: { scheme: string; value: string } } | string {
   if (!address?.schemeId || !address.value) return `the invoice has no ${role} electronic address with a scheme`;
   const value = `${address.schemeId}:${address.value}`;
   const problem = participantIdProblem('iso6523-actorid-upis', value);
-  return problem
-    ? `the invoice's ${role} electronic address ${value} is not a Peppol participant: ${problem}`
-    : peppolParticipant(value);
+  if (problem) return `the invoice's ${role} electronic address ${value} is not a Peppol participant: ${problem}`;
+  return { participant: peppolParticipant(value), written: { scheme: address.schemeId, value: address.value } };
 }
 
 /**
@@ -111,8 +110,8 @@ export function invoiceResponseFor(
       code: a.code as StatusActionCode,
       ...(a.text ? { text: a.text } : {}),
     })),
-    sender: { endpoint: buyer, name: invoice.buyer.name || buyer.value },
-    receiver: { endpoint: supplier, name: invoice.seller.name || supplier.value },
+    sender: { endpoint: buyer.written, name: invoice.buyer.name || buyer.written.value },
+    receiver: { endpoint: supplier.written, name: invoice.seller.name || supplier.written.value },
     invoice: {
       id: invoice.number,
       ...(invoice.issueDate ? { issueDate: invoice.issueDate } : {}),
@@ -120,7 +119,7 @@ export function invoiceResponseFor(
     },
   });
   const country = invoice.buyer.postalAddress?.countryCode;
-  return { xml, supplier, buyer, ...(country ? { country } : {}) };
+  return { xml, supplier: supplier.participant, buyer: buyer.participant, ...(country ? { country } : {}) };
 }
 
 export interface InvoiceResponseSendDeps extends DocumentStore {

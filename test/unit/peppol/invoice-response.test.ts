@@ -15,8 +15,8 @@ const base: InvoiceResponseBuildInput = {
   note: 'Please correct & resend',
   reasons: [{ code: 'REF', text: 'Order reference <PO-1> unknown' }],
   actions: [{ code: 'NIN' }],
-  sender: { endpoint: peppolParticipant('0088:5790000435951'), name: 'Buyer AS' },
-  receiver: { endpoint: peppolParticipant('0106:12345678'), name: 'Seller BV' },
+  sender: { endpoint: { scheme: '0088', value: '5790000435951' }, name: 'Buyer AS' },
+  receiver: { endpoint: { scheme: '0184', value: 'DK12345678' }, name: 'Seller A/S' },
   invoice: { id: 'INV-2026-001', issueDate: '2026-02-28', typeCode: '380' },
 };
 
@@ -38,7 +38,7 @@ describe('Invoice Response 3', () => {
         profileId: 'urn:fdc:peppol.eu:poacc:bis:invoice_response:3',
         note: 'Please correct & resend',
         sender: peppolParticipant('0088:5790000435951'),
-        receiver: peppolParticipant('0106:12345678'),
+        receiver: peppolParticipant('0184:DK12345678'),
         statusCode: 'RE',
         clarifications: [
           { listId: 'OPStatusReason', code: 'REF', text: 'Order reference <PO-1> unknown' },
