@@ -2,17 +2,25 @@ import { heartbeat } from '@temporalio/activity';
 import { createReceiveDocument, type ReceiveDocumentDeps } from '../src/receiving';
 import { decideAutomaticMls, type AutomaticMlsDeps } from '../src/receiving/mls-auto';
 import { createMlsSending, type MlsSentDeps } from '../src/receiving/mls-send';
+import {
+  createInvoiceResponseSending,
+  type InvoiceResponseEventDeps,
+  type InvoiceResponseSendDeps,
+} from '../src/receiving/invoice-response-send';
 import type { AutomaticMlsInput } from '../workflows/contracts/receive-document';
 
 /** What the worker wires for receiveDocument's activities (the heartbeat is the activity's own). */
 export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'> &
   Omit<MlsSentDeps, 'heartbeat'> &
-  Omit<AutomaticMlsDeps, 'heartbeat'>;
+  Omit<AutomaticMlsDeps, 'heartbeat'> &
+  Omit<InvoiceResponseSendDeps, 'heartbeat'> &
+  Omit<InvoiceResponseEventDeps, 'heartbeat'>;
 
 /** receiveDocument's activities: the receive-document use case's steps (errors are mapped in ./index.ts). */
 export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDeps) {
   const steps = createReceiveDocument({ ...deps, heartbeat: () => heartbeat() });
   const mls = createMlsSending({ ...deps, heartbeat: () => heartbeat() });
+  const invoiceResponses = createInvoiceResponseSending({ ...deps, heartbeat: () => heartbeat() });
   return {
     detectReceivedFormat: steps.detectReceivedFormat,
     validateReceivedDocument: steps.validateReceivedDocument,
@@ -21,5 +29,7 @@ export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDep
       decideAutomaticMls({ ...deps, heartbeat: () => heartbeat() }, input),
     sendMlsAttempt: mls.sendMlsAttempt,
     publishMlsSent: mls.publishMlsSent,
+    sendInvoiceResponseAttempt: invoiceResponses.sendInvoiceResponseAttempt,
+    publishInvoiceResponseEvent: invoiceResponses.publishInvoiceResponseEvent,
   };
 }

@@ -17,6 +17,7 @@ import { registerDocumentRoutes } from './routes/documents.routes';
 import { registerDocumentListRoutes } from './routes/documents-list.routes';
 import { registerReceivedRoutes } from './routes/received.routes';
 import { registerMlsResponseRoutes } from './routes/mls-response.routes';
+import { registerInvoiceResponseRoutes } from './routes/invoice-response.routes';
 import { registerHealthRoutes } from './routes/health.routes';
 import { registerMeRoutes } from './routes/me.routes';
 import { registerValidateRoutes } from './routes/validate.routes';
@@ -165,6 +166,13 @@ export function createApp(deps: AppDeps): Application {
     documents: deps.documents,
     blobs: deps.blobs,
     workflows: deps.workflows,
+  });
+  registerInvoiceResponseRoutes(api, {
+    directory: deps.directory,
+    documents: deps.documents,
+    blobs: deps.blobs,
+    workflows: deps.workflows,
+    maxUploadBytes: config.http.maxUploadBytes,
   });
   registerValidateRoutes(api, {
     rulesDir: config.validation.rulesDir,

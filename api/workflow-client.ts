@@ -10,6 +10,12 @@ import { SEND_INVOICE_WORKFLOW, type SendInvoiceInput } from '../workflows/contr
 import type { receiveDocument } from '../workflows/receive-document.workflow';
 import type { sendMessageLevelStatus } from '../workflows/send-mls.workflow';
 import { SEND_MLS_WORKFLOW, sendMlsWorkflowId, type SendMlsInput } from '../workflows/contracts/send-mls';
+import {
+  SEND_INVOICE_RESPONSE_WORKFLOW,
+  sendInvoiceResponseWorkflowId,
+  type SendInvoiceResponseInput,
+} from '../workflows/contracts/send-invoice-response';
+import type { sendInvoiceResponse } from '../workflows/send-invoice-response.workflow';
 import type { sendInvoice } from '../workflows/send-invoice.workflow';
 import { RETRY_NOW_SIGNAL } from '../workflows/contracts/send-invoice';
 
@@ -28,6 +34,8 @@ export interface WorkflowStarter {
   startReceiveDocument?(input: ReceiveDocumentInput): Promise<'started' | 'already-started'>;
   /** The MLS run of a received document; 'already-started' when it has one (one MLS per document). Optional. */
   startSendMls?(input: SendMlsInput): Promise<'started' | 'already-started'>;
+  /** The run that sends a buyer's Invoice Response; REJECT_DUPLICATE: one per (invoice, status), ever. */
+  startSendInvoiceResponse?(input: SendInvoiceResponseInput): Promise<'started' | 'already-started'>;
   ping(): Promise<boolean>;
 }
 
@@ -168,6 +176,33 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
       throw new GatewayError('WORKFLOW_START_FAILED', 'The message-level status could not be started', { cause: e });
+    }
+  }
+
+  async startSendInvoiceResponse(input: SendInvoiceResponseInput): Promise<'started' | 'already-started'> {
+    try {
+      await this.client.workflow.start<typeof sendInvoiceResponse>(SEND_INVOICE_RESPONSE_WORKFLOW, {
+        taskQueue: this.settings.taskQueue,
+        workflowId: sendInvoiceResponseWorkflowId(input.tenantId, input.documentId, input.statusCode),
+        args: [
+          this.settings.peppolSendSchedule && !input.peppolSchedule
+            ? { ...input, peppolSchedule: this.settings.peppolSendSchedule }
+            : input,
+        ],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(this.settings.searchAttributes === false
+          ? {}
+          : {
+              typedSearchAttributes: [
+                { key: TenantIdAttribute, value: input.tenantId },
+                { key: DocumentIdAttribute, value: input.documentId },
+              ],
+            }),
+      });
+      return 'started';
+    } catch (e) {
+      if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
+      throw new GatewayError('WORKFLOW_START_FAILED', 'The Invoice Response could not be started', { cause: e });
     }
   }
 

@@ -3,3 +3,4 @@ export { sendInvoice } from './send-invoice.workflow';
 export { deliverWebhook } from './deliver-webhook.workflow';
 export { receiveDocument } from './receive-document.workflow';
 export { sendMessageLevelStatus } from './send-mls.workflow';
+export { sendInvoiceResponse } from './send-invoice-response.workflow';

@@ -4,6 +4,7 @@ import { webhookRoutes } from './webhooks';
 import { peppolRoutes } from './peppol';
 import { documentRoutes } from './documents';
 import { mlsRoutes } from './mls';
+import { invoiceResponseRoutes } from './invoice-response';
 
 /*
  * The public HTTP contract: every route with its responses, as data. api/openapi.ts turns this into the OpenAPI
@@ -117,8 +118,23 @@ export const DocumentStatus = z
           .datetime({ offset: true })
           .optional()
           .describe('A retry: when the next attempt is due'),
+        responseCode: z
+          .string()
+          .optional()
+          .describe("An invoice-response-received entry: the buyer's status code (AB, IP, UQ, CA, RE, AP, PD)"),
       }),
     ),
+    buyerResponse: z
+      .object({
+        statusCode: z.string().describe('Invoice Response 3 status: AB, IP, UQ, CA, RE, AP or PD'),
+        at: z.string().datetime({ offset: true }),
+        responseDocumentId: z.string().describe('The received Invoice Response (generic download)'),
+        detail: z.string().optional(),
+      })
+      .optional()
+      .describe(
+        "A sales invoice the buyer answered with an Invoice Response: the latest verdict (the state stays the delivery's)",
+      ),
     format: z.object({ id: z.string(), name: z.string(), documentType: z.string() }).optional(),
     validation: z
       .object({
@@ -472,6 +488,7 @@ export const ROUTES: RouteContract[] = [
   ...transformRoutes({ problem, authenticated }),
   ...documentRoutes({ problem, partyScoped, partyParam, DocumentStatus, DocumentAccepted }),
   ...mlsRoutes({ problem, authenticated }),
+  ...invoiceResponseRoutes({ problem, partyScoped, partyParam }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {

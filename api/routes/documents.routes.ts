@@ -71,7 +71,19 @@ export function documentStatusView(doc: DocumentRecord) {
       ...(h.detail ? { detail: h.detail } : {}),
       ...(h.channel ? { channel: h.channel } : {}),
       ...(h.nextAttemptOn ? { nextAttemptOn: h.nextAttemptOn.toISOString() } : {}),
+      ...(h.responseCode ? { responseCode: h.responseCode } : {}),
     })),
+    // A sales invoice the buyer answered with an Invoice Response: its latest verdict (the state stays the delivery's).
+    ...(doc.buyerResponse
+      ? {
+          buyerResponse: {
+            statusCode: doc.buyerResponse.statusCode,
+            at: doc.buyerResponse.at.toISOString(),
+            responseDocumentId: doc.buyerResponse.responseDocumentId,
+            ...(doc.buyerResponse.detail ? { detail: doc.buyerResponse.detail } : {}),
+          },
+        }
+      : {}),
     ...(doc.format
       ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } }
       : {}),

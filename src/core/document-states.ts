@@ -37,6 +37,11 @@ export const DocumentState = {
    * the history detail). Placed just before the final entries: it never hides `delivered` or InvoiceSentError.
    */
   MlsReceived: 'mls-received',
+  /**
+   * The buyer's Invoice Response (BIS Invoice Response 3) about a sent invoice arrived: one entry per response (its
+   * status code on the entry). Placed before the final entries like `mls-received`: it never hides `delivered`.
+   */
+  InvoiceResponseReceived: 'invoice-response-received',
 } as const;
 
 export type DocumentStateName = (typeof DocumentState)[keyof typeof DocumentState];
@@ -75,6 +80,19 @@ export function sendAttemptKey(attempt: number): string {
 export function retryKey(attempt: number): string {
   return `retry-${attempt}`;
 }
+
+/**
+ * The key of the entry a received Invoice Response writes on the sales invoice it answers: one per response document
+ * (a buyer may answer AB, then IP, then AP, then PD), each a keyed insert, never an update of an earlier one.
+ */
+export function invoiceResponseKey(responseDocumentId: string): string {
+  return `invoice-response:${responseDocumentId}`;
+}
+
+/** Keyed steps repeated once per referencing document: all at one place in the order, by time among themselves. */
+const KEYED: Array<{ pattern: RegExp; order: number; state: string }> = [
+  { pattern: /^invoice-response:[0-9a-f-]{36}$/, order: FINAL - 2, state: DocumentState.InvoiceResponseReceived },
+];
 
 const FIXED = new Map<string, { order: number; states: readonly string[] }>(
   Object.values(HistoryStep).map((s) => [s.key, s]),
@@ -117,6 +135,11 @@ function stepOrder(key: string, state: string): number {
   if (fixed) {
     if (!fixed.states.includes(state)) throw new Error(`history step ${key} cannot record state ${state}`);
     return fixed.order;
+  }
+  for (const k of KEYED) {
+    if (!k.pattern.test(key)) continue;
+    if (state !== k.state) throw new Error(`history step ${key} cannot record state ${state}`);
+    return k.order;
   }
   for (const r of REPEATED) {
     const m = r.pattern.exec(key);
@@ -194,8 +217,16 @@ export const Transition = {
     from: [S.Sending, S.Retrying],
     key: fixedKey(HistoryStep.mlsReceived.key),
   },
-  /** A received document of another kind (orders, responses): recorded, its topic comes with its feature. */
+  /**
+   * A received document of another kind (invoice responses, orders, order responses): recorded; its own topic
+   * (InvoiceResponseReceived, OrderReceived, OrderResponseReceived) is published by the step that reads it.
+   */
   receivedOther: { to: S.Detected, from: [S.Received], key: fixedKey(HistoryStep.detect.key) },
+  /**
+   * A received invoice response, order or order response that cannot be read (or names nothing it must name): stored,
+   * recorded with the precise reason, announced on its kind's own error topic (never InvoiceReceivedError).
+   */
+  receivedOtherUnreadable: { to: S.Rejected, from: [S.Received], key: fixedKey(HistoryStep.detect.key) },
 } as const satisfies Record<string, DocumentTransition>;
 
 export type TransitionName = keyof typeof Transition;

@@ -11,6 +11,7 @@ import { createActivities } from '../../activities';
 import { composeCore, composeDocumentPool, validatorOptions } from './compose';
 import { PeppolDirectoryRepository } from '../storage/peppol/peppol-directory.repository';
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
+import { SentReferenceRepository } from '../storage/peppol/sent-reference.repository';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { composeWebhookWorker, temporalDeliveryRuns, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, type Validator, type ValidatorPool } from '../validation';
@@ -132,6 +133,7 @@ export async function startWorker(
       events: webhooks.services.publisher,
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
       sentInstances: new SentInstanceRepository(core.db.models),
+      sentReferences: new SentReferenceRepository(core.db.models),
       peppolDirectory: new PeppolDirectoryRepository(core.db.models),
       peppolSender: composePeppolSender(config),
       email,

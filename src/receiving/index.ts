@@ -16,6 +16,7 @@ import { DOCTYPE_SCHEME_BUSDOX, formatId } from '../peppol/identifiers';
 import { parseSbd } from '../peppol/sbdh';
 import type { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import type { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
+import type { SentReferenceRepository } from '../storage/peppol/sent-reference.repository';
 import type { DirectoryRepository } from '../storage/directory.repository';
 import type { StoredDocument } from '../storage/document.repository';
 import type { DocumentValidator, EventSink } from '../sending/ports';
@@ -30,6 +31,7 @@ import type {
 } from '../../workflows/contracts/receive-document';
 import { validateReceived, validationDetails } from './validation';
 import { isReceivedMls, matchMls, mlsHistoryDetail, mlsReceivedEvent, readReceivedMls, refusalDetail } from './mls';
+import { readReceivedKind, receivedKindOf, registerKind } from './responses';
 
 export { verdictOf, validationDetails } from './validation';
 
@@ -45,6 +47,8 @@ export interface ReceiveDocumentDeps extends DocumentStore {
   validator: DocumentValidator;
   /** Which sales invoice an SBDH InstanceIdentifier we sent carries (a received MLS names it). */
   sentInstances: Pick<SentInstanceRepository, 'find'>;
+  /** Which sales invoice (or order) a number we sent names (a received Invoice / Order Response names it so). */
+  sentReferences: Pick<SentReferenceRepository, 'find'>;
 }
 
 /** Namespace of received documents' ids (fixed once; the id of a received message's document derives from it). */
@@ -165,6 +169,15 @@ export async function registerReceivedDocument(
       const bytes = await readBytes(deps, stored.blobId);
       return registerMls(deps, input, { documentId, partyId: stored.partyId, bytes, documentTypeId: '' });
     }
+    const injectedKind = receivedKindOf(undefined, input.detection);
+    if (injectedKind) {
+      const stored = await findInjected(deps, input.tenantId, documentId);
+      const bytes = await readBytes(deps, stored.blobId);
+      const facts = injectedFacts(bytes, input.detection);
+      const origin = { documentId, partyId: stored.partyId, bytes, ...facts, createdBy: INJECTED_CREATED_BY };
+      const read = await readReceivedKind(deps, input.tenantId, injectedKind, origin, input.detection);
+      return registerKind(deps, input, injectedKind, origin, read);
+    }
     return announce(deps, input, documentId, await registerInjected(deps, input, documentId), INJECTED_CREATED_BY);
   }
   const record = await findMessage(deps, input);
@@ -177,6 +190,24 @@ export async function registerReceivedDocument(
     const partyId = match?.partyId ?? record.partyId;
     await storeReceived(deps, input, documentId, partyId, bytes);
     return registerMls(deps, input, { documentId, partyId, bytes, documentTypeId: record.documentType, read, match });
+  }
+  const kind = receivedKindOf(record.documentType, input.detection);
+  if (kind) {
+    const bytes = businessDocument(await readBytes(deps, record.blobId));
+    const origin = {
+      documentId,
+      partyId: record.partyId,
+      bytes,
+      sender: record.sender,
+      documentTypeId: record.documentType,
+      createdBy: 'peppol',
+      messageId: input.messageId,
+    };
+    const read = await readReceivedKind(deps, input.tenantId, kind, origin, input.detection);
+    // A response is the document of the party whose document it answers (the party it was addressed to otherwise).
+    const partyId = typeof read !== 'string' && read.matchedPartyId ? read.matchedPartyId : record.partyId;
+    await storeReceived(deps, input, documentId, partyId, bytes);
+    return registerKind(deps, input, kind, { ...origin, partyId }, read);
   }
   if (!(await deps.documents.findStored(input.tenantId, documentId))) {
     const bytes = businessDocument(await readBytes(deps, record.blobId));

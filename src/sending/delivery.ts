@@ -7,6 +7,7 @@ import { stableMessageIds } from '../peppol/as4/message-ids';
 import { sendAs4Message } from '../peppol/as4/sender';
 import { formatId, peppolParticipant } from '../peppol/identifiers';
 import { buildSbd } from '../peppol/sbdh';
+import { readBusinessReference } from '../peppol/business-reference';
 import { convertForRecipient } from '../transform/recipient';
 import type { SendPeppolInput, SendPeppolOutcome } from '../../workflows/contracts/send-invoice';
 import { conversionSource } from './conversion-source';
@@ -118,6 +119,20 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
     partyId: facts.partyId,
     generation: input.generation ?? 0,
   });
+  // A buyer's Invoice Response names the invoice by its number and issue date, addressed to our seller endpoint.
+  if (deps.sentReferences && input.attempt === 1) {
+    const ref = readBusinessReference(bytes);
+    if (ref) {
+      await deps.sentReferences.record({
+        tenantId: input.tenantId,
+        endpoint: route.sender.value,
+        ...ref,
+        documentId: input.documentId,
+        partyId: facts.partyId,
+        generation: input.generation ?? 0,
+      });
+    }
+  }
   const receiverCertificate = new X509Certificate(Buffer.from(route.receiverCertificate, 'base64'));
   const { message, out } = await signAndExchange(deps.heartbeat, sender, {
     sbd: sbd.xml,

@@ -6,6 +6,7 @@ import type { sendAs4Message } from '../peppol/as4/sender';
 import type { DocumentStore } from '../documents/loader';
 import type { DirectoryRepository } from '../storage/directory.repository';
 import type { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
+import type { SentReferenceRepository } from '../storage/peppol/sent-reference.repository';
 import type { HookForRouting } from '../core/topics';
 import type { HookRecord } from '../storage/hooks/hook.repository';
 import type { GatewayEvent } from '../webhooks/event-payload';
@@ -82,6 +83,8 @@ export interface SendInvoiceDeps extends DocumentStore {
   events: EventSink;
   /** Which document each SBDH InstanceIdentifier we send carries (a received MLS names it); absent in tests only. */
   sentInstances?: Pick<SentInstanceRepository, 'record'>;
+  /** The numbers of the documents we send (a received Invoice Response names its invoice so); absent in tests only. */
+  sentReferences?: Pick<SentReferenceRepository, 'record'>;
 }
 
 /** What a hook filter sees of an event. */

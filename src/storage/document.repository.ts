@@ -1,4 +1,5 @@
 import {
+  DocumentState,
   HistoryStep,
   generationKey,
   historyOrder,
@@ -28,6 +29,11 @@ export interface DocumentRecord extends DocumentDoc {
   history: HistoryEntry[];
   format: DocumentFormatInfo | null;
   validation: DocumentValidationInfo | null;
+  /**
+   * The buyer's latest Invoice Response about this (sales) document, when one arrived: its status code, when it was
+   * recorded, the response document and what it said. Null otherwise.
+   */
+  buyerResponse?: { statusCode: string; at: Date; responseDocumentId: string; detail?: string } | null;
 }
 
 /** A new document record, sent or received. */
@@ -67,6 +73,8 @@ export interface HistoryUpdate {
   channel?: string;
   /** A scheduled retry: when the next attempt is due. */
   nextAttemptOn?: Date;
+  /** An invoice response entry: the buyer's status code. */
+  responseCode?: string;
   /** The step (document-states.ts): an entry with the same key is written once, however often the caller retries. */
   key: string;
 }
@@ -208,6 +216,7 @@ export class DocumentRepository {
       ...(update.detail ? { detail: update.detail } : {}),
       ...(update.channel ? { channel: update.channel } : {}),
       ...(update.nextAttemptOn ? { nextAttemptOn: update.nextAttemptOn } : {}),
+      ...(update.responseCode ? { responseCode: update.responseCode } : {}),
       ...(extra.format ? { format: extra.format } : {}),
       ...(extra.validation ? { validation: extra.validation } : {}),
     };
@@ -291,9 +300,17 @@ export function describe(stored: StoredDocument, entries: readonly DocumentHisto
       ...(e.detail ? { detail: e.detail } : {}),
       ...(e.channel ? { channel: e.channel } : {}),
       ...(e.nextAttemptOn ? { nextAttemptOn: e.nextAttemptOn } : {}),
+      ...(e.responseCode ? { responseCode: e.responseCode } : {}),
     })),
   ];
   const last = sorted[sorted.length - 1];
+  // The latest response by arrival (responses stand together in the step order, before the final entries).
+  const response = sorted
+    .flatMap((e) =>
+      e.state === DocumentState.InvoiceResponseReceived && e.responseCode ? [{ ...e, code: e.responseCode }] : [],
+    )
+    .sort((a, b) => a.at.getTime() - b.at.getTime())
+    .at(-1);
   return {
     ...stored,
     accepted: stored.direction === 'inbound' || sorted.some((e) => e.key === HistoryStep.accepted.key),
@@ -302,5 +319,13 @@ export function describe(stored: StoredDocument, entries: readonly DocumentHisto
     history,
     format: sorted.find((e) => e.key === HistoryStep.detect.key)?.format ?? null,
     validation: sorted.find((e) => e.key === HistoryStep.validate.key)?.validation ?? null,
+    buyerResponse: response
+      ? {
+          statusCode: response.code,
+          at: response.at,
+          responseDocumentId: response.key.slice(response.key.indexOf(':') + 1),
+          ...(response.detail ? { detail: response.detail } : {}),
+        }
+      : null,
   };
 }

@@ -5,6 +5,7 @@ import { buildEventModels } from './events/event.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
 import { buildAs4Models } from './as4/as4-inbound.schema';
 import { buildSentInstanceModels } from './peppol/sent-instance.schema';
+import { buildSentReferenceModels } from './peppol/sent-reference.schema';
 import { buildLeaseModel } from './lease.schema';
 
 /*
@@ -72,6 +73,8 @@ export interface HistoryEntry {
   detail?: string;
   channel?: string;
   nextAttemptOn?: Date;
+  /** An invoice response's status code (AB, IP, UQ, CA, RE, AP, PD) on the sales invoice it answers. */
+  responseCode?: string;
   /** Idempotency key of the transition that wrote this entry. */
   key: string;
 }
@@ -156,6 +159,8 @@ export interface DocumentHistoryDoc {
   channel?: string;
   /** A scheduled retry's entry: when the next attempt is due. */
   nextAttemptOn?: Date;
+  /** An invoice response entry: the buyer's status code. */
+  responseCode?: string;
   format?: DocumentFormatInfo | null;
   validation?: DocumentValidationInfo | null;
 }
@@ -297,6 +302,7 @@ export function buildModels(conn: Connection) {
       detail: String,
       channel: String,
       nextAttemptOn: Date,
+      responseCode: String,
       format: { type: formatSchema, default: undefined },
       validation: { type: validationSchema, default: undefined },
     },
@@ -318,6 +324,7 @@ export function buildModels(conn: Connection) {
     ...buildPeppolDirectoryModels(conn),
     ...buildAs4Models(conn),
     ...buildSentInstanceModels(conn),
+    ...buildSentReferenceModels(conn),
   };
 }
 

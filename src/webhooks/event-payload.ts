@@ -34,6 +34,17 @@ const invoiceSent = detailsOf({
   targetDocumentTypeId: str,
 });
 
+const invoiceResponseSent = detailsOf({
+  id: str,
+  recipient: str,
+  endpoint: str,
+  protocol: str,
+  attempt: str,
+  messageId: str,
+  statusCode: z.enum(['AB', 'IP', 'UQ', 'RE', 'AP', 'PD']),
+  status: str,
+});
+
 const hookFailure = {
   /** The hook whose delivery failed. */
   hookId: str,
@@ -77,6 +88,41 @@ export const EVENT_DETAILS_SCHEMAS = {
     attempt: str,
     protocol: str,
   }),
+  /** A buyer's Invoice Response; `refToDocumentId` is the sales invoice it answers ("" when none of ours). */
+  InvoiceResponseReceived: detailsOf({
+    id: str,
+    sender: str,
+    createdBy: str,
+    documentTypeId: str,
+    statusCode: z.enum(['AB', 'IP', 'UQ', 'CA', 'RE', 'AP', 'PD']),
+    status: str,
+    description: str,
+    statusReasonCodes: str,
+    statusReasons: str,
+    statusActionCodes: str,
+    responseId: str,
+    invoiceId: str,
+    invoiceIssueDate: str,
+  }),
+  /** The buyer's Invoice Response we sent (InvoiceSent's structure); `refToDocumentId` is the received invoice. */
+  InvoiceResponseSent: invoiceResponseSent,
+  InvoiceResponseSentRetry: invoiceResponseSent,
+  InvoiceResponseSentError: invoiceResponseSent,
+  OrderReceived: detailsOf({ id: str, sender: str, createdBy: str, documentTypeId: str, orderId: str }),
+  /** `refToDocumentId` is the order of ours it answers ("" when none matches). */
+  OrderResponseReceived: detailsOf({
+    id: str,
+    sender: str,
+    createdBy: str,
+    documentTypeId: str,
+    statusCode: z.enum(['AB', 'AP', 'RE', 'CA']),
+    status: str,
+    orderId: str,
+  }),
+  /** An invoice response, order or order response that could not be read: stored, with the reason. */
+  InvoiceResponseReceivedError: detailsOf({ id: str, sender: str, createdBy: str, documentTypeId: str, reason: str }),
+  OrderReceivedError: detailsOf({ id: str, sender: str, createdBy: str, documentTypeId: str, reason: str }),
+  OrderResponseReceivedError: detailsOf({ id: str, sender: str, createdBy: str, documentTypeId: str, reason: str }),
   /** A test event sent on request to one hook. */
   Ping: detailsOf({ hookId: str }),
   HookSentRetry: detailsOf({

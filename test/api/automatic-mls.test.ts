@@ -11,6 +11,7 @@ import { createReceiveDocument, receivedDocumentId, type ReceiveDocumentSteps } 
 import { decideAutomaticMls, type AutomaticMlsDeps } from '../../src/receiving/mls-auto';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
 import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
+import { SentReferenceRepository } from '../../src/storage/peppol/sent-reference.repository';
 import { PeppolDirectoryRepository } from '../../src/storage/peppol/peppol-directory.repository';
 import type { HookRecord } from '../../src/storage/hooks/hook.repository';
 import { createValidator } from '../../src/validation';
@@ -73,6 +74,7 @@ describe('automatic MLS decision of a received invoice', () => {
     steps = createReceiveDocument({
       ...base,
       sentInstances: new SentInstanceRepository(ctx.core.db.models),
+      sentReferences: new SentReferenceRepository(ctx.core.db.models),
       directory: ctx.core.directory,
       validator: createValidator(validatorOptions(ctx.config)),
       events: {

@@ -12,6 +12,7 @@ import { createTestContext, RecordingWorkflowStarter, type TestContext } from '.
 import { createReceiveDocument, type ReceiveDocumentSteps } from '../../src/receiving';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
 import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
+import { SentReferenceRepository } from '../../src/storage/peppol/sent-reference.repository';
 import { createValidator } from '../../src/validation';
 import { hashSecret } from '../../src/auth/secret-hash';
 import { validatorOptions } from '../../src/main/compose';
@@ -99,6 +100,7 @@ describe('received documents: injection, validation verdict, status and bulk lis
       heartbeat: () => undefined,
       as4Inbound: new As4InboundRepository(ctx.core.db.models, ctx.core.db.blobs),
       sentInstances: new SentInstanceRepository(ctx.core.db.models),
+      sentReferences: new SentReferenceRepository(ctx.core.db.models),
       directory: ctx.core.directory,
       validator: createValidator(validatorOptions(ctx.config)),
       events: {

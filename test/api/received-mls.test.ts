@@ -14,6 +14,7 @@ import { createTestContext, RecordingWorkflowStarter, type TestContext } from '.
 import { createReceiveDocument, receivedDocumentId, type ReceiveDocumentSteps } from '../../src/receiving';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
 import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
+import { SentReferenceRepository } from '../../src/storage/peppol/sent-reference.repository';
 import { createValidator } from '../../src/validation';
 import { validatorOptions } from '../../src/main/compose';
 import { Transition } from '../../src/core/document-states';
@@ -78,6 +79,7 @@ describe('received MLS: refused, matched, recorded and announced', () => {
       heartbeat: () => undefined,
       as4Inbound: as4,
       sentInstances: sent,
+      sentReferences: new SentReferenceRepository(ctx.core.db.models),
       directory: ctx.core.directory,
       validator: createValidator(validatorOptions(ctx.config)),
       events: {

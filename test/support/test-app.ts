@@ -11,6 +11,7 @@ import type { RevocationChecker } from '../../src/peppol/pki/revocation';
 import type { ReceiveDocumentInput } from '../../workflows/contracts/receive-document';
 import type { SendInvoiceInput } from '../../workflows/contracts/send-invoice';
 import type { SendMlsInput } from '../../workflows/contracts/send-mls';
+import type { SendInvoiceResponseInput } from '../../workflows/contracts/send-invoice-response';
 import { requireEnv, uniqueDbUri } from './services';
 
 /** Records starts; can be told to fail, to exercise the "stored but not started" path. */
@@ -30,6 +31,14 @@ export class RecordingWorkflowStarter implements WorkflowStarter {
   async startReceiveDocument(input: ReceiveDocumentInput): Promise<'started' | 'already-started'> {
     const again = this.receiveStarted.some((s) => s.tenantId === input.tenantId && s.messageId === input.messageId);
     this.receiveStarted.push(input);
+    return again ? 'already-started' : 'started';
+  }
+  readonly invoiceResponsesStarted: SendInvoiceResponseInput[] = [];
+  async startSendInvoiceResponse(input: SendInvoiceResponseInput): Promise<'started' | 'already-started'> {
+    const again = this.invoiceResponsesStarted.some(
+      (s) => s.tenantId === input.tenantId && s.documentId === input.documentId && s.statusCode === input.statusCode,
+    );
+    this.invoiceResponsesStarted.push(input);
     return again ? 'already-started' : 'started';
   }
   readonly mlsStarted: SendMlsInput[] = [];

@@ -97,11 +97,13 @@ export interface ReceivedDocumentOutcome {
   documentId: string;
   state: string;
   /**
-   * The event published (InvoiceReceived / InvoiceReceivedError / MessageLevelStatusReceived); none for other
-   * document kinds and for a refused MLS.
+   * The event published (InvoiceReceived / InvoiceReceivedError / MessageLevelStatusReceived, the Invoice Response
+   * and order topics); none for other document kinds and for a refused MLS.
    */
   eventId?: string;
   topic?: string;
+  /** For a received invoice response or order response: the document of ours it answers (null: none of ours). */
+  refToDocumentId?: string | null;
   /** For a received MLS: its code and the sales invoice it answers (null: none of ours), or why it was refused. */
   mls?: { statusCode: string; refToDocumentId: string | null } | { refused: string };
 }

@@ -201,7 +201,12 @@ describe('details schemas', () => {
     ['HookSentRetry', { ...hookFailure, nextAttemptOn: '2026-03-01T12:05:00.000Z' }],
     ['HookSentError', { ...hookFailure, httpStatus: '', error: 'timeout after 100 s', reason: 'exhausted' }],
     ['HookSentError', { ...hookFailure, httpStatus: '410', reason: 'gone' }],
-    ['OrderReceived', { anything: 'goes' }],
+    ['OrderSent', { anything: 'goes' }],
+    ['OrderReceived', { id: 'd', sender: 's', createdBy: 'peppol', documentTypeId: 't', orderId: 'PO-1' }],
+    [
+      'InvoiceResponseReceivedError',
+      { id: 'd', sender: 's', createdBy: 'peppol', documentTypeId: 't', reason: 'names no invoice' },
+    ],
     ['SomeFutureTopic', {}],
   ])('%s accepts %j', (topic, details) => {
     expect(validateEventDetails(topic, details)).toEqual({ ok: true, details });

@@ -1,0 +1,399 @@
+/**
+ * Sending an Invoice Response (Peppol BIS Invoice Response 3) for a received invoice: our party is the buyer (C4)
+ * and answers the supplier (C1) with its verdict. The response is built from the received invoice (its number, issue
+ * date and type; the supplier's and the buyer's electronic addresses and names), checked with the pinned official
+ * rules when they are there, stored once as an outbound document of the party (one per invoice and status: its id,
+ * issue time and AS4 ids derive from them and the first attempt, so every attempt is the same message) and sent over
+ * AS4 to the supplier, found with the send path's SML/SMP lookup. Each attempt goes on the response's history; what
+ * the peer answers is a result.
+ */
+import { Readable } from 'node:stream';
+import { X509Certificate } from 'node:crypto';
+import { DocumentState, Transition } from '../core/document-states';
+import { GatewayError, isGatewayError } from '../core/gateway-error';
+import { readBytes, whileBeating, type DocumentStore } from '../documents/loader';
+import { nameBasedUuid } from '../ids/name-uuid';
+import { stableMessageIds } from '../peppol/as4/message-ids';
+import { formatId, participantIdProblem, peppolParticipant, type ParticipantId } from '../peppol/identifiers';
+import {
+  INVOICE_RESPONSE_CUSTOMIZATION_ID,
+  INVOICE_RESPONSE_DOCUMENT_TYPE,
+  INVOICE_RESPONSE_PROCESS,
+  INVOICE_RESPONSE_PROFILE_ID,
+  INVOICE_RESPONSE_STATUS,
+  buildInvoiceResponse,
+  invoiceResponseInputProblem,
+  type StatusActionCode,
+  type StatusReasonCode,
+} from '../peppol/invoice-response';
+import { buildSbd } from '../peppol/sbdh';
+import { signAndExchange } from '../sending/delivery';
+import type { DocumentValidator, EventSink, PeppolSender, PeppolUnavailable } from '../sending/ports';
+import type { DirectoryRepository } from '../storage/directory.repository';
+import { readInvoiceModel } from '../transform/transform';
+import type {
+  InvoiceResponseEventInput,
+  SendInvoiceResponseAttempt,
+  SendInvoiceResponseAttemptResult,
+} from '../../workflows/contracts/send-invoice-response';
+
+/** Namespace of the ids of the Invoice Responses we send (fixed once). */
+export const SENT_INVOICE_RESPONSE_NAMESPACE = '8b2f4e61-3c7a-4d95-b1e8-0a6c5d9f2e47';
+
+/** The documentId of the response a party sends for a received invoice with a status: one per (invoice, status). */
+export function sentInvoiceResponseId(tenantId: string, invoiceDocumentId: string, statusCode: string): string {
+  return nameBasedUuid(SENT_INVOICE_RESPONSE_NAMESPACE, [tenantId, invoiceDocumentId, statusCode]);
+}
+
+/** What the buyer says: the API's body, checked. */
+export interface InvoiceResponseSpec {
+  statusCode: SendInvoiceResponseAttempt['statusCode'];
+  note?: string;
+  reasons?: ReadonlyArray<{ code: string; text?: string }>;
+  actions?: ReadonlyArray<{ code: string; text?: string }>;
+}
+
+/** A built response: its XML and who it goes from and to. */
+export interface BuiltInvoiceResponse {
+  xml: string;
+  /** The supplier (seller electronic address, BT-34). */
+  supplier: ParticipantId;
+  /** The buyer (buyer electronic address, BT-49): the SBDH sender. */
+  buyer: ParticipantId;
+  /** The buyer's country (BT-55), for the SBDH's C1 country. */
+  country?: string;
+}
+
+function participantOf(
+  address: { value: string; schemeId?: string } | undefined,
+  role: string,
+): { participant: ParticipantId; written: { scheme: string; value: string } } | string {
+  if (!address?.schemeId || !address.value) return `the invoice has no ${role} electronic address with a scheme`;
+  const value = `${address.schemeId}:${address.value}`;
+  const problem = participantIdProblem('iso6523-actorid-upis', value);
+  if (problem) return `the invoice's ${role} electronic address ${value} is not a Peppol participant: ${problem}`;
+  return { participant: peppolParticipant(value), written: { scheme: address.schemeId, value: address.value } };
+}
+
+/**
+ * The Invoice Response for a received invoice, or why none can be built from it (a string: the invoice lacks what
+ * the response must name, or is no invoice the gateway reads).
+ */
+export function invoiceResponseFor(
+  invoiceBytes: Buffer,
+  spec: InvoiceResponseSpec,
+  meta: { id: string; issuedAt: Date },
+): BuiltInvoiceResponse | string {
+  const problem = invoiceResponseInputProblem(spec);
+  if (problem) return problem;
+  let invoice: ReturnType<typeof readInvoiceModel>['invoice'];
+  try {
+    invoice = readInvoiceModel(invoiceBytes).invoice;
+  } catch (e) {
+    return `the received document cannot be read as an invoice: ${isGatewayError(e) ? e.message : String(e)}`;
+  }
+  if (!invoice.number) return 'the invoice has no number (BT-1)';
+  const supplier = participantOf(invoice.seller.electronicAddress, 'seller');
+  if (typeof supplier === 'string') return supplier;
+  const buyer = participantOf(invoice.buyer.electronicAddress, 'buyer');
+  if (typeof buyer === 'string') return buyer;
+  const xml = buildInvoiceResponse({
+    id: meta.id,
+    issuedAt: meta.issuedAt,
+    statusCode: spec.statusCode,
+    ...(spec.note !== undefined ? { note: spec.note } : {}),
+    reasons: (spec.reasons ?? []).map((r) => ({
+      code: r.code as StatusReasonCode,
+      ...(r.text ? { text: r.text } : {}),
+    })),
+    actions: (spec.actions ?? []).map((a) => ({
+      code: a.code as StatusActionCode,
+      ...(a.text ? { text: a.text } : {}),
+    })),
+    sender: { endpoint: buyer.written, name: invoice.buyer.name || buyer.written.value },
+    receiver: { endpoint: supplier.written, name: invoice.seller.name || supplier.written.value },
+    invoice: {
+      id: invoice.number,
+      ...(invoice.issueDate ? { issueDate: invoice.issueDate } : {}),
+      typeCode: invoice.typeCode ?? '380',
+    },
+  });
+  const country = invoice.buyer.postalAddress?.countryCode;
+  return { xml, supplier: supplier.participant, buyer: buyer.participant, ...(country ? { country } : {}) };
+}
+
+export interface InvoiceResponseSendDeps extends DocumentStore {
+  peppolSender: PeppolSender | PeppolUnavailable;
+  /** The official-rule validator: a response the pinned rules refuse is never sent. */
+  validator: DocumentValidator;
+}
+
+const notFound = (documentId: string, why: string) =>
+  new GatewayError('DOCUMENT_NOT_FOUND', `received invoice ${documentId} ${why}`);
+
+/** The pinned rules' verdict on a response we built: null when valid or when no rules are pinned (said in the history). */
+async function officialProblem(
+  deps: InvoiceResponseSendDeps,
+  xml: Buffer,
+): Promise<{ refused?: string; note: string }> {
+  try {
+    const result = await deps.validator.validate(xml, { sourceFormat: 'peppol-invoice-response' });
+    if (result.isValid) return { note: result.ruleSets.map((r) => `${r.id}@${r.version}`).join(', ') };
+    const errors = result.assertions.filter((a) => a.flag === 'error');
+    return {
+      refused: `the built response breaks the official rules: ${errors
+        .slice(0, 5)
+        .map((a) => `[${a.ruleId}] ${a.text}`)
+        .join('; ')}`.slice(0, 1000),
+      note: '',
+    };
+  } catch (e) {
+    if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE')
+      return { note: `not validated: ${e.message}` };
+    throw e;
+  }
+}
+
+/** One attempt to send the buyer's response. Our own infrastructure failures throw; the peer's are results. */
+export async function sendInvoiceResponseAttempt(
+  deps: InvoiceResponseSendDeps,
+  input: SendInvoiceResponseAttempt,
+): Promise<SendInvoiceResponseAttemptResult> {
+  const sender = deps.peppolSender;
+  if ('unavailable' in sender) {
+    throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Peppol sending is not configured: ${sender.unavailable}`, {
+      retryable: true,
+    });
+  }
+  const received = await deps.documents.findStored(input.tenantId, input.documentId);
+  if (!received || received.direction !== 'inbound') throw notFound(input.documentId, 'not found');
+  const responseDocumentId = sentInvoiceResponseId(input.tenantId, input.documentId, input.statusCode);
+  const empty = { responseDocumentId, to: '', endpoint: '', messageId: '' };
+  const firstAttemptAt = new Date(input.firstAttemptAt);
+
+  // The stored response is the message: built once, from the first attempt (a retried attempt sends those bytes).
+  let stored = await deps.documents.findStored(input.tenantId, responseDocumentId);
+  const invoiceBytes = await readBytes(deps, received.blobId);
+  const route = invoiceResponseFor(invoiceBytes, input, { id: responseDocumentId, issuedAt: firstAttemptAt });
+  if (typeof route === 'string') return { ...empty, outcome: 'failed', reason: route };
+  const built = route;
+  if (!stored) {
+    const bytes = Buffer.from(built.xml, 'utf8');
+    const check = await officialProblem(deps, bytes);
+    if (check.refused) return { ...empty, outcome: 'failed', reason: check.refused };
+    stored = await storeResponse(deps, input, responseDocumentId, received.partyId, bytes, check.note);
+  }
+  const bytes = await readBytes(deps, stored.blobId);
+
+  const to = formatId(route.supplier);
+  const found = await whileBeating(deps.heartbeat, () =>
+    sender.lookup.findEndpoint(route.supplier, [INVOICE_RESPONSE_DOCUMENT_TYPE], INVOICE_RESPONSE_PROCESS),
+  );
+  if (!found.ok) {
+    const outcome = found.failure === 'smp-unreachable' ? 'retryable' : 'failed';
+    await recordAttempt(deps, input, responseDocumentId, `${to}: lookup ${found.failure}: ${found.message}`);
+    return { ...empty, outcome, to, reason: found.message };
+  }
+  const endpoint = found.result.endpoint;
+  const ids = stableMessageIds(`${input.tenantId}:invoice-response:${responseDocumentId}`);
+  const header = {
+    sender: route.buyer,
+    receiver: route.supplier,
+    documentType: INVOICE_RESPONSE_DOCUMENT_TYPE,
+    process: INVOICE_RESPONSE_PROCESS,
+  };
+  const sbd = buildSbd({
+    ...header,
+    countryC1: route.country ?? 'ZZ',
+    instanceIdentifier: ids.conversationId,
+    creationDateAndTime: firstAttemptAt,
+    payload: { xml: bytes },
+  });
+  const { message, out } = await signAndExchange(deps.heartbeat, sender, {
+    sbd: sbd.xml,
+    header,
+    receiverCertificate: new X509Certificate(endpoint.certificate.raw),
+    timestamp: firstAttemptAt,
+    ids,
+    url: endpoint.url,
+  });
+  const reason = 'reason' in out ? out.reason : undefined;
+  const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
+  await recordAttempt(
+    deps,
+    input,
+    responseDocumentId,
+    `${to} at ${endpoint.url} (AS4 MessageId ${message.messageId}): ${out.outcome}, ${status}` +
+      (reason ? `: ${reason}` : ''),
+  );
+  if (out.outcome === 'delivered' || out.outcome === 'duplicate')
+    await deps.documents.recordTransition(input.tenantId, responseDocumentId, Transition.delivered);
+  return {
+    outcome: out.outcome,
+    responseDocumentId,
+    to,
+    endpoint: endpoint.url,
+    messageId: message.messageId,
+    ...(reason !== undefined ? { reason } : {}),
+  };
+}
+
+async function recordAttempt(
+  deps: InvoiceResponseSendDeps,
+  input: SendInvoiceResponseAttempt,
+  responseDocumentId: string,
+  what: string,
+): Promise<void> {
+  // A response that could not be built is not stored: its attempts live on the run and its error event.
+  if (!(await deps.documents.findStored(input.tenantId, responseDocumentId))) return;
+  await deps.documents.recordTransition(input.tenantId, responseDocumentId, Transition.sendAttempt, {
+    attempt: input.attempt,
+    detail: `Invoice response ${input.statusCode} attempt ${input.attempt} to ${what}`.slice(0, 1000),
+  });
+}
+
+/** The response as the buyer party's outbound document, written once (a retried attempt finds it). */
+async function storeResponse(
+  deps: InvoiceResponseSendDeps,
+  input: SendInvoiceResponseAttempt,
+  documentId: string,
+  partyId: string,
+  bytes: Buffer,
+  validation: string,
+) {
+  const { tenantId } = input;
+  const blob = await deps.blobs.put(Readable.from([bytes]), {
+    limit: bytes.length,
+    filename: `${documentId}.xml`,
+    contentType: 'application/xml',
+    metadata: { tenantId, documentId, kind: 'invoice-response' },
+  });
+  const doc = await deps.documents.insertOutbound({
+    tenantId,
+    documentId,
+    partyId,
+    channel: 'peppol',
+    createdBy: 'api',
+    contentType: 'application/xml',
+    size: blob.size,
+    sha256: blob.sha256,
+    blobId: blob.blobId,
+  });
+  if (!doc) {
+    // An earlier try of this step stored it: that one is the message.
+    await deps.blobs.delete(blob.blobId).catch(() => undefined);
+    const existing = await deps.documents.findStored(tenantId, documentId);
+    if (!existing)
+      throw new GatewayError('STORAGE_FAILED', `invoice response ${documentId} could not be recorded`, {
+        retryable: true,
+      });
+    return existing;
+  }
+  // Not an upload: the record is its own acceptance; its kind and verdict are its detection and validation entries.
+  await deps.documents.accept(tenantId, documentId);
+  await deps.documents.appendHistory(
+    tenantId,
+    documentId,
+    { key: 'detect', state: DocumentState.Detected, detail: 'peppol-invoice-response' },
+    {
+      format: {
+        id: 'peppol-invoice-response',
+        name: 'Peppol Invoice Response 3',
+        syntax: 'UBL',
+        documentType: 'ApplicationResponse',
+        customizationId: INVOICE_RESPONSE_CUSTOMIZATION_ID,
+        profileId: INVOICE_RESPONSE_PROFILE_ID,
+        documentTypeId: INVOICE_RESPONSE_DOCUMENT_TYPE.value,
+      },
+    },
+  );
+  await deps.documents.recordTransition(
+    tenantId,
+    documentId,
+    validation.startsWith('not validated') ? Transition.notValidated : Transition.validated,
+    { detail: validation || 'validated' },
+  );
+  return doc;
+}
+
+/** What publishing the InvoiceResponseSent* events needs besides the documents. */
+export interface InvoiceResponseEventDeps extends DocumentStore {
+  directory: Pick<DirectoryRepository, 'findParty'>;
+  events: EventSink;
+}
+
+/**
+ * InvoiceResponseSent / InvoiceResponseSentRetry / InvoiceResponseSentError (InvoiceSent's structure, spec 6.3):
+ * `documentId` the response, `refToDocumentId` the received invoice it answers. The event id comes from the workflow,
+ * so a retried step publishes once. A final error also goes on the response's history.
+ */
+export async function publishInvoiceResponseEvent(
+  deps: InvoiceResponseEventDeps,
+  input: InvoiceResponseEventInput,
+): Promise<{ eventId: string }> {
+  const received = await deps.documents.findStored(input.tenantId, input.documentId);
+  if (!received) throw notFound(input.documentId, 'not found');
+  const stored = await deps.documents.findStored(input.tenantId, input.responseDocumentId);
+  if (stored && input.topic === 'InvoiceResponseSentRetry') {
+    await deps.documents.recordTransition(input.tenantId, input.responseDocumentId, Transition.retry, {
+      attempt: input.attempt,
+      detail: input.reason ?? 'retry',
+      ...(input.nextAttemptOn ? { nextAttemptOn: new Date(input.nextAttemptOn) } : {}),
+    });
+  }
+  if (stored && input.topic === 'InvoiceResponseSentError') {
+    await deps.documents.recordTransition(input.tenantId, input.responseDocumentId, Transition.sendError, {
+      detail: input.reason ?? 'not delivered',
+    });
+  }
+  const party = await deps.directory.findParty(received.partyId);
+  const status = INVOICE_RESPONSE_STATUS[input.statusCode];
+  const what = `Invoice response ${input.statusCode} (${status}) for invoice ${input.documentId}`;
+  const message =
+    input.topic === 'InvoiceResponseSent'
+      ? `${what} delivered to ${input.to}`
+      : input.topic === 'InvoiceResponseSentRetry'
+        ? `${what} not delivered yet (attempt ${input.attempt}): ${input.reason ?? ''}; next attempt ${input.nextAttemptOn ?? ''}`
+        : `${what} could not be delivered${input.to ? ` to ${input.to}` : ''}: ${input.reason ?? ''}`;
+  const { event } = await deps.events.publishEvent({
+    id: input.eventId,
+    tenantId: input.tenantId,
+    topic: input.topic,
+    party:
+      party && party.tenantId === input.tenantId
+        ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
+        : null,
+    documentId: input.responseDocumentId,
+    refToDocumentId: input.documentId,
+    message: message.slice(0, 2000),
+    details: {
+      id: input.responseDocumentId,
+      recipient: input.to,
+      endpoint: input.endpoint,
+      protocol: input.endpoint ? 'peppol' : '',
+      attempt: String(input.attempt),
+      messageId: input.messageId,
+      statusCode: input.statusCode,
+      status,
+      targetDocumentTypeId: formatId(INVOICE_RESPONSE_DOCUMENT_TYPE),
+      ...(input.reason !== undefined ? { reason: input.reason } : {}),
+      ...(input.nextAttemptOn !== undefined ? { nextAttemptOn: input.nextAttemptOn } : {}),
+    },
+    createdBy: 'api',
+  });
+  return { eventId: event.id };
+}
+
+export interface InvoiceResponseSendingSteps {
+  sendInvoiceResponseAttempt: (input: SendInvoiceResponseAttempt) => Promise<SendInvoiceResponseAttemptResult>;
+  publishInvoiceResponseEvent: (input: InvoiceResponseEventInput) => Promise<{ eventId: string }>;
+}
+
+export function createInvoiceResponseSending(
+  deps: InvoiceResponseSendDeps & InvoiceResponseEventDeps,
+): InvoiceResponseSendingSteps {
+  return {
+    sendInvoiceResponseAttempt: (input) => sendInvoiceResponseAttempt(deps, input),
+    publishInvoiceResponseEvent: (input) => publishInvoiceResponseEvent(deps, input),
+  };
+}
