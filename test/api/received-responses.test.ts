@@ -57,14 +57,19 @@ interface StatusBody {
   buyerResponse?: { statusCode: string; responseDocumentId: string; detail?: string };
 }
 
+/** An electronic address as an invoice writes it (EAS scheme code, then the value) from `<icd>:<value>`. */
+function easEndpoint(participant: string): { scheme: string; value: string } {
+  return { scheme: participant.slice(0, 4), value: participant.slice(5) };
+}
+
 function response(invoiceId: string, over: Partial<InvoiceResponseBuildInput> = {}): Buffer {
   return Buffer.from(
     buildInvoiceResponse({
       id: randomUUID(),
       issuedAt: new Date(),
       statusCode: 'AP',
-      sender: { endpoint: BUYER, name: 'Buyer' },
-      receiver: { endpoint: peppolParticipant(PARTY), name: 'Seller' },
+      sender: { endpoint: easEndpoint(BUYER.value), name: 'Buyer' },
+      receiver: { endpoint: easEndpoint(PARTY), name: 'Seller' },
       invoice: { id: invoiceId, issueDate: '2026-01-15', typeCode: '380' },
       ...over,
     }),
@@ -313,7 +318,7 @@ describe('received invoice responses and orders: matched, recorded and announced
       message: expect.stringContaining(`unknown invoice ${invoice.number}`),
     });
     const otherSeller = await receive(
-      response(invoice.number, { receiver: { endpoint: peppolParticipant('0106:99999999'), name: 'X' } }),
+      response(invoice.number, { receiver: { endpoint: easEndpoint('0106:99999999'), name: 'X' } }),
       INVOICE_RESPONSE_DOCUMENT_TYPE,
     );
     expect(published.find((e) => e.id === otherSeller.eventId)?.refToDocumentId).toBe('');
