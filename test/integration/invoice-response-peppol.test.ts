@@ -90,7 +90,9 @@ describe('an Invoice Response from one gateway to another (real Temporal, DNS, S
       name: 'Company A',
     });
     supplierToken = await supplier.token(await supplier.createClient([supplierTenant]));
-    front = createServer((req, res) => supplier.app(req, res));
+    front = createServer((req, res) => {
+      supplier.app(req, res);
+    });
     await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
     frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
     const seller = peppolParticipant(SELLER);
@@ -284,7 +286,7 @@ describe('an Invoice Response from one gateway to another (real Temporal, DNS, S
         },
       },
     });
-    const input = { tenantId: supplierTenant, messageId: stored!._id as string };
+    const input = { tenantId: supplierTenant, messageId: stored!._id };
     const detection = await receive.detectReceivedFormat(input);
     const validation = await receive.validateReceivedDocument({ ...input, formatId: 'peppol-invoice-response' });
     expect(validation.kind).toBe('valid');
