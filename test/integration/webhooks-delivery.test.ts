@@ -773,9 +773,11 @@ describe('webhook delivery on the real Temporal dev server', () => {
     const received = await t.hook({ url: `${r.url}/received`, topic: '*Received', secureKey: KEY }, t.p1.partyId);
     const invoice = await t.hook({ url: `${r.url}/invoice`, topic: 'Invoice*', secureKey: KEY }, t.p1.partyId);
     const fallback = await t.hook({ url: `${r.url}/fallback`, topic: 'Send*Fallback', secureKey: KEY }, t.p1.partyId);
-    const route = async (topic: string) => (await t.publish({ topic, party: t.p1 })).deliveries.map((d) => d.hookId);
+    const route = async (topic: string, details?: Record<string, string>) =>
+      (await t.publish({ topic, party: t.p1, ...(details ? { details } : {}) })).deliveries.map((d) => d.hookId);
     expect(await route('SendAlpha')).toEqual([send.id]);
-    expect(await route('OrderReceived')).toEqual([received.id]);
+    const order = { id: 'o-1', sender: '0106:1', createdBy: 'peppol', documentTypeId: 'urn:order', orderId: 'PO-1' };
+    expect(await route('OrderReceived', order)).toEqual([received.id]);
     expect(await route('InvoiceReceivedError')).toEqual([invoice.id]);
     // Two wildcards match: equal rank, the smaller hook id wins.
     expect(await route('SendInvoiceFallback')).toEqual([[send.id, fallback.id].sort()[0]]);
