@@ -493,10 +493,10 @@ describe('hook API', () => {
     });
 
     it('records dead-letter and dropped events and shows them in the batch', async () => {
-      // tenantB: nothing subscribed to OrderReceived.
+      // tenantB: nothing subscribed to OrderChangeReceived (a topic with no details schema).
       const dead = await ctx.webhooks.publisher.publishEvent({
         tenantId: 'tenantB',
-        topic: 'OrderReceived',
+        topic: 'OrderChangeReceived',
         party: { partyId: PB, legalEntityId: `BE:${PB}` },
         message: 'order',
         createdBy: 'peppol',
@@ -537,7 +537,7 @@ describe('hook API', () => {
       for (let i = 0; i < 7; i++) {
         const r = await ctx.webhooks.publisher.publishEvent({
           tenantId: 'tenantA',
-          topic: 'InvoiceResponseReceived',
+          topic: 'CatalogueReceived',
           party: { partyId: PA2, legalEntityId: `NL:${PA2}` },
           message: `r${i}`,
           createdBy: 'peppol',
@@ -557,7 +557,7 @@ describe('hook API', () => {
       let cursor: string | null = '';
       for (let page = 0; page < 10 && cursor !== null; page++) {
         const res = await get(
-          `/api/v1/events?topic=InvoiceResponseReceived&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+          `/api/v1/events?topic=CatalogueReceived&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
           tokenA,
         );
         expect(res.status).toBe(200);
@@ -568,7 +568,7 @@ describe('hook API', () => {
       expect(seen).toEqual(expected);
 
       const window = await get(
-        `/api/v1/events?topic=InvoiceResponseReceived&since=2031-01-01T00:00:01Z&until=2031-01-01T00:00:03Z`,
+        `/api/v1/events?topic=CatalogueReceived&since=2031-01-01T00:00:01Z&until=2031-01-01T00:00:03Z`,
         tokenA,
       );
       expect((window.body as { items: { message: string }[] }).items.map((e) => e.message).sort()).toEqual([
@@ -580,13 +580,13 @@ describe('hook API', () => {
       // legalEntityId form of the party works too; a user token sees its own party only.
       expect(
         (
-          (await get(`/api/v1/events?topic=InvoiceResponseReceived&partyId=NL:${PA2}`, tokenA)).body as {
+          (await get(`/api/v1/events?topic=CatalogueReceived&partyId=NL:${PA2}`, tokenA)).body as {
             items: unknown[];
           }
         ).items,
       ).toHaveLength(7);
       expect(
-        ((await get('/api/v1/events?topic=InvoiceResponseReceived', userToken)).body as { items: unknown[] }).items,
+        ((await get('/api/v1/events?topic=CatalogueReceived', userToken)).body as { items: unknown[] }).items,
       ).toHaveLength(0);
       expect((await get(`/api/v1/events?partyId=${PA2}`, userToken)).status).toBe(403);
     });
