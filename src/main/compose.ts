@@ -73,7 +73,7 @@ function servedPartyCache(
 ): (participant: ParticipantId) => Promise<ServedParty | null> {
   const cache = new Map<string, { party: ServedParty; until: number }>();
   return async (participant) => {
-    const key = participant.value;
+    const key = participant.value.toLowerCase();
     const hit = cache.get(key);
     if (hit && hit.until > Date.now()) return hit.party;
     const party = await lookup(key);
@@ -100,8 +100,7 @@ export function composeAs4Receiver(
     store: new As4InboundRepository(core.db.models, core.db.blobs),
     // Participant identifiers are case-insensitive; party ids are stored as registered.
     findParty: servedPartyCache(async (participant) => {
-      const party =
-        (await core.directory.findParty(participant)) ?? (await core.directory.findParty(participant.toLowerCase()));
+      const party = await core.directory.findPartyByParticipant(participant);
       return party ? { tenantId: party.tenantId, partyId: party.partyId } : null;
     }),
     // An MLS addressed to our own service provider id is the document of the party whose message it answers.

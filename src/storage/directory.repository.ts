@@ -17,6 +17,11 @@ async function insertUnique(create: () => Promise<unknown>, what: string): Promi
 }
 export type PartyRecord = PartyDoc;
 
+/** Peppol participant identifiers compare case-insensitively. */
+function participantKey(partyId: string): string {
+  return partyId.toLowerCase();
+}
+
 /**
  * Tenants, parties, clients and users: the access model of spec 2.1. Tenants and parties are inserted once. A client
  * or user changes (secrets, grants, links) only while its writer holds the lease on it, so two operators changing one
@@ -48,7 +53,8 @@ export class DirectoryRepository {
     if (!(await this.getTenant(input.tenantId)))
       throw new GatewayError('NOT_FOUND', `tenant ${input.tenantId} not found`);
     // Keyed by the party identifier itself: the lookup on every {partyId} request is then a key lookup.
-    const doc = { _id: input.partyId, ...input, createdAt: new Date() };
+    // The participant key is unique too: a party whose id differs from another's only in case is the same participant.
+    const doc = { _id: input.partyId, ...input, participantKey: participantKey(input.partyId), createdAt: new Date() };
     await insertUnique(() => this.models.Party.create(doc), `party ${input.partyId}`);
     return doc;
   }
@@ -62,6 +68,16 @@ export class DirectoryRepository {
 
   async findParty(partyId: string): Promise<PartyRecord | null> {
     return this.models.Party.findById(partyId).lean<PartyRecord>().exec();
+  }
+
+  /** The party that is this Peppol participant (`<scheme>:<value>`), whatever the case of either. */
+  async findPartyByParticipant(participant: string): Promise<PartyRecord | null> {
+    return (
+      (await this.findParty(participant)) ??
+      this.models.Party.findOne({ participantKey: participantKey(participant) })
+        .lean<PartyRecord>()
+        .exec()
+    );
   }
 
   async createClient(input: {

@@ -26,6 +26,11 @@ export interface PartyDoc {
   tenantId: string;
   /** Path form `<scheme>:<number>`, e.g. `0106:12345678` (spec 2.3). Unique across the gateway. */
   partyId: string;
+  /**
+   * The party id lower-cased: Peppol participant identifiers (iso6523-actorid-upis) are case-insensitive, so two
+   * parties that differ only in case would be one participant. Unique; the AS4 receiver finds a party by it.
+   */
+  participantKey: string;
   /** Payload form `<country>:<scheme>:<number>`, the legalEntityId. */
   legalEntityId: string;
   name: string;
@@ -174,10 +179,19 @@ export function buildModels(conn: Connection) {
   );
 
   const party = new Schema<PartyDoc>(
-    { _id: str, tenantId: str, partyId: str, legalEntityId: str, name: str, createdAt: { type: Date, required: true } },
+    {
+      _id: str,
+      tenantId: str,
+      partyId: str,
+      participantKey: str,
+      legalEntityId: str,
+      name: str,
+      createdAt: { type: Date, required: true },
+    },
     { versionKey: false },
   );
   party.index({ partyId: 1 }, { unique: true });
+  party.index({ participantKey: 1 }, { unique: true });
   party.index({ tenantId: 1, partyId: 1 });
 
   const client = new Schema<ClientDoc>(

@@ -267,6 +267,39 @@ describe('POST /as4', () => {
     });
   });
 
+  it('serves a party registered with capitals whatever the case of the participant id a message carries', async () => {
+    const tenant = await ctx.core.directory.createTenant({ name: 'capitals tenant' });
+    const partyId = '0184:DK12345678';
+    await ctx.core.directory.createParty({
+      tenantId: tenant._id,
+      partyId,
+      legalEntityId: 'DK:0184:DK12345678',
+      name: 'DK',
+    });
+    // The same participant in another case is not a second party.
+    await expect(
+      ctx.core.directory.createParty({
+        tenantId: tenant._id,
+        partyId: '0184:dk12345678',
+        legalEntityId: 'DK:x',
+        name: 'x',
+      }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    for (const value of ['0184:dk12345678', '0184:DK12345678', '0184:Dk12345678']) {
+      const header = { ...HEADER, receiver: peppolParticipant(value) };
+      const msg = message(pki, { header, sbd: sbd({ receiver: header.receiver }) });
+      const res = await post(msg);
+      const signal = readSignal(res.text, {
+        sentMessageId: msg.messageId,
+        sentReferences: msg.references,
+        apCertificateAuthorities: [pki.apCa.certificate],
+      });
+      expect([value, signal.kind]).toEqual([value, 'receipt']);
+      const record = await ctx.core.db.models.As4Inbound.findById(msg.messageId).lean().exec();
+      expect(record).toMatchObject({ tenantId: tenant._id, partyId });
+    }
+  });
+
   it('stores an MLS to our service provider id under the party whose message it answers; refuses one about none', async () => {
     const tenant = await ctx.core.directory.createTenant({ name: 'mls tenant' });
     const partyId = '0106:80808080';

@@ -6,6 +6,7 @@ const party = (tenantId: string, partyId: string, legalEntityId: string): PartyR
   _id: partyId,
   tenantId,
   partyId,
+  participantKey: partyId.toLowerCase(),
   legalEntityId,
   name: partyId,
   createdAt: new Date(0),
