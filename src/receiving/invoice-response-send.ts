@@ -27,6 +27,7 @@ import {
   type StatusReasonCode,
 } from '../peppol/invoice-response';
 import { buildSbd } from '../peppol/sbdh';
+import type { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { signAndExchange } from '../sending/delivery';
 import type { DocumentValidator, EventSink, PeppolSender, PeppolUnavailable } from '../sending/ports';
 import type { DirectoryRepository } from '../storage/directory.repository';
@@ -126,6 +127,8 @@ export interface InvoiceResponseSendDeps extends DocumentStore {
   peppolSender: PeppolSender | PeppolUnavailable;
   /** The official-rule validator: a response the pinned rules refuse is never sent. */
   validator: DocumentValidator;
+  /** Which document an MLS answering the response's message is about (it names the SBDH instance only). */
+  sentInstances?: Pick<SentInstanceRepository, 'record'>;
 }
 
 const notFound = (documentId: string, why: string) =>
@@ -208,6 +211,13 @@ export async function sendInvoiceResponseAttempt(
     instanceIdentifier: ids.conversationId,
     creationDateAndTime: firstAttemptAt,
     payload: { xml: bytes },
+  });
+  await deps.sentInstances?.record({
+    instanceId: ids.conversationId,
+    tenantId: input.tenantId,
+    documentId: responseDocumentId,
+    partyId: received.partyId,
+    generation: 0,
   });
   const { message, out } = await signAndExchange(deps.heartbeat, sender, {
     sbd: sbd.xml,

@@ -118,6 +118,17 @@ export class Phase4Receiver {
     return new Phase4Receiver(proc, ready.slice('READY '.length).trim());
   }
 
+  private consumedReceipts = 0;
+
+  /** The next message phase4 received (in arrival order, each once): its id and the file its SBD is in. */
+  async nextReceived(timeoutMs = 60_000): Promise<{ messageId: string; file: string }> {
+    const index = this.consumedReceipts++;
+    const received = (): string[] => this.proc.lines.filter((l) => l.startsWith('RECEIVED '));
+    await this.proc.waitFor(() => received().length > index, timeoutMs);
+    const [, messageId, file] = (received()[index] as string).split(' ');
+    return { messageId: messageId as string, file: file as string };
+  }
+
   /** The file phase4 stored the SBD of `messageId` in. */
   async received(messageId: string): Promise<string> {
     const line = await this.proc.waitFor((l) => l.startsWith(`RECEIVED ${messageId} `), 10_000);
