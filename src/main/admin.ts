@@ -6,6 +6,7 @@ import { isLegalEntityId, isPartyId, legalEntityIdOf } from '../core/identifiers
 import { generateClientSecret, hashClientSecret, hashSecret, validateIntegrationPassword } from '../auth/secret-hash';
 import { composeCore, type Core } from './compose';
 import { JsonZoneFile, seedDemo } from './seed-demo';
+import { runSelfCheck } from './self-check';
 import { reconcileStorage, type SendRunLookup } from '../maintenance/reconcile';
 import { resendDocument, retryDocumentNow, type SendRunControl } from '../sending/operator';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
@@ -31,6 +32,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   reconcile [--dry-run]          compare stored documents with their workflows, remove bytes nothing refers to
   document resend --tenant ID --document-id ID      a sales invoice in InvoiceSentError gets a new run
   document retry-now --tenant ID --document-id ID   a sales invoice waiting between attempts makes its next one now
+  self-check                     rule packs, xmllint, the demo invoice validated, the Peppol key (exit 1 on a failure)
 `;
 
 type Options = Record<string, string | boolean | undefined>;
@@ -223,6 +225,17 @@ if (require.main === module) {
     process.exit(args.length === 0 ? 2 : 0);
   }
   const json = args.includes('--json');
+  if (args[0] === 'self-check') {
+    // Needs no database or Temporal: it checks what this installation can do on its own.
+    void runSelfCheck(loadConfig()).then((report) => {
+      const lines = report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`);
+      process.stdout.write(`${json ? JSON.stringify(report, null, 2) : lines.join('\n')}\n`);
+      process.exitCode = report.ok ? 0 : 1;
+    });
+  } else runCommand(args, json);
+}
+
+function runCommand(args: string[], json: boolean): void {
   // Logs go to stdout; keep them quiet so the command's own output (e.g. --json) is all that is printed.
   composeCore(loadConfig(), 'admin', { logLevel: 'error' })
     .then(async (core) => {

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../config/load-config';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
+import { rulePacksReadiness, requireSelfCheck } from './self-check';
 import { composeApp, composeCore, composeDocumentPool, composeIdentity, createMetricsRegistry } from './compose';
 import { scheduleReconcile } from '../maintenance/reconcile-schedule';
 import { composeWebhookApi } from './webhooks';
@@ -14,6 +15,7 @@ export interface RunningApi {
 
 /** API process: config → database + one Temporal client → createApp → listen; drains on SIGTERM. */
 export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
+  await requireSelfCheck(config);
   const core = await composeCore(config, 'api');
   const { signingKeys, tokens } = await composeIdentity(core);
   // One Temporal connection for the process: document runs and webhook deliveries start on the same client.
@@ -32,6 +34,7 @@ export async function startApi(config: Readonly<Config>): Promise<RunningApi> {
     metrics,
     webhooks: webhooks.services,
     ...(documentWork ? { documentWork } : {}),
+    readiness: { rules: rulePacksReadiness(config) },
   });
   const reconcile =
     config.reconcile.intervalMs > 0

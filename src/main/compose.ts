@@ -174,6 +174,8 @@ export function composeApp(
     as4?: AppDeps['as4'];
     revocation?: RevocationChecker;
     documentWork?: AppDeps['documentWork'];
+    /** Readiness checks besides the database and Temporal (the API process adds the rule packs). */
+    readiness?: AppDeps['readiness'];
   },
 ): Application {
   const revocation = options.revocation ? { revocation: options.revocation } : {};
@@ -189,7 +191,7 @@ export function composeApp(
     documents: core.documents,
     blobs: core.db.blobs,
     workflows,
-    readiness: { database: () => core.db.ping(), temporal: () => workflows.ping() },
+    readiness: { database: () => core.db.ping(), temporal: () => workflows.ping(), ...options.readiness },
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     peppol: options.peppol ?? composePeppolApi(core.config, core.db.models, core.logger, revocation),
     ...(as4 ? { as4 } : {}),

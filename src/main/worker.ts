@@ -8,6 +8,7 @@ import {
 } from '@temporalio/worker';
 import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
+import { requireSelfCheck } from './self-check';
 import { composeCore, composeDocumentPool, validatorOptions } from './compose';
 import { PeppolDirectoryRepository } from '../storage/peppol/peppol-directory.repository';
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
@@ -76,6 +77,7 @@ export async function startWorker(
   config: Readonly<Config>,
   overrides: Partial<WorkerOptions> = {},
 ): Promise<RunningWorker> {
+  await requireSelfCheck(config);
   installRuntime(config);
   const core = await composeCore(config, 'worker');
   const connection = await NativeConnection.connect({ address: config.temporal.address });
