@@ -37,6 +37,7 @@ import {
   FACTURX_BASIC_WL,
   FACTURX_EXTENDED,
   FACTURX_EXTENDED_CTC_FR,
+  FACTURX_LEGACY_IDS,
   FACTURX_MINIMUM,
   FALLBACK,
   GENERIC_PREFIX,
@@ -62,8 +63,10 @@ import {
   XRECHNUNG_3_CVD,
   XRECHNUNG_3_EXTENSION,
   ZF1_ROOT,
+  ZUGFERD2_EN16931_UPPER,
   ZUGFERD1_GUIDELINE,
   type FormatDefinition,
+  type Matcher,
   type Syntax,
 } from './vocabulary';
 import { NS } from './xml/namespaces';
@@ -327,6 +330,10 @@ const PINT_TARGETS_BY_CODE: Readonly<Record<string, Omit<TargetFlavour, 'id' | '
   },
 };
 
+/** Matchers for the older or variant BT-24 spellings of a Factur-X / ZUGFeRD profile (see FACTURX_LEGACY_IDS). */
+const legacy = (profile: keyof typeof FACTURX_LEGACY_IDS): Matcher[] =>
+  FACTURX_LEGACY_IDS[profile].map((v) => eq(v.id, { version: v.version }));
+
 // ---------------------------------------------------------------------------------------------------------------------
 // The catalogue
 
@@ -526,7 +533,11 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       urn: CII_URN,
       aliases: [EN16931],
       roots: [CII_ROOT],
-      match: [eq(EN16931), { score: FALLBACK, customizationId: { pattern: EN16931_UNKNOWN_CIUS } }],
+      match: [
+        eq(EN16931),
+        eq(ZUGFERD2_EN16931_UPPER),
+        { score: FALLBACK, customizationId: { pattern: EN16931_UNKNOWN_CIUS } },
+      ],
       version: '2017',
     },
     rules: { packs: [CII_SCHEMA, EN16931_CII] },
@@ -564,6 +575,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       match: [
         eq(FACTURX_BASIC, { version: '1.0' }),
         eq(`${EN16931}#compliant#urn:zugferd.de:2p0:basic`, { version: '2.0' }),
+        ...legacy('basic'),
       ],
     },
     rules: facturx('basic'),
@@ -582,7 +594,12 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       syntax: 'CII',
       urn: EN16931,
       roots: [CII_ROOT],
-      match: [eq(EN16931, { container: 'pdf', score: EXACT + 50 })],
+      match: [
+        eq(EN16931, { container: 'pdf', score: EXACT + 50 }),
+        eq(ZUGFERD2_EN16931_UPPER, { container: 'pdf', score: EXACT + 50, version: '2.0' }),
+        // These name Factur-X themselves, so bare XML carrying them is Factur-X too.
+        ...legacy('en16931'),
+      ],
       version: '2017',
     },
     rules: facturx('en16931'),
@@ -605,6 +622,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       match: [
         eq(FACTURX_EXTENDED, { version: '1.0' }),
         eq(`${EN16931}#conformant#urn:zugferd.de:2p0:extended`, { version: '2.0' }),
+        ...legacy('extended'),
       ],
     },
     rules: facturx('extended'),

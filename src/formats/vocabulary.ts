@@ -101,6 +101,33 @@ export const FACTURX_EXTENDED_CTC_FR = `${EN16931}#conformant#urn.cpro.gouv.fr:1
 
 export const ZUGFERD1_GUIDELINE = 'urn:ferd:CrossIndustryDocument:invoice:1p0';
 
+/**
+ * BT-24 spellings that Factur-X 1.0 / ZUGFeRD 2.x producers wrote besides the published identifiers above, each
+ * detected as its profile (the profile's official rules then judge the document, BT-24 included):
+ * - the colon form of the first Factur-X 1.0 drafts (2017), kept by early producers until about 2019
+ *   (`urn:cen.eu:en16931:2017:compliant:factur-x.eu:1p0:<profile>`; Mustang's validator and FNFE's own BASIC samples
+ *   carry it);
+ * - the ZUGFeRD 2.0 specification's own spelling with an upper-case `EN16931`;
+ * - a `#compliant#` form naming the EN 16931 profile, which some producers write although the profile's identifier is
+ *   plain `urn:cen.eu:en16931:2017`.
+ */
+export const FACTURX_LEGACY_IDS = {
+  basic: [
+    { id: `${EN16931}:compliant:factur-x.eu:1p0:basic`, version: '1.0' },
+    { id: 'urn:cen.eu:EN16931:2017#compliant#urn:zugferd.de:2p0:basic', version: '2.0' },
+  ],
+  en16931: [
+    { id: `${EN16931}:compliant:factur-x.eu:1p0:en16931`, version: '1.0' },
+    { id: `${EN16931}#compliant#urn:factur-x.eu:1p0:en16931`, version: '1.0' },
+  ],
+  extended: [
+    { id: `${EN16931}:compliant:factur-x.eu:1p0:extended`, version: '1.0' },
+    { id: 'urn:cen.eu:EN16931:2017#conformant#urn:zugferd.de:2p0:extended', version: '2.0' },
+  ],
+} as const;
+/** The ZUGFeRD 2.0 specification's spelling of the EN 16931 (COMFORT) profile's identifier. */
+export const ZUGFERD2_EN16931_UPPER = 'urn:cen.eu:EN16931:2017';
+
 export const RETIRED_UBL_ADVICE =
   'Send NLCIUS (SI-UBL 2.0, CustomizationID urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0) or ' +
   'Peppol BIS Billing 3.0 (CustomizationID ' +
