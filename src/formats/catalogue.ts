@@ -62,9 +62,12 @@ import {
   XRECHNUNG_3,
   XRECHNUNG_3_CVD,
   XRECHNUNG_3_EXTENSION,
+  XRECHNUNG_RETIRED,
+  xrechnungRetiredRefusal,
   ZF1_ROOT,
   ZUGFERD2_EN16931_UPPER,
   ZUGFERD1_GUIDELINE,
+  ZUGFERD1_REFUSAL,
   type FormatDefinition,
   type Matcher,
   type Syntax,
@@ -745,6 +748,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
         roots: [ZF1_ROOT],
         match: [eq(`${ZUGFERD1_GUIDELINE}:${profile}`)],
         version: '1.0',
+        refused: { code: 'UNKNOWN_FORMAT', message: ZUGFERD1_REFUSAL },
       },
       rules: UNAVAILABLE_ZUGFERD1,
     }),
@@ -847,6 +851,49 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       refused: { code: 'UNKNOWN_FORMAT', message: SI_UBL_1_REFUSAL },
     }),
     rules: NOT_MAPPED,
+  }),
+  // XRechnung 2.x (UBL and CII, the extension included): each release named with the day it stopped being accepted.
+  ...XRECHNUNG_RETIRED.flatMap((r) => {
+    const id = `xrechnung-${r.version}`;
+    const refused = { code: 'UNKNOWN_FORMAT', message: xrechnungRetiredRefusal(r) } as const;
+    const match = [
+      {
+        score: EXACT + 50,
+        customizationId: {
+          pattern: new RegExp(
+            String.raw`^urn:cen\.eu:en16931:2017#compliant#urn:(?:xoev-de:kosit:standard|xeinkauf\.de:kosit):` +
+              String.raw`xrechnung_${r.version.replace('.', '\\.')}(?:#.*)?$`,
+          ),
+        },
+      },
+    ];
+    const urn = `${EN16931}#compliant#urn:xoev-de:kosit:standard:xrechnung_${r.version}`;
+    return [
+      entry({
+        formats: ublInvoiceAndCreditNote({
+          id: `${id}-ubl`,
+          name: `XRechnung ${r.version} UBL (retired)`,
+          urn,
+          version: r.version,
+          match,
+          refused,
+        }),
+        rules: NOT_MAPPED,
+      }),
+      entry({
+        formats: {
+          id: `${id}-cii`,
+          name: `XRechnung ${r.version} CII (retired)`,
+          syntax: 'CII',
+          urn,
+          roots: [CII_ROOT],
+          match,
+          version: r.version,
+          refused,
+        },
+        rules: NOT_MAPPED,
+      }),
+    ];
   }),
   entry({
     formats: {

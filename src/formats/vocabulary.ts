@@ -137,6 +137,31 @@ export const RETIRED_UBL_ADVICE =
 export const SI_UBL_1_REFUSAL =
   'SI-UBL 1.2 (and older SI-UBL 1.x) is not allowed on the Peppol network since 1 January 2024. ' + RETIRED_UBL_ADVICE;
 
+/**
+ * Retired XRechnung releases: the day KoSIT stopped accepting each (the next release took effect; since 2.1.1 releases
+ * take effect on 1 February and 1 August) and its successor.
+ */
+export const XRECHNUNG_RETIRED: ReadonlyArray<{ version: string; until: string; successor: string }> = [
+  { version: '2.0', until: '1 February 2022', successor: '2.1' },
+  { version: '2.1', until: '1 August 2022', successor: '2.2' },
+  { version: '2.2', until: '1 August 2023', successor: '2.3' },
+  { version: '2.3', until: '1 February 2024', successor: '3.0' },
+];
+
+export function xrechnungRetiredRefusal(r: { version: string; until: string; successor: string }): string {
+  return (
+    `XRechnung ${r.version} is retired: it has not been accepted since ${r.until}, when XRechnung ${r.successor} ` +
+    `replaced it. Send XRechnung 3.0 (CustomizationID ${XRECHNUNG_3}, or ${XRECHNUNG_3_EXTENSION} for the ` +
+    'extension).'
+  );
+}
+
+/** ZUGFeRD 1.0 predates EN 16931; since the German B2B e-invoicing rules of 2025 it is no longer an e-invoice. */
+export const ZUGFERD1_REFUSAL =
+  'ZUGFeRD 1.0 does not meet EN 16931 and has not been a valid e-invoice in Germany since 1 January 2025 (the ' +
+  'Federal Ministry of Finance accepts ZUGFeRD from 2.0.1 on). Send Factur-X 1.0 / ZUGFeRD 2.x (profile BASIC, ' +
+  `EN 16931, EXTENDED or XRECHNUNG; e.g. GuidelineID ${EN16931}) or XRechnung 3.0 (${XRECHNUNG_3}).`;
+
 // ---------------------------------------------------------------------------------------------------------------------
 // Scores: exact identifier > anchored pattern > prefix > fallback. Combined conditions add on top.
 
