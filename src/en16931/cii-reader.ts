@@ -312,7 +312,8 @@ export function readCii(doc: ReadDocument): ReadResult {
     );
   }
   const terms = r(settlement, 'SpecifiedTradePaymentTerms');
-  inv.paymentTerms = val(terms, 'Description');
+  // BT-20 as written: XRechnung's structured lines (BR-DE-18) end with a line break.
+  inv.paymentTerms = x.takeVerbatim(r(terms, 'Description'));
   inv.paymentDueDate = dt(r(terms, 'DueDateDateTime'), 'BT-9');
   const mandate = val(terms, 'DirectDebitMandateID');
   if (mandate !== undefined) {

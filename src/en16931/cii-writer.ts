@@ -277,6 +277,15 @@ export function writeCii(inv: Invoice): WriteResult {
       `card network "${inv.extensions.cardNetworkId}" (UBL cac:CardAccount/cbc:NetworkID): CII has no element for it`,
     );
 
+  const [firstPreceding, ...otherPreceding] = inv.precedingInvoices;
+  for (const pi of otherPreceding) {
+    const issued = pi.issueDate !== undefined ? ` issued ${pi.issueDate}` : '';
+    notCarried.push(
+      `BG-3 preceding invoice reference "${pi.reference}"${issued}: CII D16B holds one ` +
+        `ram:InvoiceReferencedDocument in the header settlement, which carries the first ("${firstPreceding?.reference}")`,
+    );
+  }
+
   const dueCode =
     inv.vatPointDateCode !== undefined
       ? (TAX_POINT_CODE_2005_TO_2475[inv.vatPointDateCode] ?? inv.vatPointDateCode)
@@ -364,15 +373,18 @@ export function writeCii(inv: Invoice): WriteResult {
     allowanceCharges,
     terms,
     summation,
-    inv.precedingInvoices.map((pi) =>
-      el(
-        'ram:InvoiceReferencedDocument',
-        {},
-        leaf('ram:IssuerAssignedID', pi.reference),
-        pi.issueDate !== undefined &&
-          el('ram:FormattedIssueDateTime', {}, leaf('qdt:DateTimeString', to102(pi.issueDate), { format: '102' })),
+    // CII D16B has one ram:InvoiceReferencedDocument in the header settlement: the first BG-3 is carried.
+    inv.precedingInvoices
+      .slice(0, 1)
+      .map((pi) =>
+        el(
+          'ram:InvoiceReferencedDocument',
+          {},
+          leaf('ram:IssuerAssignedID', pi.reference),
+          pi.issueDate !== undefined &&
+            el('ram:FormattedIssueDateTime', {}, leaf('qdt:DateTimeString', to102(pi.issueDate), { format: '102' })),
+        ),
       ),
-    ),
     inv.buyerAccountingReference !== undefined &&
       el('ram:ReceivableSpecifiedTradeAccountingAccount', {}, leaf('ram:ID', inv.buyerAccountingReference)),
   );

@@ -208,7 +208,10 @@ export const NLCIUS_RULES: Requirement[] = [
     message:
       'A seller in the Netherlands must give a KVK (scheme 0106) or OIN (scheme 0190) legal registration identifier ' +
       '(BT-30)',
-    holds: (i) => !sellerNl(i) || kvkOrOin(i.seller.legalRegistrationIdentifier?.schemeId),
+    holds: (i) =>
+      !sellerNl(i) ||
+      (kvkOrOin(i.seller.legalRegistrationIdentifier?.schemeId) &&
+        present(i.seller.legalRegistrationIdentifier?.value)),
   },
   {
     rule: 'BR-NL-2',
@@ -246,17 +249,20 @@ export const NLCIUS_RULES: Requirement[] = [
     terms: ['BT-47', 'BT-47-1'],
     message:
       'For a seller and buyer in the Netherlands the buyer legal registration identifier (BT-47) must be a KVK ' +
-      '(0106) or OIN (0190) number',
+      '(0106) or OIN (0190) number; where given it must not be empty',
+    // SI-UBL 2.0: (buyer not in NL or scheme 0106 / 0190) and (no BT-47 or a non-empty one), for a Dutch seller.
     holds: (i) =>
       !sellerNl(i) ||
-      !isNl(i.buyer.postalAddress?.countryCode) ||
-      kvkOrOin(i.buyer.legalRegistrationIdentifier?.schemeId),
+      ((!isNl(i.buyer.postalAddress?.countryCode) || kvkOrOin(i.buyer.legalRegistrationIdentifier?.schemeId)) &&
+        (i.buyer.legalRegistrationIdentifier === undefined || present(i.buyer.legalRegistrationIdentifier.value))),
   },
   {
     rule: 'BR-NL-11',
     terms: ['BG-16'],
     message: 'A seller in the Netherlands must give payment instructions (BG-16) when an amount is due',
-    holds: (i) => !sellerNl(i) || i.paymentInstructions?.meansTypeCode !== undefined || !amountDue(i),
+    // Invoices only: SI-UBL 2.0 checks the UBL Invoice root (381 is a CreditNote, BR-NL-8), NLCIUS-CII exempts 381.
+    holds: (i) =>
+      !sellerNl(i) || i.typeCode === '381' || i.paymentInstructions?.meansTypeCode !== undefined || !amountDue(i),
   },
   {
     rule: 'BR-NL-12',

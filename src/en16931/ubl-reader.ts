@@ -261,7 +261,8 @@ export function readUbl(doc: ReadDocument): ReadResult {
     pay.directDebit = { ...(pay.directDebit ?? {}), bankAssignedCreditorIdentifier: sepaCreditor };
   }
   if (pay) inv.paymentInstructions = paymentOrNothing(pay);
-  inv.paymentTerms = val(agg(root, 'PaymentTerms'), 'Note');
+  // BT-20 as written: XRechnung's structured lines (BR-DE-18) end with a line break.
+  inv.paymentTerms = x.takeVerbatim(kid(agg(root, 'PaymentTerms'), 'Note'));
 
   // BG-20 / BG-21
   for (const ac of aggs(root, 'AllowanceCharge')) {

@@ -70,6 +70,17 @@ export class ReadContext {
     return textOf(el).trim();
   }
 
+  /**
+   * Like take, but the text as written, line breaks and surrounding whitespace included, for free text whose layout
+   * carries meaning (XRechnung's `#SKONTO#…#` lines in BT-20 end with a line break, rule BR-DE-18). Blank text is ''.
+   */
+  takeVerbatim(el: ReadElement | undefined): string | undefined {
+    if (!el) return undefined;
+    this.used.add(el);
+    const text = textOf(el);
+    return text.trim() === '' ? '' : text;
+  }
+
   /** Marks an element as fully consumed (structure-only elements whose content the reader checked itself). */
   accept(el: ReadElement | undefined): void {
     if (el) this.used.add(el);

@@ -37,6 +37,7 @@ import {
   FACTURX_BASIC_WL,
   FACTURX_EXTENDED,
   FACTURX_EXTENDED_CTC_FR,
+  FACTURX_LEGACY_IDS,
   FACTURX_MINIMUM,
   FALLBACK,
   GENERIC_PREFIX,
@@ -61,9 +62,14 @@ import {
   XRECHNUNG_3,
   XRECHNUNG_3_CVD,
   XRECHNUNG_3_EXTENSION,
+  XRECHNUNG_RETIRED,
+  xrechnungRetiredRefusal,
   ZF1_ROOT,
+  ZUGFERD2_EN16931_UPPER,
   ZUGFERD1_GUIDELINE,
+  ZUGFERD1_REFUSAL,
   type FormatDefinition,
+  type Matcher,
   type Syntax,
 } from './vocabulary';
 import { NS } from './xml/namespaces';
@@ -327,6 +333,10 @@ const PINT_TARGETS_BY_CODE: Readonly<Record<string, Omit<TargetFlavour, 'id' | '
   },
 };
 
+/** Matchers for the older or variant BT-24 spellings of a Factur-X / ZUGFeRD profile (see FACTURX_LEGACY_IDS). */
+const legacy = (profile: keyof typeof FACTURX_LEGACY_IDS): Matcher[] =>
+  FACTURX_LEGACY_IDS[profile].map((v) => eq(v.id, { version: v.version }));
+
 // ---------------------------------------------------------------------------------------------------------------------
 // The catalogue
 
@@ -526,7 +536,11 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       urn: CII_URN,
       aliases: [EN16931],
       roots: [CII_ROOT],
-      match: [eq(EN16931), { score: FALLBACK, customizationId: { pattern: EN16931_UNKNOWN_CIUS } }],
+      match: [
+        eq(EN16931),
+        eq(ZUGFERD2_EN16931_UPPER),
+        { score: FALLBACK, customizationId: { pattern: EN16931_UNKNOWN_CIUS } },
+      ],
       version: '2017',
     },
     rules: { packs: [CII_SCHEMA, EN16931_CII] },
@@ -564,6 +578,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       match: [
         eq(FACTURX_BASIC, { version: '1.0' }),
         eq(`${EN16931}#compliant#urn:zugferd.de:2p0:basic`, { version: '2.0' }),
+        ...legacy('basic'),
       ],
     },
     rules: facturx('basic'),
@@ -582,7 +597,12 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       syntax: 'CII',
       urn: EN16931,
       roots: [CII_ROOT],
-      match: [eq(EN16931, { container: 'pdf', score: EXACT + 50 })],
+      match: [
+        eq(EN16931, { container: 'pdf', score: EXACT + 50 }),
+        eq(ZUGFERD2_EN16931_UPPER, { container: 'pdf', score: EXACT + 50, version: '2.0' }),
+        // These name Factur-X themselves, so bare XML carrying them is Factur-X too.
+        ...legacy('en16931'),
+      ],
       version: '2017',
     },
     rules: facturx('en16931'),
@@ -605,6 +625,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       match: [
         eq(FACTURX_EXTENDED, { version: '1.0' }),
         eq(`${EN16931}#conformant#urn:zugferd.de:2p0:extended`, { version: '2.0' }),
+        ...legacy('extended'),
       ],
     },
     rules: facturx('extended'),
@@ -727,6 +748,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
         roots: [ZF1_ROOT],
         match: [eq(`${ZUGFERD1_GUIDELINE}:${profile}`)],
         version: '1.0',
+        refused: { code: 'UNKNOWN_FORMAT', message: ZUGFERD1_REFUSAL },
       },
       rules: UNAVAILABLE_ZUGFERD1,
     }),
@@ -829,6 +851,49 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       refused: { code: 'UNKNOWN_FORMAT', message: SI_UBL_1_REFUSAL },
     }),
     rules: NOT_MAPPED,
+  }),
+  // XRechnung 2.x (UBL and CII, the extension included): each release named with the day it stopped being accepted.
+  ...XRECHNUNG_RETIRED.flatMap((r) => {
+    const id = `xrechnung-${r.version}`;
+    const refused = { code: 'UNKNOWN_FORMAT', message: xrechnungRetiredRefusal(r) } as const;
+    const match = [
+      {
+        score: EXACT + 50,
+        customizationId: {
+          pattern: new RegExp(
+            String.raw`^urn:cen\.eu:en16931:2017#compliant#urn:(?:xoev-de:kosit:standard|xeinkauf\.de:kosit):` +
+              String.raw`xrechnung_${r.version.replace('.', '\\.')}(?:#.*)?$`,
+          ),
+        },
+      },
+    ];
+    const urn = `${EN16931}#compliant#urn:xoev-de:kosit:standard:xrechnung_${r.version}`;
+    return [
+      entry({
+        formats: ublInvoiceAndCreditNote({
+          id: `${id}-ubl`,
+          name: `XRechnung ${r.version} UBL (retired)`,
+          urn,
+          version: r.version,
+          match,
+          refused,
+        }),
+        rules: NOT_MAPPED,
+      }),
+      entry({
+        formats: {
+          id: `${id}-cii`,
+          name: `XRechnung ${r.version} CII (retired)`,
+          syntax: 'CII',
+          urn,
+          roots: [CII_ROOT],
+          match,
+          version: r.version,
+          refused,
+        },
+        rules: NOT_MAPPED,
+      }),
+    ];
   }),
   entry({
     formats: {

@@ -414,7 +414,16 @@ export function classify(facts: DocumentFacts, container?: 'pdf'): DetectedForma
 
 /** Applies an explicit sourceFormat (id or URN): it must be known and fit the document's root element. */
 export function resolveSourceFormat(sourceFormat: string, facts: DocumentFacts, container?: 'pdf'): DetectedFormat {
-  const named = findFormats(sourceFormat).filter((f) => !f.refused);
+  const all = findFormats(sourceFormat);
+  const named = all.filter((f) => !f.refused);
+  const refused = all.find((f) => f.refused)?.refused;
+  if (named.length === 0 && refused) {
+    // Naming a retired format gets its refusal, not "unknown".
+    const def = all.find((f) => f.refused) as FormatDefinition;
+    throw new GatewayError(refused.code, `${def.name}: ${refused.message}`, {
+      details: { sourceFormat: echo(sourceFormat), format: def.id, refused: true },
+    });
+  }
   if (named.length === 0) {
     throw new GatewayError('UNKNOWN_FORMAT', `sourceFormat "${echo(sourceFormat)}" is not a known format id or URN`, {
       details: { sourceFormat: echo(sourceFormat), reason: 'unknown-source-format' },

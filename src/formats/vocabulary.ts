@@ -101,6 +101,33 @@ export const FACTURX_EXTENDED_CTC_FR = `${EN16931}#conformant#urn.cpro.gouv.fr:1
 
 export const ZUGFERD1_GUIDELINE = 'urn:ferd:CrossIndustryDocument:invoice:1p0';
 
+/**
+ * BT-24 spellings that Factur-X 1.0 / ZUGFeRD 2.x producers wrote besides the published identifiers above, each
+ * detected as its profile (the profile's official rules then judge the document, BT-24 included):
+ * - the colon form of the first Factur-X 1.0 drafts (2017), kept by early producers until about 2019
+ *   (`urn:cen.eu:en16931:2017:compliant:factur-x.eu:1p0:<profile>`; Mustang's validator and FNFE's own BASIC samples
+ *   carry it);
+ * - the ZUGFeRD 2.0 specification's own spelling with an upper-case `EN16931`;
+ * - a `#compliant#` form naming the EN 16931 profile, which some producers write although the profile's identifier is
+ *   plain `urn:cen.eu:en16931:2017`.
+ */
+export const FACTURX_LEGACY_IDS = {
+  basic: [
+    { id: `${EN16931}:compliant:factur-x.eu:1p0:basic`, version: '1.0' },
+    { id: 'urn:cen.eu:EN16931:2017#compliant#urn:zugferd.de:2p0:basic', version: '2.0' },
+  ],
+  en16931: [
+    { id: `${EN16931}:compliant:factur-x.eu:1p0:en16931`, version: '1.0' },
+    { id: `${EN16931}#compliant#urn:factur-x.eu:1p0:en16931`, version: '1.0' },
+  ],
+  extended: [
+    { id: `${EN16931}:compliant:factur-x.eu:1p0:extended`, version: '1.0' },
+    { id: 'urn:cen.eu:EN16931:2017#conformant#urn:zugferd.de:2p0:extended', version: '2.0' },
+  ],
+} as const;
+/** The ZUGFeRD 2.0 specification's spelling of the EN 16931 (COMFORT) profile's identifier. */
+export const ZUGFERD2_EN16931_UPPER = 'urn:cen.eu:EN16931:2017';
+
 export const RETIRED_UBL_ADVICE =
   'Send NLCIUS (SI-UBL 2.0, CustomizationID urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0) or ' +
   'Peppol BIS Billing 3.0 (CustomizationID ' +
@@ -109,6 +136,31 @@ export const RETIRED_UBL_ADVICE =
 /** Refusal message for SI-UBL 1.x, also used where a document lacks BT-24 but carries SI-UBL 1.x markers. */
 export const SI_UBL_1_REFUSAL =
   'SI-UBL 1.2 (and older SI-UBL 1.x) is not allowed on the Peppol network since 1 January 2024. ' + RETIRED_UBL_ADVICE;
+
+/**
+ * Retired XRechnung releases: the day KoSIT stopped accepting each (the next release took effect; since 2.1.1 releases
+ * take effect on 1 February and 1 August) and its successor.
+ */
+export const XRECHNUNG_RETIRED: ReadonlyArray<{ version: string; until: string; successor: string }> = [
+  { version: '2.0', until: '1 February 2022', successor: '2.1' },
+  { version: '2.1', until: '1 August 2022', successor: '2.2' },
+  { version: '2.2', until: '1 August 2023', successor: '2.3' },
+  { version: '2.3', until: '1 February 2024', successor: '3.0' },
+];
+
+export function xrechnungRetiredRefusal(r: { version: string; until: string; successor: string }): string {
+  return (
+    `XRechnung ${r.version} is retired: it has not been accepted since ${r.until}, when XRechnung ${r.successor} ` +
+    `replaced it. Send XRechnung 3.0 (CustomizationID ${XRECHNUNG_3}, or ${XRECHNUNG_3_EXTENSION} for the ` +
+    'extension).'
+  );
+}
+
+/** ZUGFeRD 1.0 predates EN 16931; since the German B2B e-invoicing rules of 2025 it is no longer an e-invoice. */
+export const ZUGFERD1_REFUSAL =
+  'ZUGFeRD 1.0 does not meet EN 16931 and has not been a valid e-invoice in Germany since 1 January 2025 (the ' +
+  'Federal Ministry of Finance accepts ZUGFeRD from 2.0.1 on). Send Factur-X 1.0 / ZUGFeRD 2.x (profile BASIC, ' +
+  `EN 16931, EXTENDED or XRECHNUNG; e.g. GuidelineID ${EN16931}) or XRechnung 3.0 (${XRECHNUNG_3}).`;
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Scores: exact identifier > anchored pattern > prefix > fallback. Combined conditions add on top.

@@ -251,7 +251,8 @@ function describeProblems(problems: readonly ReadProblem[]): string {
 }
 
 /**
- * BT-24 names the target CIUS in the version the gateway writes (an XRechnung 2.x source becomes 3.0; an unknown CIUS
+ * BT-24 names the target CIUS in the version the gateway writes (an XRechnung 2.x source, taken only when the caller
+ * names it with sourceFormat since detection refuses it, becomes 3.0; an unknown CIUS
  * becomes plain EN 16931, whose rules are the only ones known to hold); BT-23 where the target requires one.
  */
 function adaptFlavour(inv: Invoice, target: TargetFlavour, changed: string[], filled: string[]): void {

@@ -122,6 +122,30 @@ describe('POST /api/v1/generic/validate', () => {
     expect((res.body as { detail: string }).detail).toMatch(/NLCIUS.*BIS Billing 3\.0/s);
   });
 
+  it.each([
+    [
+      'XRechnung 2.3',
+      'facturx/mustang/ubl-selfbilled-01.20a-INVOICE_ubl.xml',
+      /XRechnung 2\.3 is retired: .*since 1 February 2024.*Send XRechnung 3\.0/s,
+    ],
+    [
+      'XRechnung 2.2 extension',
+      'facturx/mustang/ubl/04.01a-INVOICE_ubl.xml',
+      /XRechnung 2\.2 is retired: .*since 1 August 2023.*Send XRechnung 3\.0/s,
+    ],
+    [
+      'ZUGFeRD 1.0 (PDF)',
+      'facturx/mustang/zugferd_invoice.pdf',
+      /ZUGFeRD 1\.0 .*since 1 January 2025.*Send Factur-X 1\.0 \/ ZUGFeRD 2\.x/s,
+    ],
+  ])('refuses %s with 400 naming the version, its end date and what to send', async (_name, file, detail) => {
+    const res = await post(corpusFile(file), file.endsWith('.pdf') ? 'application/pdf' : 'application/xml');
+    expect(res.status).toBe(400);
+    expectContract('post', PATH, res);
+    expect(res.body).toMatchObject({ code: 'UNKNOWN_FORMAT' });
+    expect((res.body as { detail: string }).detail).toMatch(detail);
+  });
+
   it('refuses a body that is not XML, unsafe XML, and other media types', async () => {
     const notXml = await post('this is not xml');
     expect(notXml.status).toBe(400);

@@ -196,6 +196,19 @@ describe('sendInvoice validation step and InvoiceSentError events (real Temporal
     expect((event['details'] as Record<string, string>)['reasonCode']).toBe('BV');
   });
 
+  it('an XRechnung 2.3 invoice is refused at detection, naming its end date and XRechnung 3.0', async () => {
+    const s = await send(
+      fs.readFileSync(path.join(CORPUS_DIR, 'facturx', 'mustang', 'ubl-selfbilled-01.20a-INVOICE_ubl.xml')),
+    );
+    expect(s.state).toBe('InvoiceSentError');
+    expect(s.history.at(-1)?.detail).toMatch(/XRechnung 2\.3 is retired: .*1 February 2024.*XRechnung 3\.0/);
+    const event = await errorEventFor(s.id);
+    expect(event['details'] as Record<string, string>).toMatchObject({
+      stage: 'detection',
+      reasonCode: 'UNKNOWN_FORMAT',
+    });
+  });
+
   it('an SI-UBL 1.2 invoice is refused at detection: InvoiceSentError naming NLCIUS, and its event', async () => {
     const dir = path.join(CORPUS_DIR, 'nlcius', 'si-ubl-1.2-rejected');
     const file = fs

@@ -29,6 +29,9 @@ const SI_UBL_12_REFUSED = err(
   /SI-UBL 1\.2 .*not allowed on the Peppol network since 1 January 2024.*NLCIUS \(SI-UBL 2\.0.*Peppol BIS Billing 3\.0/,
 );
 const BT24_MISSING = /CustomizationID \(BT-24\) is missing/;
+const ZUGFERD1_REFUSED = err('UNKNOWN_FORMAT', /^ZUGFeRD 1\.0 BASIC .*since 1 January 2025/);
+const XRECHNUNG_2_REFUSED = (v: string, until: string): Expected =>
+  err('UNKNOWN_FORMAT', new RegExp(`XRechnung ${v.replace('.', '\\.')} is retired: .*since ${until}.*XRechnung 3\\.0`));
 
 /** Factur-X / ZUGFeRD samples from Mustang: a mixed directory, so file by file. */
 const MUSTANG: Record<string, Expected> = {
@@ -36,9 +39,9 @@ const MUSTANG: Record<string, Expected> = {
   'EN16931_Einfach.pdf': ok('facturx-en16931', { container: 'pdf' }),
   'EXTENDED_Fremdwaehrung_wdis_fx-pdfa4.pdf': ok('facturx-extended', { container: 'pdf', version: '1.0' }),
   'MustangBeispiel20221026.pdf': ok('facturx-en16931', { container: 'pdf' }),
-  'MustangGnuaccountingBeispielRE-20170509_505.pdf': ok('zugferd1-basic', { container: 'pdf' }),
+  'MustangGnuaccountingBeispielRE-20170509_505.pdf': ZUGFERD1_REFUSED,
   'ZTESTZUGFERD_1_INVDSS_012015738820PDF-1.pdf': ok('facturx-extended', { container: 'pdf', version: '2.0' }),
-  'zugferd_invoice.pdf': ok('zugferd1-basic', { container: 'pdf' }),
+  'zugferd_invoice.pdf': ZUGFERD1_REFUSED,
   'MustangGnuaccountingBeispielRE-20170509_505PDF14.pdf': err('UNKNOWN_FORMAT', /no embedded files/),
   'MustangGnuaccountingBeispielRE-20170509_505PDFA3.pdf': err('UNKNOWN_FORMAT', /no embedded files/),
   'MustangGnuaccountingBeispielRE-20170509_505blanko.pdf': err('UNKNOWN_FORMAT', /no embedded files/),
@@ -78,7 +81,7 @@ const MUSTANG: Record<string, Expected> = {
   'testout-ZF2new.ubl.xml': ok('peppol-bis3-ubl-invoice'),
   'testout-ZF2newEdge.ubl.xml': ok('peppol-bis3-ubl-invoice'),
   'ubl-conv-ubl-output-factur-x.xml': ok('peppol-bis3-ubl-invoice'),
-  'ubl-selfbilled-01.20a-INVOICE_ubl.xml': ok('xrechnung-ubl-invoice', { version: '2.3' }),
+  'ubl-selfbilled-01.20a-INVOICE_ubl.xml': XRECHNUNG_2_REFUSED('2.3', '1 February 2024'),
   'ubl-creditnote.xml': err('UNKNOWN_FORMAT', BT24_MISSING),
   'cii/01.01a-INVOICE.cii.xml': ok('xrechnung-cii', { version: '3.0' }),
   'cii/02.03a-INVOICE_uncefact.xml': ok('xrechnung-cii', { version: '3.0' }),
@@ -98,7 +101,7 @@ const MUSTANG: Record<string, Expected> = {
     /<Invoice>.*#conformant#urn:factur-x\.eu:1p0:extended.*not one the gateway supports/,
   ),
   'ubl/01.01a-INVOICE.ubl.xml': ok('xrechnung-ubl-invoice', { version: '3.0' }),
-  'ubl/04.01a-INVOICE_ubl.xml': ok('xrechnung-extension-ubl-invoice', { version: '2.2' }),
+  'ubl/04.01a-INVOICE_ubl.xml': XRECHNUNG_2_REFUSED('2.2', '1 August 2023'),
   'ubl/BT-128.ubl.xml': ok('peppol-bis3-ubl-invoice'),
   'ubl/UBL-CreditNote-2.1-Example.ubl.xml': err('UNKNOWN_FORMAT', BT24_MISSING),
   'ubl/XRECHNUNG_Betriebskostenabrechnung.ubl.xml': ok('xrechnung-ubl-invoice', { version: '3.0' }),

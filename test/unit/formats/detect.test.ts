@@ -282,12 +282,6 @@ describe('detectFormat: hand-written documents', () => {
       cii('urn:cen.eu:en16931:2017', '396'),
       { id: 'en16931-cii', documentType: 'CreditNote', urn: CII_URN },
     ],
-    ['ZUGFeRD 1.0 COMFORT', zugferd1('comfort'), { id: 'zugferd1-comfort', syntax: 'ZUGFeRD1', version: '1.0' }],
-    [
-      'ZUGFeRD 1.0 EXTENDED credit note',
-      zugferd1('extended', '381'),
-      { id: 'zugferd1-extended', documentType: 'CreditNote' },
-    ],
     [
       'FatturaPA to the public administration',
       fattura('FPA12'),
@@ -434,6 +428,70 @@ describe('detectFormat: refusals', () => {
     );
   });
 
+  it.each([
+    ['2.0', '1 February 2022', '2.1'],
+    ['2.1', '1 August 2022', '2.2'],
+    ['2.2', '1 August 2023', '2.3'],
+    ['2.3', '1 February 2024', '3.0'],
+  ])('refuses XRechnung %s (UBL, CII, extension) naming the day it stopped being accepted', (v, until, next) => {
+    const cius = `urn:cen.eu:en16931:2017#compliant#urn:xoev-de:kosit:standard:xrechnung_${v}`;
+    const extension = `${cius}#conformant#urn:xoev-de:kosit:extension:xrechnung_${v}`;
+    const cases: Array<[string, string]> = [
+      [ubl('Invoice', cius), `xrechnung-${v}-ubl-invoice`],
+      [ubl('CreditNote', cius), `xrechnung-${v}-ubl-creditnote`],
+      [ubl('Invoice', extension), `xrechnung-${v}-ubl-invoice`],
+      [cii(cius), `xrechnung-${v}-cii`],
+      [cii(extension, '381'), `xrechnung-${v}-cii`],
+    ];
+    for (const [doc, format] of cases) {
+      const e = refusedBoth(doc);
+      expect(e.code).toBe('UNKNOWN_FORMAT');
+      expect(e.status).toBe(400);
+      expect(e.message).toContain(
+        `XRechnung ${v} is retired: it has not been accepted since ${until}, when XRechnung ${next} replaced it. ` +
+          'Send XRechnung 3.0 (CustomizationID urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0',
+      );
+      expect(e.details).toEqual(expect.objectContaining({ format, refused: true }));
+    }
+  });
+
+  it('keeps XRechnung 3.0 and its extension and CVD accepted', () => {
+    expect(detectBoth(cii(XRECHNUNG_3)).id).toBe('xrechnung-cii');
+    expect(detectBoth(ubl('Invoice', XRECHNUNG_3_EXTENSION)).id).toBe('xrechnung-extension-ubl-invoice');
+    expect(detectBoth(ubl('Invoice', XRECHNUNG_3_CVD)).id).toBe('xrechnung-cvd-ubl-invoice');
+  });
+
+  it.each([
+    ['basic', '380', 'zugferd1-basic'],
+    ['comfort', '380', 'zugferd1-comfort'],
+    ['extended', '381', 'zugferd1-extended'],
+  ])('refuses ZUGFeRD 1.0 %s naming the 2025 cut-off and what to send', (profile, typeCode, format) => {
+    const e = refusedBoth(zugferd1(profile, typeCode));
+    expect(e.code).toBe('UNKNOWN_FORMAT');
+    expect(e.status).toBe(400);
+    expect(e.message).toMatch(
+      new RegExp(
+        `^ZUGFeRD 1\\.0 ${profile.toUpperCase()} .*not been a valid e-invoice in Germany since 1 January 2025`,
+      ),
+    );
+    expect(e.message).toContain('Send Factur-X 1.0 / ZUGFeRD 2.x');
+    expect(e.details).toEqual(expect.objectContaining({ format, refused: true }));
+  });
+
+  it('answers a sourceFormat naming a retired format with its refusal; a retired XRechnung named as 3.0 is read', () => {
+    const e = refusedBoth(zugferd1('basic'), { sourceFormat: 'zugferd1-basic' });
+    expect(e.message).toMatch(/^ZUGFeRD 1\.0 BASIC: .*1 January 2025/);
+    expect(e.details).toEqual(expect.objectContaining({ format: 'zugferd1-basic', refused: true }));
+    expect(refusedBoth(ubl('Invoice', XRECHNUNG_3), { sourceFormat: 'xrechnung-2.3-ubl-invoice' }).message).toMatch(
+      /^XRechnung 2\.3 UBL \(retired\) Invoice: XRechnung 2\.3 is retired/,
+    );
+    const old = ubl('Invoice', 'urn:cen.eu:en16931:2017#compliant#urn:xoev-de:kosit:standard:xrechnung_2.3');
+    expect(detectFormat(old, { sourceFormat: 'xrechnung-ubl-invoice' })).toMatchObject({
+      id: 'xrechnung-ubl-invoice',
+      version: '2.3',
+    });
+  });
+
   it('refuses Peppol BIS 2 / CEN BII documents as retired', () => {
     const e = refusedBoth(
       ubl('Invoice', 'urn:www.cenbii.eu:transaction:biitrns010:ver2.0:extended:urn:www.peppol.eu:bis:peppol5a:ver2.0'),
@@ -502,9 +560,9 @@ describe('detectFormat: sourceFormat', () => {
     expect(e.status).toBe(400);
     expect(e.message).toBe('sourceFormat "urn:example:nope" is not a known format id or URN');
     expect(e.details).toEqual({ sourceFormat: 'urn:example:nope', reason: 'unknown-source-format' });
-    // Retired formats cannot be forced either.
+    // Retired formats cannot be forced either: naming one answers its refusal.
     expect(refusedBoth(ubl('Invoice', PEPPOL_BIS3), { sourceFormat: 'si-ubl-1-invoice' }).message).toMatch(
-      /not a known format/,
+      /^SI-UBL 1\.x \(retired\) Invoice: .*1 January 2024/,
     );
   });
 
@@ -563,9 +621,6 @@ describe('format registry', () => {
         'facturx-en16931',
         'facturx-extended',
         'facturx-xrechnung',
-        'zugferd1-basic',
-        'zugferd1-comfort',
-        'zugferd1-extended',
         'fatturapa-1.2',
         'ebinterface-4.0',
         'ebinterface-6.1',
@@ -591,7 +646,19 @@ describe('format registry', () => {
       listFormats({ includeRefused: true })
         .filter((f) => f.refused)
         .map((f) => f.id),
-    ).toEqual(['si-ubl-1-invoice', 'si-ubl-1-creditnote', 'cen-bii-legacy']);
+    ).toEqual([
+      'zugferd1-basic',
+      'zugferd1-comfort',
+      'zugferd1-extended',
+      'si-ubl-1-invoice',
+      'si-ubl-1-creditnote',
+      ...['2.0', '2.1', '2.2', '2.3'].flatMap((v) => [
+        `xrechnung-${v}-ubl-invoice`,
+        `xrechnung-${v}-ubl-creditnote`,
+        `xrechnung-${v}-cii`,
+      ]),
+      'cen-bii-legacy',
+    ]);
     expect(getFormat('PEPPOL-BIS3-UBL-INVOICE')?.urn).toBe(PEPPOL_BIS3);
   });
 
