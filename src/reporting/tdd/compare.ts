@@ -29,7 +29,7 @@ const TERMS: Array<[RegExp, string]> = [
   [/^TaxAuthority\/Name$/, 'TDT-011 Tax authority name'],
   [/^ReportingParty\/EndpointID/, 'TDT-013 Reporting party'],
   [/^ReceivingParty\/EndpointID/, 'TDT-014 Receiving party'],
-  [/^ReportersRepresentative\//, 'TDT-015 Reporter\'s representative'],
+  [/^ReportersRepresentative\//, "TDT-015 Reporter's representative"],
   [/ReportedDocument\/UUID$/, 'TDT-017 Invoice UUID'],
   [/ReportedDocument\/CustomizationID$/, 'BT-24 Specification identifier'],
   [/ReportedDocument\/ProfileID$/, 'BT-23 Business process type'],

@@ -1,10 +1,15 @@
 import type { Invoice } from '../../en16931/model';
-import type { PlannedTddReport, SkippedTddReport, TddConfig, TddDocumentScope, TddPlan, TddReporterRole } from './types';
+import type {
+  PlannedTddReport,
+  SkippedTddReport,
+  TddConfig,
+  TddDocumentScope,
+  TddPlan,
+  TddReporterRole,
+} from './types';
 
 /** EU member states (ISO 3166-1 alpha-2; Greece as GR). */
-const EU = new Set(
-  'AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '),
-);
+const EU = new Set('AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '));
 
 /** The country that issued a VAT identifier: its two-letter prefix (EL is Greece), when it has one. */
 export function vatCountry(vatId: string | undefined): string | undefined {

@@ -125,12 +125,7 @@ function reportedDocument(inv: Invoice, invoiceUuid: string): XmlElement {
     el(
       'cac:AccountingSupplierParty',
       {},
-      el(
-        'cac:Party',
-        {},
-        country(inv.seller.postalAddress?.countryCode),
-        partyTaxScheme(inv.seller.vatIdentifier),
-      ),
+      el('cac:Party', {}, country(inv.seller.postalAddress?.countryCode), partyTaxScheme(inv.seller.vatIdentifier)),
     ),
     el(
       'cac:AccountingCustomerParty',
@@ -144,7 +139,12 @@ function reportedDocument(inv: Invoice, invoiceUuid: string): XmlElement {
       ),
     ),
     rep &&
-      group('cac:TaxRepresentativeParty', {}, country(rep.postalAddress?.countryCode), partyTaxScheme(rep.vatIdentifier)),
+      group(
+        'cac:TaxRepresentativeParty',
+        {},
+        country(rep.postalAddress?.countryCode),
+        partyTaxScheme(rep.vatIdentifier),
+      ),
     inv.delivery?.actualDeliveryDate !== undefined &&
       el('cac:Delivery', {}, leaf('cbc:ActualDeliveryDate', inv.delivery.actualDeliveryDate)),
     paymentMeans,

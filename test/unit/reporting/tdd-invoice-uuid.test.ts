@@ -55,6 +55,8 @@ describe('TDD Invoice UUID (TDT-017)', () => {
 
   it('leaves the JSON-named ids of the gateway unchanged', () => {
     // nameBasedUuid now delegates to uuidV5; its ids must stay what they were.
-    expect(nameBasedUuid('6ba7b811-9dad-11d1-80b4-00c04fd430c8', ['a', 'b'])).toBe('fa76a074-c31f-50e5-a8f3-5550ba2ed593');
+    expect(nameBasedUuid('6ba7b811-9dad-11d1-80b4-00c04fd430c8', ['a', 'b'])).toBe(
+      'fa76a074-c31f-50e5-a8f3-5550ba2ed593',
+    );
   });
 });

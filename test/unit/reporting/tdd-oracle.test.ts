@@ -93,8 +93,14 @@ function withEndpoints(inv: Invoice): Invoice {
       specificationIdentifier: 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0',
       businessProcessType: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0',
     },
-    seller: { ...inv.seller, electronicAddress: inv.seller.electronicAddress ?? { schemeId: '0088', value: '5790000435951' } },
-    buyer: { ...inv.buyer, electronicAddress: inv.buyer.electronicAddress ?? { schemeId: '0088', value: '5790000435968' } },
+    seller: {
+      ...inv.seller,
+      electronicAddress: inv.seller.electronicAddress ?? { schemeId: '0088', value: '5790000435951' },
+    },
+    buyer: {
+      ...inv.buyer,
+      electronicAddress: inv.buyer.electronicAddress ?? { schemeId: '0088', value: '5790000435968' },
+    },
   };
 }
 
@@ -154,6 +160,7 @@ describe('TDD oracle: derived documents pass the official TDD 1.0.0 artefacts', 
 
   it('lists the corpus examples it uses', () => {
     const files = readdirSync(path.join(CORPUS_DIR, 'en16931/ubl-examples'));
-    for (const [file] of EXAMPLES.filter(([f]) => f.includes('ubl-examples'))) expect(files).toContain(path.basename(file));
+    for (const [file] of EXAMPLES.filter(([f]) => f.includes('ubl-examples')))
+      expect(files).toContain(path.basename(file));
   });
 });
