@@ -6,10 +6,17 @@ import { createHash } from 'node:crypto';
  * a retried step finds what an earlier try wrote instead of writing it twice.
  */
 export function nameBasedUuid(namespace: string, parts: readonly string[]): string {
+  return uuidV5(namespace, JSON.stringify(parts.map(String)));
+}
+
+/**
+ * RFC 9562 version 5 UUID of `name` (UTF-8) in `namespace`, for identifiers whose name string a specification fixes
+ * (the Peppol TDD Invoice UUID); our own ids use nameBasedUuid.
+ */
+export function uuidV5(namespace: string, name: string): string {
   const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
   if (ns.length !== 16) throw new Error(`namespace ${namespace} is not a UUID`);
-  const name = Buffer.from(JSON.stringify(parts.map(String)), 'utf8');
-  const b = createHash('sha1').update(ns).update(name).digest().subarray(0, 16);
+  const b = createHash('sha1').update(ns).update(Buffer.from(name, 'utf8')).digest().subarray(0, 16);
   b[6] = ((b[6] as number) & 0x0f) | 0x50;
   b[8] = ((b[8] as number) & 0x3f) | 0x80;
   const hex = b.toString('hex');
