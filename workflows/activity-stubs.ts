@@ -14,13 +14,15 @@ export const documentSteps = proxyActivities<Activities>({
 
 /**
  * Validation runs the official artefacts (SaxonJS, xmllint) on the whole document: minutes for the largest invoices,
- * so a longer start-to-close; missing rule packs (DEPENDENCY_UNAVAILABLE) retry for about an hour, time for an
- * operator to run `npm run rules:fetch`, before the run fails visibly.
+ * so a longer start-to-close. A fault of the installation (a rule pack missing or corrupt, xmllint absent:
+ * DEPENDENCY_UNAVAILABLE) is never the document's: the step retries every 5 minutes for as long as it lasts, the
+ * document waits, and it proceeds once an operator has fixed the installation (the self-check names what).
  */
 export const validationSteps = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 15 },
+  // No maximumAttempts: unlimited.
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 
 /**

@@ -9,7 +9,7 @@ import { assertionInfo, type DocumentValidationInfo } from '../storage/models';
 import { MAX_KEPT_ASSERTIONS, summarizeErrors } from '../sending/check-document';
 import type { DocumentValidator } from '../sending/ports';
 import type { DocumentRepository } from '../storage/document.repository';
-import type { Assertion, ValidationResult } from '../validation';
+import { installationFault, type Assertion, type ValidationResult } from '../validation';
 import type { ReceivedValidation } from '../../workflows/contracts/receive-document';
 
 /** Failing rule ids the verdict names (the record keeps up to MAX_KEPT_ASSERTIONS assertions). */
@@ -71,6 +71,8 @@ export async function validateReceived(
     deps.heartbeat();
     result = await deps.validator.validate(bytes, { sourceFormat: target.formatId });
   } catch (e) {
+    const fault = installationFault(e);
+    if (fault) throw fault;
     if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE') {
       await deps.documents.recordTransition(tenantId, documentId, Transition.notValidated, { detail: e.message });
       return { kind: 'not-validated', reason: e.message };

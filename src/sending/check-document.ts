@@ -3,7 +3,7 @@ import { isGatewayError } from '../core/gateway-error';
 import { inspectUpload } from '../documents/detection';
 import { loadDocument } from '../documents/loader';
 import { assertionInfo, type DocumentValidationInfo } from '../storage/models';
-import type { Assertion, ValidationResult } from '../validation';
+import { installationFault, type Assertion, type ValidationResult } from '../validation';
 import type {
   CheckDocumentResult,
   DetectionOutcome,
@@ -96,6 +96,8 @@ async function validate(
           summary: summarizeErrors(result.assertions),
         };
   } catch (e) {
+    const fault = installationFault(e);
+    if (fault) throw fault;
     if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE') {
       outcome = { kind: 'not-validated', reason: e.message };
     } else if (isGatewayError(e) && !e.retryable) {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import type mongoose from 'mongoose';
 import request from 'supertest';
 import * as secureParser from '../../src/formats/xml/secure-parser';
@@ -179,6 +181,31 @@ describe('operations of the sendInvoice path', () => {
       reads.mockRestore();
     }
   }
+
+  it('a missing rule pack is the installation’s fault: the step is retried, the invoice waits detected, then validates', async () => {
+    const input = await upload();
+    const { peppolSender } = await sender([]);
+    const installed = shared;
+    shared = createValidator({
+      ...validatorOptions(ctx.config),
+      rulesDir: path.join(os.tmpdir(), `no-rules-${randomUUID()}`),
+    });
+    try {
+      await expect(steps(peppolSender, inProcessTransform).use.checkDocument(input)).rejects.toMatchObject({
+        code: 'DEPENDENCY_UNAVAILABLE',
+        retryable: true,
+        message: expect.stringContaining('the document waits'),
+      });
+    } finally {
+      shared = installed;
+    }
+    expect((await ctx.core.documents.find(TENANT, input.documentId))?.state).toBe('detected');
+    // The operator fetched the packs: the retried step validates.
+    await expect(steps(peppolSender, inProcessTransform).use.checkDocument(input)).resolves.toMatchObject({
+      validation: { kind: 'valid' },
+    });
+    expect((await ctx.core.documents.find(TENANT, input.documentId))?.state).toBe('validated');
+  }, 120_000);
 
   it('a delivered, unconverted invoice: one record read, two byte reads, two parses, no party lookup', async () => {
     const input = await upload();
