@@ -31,7 +31,13 @@ import type {
   SendInvoiceResponseAttempt,
   SendInvoiceResponseAttemptResult,
 } from '../../workflows/contracts/send-invoice-response';
-import { peppolSenderOf, sendOverAs4, storeGeneratedDocument, type As4SendDeps } from './as4-send';
+import {
+  officialVerdict,
+  peppolSenderOf,
+  sendOverAs4,
+  storeGeneratedDocument,
+  type As4SendDeps,
+} from '../sending/as4-send';
 
 /** Namespace of the ids of the Invoice Responses we send (fixed once). */
 export const SENT_INVOICE_RESPONSE_NAMESPACE = '8b2f4e61-3c7a-4d95-b1e8-0a6c5d9f2e47';
@@ -126,29 +132,6 @@ export interface InvoiceResponseSendDeps extends As4SendDeps {
 const notFound = (documentId: string, why: string) =>
   new GatewayError('DOCUMENT_NOT_FOUND', `received invoice ${documentId} ${why}`);
 
-/** The pinned rules' verdict on a response we built: null when valid or when no rules are pinned (said in the history). */
-async function officialProblem(
-  deps: InvoiceResponseSendDeps,
-  xml: Buffer,
-): Promise<{ refused?: string; note: string }> {
-  try {
-    const result = await deps.validator.validate(xml, { sourceFormat: 'peppol-invoice-response' });
-    if (result.isValid) return { note: result.ruleSets.map((r) => `${r.id}@${r.version}`).join(', ') };
-    const errors = result.assertions.filter((a) => a.flag === 'error');
-    return {
-      refused: `the built response breaks the official rules: ${errors
-        .slice(0, 5)
-        .map((a) => `[${a.ruleId}] ${a.text}`)
-        .join('; ')}`.slice(0, 1000),
-      note: '',
-    };
-  } catch (e) {
-    if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE')
-      return { note: `not validated: ${e.message}` };
-    throw e;
-  }
-}
-
 /** One attempt to send the buyer's response. Our own infrastructure failures throw; the peer's are results. */
 export async function sendInvoiceResponseAttempt(
   deps: InvoiceResponseSendDeps,
@@ -168,7 +151,7 @@ export async function sendInvoiceResponseAttempt(
   if (typeof route === 'string') return { ...empty, outcome: 'failed', reason: route };
   if (!stored) {
     const bytes = Buffer.from(route.xml, 'utf8');
-    const check = await officialProblem(deps, bytes);
+    const check = await officialVerdict(deps.validator, bytes, 'peppol-invoice-response', 'response');
     if (check.refused) return { ...empty, outcome: 'failed', reason: check.refused };
     stored = await storeGeneratedDocument(deps, {
       tenantId: input.tenantId,

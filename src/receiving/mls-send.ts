@@ -18,7 +18,7 @@ import type { EventSink } from '../sending/ports';
 import type { DirectoryRepository } from '../storage/directory.repository';
 import type { MlsSentEventInput, SendMlsAttempt, SendMlsAttemptResult } from '../../workflows/contracts/send-mls';
 import { MLS_STATUS_TEXT } from './mls';
-import { peppolSenderOf, sendOverAs4, storeGeneratedDocument, type As4SendDeps } from './as4-send';
+import { peppolSenderOf, sendOverAs4, storeGeneratedDocument, type As4SendDeps } from '../sending/as4-send';
 
 /** The MLS document type and process (Peppol code lists: MLS 1.0), as our SMP publishes them for our SPID. */
 export { MLS_DOCUMENT_TYPE, MLS_PROCESS };

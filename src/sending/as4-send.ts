@@ -8,13 +8,13 @@
 import { Readable } from 'node:stream';
 import { X509Certificate } from 'node:crypto';
 import { DocumentState, Transition } from '../core/document-states';
-import { GatewayError } from '../core/gateway-error';
+import { GatewayError, isGatewayError } from '../core/gateway-error';
 import { whileBeating, type DocumentStore } from '../documents/loader';
 import { stableMessageIds } from '../peppol/as4/message-ids';
 import { formatId, type DocumentTypeId, type ParticipantId, type ProcessId } from '../peppol/identifiers';
 import { buildSbd } from '../peppol/sbdh';
-import { signAndExchange } from '../sending/delivery';
-import type { PeppolSender, PeppolUnavailable } from '../sending/ports';
+import { signAndExchange } from './delivery';
+import type { DocumentValidator, PeppolSender, PeppolUnavailable } from './ports';
 import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoice';
 import type { StoredDocument } from '../storage/document.repository';
 
@@ -186,4 +186,32 @@ export async function storeGeneratedDocument(
     );
   }
   return doc;
+}
+
+/**
+ * The pinned rules' verdict on a document we built: `refused` (why) when they refuse it; else a note for its history
+ * (the rule sets, or `not validated: …` when no rules are pinned for the format).
+ */
+export async function officialVerdict(
+  validator: DocumentValidator,
+  xml: Buffer,
+  formatId: string,
+  what: string,
+): Promise<{ refused?: string; note: string }> {
+  try {
+    const result = await validator.validate(xml, { sourceFormat: formatId });
+    if (result.isValid) return { note: result.ruleSets.map((r) => `${r.id}@${r.version}`).join(', ') };
+    const errors = result.assertions.filter((a) => a.flag === 'error');
+    return {
+      refused: `the built ${what} breaks the official rules: ${errors
+        .slice(0, 5)
+        .map((a) => `[${a.ruleId}] ${a.text}`)
+        .join('; ')}`.slice(0, 1000),
+      note: '',
+    };
+  } catch (e) {
+    if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE')
+      return { note: `not validated: ${e.message}` };
+    throw e;
+  }
 }
