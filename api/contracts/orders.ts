@@ -21,9 +21,15 @@ export const OrderResponseInput = z
       .array(
         z
           .object({
-            lineId: z.string().trim().min(1).max(100).meta({ description: 'The order line answered (its LineItem ID)' }),
+            lineId: z
+              .string()
+              .trim()
+              .min(1)
+              .max(100)
+              .meta({ description: 'The order line answered (its LineItem ID)' }),
             status: z.enum(lineStatusCodes).meta({
-              description: 'Line status (UNCL1229 subset): 1 added, 3 changed, 5 accepted, 7 not accepted, 42 delivered',
+              description:
+                'Line status (UNCL1229 subset): 1 added, 3 changed, 5 accepted, 7 not accepted, 42 delivered',
             }),
             quantity: z
               .string()

@@ -106,11 +106,9 @@ export function registerOrderRoutes(router: Router, deps: OrderRouteDeps): void 
           : refused.reasonCode === 'WRONG_FORMAT' || refused.stage === 'routing'
             ? 'UNPROCESSABLE'
             : refused.reasonCode;
-      throw new GatewayError(
-        code as 'FORBIDDEN',
-        `Not a purchase order this party can send: ${refused.reason}`,
-        { details: { reason: refused.reasonCode } },
-      );
+      throw new GatewayError(code as 'FORBIDDEN', `Not a purchase order this party can send: ${refused.reason}`, {
+        details: { reason: refused.reasonCode },
+      });
     }
     await storeRecord(deps, { tenantId, partyId, legalEntityId, documentId, channel: 'peppol', upload });
     await deps.workflows.startSendOrder({ tenantId, documentId });
