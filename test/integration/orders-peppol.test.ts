@@ -241,4 +241,43 @@ describe('an order and its order response between two parties over Peppol AS4 (r
       value: { responseCode: 'CA', orderId: 'PO-RT-1', note: 'Partly' },
     });
   }, 180_000);
+
+  it('never sends an order the pinned rules refuse: OrderSentError with the failing rule, no attempt', async () => {
+    const broken = Buffer.from(
+      orderXml('PO-RT-2')
+        .toString()
+        .replace(
+          '<cbc:LineExtensionAmount currencyID="EUR">150.00</cbc:LineExtensionAmount>',
+          '<cbc:LineExtensionAmount currencyID="EUR">999.00</cbc:LineExtensionAmount>',
+        ),
+    );
+    const sent = await request(gw.app)
+      .post(`/api/v1/${BUYER}/purchaseOrder/send`)
+      .auth(buyerToken, { type: 'bearer' })
+      .set('Content-Type', 'application/xml')
+      .send(broken);
+    expect(sent.status).toBe(200);
+    const orderId = sent.body.id as string;
+    const run = await resultOf<SendOrderResult>(`send-order:${BUYERS}:${orderId}`);
+    expect(run).toMatchObject({ outcome: 'invalid', attempts: 0, reason: expect.stringMatching(/PEPPOL-T01-R008/) });
+    const error = await eventually(
+      async () =>
+        (await gw.core.db.models.WebhookEvent.findOne({
+          tenantId: BUYERS,
+          topic: 'OrderSentError',
+          documentId: orderId,
+        })
+          .lean()
+          .exec()) ?? undefined,
+      30_000,
+      'OrderSentError',
+    );
+    expect(error.details).toMatchObject({ stage: 'validation', orderId: 'PO-RT-2', attempt: '0' });
+    const status = await request(gw.app)
+      .get(`/api/v1/${BUYER}/purchaseOrder/${orderId}/status`)
+      .auth(buyerToken, { type: 'bearer' });
+    expect(status.body).toMatchObject({ validation: { isValid: false } });
+    const history = (status.body as { history: Array<{ state: string }> }).history;
+    expect(history.some((h) => h.state === 'sending')).toBe(false);
+  }, 60_000);
 });
