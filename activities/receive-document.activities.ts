@@ -7,6 +7,12 @@ import {
   type InvoiceResponseEventDeps,
   type InvoiceResponseSendDeps,
 } from '../src/receiving/invoice-response-send';
+import {
+  createOrderResponseSending,
+  type OrderResponseEventDeps,
+  type OrderResponseSendDeps,
+} from '../src/receiving/order-response-send';
+import { createOrderSending, type OrderSendDeps } from '../src/sending/order-send';
 import type { AutomaticMlsInput } from '../workflows/contracts/receive-document';
 
 /** What the worker wires for receiveDocument's activities (the heartbeat is the activity's own). */
@@ -14,13 +20,21 @@ export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'>
   Omit<MlsSentDeps, 'heartbeat'> &
   Omit<AutomaticMlsDeps, 'heartbeat'> &
   Omit<InvoiceResponseSendDeps, 'heartbeat'> &
-  Omit<InvoiceResponseEventDeps, 'heartbeat'>;
+  Omit<InvoiceResponseEventDeps, 'heartbeat'> &
+  Omit<OrderResponseSendDeps, 'heartbeat'> &
+  Omit<OrderResponseEventDeps, 'heartbeat'> &
+  Omit<OrderSendDeps, 'heartbeat'>;
 
-/** receiveDocument's activities: the receive-document use case's steps (errors are mapped in ./index.ts). */
+/**
+ * receiveDocument's activities: the receive-document use case's steps, and the runs that send what answers or goes
+ * beside invoices (MLS, Invoice and Order Responses, orders). Errors are mapped in ./index.ts.
+ */
 export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDeps) {
   const steps = createReceiveDocument({ ...deps, heartbeat: () => heartbeat() });
   const mls = createMlsSending({ ...deps, heartbeat: () => heartbeat() });
   const invoiceResponses = createInvoiceResponseSending({ ...deps, heartbeat: () => heartbeat() });
+  const orderResponses = createOrderResponseSending({ ...deps, heartbeat: () => heartbeat() });
+  const orders = createOrderSending({ ...deps, heartbeat: () => heartbeat() });
   return {
     detectReceivedFormat: steps.detectReceivedFormat,
     validateReceivedDocument: steps.validateReceivedDocument,
@@ -31,5 +45,10 @@ export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDep
     publishMlsSent: mls.publishMlsSent,
     sendInvoiceResponseAttempt: invoiceResponses.sendInvoiceResponseAttempt,
     publishInvoiceResponseEvent: invoiceResponses.publishInvoiceResponseEvent,
+    sendOrderResponseAttempt: orderResponses.sendOrderResponseAttempt,
+    publishOrderResponseEvent: orderResponses.publishOrderResponseEvent,
+    checkOrder: orders.checkOrder,
+    sendOrderAttempt: orders.sendOrderAttempt,
+    publishOrderEvent: orders.publishOrderEvent,
   };
 }

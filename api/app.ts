@@ -18,6 +18,7 @@ import { registerDocumentListRoutes } from './routes/documents-list.routes';
 import { registerReceivedRoutes } from './routes/received.routes';
 import { registerMlsResponseRoutes } from './routes/mls-response.routes';
 import { registerInvoiceResponseRoutes } from './routes/invoice-response.routes';
+import { registerOrderRoutes } from './routes/orders.routes';
 import { registerHealthRoutes } from './routes/health.routes';
 import { registerMeRoutes } from './routes/me.routes';
 import { registerValidateRoutes } from './routes/validate.routes';
@@ -172,6 +173,14 @@ export function createApp(deps: AppDeps): Application {
     documents: deps.documents,
     blobs: deps.blobs,
     workflows: deps.workflows,
+    maxUploadBytes: config.http.maxUploadBytes,
+  });
+  registerOrderRoutes(api, {
+    directory: deps.directory,
+    documents: deps.documents,
+    blobs: deps.blobs,
+    workflows: deps.workflows,
+    logger,
     maxUploadBytes: config.http.maxUploadBytes,
   });
   registerValidateRoutes(api, {

@@ -8,15 +8,19 @@ import { RECEIVE_DOCUMENT_WORKFLOW, type ReceiveDocumentInput } from '../workflo
 import { DocumentIdAttribute, TenantIdAttribute } from '../workflows/contracts/search-attributes';
 import { SEND_INVOICE_WORKFLOW, type SendInvoiceInput } from '../workflows/contracts/send-invoice';
 import type { receiveDocument } from '../workflows/receive-document.workflow';
-import type { sendMessageLevelStatus } from '../workflows/send-mls.workflow';
 import { SEND_MLS_WORKFLOW, sendMlsWorkflowId, type SendMlsInput } from '../workflows/contracts/send-mls';
 import {
   SEND_INVOICE_RESPONSE_WORKFLOW,
   sendInvoiceResponseWorkflowId,
   type SendInvoiceResponseInput,
 } from '../workflows/contracts/send-invoice-response';
-import type { sendInvoiceResponse } from '../workflows/send-invoice-response.workflow';
 import type { sendInvoice } from '../workflows/send-invoice.workflow';
+import { SEND_ORDER_WORKFLOW, sendOrderWorkflowId, type SendOrderInput } from '../workflows/contracts/send-order';
+import {
+  SEND_ORDER_RESPONSE_WORKFLOW,
+  sendOrderResponseWorkflowId,
+  type SendOrderResponseInput,
+} from '../workflows/contracts/send-order-response';
 import { RETRY_NOW_SIGNAL } from '../workflows/contracts/send-invoice';
 
 /** What the HTTP edge needs from Temporal; a port so HTTP tests can run without a server. */
@@ -36,6 +40,10 @@ export interface WorkflowStarter {
   startSendMls?(input: SendMlsInput): Promise<'started' | 'already-started'>;
   /** The run that sends a buyer's Invoice Response; REJECT_DUPLICATE: one per (invoice, status), ever. */
   startSendInvoiceResponse?(input: SendInvoiceResponseInput): Promise<'started' | 'already-started'>;
+  /** The run that checks and sends an uploaded purchase order; REJECT_DUPLICATE: one per document. */
+  startSendOrder?(input: SendOrderInput): Promise<'started' | 'already-started'>;
+  /** The run that sends a seller's Order Response; REJECT_DUPLICATE: one per (order, response code), ever. */
+  startSendOrderResponse?(input: SendOrderResponseInput): Promise<'started' | 'already-started'>;
   ping(): Promise<boolean>;
 }
 
@@ -152,38 +160,57 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
   }
 
   /** The run that sends the MLS of a received document; REJECT_DUPLICATE: one MLS per document, ever. */
-  async startSendMls(input: SendMlsInput): Promise<'started' | 'already-started'> {
-    try {
-      await this.client.workflow.start<typeof sendMessageLevelStatus>(SEND_MLS_WORKFLOW, {
-        taskQueue: this.settings.taskQueue,
-        workflowId: sendMlsWorkflowId(input.tenantId, input.documentId),
-        args: [
-          this.settings.peppolSendSchedule && !input.peppolSchedule
-            ? { ...input, peppolSchedule: this.settings.peppolSendSchedule }
-            : input,
-        ],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        ...(this.settings.searchAttributes === false
-          ? {}
-          : {
-              typedSearchAttributes: [
-                { key: TenantIdAttribute, value: input.tenantId },
-                { key: DocumentIdAttribute, value: input.documentId },
-              ],
-            }),
-      });
-      return 'started';
-    } catch (e) {
-      if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
-      throw new GatewayError('WORKFLOW_START_FAILED', 'The message-level status could not be started', { cause: e });
-    }
+  startSendMls(input: SendMlsInput): Promise<'started' | 'already-started'> {
+    return this.startOnce(
+      SEND_MLS_WORKFLOW,
+      sendMlsWorkflowId(input.tenantId, input.documentId),
+      input,
+      'The message-level status could not be started',
+    );
   }
 
-  async startSendInvoiceResponse(input: SendInvoiceResponseInput): Promise<'started' | 'already-started'> {
+  startSendInvoiceResponse(input: SendInvoiceResponseInput): Promise<'started' | 'already-started'> {
+    return this.startOnce(
+      SEND_INVOICE_RESPONSE_WORKFLOW,
+      sendInvoiceResponseWorkflowId(input.tenantId, input.documentId, input.statusCode),
+      input,
+      'The Invoice Response could not be started',
+    );
+  }
+
+  startSendOrder(input: SendOrderInput): Promise<'started' | 'already-started'> {
+    return this.startOnce(
+      SEND_ORDER_WORKFLOW,
+      sendOrderWorkflowId(input.tenantId, input.documentId),
+      input,
+      'The order was stored but its sending could not be started; retry with the same X-Service-DocumentId',
+    );
+  }
+
+  startSendOrderResponse(input: SendOrderResponseInput): Promise<'started' | 'already-started'> {
+    return this.startOnce(
+      SEND_ORDER_RESPONSE_WORKFLOW,
+      sendOrderResponseWorkflowId(input.tenantId, input.documentId, input.responseCode),
+      input,
+      'The Order Response could not be started',
+    );
+  }
+
+  /**
+   * A Peppol sending run of one document (MLS, Invoice Response, order, Order Response): REJECT_DUPLICATE, so a
+   * business key runs once, ever ('already-started' otherwise); the configured Peppol schedule fixed into its input;
+   * tenant and document as search attributes.
+   */
+  private async startOnce(
+    workflowType: string,
+    workflowId: string,
+    input: { tenantId: string; documentId: string; peppolSchedule?: RetrySchedule },
+    failure: string,
+  ): Promise<'started' | 'already-started'> {
     try {
-      await this.client.workflow.start<typeof sendInvoiceResponse>(SEND_INVOICE_RESPONSE_WORKFLOW, {
+      await this.client.workflow.start(workflowType, {
         taskQueue: this.settings.taskQueue,
-        workflowId: sendInvoiceResponseWorkflowId(input.tenantId, input.documentId, input.statusCode),
+        workflowId,
         args: [
           this.settings.peppolSendSchedule && !input.peppolSchedule
             ? { ...input, peppolSchedule: this.settings.peppolSendSchedule }
@@ -202,7 +229,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       return 'started';
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
-      throw new GatewayError('WORKFLOW_START_FAILED', 'The Invoice Response could not be started', { cause: e });
+      throw new GatewayError('WORKFLOW_START_FAILED', failure, { cause: e });
     }
   }
 

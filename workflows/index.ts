@@ -4,3 +4,5 @@ export { deliverWebhook } from './deliver-webhook.workflow';
 export { receiveDocument } from './receive-document.workflow';
 export { sendMessageLevelStatus } from './send-mls.workflow';
 export { sendInvoiceResponse } from './send-invoice-response.workflow';
+export { sendOrder } from './send-order.workflow';
+export { sendOrderResponse } from './send-order-response.workflow';

@@ -5,6 +5,7 @@ import { peppolRoutes } from './peppol';
 import { documentRoutes } from './documents';
 import { mlsRoutes } from './mls';
 import { invoiceResponseRoutes } from './invoice-response';
+import { orderRoutes } from './orders';
 
 /*
  * The public HTTP contract: every route with its responses, as data. api/openapi.ts turns this into the OpenAPI
@@ -489,6 +490,7 @@ export const ROUTES: RouteContract[] = [
   ...documentRoutes({ problem, partyScoped, partyParam, DocumentStatus, DocumentAccepted }),
   ...mlsRoutes({ problem, authenticated }),
   ...invoiceResponseRoutes({ problem, partyScoped, partyParam }),
+  ...orderRoutes({ problem, partyScoped, partyParam, DocumentStatus, DocumentAccepted }),
 ];
 
 export function findRoute(method: string, path: string): RouteContract | undefined {

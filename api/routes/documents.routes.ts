@@ -51,7 +51,7 @@ async function checkChannel(deps: DocumentRouteDeps, tenantId: string, partyId: 
   }
 }
 
-function conflict(documentId: string): GatewayError {
+export function conflict(documentId: string): GatewayError {
   return new GatewayError('DOCUMENT_ID_CONFLICT', `Document ${documentId} was already processed`, {
     details: { documentId },
   });
@@ -281,7 +281,7 @@ function downloadName(doc: DocumentRecord): string {
  * under a taken id are a conflict. The stored record never changes, so the bytes a workflow validates and sends are
  * the record's, and a record never points at removed bytes: a request only ever removes the blob it wrote itself.
  */
-async function storeRecord(
+export async function storeRecord(
   deps: DocumentRouteDeps,
   input: {
     tenantId: string;

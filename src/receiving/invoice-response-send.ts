@@ -7,13 +7,10 @@
  * AS4 to the supplier, found with the send path's SML/SMP lookup. Each attempt goes on the response's history; what
  * the peer answers is a result.
  */
-import { Readable } from 'node:stream';
-import { X509Certificate } from 'node:crypto';
-import { DocumentState, Transition } from '../core/document-states';
+import { Transition } from '../core/document-states';
 import { GatewayError, isGatewayError } from '../core/gateway-error';
-import { readBytes, whileBeating, type DocumentStore } from '../documents/loader';
+import { readBytes, type DocumentStore } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
-import { stableMessageIds } from '../peppol/as4/message-ids';
 import { formatId, participantIdProblem, peppolParticipant, type ParticipantId } from '../peppol/identifiers';
 import {
   INVOICE_RESPONSE_CUSTOMIZATION_ID,
@@ -26,10 +23,7 @@ import {
   type StatusActionCode,
   type StatusReasonCode,
 } from '../peppol/invoice-response';
-import { buildSbd } from '../peppol/sbdh';
-import type { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
-import { signAndExchange } from '../sending/delivery';
-import type { DocumentValidator, EventSink, PeppolSender, PeppolUnavailable } from '../sending/ports';
+import type { DocumentValidator, EventSink } from '../sending/ports';
 import type { DirectoryRepository } from '../storage/directory.repository';
 import { readInvoiceModel } from '../transform/transform';
 import type {
@@ -37,6 +31,13 @@ import type {
   SendInvoiceResponseAttempt,
   SendInvoiceResponseAttemptResult,
 } from '../../workflows/contracts/send-invoice-response';
+import {
+  officialVerdict,
+  peppolSenderOf,
+  sendOverAs4,
+  storeGeneratedDocument,
+  type As4SendDeps,
+} from '../sending/as4-send';
 
 /** Namespace of the ids of the Invoice Responses we send (fixed once). */
 export const SENT_INVOICE_RESPONSE_NAMESPACE = '8b2f4e61-3c7a-4d95-b1e8-0a6c5d9f2e47';
@@ -123,51 +124,20 @@ export function invoiceResponseFor(
   return { xml, supplier: supplier.participant, buyer: buyer.participant, ...(country ? { country } : {}) };
 }
 
-export interface InvoiceResponseSendDeps extends DocumentStore {
-  peppolSender: PeppolSender | PeppolUnavailable;
+export interface InvoiceResponseSendDeps extends As4SendDeps {
   /** The official-rule validator: a response the pinned rules refuse is never sent. */
   validator: DocumentValidator;
-  /** Which document an MLS answering the response's message is about (it names the SBDH instance only). */
-  sentInstances?: Pick<SentInstanceRepository, 'record'>;
 }
 
 const notFound = (documentId: string, why: string) =>
   new GatewayError('DOCUMENT_NOT_FOUND', `received invoice ${documentId} ${why}`);
-
-/** The pinned rules' verdict on a response we built: null when valid or when no rules are pinned (said in the history). */
-async function officialProblem(
-  deps: InvoiceResponseSendDeps,
-  xml: Buffer,
-): Promise<{ refused?: string; note: string }> {
-  try {
-    const result = await deps.validator.validate(xml, { sourceFormat: 'peppol-invoice-response' });
-    if (result.isValid) return { note: result.ruleSets.map((r) => `${r.id}@${r.version}`).join(', ') };
-    const errors = result.assertions.filter((a) => a.flag === 'error');
-    return {
-      refused: `the built response breaks the official rules: ${errors
-        .slice(0, 5)
-        .map((a) => `[${a.ruleId}] ${a.text}`)
-        .join('; ')}`.slice(0, 1000),
-      note: '',
-    };
-  } catch (e) {
-    if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE')
-      return { note: `not validated: ${e.message}` };
-    throw e;
-  }
-}
 
 /** One attempt to send the buyer's response. Our own infrastructure failures throw; the peer's are results. */
 export async function sendInvoiceResponseAttempt(
   deps: InvoiceResponseSendDeps,
   input: SendInvoiceResponseAttempt,
 ): Promise<SendInvoiceResponseAttemptResult> {
-  const sender = deps.peppolSender;
-  if ('unavailable' in sender) {
-    throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Peppol sending is not configured: ${sender.unavailable}`, {
-      retryable: true,
-    });
-  }
+  peppolSenderOf(deps);
   const received = await deps.documents.findStored(input.tenantId, input.documentId);
   if (!received || received.direction !== 'inbound') throw notFound(input.documentId, 'not found');
   const responseDocumentId = sentInvoiceResponseId(input.tenantId, input.documentId, input.statusCode);
@@ -179,152 +149,52 @@ export async function sendInvoiceResponseAttempt(
   const invoiceBytes = await readBytes(deps, received.blobId);
   const route = invoiceResponseFor(invoiceBytes, input, { id: responseDocumentId, issuedAt: firstAttemptAt });
   if (typeof route === 'string') return { ...empty, outcome: 'failed', reason: route };
-  const built = route;
   if (!stored) {
-    const bytes = Buffer.from(built.xml, 'utf8');
-    const check = await officialProblem(deps, bytes);
+    const bytes = Buffer.from(route.xml, 'utf8');
+    const check = await officialVerdict(deps.validator, bytes, 'peppol-invoice-response', 'response');
     if (check.refused) return { ...empty, outcome: 'failed', reason: check.refused };
-    stored = await storeResponse(deps, input, responseDocumentId, received.partyId, bytes, check.note);
+    stored = await storeGeneratedDocument(deps, {
+      tenantId: input.tenantId,
+      documentId: responseDocumentId,
+      partyId: received.partyId,
+      bytes,
+      kind: 'invoice-response',
+      createdBy: 'api',
+      format: INVOICE_RESPONSE_FORMAT,
+      validation: check.note,
+    });
+    if (!stored)
+      throw new GatewayError('STORAGE_FAILED', `invoice response ${responseDocumentId} could not be recorded`, {
+        retryable: true,
+      });
   }
-  const bytes = await readBytes(deps, stored.blobId);
-
-  const to = formatId(route.supplier);
-  const found = await whileBeating(deps.heartbeat, () =>
-    sender.lookup.findEndpoint(route.supplier, [INVOICE_RESPONSE_DOCUMENT_TYPE], INVOICE_RESPONSE_PROCESS),
-  );
-  if (!found.ok) {
-    const outcome = found.failure === 'smp-unreachable' ? 'retryable' : 'failed';
-    await recordAttempt(deps, input, responseDocumentId, `${to}: lookup ${found.failure}: ${found.message}`);
-    return { ...empty, outcome, to, reason: found.message };
-  }
-  const endpoint = found.result.endpoint;
-  const ids = stableMessageIds(`${input.tenantId}:invoice-response:${responseDocumentId}`);
-  const header = {
+  const sent = await sendOverAs4(deps, {
+    tenantId: input.tenantId,
+    documentId: responseDocumentId,
+    partyId: received.partyId,
+    bytes: await readBytes(deps, stored.blobId),
     sender: route.buyer,
     receiver: route.supplier,
     documentType: INVOICE_RESPONSE_DOCUMENT_TYPE,
     process: INVOICE_RESPONSE_PROCESS,
-  };
-  const sbd = buildSbd({
-    ...header,
     countryC1: route.country ?? 'ZZ',
-    instanceIdentifier: ids.conversationId,
-    creationDateAndTime: firstAttemptAt,
-    payload: { xml: bytes },
-  });
-  await deps.sentInstances?.record({
-    instanceId: ids.conversationId,
-    tenantId: input.tenantId,
-    documentId: responseDocumentId,
-    partyId: received.partyId,
-    generation: 0,
-  });
-  const { message, out } = await signAndExchange(deps.heartbeat, sender, {
-    sbd: sbd.xml,
-    header,
-    receiverCertificate: new X509Certificate(endpoint.certificate.raw),
-    timestamp: firstAttemptAt,
-    ids,
-    url: endpoint.url,
-  });
-  const reason = 'reason' in out ? out.reason : undefined;
-  const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
-  await recordAttempt(
-    deps,
-    input,
-    responseDocumentId,
-    `${to} at ${endpoint.url} (AS4 MessageId ${message.messageId}): ${out.outcome}, ${status}` +
-      (reason ? `: ${reason}` : ''),
-  );
-  if (out.outcome === 'delivered' || out.outcome === 'duplicate')
-    await deps.documents.recordTransition(input.tenantId, responseDocumentId, Transition.delivered);
-  return {
-    outcome: out.outcome,
-    responseDocumentId,
-    to,
-    endpoint: endpoint.url,
-    messageId: message.messageId,
-    ...(reason !== undefined ? { reason } : {}),
-  };
-}
-
-async function recordAttempt(
-  deps: InvoiceResponseSendDeps,
-  input: SendInvoiceResponseAttempt,
-  responseDocumentId: string,
-  what: string,
-): Promise<void> {
-  // A response that could not be built is not stored: its attempts live on the run and its error event.
-  if (!(await deps.documents.findStored(input.tenantId, responseDocumentId))) return;
-  await deps.documents.recordTransition(input.tenantId, responseDocumentId, Transition.sendAttempt, {
+    idSeed: `${input.tenantId}:invoice-response:${responseDocumentId}`,
     attempt: input.attempt,
-    detail: `Invoice response ${input.statusCode} attempt ${input.attempt} to ${what}`.slice(0, 1000),
+    firstAttemptAt,
+    label: `Invoice response ${input.statusCode}`,
   });
+  return { ...sent, responseDocumentId };
 }
 
-/** The response as the buyer party's outbound document, written once (a retried attempt finds it). */
-async function storeResponse(
-  deps: InvoiceResponseSendDeps,
-  input: SendInvoiceResponseAttempt,
-  documentId: string,
-  partyId: string,
-  bytes: Buffer,
-  validation: string,
-) {
-  const { tenantId } = input;
-  const blob = await deps.blobs.put(Readable.from([bytes]), {
-    limit: bytes.length,
-    filename: `${documentId}.xml`,
-    contentType: 'application/xml',
-    metadata: { tenantId, documentId, kind: 'invoice-response' },
-  });
-  const doc = await deps.documents.insertOutbound({
-    tenantId,
-    documentId,
-    partyId,
-    channel: 'peppol',
-    createdBy: 'api',
-    contentType: 'application/xml',
-    size: blob.size,
-    sha256: blob.sha256,
-    blobId: blob.blobId,
-  });
-  if (!doc) {
-    // An earlier try of this step stored it: that one is the message.
-    await deps.blobs.delete(blob.blobId).catch(() => undefined);
-    const existing = await deps.documents.findStored(tenantId, documentId);
-    if (!existing)
-      throw new GatewayError('STORAGE_FAILED', `invoice response ${documentId} could not be recorded`, {
-        retryable: true,
-      });
-    return existing;
-  }
-  // Not an upload: the record is its own acceptance; its kind and verdict are its detection and validation entries.
-  await deps.documents.accept(tenantId, documentId);
-  await deps.documents.appendHistory(
-    tenantId,
-    documentId,
-    { key: 'detect', state: DocumentState.Detected, detail: 'peppol-invoice-response' },
-    {
-      format: {
-        id: 'peppol-invoice-response',
-        name: 'Peppol Invoice Response 3',
-        syntax: 'UBL',
-        documentType: 'ApplicationResponse',
-        customizationId: INVOICE_RESPONSE_CUSTOMIZATION_ID,
-        profileId: INVOICE_RESPONSE_PROFILE_ID,
-        documentTypeId: INVOICE_RESPONSE_DOCUMENT_TYPE.value,
-      },
-    },
-  );
-  await deps.documents.recordTransition(
-    tenantId,
-    documentId,
-    validation.startsWith('not validated') ? Transition.notValidated : Transition.validated,
-    { detail: validation || 'validated' },
-  );
-  return doc;
-}
+const INVOICE_RESPONSE_FORMAT = {
+  id: 'peppol-invoice-response',
+  name: 'Peppol Invoice Response 3',
+  syntax: 'UBL',
+  documentType: 'ApplicationResponse',
+  customizationId: INVOICE_RESPONSE_CUSTOMIZATION_ID,
+  profileId: INVOICE_RESPONSE_PROFILE_ID,
+  documentTypeId: INVOICE_RESPONSE_DOCUMENT_TYPE.value,
+};
 
 /** What publishing the InvoiceResponseSent* events needs besides the documents. */
 export interface InvoiceResponseEventDeps extends DocumentStore {

@@ -6,23 +6,19 @@
  * sent over AS4 to the address the MLS rules give (MLS_TO, else the sending access point's SPID), found with the send
  * path's SML/SMP lookup. Each attempt goes on the MLS document's history; what the peer answers is a result.
  */
-import { Readable } from 'node:stream';
-import { X509Certificate } from 'node:crypto';
-import { DocumentState, Transition } from '../core/document-states';
 import { GatewayError } from '../core/gateway-error';
-import { readBytes, whileBeating, type DocumentStore } from '../documents/loader';
+import { readBytes, type DocumentStore } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
-import { stableMessageIds } from '../peppol/as4/message-ids';
 import { DOCTYPE_SCHEME_BUSDOX, formatId, spidOfSeatId } from '../peppol/identifiers';
 import { MLS_PROFILE_ID, buildMls, mlsAddress, type MlsLineInput, type MlsResponseCode } from '../peppol/mls';
-import { buildSbd, readSbdHeader } from '../peppol/sbdh';
+import { readSbdHeader } from '../peppol/sbdh';
 import { MLS_DOCUMENT_TYPE, MLS_PROCESS } from '../peppol/smp-publisher';
 import type { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
-import { signAndExchange } from '../sending/delivery';
-import type { EventSink, PeppolSender, PeppolUnavailable } from '../sending/ports';
+import type { EventSink } from '../sending/ports';
 import type { DirectoryRepository } from '../storage/directory.repository';
 import type { MlsSentEventInput, SendMlsAttempt, SendMlsAttemptResult } from '../../workflows/contracts/send-mls';
 import { MLS_STATUS_TEXT } from './mls';
+import { peppolSenderOf, sendOverAs4, storeGeneratedDocument, type As4SendDeps } from '../sending/as4-send';
 
 /** The MLS document type and process (Peppol code lists: MLS 1.0), as our SMP publishes them for our SPID. */
 export { MLS_DOCUMENT_TYPE, MLS_PROCESS };
@@ -35,9 +31,8 @@ export function sentMlsDocumentId(tenantId: string, receivedDocumentId: string):
   return nameBasedUuid(SENT_MLS_NAMESPACE, [tenantId, receivedDocumentId]);
 }
 
-export interface MlsSendDeps extends DocumentStore {
+export interface MlsSendDeps extends As4SendDeps {
   as4Inbound: Pick<As4InboundRepository, 'findByMessageId'>;
-  peppolSender: PeppolSender | PeppolUnavailable;
 }
 
 /** What one attempt needs: the received document, the verdict to send, and the first attempt's time. */
@@ -79,12 +74,7 @@ const notFound = (documentId: string, why: string) =>
 
 /** One attempt to send a received document's MLS. Our own infrastructure failures throw; the peer's are results. */
 export async function sendMlsAttempt(deps: MlsSendDeps, input: SendMlsAttemptInput): Promise<SendMlsAttemptOutcome> {
-  const sender = deps.peppolSender;
-  if ('unavailable' in sender) {
-    throw new GatewayError('DEPENDENCY_UNAVAILABLE', `Peppol sending is not configured: ${sender.unavailable}`, {
-      retryable: true,
-    });
-  }
+  const sender = peppolSenderOf(deps);
   const received = await deps.documents.findStored(input.tenantId, input.documentId);
   if (!received || received.direction !== 'inbound') throw notFound(input.documentId, 'not found');
   const messageId = await receivedMessageIdOf(deps, received.blobId);
@@ -115,61 +105,23 @@ export async function sendMlsAttempt(deps: MlsSendDeps, input: SendMlsAttemptInp
   const bytes = Buffer.from(built.xml, 'utf8');
   await storeSentMls(deps, input.tenantId, mlsDocumentId, received.partyId, bytes);
 
-  const to = formatId(address.to);
-  const found = await whileBeating(deps.heartbeat, () =>
-    sender.lookup.findEndpoint(address.to, [MLS_DOCUMENT_TYPE], MLS_PROCESS),
-  );
-  if (!found.ok) {
-    const outcome = found.failure === 'smp-unreachable' ? 'retryable' : 'failed';
-    await recordAttempt(deps, input, mlsDocumentId, `${to}: lookup ${found.failure}: ${found.message}`);
-    return { ...empty, outcome, to, reason: found.message };
-  }
-  const endpoint = found.result.endpoint;
-  const ids = stableMessageIds(`${input.tenantId}:mls:${mlsDocumentId}`);
-  const sbdHeader = { sender: ourSpid, receiver: address.to, documentType: MLS_DOCUMENT_TYPE, process: MLS_PROCESS };
-  const sbd = buildSbd({
-    ...sbdHeader,
+  const sent = await sendOverAs4(deps, {
+    tenantId: input.tenantId,
+    documentId: mlsDocumentId,
+    partyId: received.partyId,
+    bytes,
+    sender: ourSpid,
+    receiver: address.to,
+    documentType: MLS_DOCUMENT_TYPE,
+    process: MLS_PROCESS,
     // C1 of an MLS is its sender's country: the country of the message it answers is the nearest we know.
     countryC1: header.countryC1 ?? message.countryC1 ?? 'ZZ',
-    instanceIdentifier: ids.conversationId,
-    creationDateAndTime: firstAttemptAt,
-    payload: { xml: bytes },
-  });
-  const receiverCertificate = new X509Certificate(endpoint.certificate.raw);
-  const { message: as4, out } = await signAndExchange(deps.heartbeat, sender, {
-    sbd: sbd.xml,
-    header: sbdHeader,
-    receiverCertificate,
-    timestamp: firstAttemptAt,
-    ids,
-    url: endpoint.url,
-  });
-  const reason = 'reason' in out ? out.reason : undefined;
-  const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
-  await recordAttempt(
-    deps,
-    input,
-    mlsDocumentId,
-    `${to} at ${endpoint.url} (AS4 MessageId ${as4.messageId}): ${out.outcome}, ${status}` +
-      (reason ? `: ${reason}` : ''),
-  );
-  if (out.outcome === 'delivered' || out.outcome === 'duplicate')
-    await deps.documents.recordTransition(input.tenantId, mlsDocumentId, Transition.delivered);
-  return {
-    outcome: out.outcome,
-    mlsDocumentId,
-    to,
-    endpoint: endpoint.url,
-    messageId: as4.messageId,
-    ...(reason !== undefined ? { reason } : {}),
-  };
-}
-
-async function recordAttempt(deps: MlsSendDeps, input: SendMlsAttemptInput, mlsDocumentId: string, what: string) {
-  await deps.documents.recordTransition(input.tenantId, mlsDocumentId, Transition.sendAttempt, {
+    idSeed: `${input.tenantId}:mls:${mlsDocumentId}`,
     attempt: input.attempt,
-    detail: `MLS ${input.responseCode} attempt ${input.attempt} to ${what}`.slice(0, 1000),
+    firstAttemptAt,
+    label: `MLS ${input.responseCode}`,
   });
+  return { ...sent, mlsDocumentId };
 }
 
 /** The MLS as the receiving party's outbound document, written once (a retried attempt finds it). */
@@ -181,45 +133,23 @@ async function storeSentMls(
   bytes: Buffer,
 ): Promise<void> {
   if (await deps.documents.findStored(tenantId, documentId)) return;
-  const blob = await deps.blobs.put(Readable.from([bytes]), {
-    limit: bytes.length,
-    filename: `${documentId}.xml`,
-    contentType: 'application/xml',
-    metadata: { tenantId, documentId, kind: 'mls' },
-  });
-  const doc = await deps.documents.insertOutbound({
+  await storeGeneratedDocument(deps, {
     tenantId,
     documentId,
     partyId,
-    channel: 'peppol',
+    bytes,
+    kind: 'mls',
     createdBy: 'peppol',
-    contentType: 'application/xml',
-    size: blob.size,
-    sha256: blob.sha256,
-    blobId: blob.blobId,
-  });
-  if (!doc) {
-    await deps.blobs.delete(blob.blobId).catch(() => undefined);
-    return;
-  }
-  // Not an upload: the record is its own acceptance, and it is an MLS (what the party's document list shows).
-  await deps.documents.accept(tenantId, documentId);
-  await deps.documents.appendHistory(
-    tenantId,
-    documentId,
-    { key: 'detect', state: DocumentState.Detected, detail: 'peppol-mls' },
-    {
-      format: {
-        id: 'peppol-mls',
-        name: 'Peppol MLS 1.0',
-        syntax: 'UBL',
-        documentType: 'ApplicationResponse',
-        customizationId: 'urn:peppol:edec:mls:1.0',
-        profileId: MLS_PROFILE_ID,
-        documentTypeId: MLS_DOCUMENT_TYPE.value,
-      },
+    format: {
+      id: 'peppol-mls',
+      name: 'Peppol MLS 1.0',
+      syntax: 'UBL',
+      documentType: 'ApplicationResponse',
+      customizationId: 'urn:peppol:edec:mls:1.0',
+      profileId: MLS_PROFILE_ID,
+      documentTypeId: MLS_DOCUMENT_TYPE.value,
     },
-  );
+  });
 }
 
 /** What publishing MessageLevelStatusSent needs besides the documents. */

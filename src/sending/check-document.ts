@@ -50,7 +50,11 @@ function toRecord(result: ValidationResult, at: Date): DocumentValidationInfo {
 /**
  * The detection step: the format (or why it is refused) goes on the record as its `detect` entry.
  */
-async function recordDetection(deps: SendInvoiceDeps, input: SendInvoiceInput, detection: DetectionOutcome) {
+export async function recordDetection(
+  deps: Pick<SendInvoiceDeps, 'documents'>,
+  input: { tenantId: string; documentId: string },
+  detection: DetectionOutcome,
+) {
   if (detection.ok) {
     await deps.documents.recordTransition(
       input.tenantId,
@@ -71,9 +75,9 @@ async function recordDetection(deps: SendInvoiceDeps, input: SendInvoiceInput, d
  * judge the same format). Invalid documents and formats without rules are results; a missing rule pack is an
  * infrastructure failure (DEPENDENCY_UNAVAILABLE) retried until an operator fetches the packs.
  */
-async function validate(
-  deps: SendInvoiceDeps,
-  input: SendInvoiceInput,
+export async function validate(
+  deps: Pick<SendInvoiceDeps, 'heartbeat' | 'validator' | 'documents'>,
+  input: { tenantId: string; documentId: string },
   bytes: Buffer,
   formatId: string,
 ): Promise<ValidationOutcome> {
@@ -124,7 +128,11 @@ async function validate(
 }
 
 /** The party's legal-entity id, for a record written before uploads stamped it. */
-async function legalEntityOf(deps: SendInvoiceDeps, tenantId: string, partyId: string): Promise<string | null> {
+export async function legalEntityOf(
+  deps: Pick<SendInvoiceDeps, 'directory'>,
+  tenantId: string,
+  partyId: string,
+): Promise<string | null> {
   const party = await deps.directory.findParty(partyId);
   return party && party.tenantId === tenantId ? party.legalEntityId : null;
 }

@@ -43,18 +43,30 @@ export async function checkSender(
   sender: PeppolIdentifier,
 ): Promise<SenderRefusal | undefined> {
   const seller = sender.value;
-  if (names(seller, facts)) return undefined;
-  if (facts.legalEntityId !== null) {
-    const parties = await deps.directory.listParties([tenantId]);
-    const linked = parties.some(
-      (p) => p.tenantId === tenantId && p.legalEntityId === facts.legalEntityId && names(seller, p),
-    );
-    if (linked) return undefined;
-  }
+  if (await mayActFor(deps, tenantId, facts, seller)) return undefined;
   return {
     reasonCode: 'SENDER_NOT_ALLOWED',
     message:
       `Not sent: the invoice's seller ${seller} (BT-34 EndpointID, the Peppol sender) is not the party ` +
       `${facts.partyId} it was uploaded for, nor a party of the same legal entity`,
   };
+}
+
+/**
+ * Whether an uploading party may send as `participant` (`<icd>:<id>`): it is the party itself (its partyId or its
+ * legal entity's identifier), or a party of the same tenant with the same legal entity. The sender check of sales
+ * invoices (the seller) and of purchase orders (the buyer). The directory is read only when it is not the party.
+ */
+export async function mayActFor(
+  deps: Pick<SendInvoiceDeps, 'directory'>,
+  tenantId: string,
+  party: { partyId: string; legalEntityId: string | null },
+  participant: string,
+): Promise<boolean> {
+  if (names(participant, party)) return true;
+  if (party.legalEntityId === null) return false;
+  const parties = await deps.directory.listParties([tenantId]);
+  return parties.some(
+    (p) => p.tenantId === tenantId && p.legalEntityId === party.legalEntityId && names(participant, p),
+  );
 }

@@ -45,6 +45,29 @@ const invoiceResponseSent = detailsOf({
   status: str,
 });
 
+/** A purchase order we sent (InvoiceSent's structure with the order's number). */
+const orderSent = detailsOf({
+  id: str,
+  recipient: str,
+  endpoint: str,
+  protocol: str,
+  attempt: str,
+  messageId: str,
+  orderId: str,
+  documentTypeId: str,
+});
+
+const orderResponseSent = detailsOf({
+  id: str,
+  recipient: str,
+  endpoint: str,
+  protocol: str,
+  attempt: str,
+  messageId: str,
+  statusCode: z.enum(['AB', 'AP', 'RE', 'CA']),
+  status: str,
+});
+
 const hookFailure = {
   /** The hook whose delivery failed. */
   hookId: str,
@@ -109,6 +132,14 @@ export const EVENT_DETAILS_SCHEMAS = {
   InvoiceResponseSentRetry: invoiceResponseSent,
   InvoiceResponseSentError: invoiceResponseSent,
   OrderReceived: detailsOf({ id: str, sender: str, createdBy: str, documentTypeId: str, orderId: str }),
+  /** A purchase order we sent; documentId is the uploaded order. */
+  OrderSent: orderSent,
+  OrderSentRetry: orderSent,
+  OrderSentError: orderSent,
+  /** The seller's Order Response we sent; `refToDocumentId` is the received order. */
+  OrderResponseSent: orderResponseSent,
+  OrderResponseSentRetry: orderResponseSent,
+  OrderResponseSentError: orderResponseSent,
   /** `refToDocumentId` is the order of ours it answers ("" when none matches). */
   OrderResponseReceived: detailsOf({
     id: str,

@@ -502,10 +502,10 @@ describe('hook API', () => {
         createdBy: 'peppol',
       });
       expect(dead.event.label).toBe('dead-letter');
-      await post('/api/v1/hook', tokenB, { action: 'drop', topic: 'OrderSent' });
+      await post('/api/v1/hook', tokenB, { action: 'drop', topic: 'OrderCancellationSent' });
       const dropped = await ctx.webhooks.publisher.publishEvent({
         tenantId: 'tenantB',
-        topic: 'OrderSent',
+        topic: 'OrderCancellationSent',
         party: null,
         message: 'sent',
         createdBy: 'peppol',
@@ -649,13 +649,16 @@ describe('hook API', () => {
       // A dead-letter event reaches a hook registered later through a redelivery that routes again.
       const dead = await ctx.webhooks.publisher.publishEvent({
         tenantId: 'tenantA',
-        topic: 'OrderSent',
+        topic: 'OrderCancellationSent',
         party: { partyId: PA2, legalEntityId: `NL:${PA2}` },
         message: 'o',
         createdBy: 'peppol',
       });
       expect(dead.event.label).toBe('dead-letter');
-      const hook = await createHook({ url: RECEIVER, topic: 'OrderSent', secureKey: KEY }, `/api/v1/${PA2}/hook`);
+      const hook = await createHook(
+        { url: RECEIVER, topic: 'OrderCancellationSent', secureKey: KEY },
+        `/api/v1/${PA2}/hook`,
+      );
       const again = await post(`/api/v1/events/${dead.event.id}/redeliver`, tokenA, {});
       expect(again.status).toBe(202);
       expectContract('post', '/api/v1/events/:eventId/redeliver', again);

@@ -1,3 +1,5 @@
+import type { SendOrderInput } from '../../workflows/contracts/send-order';
+import type { SendOrderResponseInput } from '../../workflows/contracts/send-order-response';
 import { randomUUID } from 'node:crypto';
 import type { Application } from 'express';
 import request from 'supertest';
@@ -39,6 +41,21 @@ export class RecordingWorkflowStarter implements WorkflowStarter {
       (s) => s.tenantId === input.tenantId && s.documentId === input.documentId && s.statusCode === input.statusCode,
     );
     this.invoiceResponsesStarted.push(input);
+    return again ? 'already-started' : 'started';
+  }
+  readonly ordersStarted: SendOrderInput[] = [];
+  async startSendOrder(input: SendOrderInput): Promise<'started' | 'already-started'> {
+    const again = this.ordersStarted.some((s) => s.tenantId === input.tenantId && s.documentId === input.documentId);
+    this.ordersStarted.push(input);
+    return again ? 'already-started' : 'started';
+  }
+  readonly orderResponsesStarted: SendOrderResponseInput[] = [];
+  async startSendOrderResponse(input: SendOrderResponseInput): Promise<'started' | 'already-started'> {
+    const again = this.orderResponsesStarted.some(
+      (s) =>
+        s.tenantId === input.tenantId && s.documentId === input.documentId && s.responseCode === input.responseCode,
+    );
+    this.orderResponsesStarted.push(input);
     return again ? 'already-started' : 'started';
   }
   readonly mlsStarted: SendMlsInput[] = [];

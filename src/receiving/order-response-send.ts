@@ -1,0 +1,237 @@
+/**
+ * Sending an Order Response (Peppol BIS Ordering 3, T76) for a received order: our party is the seller and answers the
+ * buyer. The response is built from the received order (its number, currency, parties and lines) and the seller's
+ * verdict, checked with the pinned official rules (a response they refuse is never sent), stored once as an outbound
+ * document of the party (one per order and response code: its id, issue time and AS4 ids derive from them and the
+ * first attempt, so every attempt is the same message) and sent through the shared AS4 step to the buyer.
+ */
+import { Transition } from '../core/document-states';
+import { GatewayError } from '../core/gateway-error';
+import { readBytes, type DocumentStore } from '../documents/loader';
+import { nameBasedUuid } from '../ids/name-uuid';
+import { formatId, type ParticipantId } from '../peppol/identifiers';
+import { ORDER_RESPONSE_CODES, ORDER_RESPONSE_CUSTOMIZATION_ID } from '../peppol/orders';
+import {
+  ORDERING_PROCESS,
+  ORDERING_PROFILE_ID,
+  ORDER_RESPONSE_DOCUMENT_TYPE,
+  buildOrderResponse,
+  orderResponseFitProblem,
+  orderResponseInputProblem,
+  participantOfParty,
+  readOrderForResponse,
+  type OrderResponseSpec,
+} from '../peppol/order-response';
+import {
+  officialVerdict,
+  peppolSenderOf,
+  sendOverAs4,
+  storeGeneratedDocument,
+  type As4SendDeps,
+} from '../sending/as4-send';
+import type { DocumentValidator, EventSink } from '../sending/ports';
+import type { DirectoryRepository } from '../storage/directory.repository';
+import type {
+  OrderResponseEventInput,
+  SendOrderResponseAttempt,
+  SendOrderResponseAttemptResult,
+} from '../../workflows/contracts/send-order-response';
+
+/** Namespace of the ids of the Order Responses we send (fixed once). */
+export const SENT_ORDER_RESPONSE_NAMESPACE = '3e9c1b7a-5f24-4d81-a6c3-92b0d4e8f175';
+
+/** The documentId of the response a party sends for a received order with a code: one per (order, code). */
+export function sentOrderResponseId(tenantId: string, orderDocumentId: string, responseCode: string): string {
+  return nameBasedUuid(SENT_ORDER_RESPONSE_NAMESPACE, [tenantId, orderDocumentId, responseCode]);
+}
+
+export interface BuiltOrderResponse {
+  xml: string;
+  /** The buyer (the order's BuyerCustomerParty EndpointID): the receiver. */
+  buyer: ParticipantId;
+  /** The seller: the SBDH sender. */
+  seller: ParticipantId;
+  /** The seller's country, for the SBDH's C1 country. */
+  country?: string;
+}
+
+/** The Order Response for a received order, or why none can be built (a string: the order or the verdict). */
+export function orderResponseFor(
+  orderBytes: Buffer,
+  spec: OrderResponseSpec,
+  meta: { id: string; issuedAt: Date },
+): BuiltOrderResponse | string {
+  const problem = orderResponseInputProblem(spec);
+  if (problem) return problem;
+  const order = readOrderForResponse(orderBytes);
+  if (typeof order === 'string') return order;
+  const misfit = orderResponseFitProblem(spec, order);
+  if (misfit) return misfit;
+  const xml = buildOrderResponse({ ...meta, spec, order });
+  return {
+    xml,
+    buyer: participantOfParty(order.buyer),
+    seller: participantOfParty(order.seller),
+    ...(order.seller.country ? { country: order.seller.country } : {}),
+  };
+}
+
+export interface OrderResponseSendDeps extends As4SendDeps {
+  validator: DocumentValidator;
+}
+
+const notFound = (documentId: string, why: string) =>
+  new GatewayError('DOCUMENT_NOT_FOUND', `received order ${documentId} ${why}`);
+
+const ORDER_RESPONSE_FORMAT = {
+  id: 'peppol-order-response',
+  name: 'Peppol Order Response 3',
+  syntax: 'UBL',
+  documentType: 'OrderResponse',
+  customizationId: ORDER_RESPONSE_CUSTOMIZATION_ID,
+  profileId: ORDERING_PROFILE_ID,
+  documentTypeId: ORDER_RESPONSE_DOCUMENT_TYPE.value,
+};
+
+function specOf(input: SendOrderResponseAttempt): OrderResponseSpec {
+  return {
+    responseCode: input.responseCode,
+    ...(input.note !== undefined ? { note: input.note } : {}),
+    ...(input.lines ? { lines: input.lines } : {}),
+  };
+}
+
+/** One attempt to send the seller's response. Our own infrastructure failures throw; the peer's are results. */
+export async function sendOrderResponseAttempt(
+  deps: OrderResponseSendDeps,
+  input: SendOrderResponseAttempt,
+): Promise<SendOrderResponseAttemptResult> {
+  peppolSenderOf(deps);
+  const received = await deps.documents.findStored(input.tenantId, input.documentId);
+  if (!received || received.direction !== 'inbound') throw notFound(input.documentId, 'not found');
+  const responseDocumentId = sentOrderResponseId(input.tenantId, input.documentId, input.responseCode);
+  const empty = { responseDocumentId, to: '', endpoint: '', messageId: '' };
+  const firstAttemptAt = new Date(input.firstAttemptAt);
+
+  // The stored response is the message: built once, from the first attempt (a retried attempt sends those bytes).
+  let stored = await deps.documents.findStored(input.tenantId, responseDocumentId);
+  const orderBytes = await readBytes(deps, received.blobId);
+  const route = orderResponseFor(orderBytes, specOf(input), { id: responseDocumentId, issuedAt: firstAttemptAt });
+  if (typeof route === 'string') return { ...empty, outcome: 'failed', reason: route };
+  if (!stored) {
+    const bytes = Buffer.from(route.xml, 'utf8');
+    const check = await officialVerdict(deps.validator, bytes, 'peppol-order-response', 'order response');
+    if (check.refused) return { ...empty, outcome: 'failed', reason: check.refused };
+    stored = await storeGeneratedDocument(deps, {
+      tenantId: input.tenantId,
+      documentId: responseDocumentId,
+      partyId: received.partyId,
+      bytes,
+      kind: 'order-response',
+      createdBy: 'api',
+      format: ORDER_RESPONSE_FORMAT,
+      validation: check.note,
+    });
+    if (!stored)
+      throw new GatewayError('STORAGE_FAILED', `order response ${responseDocumentId} could not be recorded`, {
+        retryable: true,
+      });
+  }
+  const sent = await sendOverAs4(deps, {
+    tenantId: input.tenantId,
+    documentId: responseDocumentId,
+    partyId: received.partyId,
+    bytes: await readBytes(deps, stored.blobId),
+    sender: route.seller,
+    receiver: route.buyer,
+    documentType: ORDER_RESPONSE_DOCUMENT_TYPE,
+    process: ORDERING_PROCESS,
+    countryC1: route.country ?? 'ZZ',
+    idSeed: `${input.tenantId}:order-response:${responseDocumentId}`,
+    attempt: input.attempt,
+    firstAttemptAt,
+    label: `Order response ${input.responseCode}`,
+  });
+  return { ...sent, responseDocumentId };
+}
+
+export interface OrderResponseEventDeps extends DocumentStore {
+  directory: Pick<DirectoryRepository, 'findParty'>;
+  events: EventSink;
+}
+
+/**
+ * OrderResponseSent / OrderResponseSentRetry / OrderResponseSentError (InvoiceSent's structure): `documentId` the
+ * response, `refToDocumentId` the received order it answers. A retry and a final error also go on the response's
+ * history (when it was stored).
+ */
+export async function publishOrderResponseEvent(
+  deps: OrderResponseEventDeps,
+  input: OrderResponseEventInput,
+): Promise<{ eventId: string }> {
+  const received = await deps.documents.findStored(input.tenantId, input.documentId);
+  if (!received) throw notFound(input.documentId, 'not found');
+  const stored = await deps.documents.findStored(input.tenantId, input.responseDocumentId);
+  if (stored && input.topic === 'OrderResponseSentRetry') {
+    await deps.documents.recordTransition(input.tenantId, input.responseDocumentId, Transition.retry, {
+      attempt: input.attempt,
+      detail: input.reason ?? 'retry',
+      ...(input.nextAttemptOn ? { nextAttemptOn: new Date(input.nextAttemptOn) } : {}),
+    });
+  }
+  if (stored && input.topic === 'OrderResponseSentError') {
+    await deps.documents.recordTransition(input.tenantId, input.responseDocumentId, Transition.sendError, {
+      detail: input.reason ?? 'not delivered',
+    });
+  }
+  const party = await deps.directory.findParty(received.partyId);
+  const status = ORDER_RESPONSE_CODES[input.responseCode] ?? input.responseCode;
+  const what = `Order response ${input.responseCode} (${status}) for order ${input.documentId}`;
+  const message =
+    input.topic === 'OrderResponseSent'
+      ? `${what} delivered to ${input.to}`
+      : input.topic === 'OrderResponseSentRetry'
+        ? `${what} not delivered yet (attempt ${input.attempt}): ${input.reason ?? ''}; next attempt ${input.nextAttemptOn ?? ''}`
+        : `${what} could not be delivered${input.to ? ` to ${input.to}` : ''}: ${input.reason ?? ''}`;
+  const { event } = await deps.events.publishEvent({
+    id: input.eventId,
+    tenantId: input.tenantId,
+    topic: input.topic,
+    party:
+      party && party.tenantId === input.tenantId
+        ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
+        : null,
+    documentId: input.responseDocumentId,
+    refToDocumentId: input.documentId,
+    message: message.slice(0, 2000),
+    details: {
+      id: input.responseDocumentId,
+      recipient: input.to,
+      endpoint: input.endpoint,
+      protocol: input.endpoint ? 'peppol' : '',
+      attempt: String(input.attempt),
+      messageId: input.messageId,
+      statusCode: input.responseCode,
+      status,
+      targetDocumentTypeId: formatId(ORDER_RESPONSE_DOCUMENT_TYPE),
+      ...(input.reason !== undefined ? { reason: input.reason } : {}),
+      ...(input.nextAttemptOn !== undefined ? { nextAttemptOn: input.nextAttemptOn } : {}),
+    },
+    createdBy: 'api',
+  });
+  return { eventId: event.id };
+}
+
+export interface OrderResponseSendingSteps {
+  sendOrderResponseAttempt: (input: SendOrderResponseAttempt) => Promise<SendOrderResponseAttemptResult>;
+  publishOrderResponseEvent: (input: OrderResponseEventInput) => Promise<{ eventId: string }>;
+}
+
+export function createOrderResponseSending(
+  deps: OrderResponseSendDeps & OrderResponseEventDeps,
+): OrderResponseSendingSteps {
+  return {
+    sendOrderResponseAttempt: (input) => sendOrderResponseAttempt(deps, input),
+    publishOrderResponseEvent: (input) => publishOrderResponseEvent(deps, input),
+  };
+}
