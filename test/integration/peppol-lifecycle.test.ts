@@ -8,7 +8,8 @@
  * as MessageLevelStatusReceived; B answers the invoice with an Invoice Response (RE with a reason) that A announces
  * and shows on the invoice's status; A answers that response with a manual MLS (v1-beta endpoint) that B announces.
  * phase4 sends B an invalid invoice and receives B's MLS (RE with BV lines naming the failing rules); phase4 sends A
- * an MLS built to the specification about A's invoice, which A accepts and announces.
+ * an MLS built to the specification about A's invoice, which A accepts and announces. B orders from A, and A's
+ * Order Response (AP) comes back to B, which announces it on its order.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ import {
   type ProcessId,
 } from '../../src/peppol/identifiers';
 import { INVOICE_RESPONSE_DOCUMENT_TYPE, INVOICE_RESPONSE_PROCESS } from '../../src/peppol/invoice-response';
+import { ORDERING_PROCESS, ORDER_DOCUMENT_TYPE, ORDER_RESPONSE_DOCUMENT_TYPE } from '../../src/peppol/order-response';
 import { buildMls, readMls } from '../../src/peppol/mls';
 import { readRawMls, typedMls } from '../../src/peppol/mls/read';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
@@ -42,6 +44,7 @@ import { PeppolDirectoryRepository } from '../../src/storage/peppol/peppol-direc
 import { corpusFile } from '../support/corpus';
 import { LocalDnsZone } from '../support/peppol/local-dns';
 import { LocalSmp } from '../support/peppol/local-smp';
+import { orderXml } from '../support/peppol/orders';
 import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 import { apSubject, issueCertificate, type TestPki } from '../support/peppol/test-pki';
 import { Phase4Receiver, Phase4Sender, type HarnessKeys } from '../support/phase4-harness';
@@ -179,8 +182,8 @@ describe('two gateways and phase4: invoice, MLS both ways, Invoice Response (rea
       Phase4Sender.start({ ...phase4Keys, seatId: PHASE4_SEAT }),
     ]);
 
-    // Where everything is received: B's buyer for invoices, A's seller for Invoice Responses, each access point's
-    // service provider id for MLS.
+    // Where everything is received: B's buyer for invoices and Order Responses, A's seller for Invoice Responses and
+    // orders, each access point's service provider id for MLS.
     publish(peppolParticipant(BUYER), BIS3_INVOICE, BILLING_PROCESS, b.as4Url, pki.apReceiver.certificate);
     publish(
       peppolParticipant(SELLER),
@@ -188,6 +191,14 @@ describe('two gateways and phase4: invoice, MLS both ways, Invoice Response (rea
       INVOICE_RESPONSE_PROCESS,
       a.as4Url,
       pki.apSender.certificate,
+    );
+    publish(peppolParticipant(SELLER), ORDER_DOCUMENT_TYPE, ORDERING_PROCESS, a.as4Url, pki.apSender.certificate);
+    publish(
+      peppolParticipant(BUYER),
+      ORDER_RESPONSE_DOCUMENT_TYPE,
+      ORDERING_PROCESS,
+      b.as4Url,
+      pki.apReceiver.certificate,
     );
     publish(a.spid, MLS_DOCUMENT_TYPE, MLS_PROCESS, a.as4Url, pki.apSender.certificate);
     publish(b.spid, MLS_DOCUMENT_TYPE, MLS_PROCESS, b.as4Url, pki.apReceiver.certificate);
@@ -378,5 +389,28 @@ describe('two gateways and phase4: invoice, MLS both ways, Invoice Response (rea
       (e) => e.refToDocumentId === salesInvoiceId && e.details?.statusCode === 'AB',
     );
     expect(announced.details).toMatchObject({ statusCode: 'AB' });
+  });
+  it('B orders from A; A accepts with an Order Response that B announces on its order', async () => {
+    const buyer = { scheme: '0184', value: BUYER.split(':')[1] as string, name: 'Company B' };
+    const seller = { scheme: '0184', value: SELLER.split(':')[1] as string, name: 'Company A' };
+    const sent = await request(b.ctx.app)
+      .post(`/api/v1/${BUYER}/purchaseOrder/send`)
+      .auth(b.token, { type: 'bearer' })
+      .set('Content-Type', 'application/xml')
+      .send(orderXml('PO-LIFECYCLE-1', { buyer, seller }));
+    expect(sent.status).toBe(200);
+    const orderId = sent.body.id as string;
+    await eventOf(b, 'OrderSent', (e) => e.documentId === orderId);
+
+    const received = await eventOf(a, 'OrderReceived', (e) => e.details?.orderId === 'PO-LIFECYCLE-1');
+    const answered = await request(a.ctx.app)
+      .post(`/api/v1/${SELLER}/salesOrder/${received.documentId}/response`)
+      .auth(a.token, { type: 'bearer' })
+      .send({ status: 'AP', note: 'All lines confirmed' });
+    expect(answered.status).toBe(202);
+    await eventOf(a, 'OrderResponseSent', (e) => e.refToDocumentId === received.documentId);
+
+    const response = await eventOf(b, 'OrderResponseReceived', (e) => e.refToDocumentId === orderId);
+    expect(response.details).toMatchObject({ statusCode: 'AP', orderId: 'PO-LIFECYCLE-1' });
   });
 });
