@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { GatewayError } from '../src/core/gateway-error';
 import { truncateForEcho } from '../src/core/truncate';
 import type { TransformReport } from '../src/transform';
@@ -75,4 +75,31 @@ export function setTransformHeaders(res: Response, report: TransformReport): voi
     'X-Transform-Unmapped': String(report.unmapped.length),
     'X-Transform-Not-Carried': String(report.notCarried.length),
   });
+}
+
+/** A 400 naming the body field at fault (`details.field`). */
+export function badField(message: string, field?: string): GatewayError {
+  return new GatewayError('BAD_REQUEST', message, field ? { details: { field } } : {});
+}
+
+/**
+ * A JSON body of at most `limit` (`64kb`): 415 unless it is application/json (`Send <what> as application/json`), 413
+ * above the limit, 400 when it does not parse.
+ */
+export function jsonBody(limit: string, what: string): RequestHandler {
+  const parse = express.json({ limit, strict: true });
+  return (req, res, next) => {
+    if (!req.is('application/json')) {
+      next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Send ${what} as application/json`));
+      return;
+    }
+    parse(req, res, (err?: unknown) => {
+      if (!err) return next();
+      next(
+        (err as { type?: string }).type === 'entity.too.large'
+          ? new GatewayError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit}`)
+          : badField('The body is not valid JSON'),
+      );
+    });
+  };
 }

@@ -1,13 +1,27 @@
-import { sleep } from '@temporalio/workflow';
+import { sleep, uuid4 } from '@temporalio/workflow';
 import { nextDelay, type RetrySchedule } from '../src/core/retry-schedule';
 
 /** What one attempt of a scheduled Peppol send reports. */
 export interface ScheduledAttempt {
   outcome: 'delivered' | 'duplicate' | 'retryable' | 'failed';
   reason?: string;
+  to: string;
+  endpoint: string;
+  messageId: string;
 }
 
 export type ScheduledEvent = 'sent' | 'retry' | 'error';
+
+/** The fields every event of a scheduled send carries (its own id, fresh per event, and the attempt's report). */
+export interface ScheduledEventFields {
+  eventId: string;
+  attempt: number;
+  to: string;
+  endpoint: string;
+  messageId: string;
+  reason?: string;
+  nextAttemptOn?: string;
+}
 
 export interface ScheduledRun<R> {
   outcome: 'sent' | 'refused' | 'exhausted';
@@ -29,13 +43,19 @@ export interface ScheduledRun<R> {
 export async function attemptOnPeppolSchedule<R extends ScheduledAttempt>(
   schedule: RetrySchedule,
   attemptOnce: (attempt: number, firstAttemptAt: string) => Promise<R>,
-  publish: (
+  publishEvent: (sent: R, event: ScheduledEvent, fields: ScheduledEventFields) => Promise<unknown>,
+): Promise<ScheduledRun<R>> {
+  const publish = async (
     sent: R,
     event: ScheduledEvent,
     attempt: number,
     extra: { reason?: string; nextAttemptOn?: string },
-  ) => Promise<string>,
-): Promise<ScheduledRun<R>> {
+  ): Promise<string> => {
+    const eventId = uuid4();
+    const { to, endpoint, messageId } = sent;
+    await publishEvent(sent, event, { eventId, attempt, to, endpoint, messageId, ...extra });
+    return eventId;
+  };
   const startedAt = Date.now();
   const firstAttemptAt = new Date(startedAt).toISOString();
   let previous: number | undefined;

@@ -1,4 +1,3 @@
-import { uuid4 } from '@temporalio/workflow';
 import { PEPPOL_SEND_SCHEDULE } from '../src/core/retry-schedule';
 import { deliverySteps, documentSteps } from './activity-stubs';
 import { attemptOnPeppolSchedule } from './peppol-schedule';
@@ -24,23 +23,15 @@ export async function sendOrderResponse(input: SendOrderResponseInput): Promise<
   const run = await attemptOnPeppolSchedule(
     input.peppolSchedule ?? PEPPOL_SEND_SCHEDULE,
     (attempt, firstAttemptAt) => deliverySteps.sendOrderResponseAttempt({ ...what, attempt, firstAttemptAt }),
-    async (sent, event, attempt, extra) => {
-      const eventId = uuid4();
-      await documentSteps.publishOrderResponseEvent({
+    (sent, event, fields) =>
+      documentSteps.publishOrderResponseEvent({
         tenantId: input.tenantId,
         documentId: input.documentId,
         responseDocumentId: sent.responseDocumentId,
         responseCode: input.responseCode,
         topic: TOPICS[event],
-        attempt,
-        to: sent.to,
-        endpoint: sent.endpoint,
-        messageId: sent.messageId,
-        ...extra,
-        eventId,
-      });
-      return eventId;
-    },
+        ...fields,
+      }),
   );
   return {
     outcome: run.outcome,

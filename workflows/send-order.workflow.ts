@@ -38,20 +38,7 @@ export async function sendOrder(input: SendOrderInput): Promise<SendOrderResult>
   const run = await attemptOnPeppolSchedule(
     input.peppolSchedule ?? PEPPOL_SEND_SCHEDULE,
     (attempt, firstAttemptAt) => deliverySteps.sendOrderAttempt({ ...ids, attempt, firstAttemptAt }),
-    async (sent, event, attempt, extra) => {
-      const eventId = uuid4();
-      await documentSteps.publishOrderEvent({
-        ...ids,
-        topic: TOPICS[event],
-        attempt,
-        to: sent.to,
-        endpoint: sent.endpoint,
-        messageId: sent.messageId,
-        ...extra,
-        eventId,
-      });
-      return eventId;
-    },
+    (_sent, event, fields) => documentSteps.publishOrderEvent({ ...ids, topic: TOPICS[event], ...fields }),
   );
   return {
     outcome: run.outcome,

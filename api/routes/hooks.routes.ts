@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { principalOf, type Principal } from '../../src/auth/authenticate';
 import { GatewayError } from '../../src/core/gateway-error';
 import { isLegalEntityId, isPartyId, partyIdOfLegalEntity } from '../../src/core/identifiers';
@@ -17,7 +17,7 @@ import {
   type HttpsinInbox,
 } from '../../src/webhooks';
 import { canReachParty, environmentTenant, partyOf, requireParty } from '../access';
-import { queryString } from '../request';
+import { jsonBody, queryString } from '../request';
 
 /**
  * Hooks (decisions.md "Hook endpoints"), the missed-events batch and the delivery log. Access: a hook or event belongs
@@ -209,14 +209,7 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
     res.status(202).json({ eventId: event.id, label: event.label, deliveries: deliveriesView(deliveries) });
   }
 
-  const parseJson = express.json({ limit: '64kb', strict: true });
-  const bodyJson: RequestHandler = (req, res, next) => {
-    if (!req.is('application/json')) {
-      next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 'Send the hook as application/json'));
-      return;
-    }
-    parseJson(req, res, next);
-  };
+  const bodyJson = jsonBody('64kb', 'the hook');
 
   // Environment level.
   router.get('/api/v1/hook', async (req: Request, res: Response) => {

@@ -1,4 +1,4 @@
-import express, { type RequestHandler, type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { GatewayError } from '../../src/core/gateway-error';
 import type { BlobStore } from '../../src/storage/blob-store';
 import type { DirectoryRepository } from '../../src/storage/directory.repository';
@@ -16,6 +16,7 @@ import {
 import { InvoiceResponseInput } from '../contracts/invoice-response';
 import { documentIdParam, partyOf, requireParty } from '../access';
 import type { WorkflowStarter } from '../workflow-client';
+import { badField, jsonBody } from '../request';
 
 export interface InvoiceResponseRouteDeps {
   directory: DirectoryRepository;
@@ -28,9 +29,7 @@ export interface InvoiceResponseRouteDeps {
 /** Largest body accepted: a status, a note and at most 40 clarifications fit many times over. */
 export const MAX_RESPONSE_BODY = '64kb';
 
-function bad(message: string, field?: string): GatewayError {
-  return new GatewayError('BAD_REQUEST', message, field ? { details: { field } } : {});
-}
+const bad = badField;
 
 /** The body, checked against the contract and the T111 rules (UQ / RE need a clarification, PPD only with PD). */
 export function parseInvoiceResponseBody(body: unknown): InvoiceResponseSpec {
@@ -62,22 +61,7 @@ const INVOICE_TYPES = new Set(['Invoice', 'CreditNote']);
  */
 export function registerInvoiceResponseRoutes(router: Router, deps: InvoiceResponseRouteDeps): void {
   const party = requireParty(deps.directory);
-  const parseJson = express.json({ limit: MAX_RESPONSE_BODY, strict: true });
-  const bodyJson: RequestHandler = (req, res, next) => {
-    if (!req.is('application/json')) {
-      next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 'Send the response as application/json'));
-      return;
-    }
-    parseJson(req, res, (err?: unknown) => {
-      if (!err) return next();
-      const type = (err as { type?: string }).type;
-      next(
-        type === 'entity.too.large'
-          ? new GatewayError('PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_RESPONSE_BODY}`)
-          : bad('The body is not valid JSON'),
-      );
-    });
-  };
+  const bodyJson = jsonBody(MAX_RESPONSE_BODY, 'the response');
 
   router.post(
     '/api/v1/:partyId/purchaseInvoice/:documentId/response',

@@ -1,4 +1,4 @@
-import express, { type RequestHandler, type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { GatewayError } from '../../src/core/gateway-error';
 import { principalOf } from '../../src/auth/authenticate';
 import type { BlobStore } from '../../src/storage/blob-store';
@@ -15,6 +15,7 @@ import {
 } from '../../workflows/contracts/send-mls';
 import { canReachParty, documentIdParam } from '../access';
 import type { WorkflowStarter } from '../workflow-client';
+import { badField, jsonBody } from '../request';
 
 export interface MlsResponseRouteDeps {
   directory: DirectoryRepository;
@@ -28,9 +29,7 @@ const REASON_CODES: ReadonlySet<string> = new Set<MlsReasonCode>(['FD', 'SV', 'B
 const MAX_TEXT = 1000;
 const MAX_LINES = 200;
 
-function bad(message: string, field?: string): GatewayError {
-  return new GatewayError('BAD_REQUEST', message, field ? { details: { field } } : {});
-}
+const bad = badField;
 
 function text(value: unknown, field: string, required: boolean): string | undefined {
   if (value === undefined && !required) return undefined;
@@ -94,14 +93,7 @@ export function parseMlsResponseBody(body: unknown): Pick<SendMlsInput, 'respons
  * 409). The document of another tenant, or of a party the token does not reach, is a 404.
  */
 export function registerMlsResponseRoutes(router: Router, deps: MlsResponseRouteDeps): void {
-  const parseJson = express.json({ limit: '256kb', strict: true });
-  const bodyJson: RequestHandler = (req, res, next) => {
-    if (!req.is('application/json')) {
-      next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 'Send the response as application/json'));
-      return;
-    }
-    parseJson(req, res, (err?: unknown) => next(err ? bad('The body is not valid JSON') : undefined));
-  };
+  const bodyJson = jsonBody('256kb', 'the response');
 
   router.post('/api/v1-beta/generic/:documentId/response', bodyJson, async (req: Request, res: Response) => {
     const documentId = documentIdParam(req);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { GatewayError, isGatewayError } from '../../src/core/gateway-error';
 import { isUuid } from '../../src/core/identifiers';
 import type { Logger } from '../../src/observability/logger';
@@ -21,6 +21,7 @@ import { requestIdOf } from '../problem-details';
 import { receiveUpload, type ReceivedUpload } from '../upload-body';
 import type { WorkflowStarter } from '../workflow-client';
 import { conflict, documentStatusView, storeRecord } from './documents.routes';
+import { badField, jsonBody } from '../request';
 
 export interface OrderRouteDeps {
   directory: DirectoryRepository;
@@ -34,9 +35,7 @@ export interface OrderRouteDeps {
 /** Largest Order Response body: a status, a note and the answers to a few hundred lines. */
 export const MAX_ORDER_RESPONSE_BODY = '256kb';
 
-function bad(message: string, field?: string): GatewayError {
-  return new GatewayError('BAD_REQUEST', message, field ? { details: { field } } : {});
-}
+const bad = badField;
 
 /** The body, checked against the contract and the T76 rules (lines only with CA, CA needs them). */
 export function parseOrderResponseBody(body: unknown): OrderResponseSpec {
@@ -139,22 +138,7 @@ export function registerOrderRoutes(router: Router, deps: OrderRouteDeps): void 
     res.json(documentStatusView(doc));
   });
 
-  const parseJson = express.json({ limit: MAX_ORDER_RESPONSE_BODY, strict: true });
-  const bodyJson: RequestHandler = (req, res, next) => {
-    if (!req.is('application/json')) {
-      next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 'Send the response as application/json'));
-      return;
-    }
-    parseJson(req, res, (err?: unknown) => {
-      if (!err) return next();
-      const type = (err as { type?: string }).type;
-      next(
-        type === 'entity.too.large'
-          ? new GatewayError('PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_ORDER_RESPONSE_BODY}`)
-          : bad('The body is not valid JSON'),
-      );
-    });
-  };
+  const bodyJson = jsonBody(MAX_ORDER_RESPONSE_BODY, 'the response');
 
   router.post(
     '/api/v1/:partyId/salesOrder/:documentId/response',

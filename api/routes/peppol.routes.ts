@@ -1,5 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { principalOf } from '../../src/auth/authenticate';
 import { GatewayError } from '../../src/core/gateway-error';
 import { ChannelStatus, channelKey, chooseChannel, nextSendTopic, PEPPOL_FALLBACK } from '../../src/core/channels';
@@ -30,7 +30,7 @@ import type { HookRecord } from '../../src/storage/hooks/hook.repository';
 import type { PeppolParticipantRecord, ServiceEntry } from '../../src/storage/peppol/peppol-directory.repository';
 import { environmentTenant, partyOf, requireParty } from '../access';
 import { isUnavailable, type PeppolApiServices } from '../../src/peppol/api-services';
-import { queryString } from '../request';
+import { jsonBody, queryString } from '../request';
 
 /**
  * The Peppol directory API (our SMP's data and SML registration, docs/decisions.md "Peppol layer") and recipient
@@ -281,14 +281,7 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
     return l;
   };
 
-  const parseJson = express.json({ limit: '64kb', strict: true });
-  const bodyJson: RequestHandler = (req, res, next) => {
-    if (!req.is('application/json')) {
-      next(new GatewayError('UNSUPPORTED_MEDIA_TYPE', 'Send application/json'));
-      return;
-    }
-    parseJson(req, res, next);
-  };
+  const bodyJson = jsonBody('64kb', 'the body');
 
   async function defaultsOf(
     tenantId: string,

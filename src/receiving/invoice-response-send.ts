@@ -7,9 +7,8 @@
  * AS4 to the supplier, found with the send path's SML/SMP lookup. Each attempt goes on the response's history; what
  * the peer answers is a result.
  */
-import { Transition } from '../core/document-states';
 import { GatewayError, isGatewayError } from '../core/gateway-error';
-import { readBytes, type DocumentStore } from '../documents/loader';
+import { readBytes } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
 import { formatId, participantIdProblem, peppolParticipant, type ParticipantId } from '../peppol/identifiers';
 import {
@@ -23,8 +22,7 @@ import {
   type StatusActionCode,
   type StatusReasonCode,
 } from '../peppol/invoice-response';
-import type { DocumentValidator, EventSink } from '../sending/ports';
-import type { DirectoryRepository } from '../storage/directory.repository';
+import type { DocumentValidator } from '../sending/ports';
 import { readInvoiceModel } from '../transform/transform';
 import type {
   InvoiceResponseEventInput,
@@ -38,6 +36,7 @@ import {
   storeGeneratedDocument,
   type As4SendDeps,
 } from '../sending/as4-send';
+import { publishSentDocumentEvent, sentEventKind, type SentDocumentEventDeps } from '../sending/sent-document-event';
 
 /** Namespace of the ids of the Invoice Responses we send (fixed once). */
 export const SENT_INVOICE_RESPONSE_NAMESPACE = '8b2f4e61-3c7a-4d95-b1e8-0a6c5d9f2e47';
@@ -197,10 +196,7 @@ const INVOICE_RESPONSE_FORMAT = {
 };
 
 /** What publishing the InvoiceResponseSent* events needs besides the documents. */
-export interface InvoiceResponseEventDeps extends DocumentStore {
-  directory: Pick<DirectoryRepository, 'findParty'>;
-  events: EventSink;
-}
+export type InvoiceResponseEventDeps = SentDocumentEventDeps;
 
 /**
  * InvoiceResponseSent / InvoiceResponseSentRetry / InvoiceResponseSentError (InvoiceSent's structure, spec 6.3):
@@ -214,54 +210,22 @@ export async function publishInvoiceResponseEvent(
   const received = await deps.documents.findStored(input.tenantId, input.documentId);
   if (!received) throw notFound(input.documentId, 'not found');
   const stored = await deps.documents.findStored(input.tenantId, input.responseDocumentId);
-  if (stored && input.topic === 'InvoiceResponseSentRetry') {
-    await deps.documents.recordTransition(input.tenantId, input.responseDocumentId, Transition.retry, {
-      attempt: input.attempt,
-      detail: input.reason ?? 'retry',
-      ...(input.nextAttemptOn ? { nextAttemptOn: new Date(input.nextAttemptOn) } : {}),
-    });
-  }
-  if (stored && input.topic === 'InvoiceResponseSentError') {
-    await deps.documents.recordTransition(input.tenantId, input.responseDocumentId, Transition.sendError, {
-      detail: input.reason ?? 'not delivered',
-    });
-  }
-  const party = await deps.directory.findParty(received.partyId);
   const status = INVOICE_RESPONSE_STATUS[input.statusCode];
-  const what = `Invoice response ${input.statusCode} (${status}) for invoice ${input.documentId}`;
-  const message =
-    input.topic === 'InvoiceResponseSent'
-      ? `${what} delivered to ${input.to}`
-      : input.topic === 'InvoiceResponseSentRetry'
-        ? `${what} not delivered yet (attempt ${input.attempt}): ${input.reason ?? ''}; next attempt ${input.nextAttemptOn ?? ''}`
-        : `${what} could not be delivered${input.to ? ` to ${input.to}` : ''}: ${input.reason ?? ''}`;
-  const { event } = await deps.events.publishEvent({
-    id: input.eventId,
-    tenantId: input.tenantId,
-    topic: input.topic,
-    party:
-      party && party.tenantId === input.tenantId
-        ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
-        : null,
+  return publishSentDocumentEvent(deps, {
+    ...input,
+    kind: sentEventKind(input.topic),
     documentId: input.responseDocumentId,
+    stored: stored !== null,
     refToDocumentId: input.documentId,
-    message: message.slice(0, 2000),
+    partyId: received.partyId,
+    what: `Invoice response ${input.statusCode} (${status}) for invoice ${input.documentId}`,
+    failed: 'could not be delivered',
     details: {
-      id: input.responseDocumentId,
-      recipient: input.to,
-      endpoint: input.endpoint,
-      protocol: input.endpoint ? 'peppol' : '',
-      attempt: String(input.attempt),
-      messageId: input.messageId,
       statusCode: input.statusCode,
       status,
       targetDocumentTypeId: formatId(INVOICE_RESPONSE_DOCUMENT_TYPE),
-      ...(input.reason !== undefined ? { reason: input.reason } : {}),
-      ...(input.nextAttemptOn !== undefined ? { nextAttemptOn: input.nextAttemptOn } : {}),
     },
-    createdBy: 'api',
   });
-  return { eventId: event.id };
 }
 
 export interface InvoiceResponseSendingSteps {

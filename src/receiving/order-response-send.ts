@@ -5,9 +5,8 @@
  * document of the party (one per order and response code: its id, issue time and AS4 ids derive from them and the
  * first attempt, so every attempt is the same message) and sent through the shared AS4 step to the buyer.
  */
-import { Transition } from '../core/document-states';
 import { GatewayError } from '../core/gateway-error';
-import { readBytes, type DocumentStore } from '../documents/loader';
+import { readBytes } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
 import { formatId, type ParticipantId } from '../peppol/identifiers';
 import { ORDER_RESPONSE_CODES, ORDER_RESPONSE_CUSTOMIZATION_ID } from '../peppol/orders';
@@ -29,13 +28,13 @@ import {
   storeGeneratedDocument,
   type As4SendDeps,
 } from '../sending/as4-send';
-import type { DocumentValidator, EventSink } from '../sending/ports';
-import type { DirectoryRepository } from '../storage/directory.repository';
+import type { DocumentValidator } from '../sending/ports';
 import type {
   OrderResponseEventInput,
   SendOrderResponseAttempt,
   SendOrderResponseAttemptResult,
 } from '../../workflows/contracts/send-order-response';
+import { publishSentDocumentEvent, sentEventKind, type SentDocumentEventDeps } from '../sending/sent-document-event';
 
 /** Namespace of the ids of the Order Responses we send (fixed once). */
 export const SENT_ORDER_RESPONSE_NAMESPACE = '3e9c1b7a-5f24-4d81-a6c3-92b0d4e8f175';
@@ -155,10 +154,7 @@ export async function sendOrderResponseAttempt(
   return { ...sent, responseDocumentId };
 }
 
-export interface OrderResponseEventDeps extends DocumentStore {
-  directory: Pick<DirectoryRepository, 'findParty'>;
-  events: EventSink;
-}
+export type OrderResponseEventDeps = SentDocumentEventDeps;
 
 /**
  * OrderResponseSent / OrderResponseSentRetry / OrderResponseSentError (InvoiceSent's structure): `documentId` the
@@ -172,54 +168,22 @@ export async function publishOrderResponseEvent(
   const received = await deps.documents.findStored(input.tenantId, input.documentId);
   if (!received) throw notFound(input.documentId, 'not found');
   const stored = await deps.documents.findStored(input.tenantId, input.responseDocumentId);
-  if (stored && input.topic === 'OrderResponseSentRetry') {
-    await deps.documents.recordTransition(input.tenantId, input.responseDocumentId, Transition.retry, {
-      attempt: input.attempt,
-      detail: input.reason ?? 'retry',
-      ...(input.nextAttemptOn ? { nextAttemptOn: new Date(input.nextAttemptOn) } : {}),
-    });
-  }
-  if (stored && input.topic === 'OrderResponseSentError') {
-    await deps.documents.recordTransition(input.tenantId, input.responseDocumentId, Transition.sendError, {
-      detail: input.reason ?? 'not delivered',
-    });
-  }
-  const party = await deps.directory.findParty(received.partyId);
   const status = ORDER_RESPONSE_CODES[input.responseCode] ?? input.responseCode;
-  const what = `Order response ${input.responseCode} (${status}) for order ${input.documentId}`;
-  const message =
-    input.topic === 'OrderResponseSent'
-      ? `${what} delivered to ${input.to}`
-      : input.topic === 'OrderResponseSentRetry'
-        ? `${what} not delivered yet (attempt ${input.attempt}): ${input.reason ?? ''}; next attempt ${input.nextAttemptOn ?? ''}`
-        : `${what} could not be delivered${input.to ? ` to ${input.to}` : ''}: ${input.reason ?? ''}`;
-  const { event } = await deps.events.publishEvent({
-    id: input.eventId,
-    tenantId: input.tenantId,
-    topic: input.topic,
-    party:
-      party && party.tenantId === input.tenantId
-        ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
-        : null,
+  return publishSentDocumentEvent(deps, {
+    ...input,
+    kind: sentEventKind(input.topic),
     documentId: input.responseDocumentId,
+    stored: stored !== null,
     refToDocumentId: input.documentId,
-    message: message.slice(0, 2000),
+    partyId: received.partyId,
+    what: `Order response ${input.responseCode} (${status}) for order ${input.documentId}`,
+    failed: 'could not be delivered',
     details: {
-      id: input.responseDocumentId,
-      recipient: input.to,
-      endpoint: input.endpoint,
-      protocol: input.endpoint ? 'peppol' : '',
-      attempt: String(input.attempt),
-      messageId: input.messageId,
       statusCode: input.responseCode,
       status,
       targetDocumentTypeId: formatId(ORDER_RESPONSE_DOCUMENT_TYPE),
-      ...(input.reason !== undefined ? { reason: input.reason } : {}),
-      ...(input.nextAttemptOn !== undefined ? { nextAttemptOn: input.nextAttemptOn } : {}),
     },
-    createdBy: 'api',
   });
-  return { eventId: event.id };
 }
 
 export interface OrderResponseSendingSteps {

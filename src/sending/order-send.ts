@@ -6,7 +6,6 @@
  * seller, found with the SML/SMP lookup for the Order document type and the Ordering process; before the first one the
  * order's number is kept (a received Order Response names the order by it). The events carry InvoiceSent's structure.
  */
-import { Transition } from '../core/document-states';
 import { detectionOutcome } from '../documents/detection';
 import { loadDocument } from '../documents/loader';
 import { readBusinessReference } from '../peppol/business-reference';
@@ -28,6 +27,7 @@ import { peppolSenderOf, sendOverAs4, type As4SendDeps } from './as4-send';
 import { legalEntityOf, recordDetection, validate } from './check-document';
 import type { SendInvoiceDeps, EventSink } from './ports';
 import { mayActFor } from './sender-check';
+import { publishSentDocumentEvent, sentEventKind } from './sent-document-event';
 
 /** The format id of a Peppol Order 3 (src/formats/catalogue.ts). */
 export const ORDER_FORMAT_ID = 'peppol-order';
@@ -163,55 +163,23 @@ export async function sendOrderAttempt(deps: OrderSendDeps, input: SendOrderAtte
  */
 export async function publishOrderEvent(deps: OrderSendDeps, input: OrderEventInput): Promise<{ eventId: string }> {
   const { stored, bytes } = await loadDocument(deps, input.tenantId, input.documentId);
-  if (input.topic === 'OrderSentRetry') {
-    await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.retry, {
-      attempt: input.attempt,
-      detail: input.reason ?? 'retry',
-      ...(input.nextAttemptOn ? { nextAttemptOn: new Date(input.nextAttemptOn) } : {}),
-    });
-  }
-  if (input.topic === 'OrderSentError') {
-    await deps.documents.recordTransition(input.tenantId, input.documentId, Transition.sendError, {
-      detail: input.reason ?? 'not delivered',
-    });
-  }
   const order = readOrderForResponse(bytes);
   const orderId = typeof order === 'string' ? '' : order.id;
-  const party = await deps.directory.findParty(stored.partyId);
-  const what = `Order ${orderId || input.documentId}`;
-  const message =
-    input.topic === 'OrderSent'
-      ? `${what} delivered to ${input.to}`
-      : input.topic === 'OrderSentRetry'
-        ? `${what} not delivered yet (attempt ${input.attempt}): ${input.reason ?? ''}; next attempt ${input.nextAttemptOn ?? ''}`
-        : `${what} not sent${input.to ? ` to ${input.to}` : ''}: ${input.reason ?? ''}`;
-  const { event } = await deps.events.publishEvent({
-    id: input.eventId,
-    tenantId: input.tenantId,
-    topic: input.topic,
-    party:
-      party && party.tenantId === input.tenantId
-        ? { partyId: party.partyId, legalEntityId: party.legalEntityId }
-        : null,
-    documentId: input.documentId,
-    message: message.slice(0, 2000),
+  return publishSentDocumentEvent(deps, {
+    ...input,
+    kind: sentEventKind(input.topic),
+    stored: true,
+    partyId: stored.partyId,
+    to: input.to || (typeof order === 'string' ? '' : formatId(participantOfParty(order.seller))),
+    what: `Order ${orderId || input.documentId}`,
+    failed: 'not sent',
     details: {
-      id: input.documentId,
-      recipient: input.to || (typeof order === 'string' ? '' : formatId(participantOfParty(order.seller))),
-      endpoint: input.endpoint,
-      protocol: input.endpoint ? 'peppol' : '',
-      attempt: String(input.attempt),
-      messageId: input.messageId,
       orderId,
       documentTypeId: formatId(ORDER_DOCUMENT_TYPE),
-      ...(input.reason !== undefined ? { reason: input.reason } : {}),
       ...(input.stage !== undefined ? { stage: input.stage } : {}),
       ...(input.reasonCode !== undefined ? { reasonCode: input.reasonCode } : {}),
-      ...(input.nextAttemptOn !== undefined ? { nextAttemptOn: input.nextAttemptOn } : {}),
     },
-    createdBy: 'api',
   });
-  return { eventId: event.id };
 }
 
 export interface OrderSendingSteps {
