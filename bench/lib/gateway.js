@@ -92,12 +92,22 @@ function tokenForm({ clientId, clientSecret }) {
  * profile the span between the two calls; with `stallFile` both load bench/lib/stall-hook.js and append their event-loop
  * stalls and long GC pauses to that file.
  */
-async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDir, stallFile, label = 'gateway' }) {
+async function startGateway({
+  svc,
+  logDir,
+  env = {},
+  worker = true,
+  cpuProfileDir,
+  stallFile,
+  label = 'gateway',
+  port: fixedPort,
+}) {
   for (const f of [API_JS, WORKER_JS, ADMIN_JS]) {
     if (!fs.existsSync(f))
       throw new Error(`${path.relative(ROOT, f)} is missing; the build step should have produced it`);
   }
-  const port = await services.getFreePort(HOST);
+  // A caller that publishes the API's URL (PUBLIC_BASE_URL: our SMP and AS4 endpoint) picks the port first.
+  const port = fixedPort ?? (await services.getFreePort(HOST));
   const metricsPort = await services.getFreePort(HOST);
   // A database and task queue of our own: nothing else's data or workers get mixed into the figures,
   // even when MONGODB_URI / TEMPORAL_ADDRESS point at shared servers.
@@ -119,7 +129,7 @@ async function startGateway({ svc, logDir, env = {}, worker = true, cpuProfileDi
     ...(stallFile ? { BENCH_STALL_FILE: stallFile } : {}),
     ...env,
   };
-  delete childEnv.PUBLIC_BASE_URL;
+  if (!env.PUBLIC_BASE_URL) delete childEnv.PUBLIC_BASE_URL;
   delete childEnv.AUTH_BASE_URL;
   delete childEnv.AUTH_ISSUER;
 

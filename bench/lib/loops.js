@@ -43,7 +43,10 @@ async function closedLoop(concurrency, seconds, op) {
   };
 }
 
-/** `op` started at a fixed rate for `seconds`, whatever the earlier ones are doing; waits for the stragglers. */
+/**
+ * `op` started at a fixed rate for `seconds`, whatever the earlier ones are doing; waits for the stragglers. `op` gets
+ * the time it was due (performance.now), so it can measure from the schedule rather than from its late start.
+ */
 async function openLoop(rate, seconds, op) {
   const interval = 1000 / rate;
   const pending = [];
@@ -54,7 +57,7 @@ async function openLoop(rate, seconds, op) {
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
     pending.push(
-      op().then(
+      op(due).then(
         (v) => ({ ok: true, v, at: due - t0 }),
         (e) => ({ ok: false, e }),
       ),
