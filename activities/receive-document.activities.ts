@@ -7,11 +7,7 @@ import {
   type InvoiceResponseEventDeps,
   type InvoiceResponseSendDeps,
 } from '../src/receiving/invoice-response-send';
-import {
-  createOrderResponseSending,
-  type OrderResponseEventDeps,
-  type OrderResponseSendDeps,
-} from '../src/receiving/order-response-send';
+import { createOrderResponseSending, type OrderResponseSendDeps } from '../src/receiving/order-response-send';
 import { createOrderSending, type OrderSendDeps } from '../src/sending/order-send';
 import type { AutomaticMlsInput } from '../workflows/contracts/receive-document';
 
@@ -22,7 +18,6 @@ export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'>
   Omit<InvoiceResponseSendDeps, 'heartbeat'> &
   Omit<InvoiceResponseEventDeps, 'heartbeat'> &
   Omit<OrderResponseSendDeps, 'heartbeat'> &
-  Omit<OrderResponseEventDeps, 'heartbeat'> &
   Omit<OrderSendDeps, 'heartbeat'>;
 
 /**
