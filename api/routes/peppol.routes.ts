@@ -461,6 +461,9 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
       await s.directory.putParticipant(input);
       try {
         await s.registrar.register(participant, s.settings.smpPublicUrl);
+        // Our own service provider id, which MLS documents are addressed to, is served by the same SMP.
+        const spid = s.smp.serviceProviderId();
+        if (spid) await s.registrar.register(spid, s.settings.smpPublicUrl);
       } catch (e) {
         const message = (e as Error).message;
         await s.directory.setSmlState(p.partyId, 'failed', message);

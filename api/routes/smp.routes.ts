@@ -7,11 +7,9 @@ import {
   parseParticipantId,
   parseProcessId,
   participantIdEquals,
-  spidOfSeatId,
   type DocumentTypeId,
   type ParticipantId,
 } from '../../src/peppol/identifiers';
-import { commonNameOf } from '../../src/peppol/pki/certificates';
 import {
   MLS_DOCUMENT_TYPE,
   MLS_PROCESS,
@@ -51,16 +49,6 @@ function idParam<T>(req: Request, name: string, parse: (s: string) => T, what: s
   }
 }
 
-/** Our service provider id, when the AP certificate's CN is a Seat ID. */
-function ourSpid(smp: SmpPublisher): ParticipantId | undefined {
-  const cn = commonNameOf(smp.apCertificate());
-  try {
-    return cn ? spidOfSeatId(cn) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function registerSmpRoutes(router: Router, deps: SmpRouteDeps): void {
   const base = deps.basePath.replace(/\/+$/, '');
   const publisher = (): SmpPublisher => {
@@ -75,7 +63,7 @@ export function registerSmpRoutes(router: Router, deps: SmpRouteDeps): void {
   async function published(participant: ParticipantId): Promise<PublishedParticipant> {
     const smp = publisher();
     if (participant.scheme !== PARTICIPANT_SCHEME) throw notFound(formatId(participant));
-    const spid = ourSpid(smp);
+    const spid = smp.serviceProviderId();
     if (spid && participantIdEquals(spid, participant))
       return { participant: spid, services: [{ documentType: MLS_DOCUMENT_TYPE, processes: [MLS_PROCESS] }] };
     const record = await (deps.peppol as PeppolApiServices).directory.findByParticipantValue(participant.value);

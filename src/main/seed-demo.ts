@@ -3,7 +3,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { generateClientSecret, hashClientSecret } from '../auth/secret-hash';
 import { GatewayError } from '../core/gateway-error';
 import { nameBasedUuid } from '../ids/name-uuid';
-import { formatId, peppolParticipant } from '../peppol/identifiers';
+import { formatId, peppolParticipant, spidOfSeatId } from '../peppol/identifiers';
 import type { NaptrRecord } from '../peppol/sml';
 import { DnsZoneSmlRegistrar, type DnsZoneWriter } from '../peppol/sml-registrar';
 import { BILLING_PROCESS, BIS3_CREDIT_NOTE, BIS3_INVOICE } from '../peppol/smp-publisher';
@@ -13,6 +13,7 @@ import { PeppolDirectoryRepository, type ServiceEntry } from '../storage/peppol/
 import { validateHookBody } from '../webhooks';
 import type { Core } from './compose';
 import { allowListOf } from './webhooks';
+import { loadAs4Keys } from '../peppol/as4/as4-keys';
 
 export const DEMO = {
   tenantId: 'demo',
@@ -135,6 +136,9 @@ export async function seedDemo(core: Core, options: SeedDemoOptions = {}): Promi
     const state = registrar ? 'registered' : 'manual';
     if (record?.smlState !== state) await peppol.setSmlState(partyId, state);
   }
+  // Our service provider id too: the MLS of a demo invoice is addressed to it, and our SMP serves it.
+  if (registrar && core.config.as4.enabled)
+    await registrar.register(spidOfSeatId(loadAs4Keys(core.config.as4).keys.seatId), smpPublicUrl);
 
   const mailHookId = await seedMailHook(core);
 

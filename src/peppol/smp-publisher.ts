@@ -13,10 +13,12 @@ import {
   documentTypeIdEquals,
   formatId,
   processId,
+  spidOfSeatId,
   type DocumentTypeId,
   type ParticipantId,
   type ProcessId,
 } from './identifiers';
+import { commonNameOf } from './pki/certificates';
 import type { KeyMaterial } from './pki/key-material';
 import { buildServiceGroupXml, buildServiceMetadataXml, signServiceMetadata } from './smp-documents';
 
@@ -86,6 +88,19 @@ export class SmpPublisher {
 
   get endpointUrl(): string {
     return this.options.endpointUrl;
+  }
+
+  /**
+   * Our service provider id (`0242:` + the Seat ID's digits), which we serve for MLS: undefined when the published AP
+   * certificate's CN is not a Seat ID (or no certificate is valid now).
+   */
+  serviceProviderId(): ParticipantId | undefined {
+    try {
+      const cn = commonNameOf(this.apCertificate());
+      return cn ? spidOfSeatId(cn) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The AP certificate published now; a clear error when every configured one is outside its validity. */

@@ -18,7 +18,7 @@ import { composeApp, composeIdentity } from '../../src/main/compose';
 import { DEMO, JsonZoneFile, seedDemo, type DemoCredentials } from '../../src/main/seed-demo';
 import { composeWebhookRoutes } from '../../src/main/webhooks';
 import { startWorker, type RunningWorker } from '../../src/main/worker';
-import { peppolParticipant } from '../../src/peppol/identifiers';
+import { peppolParticipant, spidOfSeatId } from '../../src/peppol/identifiers';
 import { naptrName } from '../../src/peppol/sml';
 import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
 import { eventually } from '../support/poll';
@@ -159,8 +159,11 @@ describe('the npm start demo: an invoice from one demo party to the other over P
       sml: 'dns-zone',
     });
     const zone = JSON.parse(readFileSync(zoneFile, 'utf8')) as Record<string, { regexp: string }[]>;
+    // Both parties, and our service provider id (the test PKI's AP is Seat ID POP000001), which MLS goes to.
     expect(Object.keys(zone).sort()).toEqual(
-      [DEMO.partyId, DEMO.receiverPartyId].map((p) => naptrName(peppolParticipant(p), demo.DEMO_SML_ZONE)).sort(),
+      [peppolParticipant(DEMO.partyId), peppolParticipant(DEMO.receiverPartyId), spidOfSeatId('POP000001')]
+        .map((p) => naptrName(p, demo.DEMO_SML_ZONE))
+        .sort(),
     );
     for (const records of Object.values(zone)) expect(records.map((r) => r.regexp)).toEqual([`!^.*$!${base}/smp!`]);
 
