@@ -29,13 +29,7 @@ import type {
   SendInvoiceResponseAttempt,
   SendInvoiceResponseAttemptResult,
 } from '../../workflows/contracts/send-invoice-response';
-import {
-  officialVerdict,
-  peppolSenderOf,
-  sendOverAs4,
-  storeGeneratedDocument,
-  type As4SendDeps,
-} from '../sending/as4-send';
+import { peppolSenderOf, sendOverAs4, storeCheckedDocument, type As4SendDeps } from '../sending/as4-send';
 import { publishSentDocumentEvent, sentEventKind, type SentDocumentEventDeps } from '../sending/sent-document-event';
 
 /** Namespace of the ids of the Invoice Responses we send (fixed once). */
@@ -149,23 +143,18 @@ export async function sendInvoiceResponseAttempt(
   const route = invoiceResponseFor(invoiceBytes, input, { id: responseDocumentId, issuedAt: firstAttemptAt });
   if (typeof route === 'string') return { ...empty, outcome: 'failed', reason: route };
   if (!stored) {
-    const bytes = Buffer.from(route.xml, 'utf8');
-    const check = await officialVerdict(deps.validator, bytes, 'peppol-invoice-response', 'response');
-    if (check.refused) return { ...empty, outcome: 'failed', reason: check.refused };
-    stored = await storeGeneratedDocument(deps, {
+    const built = await storeCheckedDocument(deps, {
       tenantId: input.tenantId,
       documentId: responseDocumentId,
       partyId: received.partyId,
-      bytes,
+      bytes: Buffer.from(route.xml, 'utf8'),
       kind: 'invoice-response',
       createdBy: 'api',
       format: INVOICE_RESPONSE_FORMAT,
-      validation: check.note,
+      what: 'invoice response',
     });
-    if (!stored)
-      throw new GatewayError('STORAGE_FAILED', `invoice response ${responseDocumentId} could not be recorded`, {
-        retryable: true,
-      });
+    if ('refused' in built) return { ...empty, outcome: 'failed', reason: built.refused };
+    stored = built.stored;
   }
   const sent = await sendOverAs4(deps, {
     tenantId: input.tenantId,

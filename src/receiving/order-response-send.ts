@@ -21,13 +21,7 @@ import {
   readOrderForResponse,
   type OrderResponseSpec,
 } from '../peppol/order-response';
-import {
-  officialVerdict,
-  peppolSenderOf,
-  sendOverAs4,
-  storeGeneratedDocument,
-  type As4SendDeps,
-} from '../sending/as4-send';
+import { peppolSenderOf, sendOverAs4, storeCheckedDocument, type As4SendDeps } from '../sending/as4-send';
 import type { DocumentValidator } from '../sending/ports';
 import type {
   OrderResponseEventInput,
@@ -118,23 +112,18 @@ export async function sendOrderResponseAttempt(
   const route = orderResponseFor(orderBytes, specOf(input), { id: responseDocumentId, issuedAt: firstAttemptAt });
   if (typeof route === 'string') return { ...empty, outcome: 'failed', reason: route };
   if (!stored) {
-    const bytes = Buffer.from(route.xml, 'utf8');
-    const check = await officialVerdict(deps.validator, bytes, 'peppol-order-response', 'order response');
-    if (check.refused) return { ...empty, outcome: 'failed', reason: check.refused };
-    stored = await storeGeneratedDocument(deps, {
+    const built = await storeCheckedDocument(deps, {
       tenantId: input.tenantId,
       documentId: responseDocumentId,
       partyId: received.partyId,
-      bytes,
+      bytes: Buffer.from(route.xml, 'utf8'),
       kind: 'order-response',
       createdBy: 'api',
       format: ORDER_RESPONSE_FORMAT,
-      validation: check.note,
+      what: 'order response',
     });
-    if (!stored)
-      throw new GatewayError('STORAGE_FAILED', `order response ${responseDocumentId} could not be recorded`, {
-        retryable: true,
-      });
+    if ('refused' in built) return { ...empty, outcome: 'failed', reason: built.refused };
+    stored = built.stored;
   }
   const sent = await sendOverAs4(deps, {
     tenantId: input.tenantId,

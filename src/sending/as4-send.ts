@@ -14,6 +14,7 @@ import { stableMessageIds } from '../peppol/as4/message-ids';
 import { formatId, type DocumentTypeId, type ParticipantId, type ProcessId } from '../peppol/identifiers';
 import { buildSbd } from '../peppol/sbdh';
 import { signAndExchange } from './delivery';
+import { installationFault } from '../validation';
 import type { DocumentValidator, PeppolSender, PeppolUnavailable } from './ports';
 import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoice';
 import type { StoredDocument } from '../storage/document.repository';
@@ -224,6 +225,23 @@ export async function officialVerdict(
   } catch (e) {
     if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE')
       return { note: `not validated: ${e.message}` };
-    throw e;
+    throw installationFault(e) ?? e;
   }
+}
+
+/**
+ * A response the gateway built, checked against the official rules of `format` and stored once (a retried attempt
+ * finds the stored one, whose bytes are the message): the stored record, or why the rules refuse the built document.
+ */
+export async function storeCheckedDocument(
+  deps: DocumentStore & { validator: DocumentValidator },
+  input: Omit<GeneratedDocument, 'validation'> & { what: string },
+): Promise<{ stored: StoredDocument } | { refused: string }> {
+  const { what, ...doc } = input;
+  const check = await officialVerdict(deps.validator, doc.bytes, doc.format.id, what);
+  if (check.refused) return { refused: check.refused };
+  const stored = await storeGeneratedDocument(deps, { ...doc, validation: check.note });
+  if (!stored)
+    throw new GatewayError('STORAGE_FAILED', `${what} ${doc.documentId} could not be recorded`, { retryable: true });
+  return { stored };
 }
