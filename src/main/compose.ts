@@ -76,7 +76,8 @@ function servedPartyCache(
     const key = participant.value.toLowerCase();
     const hit = cache.get(key);
     if (hit && hit.until > Date.now()) return hit.party;
-    const party = await lookup(key);
+    // Looked up as the sender wrote it: the party's own key when the case matches (one read), else by participant key.
+    const party = await lookup(participant.value);
     if (cache.size >= SERVED_PARTY_CACHE_SIZE) cache.clear();
     if (party) cache.set(key, { party, until: Date.now() + SERVED_PARTY_TTL_MS });
     else cache.delete(key);

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/load-config';
 import { loadAs4Keys } from '../peppol/as4/as4-keys';
-import { createValidator } from '../validation';
+import { createValidator, defaultManifestFile } from '../validation';
 import { validatorOptions } from './compose';
 
 export interface SelfCheckItem {
@@ -24,12 +24,9 @@ export interface SelfCheckReport {
   checks: SelfCheckItem[];
 }
 
-/** The installation's root (where package.json is): the repository, or /app in the image. */
+/** The installation's root: the repository, or /app in the image (where the rules manifest is, in transforms/). */
 function packageRoot(): string {
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'scripts', 'demo'))) return dir;
-    if (path.dirname(dir) === dir) return path.resolve(__dirname, '..', '..');
-  }
+  return path.dirname(path.dirname(defaultManifestFile()));
 }
 
 /** The Peppol BIS Billing 3.0 invoice of the demo, shipped with the gateway (scripts/demo). */
