@@ -9,7 +9,8 @@ import {
 } from '../src/receiving/invoice-response-send';
 import { createOrderResponseSending, type OrderResponseSendDeps } from '../src/receiving/order-response-send';
 import { createOrderSending, type OrderSendDeps } from '../src/sending/order-send';
-import type { AutomaticMlsInput } from '../workflows/contracts/receive-document';
+import { taxReportingSettings, type TaxReporting } from '../src/reporting/tax-report';
+import type { AutomaticMlsInput, ReceivedDocumentInput } from '../workflows/contracts/receive-document';
 
 /** What the worker wires for receiveDocument's activities (the heartbeat is the activity's own). */
 export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'> &
@@ -18,7 +19,7 @@ export type ReceiveDocumentActivityDeps = Omit<ReceiveDocumentDeps, 'heartbeat'>
   Omit<InvoiceResponseSendDeps, 'heartbeat'> &
   Omit<InvoiceResponseEventDeps, 'heartbeat'> &
   Omit<OrderResponseSendDeps, 'heartbeat'> &
-  Omit<OrderSendDeps, 'heartbeat'>;
+  Omit<OrderSendDeps, 'heartbeat'> & { taxReporting?: TaxReporting };
 
 /**
  * receiveDocument's activities: the receive-document use case's steps, and the runs that send what answers or goes
@@ -33,7 +34,12 @@ export function createReceiveDocumentActivities(deps: ReceiveDocumentActivityDep
   return {
     detectReceivedFormat: steps.detectReceivedFormat,
     validateReceivedDocument: steps.validateReceivedDocument,
-    registerReceivedDocument: steps.registerReceivedDocument,
+    registerReceivedDocument: async (input: ReceivedDocumentInput) => {
+      const received = await steps.registerReceivedDocument(input);
+      // A received invoice or credit note is the buyer's to report (C3) where its country requires it.
+      const tax = received.topic === 'InvoiceReceived' ? taxReportingSettings(deps.taxReporting) : undefined;
+      return tax ? { ...received, taxReporting: tax } : received;
+    },
     decideAutomaticMls: (input: AutomaticMlsInput) =>
       decideAutomaticMls({ ...deps, heartbeat: () => heartbeat() }, input),
     sendMlsAttempt: mls.sendMlsAttempt,

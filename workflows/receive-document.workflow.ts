@@ -1,4 +1,12 @@
-import { ActivityFailure, ParentClosePolicy, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  getExternalWorkflowHandle,
+  isCancellation,
+  ParentClosePolicy,
+  startChild,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   MLS_FORMAT_ID,
@@ -13,6 +21,9 @@ import { SEND_MLS_WORKFLOW, sendMlsWorkflowId, type SendMlsInput } from './contr
 import { documentSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
 import type { sendMessageLevelStatus } from './send-mls.workflow';
+import { reportTaxWorkflowId, type TaxAcknowledgement } from './contracts/report-tax';
+import { taxAcknowledgementSignal } from './report-tax.workflow';
+import { startTaxReport } from './start-tax-report';
 
 /**
  * One run per received Peppol message, started only after the message is stored (workflow id = tenant + AS4
@@ -54,6 +65,21 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
     ...(validation ? { validation } : {}),
     received,
   };
+  // The tax authority's answer to a report of ours: its reportTax run waits for it.
+  if (received.mls && 'reportOf' in received.mls && received.mls.reportOf)
+    result.taxAcknowledged = await acknowledgeTaxReport(message.tenantId, received.mls.reportOf, {
+      mlsDocumentId: received.documentId,
+      sender: received.mls.sender ?? '',
+      responseCode: received.mls.statusCode,
+      ...(received.mls.reason ? { reason: received.mls.reason } : {}),
+    });
+  // A received invoice's own tax report (C3), beside everything else.
+  if (received.taxReporting)
+    await startTaxReport(
+      { tenantId: message.tenantId, documentId: received.documentId, direction: 'inbound' },
+      received.taxReporting,
+      peppolSchedule,
+    );
   // Only what came in over AS4 has an access point to answer (an injected document has none).
   if (!message.injected && detection.ok && validation) {
     let decision: AutomaticMlsDecision;
@@ -83,6 +109,20 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
       : { sent: false, reason: decision.reason };
   }
   return result;
+}
+
+/**
+ * Hands the authority's MLS to the report's run. A run that has ended (it stopped waiting) or never existed cannot
+ * take it: the MLS is on the report's history and announced as MessageLevelStatusReceived all the same.
+ */
+async function acknowledgeTaxReport(tenantId: string, documentId: string, ack: TaxAcknowledgement): Promise<boolean> {
+  try {
+    await getExternalWorkflowHandle(reportTaxWorkflowId(tenantId, documentId)).signal(taxAcknowledgementSignal, ack);
+    return true;
+  } catch (e) {
+    if (isCancellation(e)) throw e;
+    return false;
+  }
 }
 
 /**

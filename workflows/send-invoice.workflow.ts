@@ -21,6 +21,7 @@ import {
   type Channel,
 } from '../src/core/channels';
 import { DocumentState } from '../src/core/document-states';
+import { startTaxReport } from './start-tax-report';
 import { EMAIL_SEND_SCHEDULE, nextDelay, PEPPOL_SEND_SCHEDULE, type RetrySchedule } from '../src/core/retry-schedule';
 
 /**
@@ -71,6 +72,9 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
     });
     return { documentId: input.documentId, state: DocumentState.InvoiceSentError, detection, validation, event };
   }
+  // The tax report goes beside delivery, in its own run: reporting never blocks or undoes the delivery.
+  if (checked.taxReporting)
+    await startTaxReport({ ...ids, direction: 'outbound' }, checked.taxReporting, input.peppolSchedule);
   // checkDocument validates every document whose format it detected.
   return new Sending(input, checked, detection.format, validation!, wake).run();
 }

@@ -136,6 +136,16 @@ export const DocumentStatus = z
       .describe(
         "A sales invoice the buyer answered with an Invoice Response: the latest verdict (the state stays the delivery's)",
       ),
+    taxReport: z
+      .object({
+        step: z
+          .enum(['skipped', 'built', 'refused', 'submitted', 'retry', 'accepted', 'rejected', 'failed'])
+          .describe('accepted / rejected: the tax authority answered; refused / failed: not reported (final)'),
+        at: z.string().datetime({ offset: true }),
+        detail: z.string().optional(),
+      })
+      .optional()
+      .describe("The document's tax report (digital reporting), its latest step; the state stays the delivery's"),
     format: z.object({ id: z.string(), name: z.string(), documentType: z.string() }).optional(),
     validation: z
       .object({

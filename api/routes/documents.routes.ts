@@ -84,6 +84,16 @@ export function documentStatusView(doc: DocumentRecord) {
           },
         }
       : {}),
+    // The invoice's tax report: its latest step (reporting is beside delivery; the state stays the delivery's).
+    ...(doc.taxReport
+      ? {
+          taxReport: {
+            step: doc.taxReport.step,
+            at: doc.taxReport.at.toISOString(),
+            ...(doc.taxReport.detail ? { detail: doc.taxReport.detail } : {}),
+          },
+        }
+      : {}),
     ...(doc.format
       ? { format: { id: doc.format.id, name: doc.format.name, documentType: doc.format.documentType } }
       : {}),

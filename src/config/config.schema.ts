@@ -309,6 +309,17 @@ export const configEnvSchema = z.object({
         'min, 30 min, 2 h, 6 h, 12 h, 14 h (8 attempts over 35 h).',
     ),
 
+  TAX_REPORTING_CONFIG: z
+    .string()
+    .optional()
+    .describe(
+      'JSON file of the tax reporting configuration (docs/decisions.md "Tax reporting"): the Tax Data Document ' +
+        'version, our SPID, its document type and process, the tax authority (C5) of each country and the roles it ' +
+        'requires. Unset = invoices are not reported to any tax authority.',
+    ),
+  TAX_REPORT_ACK_TIMEOUT_MINUTES: int(1440, 1).describe(
+    "How long a tax report waits for the authority's MLS after its AS4 receipt before it ends in TaxReportError.",
+  ),
   SMTP_HOST: z
     .string()
     .optional()

@@ -68,6 +68,8 @@ export interface Config {
     /** True when a key is configured (PKCS#12 or PEM). */
     enabled: boolean;
   };
+  /** Tax reporting: the configuration file (read by the worker), undefined = off; the acknowledgement wait. */
+  taxReporting: { configFile: string | undefined; acknowledgementTimeoutMs: number };
   /** The e-mail channel; `smtp` undefined = not configured. Files (CA, DKIM key) are read by the composition root. */
   email: {
     smtp:
@@ -288,6 +290,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         cacheEntries: e.AS4_REVOCATION_CACHE_ENTRIES,
       },
       enabled: as4Enabled,
+    },
+    taxReporting: {
+      configFile: e.TAX_REPORTING_CONFIG ? path.resolve(e.TAX_REPORTING_CONFIG) : undefined,
+      acknowledgementTimeoutMs: e.TAX_REPORT_ACK_TIMEOUT_MINUTES * 60_000,
     },
     email: {
       smtp: smtpOf(e),

@@ -42,6 +42,12 @@ export const DocumentState = {
    * status code on the entry). Placed before the final entries like `mls-received`: it never hides `delivered`.
    */
   InvoiceResponseReceived: 'invoice-response-received',
+  /**
+   * A step of the invoice's tax report (planned, skipped, submitted, retried, accepted, rejected, failed; the step is
+   * the key's last part, what happened is the detail). A side entry: it never sets the document's state, which stays
+   * the delivery's (reporting and delivery are separate); the status resource shows the latest as `taxReport`.
+   */
+  TaxReport: 'tax-report',
 } as const;
 
 export type DocumentStateName = (typeof DocumentState)[keyof typeof DocumentState];
@@ -89,10 +95,31 @@ export function invoiceResponseKey(responseDocumentId: string): string {
   return `invoice-response:${responseDocumentId}`;
 }
 
+/** The steps of a tax report, as they stand on the reported invoice's history (`tax-report:<step>`). */
+export const TAX_REPORT_STEPS = ['skipped', 'built', 'refused', 'submitted', 'accepted', 'rejected', 'failed'] as const;
+export type TaxReportStep = (typeof TAX_REPORT_STEPS)[number] | 'retry';
+const TAX_REPORT_KEY = new RegExp(`^tax-report:(${TAX_REPORT_STEPS.join('|')}|retry-\\d{1,6})$`);
+
+/** The key of a tax report step on the reported invoice (a retry: one per attempt). */
+export function taxReportKey(step: TaxReportStep, attempt?: number): string {
+  return step === 'retry' ? `tax-report:retry-${attempt ?? 0}` : `tax-report:${step}`;
+}
+
+/** The step of a tax report entry's key, or undefined for any other key. */
+export function taxReportStepOf(key: string): TaxReportStep | undefined {
+  const m = TAX_REPORT_KEY.exec(key);
+  if (!m) return undefined;
+  return m[1]!.startsWith('retry-') ? 'retry' : (m[1] as TaxReportStep);
+}
+
 /** Keyed steps repeated once per referencing document: all at one place in the order, by time among themselves. */
 const KEYED: Array<{ pattern: RegExp; order: number; state: string }> = [
   { pattern: /^invoice-response:[0-9a-f-]{36}$/, order: FINAL - 2, state: DocumentState.InvoiceResponseReceived },
+  { pattern: TAX_REPORT_KEY, order: FINAL - 3, state: DocumentState.TaxReport },
 ];
+
+/** States of side entries: recorded on the history, never the document's state (see DocumentState.TaxReport). */
+export const SIDE_STATES: ReadonlySet<string> = new Set([DocumentState.TaxReport]);
 
 const FIXED = new Map<string, { order: number; states: readonly string[] }>(
   Object.values(HistoryStep).map((s) => [s.key, s]),

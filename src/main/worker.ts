@@ -21,6 +21,7 @@ import type { Logger } from '../observability/logger';
 import { composePeppolSender } from './peppol';
 import { composeEmailChannel } from './email';
 import { createFilterPredicate } from '../webhooks/filter';
+import { readTaxReportingConfig, type TaxReporting } from '../reporting/tax-report';
 import { temporalClientOver } from '../temporal/client';
 import { missingSearchAttributes } from '../temporal/search-attributes';
 import { requiredSearchAttributes } from './search-attributes';
@@ -72,6 +73,21 @@ function composeValidation(config: Readonly<Config>, logger: Logger): Validator 
   return composeDocumentPool(config, logger) ?? createValidator(validatorOptions(config));
 }
 
+/**
+ * Tax reporting: the configuration file read and checked at start (a broken file stops the worker rather than leave
+ * invoices unreported), validating the small Tax Data Documents on the activity thread (their packs are loaded once).
+ */
+export function composeTaxReporting(config: Readonly<Config>, validator: Validator | ValidatorPool): TaxReporting {
+  const file = config.taxReporting.configFile;
+  if (!file) return { unavailable: 'TAX_REPORTING_CONFIG is not set' };
+  const tdd = readTaxReportingConfig(file);
+  return {
+    config: tdd,
+    validator: 'validateDocument' in validator ? validator : createValidator(validatorOptions(config)),
+    acknowledgementTimeoutMs: config.taxReporting.acknowledgementTimeoutMs,
+  };
+}
+
 /** Worker process: config → database → activities → Worker on the task queue. */
 export async function startWorker(
   config: Readonly<Config>,
@@ -112,6 +128,7 @@ export async function startWorker(
   });
   const validator = composeValidation(config, core.logger);
   const email = composeEmailChannel(config);
+  const taxReporting = composeTaxReporting(config, validator);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -143,6 +160,7 @@ export async function startWorker(
       https: { sender: webhooks.sender, maxTimeoutMs: config.webhooks.timeoutMs },
       hooks: webhooks.services.hooks,
       passesFilter: createFilterPredicate(),
+      taxReporting,
     }),
     ...overrides,
   });

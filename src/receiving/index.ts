@@ -30,7 +30,15 @@ import type {
   ReceivedValidationInput,
 } from '../../workflows/contracts/receive-document';
 import { validateReceived, validationDetails } from './validation';
-import { isReceivedMls, matchMls, mlsHistoryDetail, mlsReceivedEvent, readReceivedMls, refusalDetail } from './mls';
+import {
+  isReceivedMls,
+  matchMls,
+  mlsFindings,
+  mlsHistoryDetail,
+  mlsReceivedEvent,
+  readReceivedMls,
+  refusalDetail,
+} from './mls';
 import { readReceivedKind, receivedKindOf, registerKind } from './responses';
 
 export { verdictOf, validationDetails } from './validation';
@@ -318,7 +326,11 @@ async function registerMls(
     state: DocumentState.Detected,
     eventId: published.event.id,
     topic: 'MessageLevelStatusReceived',
-    mls: { statusCode: mls.responseCode, refToDocumentId: match?.documentId ?? null },
+    mls: {
+      statusCode: mls.responseCode,
+      refToDocumentId: match?.documentId ?? null,
+      ...(match?.reportOf ? { reportOf: match.reportOf, sender: formatId(mls.sender), reason: mlsFindings(mls) } : {}),
+    },
   };
 }
 

@@ -57,6 +57,15 @@ export function mlsHistoryDetail(mls: Mls, mlsDocumentId: string): string {
   return `${head}${description}${reasons} (MLS document ${mlsDocumentId})`.slice(0, 1000);
 }
 
+/** What an MLS says beyond its code: its description and each line's reason, rule and text ("" when nothing). */
+export function mlsFindings(mls: Mls): string {
+  const lines = mls.lines.map((l) => `${l.reasonCode} ${l.description}`.trim());
+  return [mls.description, ...lines]
+    .filter((x): x is string => !!x)
+    .join('; ')
+    .slice(0, 1000);
+}
+
 /** The sales invoice an MLS answers, when it is one of the tenant's (never another tenant's). */
 export async function matchMls(
   sentInstances: Pick<SentInstanceRepository, 'find'>,

@@ -11,7 +11,8 @@ import { DocumentState, Transition } from '../core/document-states';
 import { GatewayError, isGatewayError } from '../core/gateway-error';
 import { whileBeating, type DocumentStore } from '../documents/loader';
 import { stableMessageIds } from '../peppol/as4/message-ids';
-import { formatId, type DocumentTypeId, type ParticipantId, type ProcessId } from '../peppol/identifiers';
+import { formatId, spidOfSeatId, type DocumentTypeId, type ParticipantId, type ProcessId } from '../peppol/identifiers';
+import type { MlsType } from '../peppol/sbdh';
 import { buildSbd } from '../peppol/sbdh';
 import { signAndExchange } from './delivery';
 import { installationFault } from '../validation';
@@ -57,6 +58,10 @@ export interface As4Attempt {
   firstAttemptAt: Date;
   /** How the history names the attempt, e.g. `Invoice response RE`; ` attempt <n> to <where>` follows. */
   label: string;
+  /** Ask the receiver's access point for an MLS (SBDH MLS_TO / MLS_TYPE): to our service provider id. */
+  mlsType?: MlsType;
+  /** A tax report: the invoice it reports (kept with the SBDH instance, so its MLS finds the reportTax run). */
+  reportOf?: string;
 }
 
 export interface As4AttemptOutcome {
@@ -89,9 +94,11 @@ export async function sendOverAs4(deps: As4SendDeps, input: As4Attempt): Promise
     documentType: input.documentType,
     process: input.process,
   };
+  const mlsTo = input.mlsType ? ourSpid(sender) : undefined;
   const sbd = buildSbd({
     ...header,
     countryC1: input.countryC1,
+    ...(mlsTo && input.mlsType ? { mlsTo, mlsType: input.mlsType } : {}),
     instanceIdentifier: ids.conversationId,
     creationDateAndTime: input.firstAttemptAt,
     payload: { xml: input.bytes },
@@ -102,6 +109,7 @@ export async function sendOverAs4(deps: As4SendDeps, input: As4Attempt): Promise
     documentId: input.documentId,
     partyId: input.partyId,
     generation: 0,
+    ...(input.reportOf ? { reportOf: input.reportOf } : {}),
   });
   const { message, out } = await signAndExchange(deps.heartbeat, sender, {
     sbd: sbd.xml,
@@ -128,6 +136,18 @@ export async function sendOverAs4(deps: As4SendDeps, input: As4Attempt): Promise
     messageId: message.messageId,
     ...(reason !== undefined ? { reason } : {}),
   };
+}
+
+/** Our service provider id (`0242:<SPID>`, from our AP certificate's seat id): where MLS answers go. */
+export function ourSpid(sender: PeppolSender): ParticipantId {
+  try {
+    return spidOfSeatId(sender.keys.seatId);
+  } catch (e) {
+    throw new GatewayError(
+      'DEPENDENCY_UNAVAILABLE',
+      `our AP certificate's seat id ${sender.keys.seatId} gives no service provider id for MLS_TO: ${String(e)}`,
+    );
+  }
 }
 
 async function recordAttempt(deps: As4SendDeps, input: As4Attempt, what: string): Promise<void> {

@@ -4,7 +4,10 @@ import {
   generationKey,
   historyOrder,
   isFinalOrder,
+  SIDE_STATES,
+  taxReportStepOf,
   type DocumentTransition,
+  type TaxReportStep,
 } from '../core/document-states';
 import type {
   Models,
@@ -34,6 +37,8 @@ export interface DocumentRecord extends DocumentDoc {
    * recorded, the response document and what it said. Null otherwise.
    */
   buyerResponse?: { statusCode: string; at: Date; responseDocumentId: string; detail?: string } | null;
+  /** The latest step of the document's tax report (a side entry: the state stays the delivery's). Null: none. */
+  taxReport?: { step: TaxReportStep; at: Date; detail?: string } | null;
 }
 
 /** A new document record, sent or received. */
@@ -303,7 +308,13 @@ export function describe(stored: StoredDocument, entries: readonly DocumentHisto
       ...(e.responseCode ? { responseCode: e.responseCode } : {}),
     })),
   ];
-  const last = sorted[sorted.length - 1];
+  // Side entries (tax reporting) are on the history but never the state.
+  const last = sorted.filter((e) => !SIDE_STATES.has(e.state)).at(-1);
+  const tax = sorted
+    .filter((e) => e.state === DocumentState.TaxReport)
+    .sort((a, b) => a.at.getTime() - b.at.getTime())
+    .at(-1);
+  const taxStep = tax ? taxReportStepOf(tax.key) : undefined;
   // The latest response by arrival (responses stand together in the step order, before the final entries).
   const response = sorted
     .flatMap((e) =>
@@ -327,5 +338,6 @@ export function describe(stored: StoredDocument, entries: readonly DocumentHisto
           ...(response.detail ? { detail: response.detail } : {}),
         }
       : null,
+    taxReport: tax && taxStep ? { step: taxStep, at: tax.at, ...(tax.detail ? { detail: tax.detail } : {}) } : null,
   };
 }

@@ -57,6 +57,25 @@ const orderSent = detailsOf({
   documentTypeId: str,
 });
 
+/**
+ * A tax report of an invoice (digital reporting): the reporter role (C2 supplier side, C3 buyer side), the country and
+ * tax authority, the Tax Data Document (`reportDocumentId`, "" when none was built) and how it stands: `accepted` /
+ * `rejected` (the authority's MLS code in `statusCode`), `retry` (the next attempt in `nextAttemptOn`), `refused` (no
+ * valid report could be made), `failed` (not delivered, or no acknowledgement in time).
+ */
+const taxReport = detailsOf({
+  id: str,
+  role: z.enum(['C2', 'C3']),
+  country: str,
+  authority: str,
+  reportType: z.enum(['submit', 'resubmit', 'disregard']),
+  reportDocumentId: str,
+  invoiceUuid: str,
+  outcome: z.enum(['accepted', 'rejected', 'retry', 'refused', 'failed']),
+  statusCode: str,
+  reason: str,
+});
+
 const orderResponseSent = detailsOf({
   id: str,
   recipient: str,
@@ -154,6 +173,10 @@ export const EVENT_DETAILS_SCHEMAS = {
   InvoiceResponseReceivedError: detailsOf({ id: str, sender: str, createdBy: str, documentTypeId: str, reason: str }),
   OrderReceivedError: detailsOf({ id: str, sender: str, createdBy: str, documentTypeId: str, reason: str }),
   OrderResponseReceivedError: detailsOf({ id: str, sender: str, createdBy: str, documentTypeId: str, reason: str }),
+  /** A sent or received invoice's tax report (documentId: the invoice); `outcome` says how it ended or stands. */
+  TaxReportSent: taxReport,
+  TaxReportRetry: taxReport,
+  TaxReportError: taxReport,
   /** A test event sent on request to one hook. */
   Ping: detailsOf({ hookId: str }),
   HookSentRetry: detailsOf({

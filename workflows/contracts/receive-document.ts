@@ -1,3 +1,4 @@
+import type { TaxReportingSettings } from './report-tax';
 /** The receiveDocument workflow's contract: its name, input and result, and what its activities take and answer. */
 import type { RetrySchedule } from '../../src/core/retry-schedule';
 import type { DetectionOutcome } from './send-invoice';
@@ -51,6 +52,8 @@ export interface ReceiveDocumentResult {
   received: ReceivedDocumentOutcome;
   /** The automatic MLS (invoices and credit notes received over AS4 and validated); absent on older runs. */
   automaticMls?: AutomaticMlsOutcome;
+  /** A tax authority's MLS about a report of ours: whether the report's run took it (false: it had ended). */
+  taxAcknowledged?: boolean;
 }
 
 /** What the MLS policy decides for a received invoice or credit note (src/peppol/mls mlsDecision). */
@@ -104,6 +107,13 @@ export interface ReceivedDocumentOutcome {
   topic?: string;
   /** For a received invoice response or order response: the document of ours it answers (null: none of ours). */
   refToDocumentId?: string | null;
-  /** For a received MLS: its code and the sales invoice it answers (null: none of ours), or why it was refused. */
-  mls?: { statusCode: string; refToDocumentId: string | null } | { refused: string };
+  /**
+   * For a received MLS: its code and the sales invoice it answers (null: none of ours), or why it was refused. An MLS
+   * answering a tax report of ours also names the reported document (`reportOf`) and its findings (`reason`).
+   */
+  mls?:
+    | { statusCode: string; refToDocumentId: string | null; reportOf?: string; sender?: string; reason?: string }
+    | { refused: string };
+  /** A received invoice or credit note, where this worker reports to a tax authority: its reportTax run follows. */
+  taxReporting?: TaxReportingSettings;
 }

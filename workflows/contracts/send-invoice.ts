@@ -1,3 +1,4 @@
+import type { TaxReportingSettings } from './report-tax';
 /**
  * The sendInvoice workflow's contract: its name, input and result, and what its activities take and answer. Shared
  * by the API (starter), the workflow and the use case (src/sending). Types only, besides the name.
@@ -85,6 +86,8 @@ export interface CheckDocumentResult {
   /** Absent when detection refused the document. */
   validation?: ValidationOutcome;
   facts: DocumentFacts;
+  /** Set when this worker reports invoices to a tax authority: the run starts the document's reportTax run. */
+  taxReporting?: TaxReportingSettings;
 }
 
 /** Which step of sendInvoice an InvoiceSent* event comes from. */

@@ -33,7 +33,11 @@ const TDD_FORMAT: DetectedFormat = {
  * Validates a rendered TDD with the official artefacts of its version through the gateway's validator. A version
  * without pinned artefacts is refused (NOT_IMPLEMENTED), never passed unchecked.
  */
-export async function validateTdd(validator: Validator, xml: string, version: TddVersion): Promise<ValidationResult> {
+export async function validateTdd(
+  validator: Pick<Validator, 'validateDocument'>,
+  xml: string,
+  version: TddVersion,
+): Promise<ValidationResult> {
   const ruleSet = TDD_RULE_PACKS[version];
   if (!ruleSet)
     throw new GatewayError(

@@ -29,6 +29,7 @@ export class SentInstanceRepository {
       documentId: d.documentId,
       partyId: d.partyId,
       generation: d.generation,
+      ...(d.reportOf ? { reportOf: d.reportOf } : {}),
     };
   }
 }

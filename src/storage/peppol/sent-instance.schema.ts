@@ -13,6 +13,8 @@ export interface SentInstance {
   partyId: string;
   /** The resend generation whose message carried it (0: the upload's own run). */
   generation: number;
+  /** A tax report (Tax Data Document): the invoice it reports, whose reportTax run waits for the authority's MLS. */
+  reportOf?: string;
 }
 
 export interface SentInstanceDoc extends Omit<SentInstance, 'instanceId'> {
@@ -30,6 +32,7 @@ export function buildSentInstanceModels(conn: Connection) {
       documentId: str,
       partyId: str,
       generation: { type: Number, required: true },
+      reportOf: { type: String },
       at: { type: Date, required: true },
     },
     { versionKey: false },
