@@ -31,7 +31,7 @@ export async function reportTax(input: ReportTaxInput): Promise<ReportTaxResult>
     return { outcome: 'refused', attempts: 0, reason: report.reason };
   }
   let acknowledgement: TaxAcknowledgement | undefined;
-  const expectedSender = `iso6523-actorid-upis::0242:${report.authority}`.toLowerCase();
+  const expectedSender = report.acknowledgedBy.toLowerCase();
   // Temporal keeps a signal that comes before its handler (a fast authority), so setting it here loses none. Only the
   // access point the report went to may answer it; an MLS from anyone else is on the history and changes nothing here.
   setHandler(taxAcknowledgementSignal, (ack) => {

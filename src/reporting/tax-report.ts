@@ -10,7 +10,7 @@ import { taxReportKey, DocumentState, type TaxReportStep } from '../core/documen
 import { GatewayError, isGatewayError } from '../core/gateway-error';
 import { readBytes } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
-import { formatId, parseDocumentTypeId, parseProcessId, participantId } from '../peppol/identifiers';
+import { formatId, parseDocumentTypeId, parseProcessId, peppolParticipant } from '../peppol/identifiers';
 import { ourSpid, peppolSenderOf, sendOverAs4, storeGeneratedDocument, type As4SendDeps } from '../sending/as4-send';
 import type { SentDocumentEventDeps } from '../sending/sent-document-event';
 import { readInvoiceModel } from '../transform';
@@ -208,7 +208,24 @@ export async function prepareTaxReport(
     `Tax Data Document ${reportDocumentId} (submit, ${planned.role}, ${planned.country}) for ` +
       `${planned.authority.name ?? planned.authority.id} (0242:${planned.authority.receiver}); invoice UUID ${invoiceUuid}`,
   );
-  return { kind: 'report', role: planned.role, ...where, reportDocumentId, invoiceUuid };
+  return {
+    kind: 'report',
+    role: planned.role,
+    ...where,
+    reportDocumentId,
+    invoiceUuid,
+    acknowledgedBy: formatId(authoritySpid(planned.authority.receiver)),
+  };
+}
+
+/**
+ * Who answers a report with an MLS: the authority's access point, by its service provider id. A C5 participant id is
+ * SPID based (`001111-vidapilot.tax_dk`: the SPID, then a suffix), and an MLS comes from the SPID itself (MLS 1.0);
+ * a receiver that is a bare SPID answers as itself.
+ */
+export function authoritySpid(receiver: string): ReturnType<typeof peppolParticipant> {
+  const m = /^([0-9]{6})(?:-|$)/.exec(receiver);
+  return peppolParticipant(`0242:${m ? m[1] : receiver}`);
 }
 
 /** One AS4 attempt of the stored TDD to the authority's access point, asking for an MLS (always). */
@@ -235,7 +252,7 @@ export async function submitTaxReportAttempt(
     bytes: await readBytes(deps, tdd.blobId),
     // The report goes from us, the reporter's service provider (TDT-015), to the authority's access point (TDT-014).
     sender: ourSpid(sender),
-    receiver: participantId('0242', report.authority),
+    receiver: peppolParticipant(`0242:${report.authority}`),
     documentType: parseDocumentTypeId(config.documentTypeId),
     process: parseProcessId(config.processId),
     countryC1: report.country,
@@ -268,7 +285,7 @@ export async function publishTaxReportEvent(
   const { report } = input;
   const reportDocumentId = report.kind === 'report' ? report.reportDocumentId : '';
   const authority = report.kind === 'skipped' ? '' : (report.authority ?? '');
-  const to = input.to || (authority ? formatId(participantId('0242', authority)) : '');
+  const to = input.to || (authority ? formatId(peppolParticipant(`0242:${authority}`)) : '');
   const what = `Tax report (${report.role}${report.country ? `, ${report.country}` : ''})`;
   const text = (() => {
     switch (input.outcome) {

@@ -23,8 +23,8 @@ import { timeSkippingEnvironment, withStubbedWorker } from '../support/time-skip
  */
 
 const HOUR = 3_600_000;
-const AUTHORITY = '000000-taxsim.be';
-const AUTHORITY_ID = `iso6523-actorid-upis::0242:${AUTHORITY}`;
+const AUTHORITY = '000777-taxsim.be';
+const AUTHORITY_SPID = 'iso6523-actorid-upis::0242:000777';
 
 const REPORT: PreparedTaxReport = {
   kind: 'report',
@@ -33,6 +33,7 @@ const REPORT: PreparedTaxReport = {
   authority: AUTHORITY,
   reportDocumentId: 'tdd-1',
   invoiceUuid: '0d7b3f5c-5d2a-5b5e-9f1e-2c9a1b7c8d6e',
+  acknowledgedBy: AUTHORITY_SPID,
 };
 
 type Answer = TaxAcknowledgement | undefined;
@@ -67,7 +68,7 @@ describe('reportTax branches (time-skipping server, stubbed activities)', () => 
             if (a) await client!.workflow.getHandle(workflowId).signal(TAX_ACKNOWLEDGEMENT_SIGNAL, a);
         return {
           outcome,
-          to: AUTHORITY_ID,
+          to: `iso6523-actorid-upis::0242:${AUTHORITY}`,
           endpoint: 'https://c5.example.test/as4',
           messageId: 'tdd-m-1@invoice-gateway',
           ...(outcome === 'delivered' ? {} : { reason: outcome === 'failed' ? 'HTTP 403' : 'HTTP 503' }),
@@ -89,7 +90,7 @@ describe('reportTax branches (time-skipping server, stubbed activities)', () => 
     return { result, attempts, events };
   }
 
-  const ack = (responseCode: string, sender = AUTHORITY_ID, reason?: string): TaxAcknowledgement => ({
+  const ack = (responseCode: string, sender = AUTHORITY_SPID, reason?: string): TaxAcknowledgement => ({
     mlsDocumentId: randomUUID(),
     sender,
     responseCode,
@@ -106,7 +107,7 @@ describe('reportTax branches (time-skipping server, stubbed activities)', () => 
   });
 
   it('an MLS RE ends it rejected with the authority’s findings', async () => {
-    const r = await run({ answers: [ack('RE', AUTHORITY_ID.toUpperCase(), 'BV [ibr-tdd-17] bad id')] });
+    const r = await run({ answers: [ack('RE', AUTHORITY_SPID.toUpperCase(), 'BV [ibr-tdd-17] bad id')] });
     expect(r.result).toMatchObject({ outcome: 'rejected', statusCode: 'RE', reason: 'BV [ibr-tdd-17] bad id' });
     expect(r.events.map((e) => [e.outcome, e.statusCode])).toEqual([
       ['submitted', undefined],

@@ -42,6 +42,8 @@ export type PreparedTaxReport =
       /** The stored TDD (an outbound document of the party). */
       reportDocumentId: string;
       invoiceUuid: string;
+      /** The service provider whose MLS answers the report (`iso6523-actorid-upis::0242:<SPID>` of the authority). */
+      acknowledgedBy: string;
     }
   /** Not required (no authority for the country or role): recorded, no event. */
   | { kind: 'skipped'; role: TddReporterRole; country?: string; reason: string }
