@@ -12,7 +12,12 @@ import request from 'supertest';
 import { corpusFile, requireCorpus } from '../support/corpus';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
 import { createTaxReporting, taxReportDocumentId, type TaxReportSteps } from '../../src/reporting/tax-report';
-import { parseTddConfig, VIDA_TDD_DOCUMENT_TYPE_ID, VIDA_TDD_PROCESS_ID, type TddConfig } from '../../src/reporting/tdd';
+import {
+  parseTddConfig,
+  VIDA_TDD_DOCUMENT_TYPE_ID,
+  VIDA_TDD_PROCESS_ID,
+  type TddConfig,
+} from '../../src/reporting/tdd';
 import { createValidator } from '../../src/validation';
 import { validatorOptions } from '../../src/main/compose';
 import { createReceiveDocument } from '../../src/receiving';
