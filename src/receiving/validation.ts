@@ -4,12 +4,11 @@
  * invalid invoice is stored and announced like a valid one, and its receiver decides.
  */
 import { Transition } from '../core/document-states';
-import { isGatewayError } from '../core/gateway-error';
 import { assertionInfo, type DocumentValidationInfo } from '../storage/models';
 import { MAX_KEPT_ASSERTIONS, summarizeErrors } from '../sending/check-document';
 import type { DocumentValidator } from '../sending/ports';
 import type { DocumentRepository } from '../storage/document.repository';
-import { installationFault, type Assertion, type ValidationResult } from '../validation';
+import { validatorFailure, type Assertion, type ValidationResult } from '../validation';
 import type { ReceivedValidation } from '../../workflows/contracts/receive-document';
 
 /** Failing rule ids the verdict names (the record keeps up to MAX_KEPT_ASSERTIONS assertions). */
@@ -71,20 +70,16 @@ export async function validateReceived(
     deps.heartbeat();
     result = await deps.validator.validate(bytes, { sourceFormat: target.formatId });
   } catch (e) {
-    const fault = installationFault(e);
-    if (fault) throw fault;
-    if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE') {
-      await deps.documents.recordTransition(tenantId, documentId, Transition.notValidated, { detail: e.message });
-      return { kind: 'not-validated', reason: e.message };
+    const failure = validatorFailure(e);
+    if (failure.kind === 'no-rules') {
+      await deps.documents.recordTransition(tenantId, documentId, Transition.notValidated, { detail: failure.reason });
+      return { kind: 'not-validated', reason: failure.reason };
     }
-    if (isGatewayError(e) && !e.retryable) {
-      const summary = `${e.code}: ${e.message}`;
-      await deps.documents.recordTransition(tenantId, documentId, Transition.invalid, {
-        detail: `Invalid payload: ${summary}`,
-      });
-      return { kind: 'invalid', errors: 1, reasonCodes: ['SV'], ruleIds: [e.code], summary };
-    }
-    throw e;
+    const { summary } = failure;
+    await deps.documents.recordTransition(tenantId, documentId, Transition.invalid, {
+      detail: `Invalid payload: ${summary}`,
+    });
+    return { kind: 'invalid', errors: 1, reasonCodes: ['SV'], ruleIds: [failure.code], summary };
   }
   const verdict = verdictOf(result);
   const validation = { validation: toRecord(result, new Date()) };

@@ -8,14 +8,14 @@
 import { Readable } from 'node:stream';
 import { X509Certificate } from 'node:crypto';
 import { DocumentState, Transition } from '../core/document-states';
-import { GatewayError, isGatewayError } from '../core/gateway-error';
+import { GatewayError } from '../core/gateway-error';
 import { whileBeating, type DocumentStore } from '../documents/loader';
 import { stableMessageIds } from '../peppol/as4/message-ids';
 import { formatId, spidOfSeatId, type DocumentTypeId, type ParticipantId, type ProcessId } from '../peppol/identifiers';
 import type { MlsType } from '../peppol/sbdh';
 import { buildSbd } from '../peppol/sbdh';
 import { signAndExchange } from './delivery';
-import { installationFault } from '../validation';
+import { validatorFailure } from '../validation';
 import type { DocumentValidator, PeppolSender, PeppolUnavailable } from './ports';
 import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoice';
 import type { StoredDocument } from '../storage/document.repository';
@@ -243,9 +243,9 @@ export async function officialVerdict(
       note: '',
     };
   } catch (e) {
-    if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE')
-      return { note: `not validated: ${e.message}` };
-    throw installationFault(e) ?? e;
+    const failure = validatorFailure(e);
+    if (failure.kind === 'no-rules') return { note: `not validated: ${failure.reason}` };
+    return { refused: `the built ${what} cannot be read as its format: ${failure.summary}`.slice(0, 1000), note: '' };
   }
 }
 

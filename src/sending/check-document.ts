@@ -1,9 +1,8 @@
 import { Transition } from '../core/document-states';
-import { isGatewayError } from '../core/gateway-error';
 import { inspectUpload } from '../documents/detection';
 import { loadDocument } from '../documents/loader';
 import { assertionInfo, type DocumentValidationInfo } from '../storage/models';
-import { installationFault, type Assertion, type ValidationResult } from '../validation';
+import { validatorFailure, type Assertion, type ValidationResult } from '../validation';
 import type {
   CheckDocumentResult,
   DetectionOutcome,
@@ -100,16 +99,12 @@ export async function validate(
           summary: summarizeErrors(result.assertions),
         };
   } catch (e) {
-    const fault = installationFault(e);
-    if (fault) throw fault;
-    if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.reason === 'RULES_NOT_AVAILABLE') {
-      outcome = { kind: 'not-validated', reason: e.message };
-    } else if (isGatewayError(e) && !e.retryable) {
-      // Bytes that detection accepted but the validator cannot read (e.g. a forced format that does not fit).
-      outcome = { kind: 'invalid', errors: 1, reasonCodes: ['SV'], summary: `${e.code}: ${e.message}` };
-    } else {
-      throw e;
-    }
+    const failure = validatorFailure(e);
+    // Unreadable: bytes that detection accepted but the validator cannot read (e.g. a forced format that does not fit).
+    outcome =
+      failure.kind === 'no-rules'
+        ? { kind: 'not-validated', reason: failure.reason }
+        : { kind: 'invalid', errors: 1, reasonCodes: ['SV'], summary: failure.summary };
   }
 
   const validation = result ? { validation: toRecord(result, new Date()) } : {};

@@ -15,3 +15,22 @@ export function installationFault(e: unknown): GatewayError | undefined {
     { retryable: true, cause: e, ...(e.details ? { details: e.details } : {}) },
   );
 }
+
+/**
+ * What a validator call that threw means for the document, the same for every step that validates: `no-rules` (the
+ * format has no pinned official rules: not validated, with the reason) or `unreadable` (bytes the validator cannot
+ * read as that format: a schema-level refusal). An installation fault is thrown retryable (installationFault), and
+ * anything else (our own failures) is thrown as it is.
+ */
+export type ValidatorFailure =
+  { kind: 'no-rules'; reason: string } | { kind: 'unreadable'; code: string; summary: string };
+
+export function validatorFailure(e: unknown): ValidatorFailure {
+  const fault = installationFault(e);
+  if (fault) throw fault;
+  if (isGatewayError(e) && e.code === 'NOT_IMPLEMENTED' && e.details?.['reason'] === 'RULES_NOT_AVAILABLE')
+    return { kind: 'no-rules', reason: e.message };
+  if (isGatewayError(e) && !e.retryable)
+    return { kind: 'unreadable', code: e.code, summary: `${e.code}: ${e.message}` };
+  throw e;
+}

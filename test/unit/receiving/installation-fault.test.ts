@@ -1,7 +1,7 @@
 import { GatewayError } from '../../../src/core/gateway-error';
 import { validateReceived } from '../../../src/receiving/validation';
 import type { DocumentRepository } from '../../../src/storage/document.repository';
-import { installationFault } from '../../../src/validation';
+import { installationFault, validatorFailure } from '../../../src/validation';
 
 const target = { tenantId: 't', documentId: 'd', formatId: 'peppol-bis3-ubl-invoice' };
 
@@ -53,5 +53,31 @@ describe('a fault of the installation is never a verdict on a received document'
     });
     expect(installationFault(new GatewayError('BAD_REQUEST', 'x'))).toBeUndefined();
     expect(installationFault(new Error('x'))).toBeUndefined();
+  });
+});
+
+describe('validatorFailure: one reading of a failed validator call for every step that validates', () => {
+  it('no pinned rules → no-rules with the reason; unreadable bytes → unreadable with the code', () => {
+    const noRules = new GatewayError('NOT_IMPLEMENTED', 'No rules for format x', {
+      details: { reason: 'RULES_NOT_AVAILABLE' },
+    });
+    expect(validatorFailure(noRules)).toEqual({ kind: 'no-rules', reason: 'No rules for format x' });
+    const unreadable = new GatewayError('BAD_REQUEST', 'not a UBL invoice');
+    expect(validatorFailure(unreadable)).toEqual({
+      kind: 'unreadable',
+      code: 'BAD_REQUEST',
+      summary: 'BAD_REQUEST: not a UBL invoice',
+    });
+  });
+
+  it('throws an installation fault as retryable and our own failures as they are', () => {
+    const missing = new GatewayError('DEPENDENCY_UNAVAILABLE', 'xmllint is not installed', { retryable: false });
+    expect(() => validatorFailure(missing)).toThrow(expect.objectContaining({ retryable: true }));
+    const notImplemented = new GatewayError('NOT_IMPLEMENTED', 'something else');
+    expect(validatorFailure(notImplemented)).toMatchObject({ kind: 'unreadable', code: 'NOT_IMPLEMENTED' });
+    const database = new GatewayError('STORAGE_FAILED', 'db down', { retryable: true });
+    expect(() => validatorFailure(database)).toThrow(database);
+    const bug = new TypeError('x is undefined');
+    expect(() => validatorFailure(bug)).toThrow(bug);
   });
 });
