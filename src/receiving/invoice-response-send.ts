@@ -8,7 +8,6 @@
  * the peer answers is a result.
  */
 import { GatewayError, isGatewayError } from '../core/gateway-error';
-import { readBytes } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
 import { formatId, participantIdProblem, peppolParticipant, type ParticipantId } from '../peppol/identifiers';
 import {
@@ -29,7 +28,7 @@ import type {
   SendInvoiceResponseAttempt,
   SendInvoiceResponseAttemptResult,
 } from '../../workflows/contracts/send-invoice-response';
-import { peppolSenderOf, sendOverAs4, storeCheckedDocument, type As4SendDeps } from '../sending/as4-send';
+import { sendAnswerAttempt, type As4SendDeps } from '../sending/as4-send';
 import { publishSentDocumentEvent, sentEventKind, type SentDocumentEventDeps } from '../sending/sent-document-event';
 
 /** Namespace of the ids of the Invoice Responses we send (fixed once). */
@@ -130,48 +129,28 @@ export async function sendInvoiceResponseAttempt(
   deps: InvoiceResponseSendDeps,
   input: SendInvoiceResponseAttempt,
 ): Promise<SendInvoiceResponseAttemptResult> {
-  peppolSenderOf(deps);
-  const received = await deps.documents.findStored(input.tenantId, input.documentId);
-  if (!received || received.direction !== 'inbound') throw notFound(input.documentId, 'not found');
-  const responseDocumentId = sentInvoiceResponseId(input.tenantId, input.documentId, input.statusCode);
-  const empty = { responseDocumentId, to: '', endpoint: '', messageId: '' };
-  const firstAttemptAt = new Date(input.firstAttemptAt);
-
-  // The stored response is the message: built once, from the first attempt (a retried attempt sends those bytes).
-  let stored = await deps.documents.findStored(input.tenantId, responseDocumentId);
-  const invoiceBytes = await readBytes(deps, received.blobId);
-  const route = invoiceResponseFor(invoiceBytes, input, { id: responseDocumentId, issuedAt: firstAttemptAt });
-  if (typeof route === 'string') return { ...empty, outcome: 'failed', reason: route };
-  if (!stored) {
-    const built = await storeCheckedDocument(deps, {
-      tenantId: input.tenantId,
-      documentId: responseDocumentId,
-      partyId: received.partyId,
-      bytes: Buffer.from(route.xml, 'utf8'),
-      kind: 'invoice-response',
-      createdBy: 'api',
-      format: INVOICE_RESPONSE_FORMAT,
-      what: 'invoice response',
-    });
-    if ('refused' in built) return { ...empty, outcome: 'failed', reason: built.refused };
-    stored = built.stored;
-  }
-  const sent = await sendOverAs4(deps, {
-    tenantId: input.tenantId,
-    documentId: responseDocumentId,
-    partyId: received.partyId,
-    bytes: await readBytes(deps, stored.blobId),
-    sender: route.buyer,
-    receiver: route.supplier,
+  const { answerDocumentId, ...sent } = await sendAnswerAttempt(deps, {
+    ...input,
+    answerDocumentId: sentInvoiceResponseId(input.tenantId, input.documentId, input.statusCode),
+    build: (invoiceBytes, meta) => {
+      const route = invoiceResponseFor(invoiceBytes, input, meta);
+      return typeof route === 'string'
+        ? route
+        : {
+            xml: route.xml,
+            sender: route.buyer,
+            receiver: route.supplier,
+            ...(route.country ? { country: route.country } : {}),
+          };
+    },
+    kind: 'invoice-response',
+    format: INVOICE_RESPONSE_FORMAT,
+    what: 'invoice response',
     documentType: INVOICE_RESPONSE_DOCUMENT_TYPE,
     process: INVOICE_RESPONSE_PROCESS,
-    countryC1: route.country ?? 'ZZ',
-    idSeed: `${input.tenantId}:invoice-response:${responseDocumentId}`,
-    attempt: input.attempt,
-    firstAttemptAt,
     label: `Invoice response ${input.statusCode}`,
   });
-  return { ...sent, responseDocumentId };
+  return { ...sent, responseDocumentId: answerDocumentId };
 }
 
 const INVOICE_RESPONSE_FORMAT = {

@@ -6,7 +6,6 @@
  * first attempt, so every attempt is the same message) and sent through the shared AS4 step to the buyer.
  */
 import { GatewayError } from '../core/gateway-error';
-import { readBytes } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
 import { formatId, type ParticipantId } from '../peppol/identifiers';
 import { ORDER_RESPONSE_CODES, ORDER_RESPONSE_CUSTOMIZATION_ID } from '../peppol/orders';
@@ -21,7 +20,7 @@ import {
   readOrderForResponse,
   type OrderResponseSpec,
 } from '../peppol/order-response';
-import { peppolSenderOf, sendOverAs4, storeCheckedDocument, type As4SendDeps } from '../sending/as4-send';
+import { sendAnswerAttempt, type As4SendDeps } from '../sending/as4-send';
 import type { DocumentValidator } from '../sending/ports';
 import type {
   OrderResponseEventInput,
@@ -99,48 +98,28 @@ export async function sendOrderResponseAttempt(
   deps: OrderResponseSendDeps,
   input: SendOrderResponseAttempt,
 ): Promise<SendOrderResponseAttemptResult> {
-  peppolSenderOf(deps);
-  const received = await deps.documents.findStored(input.tenantId, input.documentId);
-  if (!received || received.direction !== 'inbound') throw notFound(input.documentId, 'not found');
-  const responseDocumentId = sentOrderResponseId(input.tenantId, input.documentId, input.responseCode);
-  const empty = { responseDocumentId, to: '', endpoint: '', messageId: '' };
-  const firstAttemptAt = new Date(input.firstAttemptAt);
-
-  // The stored response is the message: built once, from the first attempt (a retried attempt sends those bytes).
-  let stored = await deps.documents.findStored(input.tenantId, responseDocumentId);
-  const orderBytes = await readBytes(deps, received.blobId);
-  const route = orderResponseFor(orderBytes, specOf(input), { id: responseDocumentId, issuedAt: firstAttemptAt });
-  if (typeof route === 'string') return { ...empty, outcome: 'failed', reason: route };
-  if (!stored) {
-    const built = await storeCheckedDocument(deps, {
-      tenantId: input.tenantId,
-      documentId: responseDocumentId,
-      partyId: received.partyId,
-      bytes: Buffer.from(route.xml, 'utf8'),
-      kind: 'order-response',
-      createdBy: 'api',
-      format: ORDER_RESPONSE_FORMAT,
-      what: 'order response',
-    });
-    if ('refused' in built) return { ...empty, outcome: 'failed', reason: built.refused };
-    stored = built.stored;
-  }
-  const sent = await sendOverAs4(deps, {
-    tenantId: input.tenantId,
-    documentId: responseDocumentId,
-    partyId: received.partyId,
-    bytes: await readBytes(deps, stored.blobId),
-    sender: route.seller,
-    receiver: route.buyer,
+  const { answerDocumentId, ...sent } = await sendAnswerAttempt(deps, {
+    ...input,
+    answerDocumentId: sentOrderResponseId(input.tenantId, input.documentId, input.responseCode),
+    build: (orderBytes, meta) => {
+      const route = orderResponseFor(orderBytes, specOf(input), meta);
+      return typeof route === 'string'
+        ? route
+        : {
+            xml: route.xml,
+            sender: route.seller,
+            receiver: route.buyer,
+            ...(route.country ? { country: route.country } : {}),
+          };
+    },
+    kind: 'order-response',
+    format: ORDER_RESPONSE_FORMAT,
+    what: 'order response',
     documentType: ORDER_RESPONSE_DOCUMENT_TYPE,
     process: ORDERING_PROCESS,
-    countryC1: route.country ?? 'ZZ',
-    idSeed: `${input.tenantId}:order-response:${responseDocumentId}`,
-    attempt: input.attempt,
-    firstAttemptAt,
     label: `Order response ${input.responseCode}`,
   });
-  return { ...sent, responseDocumentId };
+  return { ...sent, responseDocumentId: answerDocumentId };
 }
 
 export type OrderResponseEventDeps = SentDocumentEventDeps;

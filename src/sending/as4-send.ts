@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { X509Certificate } from 'node:crypto';
 import { DocumentState, Transition } from '../core/document-states';
 import { GatewayError } from '../core/gateway-error';
-import { whileBeating, type DocumentStore } from '../documents/loader';
+import { readBytes, whileBeating, type DocumentStore } from '../documents/loader';
 import { stableMessageIds } from '../peppol/as4/message-ids';
 import { formatId, spidOfSeatId, type DocumentTypeId, type ParticipantId, type ProcessId } from '../peppol/identifiers';
 import type { MlsType } from '../peppol/sbdh';
@@ -264,4 +264,79 @@ export async function storeCheckedDocument(
   if (!stored)
     throw new GatewayError('STORAGE_FAILED', `${what} ${doc.documentId} could not be recorded`, { retryable: true });
   return { stored };
+}
+
+/** A business document built to answer a received one (an Invoice Response, an Order Response). */
+export interface AnswerAttempt {
+  tenantId: string;
+  /** The received document answered (an inbound document of the party). */
+  documentId: string;
+  /** The answer's stored document id (one per received document and verdict). */
+  answerDocumentId: string;
+  attempt: number;
+  /** ISO time of the first attempt: the answer's issue time and the AS4 timestamp of every attempt. */
+  firstAttemptAt: string;
+  /** Builds the answer from the received bytes, or says why it cannot be built. */
+  build: (
+    receivedBytes: Buffer,
+    meta: { id: string; issuedAt: Date },
+  ) => { xml: string; sender: ParticipantId; receiver: ParticipantId; country?: string } | string;
+  /** How it is stored, checked and sent: its kind, format, noun (`invoice response`) and AS4 coordinates. */
+  kind: string;
+  format: DetectedFormatSummary;
+  what: string;
+  documentType: DocumentTypeId;
+  process: ProcessId;
+  /** The history's name of an attempt, e.g. `Order response AP`. */
+  label: string;
+}
+
+/**
+ * One attempt of an answer to a received document: the received one is read, the answer built from it (a verdict
+ * that does not fit is a refusal), checked with the official rules and stored once at the first attempt (a retried
+ * attempt sends the stored bytes), then sent through the shared AS4 step. Our own failures throw.
+ */
+export async function sendAnswerAttempt(
+  deps: As4SendDeps & { validator: DocumentValidator },
+  a: AnswerAttempt,
+): Promise<As4AttemptOutcome & { answerDocumentId: string }> {
+  peppolSenderOf(deps);
+  const received = await deps.documents.findStored(a.tenantId, a.documentId);
+  if (!received || received.direction !== 'inbound')
+    throw new GatewayError('DOCUMENT_NOT_FOUND', `received document ${a.documentId} not found`);
+  const empty = { answerDocumentId: a.answerDocumentId, to: '', endpoint: '', messageId: '' };
+  const firstAttemptAt = new Date(a.firstAttemptAt);
+  let stored = await deps.documents.findStored(a.tenantId, a.answerDocumentId);
+  const route = a.build(await readBytes(deps, received.blobId), { id: a.answerDocumentId, issuedAt: firstAttemptAt });
+  if (typeof route === 'string') return { ...empty, outcome: 'failed', reason: route };
+  if (!stored) {
+    const built = await storeCheckedDocument(deps, {
+      tenantId: a.tenantId,
+      documentId: a.answerDocumentId,
+      partyId: received.partyId,
+      bytes: Buffer.from(route.xml, 'utf8'),
+      kind: a.kind,
+      createdBy: 'api',
+      format: a.format,
+      what: a.what,
+    });
+    if ('refused' in built) return { ...empty, outcome: 'failed', reason: built.refused };
+    stored = built.stored;
+  }
+  const sent = await sendOverAs4(deps, {
+    tenantId: a.tenantId,
+    documentId: a.answerDocumentId,
+    partyId: received.partyId,
+    bytes: await readBytes(deps, stored.blobId),
+    sender: route.sender,
+    receiver: route.receiver,
+    documentType: a.documentType,
+    process: a.process,
+    countryC1: route.country ?? 'ZZ',
+    idSeed: `${a.tenantId}:${a.kind}:${a.answerDocumentId}`,
+    attempt: a.attempt,
+    firstAttemptAt,
+    label: a.label,
+  });
+  return { ...sent, answerDocumentId: a.answerDocumentId };
 }
