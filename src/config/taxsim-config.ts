@@ -18,8 +18,7 @@ export interface TaxsimConfig {
   maxReports: number;
 }
 
-const int = (fallback: number, min: number, max: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
+const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const Participants = z.record(
   z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code'),
@@ -52,7 +51,9 @@ export function loadTaxsimConfig(env: NodeJS.ProcessEnv = process.env): TaxsimCo
     try {
       json = JSON.parse(e.TAXSIM_PARTICIPANTS);
     } catch {
-      throw new Error('Invalid configuration:\n  TAXSIM_PARTICIPANTS: not JSON (e.g. {"BE":"0242:000950-taxsim.tax_be"})');
+      throw new Error(
+        'Invalid configuration:\n  TAXSIM_PARTICIPANTS: not JSON (e.g. {"BE":"0242:000950-taxsim.tax_be"})',
+      );
     }
     const p = Participants.safeParse(json);
     if (!p.success)

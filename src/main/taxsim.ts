@@ -59,7 +59,13 @@ export async function runTaxsim(config: Readonly<Config>, settings: TaxsimConfig
     }
   }
   logger.info(
-    { url: taxsim.url, as4Url: taxsim.as4Url, smpUrl: taxsim.smpUrl, spid: taxsim.spid, participants: taxsim.participants },
+    {
+      url: taxsim.url,
+      as4Url: taxsim.as4Url,
+      smpUrl: taxsim.smpUrl,
+      spid: taxsim.spid,
+      participants: taxsim.participants,
+    },
     'taxsim listening (state in memory)',
   );
   return taxsim;

@@ -30,10 +30,7 @@ export class MemoryInboundStore implements InboundAs4Store {
     return this.byInstanceKey.get(key) ?? null;
   }
 
-  async store(
-    record: InboundAs4Record,
-    sbd: Buffer,
-  ): Promise<{ stored: StoredInbound } | { existing: StoredInbound }> {
+  async store(record: InboundAs4Record, sbd: Buffer): Promise<{ stored: StoredInbound } | { existing: StoredInbound }> {
     const existing = this.byMessageId.get(record.messageId) ?? this.byInstanceKey.get(record.instanceKey);
     if (existing) return { existing };
     if (this.byMessageId.size >= this.maxMessages)

@@ -193,8 +193,7 @@ export class Authority {
    * message (AS4), else the TDD UUID (TDT-003). It goes to MLS_TO (AS4), else the reporter's representative (TDT-015).
    */
   private attachMls(report: ReportRecord, incoming: IncomingReport, facts: TddFacts | undefined): void {
-    const to =
-      incoming.mlsTo ?? spisOrUndefined(facts?.representative ?? '') ?? peppolParticipant('0242:000000'); // unknown
+    const to = incoming.mlsTo ?? spisOrUndefined(facts?.representative ?? '') ?? peppolParticipant('0242:000000'); // unknown
     const lines: MlsLineInput[] = report.reasons.map((r) => ({
       reasonCode: r.reasonCode,
       description: r.description || '(no description)',

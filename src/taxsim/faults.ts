@@ -33,7 +33,10 @@ export type Fault = z.infer<typeof FaultSchema>;
 export function parseFault(body: unknown): { ok: true; fault: Fault } | { ok: false; problems: string[] } {
   const r = FaultSchema.safeParse(body);
   if (r.success) return { ok: true, fault: r.data };
-  return { ok: false, problems: r.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`) };
+  return {
+    ok: false,
+    problems: r.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`),
+  };
 }
 
 /** The current fault and what is left of it. */

@@ -108,23 +108,22 @@ function checkedParticipants(input: Readonly<Record<string, string>>): Record<st
   return out;
 }
 
-/** Starts taxsim on an HTTP server of its own. */
-export async function startTaxsim(options: StartTaxsimOptions): Promise<RunningTaxsim> {
-  const host = options.host ?? '127.0.0.1';
+/** taxsim's parts and its Express app, not yet listening (tests send requests to `app` in process). */
+export interface ComposedTaxsim extends Omit<RunningTaxsim, 'stop'> {
+  app: ReturnType<typeof createTaxsimApp>;
+  /** Stops sending MLS (the attempts still waiting give up). */
+  close(): void;
+}
+
+/** Builds taxsim for the base URL `url` (its AS4 endpoint and SMP are published under it). */
+export function composeTaxsim(options: StartTaxsimOptions & { url: string }): ComposedTaxsim {
+  const url = options.url.replace(/\/+$/, '');
   const limits = { ...DEFAULT_LIMITS, ...(options.limits ?? {}) };
   const log = options.log ?? (() => undefined);
   const now = options.now ?? (() => new Date());
   const peppol = options.peppol;
   const spid = peppol ? spidOfSeatId(peppol.keys.seatId) : spidOfSeatId(TAXSIM_SEAT_ID);
   const participants = checkedParticipants(options.participants ?? defaultTaxsimParticipants(spid));
-
-  const server: Server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = (options.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
 
   const ledger = new Ledger({ maxReports: limits.maxReports, maxBytes: limits.maxStoredBytes });
   const faults = new Faults();
@@ -190,10 +189,8 @@ export async function startTaxsim(options: StartTaxsimOptions): Promise<RunningT
     maxAs4Bytes: limits.maxAs4Bytes,
     log,
   });
-  server.on('request', app);
-
-  let stopping: Promise<void> | undefined;
   return {
+    app,
     url,
     as4Url,
     smpUrl,
@@ -202,9 +199,28 @@ export async function startTaxsim(options: StartTaxsimOptions): Promise<RunningT
     ledger,
     faults,
     idle: () => (as4 ? as4.idle() : Promise.resolve()),
+    close: () => mlsSender?.stop(),
+  };
+}
+
+/** Starts taxsim on an HTTP server of its own (port 0: a free one). */
+export async function startTaxsim(options: StartTaxsimOptions): Promise<RunningTaxsim> {
+  const host = options.host ?? '127.0.0.1';
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = options.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const { app, close, ...taxsim } = composeTaxsim({ ...options, url });
+  server.on('request', app);
+  let stopping: Promise<void> | undefined;
+  return {
+    ...taxsim,
     stop: () => {
       stopping ??= (async () => {
-        mlsSender?.stop();
+        close();
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));
       })();

@@ -85,7 +85,12 @@ export class MlsSender {
     }
     const endpoint = found.result.endpoint;
     const ids = stableMessageIds(`taxsim:mls:${mls.key}`);
-    const header = { sender: mls.sender, receiver: mls.receiver, documentType: MLS_DOCUMENT_TYPE, process: MLS_PROCESS };
+    const header = {
+      sender: mls.sender,
+      receiver: mls.receiver,
+      documentType: MLS_DOCUMENT_TYPE,
+      process: MLS_PROCESS,
+    };
     const sbd = buildSbd({
       ...header,
       countryC1: mls.countryC1,

@@ -30,7 +30,12 @@ function facts(over: Partial<TddFacts>): TddFacts {
   };
 }
 
-function record(ledger: Ledger, f: TddFacts, verdict: 'accepted' | 'rejected' = 'accepted', xml = '<x/>'): ReportRecord {
+function record(
+  ledger: Ledger,
+  f: TddFacts,
+  verdict: 'accepted' | 'rejected' = 'accepted',
+  xml = '<x/>',
+): ReportRecord {
   return ledger.record({
     receivedAt: new Date(),
     channel: 'http',
