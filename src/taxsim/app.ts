@@ -40,6 +40,8 @@ function isLoopback(req: Request): boolean {
   return LOOPBACK.has(req.socket.remoteAddress ?? '');
 }
 
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : JSON.stringify(e));
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A report as the JSON list shows it (without the XML). */
@@ -106,7 +108,7 @@ export function createTaxsimApp(deps: TaxsimAppDeps): express.Express {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const answer = await as4.receiver.receive(req.headers['content-type'] ?? '', body);
     if (answer.internalError !== undefined)
-      deps.log('error', 'AS4 message could not be stored', { err: String(answer.internalError) });
+      deps.log('error', 'AS4 message could not be stored', { err: errorText(answer.internalError) });
     deps.log('info', answer.outcome === 'refused' ? 'AS4 message refused' : 'AS4 message received', {
       as4MessageId: answer.messageId,
       outcome: answer.outcome,

@@ -77,6 +77,6 @@ export class Faults {
 
   private consume(f: Exclude<Fault, { mode: 'none' }>): void {
     if (f.count === undefined) return;
-    this.fault = f.count <= 1 ? { mode: 'none' } : ({ ...f, count: f.count - 1 } as Fault);
+    this.fault = f.count <= 1 ? { mode: 'none' } : { ...f, count: f.count - 1 };
   }
 }

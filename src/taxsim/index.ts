@@ -112,7 +112,7 @@ function checkedParticipants(input: Readonly<Record<string, string>>): Record<st
 export interface ComposedTaxsim extends Omit<RunningTaxsim, 'stop'> {
   app: ReturnType<typeof createTaxsimApp>;
   /** Stops sending MLS (the attempts still waiting give up). */
-  close(): void;
+  close: () => void;
 }
 
 /** Builds taxsim for the base URL `url` (its AS4 endpoint and SMP are published under it). */

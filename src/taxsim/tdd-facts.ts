@@ -8,19 +8,17 @@ import { firstChildElement } from '../formats/xml/helpers';
 import { NS } from '../formats/xml/namespaces';
 import { parseXml } from '../formats/xml/secure-parser';
 import { TDD_NAMESPACE } from '../reporting/tdd';
-import type { TddReporterRole, TddVersion } from '../reporting/tdd';
-
-export type TddTypeCode = 'S' | 'R' | 'D';
+import type { TddVersion } from '../reporting/tdd';
 
 export interface TddFacts {
   /** 1.1.0 when the document carries TDT-018 (the only structural difference), else 1.0.0. */
   version: TddVersion;
   /** TDT-003 */
   tddUuid: string;
-  /** TDT-007 */
-  typeCode: TddTypeCode | string;
-  /** TDT-012 */
-  role: TddReporterRole | string;
+  /** TDT-007: S, R or D (as written; the lifecycle refuses anything else) */
+  typeCode: string;
+  /** TDT-012: C2 or C3 (as written) */
+  role: string;
   /** TDT-006 */
   scope: string;
   /** TDT-010 */

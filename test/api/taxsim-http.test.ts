@@ -118,7 +118,7 @@ describe('taxsim HTTP API', () => {
     expect(again.headers['x-taxsim-duplicate']).toBe('true');
     expect(first.headers['x-taxsim-duplicate']).toBe('false');
     const list = await request(t.app).get('/api/reports');
-    expect(list.body.items.map((i: { duplicateOf: string | null }) => i.duplicateOf)).toEqual([
+    expect((list.body.items as Array<{ duplicateOf: string | null }>).map((i) => i.duplicateOf)).toEqual([
       first.headers['x-taxsim-report-id'],
       null,
     ]);
