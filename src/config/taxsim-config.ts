@@ -38,7 +38,7 @@ const schema = z.object({
 });
 
 /** Reads the TAXSIM_* settings (with src/config/load-config.ts, the only readers of process.env). */
-export function loadTaxsimConfig(env: NodeJS.ProcessEnv = process.env): TaxsimConfig {
+export function loadTaxsimConfig(env: NodeJS.ProcessEnv = process.env): Readonly<TaxsimConfig> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
@@ -65,9 +65,9 @@ export function loadTaxsimConfig(env: NodeJS.ProcessEnv = process.env): TaxsimCo
       );
     if (Object.keys(p.data).length === 0)
       throw new Error('Invalid configuration:\n  TAXSIM_PARTICIPANTS: at least one country');
-    participants = p.data;
+    participants = Object.freeze(p.data);
   }
-  return {
+  return Object.freeze({
     host: e.TAXSIM_HOST,
     port: e.TAXSIM_PORT,
     publicUrl: e.TAXSIM_PUBLIC_URL?.replace(/\/+$/, ''),
@@ -75,5 +75,5 @@ export function loadTaxsimConfig(env: NodeJS.ProcessEnv = process.env): TaxsimCo
     smlZoneFile: e.TAXSIM_SML_ZONE_FILE,
     maxTddBytes: e.TAXSIM_MAX_TDD_BYTES,
     maxReports: e.TAXSIM_MAX_REPORTS,
-  };
+  });
 }

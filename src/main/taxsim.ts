@@ -18,7 +18,7 @@ import { validatorOptions } from './compose';
 import { composeRecipientLookup, composeRevocationChecker } from './peppol';
 import { JsonZoneFile } from './seed-demo';
 
-export async function runTaxsim(config: Readonly<Config>, settings: TaxsimConfig): Promise<RunningTaxsim> {
+export async function runTaxsim(config: Readonly<Config>, settings: Readonly<TaxsimConfig>): Promise<RunningTaxsim> {
   const logger = createLogger({ level: config.logLevel, name: 'taxsim' });
   let peppol: TaxsimPeppolOptions | undefined;
   if (config.as4.enabled) {
@@ -73,7 +73,7 @@ export async function runTaxsim(config: Readonly<Config>, settings: TaxsimConfig
 
 if (require.main === module) {
   let config: Readonly<Config>;
-  let settings: TaxsimConfig;
+  let settings: Readonly<TaxsimConfig>;
   try {
     config = loadConfig();
     settings = loadTaxsimConfig();
