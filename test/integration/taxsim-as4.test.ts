@@ -118,6 +118,7 @@ describe('taxsim over Peppol AS4 (real DNS, SMP and AS4 on 127.0.0.1)', () => {
         smpSigner: pki.smp,
         mlsRetryDelaysMs: [300, 300],
       },
+      limits: { maxAs4Bytes: 2 * 1024 * 1024 },
     });
     // taxsim's participant is published by taxsim's own SMP, found through the SML zone.
     dns.set(naptrName(peppolParticipant(TAXSIM_DK), ZONE), [
@@ -265,5 +266,19 @@ describe('taxsim over Peppol AS4 (real DNS, SMP and AS4 on 127.0.0.1)', () => {
     const retried = await report(bis3Tdd({ receiver: TAXSIM_DK, reportType: 'resubmit' }));
     expect(retried.out.outcome).toBe('delivered');
     expect((await mlsFor(retried.instanceId)).mls.responseCode).toBe('AP');
+  });
+
+  it('refuses an AS4 body over its limit with a signed ebMS error (413) and judges nothing', async () => {
+    const before = taxsim.ledger.size;
+    const res = await fetch(taxsim.as4Url!, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/related; boundary=x; type="application/soap+xml"' },
+      body: Buffer.alloc(3 * 1024 * 1024, 0x61),
+    });
+    expect(res.status).toBe(413);
+    const text = await res.text();
+    expect(text).toContain('EBMS:0004');
+    expect(text).toContain('exceeds 2097152 bytes');
+    expect(taxsim.ledger.size).toBe(before);
   });
 });
