@@ -13,7 +13,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { EbmsError } from '../peppol/as4/ebms-error';
 import type { As4Receiver } from '../peppol/as4/receiver';
-import { formatId, type ParticipantId } from '../peppol/identifiers';
+import type { ParticipantId } from '../peppol/identifiers';
 import { AuthorityUnavailableError, type Authority } from './authority';
 import { parseFault, type Faults } from './faults';
 import { LedgerFullError, type Ledger, type ReportRecord } from './ledger';
@@ -34,10 +34,16 @@ export interface TaxsimAppDeps {
   log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** Whether a peer address is this machine's loopback (127.0.0.0/8, ::1, and 127.x as IPv4-mapped IPv6). */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  if (address === '::1') return true;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
 
 function isLoopback(req: Request): boolean {
-  return LOOPBACK.has(req.socket.remoteAddress ?? '');
+  return isLoopbackAddress(req.socket.remoteAddress);
 }
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : JSON.stringify(e));
@@ -83,7 +89,7 @@ export function createTaxsimApp(deps: TaxsimAppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   const { ledger, faults } = deps;
-  const participantIds = Object.fromEntries(Object.entries(deps.participants).map(([cc, p]) => [cc, formatId(p)]));
+  const participantIds = Object.fromEntries(Object.entries(deps.participants).map(([cc, p]) => [cc, p.value]));
 
   /** Faults that come before any processing: a delay, then maybe a 500. True when the request was answered. */
   const injected = async (res: Response): Promise<boolean> => {

@@ -20,7 +20,7 @@ import { Faults } from './faults';
 import { Ledger } from './ledger';
 import { MlsSender } from './mls-sender';
 
-export { createTaxsimApp, type TaxsimAppDeps } from './app';
+export { createTaxsimApp, isLoopbackAddress, type TaxsimAppDeps } from './app';
 export { Authority, AuthorityUnavailableError, type IncomingReport } from './authority';
 export { Faults, parseFault, type Fault } from './faults';
 export { Ledger, exchangeKeyOf, type ReportRecord, type MatchView } from './ledger';

@@ -1,4 +1,5 @@
 import { tddInvoiceUuid } from '../../../src/reporting/tdd';
+import { isLoopbackAddress } from '../../../src/taxsim/app';
 import { Faults, parseFault } from '../../../src/taxsim/faults';
 import { Ledger, LedgerFullError, exchangeKeyOf, type ReportRecord } from '../../../src/taxsim/ledger';
 import { readTddFacts, TddUnreadableError, type TddFacts } from '../../../src/taxsim/tdd-facts';
@@ -258,5 +259,21 @@ describe('taxsim: faults', () => {
     const p = parseFault(body);
     expect(p.ok).toBe(false);
     if (!p.ok) expect(p.problems.join(' ')).toContain(path);
+  });
+});
+
+describe('taxsim: faults and reset are for loopback peers only', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['192.0.2.2', false],
+    ['::ffff:192.0.2.2', false],
+    ['fd00::2', false],
+    ['1127.0.0.1', false],
+    [undefined, false],
+  ])('%s is loopback: %s', (address, expected) => {
+    expect(isLoopbackAddress(address)).toBe(expected);
   });
 });
