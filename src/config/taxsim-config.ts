@@ -22,8 +22,8 @@ const int = (fallback: number, min: number, max: number) => z.coerce.number().in
 
 const Participants = z.record(
   z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code'),
-  z.string().regex(/^(iso6523-actorid-upis::)?0242:[0-9]{6}(-[0-9A-Za-z_]{3,12}(\.[0-9A-Za-z\-._~]{3,24})?)?$/, {
-    message: 'a participant id under scheme 0242 (a service provider id, e.g. 0242:000950-taxsim.tax_be)',
+  z.string().regex(/^(iso6523-actorid-upis::)?[0-9]{4}:[A-Za-z0-9\-._~]{1,100}$/, {
+    message: 'a Peppol participant id, e.g. 0242:000950-taxsim.tax_be (the library writes TDT-014 under scheme 0242)',
   }),
 );
 
@@ -60,7 +60,12 @@ export function loadTaxsimConfig(env: NodeJS.ProcessEnv = process.env): Readonly
       throw new Error(
         `Invalid configuration:\n  TAXSIM_PARTICIPANTS: ${p.error.issues
           .slice(0, 3)
-          .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+          .map(
+            (i) =>
+              `${i.path.join('.') || '(root)'}: ${
+                i.code === 'invalid_key' ? 'not an ISO 3166-1 alpha-2 country code (upper case)' : i.message
+              }`,
+          )
           .join('; ')}`,
       );
     if (Object.keys(p.data).length === 0)
