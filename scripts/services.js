@@ -3,6 +3,7 @@
 // Command line for the local servers:
 //   node scripts/services.js ensure [--all]
 //   node scripts/services.js start [--persistent DIR] [--ui] [--temporal-port N] [--ui-port N] [--mongodb-port N]
+//                                  [--taxsim] [--taxsim-port N]
 // `start` prints shell `export` lines on stdout (logs go to stderr) and runs until SIGINT/SIGTERM.
 
 const path = require('node:path');
@@ -12,18 +13,21 @@ const USAGE = `usage:
   node scripts/services.js ensure [--all]
       build the tools this machine needs (--all: the Temporal CLI and the FerretDB wrapper regardless)
   node scripts/services.js start [--persistent DIR] [--ui] [--temporal-port N] [--ui-port N] [--mongodb-port N]
-      start Temporal and the database, print export lines, stay in the foreground until signalled`;
+                                 [--taxsim] [--taxsim-port N]
+      start Temporal and the database (--taxsim: and the reference tax authority, default port 8090, built by
+      \`npm run build\`; AS4 with the PEPPOL_* settings of this environment, else its HTTP API only), print export
+      lines, stay in the foreground until signalled`;
 
 function parseArgs(argv) {
   const out = { cmd: argv[0], flags: {} };
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i];
-    const needsValue = ['--persistent', '--temporal-port', '--ui-port', '--mongodb-port'];
+    const needsValue = ['--persistent', '--temporal-port', '--ui-port', '--mongodb-port', '--taxsim-port'];
     if (needsValue.includes(a)) {
       const v = argv[++i];
       if (v === undefined) throw new Error(`${a} needs a value`);
       out.flags[a.slice(2)] = v;
-    } else if (a === '--ui' || a === '--all') {
+    } else if (a === '--ui' || a === '--all' || a === '--taxsim') {
       out.flags[a.slice(2)] = true;
     } else if (a === '-h' || a === '--help') {
       out.cmd = 'help';
@@ -65,8 +69,10 @@ async function main() {
         mongodb: port(args.flags['mongodb-port'], 'mongodb-port'),
       },
       handleSignals: false,
+      ...(args.flags.taxsim ? { taxsim: { port: port(args.flags['taxsim-port'], 'taxsim-port') } } : {}),
     });
     process.stdout.write(`export TEMPORAL_ADDRESS=${s.temporalAddress}\nexport MONGODB_URI=${s.mongodbUri}\n`);
+    if (s.taxsimUrl) process.stdout.write(`export TAXSIM_URL=${s.taxsimUrl}\n`);
     if (s.temporalUiUrl) process.stderr.write(`Temporal UI: ${s.temporalUiUrl}\n`);
     process.stderr.write(`services up in ${Date.now() - t0} ms (logs in ${s.logDir}); Ctrl-C to stop\n`);
     await new Promise((resolve) => {

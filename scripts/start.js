@@ -3,7 +3,8 @@
 // `npm start`: build, fetch the official rule packs when missing, start Temporal (with its UI) and the database with
 // state kept under var/, a local SMTP sink (mails kept under var/mail), and the demo's Peppol network on loopback: the
 // test PKI (var/pki) as our AP and SMP keys, a local SML zone (var/sml-zone.json, served by a DNS server of ours);
-// seed the demo tenant, then run the API and the worker until Ctrl-C. scripts/lib/demo.js says how the parts fit.
+// seed the demo tenant, then run the API, the worker and taxsim (the reference tax authority) until Ctrl-C.
+// scripts/lib/demo.js says how the parts fit.
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -11,7 +12,7 @@ const path = require('node:path');
 const services = require('./lib/services');
 const { startSmtpSink } = require('./lib/smtp-sink');
 const { startLocalSml } = require('./lib/local-sml');
-const { DEMO_SML_ZONE, demoCommands, demoPeppolEnv } = require('./lib/demo');
+const { DEMO_SML_ZONE, demoCommands, demoPeppolEnv, demoTaxsimEnv } = require('./lib/demo');
 const { fetchRules } = require('./rules/fetch');
 
 const ROOT = services.REPO_ROOT;
@@ -60,9 +61,13 @@ async function ensureRulePacks() {
 /** The test PKI of the demo's access point and SMP, made once under var/pki (renewed when near expiry). */
 async function ensureDemoPki() {
   // Compiled from src/ by the build above; the same code makes the tests' PKI.
-  const { ensureTestPki } = require(path.join(ROOT, 'dist/src/peppol/pki/test-pki.js'));
+  const { ensureTestPki, ensureExtraApCertificate } = require(path.join(ROOT, 'dist/src/peppol/pki/test-pki.js'));
+  const { TAXSIM_SEAT_ID } = require(path.join(ROOT, 'dist/src/taxsim/index.js'));
   const { dir, created } = await ensureTestPki(path.join(VAR_DIR, 'pki'));
   if (created) say(`generated the demo PKI (test CA, AP and SMP keys) in ${dir}`);
+  // taxsim's own access point key, of the same AP CA.
+  const taxsim = await ensureExtraApCertificate(dir, 'taxsim', TAXSIM_SEAT_ID);
+  if (taxsim.created) say(`issued the demo tax authority's AP certificate (${TAXSIM_SEAT_ID}) in ${taxsim.p12}`);
   return dir;
 }
 
@@ -132,8 +137,11 @@ async function main() {
   const sml = await startLocalSml({ zoneFile: smlZoneFile });
   const port = process.env.PORT || '8080';
   const base = `http://127.0.0.1:${port}`;
+  const taxsimPort = Number(process.env.TAXSIM_PORT || services.TAXSIM_DEFAULT_PORT);
+  const taxsimUrl = process.env.TAXSIM_URL || `http://127.0.0.1:${taxsimPort}`;
   const env = {
     ...process.env,
+    TAXSIM_URL: taxsimUrl,
     ...demoPeppolEnv({ pkiDir, dnsAddress: sml.address, publicBaseUrl: process.env.PUBLIC_BASE_URL || base }),
     TEMPORAL_ADDRESS: svc.temporalAddress,
     MONGODB_URI: svc.mongodbUri,
@@ -148,6 +156,18 @@ async function main() {
   const seed = await seedDemo(env, smlZoneFile);
 
   const sup = services.createSupervisor();
+  // After the seed: both write the SML zone file. A failure is reported and the gateway starts anyway.
+  const taxsim = await services
+    .startTaxsimService({
+      sup,
+      port: taxsimPort,
+      logDir: svc.logDir,
+      env: { ...env, ...demoTaxsimEnv({ pkiDir, smlZoneFile }) },
+    })
+    .catch((e) => {
+      say(`taxsim (the reference tax authority) did not start: ${e.message}`);
+      return undefined;
+    });
   const api = sup.spawn('api', process.execPath, [path.join(ROOT, 'dist/src/main/api.js')], {
     cwd: ROOT,
     env,
@@ -193,6 +213,9 @@ async function main() {
       `  MongoDB      ${svc.mongodbUri}`,
       `  Mail (SMTP)  ${mail.host}:${mail.port}; every mail sent lands in ${path.join(mailDir, '*.eml')}`,
       `  Peppol       AS4 ${base}/as4, our SMP ${base}/smp, SML zone ${DEMO_SML_ZONE} on DNS ${sml.address}`,
+      taxsim
+        ? `  Tax authority taxsim ${taxsim.url} (reports received; AS4 ${taxsim.url}/as4, SMP ${taxsim.url}/smp)`
+        : '  Tax authority taxsim did not start (see above)',
       `  State, logs  ${VAR_DIR}`,
     ];
     if (!rulesReady) lines.push('  Rule packs   missing: invoices end in InvoiceSentError until `npm run rules:fetch`');
@@ -224,7 +247,7 @@ async function main() {
     say(`${reason.sig}: stopping`);
   }
   // The API drains first, then the worker, then the servers they depend on.
-  await sup.stopAll([api, worker]);
+  await sup.stopAll([api, worker, ...(taxsim && taxsim.managed ? [taxsim.managed] : [])]);
   await svc.stop();
   await mail.close();
   await sml.close();

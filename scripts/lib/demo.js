@@ -42,6 +42,19 @@ function demoPeppolEnv({ pkiDir, dnsAddress, publicBaseUrl }) {
   };
 }
 
+/**
+ * The settings of the demo's reference tax authority (taxsim): the demo's Peppol settings with its own AP key (a
+ * certificate of the same AP CA, `taxsim.p12` in the demo PKI), and the SML zone file it registers its participants in
+ * (pointing at its own SMP, signed with the demo SMP key). Given on top of demoPeppolEnv's.
+ */
+function demoTaxsimEnv({ pkiDir, smlZoneFile }) {
+  return {
+    PEPPOL_AP_KEYSTORE: `${path.join(pkiDir, 'taxsim.p12')}#taxsim`,
+    PEPPOL_AP_KEYSTORE_PASSWORD: PKI_PASSWORD,
+    TAXSIM_SML_ZONE_FILE: smlZoneFile,
+  };
+}
+
 /** Quotes a shell word when it needs it. */
 function sh(word) {
   return /^[A-Za-z0-9_./:=@-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -72,4 +85,4 @@ function demoCommands({ base, seed, cwd = REPO_ROOT }) {
   ];
 }
 
-module.exports = { DEMO_SML_ZONE, DEMO_DOCUMENTS, demoPeppolEnv, demoCommands };
+module.exports = { DEMO_SML_ZONE, DEMO_DOCUMENTS, demoPeppolEnv, demoTaxsimEnv, demoCommands };

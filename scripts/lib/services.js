@@ -772,6 +772,54 @@ async function startMongod(sup, { bin, port, dataDir, logDir }) {
   return { managed, uri, ms: Date.now() - started };
 }
 
+/** The reference tax authority's entry point, built by `tsc` into dist/ (`npm run build`, `npm start`). */
+const TAXSIM_ENTRY = path.join(REPO_ROOT, 'dist', 'src', 'main', 'taxsim.js');
+const TAXSIM_DEFAULT_PORT = 8090;
+const TAXSIM_READY_TIMEOUT_MS = 30_000;
+
+/**
+ * Starts taxsim, the local reference tax authority (src/taxsim), as a supervised process on `port` (default 8090),
+ * or adopts the one TAXSIM_URL names. `env` is its whole environment: with PEPPOL_AP_* (its own AP key) and the
+ * SML/SMP settings it is an AS4 access point, without them it serves the HTTP API only. Its log goes to
+ * `<logDir>/taxsim.log`. Returns its URL.
+ * @param {{ port?: number, env?: NodeJS.ProcessEnv, logDir: string, sup?: ReturnType<typeof createSupervisor> }} opts
+ * @returns {Promise<{ url: string, managed?: object, provider: string }>}
+ */
+async function startTaxsimService(opts) {
+  const adopted = process.env.TAXSIM_URL;
+  if (adopted) {
+    const u = new URL(adopted);
+    if (!(await canConnect(u.hostname, Number(u.port || 80), 5000)))
+      throw new Error(`TAXSIM_URL=${adopted} does not accept connections`);
+    return { url: adopted.replace(/\/+$/, ''), provider: 'env' };
+  }
+  if (!fs.existsSync(TAXSIM_ENTRY)) throw new Error(`${TAXSIM_ENTRY} is missing: run \`npm run build\` first`);
+  const sup = opts.sup || createSupervisor();
+  const port = opts.port || TAXSIM_DEFAULT_PORT;
+  const logFile = path.join(opts.logDir, 'taxsim.log');
+  const fd = fs.openSync(logFile, 'a');
+  const started = Date.now();
+  let managed;
+  try {
+    managed = sup.spawn('taxsim', process.execPath, [TAXSIM_ENTRY], {
+      cwd: REPO_ROOT,
+      env: { ...(opts.env || process.env), TAXSIM_HOST: HOST, TAXSIM_PORT: String(port) },
+      stdio: ['ignore', fd, fd],
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    await waitForPort(HOST, port, TAXSIM_READY_TIMEOUT_MS, () => exitReason(managed, logFile));
+  } catch (err) {
+    await sup.stopChild(managed);
+    throw err;
+  }
+  const url = `http://${HOST}:${port}`;
+  log(`taxsim ready at ${url} in ${formatMs(Date.now() - started)} (log ${logFile})`);
+  return { url, managed, provider: `taxsim ${TAXSIM_ENTRY}` };
+}
+
 /** Starts with free ports; when a port was taken between picking and binding, tries again. */
 async function withPortRetry(fixed, fn) {
   const attempts = fixed ? 1 : 3;
@@ -789,13 +837,14 @@ async function withPortRetry(fixed, fn) {
 }
 
 /**
- * Starts (or adopts from the environment) a Temporal server and a MongoDB-wire database.
+ * Starts (or adopts from the environment) a Temporal server and a MongoDB-wire database, and with `taxsim` the
+ * reference tax authority (startTaxsimService; TAXSIM_URL adopts a running one).
  * @param {{ persistentDir?: string, ui?: boolean,
  *           ports?: { temporal?: number, temporalUi?: number, temporalMetrics?: number, mongodb?: number },
- *           handleSignals?: boolean }} [opts]
+ *           handleSignals?: boolean, taxsim?: { port?: number, env?: NodeJS.ProcessEnv } }} [opts]
  * @returns {Promise<{ temporalAddress: string, temporalUiUrl?: string, temporalMetricsUrl?: string, mongodbUri: string,
- * logDir: string, providers: { temporal: string, database: string }, timings: Record<string, number>, stop():
- * Promise<void> }>}
+ * taxsimUrl?: string, logDir: string, providers: { temporal: string, database: string, taxsim?: string },
+ * timings: Record<string, number>, stop(): Promise<void> }>}
  */
 async function startServices(opts = {}) {
   const { persistentDir, ui = false, ports = {}, handleSignals = true } = opts;
@@ -901,7 +950,26 @@ async function startServices(opts = {}) {
       providers.database = plan.kind === 'mongod' ? `mongod ${plan.path}` : `FerretDB ${tools.ferretdb}`;
     }
 
-    return { temporalAddress, temporalUiUrl, temporalMetricsUrl, mongodbUri, logDir, providers, timings, stop };
+    // The reference tax authority, when asked for (it needs the build in dist/).
+    let taxsimUrl;
+    if (opts.taxsim) {
+      const t = await startTaxsimService({ ...opts.taxsim, logDir, sup });
+      if (t.managed) started.push(t.managed);
+      taxsimUrl = t.url;
+      providers.taxsim = t.provider;
+    }
+
+    return {
+      temporalAddress,
+      temporalUiUrl,
+      temporalMetricsUrl,
+      mongodbUri,
+      taxsimUrl,
+      logDir,
+      providers,
+      timings,
+      stop,
+    };
   } catch (err) {
     // The logs explain the failure; leave them for a look.
     keepLogs = true;
@@ -940,4 +1008,6 @@ module.exports = {
   ensureTools,
   createSupervisor,
   startServices,
+  startTaxsimService,
+  TAXSIM_DEFAULT_PORT,
 };

@@ -11,7 +11,7 @@
  * its exact characters (a signed payload stays verifiable).
  */
 import { randomUUID } from 'node:crypto';
-import type { Document, Element, Node } from '@xmldom/xmldom';
+import { XMLSerializer, type Document, type Element, type Node } from '@xmldom/xmldom';
 import { isGatewayError } from '../core/gateway-error';
 import { childElements, escapeXmlKeepingCr as esc, isElement } from '../formats/xml/helpers';
 import { decodeXml, parseXml, scanXmlInput, type XmlLimits } from '../formats/xml/secure-parser';
@@ -642,6 +642,14 @@ function unreadable(e: unknown): never {
  * is the difference between a lexical pass and a full DOM. Wrapped payloads (BinaryContent, TextContent) and anything
  * unusual take the full parse, whose errors are the precise ones.
  */
+/** The business document inside an SBD, as bytes (an XML payload serialized on its own; binary or text as carried). */
+export function businessDocumentOf(sbd: Buffer | Uint8Array | string, options: ParseSbdOptions = {}): Buffer {
+  const { payload } = parseSbd(sbd, options);
+  if (payload.kind === 'xml') return Buffer.from(new XMLSerializer().serializeToString(payload.element), 'utf8');
+  if (payload.kind === 'binary') return payload.data;
+  return Buffer.from(payload.text, 'utf8');
+}
+
 export function readSbdHeader(input: Buffer | Uint8Array, options: ParseSbdOptions = {}): { header: SbdhHeader } {
   const under: Array<{ namespaceURI: string; localName: string }> = [];
   let depth = 0;

@@ -4,7 +4,6 @@
  * document and announced (InvoiceReceived / InvoiceReceivedError). Activities only adapt these.
  */
 import { Readable } from 'node:stream';
-import { XMLSerializer } from '@xmldom/xmldom';
 import { DocumentState, Transition } from '../core/document-states';
 import { GatewayError } from '../core/gateway-error';
 import { detectionOutcome } from '../documents/detection';
@@ -13,7 +12,7 @@ import { inspectUpload } from '../documents/detection';
 import { findDocument, readBytes, type DocumentStore } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
 import { DOCTYPE_SCHEME_BUSDOX, formatId } from '../peppol/identifiers';
-import { parseSbd } from '../peppol/sbdh';
+import { businessDocumentOf } from '../peppol/sbdh';
 import type { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import type { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import type { SentReferenceRepository } from '../storage/peppol/sent-reference.repository';
@@ -72,10 +71,7 @@ const INVOICE_TYPES = new Set(['Invoice', 'CreditNote']);
 
 /** The business document inside a stored SBD, as the bytes format detection reads. */
 function businessDocument(sbd: Buffer): Buffer {
-  const { payload } = parseSbd(sbd);
-  if (payload.kind === 'xml') return Buffer.from(new XMLSerializer().serializeToString(payload.element), 'utf8');
-  if (payload.kind === 'binary') return payload.data;
-  return Buffer.from(payload.text, 'utf8');
+  return businessDocumentOf(sbd);
 }
 
 async function findMessage(deps: ReceiveDocumentDeps, input: ReceiveDocumentInput) {

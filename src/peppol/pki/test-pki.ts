@@ -467,3 +467,48 @@ export async function ensureTestPki(
   }
   return { dir, pki: readTestPki(dir), created: true };
 }
+
+/**
+ * One more access point certificate of the test PKI in `dir` (e.g. the demo's reference tax authority, taxsim),
+ * written beside the others as `<name>.p12` (alias `<name>`, password TEST_PKI_PASSWORD), `<name>.crt.pem` and
+ * `<name>.key.pem`. Issued by the PKI's AP CA when missing, when issued by an earlier AP CA (the PKI was
+ * regenerated) or when it expires within `minRemainingDays`; otherwise the files are kept. Not part of the manifest,
+ * so readers of the PKI are not affected.
+ */
+export async function ensureExtraApCertificate(
+  dir: string,
+  name: string,
+  seatId: string,
+  options: { minRemainingDays?: number } = {},
+): Promise<{ p12: string; created: boolean }> {
+  if (!/^[a-z][a-z0-9-]{0,40}$/.test(name) || (FILE_NAMES as Record<string, string>)[name] !== undefined)
+    throw new Error(`"${name}" is not a free certificate name of the test PKI`);
+  const { pki } = await ensureTestPki(dir, options);
+  const p12 = path.join(dir, `${name}.p12`);
+  const horizon = Date.now() + (options.minRemainingDays ?? 30) * DAY;
+  try {
+    const m = keyMaterialFromPkcs12(readFileSync(p12), TEST_PKI_PASSWORD, name);
+    if (
+      m.certificate.checkIssued(pki.apCa.certificate) &&
+      m.certificate.verify(pki.apCa.certificate.publicKey) &&
+      new Date(m.certificate.validTo).getTime() > horizon &&
+      m.certificate.subject.split('\n').includes(`CN=${seatId}`)
+    )
+      return { p12, created: false };
+  } catch {
+    // Missing or unreadable: issued below.
+  }
+  const m = await issueCertificate(pki.apCa, {
+    subject: apSubject(seatId),
+    crlUrls: [crlUrl(pki.crlBaseUrl, TEST_CRL_FILES.apCa)],
+  });
+  const write = (file: string, data: string | Buffer, mode?: number) => {
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, data, mode === undefined ? undefined : { mode });
+    renameSync(tmp, file);
+  };
+  write(path.join(dir, `${name}.key.pem`), m.privateKey.export({ format: 'pem', type: 'pkcs8' }), 0o600);
+  write(path.join(dir, `${name}.crt.pem`), [m.certificate, ...m.chain].map((c) => c.toString()).join(''));
+  write(p12, writePkcs12({ password: TEST_PKI_PASSWORD, key: { ...m, alias: name } }), 0o600);
+  return { p12, created: true };
+}
