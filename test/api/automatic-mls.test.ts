@@ -6,21 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
+import { invalidInvoice, receiveDocumentSteps, runReceiveSteps, storeAs4Arrival } from '../support/received-fixtures';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
-import { createReceiveDocument, receivedDocumentId, type ReceiveDocumentSteps } from '../../src/receiving';
+import { receivedDocumentId, type ReceiveDocumentSteps } from '../../src/receiving';
 import { decideAutomaticMls, type AutomaticMlsDeps } from '../../src/receiving/mls-auto';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
-import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
-import { SentReferenceRepository } from '../../src/storage/peppol/sent-reference.repository';
 import { PeppolDirectoryRepository } from '../../src/storage/peppol/peppol-directory.repository';
 import type { HookRecord } from '../../src/storage/hooks/hook.repository';
-import { createValidator } from '../../src/validation';
-import { validatorOptions } from '../../src/main/compose';
-import { buildSbd, type MlsType } from '../../src/peppol/sbdh';
+import type { MlsType } from '../../src/peppol/sbdh';
 import { BILLING_PROCESS, BIS3_INVOICE } from '../../src/peppol/smp-publisher';
-import { formatId, peppolParticipant } from '../../src/peppol/identifiers';
-import type { PublishEventInput, PublishResult } from '../../src/webhooks/publish';
-import type { ReceiveDocumentInput } from '../../workflows/contracts/receive-document';
+import { peppolParticipant } from '../../src/peppol/identifiers';
 
 const TENANT = 'tenantAutoMls';
 const DEFAULTS_TENANT = 'tenantAutoMlsDefaults';
@@ -28,16 +23,6 @@ const PARTY = '0106:71717171';
 const OTHER_PARTY = '0106:71717172';
 const DEFAULTS_PARTY = '0106:71717173';
 const SENDER = peppolParticipant('0088:7315458756324');
-
-function invalidInvoice(): Buffer {
-  const xml = corpusFile(SAMPLE_UBL_INVOICE).toString('utf8');
-  const broken = xml.replace(
-    '<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>',
-    '<cbc:InvoiceTypeCode>999</cbc:InvoiceTypeCode>',
-  );
-  expect(broken).not.toBe(xml);
-  return Buffer.from(broken, 'utf8');
-}
 
 function peppolHook(partyId: string | null, mlsType: MlsType | null, isActive = true): HookRecord {
   return { id: randomUUID(), action: 'peppol', isActive, partyId, mlsType } as unknown as HookRecord;
@@ -71,18 +56,7 @@ describe('automatic MLS decision of a received invoice', () => {
       as4Inbound: as4,
     };
     deps = { ...base, peppolDirectory: peppol };
-    steps = createReceiveDocument({
-      ...base,
-      sentInstances: new SentInstanceRepository(ctx.core.db.models),
-      sentReferences: new SentReferenceRepository(ctx.core.db.models),
-      directory: ctx.core.directory,
-      validator: createValidator(validatorOptions(ctx.config)),
-      events: {
-        publishEvent(input: PublishEventInput): Promise<PublishResult> {
-          return Promise.resolve({ event: { id: input.id } as PublishResult['event'], deliveries: [] });
-        },
-      },
-    });
+    steps = receiveDocumentSteps(ctx, { as4Inbound: as4 });
     // MLS on for PARTY; OTHER_PARTY has a configuration with it off; DEFAULTS_PARTY has none (its tenant's applies).
     await peppol.putParticipant({ tenantId: TENANT, partyId: PARTY, registered: false, services: [], reviews: true });
     await peppol.putParticipant({
@@ -105,44 +79,20 @@ describe('automatic MLS decision of a received invoice', () => {
   async function receive(invoice: Buffer, o: { tenantId?: string; partyId?: string; mlsType?: MlsType } = {}) {
     const tenantId = o.tenantId ?? TENANT;
     const partyId = o.partyId ?? PARTY;
-    const messageId = `${randomUUID()}@peer`;
-    const sbd = buildSbd({
+    const { messageId } = await storeAs4Arrival(as4, {
+      tenantId,
+      partyId,
       sender: SENDER,
       receiver: peppolParticipant(partyId),
       documentType: BIS3_INVOICE,
       process: BILLING_PROCESS,
       countryC1: 'NL',
+      instanceId: randomUUID(),
       ...(o.mlsType ? { mlsType: o.mlsType } : {}),
       payload: { xml: invoice },
     });
-    await as4.store(
-      {
-        messageId,
-        instanceKey: `${formatId(SENDER)}|${sbd.header.instanceIdentifier}`,
-        instanceId: sbd.header.instanceIdentifier,
-        tenantId,
-        partyId,
-        sender: formatId(SENDER),
-        receiver: formatId(peppolParticipant(partyId)),
-        documentType: formatId(BIS3_INVOICE),
-        process: formatId(BILLING_PROCESS),
-        countryC1: 'NL',
-        fromSeatId: 'POP000111',
-        toSeatId: 'POP000222',
-        signerSha256: 'x',
-        size: sbd.xml.length,
-        sha256: 'x',
-        referencesSha256: 'x',
-        receiptXml: '<r/>',
-        receivedAt: new Date(),
-      },
-      sbd.xml,
-    );
-    const input: ReceiveDocumentInput = { tenantId, messageId };
-    const detection = await steps.detectReceivedFormat(input);
-    if (!detection.ok) throw new Error(`not detected: ${detection.message}`);
-    const validation = await steps.validateReceivedDocument({ ...input, formatId: detection.format.id });
-    const received = await steps.registerReceivedDocument({ ...input, detection, validation, eventId: randomUUID() });
+    const { detection, validation, received } = await runReceiveSteps(steps, { tenantId, messageId }, 'required');
+    if (!detection.ok || !validation) throw new Error('not validated');
     expect(received.documentId).toBe(receivedDocumentId(tenantId, messageId));
     const decide = () =>
       decideAutomaticMls(

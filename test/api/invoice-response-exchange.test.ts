@@ -6,29 +6,32 @@
  * to the supplier's sales invoice and show as the buyer's verdict on its status.
  */
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import request from 'supertest';
 import type { As4SendOutcome } from '../../src/peppol/as4/sender';
-import { ApKeyRing } from '../../src/peppol/pki/key-ring';
-import type { RecipientEndpoint } from '../../src/peppol/recipient-lookup';
-import { formatId, peppolParticipant, type ParticipantId } from '../../src/peppol/identifiers';
+import { formatId, peppolParticipant } from '../../src/peppol/identifiers';
 import {
   INVOICE_RESPONSE_DOCUMENT_TYPE,
   INVOICE_RESPONSE_PROCESS,
   readInvoiceResponse,
 } from '../../src/peppol/invoice-response';
 import { readBusinessReference } from '../../src/peppol/business-reference';
-import { buildSbd } from '../../src/peppol/sbdh';
-import { Transition } from '../../src/core/document-states';
 import { createInvoiceResponseSending, sentInvoiceResponseId } from '../../src/receiving/invoice-response-send';
-import { createReceiveDocument, receivedDocumentId } from '../../src/receiving';
+import { receivedDocumentId } from '../../src/receiving';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
-import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
 import { SentReferenceRepository } from '../../src/storage/peppol/sent-reference.repository';
 import { createValidator } from '../../src/validation';
 import { validatorOptions } from '../../src/main/compose';
 import type { PublishEventInput } from '../../src/webhooks/publish';
 import { corpusFile } from '../support/corpus';
+import {
+  receiveDocumentSteps,
+  recordingEvents,
+  recordSent,
+  standInPeppolSender,
+  storeAcceptedOutbound,
+  storeAs4Arrival,
+  storeDocument,
+} from '../support/received-fixtures';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
 import { testPki } from '../support/peppol/pki-fixture';
 import type { TestPki } from '../support/peppol/test-pki';
@@ -45,12 +48,7 @@ describe('an Invoice Response from the buyer reaches the supplier and is matched
   let sellerToken: string;
   let buyerToken: string;
   const published: PublishEventInput[] = [];
-  const events = {
-    publishEvent: async (input: PublishEventInput) => {
-      published.push(input);
-      return { event: { id: input.id, label: 'routed' }, deliveries: [] } as never;
-    },
-  };
+  const events = recordingEvents(published);
 
   beforeAll(async () => {
     pki = await testPki();
@@ -69,33 +67,11 @@ describe('an Invoice Response from the buyer reaches the supplier and is matched
   });
   afterAll(async () => ctx.close());
 
-  async function put(tenantId: string, bytes: Buffer) {
-    return ctx.core.db.blobs.put(Readable.from([bytes]), {
-      limit: bytes.length,
-      filename: 'd.xml',
-      contentType: 'application/xml',
-      metadata: { tenantId },
-    });
-  }
-
   /** The seller's delivered sales invoice, its number recorded as the send path records it before the first attempt. */
   async function salesInvoice(): Promise<string> {
-    const documentId = randomUUID();
     const bytes = corpusFile(BIS3);
-    const blob = await put(SELLER_TENANT, bytes);
-    await ctx.core.documents.insertOutbound({
-      tenantId: SELLER_TENANT,
-      documentId,
-      partyId: SELLER,
-      createdBy: 'api',
-      contentType: 'application/xml',
-      size: blob.size,
-      sha256: blob.sha256,
-      blobId: blob.blobId,
-    });
-    await ctx.core.documents.accept(SELLER_TENANT, documentId);
-    await ctx.core.documents.recordTransition(SELLER_TENANT, documentId, Transition.sendAttempt, { attempt: 1 });
-    await ctx.core.documents.recordTransition(SELLER_TENANT, documentId, Transition.delivered);
+    const documentId = await storeAcceptedOutbound(ctx, SELLER_TENANT, SELLER, bytes, 'd.xml');
+    await recordSent(ctx, SELLER_TENANT, documentId);
     const ref = readBusinessReference(bytes);
     if (!ref) throw new Error('no reference');
     await new SentReferenceRepository(ctx.core.db.models).record({
@@ -110,25 +86,28 @@ describe('an Invoice Response from the buyer reaches the supplier and is matched
   }
 
   /** The same invoice as the buyer's received document. */
-  async function purchaseInvoice(bytes = corpusFile(BIS3)): Promise<string> {
-    const documentId = randomUUID();
-    const blob = await put(BUYER_TENANT, bytes);
-    await ctx.core.documents.insertInbound({
+  function purchaseInvoice(bytes = corpusFile(BIS3)): Promise<string> {
+    return storeDocument(ctx, {
       tenantId: BUYER_TENANT,
-      documentId,
       partyId: BUYER,
+      bytes,
+      direction: 'inbound',
       createdBy: 'peppol',
-      contentType: 'application/xml',
-      size: blob.size,
-      sha256: blob.sha256,
-      blobId: blob.blobId,
+      filename: 'd.xml',
     });
-    return documentId;
   }
 
   function sending(outcomes: Array<As4SendOutcome['outcome']>, lookupFails = false) {
     const lookups: Array<{ participant: string; types: string[]; process: string }> = [];
-    const exchanges: Array<{ messageId: string; url: string }> = [];
+    const { peppolSender, exchanges } = standInPeppolSender(pki, outcomes, {
+      lookupFails,
+      onLookup: (participant, types, process) =>
+        lookups.push({
+          participant: formatId(participant),
+          types: types.map((t) => t.value),
+          process: process?.value ?? '',
+        }),
+    });
     const steps = createInvoiceResponseSending({
       documents: ctx.core.documents,
       blobs: ctx.core.db.blobs,
@@ -137,44 +116,7 @@ describe('an Invoice Response from the buyer reaches the supplier and is matched
       directory: ctx.core.directory,
       events,
       validator: createValidator(validatorOptions(ctx.config)),
-      peppolSender: {
-        keys: new ApKeyRing([pki.apSender]),
-        apCertificateAuthorities: [pki.apCa.certificate],
-        lookup: {
-          findEndpoint: async (participant, types, process) => {
-            lookups.push({
-              participant: formatId(participant as ParticipantId),
-              types: types.map((t) => t.value),
-              process: process?.value ?? '',
-            });
-            if (lookupFails)
-              return { ok: false, failure: 'participant-unknown', message: 'participant unknown in the SML' } as never;
-            const endpoint = { url: 'https://c2.example.test/as4', certificate: pki.apReceiver.certificate };
-            return {
-              ok: true,
-              participant: participant as ParticipantId,
-              smpUrl: 'https://smp.example.test',
-              documentType: types[0]!,
-              process: process!,
-              result: { endpoint } as never,
-            } satisfies RecipientEndpoint;
-          },
-        },
-        exchange: async (message, url) => {
-          const outcome = outcomes[exchanges.length] ?? 'delivered';
-          exchanges.push({ messageId: message.messageId, url });
-          return outcome === 'delivered'
-            ? {
-                outcome,
-                httpStatus: 200,
-                receiptMessageId: 'receipt',
-                references: [],
-                receiverCertificate: pki.apReceiver.certificate,
-                revocationChecked: false,
-              }
-            : ({ outcome, httpStatus: 503, reason: 'Service Unavailable' } as As4SendOutcome);
-        },
-      },
+      peppolSender,
     });
     return { steps, lookups, exchanges };
   }
@@ -248,8 +190,10 @@ describe('an Invoice Response from the buyer reaches the supplier and is matched
 
     // The supplier's access point receives those bytes: matched, the verdict on the sales invoice.
     const as4 = new As4InboundRepository(ctx.core.db.models, ctx.core.db.blobs);
-    const messageId = `${randomUUID()}@buyer-ap`;
-    const sbd = buildSbd({
+    const { messageId } = await storeAs4Arrival(as4, {
+      messageId: `${randomUUID()}@buyer-ap`,
+      tenantId: SELLER_TENANT,
+      partyId: SELLER,
       sender: peppolParticipant(BUYER),
       receiver: peppolParticipant(SELLER),
       documentType: INVOICE_RESPONSE_DOCUMENT_TYPE,
@@ -257,41 +201,7 @@ describe('an Invoice Response from the buyer reaches the supplier and is matched
       countryC1: 'DK',
       payload: { xml: bytes },
     });
-    await as4.store(
-      {
-        messageId,
-        instanceKey: `${formatId(peppolParticipant(BUYER))}|${randomUUID()}`,
-        instanceId: randomUUID(),
-        tenantId: SELLER_TENANT,
-        partyId: SELLER,
-        sender: formatId(peppolParticipant(BUYER)),
-        receiver: formatId(peppolParticipant(SELLER)),
-        documentType: formatId(INVOICE_RESPONSE_DOCUMENT_TYPE),
-        process: formatId(INVOICE_RESPONSE_PROCESS),
-        countryC1: 'DK',
-        fromSeatId: 'POP000111',
-        toSeatId: 'POP000222',
-        signerSha256: 'x',
-        size: sbd.xml.length,
-        sha256: 'x',
-        referencesSha256: 'x',
-        receiptXml: '<r/>',
-        receivedAt: new Date(),
-      },
-      sbd.xml,
-    );
-    const receive = createReceiveDocument({
-      documents: ctx.core.documents,
-      blobs: ctx.core.db.blobs,
-      maxDocumentBytes: 1 << 22,
-      heartbeat: () => undefined,
-      as4Inbound: as4,
-      sentInstances: new SentInstanceRepository(ctx.core.db.models),
-      sentReferences: new SentReferenceRepository(ctx.core.db.models),
-      directory: ctx.core.directory,
-      validator: createValidator(validatorOptions(ctx.config)),
-      events,
-    });
+    const receive = receiveDocumentSteps(ctx, { maxDocumentBytes: 1 << 22, as4Inbound: as4, events });
     const input = { tenantId: SELLER_TENANT, messageId };
     const detection = await receive.detectReceivedFormat(input);
     const validation = await receive.validateReceivedDocument({ ...input, formatId: 'peppol-invoice-response' });

@@ -5,11 +5,10 @@
  * other parties and tenants, sales invoices and received documents that are no invoice are 404.
  */
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import request from 'supertest';
 import { corpusFile } from '../support/corpus';
+import { storeDetectedDocument } from '../support/received-fixtures';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
-import { Transition } from '../../src/core/document-states';
 import { sentInvoiceResponseId } from '../../src/receiving/invoice-response-send';
 
 const TENANT = 'tenantIrSend';
@@ -49,41 +48,14 @@ describe('POST …/purchaseInvoice/{documentId}/response', () => {
   afterAll(async () => ctx.close());
 
   /** A received document of `partyId` as the receive run leaves it (record, detection entry with its format). */
-  async function received(
+  function received(
     tenantId: string,
     partyId: string,
     bytes = corpusFile(BIS3),
     kind: keyof typeof FORMATS = 'Invoice',
     direction: 'inbound' | 'outbound' = 'inbound',
   ): Promise<string> {
-    const documentId = randomUUID();
-    const blob = await ctx.core.db.blobs.put(Readable.from([bytes]), {
-      limit: bytes.length,
-      filename: 'i.xml',
-      contentType: 'application/xml',
-      metadata: { tenantId },
-    });
-    const doc = {
-      tenantId,
-      documentId,
-      partyId,
-      createdBy: 'peppol',
-      contentType: 'application/xml',
-      size: blob.size,
-      sha256: blob.sha256,
-      blobId: blob.blobId,
-    };
-    if (direction === 'inbound') await ctx.core.documents.insertInbound(doc);
-    else await ctx.core.documents.insertOutbound(doc);
-    const f = FORMATS[kind];
-    await ctx.core.documents.recordTransition(
-      tenantId,
-      documentId,
-      Transition.receivedOther,
-      { detail: f.id },
-      { format: { ...f, syntax: 'UBL', customizationId: 'x', profileId: 'y', documentTypeId: 'z' } },
-    );
-    return documentId;
+    return storeDetectedDocument(ctx, { tenantId, partyId, bytes, direction, format: FORMATS[kind] });
   }
 
   const post = (partyId: string, documentId: string, body: unknown, t = token) =>

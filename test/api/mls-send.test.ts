@@ -5,26 +5,16 @@
  * history, every attempt the same AS4 message, and MessageLevelStatusSent with the spec's details.
  */
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import request from 'supertest';
 import type { As4SendOutcome } from '../../src/peppol/as4/sender';
-import { ApKeyRing } from '../../src/peppol/pki/key-ring';
-import type { RecipientEndpoint } from '../../src/peppol/recipient-lookup';
-import {
-  DOCTYPE_SCHEME_BUSDOX,
-  PROCESS_SCHEME,
-  documentTypeId,
-  formatId,
-  peppolParticipant,
-  processId,
-  type ParticipantId,
-} from '../../src/peppol/identifiers';
+import { formatId, peppolParticipant, type ParticipantId } from '../../src/peppol/identifiers';
 import { readMls } from '../../src/peppol/mls';
-import { buildSbd } from '../../src/peppol/sbdh';
+import { BILLING_PROCESS, BIS3_INVOICE } from '../../src/peppol/smp-publisher';
 import { createMlsSending, sentMlsDocumentId, type MlsSentDeps } from '../../src/receiving/mls-send';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
 import type { PublishEventInput } from '../../src/webhooks/publish';
 import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
+import { recordingEvents, standInPeppolSender, storeAs4Arrival, storeDocument } from '../support/received-fixtures';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
 import { testPki } from '../support/peppol/pki-fixture';
 import type { TestPki } from '../support/peppol/test-pki';
@@ -32,11 +22,6 @@ import type { TestPki } from '../support/peppol/test-pki';
 const TENANT = 'tenantMlsSend';
 const PARTY = '0106:81818181';
 const SELLER = peppolParticipant('0088:7315458756324');
-const BIS3 = documentTypeId(
-  DOCTYPE_SCHEME_BUSDOX,
-  'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
-);
-const BILLING = processId(PROCESS_SCHEME, 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0');
 
 describe('sending the MLS of a received document', () => {
   let ctx: TestContext;
@@ -56,67 +41,39 @@ describe('sending the MLS of a received document', () => {
 
   /** A received invoice as the receiver and the receive step store it (message, then the party's document). */
   async function receivedInvoice(mlsTo?: ParticipantId) {
-    const messageId = `${randomUUID()}@peer`;
     const instanceId = randomUUID();
-    const sbd = buildSbd({
+    const { messageId } = await storeAs4Arrival(as4, {
+      tenantId: TENANT,
+      partyId: PARTY,
       sender: SELLER,
       receiver: peppolParticipant(PARTY),
-      documentType: BIS3,
-      process: BILLING,
+      documentType: BIS3_INVOICE,
+      process: BILLING_PROCESS,
       countryC1: 'BE',
-      instanceIdentifier: instanceId,
+      instanceId,
       ...(mlsTo ? { mlsTo, mlsType: 'ALWAYS_SEND' as const } : {}),
       payload: { xml: corpusFile(SAMPLE_UBL_INVOICE) },
+      seats: { from: 'POP000777', to: 'POP000001' },
     });
-    await as4.store(
-      {
-        messageId,
-        instanceKey: `${formatId(SELLER)}|${instanceId}`,
-        instanceId,
-        tenantId: TENANT,
-        partyId: PARTY,
-        sender: formatId(SELLER),
-        receiver: formatId(peppolParticipant(PARTY)),
-        documentType: formatId(BIS3),
-        process: formatId(BILLING),
-        countryC1: 'BE',
-        fromSeatId: 'POP000777',
-        toSeatId: 'POP000001',
-        signerSha256: 'x',
-        size: sbd.xml.length,
-        sha256: 'x',
-        referencesSha256: 'x',
-        receiptXml: '<r/>',
-        receivedAt: new Date(),
-      },
-      sbd.xml,
-    );
-    const documentId = randomUUID();
-    const bytes = corpusFile(SAMPLE_UBL_INVOICE);
-    const blob = await ctx.core.db.blobs.put(Readable.from([bytes]), {
-      limit: bytes.length,
-      filename: 'r.xml',
-      contentType: 'application/xml',
-      metadata: { tenantId: TENANT, as4MessageId: messageId },
-    });
-    await ctx.core.documents.insertInbound({
+    const documentId = await storeDocument(ctx, {
       tenantId: TENANT,
-      documentId,
       partyId: PARTY,
+      bytes: corpusFile(SAMPLE_UBL_INVOICE),
+      direction: 'inbound',
       channel: 'peppol',
       createdBy: 'peppol',
-      contentType: 'application/xml',
-      size: blob.size,
-      sha256: blob.sha256,
-      blobId: blob.blobId,
+      filename: 'r.xml',
+      metadata: { as4MessageId: messageId },
     });
     return { documentId, instanceId };
   }
 
   function mlsSending(outcomes: Array<As4SendOutcome['outcome']>) {
     const lookups: string[] = [];
-    const exchanges: Array<{ messageId: string; url: string }> = [];
     const published: PublishEventInput[] = [];
+    const { peppolSender, exchanges } = standInPeppolSender(pki, outcomes, {
+      onLookup: (participant) => lookups.push(formatId(participant)),
+    });
     const deps: MlsSentDeps = {
       documents: ctx.core.documents,
       blobs: ctx.core.db.blobs,
@@ -124,44 +81,8 @@ describe('sending the MLS of a received document', () => {
       heartbeat: () => undefined,
       as4Inbound: as4,
       directory: ctx.core.directory,
-      events: {
-        publishEvent: async (input) => {
-          published.push(input);
-          return { event: { id: input.id, label: 'routed' }, deliveries: [] } as never;
-        },
-      },
-      peppolSender: {
-        keys: new ApKeyRing([pki.apSender]),
-        apCertificateAuthorities: [pki.apCa.certificate],
-        lookup: {
-          findEndpoint: async (participant, types, process): Promise<RecipientEndpoint> => {
-            lookups.push(formatId(participant as ParticipantId));
-            const endpoint = { url: 'https://c2.example.test/as4', certificate: pki.apReceiver.certificate };
-            return {
-              ok: true,
-              participant: participant as ParticipantId,
-              smpUrl: 'https://smp.example.test',
-              documentType: types[0]!,
-              process: process!,
-              result: { endpoint } as never,
-            };
-          },
-        },
-        exchange: async (message, url) => {
-          const outcome = outcomes[exchanges.length] ?? 'delivered';
-          exchanges.push({ messageId: message.messageId, url });
-          return outcome === 'delivered'
-            ? {
-                outcome,
-                httpStatus: 200,
-                receiptMessageId: 'receipt',
-                references: [],
-                receiverCertificate: pki.apReceiver.certificate,
-                revocationChecked: false,
-              }
-            : ({ outcome, httpStatus: 503, reason: 'Service Unavailable' } as As4SendOutcome);
-        },
-      },
+      events: recordingEvents(published),
+      peppolSender,
     };
     return { steps: createMlsSending(deps), lookups, exchanges, published };
   }

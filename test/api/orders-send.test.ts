@@ -6,13 +6,12 @@
  * are 404.
  */
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import request from 'supertest';
 import { corpusFile } from '../support/corpus';
 import { expectContract } from '../support/contract';
 import { ORDER_BUYER, ORDER_SELLER, orderXml } from '../support/peppol/orders';
+import { storeDetectedDocument, type DetectedFormat } from '../support/received-fixtures';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
-import { Transition } from '../../src/core/document-states';
 import { sentOrderResponseId } from '../../src/receiving/order-response-send';
 
 const TENANT = 'tenantOrders';
@@ -133,44 +132,18 @@ describe('purchase orders and order responses over HTTP', () => {
 
   describe('POST …/salesOrder/{documentId}/response', () => {
     /** A received document of `partyId` as the receive run leaves it (record, detection entry with its format). */
-    async function received(
+    function received(
       tenantId: string,
       partyId: string,
       bytes: Buffer = orderXml('PO-7'),
-      format: { id: string; name: string; documentType: string } = {
+      format: DetectedFormat = {
         id: 'peppol-order',
         name: 'Peppol Order 3',
         documentType: 'Order',
       },
       direction: 'inbound' | 'outbound' = 'inbound',
     ): Promise<string> {
-      const documentId = randomUUID();
-      const blob = await ctx.core.db.blobs.put(Readable.from([bytes]), {
-        limit: bytes.length,
-        filename: 'o.xml',
-        contentType: 'application/xml',
-        metadata: { tenantId },
-      });
-      const doc = {
-        tenantId,
-        documentId,
-        partyId,
-        createdBy: 'peppol',
-        contentType: 'application/xml',
-        size: blob.size,
-        sha256: blob.sha256,
-        blobId: blob.blobId,
-      };
-      if (direction === 'inbound') await ctx.core.documents.insertInbound(doc);
-      else await ctx.core.documents.insertOutbound(doc);
-      await ctx.core.documents.recordTransition(
-        tenantId,
-        documentId,
-        Transition.receivedOther,
-        { detail: format.id },
-        { format: { ...format, syntax: 'UBL', customizationId: 'x', profileId: 'y', documentTypeId: 'z' } },
-      );
-      return documentId;
+      return storeDetectedDocument(ctx, { tenantId, partyId, bytes, direction, format, filename: 'o.xml' });
     }
 
     const respond = (partyId: string, documentId: string, body: unknown, t = token) =>

@@ -8,15 +8,11 @@ import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { expectContract } from '../support/contract';
 import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
+import { invalidInvoice, receiveDocumentSteps, recordingEvents, runReceiveSteps } from '../support/received-fixtures';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
-import { createReceiveDocument, type ReceiveDocumentSteps } from '../../src/receiving';
-import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
-import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
-import { SentReferenceRepository } from '../../src/storage/peppol/sent-reference.repository';
-import { createValidator } from '../../src/validation';
+import type { ReceiveDocumentSteps } from '../../src/receiving';
 import { hashSecret } from '../../src/auth/secret-hash';
-import { validatorOptions } from '../../src/main/compose';
-import type { PublishEventInput, PublishResult } from '../../src/webhooks/publish';
+import type { PublishEventInput } from '../../src/webhooks/publish';
 import { injectedMessageId, type ReceiveDocumentInput } from '../../workflows/contracts/receive-document';
 import { decodeCursor, encodeCursor } from '../../api/routes/documents-list.routes';
 
@@ -60,17 +56,6 @@ function withEndpoints(xml: Buffer): Buffer {
   return Buffer.from(s, 'utf8');
 }
 
-/** The sample invoice with a business-rule error (an unknown invoice type code: BR-CL-01, fatal). */
-function invalidInvoice(): Buffer {
-  const xml = corpusFile(SAMPLE_UBL_INVOICE).toString('utf8');
-  const broken = xml.replace(
-    '<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>',
-    '<cbc:InvoiceTypeCode>999</cbc:InvoiceTypeCode>',
-  );
-  expect(broken).not.toBe(xml);
-  return Buffer.from(broken, 'utf8');
-}
-
 describe('received documents: injection, validation verdict, status and bulk listing', () => {
   let ctx: TestContext;
   let starter: RecordingWorkflowStarter;
@@ -93,23 +78,7 @@ describe('received documents: injection, validation verdict, status and bulk lis
       await ctx.core.directory.createParty({ tenantId, partyId, legalEntityId: `NL:${partyId}`, name: partyId });
     token = await ctx.token(await ctx.createClient([TENANT]));
     foreignToken = await ctx.token(await ctx.createClient([OTHER_TENANT]));
-    steps = createReceiveDocument({
-      documents: ctx.core.documents,
-      blobs: ctx.core.db.blobs,
-      maxDocumentBytes: ctx.config.http.maxUploadBytes,
-      heartbeat: () => undefined,
-      as4Inbound: new As4InboundRepository(ctx.core.db.models, ctx.core.db.blobs),
-      sentInstances: new SentInstanceRepository(ctx.core.db.models),
-      sentReferences: new SentReferenceRepository(ctx.core.db.models),
-      directory: ctx.core.directory,
-      validator: createValidator(validatorOptions(ctx.config)),
-      events: {
-        publishEvent(input: PublishEventInput): Promise<PublishResult> {
-          published.push(input);
-          return Promise.resolve({ event: { id: input.id } as PublishResult['event'], deliveries: [] });
-        },
-      },
-    });
+    steps = receiveDocumentSteps(ctx, { events: recordingEvents(published) });
   });
   afterAll(async () => ctx.close());
 
@@ -118,25 +87,15 @@ describe('received documents: injection, validation verdict, status and bulk lis
   const inject = (body: Buffer, type = 'application/xml', path = RECEIVE, bearer = token) =>
     request(ctx.app).post(path).auth(bearer, { type: 'bearer' }).type(type).send(body);
 
+  /** The receive run's input of an injected document. */
+  const injectedInput = (documentId: string): ReceiveDocumentInput => ({
+    tenantId: TENANT,
+    messageId: injectedMessageId(documentId),
+    injected: { documentId },
+  });
+
   /** The receive run's steps on an injected document, in the workflow's order (detect, validate, register). */
-  async function runReceive(documentId: string) {
-    const input: ReceiveDocumentInput = {
-      tenantId: TENANT,
-      messageId: injectedMessageId(documentId),
-      injected: { documentId },
-    };
-    const detection = await steps.detectReceivedFormat(input);
-    const validation = detection.ok
-      ? await steps.validateReceivedDocument({ ...input, formatId: detection.format.id })
-      : undefined;
-    const received = await steps.registerReceivedDocument({
-      ...input,
-      detection,
-      ...(validation ? { validation } : {}),
-      eventId: randomUUID(),
-    });
-    return { detection, validation, received };
-  }
+  const runReceive = (documentId: string) => runReceiveSteps(steps, injectedInput(documentId), 'if-detected');
 
   async function injected(body: Buffer): Promise<string> {
     const res = await inject(body);
@@ -324,11 +283,7 @@ describe('received documents: injection, validation verdict, status and bulk lis
 
     it('records not-validated with the reason when the run could not validate (the workflow says why)', async () => {
       const id = await injected(invoice);
-      const input: ReceiveDocumentInput = {
-        tenantId: TENANT,
-        messageId: injectedMessageId(id),
-        injected: { documentId: id },
-      };
+      const input = injectedInput(id);
       const detection = await steps.detectReceivedFormat(input);
       const reason = 'Validation could not run: rule pack missing';
       const received = await steps.registerReceivedDocument({
@@ -413,13 +368,7 @@ describe('received documents: injection, validation verdict, status and bulk lis
     });
 
     async function runReceiveFor(documentId: string) {
-      const input: ReceiveDocumentInput = {
-        tenantId: TENANT,
-        messageId: injectedMessageId(documentId),
-        injected: { documentId },
-      };
-      const detection = await steps.detectReceivedFormat(input);
-      await steps.registerReceivedDocument({ ...input, detection, eventId: randomUUID() });
+      await runReceiveSteps(steps, injectedInput(documentId));
     }
 
     const list = (query: Record<string, string> = {}, path = LISTED_PATH, bearer = token) =>

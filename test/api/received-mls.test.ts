@@ -7,40 +7,33 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import request from 'supertest';
 import { requireCorpus, SAMPLE_UBL_INVOICE, corpusFile } from '../support/corpus';
+import {
+  readStatus,
+  receiveDocumentSteps,
+  recordingEvents,
+  recordSent,
+  runReceiveSteps,
+  storeAcceptedOutbound,
+  storeAs4Arrival,
+} from '../support/received-fixtures';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
-import { createReceiveDocument, receivedDocumentId, type ReceiveDocumentSteps } from '../../src/receiving';
+import { receivedDocumentId, type ReceiveDocumentSteps } from '../../src/receiving';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
 import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
-import { SentReferenceRepository } from '../../src/storage/peppol/sent-reference.repository';
-import { createValidator } from '../../src/validation';
-import { validatorOptions } from '../../src/main/compose';
 import { Transition } from '../../src/core/document-states';
 import { buildMls, type MlsBuildInput } from '../../src/peppol/mls';
-import { buildSbd } from '../../src/peppol/sbdh';
 import { NS } from '../../src/formats/xml/namespaces';
-import {
-  DOCTYPE_SCHEME_BUSDOX,
-  PROCESS_SCHEME,
-  documentTypeId,
-  formatId,
-  peppolParticipant,
-  processId,
-} from '../../src/peppol/identifiers';
-import type { PublishEventInput, PublishResult } from '../../src/webhooks/publish';
+import { formatId, peppolParticipant } from '../../src/peppol/identifiers';
+import { MLS_DOCUMENT_TYPE, MLS_PROCESS } from '../../src/peppol/smp-publisher';
+import type { PublishEventInput } from '../../src/webhooks/publish';
 import type { ReceiveDocumentInput } from '../../workflows/contracts/receive-document';
 
 const TENANT = 'tenantMlsIn';
 const OTHER_TENANT = 'tenantMlsOther';
 const PARTY = '0106:61616161';
 const FOREIGN_PARTY = '0106:62626262';
-const MLS_DOCTYPE = documentTypeId(
-  DOCTYPE_SCHEME_BUSDOX,
-  'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:peppol:edec:mls:1.0::2.1',
-);
-const MLS_PROCESS = processId(PROCESS_SCHEME, 'urn:peppol:edec:mls');
 const THEIR_SPID = peppolParticipant('0242:000111');
 const OUR_SPID = peppolParticipant('0242:000222');
 const BAD_DIR = path.join(requireCorpus('peppol/mls'), 'bad');
@@ -72,49 +65,14 @@ describe('received MLS: refused, matched, recorded and announced', () => {
     token = await ctx.token(await ctx.createClient([TENANT]));
     as4 = new As4InboundRepository(ctx.core.db.models, ctx.core.db.blobs);
     sent = new SentInstanceRepository(ctx.core.db.models);
-    steps = createReceiveDocument({
-      documents: ctx.core.documents,
-      blobs: ctx.core.db.blobs,
-      maxDocumentBytes: ctx.config.http.maxUploadBytes,
-      heartbeat: () => undefined,
-      as4Inbound: as4,
-      sentInstances: sent,
-      sentReferences: new SentReferenceRepository(ctx.core.db.models),
-      directory: ctx.core.directory,
-      validator: createValidator(validatorOptions(ctx.config)),
-      events: {
-        publishEvent(input: PublishEventInput): Promise<PublishResult> {
-          published.push(input);
-          return Promise.resolve({ event: { id: input.id } as PublishResult['event'], deliveries: [] });
-        },
-      },
-    });
+    steps = receiveDocumentSteps(ctx, { as4Inbound: as4, sentInstances: sent, events: recordingEvents(published) });
   });
   afterAll(async () => ctx.close());
 
   /** A sales invoice of `partyId`, sent over Peppol: its instance identifier recorded, delivered or not. */
   async function sentInvoice(tenantId: string, partyId: string, delivered: boolean) {
-    const documentId = randomUUID();
-    const bytes = corpusFile(SAMPLE_UBL_INVOICE);
-    const blob = await ctx.core.db.blobs.put(Readable.from([bytes]), {
-      limit: bytes.length,
-      filename: 'i.xml',
-      contentType: 'application/xml',
-      metadata: { tenantId },
-    });
-    await ctx.core.documents.insertOutbound({
-      tenantId,
-      documentId,
-      partyId,
-      createdBy: 'api',
-      contentType: 'application/xml',
-      size: blob.size,
-      sha256: blob.sha256,
-      blobId: blob.blobId,
-    });
-    await ctx.core.documents.accept(tenantId, documentId);
-    await ctx.core.documents.recordTransition(tenantId, documentId, Transition.sendAttempt, { attempt: 1 });
-    if (delivered) await ctx.core.documents.recordTransition(tenantId, documentId, Transition.delivered);
+    const documentId = await storeAcceptedOutbound(ctx, tenantId, partyId, corpusFile(SAMPLE_UBL_INVOICE));
+    await recordSent(ctx, tenantId, documentId, delivered);
     const instanceId = randomUUID();
     await sent.record({ instanceId, tenantId, documentId, partyId, generation: 0 });
     return { documentId, instanceId };
@@ -133,52 +91,21 @@ describe('received MLS: refused, matched, recorded and announced', () => {
 
   /** An MLS arriving over AS4 for `partyId` of TENANT: stored as the receiver stores it, then the run's steps. */
   async function receiveOverAs4(payload: Buffer, tenantId = TENANT, partyId = PARTY) {
-    const messageId = `${randomUUID()}@peer`;
-    const sbd = buildSbd({
+    const { messageId } = await storeAs4Arrival(as4, {
+      tenantId,
+      partyId,
       sender: THEIR_SPID,
       receiver: peppolParticipant(partyId),
-      documentType: MLS_DOCTYPE,
+      documentType: MLS_DOCUMENT_TYPE,
       process: MLS_PROCESS,
       countryC1: 'NL',
       payload: { xml: payload, root: { namespaceURI: NS.ublApplicationResponse, localName: 'ApplicationResponse' } },
     });
-    await as4.store(
-      {
-        messageId,
-        instanceKey: `${formatId(THEIR_SPID)}|${randomUUID()}`,
-        instanceId: randomUUID(),
-        tenantId,
-        partyId,
-        sender: formatId(THEIR_SPID),
-        receiver: formatId(peppolParticipant(partyId)),
-        documentType: formatId(MLS_DOCTYPE),
-        process: formatId(MLS_PROCESS),
-        countryC1: 'NL',
-        fromSeatId: 'POP000111',
-        toSeatId: 'POP000222',
-        signerSha256: 'x',
-        size: sbd.xml.length,
-        sha256: 'x',
-        referencesSha256: 'x',
-        receiptXml: '<r/>',
-        receivedAt: new Date(),
-      },
-      sbd.xml,
-    );
-    const input: ReceiveDocumentInput = { tenantId, messageId };
-    const detection = await steps.detectReceivedFormat(input);
-    const eventId = randomUUID();
-    const received = await steps.registerReceivedDocument({ ...input, detection, eventId });
+    const { detection, received, eventId } = await runReceiveSteps(steps, { tenantId, messageId });
     return { messageId, detection, received, eventId };
   }
 
-  const status = async (documentId: string, kind = 'salesInvoice'): Promise<StatusBody> => {
-    const res = await request(ctx.app)
-      .get(`/api/v1/${PARTY}/${kind}/${documentId}/status`)
-      .auth(token, { type: 'bearer' });
-    expect(res.status).toBe(200);
-    return res.body as StatusBody;
-  };
+  const status = (documentId: string, kind?: string) => readStatus<StatusBody>(ctx.app, token, PARTY, documentId, kind);
 
   it('matches an MLS to the invoice it answers: history entry, final state kept, event with both ids', async () => {
     const invoice = await sentInvoice(TENANT, PARTY, true);
@@ -201,7 +128,7 @@ describe('received MLS: refused, matched, recorded and announced', () => {
         statusCode: 'AP',
         status: 'Accept',
         description: '',
-        documentTypeId: formatId(MLS_DOCTYPE),
+        documentTypeId: formatId(MLS_DOCUMENT_TYPE),
         profileId: 'urn:peppol:edec:mls',
         referencedInstanceId: invoice.instanceId,
       },
@@ -306,9 +233,7 @@ describe('received MLS: refused, matched, recorded and announced', () => {
       messageId: `injected:${documentId}`,
       injected: { documentId },
     };
-    const detection = await steps.detectReceivedFormat(input);
-    const eventId = randomUUID();
-    const received = await steps.registerReceivedDocument({ ...input, detection, eventId });
+    const { received, eventId } = await runReceiveSteps(steps, input);
     expect(received).toMatchObject({ documentId, mls: { statusCode: 'AP', refToDocumentId: invoice.documentId } });
     expect(published.find((e) => e.id === eventId)).toMatchObject({
       createdBy: 'manualUpload',

@@ -6,24 +6,27 @@
  * topic, never InvoiceReceivedError; orders and order responses get their own topics.
  */
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import request from 'supertest';
 import { corpusFile, SAMPLE_UBL_INVOICE } from '../support/corpus';
+import {
+  readStatus,
+  receiveDocumentSteps,
+  recordingEvents,
+  recordSent,
+  runReceiveSteps,
+  storeAcceptedOutbound,
+  storeAs4Arrival,
+} from '../support/received-fixtures';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
-import { createReceiveDocument, receivedDocumentId, type ReceiveDocumentSteps } from '../../src/receiving';
+import { receivedDocumentId, type ReceiveDocumentSteps } from '../../src/receiving';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
-import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
 import { SentReferenceRepository } from '../../src/storage/peppol/sent-reference.repository';
-import { createValidator } from '../../src/validation';
-import { validatorOptions } from '../../src/main/compose';
-import { Transition } from '../../src/core/document-states';
 import {
   INVOICE_RESPONSE_DOCUMENT_TYPE,
   INVOICE_RESPONSE_PROCESS,
   buildInvoiceResponse,
   type InvoiceResponseBuildInput,
 } from '../../src/peppol/invoice-response';
-import { buildSbd } from '../../src/peppol/sbdh';
 import {
   DOCTYPE_SCHEME_BUSDOX,
   PROCESS_SCHEME,
@@ -33,8 +36,7 @@ import {
   processId,
   type DocumentTypeId,
 } from '../../src/peppol/identifiers';
-import type { PublishEventInput, PublishResult } from '../../src/webhooks/publish';
-import type { ReceiveDocumentInput } from '../../workflows/contracts/receive-document';
+import type { PublishEventInput } from '../../src/webhooks/publish';
 
 const TENANT = 'tenantRespIn';
 const OTHER_TENANT = 'tenantRespOther';
@@ -134,49 +136,14 @@ describe('received invoice responses and orders: matched, recorded and announced
     token = await ctx.token(await ctx.createClient([TENANT]));
     as4 = new As4InboundRepository(ctx.core.db.models, ctx.core.db.blobs);
     refs = new SentReferenceRepository(ctx.core.db.models);
-    steps = createReceiveDocument({
-      documents: ctx.core.documents,
-      blobs: ctx.core.db.blobs,
-      maxDocumentBytes: ctx.config.http.maxUploadBytes,
-      heartbeat: () => undefined,
-      as4Inbound: as4,
-      sentInstances: new SentInstanceRepository(ctx.core.db.models),
-      sentReferences: refs,
-      directory: ctx.core.directory,
-      validator: createValidator(validatorOptions(ctx.config)),
-      events: {
-        publishEvent(input: PublishEventInput): Promise<PublishResult> {
-          published.push(input);
-          return Promise.resolve({ event: { id: input.id } as PublishResult['event'], deliveries: [] });
-        },
-      },
-    });
+    steps = receiveDocumentSteps(ctx, { as4Inbound: as4, sentReferences: refs, events: recordingEvents(published) });
   });
   afterAll(async () => ctx.close());
 
   /** A delivered sales invoice of `partyId` whose number was recorded as sent from `endpoint`. */
   async function sentInvoice(tenantId: string, partyId: string, endpoint = partyId) {
-    const documentId = randomUUID();
-    const bytes = corpusFile(SAMPLE_UBL_INVOICE);
-    const blob = await ctx.core.db.blobs.put(Readable.from([bytes]), {
-      limit: bytes.length,
-      filename: 'i.xml',
-      contentType: 'application/xml',
-      metadata: { tenantId },
-    });
-    await ctx.core.documents.insertOutbound({
-      tenantId,
-      documentId,
-      partyId,
-      createdBy: 'api',
-      contentType: 'application/xml',
-      size: blob.size,
-      sha256: blob.sha256,
-      blobId: blob.blobId,
-    });
-    await ctx.core.documents.accept(tenantId, documentId);
-    await ctx.core.documents.recordTransition(tenantId, documentId, Transition.sendAttempt, { attempt: 1 });
-    await ctx.core.documents.recordTransition(tenantId, documentId, Transition.delivered);
+    const documentId = await storeAcceptedOutbound(ctx, tenantId, partyId, corpusFile(SAMPLE_UBL_INVOICE));
+    await recordSent(ctx, tenantId, documentId);
     const number = `INV-${randomUUID().slice(0, 8)}`;
     await refs.record({
       tenantId,
@@ -193,61 +160,25 @@ describe('received invoice responses and orders: matched, recorded and announced
 
   /** A document arriving over AS4 for PARTY of TENANT: stored as the receiver stores it, then the run's steps. */
   async function receive(payload: Buffer, documentType: DocumentTypeId, tenantId = TENANT, partyId = PARTY) {
-    const messageId = `${randomUUID()}@peer`;
-    const process = documentType === INVOICE_RESPONSE_DOCUMENT_TYPE ? INVOICE_RESPONSE_PROCESS : ORDERING;
-    const sbd = buildSbd({
+    const { messageId } = await storeAs4Arrival(as4, {
+      tenantId,
+      partyId,
       sender: BUYER,
       receiver: peppolParticipant(partyId),
       documentType,
-      process,
+      process: documentType === INVOICE_RESPONSE_DOCUMENT_TYPE ? INVOICE_RESPONSE_PROCESS : ORDERING,
       countryC1: 'DK',
       payload: { xml: payload },
     });
-    await as4.store(
-      {
-        messageId,
-        instanceKey: `${formatId(BUYER)}|${randomUUID()}`,
-        instanceId: randomUUID(),
-        tenantId,
-        partyId,
-        sender: formatId(BUYER),
-        receiver: formatId(peppolParticipant(partyId)),
-        documentType: formatId(documentType),
-        process: formatId(process),
-        countryC1: 'DK',
-        fromSeatId: 'POP000111',
-        toSeatId: 'POP000222',
-        signerSha256: 'x',
-        size: sbd.xml.length,
-        sha256: 'x',
-        referencesSha256: 'x',
-        receiptXml: '<r/>',
-        receivedAt: new Date(),
-      },
-      sbd.xml,
+    const { detection, validation, received, eventId } = await runReceiveSteps(
+      steps,
+      { tenantId, messageId },
+      'if-detected',
     );
-    const input: ReceiveDocumentInput = { tenantId, messageId };
-    const detection = await steps.detectReceivedFormat(input);
-    const validation = detection.ok
-      ? await steps.validateReceivedDocument({ ...input, formatId: detection.format.id })
-      : undefined;
-    const eventId = randomUUID();
-    const received = await steps.registerReceivedDocument({
-      ...input,
-      detection,
-      ...(validation ? { validation } : {}),
-      eventId,
-    });
     return { documentId: receivedDocumentId(tenantId, messageId), detection, validation, received, eventId };
   }
 
-  const status = async (documentId: string, kind = 'salesInvoice'): Promise<StatusBody> => {
-    const res = await request(ctx.app)
-      .get(`/api/v1/${PARTY}/${kind}/${documentId}/status`)
-      .auth(token, { type: 'bearer' });
-    expect(res.status).toBe(200);
-    return res.body as StatusBody;
-  };
+  const status = (documentId: string, kind?: string) => readStatus<StatusBody>(ctx.app, token, PARTY, documentId, kind);
 
   it('matches a response to the invoice it answers: verdict on its status, final state kept, event with both ids', async () => {
     const invoice = await sentInvoice(TENANT, PARTY);

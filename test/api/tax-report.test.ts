@@ -7,9 +7,16 @@
  * kept with `reportOf`) names the reported invoice and its sender, for the report's run.
  */
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import request from 'supertest';
 import { corpusFile, requireCorpus } from '../support/corpus';
+import {
+  readStatus,
+  receiveDocumentSteps,
+  recordingEvents,
+  runReceiveSteps,
+  storeAcceptedOutbound,
+  storeAs4Arrival,
+} from '../support/received-fixtures';
 import { createTestContext, RecordingWorkflowStarter, type TestContext } from '../support/test-app';
 import { createTaxReporting, taxReportDocumentId, type TaxReportSteps } from '../../src/reporting/tax-report';
 import {
@@ -20,22 +27,13 @@ import {
 } from '../../src/reporting/tdd';
 import { createValidator } from '../../src/validation';
 import { validatorOptions } from '../../src/main/compose';
-import { createReceiveDocument } from '../../src/receiving';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
 import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
-import { SentReferenceRepository } from '../../src/storage/peppol/sent-reference.repository';
 import { buildMls } from '../../src/peppol/mls';
-import { buildSbd } from '../../src/peppol/sbdh';
 import { NS } from '../../src/formats/xml/namespaces';
-import {
-  DOCTYPE_SCHEME_BUSDOX,
-  PROCESS_SCHEME,
-  documentTypeId,
-  formatId,
-  peppolParticipant,
-  processId,
-} from '../../src/peppol/identifiers';
-import type { PublishEventInput, PublishResult } from '../../src/webhooks/publish';
+import { formatId, peppolParticipant } from '../../src/peppol/identifiers';
+import { MLS_DOCUMENT_TYPE, MLS_PROCESS } from '../../src/peppol/smp-publisher';
+import type { PublishEventInput } from '../../src/webhooks/publish';
 import type { PreparedTaxReport } from '../../workflows/contracts/report-tax';
 
 const TENANT = 'tenantTax';
@@ -65,12 +63,7 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
   let ctx: TestContext;
   let token: string;
   const published: PublishEventInput[] = [];
-  const events = {
-    publishEvent(input: PublishEventInput): Promise<PublishResult> {
-      published.push(input);
-      return Promise.resolve({ event: { id: input.id } as PublishResult['event'], deliveries: [] });
-    },
-  };
+  const events = recordingEvents(published);
   const validator = () => createValidator(validatorOptions(ctx.config));
   let validatorInstance: ReturnType<typeof validator>;
 
@@ -98,34 +91,10 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
   afterAll(async () => ctx.close());
 
   async function salesInvoice(bytes: Buffer = corpusFile(INVOICE)): Promise<string> {
-    const documentId = randomUUID();
-    const blob = await ctx.core.db.blobs.put(Readable.from([bytes]), {
-      limit: bytes.length,
-      filename: 'i.xml',
-      contentType: 'application/xml',
-      metadata: { tenantId: TENANT },
-    });
-    await ctx.core.documents.insertOutbound({
-      tenantId: TENANT,
-      documentId,
-      partyId: PARTY,
-      createdBy: 'api',
-      contentType: 'application/xml',
-      size: blob.size,
-      sha256: blob.sha256,
-      blobId: blob.blobId,
-    });
-    await ctx.core.documents.accept(TENANT, documentId);
-    return documentId;
+    return storeAcceptedOutbound(ctx, TENANT, PARTY, bytes);
   }
 
-  const status = async (documentId: string, kind = 'salesInvoice'): Promise<StatusBody> => {
-    const res = await request(ctx.app)
-      .get(`/api/v1/${PARTY}/${kind}/${documentId}/status`)
-      .auth(token, { type: 'bearer' });
-    expect(res.status).toBe(200);
-    return res.body as StatusBody;
-  };
+  const status = (documentId: string, kind?: string) => readStatus<StatusBody>(ctx.app, token, PARTY, documentId, kind);
 
   it('derives, validates and stores the C2 report once; the invoice’s state stays its own', async () => {
     const documentId = await salesInvoice();
@@ -255,15 +224,9 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
   it('an MLS answering a report names the reported invoice and its sender', async () => {
     const sent = new SentInstanceRepository(ctx.core.db.models);
     const as4 = new As4InboundRepository(ctx.core.db.models, ctx.core.db.blobs);
-    const receiving = createReceiveDocument({
-      documents: ctx.core.documents,
-      blobs: ctx.core.db.blobs,
-      maxDocumentBytes: ctx.config.http.maxUploadBytes,
-      heartbeat: () => undefined,
+    const receiving = receiveDocumentSteps(ctx, {
       as4Inbound: as4,
       sentInstances: sent,
-      sentReferences: new SentReferenceRepository(ctx.core.db.models),
-      directory: ctx.core.directory,
       validator: validatorInstance,
       events,
     });
@@ -288,49 +251,22 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
       description: 'Report refused',
       lines: [{ reasonCode: 'BV', ruleId: 'ibr-tdd-17', description: 'wrong', location: '/TaxData' }],
     });
-    const docType = documentTypeId(
-      DOCTYPE_SCHEME_BUSDOX,
-      'urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2::ApplicationResponse##urn:peppol:edec:mls:1.0::2.1',
-    );
-    const proc = processId(PROCESS_SCHEME, 'urn:peppol:edec:mls');
-    const sbd = buildSbd({
+    const { messageId } = await storeAs4Arrival(as4, {
+      messageId: `${randomUUID()}@c5`,
+      tenantId: TENANT,
+      partyId: PARTY,
       sender: authority,
       receiver: ours,
-      documentType: docType,
-      process: proc,
+      documentType: MLS_DOCUMENT_TYPE,
+      process: MLS_PROCESS,
       countryC1: 'DK',
       payload: {
         xml: Buffer.from(mls.xml, 'utf8'),
         root: { namespaceURI: NS.ublApplicationResponse, localName: 'ApplicationResponse' },
       },
+      seats: { from: 'PDK000000', to: 'PDK000000' },
     });
-    const messageId = `${randomUUID()}@c5`;
-    await as4.store(
-      {
-        messageId,
-        instanceKey: `${formatId(authority)}|${randomUUID()}`,
-        instanceId: randomUUID(),
-        tenantId: TENANT,
-        partyId: PARTY,
-        sender: formatId(authority),
-        receiver: formatId(ours),
-        documentType: formatId(docType),
-        process: formatId(proc),
-        countryC1: 'DK',
-        fromSeatId: 'PDK000000',
-        toSeatId: 'PDK000000',
-        signerSha256: 'x',
-        size: sbd.xml.length,
-        sha256: 'x',
-        referencesSha256: 'x',
-        receiptXml: '<r/>',
-        receivedAt: new Date(),
-      },
-      sbd.xml,
-    );
-    const input = { tenantId: TENANT, messageId };
-    const detection = await receiving.detectReceivedFormat(input);
-    const received = await receiving.registerReceivedDocument({ ...input, detection, eventId: randomUUID() });
+    const { received } = await runReceiveSteps(receiving, { tenantId: TENANT, messageId });
     expect(received.mls).toEqual({
       statusCode: 'RE',
       refToDocumentId: reportDocumentId,
