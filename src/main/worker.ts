@@ -14,6 +14,7 @@ import { PeppolDirectoryRepository } from '../storage/peppol/peppol-directory.re
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { SentReferenceRepository } from '../storage/peppol/sent-reference.repository';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
+import { ReportingItemRepository } from '../storage/reporting/reporting-item.repository';
 import { composeWebhookWorker, temporalDeliveryRuns, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, type Validator, type ValidatorPool } from '../validation';
 import { inProcessTransform, type TransformOptions } from '../transform';
@@ -136,6 +137,7 @@ export async function startWorker(
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
       sentInstances: new SentInstanceRepository(core.db.models),
       sentReferences: new SentReferenceRepository(core.db.models),
+      reportingItems: new ReportingItemRepository(core.db.models),
       peppolDirectory: new PeppolDirectoryRepository(core.db.models),
       peppolSender: composePeppolSender(config),
       email,

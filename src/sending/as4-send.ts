@@ -14,6 +14,7 @@ import { stableMessageIds } from '../peppol/as4/message-ids';
 import { formatId, type DocumentTypeId, type ParticipantId, type ProcessId } from '../peppol/identifiers';
 import { buildSbd } from '../peppol/sbdh';
 import { signAndExchange } from './delivery';
+import { recordSentExchange, type ReportingItemSink } from '../reporting/peppol/items';
 import { installationFault } from '../validation';
 import type { DocumentValidator, PeppolSender, PeppolUnavailable } from './ports';
 import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoice';
@@ -24,6 +25,8 @@ export interface As4SendDeps extends DocumentStore {
   peppolSender: PeppolSender | PeppolUnavailable;
   /** Which document a message carried: an MLS answering it names only its SBDH instance identifier. */
   sentInstances?: Pick<SentInstanceRepository, 'record'>;
+  /** Every settled AS4 exchange, for the Peppol network reports; absent in tests only. */
+  reportingItems?: ReportingItemSink;
 }
 
 /** The configured sender, or the retryable failure of a worker that has none (another worker may send). */
@@ -103,13 +106,19 @@ export async function sendOverAs4(deps: As4SendDeps, input: As4Attempt): Promise
     partyId: input.partyId,
     generation: 0,
   });
+  const receiverCertificate = new X509Certificate(endpoint.certificate.raw);
   const { message, out } = await signAndExchange(deps.heartbeat, sender, {
     sbd: sbd.xml,
     header,
-    receiverCertificate: new X509Certificate(endpoint.certificate.raw),
+    receiverCertificate,
     timestamp: input.firstAttemptAt,
     ids,
     url: endpoint.url,
+  });
+  await recordSentExchange(deps.reportingItems, out.outcome, {
+    messageId: message.messageId,
+    header: { ...header, countryC1: input.countryC1 },
+    receiverCertificate,
   });
   const reason = 'reason' in out ? out.reason : undefined;
   const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';

@@ -1,3 +1,4 @@
+import type { ReportingItemSink } from '../reporting/peppol/items';
 import type { X509Certificate } from 'node:crypto';
 import type { ApKeyRing } from '../peppol/pki/key-ring';
 import type { RevocationChecker } from '../peppol/pki/revocation';
@@ -85,6 +86,8 @@ export interface SendInvoiceDeps extends DocumentStore {
   sentInstances?: Pick<SentInstanceRepository, 'record'>;
   /** The numbers of the documents we send (a received Invoice Response names its invoice so); absent in tests only. */
   sentReferences?: Pick<SentReferenceRepository, 'record'>;
+  /** Every settled AS4 exchange, for the Peppol network reports; absent in tests only. */
+  reportingItems?: ReportingItemSink;
 }
 
 /** What a hook filter sees of an event. */
