@@ -2,8 +2,12 @@ import { createReceiveDocumentActivities, type ReceiveDocumentActivityDeps } fro
 import { createSendInvoiceActivities, type SendInvoiceActivityDeps } from './send-invoice.activities';
 import { withFailureMapping } from './to-application-failure';
 import { createWebhookActivities, type WebhookActivityDeps } from './deliver-webhook.activities';
+import { createPeppolReportingActivities, type PeppolReportingActivityDeps } from './peppol-reporting.activities';
 
-export type ActivityDeps = SendInvoiceActivityDeps & ReceiveDocumentActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = SendInvoiceActivityDeps &
+  ReceiveDocumentActivityDeps &
+  WebhookActivityDeps &
+  PeppolReportingActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies (no globals). */
 export function createActivities(deps: ActivityDeps) {
@@ -11,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSendInvoiceActivities(deps),
     ...createWebhookActivities(deps),
     ...createReceiveDocumentActivities(deps),
+    ...createPeppolReportingActivities(deps),
   });
 }
 

@@ -6,3 +6,4 @@ export { sendMessageLevelStatus } from './send-mls.workflow';
 export { sendInvoiceResponse } from './send-invoice-response.workflow';
 export { sendOrder } from './send-order.workflow';
 export { sendOrderResponse } from './send-order-response.workflow';
+export { peppolReporting } from './peppol-reporting.workflow';

@@ -138,6 +138,8 @@ export async function startWorker(
       sentInstances: new SentInstanceRepository(core.db.models),
       sentReferences: new SentReferenceRepository(core.db.models),
       reportingItems: new ReportingItemRepository(core.db.models),
+      networkReporting: config.peppol.reporting,
+      reportValidator: createValidator(validatorOptions(config)),
       peppolDirectory: new PeppolDirectoryRepository(core.db.models),
       peppolSender: composePeppolSender(config),
       email,

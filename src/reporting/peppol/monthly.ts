@@ -48,7 +48,8 @@ export interface NetworkReportingSettings {
 }
 
 export interface NetworkReportingDeps extends As4SendDeps {
-  validator: Pick<Validator, 'validateDocument'>;
+  /** The official rules in process: a report is small, and the document pool's threads take detected formats only. */
+  reportValidator: Pick<Validator, 'validateDocument'>;
   reportingItems: ReportingItemSink & { listBetween(from: Date, to: Date): Promise<PeppolReportingItem[]> };
 }
 
@@ -103,7 +104,7 @@ export async function prepareReport(
   if (await deps.documents.findStored(NETWORK_REPORTS_TENANT, documentId)) return describe(deps, documentId, false);
   const seatId = peppolSenderOf(deps).keys.seatId;
   const xml = await buildReport(deps, seatId, month, kind);
-  const result = await validateReport(deps.validator as Validator, kind, xml);
+  const result = await validateReport(deps.reportValidator, kind, xml);
   assertValidReport(kind, month, result);
   const format = REPORT_FORMATS[kind];
   const stored = await storeGeneratedDocument(deps, {

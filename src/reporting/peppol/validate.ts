@@ -47,7 +47,11 @@ export const REPORT_FORMATS: Readonly<Record<ReportKind, DetectedFormat>> = {
 };
 
 /** Validates a rendered report with the official XSD and Schematron of its kind through the gateway's validator. */
-export async function validateReport(validator: Validator, kind: ReportKind, xml: string): Promise<ValidationResult> {
+export async function validateReport(
+  validator: Pick<Validator, 'validateDocument'>,
+  kind: ReportKind,
+  xml: string,
+): Promise<ValidationResult> {
   return validator.validateDocument(parseXml(xml), xml, REPORT_FORMATS[kind], { ruleSet: REPORT_RULE_PACKS[kind] });
 }
 
