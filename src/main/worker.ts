@@ -25,6 +25,7 @@ import { createFilterPredicate } from '../webhooks/filter';
 import { temporalClientOver } from '../temporal/client';
 import { missingSearchAttributes } from '../temporal/search-attributes';
 import { requiredSearchAttributes } from './search-attributes';
+import { ensurePeppolReportingRun } from './network-reporting';
 
 export interface RunningWorker {
   worker: Worker;
@@ -152,6 +153,13 @@ export async function startWorker(
   });
   const run = worker.run();
   core.logger.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+  if (config.peppol.reporting.enabled) {
+    // The monthly Peppol network reports: one run for the gateway, started by whichever worker comes first.
+    ensurePeppolReportingRun(client, overrides.taskQueue ?? config.temporal.taskQueue).then(
+      (state) => core.logger.info({ state }, 'Peppol network reporting run'),
+      (e: unknown) => core.logger.error({ err: e }, 'the Peppol network reporting run could not be started'),
+    );
+  }
   return {
     worker,
     run,
