@@ -13,11 +13,11 @@ import {
   reportDocumentId,
   REPORT_KINDS,
   reportingMonth,
+  reporterSeatId,
   sendReport,
   type NetworkReportingDeps,
   type ReportKind,
 } from '../reporting/peppol';
-import { peppolSenderOf } from '../sending/as4-send';
 import { ReportingItemRepository } from '../storage/reporting/reporting-item.repository';
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { createValidator } from '../validation';
@@ -26,6 +26,7 @@ import type { peppolReporting } from '../../workflows/peppol-reporting.workflow'
 import type { Core } from './compose';
 import { validatorOptions } from './compose';
 import { composePeppolSender } from './peppol';
+import { loadAs4Keys } from '../peppol/as4/as4-keys';
 
 /** Starts the gateway's peppolReporting run unless it runs already (every worker asks; the workflow id keeps one). */
 export async function ensurePeppolReportingRun(client: Client, taskQueue: string): Promise<'started' | 'running'> {
@@ -53,6 +54,8 @@ export function composeNetworkReporting(core: Core): NetworkReportingDeps {
     sentInstances: new SentInstanceRepository(core.db.models),
     reportingItems: new ReportingItemRepository(core.db.models),
     reportValidator: createValidator(validatorOptions(core.config)),
+    // Generating and showing need only our key's Seat ID, not the whole sending set-up.
+    ...(core.config.as4.enabled ? { seatId: loadAs4Keys(core.config.as4).keys.seatId } : {}),
   };
 }
 
@@ -91,7 +94,7 @@ export async function runReportingCommand(
             };
           }
           // Not generated yet: what it would say now (not stored, not validated).
-          const seatId = peppolSenderOf(deps).keys.seatId;
+          const seatId = reporterSeatId(deps);
           return { kind, documentId, generated: false, xml: await buildReport(deps, seatId, month, kind) };
         }),
       );

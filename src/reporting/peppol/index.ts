@@ -30,6 +30,7 @@ export {
   prepareReport,
   sendReport,
   buildReport,
+  reporterSeatId,
   reportDocumentId,
   NETWORK_REPORTS_TENANT,
   REPORT_KINDS,

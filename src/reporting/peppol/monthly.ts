@@ -50,7 +50,14 @@ export interface NetworkReportingSettings {
 export interface NetworkReportingDeps extends As4SendDeps {
   /** The official rules in process: a report is small, and the document pool's threads take detected formats only. */
   reportValidator: Pick<Validator, 'validateDocument'>;
+  /** Our Seat ID (the CN of our AP certificate); else the sender's key ring's. */
+  seatId?: string;
   reportingItems: ReportingItemSink & { listBetween(from: Date, to: Date): Promise<PeppolReportingItem[]> };
+}
+
+/** The reporter: our Seat ID, as configured for the reports or as our sending key ring has it. */
+export function reporterSeatId(deps: NetworkReportingDeps): string {
+  return deps.seatId ?? peppolSenderOf(deps).keys.seatId;
 }
 
 export const reportDocumentId = (month: string, kind: ReportKind): string => `peppol-${kind}-${month}`;
@@ -102,7 +109,7 @@ export async function prepareReport(
 ): Promise<PreparedReport> {
   const documentId = reportDocumentId(month, kind);
   if (await deps.documents.findStored(NETWORK_REPORTS_TENANT, documentId)) return describe(deps, documentId, false);
-  const seatId = peppolSenderOf(deps).keys.seatId;
+  const seatId = reporterSeatId(deps);
   const xml = await buildReport(deps, seatId, month, kind);
   const result = await validateReport(deps.reportValidator, kind, xml);
   assertValidReport(kind, month, result);
