@@ -1,5 +1,5 @@
-import { ActivityFailure, continueAsNew, log, sleep } from '@temporalio/workflow';
-import { deliverySteps, validationSteps } from './activity-stubs';
+import { ActivityFailure, continueAsNew, log, proxyActivities, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
 import type { NetworkReportKind, PeppolReportingInput, PreparedNetworkReport } from './contracts/peppol-reporting';
 
 const HOUR = 3_600_000;
@@ -31,9 +31,16 @@ function nextWindow(at: Date): number {
  * logged. Returns whether the report was delivered.
  */
 async function reportOne(month: string, kind: NetworkReportKind, deadline: number, retryEveryMs: number) {
+  // Our own failures (database, a worker without the AP key) are retried, but never past the window.
+  const steps = proxyActivities<Activities>({
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '1 minute',
+    scheduleToCloseTimeout: Math.max(60_000, deadline - Date.now()),
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  });
   let prepared: PreparedNetworkReport;
   try {
-    prepared = await validationSteps.prepareNetworkReport({ month, kind });
+    prepared = await steps.prepareNetworkReport({ month, kind });
   } catch (e) {
     if (!(e instanceof ActivityFailure)) throw e;
     log.error('Peppol network report not generated; it is not sent', { month, kind, error: e.cause?.message });
@@ -43,9 +50,20 @@ async function reportOne(month: string, kind: NetworkReportKind, deadline: numbe
   let attempt = prepared.attempts;
   for (;;) {
     attempt += 1;
-    const out = await deliverySteps.sendNetworkReportAttempt({ month, kind, attempt });
-    if (out.outcome === 'delivered' || out.outcome === 'duplicate') return true;
-    log.warn('Peppol network report not delivered', { month, kind, attempt, outcome: out.outcome, reason: out.reason });
+    let outcome: string;
+    let reason: string | undefined;
+    try {
+      const out = await steps.sendNetworkReportAttempt({ month, kind, attempt });
+      outcome = out.outcome;
+      reason = out.reason;
+    } catch (e) {
+      // The run outlives any one failure: an attempt that could not be made is one more to make.
+      if (!(e instanceof ActivityFailure)) throw e;
+      outcome = 'error';
+      reason = e.cause?.message ?? e.message;
+    }
+    if (outcome === 'delivered' || outcome === 'duplicate') return true;
+    log.warn('Peppol network report not delivered', { month, kind, attempt, outcome, reason });
     if (Date.now() + retryEveryMs >= deadline) {
       log.error('Peppol network report window closed before delivery', { month, kind, attempts: attempt });
       return false;

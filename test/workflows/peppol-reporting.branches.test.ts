@@ -44,7 +44,7 @@ describe('peppolReporting schedule (time-skipping server, stubbed activities)', 
     input: PeppolReportingInput,
     behave: {
       prepare?: (s: NetworkReportStep) => PreparedNetworkReport;
-      send?: (a: NetworkReportAttempt, n: number) => NetworkReportAttemptResult['outcome'];
+      send?: (a: NetworkReportAttempt, n: number) => NetworkReportAttemptResult['outcome'] | 'throw';
     } = {},
   ) {
     const prepared: Array<NetworkReportStep & { at: number }> = [];
@@ -64,8 +64,10 @@ describe('peppolReporting schedule (time-skipping server, stubbed activities)', 
       sendNetworkReportAttempt: async (a: NetworkReportAttempt): Promise<NetworkReportAttemptResult> => {
         attempts.push({ ...a, at: await env().currentTimeMs() });
         const n = attempts.filter((x) => x.kind === a.kind && x.month === a.month).length;
+        const outcome = behave.send?.(a, n) ?? 'delivered';
+        if (outcome === 'throw') throw ApplicationFailure.nonRetryable('report not generated', 'DOCUMENT_NOT_FOUND');
         return {
-          outcome: behave.send?.(a, n) ?? 'delivered',
+          outcome,
           to: 'iso6523-actorid-upis::9925:be0848934496',
           endpoint: 'https://openpeppol.example.test/as4',
           messageId: `m-${a.kind}-${n}@invoice-gateway`,
@@ -108,6 +110,15 @@ describe('peppolReporting schedule (time-skipping server, stubbed activities)', 
     expect(Math.max(...r.attempts.map((a) => a.at))).toBeLessThan(windowEnd);
     // The EUSR is tried once the TSR's window is spent: too late for a retry.
     expect(r.attempts.filter((a) => a.kind === 'eusr')).toHaveLength(1);
+  });
+
+  it('outlives an attempt that fails with an error: the run stays and tries again', async () => {
+    const { month } = await toThe20th();
+    const r = await run(
+      { untilMonth: month },
+      { send: (a, n) => (a.kind === 'tsr' && n === 1 ? 'throw' : 'delivered') },
+    );
+    expect(r.attempts.map((a) => `${a.kind} ${a.attempt}`)).toEqual(['tsr 1', 'tsr 2', 'eusr 1']);
   });
 
   it('never sends a report the official rules refuse; the other report still goes', async () => {
