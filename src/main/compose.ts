@@ -1,5 +1,3 @@
-import { countryOfLegalEntity, recordReceivedExchanges } from '../reporting/peppol/items';
-import { ReportingItemRepository } from '../storage/reporting/reporting-item.repository';
 import { existsSync } from 'node:fs';
 import type { Application } from 'express';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -21,6 +19,8 @@ import type { RevocationChecker } from '../peppol/pki/revocation';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { createValidatorPool, defaultWorkerScript, type ValidatorOptions, type ValidatorPool } from '../validation';
+import { countryOfLegalEntity, recordReceivedExchanges } from '../reporting/peppol/items';
+import { ReportingItemRepository } from '../storage/reporting/reporting-item.repository';
 
 /** What every process of the gateway shares: logger, database and repositories. */
 export interface Core {

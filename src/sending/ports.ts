@@ -1,4 +1,3 @@
-import type { ReportingItemSink } from '../reporting/peppol/items';
 import type { X509Certificate } from 'node:crypto';
 import type { ApKeyRing } from '../peppol/pki/key-ring';
 import type { RevocationChecker } from '../peppol/pki/revocation';
@@ -16,6 +15,7 @@ import type { WebhookSender } from '../webhooks/http-sender';
 import type { TransformRunner } from '../transform';
 import type { ValidateOptions, ValidationResult } from '../validation';
 import type { PublishEventInput, PublishResult } from '../webhooks/publish';
+import type { ReportingItemSink } from '../reporting/peppol/items';
 
 /** What a worker needs to send over Peppol: recipient lookups (SML → SMP) and our AP keys. */
 export interface PeppolSender {
