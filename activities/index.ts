@@ -3,11 +3,13 @@ import { createSendInvoiceActivities, type SendInvoiceActivityDeps } from './sen
 import { withFailureMapping } from './to-application-failure';
 import { createWebhookActivities, type WebhookActivityDeps } from './deliver-webhook.activities';
 import { createReportTaxActivities, type ReportTaxActivityDeps } from './report-tax.activities';
+import { createPeppolReportingActivities, type PeppolReportingActivityDeps } from './peppol-reporting.activities';
 
 export type ActivityDeps = SendInvoiceActivityDeps &
   ReceiveDocumentActivityDeps &
   WebhookActivityDeps &
-  ReportTaxActivityDeps;
+  ReportTaxActivityDeps &
+  PeppolReportingActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies (no globals). */
 export function createActivities(deps: ActivityDeps) {
@@ -16,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createReceiveDocumentActivities(deps),
     ...createReportTaxActivities(deps),
+    ...createPeppolReportingActivities(deps),
   });
 }
 

@@ -7,3 +7,4 @@ export { sendInvoiceResponse } from './send-invoice-response.workflow';
 export { sendOrder } from './send-order.workflow';
 export { sendOrderResponse } from './send-order-response.workflow';
 export { reportTax } from './report-tax.workflow';
+export { peppolReporting } from './peppol-reporting.workflow';

@@ -308,6 +308,26 @@ export const configEnvSchema = z.object({
         "(src/core/retry-schedule.ts); read by the API process and carried in each run's input. Unset = 10 min, 20 " +
         'min, 30 min, 2 h, 6 h, 12 h, 14 h (8 attempts over 35 h).',
     ),
+  PEPPOL_REPORTING_ENABLED: bool(false).describe(
+    'The worker keeps the monthly Peppol network reports (TSR and EUSR of the previous month, sent over AS4 between ' +
+      'the 1st and the 15th) running; every access point in production must report.',
+  ),
+  PEPPOL_REPORTING_RECEIVER: z
+    .string()
+    .regex(/^[0-9]{4}:[^\s]+$/)
+    .default('9925:be0848934496')
+    .describe(
+      'Participant id (iso6523-actorid-upis) the TSR and EUSR are sent to: OpenPeppol in production; OpenPeppol has ' +
+        'no receiver on the test network.',
+    ),
+  PEPPOL_REPORTING_COUNTRY: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .optional()
+    .describe(
+      "Our service provider's country (ISO 3166-1 alpha-2): COUNTRY_C1 of the reports, and the receiver country of " +
+        'messages addressed to our own service provider id. Required for sending reports.',
+    ),
 
   TAX_REPORTING_CONFIG: z
     .string()

@@ -113,6 +113,8 @@ export interface Config {
     lookupTimeoutMs: number;
     /** Waits between failed delivery attempts of a sales invoice; travels in each sendInvoice run's input. */
     sendRetrySchedule: RetrySchedule;
+    /** The monthly network reports (TSR, EUSR): docs/decisions.md "Peppol network reporting". */
+    reporting: { enabled: boolean; receiver: string; country: string | undefined };
   };
 }
 
@@ -323,6 +325,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         'PEPPOL_SEND_RETRY_SCHEDULE',
         PEPPOL_SEND_SCHEDULE,
       ),
+      reporting: {
+        enabled: e.PEPPOL_REPORTING_ENABLED,
+        receiver: e.PEPPOL_REPORTING_RECEIVER,
+        country: e.PEPPOL_REPORTING_COUNTRY,
+      },
     },
   });
 }

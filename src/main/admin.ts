@@ -11,6 +11,7 @@ import { reconcileStorage, type SendRunLookup } from '../maintenance/reconcile';
 import { resendDocument, retryDocumentNow, type SendRunControl } from '../sending/operator';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
+import { runReportingCommand } from './network-reporting';
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -32,6 +33,9 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   reconcile [--dry-run]          compare stored documents with their workflows, remove bytes nothing refers to
   document resend --tenant ID --document-id ID      a sales invoice in InvoiceSentError gets a new run
   document retry-now --tenant ID --document-id ID   a sales invoice waiting between attempts makes its next one now
+  reporting generate|show|send --month YYYY-MM [--kind tsr|eusr]
+                                 the Peppol network reports (TSR, EUSR) of a month: generate (once, validated),
+                                 show (stored, or a preview), send (over AS4 to PEPPOL_REPORTING_RECEIVER)
   self-check                     rule packs, xmllint, the demo invoice validated, the Peppol key (exit 1 on a failure)
 `;
 
@@ -78,6 +82,8 @@ export async function runAdmin(
       'dry-run': { type: 'boolean' },
       'sml-zone-file': { type: 'string' },
       'document-id': { type: 'string' },
+      month: { type: 'string' },
+      kind: { type: 'string' },
     },
   });
   const o = values as Options;
@@ -198,6 +204,13 @@ export async function runAdmin(
       const { generation } = await resendDocument(core.documents, services.control, doc);
       return { id: documentId, state: 'resending', generation };
     }
+    case 'reporting generate':
+    case 'reporting show':
+    case 'reporting send':
+      return runReportingCommand(core, verb, {
+        month: need(o, 'month'),
+        kind: typeof o['kind'] === 'string' ? o['kind'] : undefined,
+      });
     default:
       throw new GatewayError('BAD_REQUEST', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
   }

@@ -19,6 +19,8 @@ import type { RevocationChecker } from '../peppol/pki/revocation';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { createValidatorPool, defaultWorkerScript, type ValidatorOptions, type ValidatorPool } from '../validation';
+import { countryOfLegalEntity, recordReceivedExchanges } from '../reporting/peppol/items';
+import { ReportingItemRepository } from '../storage/reporting/reporting-item.repository';
 
 /** What every process of the gateway shares: logger, database and repositories. */
 export interface Core {
@@ -133,6 +135,18 @@ export function composeAs4Receiver(
             ),
         }
       : {}),
+    // Each committed message is a reporting item (TSR / EUSR), its C4 country the receiving party's.
+    onCommitted: recordReceivedExchanges({
+      sink: new ReportingItemRepository(core.db.models),
+      countryOfParty: async (_tenantId, partyId) =>
+        countryOfLegalEntity((await core.directory.findParty(partyId))?.legalEntityId),
+      ownCountry: core.config.peppol.reporting.country,
+      onFailed: (messageId, error) =>
+        core.logger.error(
+          { as4MessageId: messageId, err: error },
+          "Peppol reporting item of a received message not recorded; the month's reports will miss it",
+        ),
+    }),
     ...(options.now ? { now: options.now } : {}),
   });
 }

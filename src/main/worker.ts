@@ -14,6 +14,7 @@ import { PeppolDirectoryRepository } from '../storage/peppol/peppol-directory.re
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { SentReferenceRepository } from '../storage/peppol/sent-reference.repository';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
+import { ReportingItemRepository } from '../storage/reporting/reporting-item.repository';
 import { composeWebhookWorker, temporalDeliveryRuns, TemporalDeliveryStarter } from './webhooks';
 import { createValidator, type Validator, type ValidatorPool } from '../validation';
 import { inProcessTransform, type TransformOptions } from '../transform';
@@ -25,6 +26,7 @@ import { readTaxReportingConfig, type TaxReporting } from '../reporting/tax-repo
 import { temporalClientOver } from '../temporal/client';
 import { missingSearchAttributes } from '../temporal/search-attributes';
 import { requiredSearchAttributes } from './search-attributes';
+import { ensurePeppolReportingRun } from './network-reporting';
 
 export interface RunningWorker {
   worker: Worker;
@@ -153,6 +155,9 @@ export async function startWorker(
       as4Inbound: new As4InboundRepository(core.db.models, core.db.blobs),
       sentInstances: new SentInstanceRepository(core.db.models),
       sentReferences: new SentReferenceRepository(core.db.models),
+      reportingItems: new ReportingItemRepository(core.db.models),
+      networkReporting: config.peppol.reporting,
+      reportValidator: createValidator(validatorOptions(config)),
       peppolDirectory: new PeppolDirectoryRepository(core.db.models),
       peppolSender: composePeppolSender(config),
       email,
@@ -166,6 +171,13 @@ export async function startWorker(
   });
   const run = worker.run();
   core.logger.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+  if (config.peppol.reporting.enabled) {
+    // The monthly Peppol network reports: one run for the gateway, started by whichever worker comes first.
+    ensurePeppolReportingRun(client, overrides.taskQueue ?? config.temporal.taskQueue).then(
+      (state) => core.logger.info({ state }, 'Peppol network reporting run'),
+      (e: unknown) => core.logger.error({ err: e }, 'the Peppol network reporting run could not be started'),
+    );
+  }
   return {
     worker,
     run,

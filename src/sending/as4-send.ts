@@ -15,6 +15,7 @@ import { formatId, spidOfSeatId, type DocumentTypeId, type ParticipantId, type P
 import type { MlsType } from '../peppol/sbdh';
 import { buildSbd } from '../peppol/sbdh';
 import { signAndExchange } from './delivery';
+import { recordSentExchange, type ReportingItemSink } from '../reporting/peppol/items';
 import { validatorFailure } from '../validation';
 import type { DocumentValidator, PeppolSender, PeppolUnavailable } from './ports';
 import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoice';
@@ -25,6 +26,8 @@ export interface As4SendDeps extends DocumentStore {
   peppolSender: PeppolSender | PeppolUnavailable;
   /** Which document a message carried: an MLS answering it names only its SBDH instance identifier. */
   sentInstances?: Pick<SentInstanceRepository, 'record'>;
+  /** Every settled AS4 exchange, for the Peppol network reports; absent in tests only. */
+  reportingItems?: ReportingItemSink;
 }
 
 /** The configured sender, or the retryable failure of a worker that has none (another worker may send). */
@@ -111,13 +114,19 @@ export async function sendOverAs4(deps: As4SendDeps, input: As4Attempt): Promise
     generation: 0,
     ...(input.reportOf ? { reportOf: input.reportOf } : {}),
   });
+  const receiverCertificate = new X509Certificate(endpoint.certificate.raw);
   const { message, out } = await signAndExchange(deps.heartbeat, sender, {
     sbd: sbd.xml,
     header,
-    receiverCertificate: new X509Certificate(endpoint.certificate.raw),
+    receiverCertificate,
     timestamp: input.firstAttemptAt,
     ids,
     url: endpoint.url,
+  });
+  await recordSentExchange(deps.reportingItems, out.outcome, {
+    messageId: message.messageId,
+    header: { ...header, countryC1: input.countryC1 },
+    receiverCertificate,
   });
   const reason = 'reason' in out ? out.reason : undefined;
   const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';

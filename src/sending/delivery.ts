@@ -9,6 +9,7 @@ import { formatId, peppolParticipant } from '../peppol/identifiers';
 import { buildSbd } from '../peppol/sbdh';
 import { readBusinessReference } from '../peppol/business-reference';
 import { convertForRecipient } from '../transform/recipient';
+import { recordSentExchange } from '../reporting/peppol/items';
 import type { SendPeppolInput, SendPeppolOutcome } from '../../workflows/contracts/send-invoice';
 import { conversionSource } from './conversion-source';
 import type { PeppolSender, SendInvoiceDeps } from './ports';
@@ -141,6 +142,11 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
     timestamp: firstAttemptAt,
     ids,
     url: route.endpointUrl,
+  });
+  await recordSentExchange(deps.reportingItems, out.outcome, {
+    messageId: message.messageId,
+    header: { ...header, countryC1: route.countryC1 },
+    receiverCertificate,
   });
   const result: SendPeppolOutcome = {
     outcome: out.outcome,

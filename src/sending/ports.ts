@@ -15,6 +15,7 @@ import type { WebhookSender } from '../webhooks/http-sender';
 import type { TransformRunner } from '../transform';
 import type { ValidateOptions, ValidationResult } from '../validation';
 import type { PublishEventInput, PublishResult } from '../webhooks/publish';
+import type { ReportingItemSink } from '../reporting/peppol/items';
 
 /** What a worker needs to send over Peppol: recipient lookups (SML → SMP) and our AP keys. */
 export interface PeppolSender {
@@ -85,6 +86,8 @@ export interface SendInvoiceDeps extends DocumentStore {
   sentInstances?: Pick<SentInstanceRepository, 'record'>;
   /** The numbers of the documents we send (a received Invoice Response names its invoice so); absent in tests only. */
   sentReferences?: Pick<SentReferenceRepository, 'record'>;
+  /** Every settled AS4 exchange, for the Peppol network reports; absent in tests only. */
+  reportingItems?: ReportingItemSink;
 }
 
 /** What a hook filter sees of an event. */

@@ -5,6 +5,7 @@ import { buildEventModels } from './events/event.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
 import { buildAs4Models } from './as4/as4-inbound.schema';
 import { buildSentInstanceModels } from './peppol/sent-instance.schema';
+import { buildReportingItemModels } from './reporting/reporting-item.schema';
 import { buildSentReferenceModels } from './peppol/sent-reference.schema';
 import { buildLeaseModel } from './lease.schema';
 
@@ -339,6 +340,7 @@ export function buildModels(conn: Connection) {
     ...buildAs4Models(conn),
     ...buildSentInstanceModels(conn),
     ...buildSentReferenceModels(conn),
+    ...buildReportingItemModels(conn),
   };
 }
 

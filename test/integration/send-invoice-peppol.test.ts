@@ -441,6 +441,13 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     expect(stored!.fromSeatId).toMatch(/^P[A-Z]{2}[0-9]{6}$/);
     expect(header.mlsTo).toEqual(peppolParticipant(`0242:${stored!.fromSeatId.slice(3)}`));
     expect(header.mlsTypeExplicit).toBe(false);
+    // Both access points keep the exchange once for the Peppol network reports, each naming the other's Seat ID.
+    const messageId = details['messageId'] as string;
+    const sentItem = await ctx.core.db.models.ReportingItem.findById(`sent:${messageId}`).lean().exec();
+    const receivedItem = await receiving.core.db.models.ReportingItem.findById(`received:${messageId}`).lean().exec();
+    expect(sentItem).toMatchObject({ direction: 'sent', endUserId: formatId(header.sender), mls: false });
+    expect(sentItem!.otherSeatId).toMatch(/^P[A-Z]{2}[0-9]{6}$/);
+    expect(receivedItem).toMatchObject({ otherSeatId: stored!.fromSeatId, endUserId: formatId(header.receiver) });
   });
 
   it('retries on 503: two InvoiceSentRetry events (attempts 1 and 2), then InvoiceSent on attempt 3', async () => {

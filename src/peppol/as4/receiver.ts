@@ -85,7 +85,21 @@ export interface As4ReceiverOptions {
   onStored?: (stored: StoredInbound) => Promise<void>;
   /** Told about a failed onStored (the edge logs it). */
   onStoredFailed?: (stored: StoredInbound, error: unknown) => void;
+  /**
+   * Told of each committed message (not of duplicates) with what the Peppol network reports need of it; it keeps its
+   * own failures (the message is durable, its receipt is not withheld).
+   */
+  onCommitted?: (m: CommittedExchange) => Promise<void>;
   now?: () => Date;
+}
+
+/** A committed message as the network reports see it: the SBDH, the verified signer, the party it is for. */
+export interface CommittedExchange {
+  messageId: string;
+  exchangedAt: Date;
+  header: ReceivedPeppolMessage['parsedSbd']['header'];
+  signerCertificate: X509Certificate;
+  party: ServedParty;
 }
 
 export interface As4Answer {
@@ -271,6 +285,13 @@ export class As4Receiver {
       if (answer) return answer;
       throw new EbmsError('EBMS:0004', 'the message conflicts with one stored at the same moment');
     }
+    await this.options.onCommitted?.({
+      messageId: um.messageId,
+      exchangedAt: now,
+      header,
+      signerCertificate: msg.signerCertificate,
+      party,
+    });
     await this.started(result.stored);
     return {
       status: 200,
