@@ -59,6 +59,7 @@ export async function reportTax(input: ReportTaxInput): Promise<ReportTaxResult>
     outcome: accepted ? 'accepted' : 'rejected',
     statusCode: ack.responseCode,
     mlsDocumentId: ack.mlsDocumentId,
+    attempt: run.attempts,
     messageId: run.last.messageId,
     to: run.last.to,
     ...(ack.reason ? { reason: ack.reason } : {}),

@@ -146,7 +146,8 @@ export async function prepareTaxReport(
       reason: skipped.reason,
     };
   }
-  const where = { country: planned.country, authority: planned.authority.receiver };
+  // The C5 participant id under scheme 0242, written with or without the scheme in the configuration.
+  const where = { country: planned.country, authority: planned.authority.receiver.replace(/^0242:/, '') };
   const reportDocumentId = taxReportDocumentId(input.tenantId, input.documentId, planned.role);
   let invoiceUuid: string;
   const stored = await deps.documents.findStored(input.tenantId, reportDocumentId);
@@ -206,7 +207,7 @@ export async function prepareTaxReport(
     ids,
     'built',
     `Tax Data Document ${reportDocumentId} (submit, ${planned.role}, ${planned.country}) for ` +
-      `${planned.authority.name ?? planned.authority.id} (0242:${planned.authority.receiver}); invoice UUID ${invoiceUuid}`,
+      `${planned.authority.name ?? planned.authority.id} (0242:${where.authority}); invoice UUID ${invoiceUuid}`,
   );
   return {
     kind: 'report',
@@ -214,7 +215,7 @@ export async function prepareTaxReport(
     ...where,
     reportDocumentId,
     invoiceUuid,
-    acknowledgedBy: formatId(authoritySpid(planned.authority.receiver)),
+    acknowledgedBy: formatId(authoritySpid(where.authority)),
   };
 }
 
