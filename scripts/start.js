@@ -12,7 +12,7 @@ const path = require('node:path');
 const services = require('./lib/services');
 const { startSmtpSink } = require('./lib/smtp-sink');
 const { startLocalSml } = require('./lib/local-sml');
-const { DEMO_SML_ZONE, demoCommands, demoPeppolEnv, demoTaxsimEnv } = require('./lib/demo');
+const { DEMO_SML_ZONE, demoCommands, demoPeppolEnv, demoTaxReportingConfig, demoTaxsimEnv } = require('./lib/demo');
 const { fetchRules } = require('./rules/fetch');
 
 const ROOT = services.REPO_ROOT;
@@ -111,6 +111,20 @@ function seedDemo(env, smlZoneFile) {
   });
 }
 
+/** Writes var/tax-reporting.json for the countries taxsim serves by default; returns its path. */
+function writeDemoTaxReportingConfig() {
+  const { defaultTaxsimParticipants, TAXSIM_SEAT_ID } = require(path.join(ROOT, 'dist/src/taxsim/index.js'));
+  const { spidOfSeatId } = require(path.join(ROOT, 'dist/src/peppol/identifiers.js'));
+  const { TEST_SENDER_SEAT_ID } = require(path.join(ROOT, 'dist/src/peppol/pki/test-pki.js'));
+  const file = path.join(VAR_DIR, 'tax-reporting.json');
+  const config = demoTaxReportingConfig({
+    spid: spidOfSeatId(TEST_SENDER_SEAT_ID).value.replace(/^0242:/, ''),
+    participants: defaultTaxsimParticipants(spidOfSeatId(TAXSIM_SEAT_ID)),
+  });
+  fs.writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
+}
+
 async function main() {
   const t0 = Date.now();
   say('building (tsc -p tsconfig.build.json)');
@@ -173,9 +187,11 @@ async function main() {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  // With taxsim up, the worker reports the demo's invoices to it (C2 for the sender's, C3 for the receiver's).
+  const taxReporting = taxsim ? { TAX_REPORTING_CONFIG: writeDemoTaxReportingConfig() } : {};
   const worker = sup.spawn('worker', process.execPath, [path.join(ROOT, 'dist/src/main/worker.js')], {
     cwd: ROOT,
-    env: { ...env, TEMPORAL_WORKFLOW_BUNDLE: WORKFLOW_BUNDLE },
+    env: { ...env, ...taxReporting, TEMPORAL_WORKFLOW_BUNDLE: WORKFLOW_BUNDLE },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
 

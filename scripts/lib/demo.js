@@ -55,6 +55,29 @@ function demoTaxsimEnv({ pkiDir, smlZoneFile }) {
   };
 }
 
+/**
+ * The demo's tax reporting configuration (TAX_REPORTING_CONFIG, docs/decisions.md "Tax reporting"): every country
+ * taxsim serves, both roles, our SPID (`spid`, the digits of 0242:nnnnnn). `participants` maps countries to taxsim's
+ * participant ids.
+ */
+function demoTaxReportingConfig({ spid, participants }) {
+  const { VIDA_TDD_DOCUMENT_TYPE_ID, VIDA_TDD_PROCESS_ID } = require(
+    path.join(REPO_ROOT, 'dist/src/reporting/tdd/config.js'),
+  );
+  return {
+    version: '1.0.0',
+    serviceProviderId: spid,
+    documentTypeId: VIDA_TDD_DOCUMENT_TYPE_ID,
+    processId: VIDA_TDD_PROCESS_ID,
+    authorities: Object.fromEntries(
+      Object.entries(participants).map(([cc, receiver]) => [
+        cc,
+        { id: cc, name: `taxsim ${cc}`, receiver, roles: ['C2', 'C3'] },
+      ]),
+    ),
+  };
+}
+
 /** Quotes a shell word when it needs it. */
 function sh(word) {
   return /^[A-Za-z0-9_./:=@-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -75,6 +98,7 @@ function demoCommands({ base, seed, cwd = REPO_ROOT }) {
     `ID=$(curl -s ${auth} -H 'Content-Type: application/xml' --data-binary @${sh(invoice)} \\`,
     `  ${base}/api/v1/${seed.partyId}/salesInvoice/send | jq -r .id)`,
     `curl -s ${auth} ${base}/api/v1/${seed.partyId}/salesInvoice/$ID/status | jq .state   # "delivered"`,
+    `curl -s ${auth} ${base}/api/v1/${seed.partyId}/salesInvoice/$ID/status | jq .taxReport   # step "accepted"`,
     `curl -s ${auth} '${base}/api/v1/events?partyId=${seed.partyId}&topic=InvoiceSent' | jq '.items[].message'`,
     `curl -s ${auth} '${base}/api/v1/events?partyId=${seed.receiverPartyId}&topic=InvoiceReceived' \\`,
     `  | jq -r '.items[].documentId'   # what the receiver got, each one at:`,
@@ -85,4 +109,11 @@ function demoCommands({ base, seed, cwd = REPO_ROOT }) {
   ];
 }
 
-module.exports = { DEMO_SML_ZONE, DEMO_DOCUMENTS, demoPeppolEnv, demoTaxsimEnv, demoCommands };
+module.exports = {
+  DEMO_SML_ZONE,
+  DEMO_DOCUMENTS,
+  demoPeppolEnv,
+  demoTaxsimEnv,
+  demoTaxReportingConfig,
+  demoCommands,
+};
