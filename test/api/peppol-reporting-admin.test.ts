@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { runAdmin } from '../../src/main/admin';
 import { ReportingItemRepository } from '../../src/storage/reporting/reporting-item.repository';
-import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
+import { testPki, testApEnv } from '../support/peppol/pki-fixture';
 import { createTestContext, type TestContext } from '../support/test-app';
 
 /*
@@ -14,9 +13,7 @@ describe('admin reporting', () => {
     await testPki();
     ctx = await createTestContext('adminreporting', {
       env: {
-        PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-receiver.p12')}#ap-receiver`,
-        PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-        PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+        ...testApEnv('ap-receiver'),
       },
     });
     const items = new ReportingItemRepository(ctx.core.db.models);

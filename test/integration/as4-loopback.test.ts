@@ -5,7 +5,6 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { buildPeppolMessage } from '../../src/peppol/as4/message';
@@ -15,7 +14,7 @@ import { readSignal } from '../../src/peppol/as4/signals';
 import type { TestPki } from '../support/peppol/test-pki';
 import { HEADER, RECEIVER, sbd } from '../support/as4-messages';
 import { createTestContext, type TestContext } from '../support/test-app';
-import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
+import { testPki, testApEnv } from '../support/peppol/pki-fixture';
 
 const MAX_MESSAGE = 1024 * 1024;
 
@@ -28,9 +27,7 @@ beforeAll(async () => {
   pki = await testPki();
   ctx = await createTestContext('asfourloopback', {
     env: {
-      PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-receiver.p12')}#ap-receiver`,
-      PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-      PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+      ...testApEnv('ap-receiver'),
       AS4_MAX_MESSAGE_BYTES: String(MAX_MESSAGE),
     },
   });

@@ -33,7 +33,7 @@ import type { SendInvoiceResponseResult } from '../../workflows/contracts/send-i
 import { corpusFile } from '../support/corpus';
 import { LocalDnsZone } from '../support/peppol/local-dns';
 import { LocalSmp } from '../support/peppol/local-smp';
-import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
+import { testPki, testApEnv } from '../support/peppol/pki-fixture';
 import type { TestPki } from '../support/peppol/test-pki';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
@@ -74,9 +74,7 @@ describe('an Invoice Response from one gateway to another (real Temporal, DNS, S
     // The supplier's gateway: the receiving access point of the seller.
     supplier = await createTestContext('irsupplier', {
       env: {
-        PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-receiver.p12')}#ap-receiver`,
-        PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-        PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+        ...testApEnv('ap-receiver'),
       },
     });
     supplierTenant = (await supplier.core.directory.createTenant({ name: 'suppliers' }))._id;
@@ -126,9 +124,7 @@ describe('an Invoice Response from one gateway to another (real Temporal, DNS, S
         TEMPORAL_TASK_QUEUE: taskQueue,
         WORKER_METRICS_ADDRESS: '',
         WEBHOOK_SEARCH_ATTRIBUTES: 'false',
-        PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-sender.p12')}#ap-sender`,
-        PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-        PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+        ...testApEnv('ap-sender'),
         PEPPOL_SMP_TRUSTSTORE: truststore,
         PEPPOL_SML_ZONE: ZONE,
         PEPPOL_DNS_SERVERS: dns.address,

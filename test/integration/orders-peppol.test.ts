@@ -33,7 +33,7 @@ import { eventually } from '../support/poll';
 import { LocalDnsZone } from '../support/peppol/local-dns';
 import { LocalSmp } from '../support/peppol/local-smp';
 import { ORDER_BUYER, ORDER_SELLER, orderXml } from '../support/peppol/orders';
-import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
+import { testPki, testApEnv } from '../support/peppol/pki-fixture';
 import type { TestPki } from '../support/peppol/test-pki';
 import { requireEnv } from '../support/services';
 import { createTestContext, type TestContext } from '../support/test-app';
@@ -81,9 +81,7 @@ describe('an order and its order response between two parties over Peppol AS4 (r
         TEMPORAL_TASK_QUEUE: taskQueue,
         WORKER_METRICS_ADDRESS: '',
         WEBHOOK_SEARCH_ATTRIBUTES: 'false',
-        PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-sender.p12')}#ap-sender`,
-        PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-        PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+        ...testApEnv('ap-sender'),
         PEPPOL_SMP_TRUSTSTORE: truststore,
         PEPPOL_SML_ZONE: ZONE,
         PEPPOL_DNS_SERVERS: dns.address,

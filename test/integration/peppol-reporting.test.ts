@@ -7,7 +7,6 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { Document } from '@xmldom/xmldom';
 import { parseXml } from '../../src/formats';
 import {
@@ -35,7 +34,7 @@ import { ReportingItemRepository } from '../../src/storage/reporting/reporting-i
 import { createValidator } from '../../src/validation';
 import { validatorOptions } from '../../src/main/compose';
 import { BILLING, INVOICE, RECEIVER } from '../support/as4-messages';
-import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
+import { testPki, testApEnv } from '../support/peppol/pki-fixture';
 import type { TestPki } from '../support/peppol/test-pki';
 import { createTestContext, type TestContext } from '../support/test-app';
 
@@ -58,9 +57,7 @@ beforeAll(async () => {
   pki = await testPki();
   ctx = await createTestContext('peppolreporting', {
     env: {
-      PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-receiver.p12')}#ap-receiver`,
-      PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-      PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+      ...testApEnv('ap-receiver'),
       PEPPOL_REPORTING_COUNTRY: 'BE',
     },
   });

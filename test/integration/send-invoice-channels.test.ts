@@ -6,14 +6,13 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import request from 'supertest';
 import { corpusFile } from '../support/corpus';
 import { parseMail } from '../support/smtp-sink';
 import { eventually } from '../support/poll';
 import { BIS3_INVOICE_TYPE, startSendingNetwork, type SendingNetwork } from '../support/sending-network';
 import { createTestContext, type TestContext } from '../support/test-app';
-import { TEST_PKI_DIR } from '../support/peppol/pki-fixture';
+import { testApEnv } from '../support/peppol/pki-fixture';
 import { verifySignedDocument } from '../../src/webhooks/verify-webhook';
 
 jest.setTimeout(120_000);
@@ -87,9 +86,7 @@ describe('sendInvoice channels: Peppol output rules, e-mail fallback, sender che
     // The receiving access point: a gateway of its own serving BUYER.
     receiving = await createTestContext('channelsreceiving', {
       env: {
-        PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-receiver.p12')}#ap-receiver`,
-        PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-        PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+        ...testApEnv('ap-receiver'),
       },
     });
     const buyers = await receiving.core.directory.createTenant({ name: 'buyers' });

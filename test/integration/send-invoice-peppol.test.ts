@@ -44,7 +44,7 @@ import {
 import { eventually } from '../support/poll';
 import { LocalDnsZone } from '../support/peppol/local-dns';
 import { LocalSmp } from '../support/peppol/local-smp';
-import { TEST_PKI_DIR, testPki } from '../support/peppol/pki-fixture';
+import { testPki, testApEnv } from '../support/peppol/pki-fixture';
 import { testWorkflowBundle } from '../support/workflow-bundle';
 import { workerProcesses, type WorkerProcess } from '../support/worker-process';
 import { DELIVERED_AT_FIRST_ATTEMPT } from '../support/sending-network';
@@ -180,9 +180,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
     // The receiving access point: a gateway of its own (database, AP key) serving the buyers.
     receiving = await createTestContext('peppolreceiving', {
       env: {
-        PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-receiver.p12')}#ap-receiver`,
-        PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-        PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+        ...testApEnv('ap-receiver'),
       },
     });
     const buyerTenant = await receiving.core.directory.createTenant({ name: 'buyers' });
@@ -289,9 +287,7 @@ describe('sendInvoice delivers over Peppol (real Temporal, DNS, SMP, receiving A
       WEBHOOK_ALLOWED_RANGES: '127.0.0.0/8',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_SEARCH_ATTRIBUTES: 'false',
-      PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-sender.p12')}#ap-sender`,
-      PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-      PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+      ...testApEnv('ap-sender'),
       PEPPOL_SMP_TRUSTSTORE: pem('smp-ca.pem', pki.smpCa.certificate.toString()),
       PEPPOL_SML_ZONE: ZONE,
       PEPPOL_DNS_SERVERS: dns.address,

@@ -26,7 +26,7 @@ import { BILLING_PROCESS } from '../../src/peppol/smp-publisher';
 import { eventually } from './poll';
 import { LocalDnsZone } from './peppol/local-dns';
 import { LocalSmp } from './peppol/local-smp';
-import { TEST_PKI_DIR, testPki } from './peppol/pki-fixture';
+import { testPki, testApEnv } from './peppol/pki-fixture';
 import type { TestPki } from './peppol/test-pki';
 import { requireEnv } from './services';
 import { startSmtpSink, type SmtpSink } from './smtp-sink';
@@ -165,9 +165,7 @@ export async function startSendingNetwork(options: SendingNetworkOptions): Promi
       TEMPORAL_TASK_QUEUE: taskQueue,
       WORKER_METRICS_ADDRESS: '',
       WEBHOOK_SEARCH_ATTRIBUTES: 'false',
-      PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, 'ap-sender.p12')}#ap-sender`,
-      PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-      PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+      ...testApEnv('ap-sender'),
       PEPPOL_SMP_TRUSTSTORE: smpCa,
       PEPPOL_SML_ZONE: options.zone,
       PEPPOL_DNS_SERVERS: dns.address,

@@ -26,7 +26,7 @@ import { createTestContext, type TestContext } from '../test-app';
 import { testWorkflowBundle } from '../workflow-bundle';
 import { LocalDnsZone } from './local-dns';
 import { LocalSmp } from './local-smp';
-import { TEST_PKI_DIR, testPki } from './pki-fixture';
+import { testApEnv, testPki } from './pki-fixture';
 import type { TestPki } from './test-pki';
 
 export interface PeppolNetwork {
@@ -114,9 +114,7 @@ export async function startNetworkGateway(
       TEMPORAL_TASK_QUEUE: taskQueue,
       WORKER_METRICS_ADDRESS: '',
       WEBHOOK_SEARCH_ATTRIBUTES: 'false',
-      PEPPOL_AP_KEYSTORE: `${path.join(TEST_PKI_DIR, `${opts.key}.p12`)}#${opts.key}`,
-      PEPPOL_AP_KEYSTORE_PASSWORD: 'test',
-      PEPPOL_AP_CA: path.join(TEST_PKI_DIR, 'ap-ca.crt.pem'),
+      ...testApEnv(opts.key),
       PEPPOL_SMP_TRUSTSTORE: network.smpTruststore,
       PEPPOL_SML_ZONE: network.zone,
       PEPPOL_DNS_SERVERS: network.dns.address,
