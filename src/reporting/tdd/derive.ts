@@ -1,4 +1,5 @@
 import type { Identifier, Invoice } from '../../en16931/model';
+import { tddProfileOf } from './config';
 import { tddInvoiceUuid } from './invoice-uuid';
 import {
   TDD_TYPE_CODES,
@@ -77,7 +78,7 @@ function spidParticipant(v: string): ParticipantId {
 
 /**
  * Derives one planned report from the EN 16931 model: pure, so a retried step gets the same document for the same
- * exchange. The reporting party is the seller's electronic address (BT-34) for C2 and the buyer's (BT-49) for C3.
+ * exchange. The profile is the authority's (`vida-1` when it names none). The reporting party is the seller's electronic address (BT-34) for C2 and the buyer's (BT-49) for C3.
  */
 export function deriveTdd(
   inv: Invoice,
@@ -98,8 +99,12 @@ export function deriveTdd(
   ] as const)
     if (!UUID.test(v)) throw new Error(`${name} ${v} is not a UUID`);
   if (Number.isNaN(exchange.issuedAt.getTime())) throw new Error('TDT-004 / TDT-005: issuedAt is not a valid time');
+  const profile = tddProfileOf(report.authority);
+  if (!profile.versions[config.version])
+    throw new Error(`the Tax Data Document profile ${profile.id} has no version ${config.version}`);
   const iso = exchange.issuedAt.toISOString();
   return {
+    profile: profile.id,
     version: config.version,
     uuid: exchange.tddUuid,
     issueDate: iso.slice(0, 10),
