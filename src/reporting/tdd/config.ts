@@ -95,7 +95,8 @@ export interface TddTransport {
  */
 export function tddTransport(config: TddConfig, authority: TddAuthority | string): TddTransport {
   const a = typeof authority === 'string' ? config.authorities[authority] : authority;
-  if (!a) throw new Error(`no tax authority is configured for ${String(authority)}`);
+  // Only a country can be missing.
+  if (!a) throw new Error(`no tax authority is configured for ${authority as string}`);
   const profile = tddProfileOf(a);
   const vida = profile.id === 'vida-1';
   return {
