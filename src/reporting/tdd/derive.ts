@@ -78,7 +78,8 @@ function spidParticipant(v: string): ParticipantId {
 
 /**
  * Derives one planned report from the EN 16931 model: pure, so a retried step gets the same document for the same
- * exchange. The profile is the authority's (`vida-1` when it names none). The reporting party is the seller's electronic address (BT-34) for C2 and the buyer's (BT-49) for C3.
+ * exchange. The reporting party is the seller's electronic address (BT-34) for C2 and the buyer's (BT-49) for C3.
+ * The profile is the authority's (`vida-1` when it names none), which must have the configured version.
  */
 export function deriveTdd(
   inv: Invoice,
