@@ -38,6 +38,11 @@ export interface TddProfile {
   documentTypeId: string;
   /** The Peppol process id the TDD is sent under. */
   processId: string;
+  /**
+   * Business terms this profile requires beyond the ones every profile does (`missingTerms`), as the profile's rules
+   * require them: asked before deriving, so a missing one is a derivation error naming the term.
+   */
+  requiredTerms: readonly 'BT-44'[];
   /** The specification versions of this profile the writer renders, with their pinned rule packs. */
   versions: Readonly<Partial<Record<TddVersion, TddProfileVersion>>>;
 }
@@ -67,6 +72,7 @@ export const TDD_PROFILES: Readonly<Record<TddProfileId, TddProfile>> = {
     profileId: 'urn:peppol:taxreporting',
     documentTypeId: documentTypeIdOf(VIDA_NAMESPACE, VIDA_CUSTOMIZATION),
     processId: PROCESS_ID,
+    requiredTerms: [],
     versions: {
       '1.0.0': { rulePacks: 'peppol-vida-tdd-xsd@1.0.0,peppol-vida-tdd@1.0.0', schema: true },
       '1.1.0': { rulePacks: undefined, schema: true },
@@ -85,6 +91,8 @@ export const TDD_PROFILES: Readonly<Record<TddProfileId, TddProfile>> = {
     profileId: 'urn:peppol:taxreporting',
     documentTypeId: documentTypeIdOf(SK_NAMESPACE, SK_CUSTOMIZATION),
     processId: PROCESS_ID,
+    // The Slovak CEN rules keep BR-07 (Buyer name), which ViDA 1.0.0 dropped.
+    requiredTerms: ['BT-44'],
     versions: {
       '1.0.0': { rulePacks: 'peppol-sk-tdd@1.0.0', schema: false },
     },

@@ -1,6 +1,7 @@
 import { loadManifest } from '../../../src/validation';
 import {
   deriveTdd,
+  missingTerms,
   parseTddConfig,
   planTddReports,
   renderTdd,
@@ -145,6 +146,17 @@ describe('TDD configuration with profiles', () => {
     expect(() =>
       parseTddConfig({ ...BASE, version: '1.1.0', authorities: { SK: { ...AUTHORITY, profile: 'sk-1' } } }),
     ).toThrow('authorities.SK.profile: profile sk-1 has no version 1.1.0 (it has 1.0.0)');
+  });
+
+  it('asks the terms a profile requires beyond the common ones: SK the buyer name (BR-07)', () => {
+    const inv = withEndpoints(readCorpusInvoice(ORACLE_EXAMPLES[0]!.file));
+    const noName = { ...inv, buyer: { ...inv.buyer, name: undefined } };
+    expect(TDD_PROFILES['vida-1'].requiredTerms).toEqual([]);
+    expect(TDD_PROFILES['sk-1'].requiredTerms).toEqual(['BT-44']);
+    expect(missingTerms(noName, 'C2')).toEqual([]);
+    expect(missingTerms(noName, 'C2', 'vida-1')).toEqual([]);
+    expect(missingTerms(noName, 'C2', 'sk-1')).toEqual(['BT-44 Buyer name (sk-1: BR-07)']);
+    expect(missingTerms(inv, 'C3', 'sk-1')).toEqual([]);
   });
 
   it('derives and renders in the authority profile', () => {
