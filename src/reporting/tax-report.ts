@@ -33,6 +33,8 @@ import {
   TDD_CUSTOMIZATION_ID,
   TDD_PROFILE_ID,
   TDD_RULE_PACKS,
+  tddRulePacks,
+  tddTransport,
   type TddConfig,
   type TddDirection,
   type TddReporterRole,
@@ -178,7 +180,8 @@ export async function prepareTaxReport(
     }
     invoiceUuid = tdd.invoiceUuid;
     const xml = renderTdd(tdd);
-    const verdict = await validateTdd(validator, xml, config.version);
+    const transport = tddTransport(config, planned.authority);
+    const verdict = await validateTdd(validator, xml, config.version, transport.profile.id);
     if (!verdict.isValid) {
       const first = verdict.assertions
         .filter((a) => a.flag === 'error')
@@ -194,8 +197,14 @@ export async function prepareTaxReport(
       bytes: Buffer.from(xml, 'utf8'),
       kind: 'tax-data-document',
       createdBy: 'tax-reporting',
-      format: { ...TDD_FORMAT, documentTypeId: config.documentTypeId },
-      validation: `validated (${TDD_RULE_PACKS[config.version]})`,
+      format: {
+        ...TDD_FORMAT,
+        id: transport.profile.formatId,
+        name: transport.profile.name,
+        customizationId: transport.profile.customizationId,
+        documentTypeId: transport.documentTypeId,
+      },
+      validation: `validated (${tddRulePacks(transport.profile.id, config.version)})`,
     });
     if (!written)
       throw new GatewayError('STORAGE_FAILED', `tax report ${reportDocumentId} could not be stored`, {
@@ -237,6 +246,7 @@ export async function submitTaxReportAttempt(
   const { config } = settingsOf(deps);
   const sender = peppolSenderOf(deps);
   const { report } = input;
+  const transport = tddTransport(config, report.country);
   const [doc, tdd] = await Promise.all([
     deps.documents.findStored(input.tenantId, input.documentId),
     deps.documents.findStored(input.tenantId, report.reportDocumentId),
@@ -254,8 +264,8 @@ export async function submitTaxReportAttempt(
     // The report goes from us, the reporter's service provider (TDT-015), to the authority's access point (TDT-014).
     sender: ourSpid(sender),
     receiver: peppolParticipant(`0242:${report.authority}`),
-    documentType: parseDocumentTypeId(config.documentTypeId),
-    process: parseProcessId(config.processId),
+    documentType: parseDocumentTypeId(transport.documentTypeId),
+    process: parseProcessId(transport.processId),
     countryC1: report.country,
     idSeed: `${input.tenantId}:tax-report:${report.reportDocumentId}`,
     attempt: input.attempt,

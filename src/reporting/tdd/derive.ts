@@ -1,5 +1,7 @@
 import type { Identifier, Invoice } from '../../en16931/model';
+import { tddProfileOf } from './config';
 import { tddInvoiceUuid } from './invoice-uuid';
+import { DEFAULT_TDD_PROFILE, tddProfile } from './profiles';
 import {
   TDD_TYPE_CODES,
   type ParticipantId,
@@ -7,6 +9,7 @@ import {
   type TaxDataDocument,
   type TddConfig,
   type TddExchange,
+  type TddProfileId,
 } from './types';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -26,11 +29,12 @@ const present = (v: string | undefined): boolean => v !== undefined && v.trim() 
 
 /**
  * What each reporter role needs from the invoice. Both roles: the terms of the Invoice UUID and the TDD structure
- * (BT-1, BT-2, BT-3, BT-5, BT-24, BT-31, a non-empty buyer, a VAT breakdown, lines). C3 (the buyer is liable for the VAT) also: BT-110, BT-112, BT-117 / BT-118 / BT-119 per
- * VAT breakdown and BT-111 when BT-6 is given (TDD 1.1.0 ibr-tdd-90..93). BT-119 is not asked of category "O", which
- * has no rate.
+ * (BT-1, BT-2, BT-3, BT-5, BT-24, BT-31, a non-empty buyer, a VAT breakdown, lines). C3 (the buyer is liable for the
+ * VAT) also: BT-110, BT-112, BT-117 / BT-118 / BT-119 per VAT breakdown and BT-111 when BT-6 is given (TDD 1.1.0
+ * ibr-tdd-90..93). BT-119 is not asked of category "O", which has no rate. The profile adds its own required terms
+ * (`requiredTerms`: the Slovak profile asks for BT-44, its BR-07).
  */
-export function missingTerms(inv: Invoice, role: 'C2' | 'C3'): string[] {
+export function missingTerms(inv: Invoice, role: 'C2' | 'C3', profile: TddProfileId = DEFAULT_TDD_PROFILE): string[] {
   const missing: string[] = [];
   const need = (term: string, v: string | undefined): void => {
     if (!present(v)) missing.push(term);
@@ -47,6 +51,7 @@ export function missingTerms(inv: Invoice, role: 'C2' | 'C3'): string[] {
     missing.push('BG-7 Buyer: one of BT-48, BT-55, BT-44');
   if (inv.vatBreakdown.length === 0) missing.push('BG-23 VAT breakdown');
   if (inv.lines.length === 0) missing.push('BG-25 Invoice line');
+  if (tddProfile(profile).requiredTerms.includes('BT-44')) need(`BT-44 Buyer name (${profile}: BR-07)`, inv.buyer.name);
   if (role === 'C3') {
     need('BT-110 Invoice total VAT amount', inv.totals.totalVatAmount);
     need('BT-112 Invoice total amount with VAT', inv.totals.totalWithVat);
@@ -78,6 +83,7 @@ function spidParticipant(v: string): ParticipantId {
 /**
  * Derives one planned report from the EN 16931 model: pure, so a retried step gets the same document for the same
  * exchange. The reporting party is the seller's electronic address (BT-34) for C2 and the buyer's (BT-49) for C3.
+ * The profile is the authority's (`vida-1` when it names none), which must have the configured version.
  */
 export function deriveTdd(
   inv: Invoice,
@@ -85,7 +91,8 @@ export function deriveTdd(
   exchange: TddExchange,
   config: TddConfig,
 ): TaxDataDocument {
-  const missing = missingTerms(inv, report.role);
+  const profile = tddProfileOf(report.authority);
+  const missing = missingTerms(inv, report.role, profile.id);
   const reportingParty = participant(
     report.role === 'C2' ? 'BT-34 Seller electronic address' : 'BT-49 Buyer electronic address',
     report.role === 'C2' ? inv.seller.electronicAddress : inv.buyer.electronicAddress,
@@ -98,8 +105,11 @@ export function deriveTdd(
   ] as const)
     if (!UUID.test(v)) throw new Error(`${name} ${v} is not a UUID`);
   if (Number.isNaN(exchange.issuedAt.getTime())) throw new Error('TDT-004 / TDT-005: issuedAt is not a valid time');
+  if (!profile.versions[config.version])
+    throw new Error(`the Tax Data Document profile ${profile.id} has no version ${config.version}`);
   const iso = exchange.issuedAt.toISOString();
   return {
+    profile: profile.id,
     version: config.version,
     uuid: exchange.tddUuid,
     issueDate: iso.slice(0, 10),

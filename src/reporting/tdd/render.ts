@@ -1,10 +1,12 @@
 import type { DocumentAllowanceCharge, Invoice, InvoiceLine, VatBreakdown } from '../../en16931/model';
 import { el, group, leaf, serialize, type XmlElement } from '../../en16931/xml-write';
+import { DEFAULT_TDD_PROFILE, TDD_PROFILES, tddProfile } from './profiles';
 import type { TaxDataDocument } from './types';
 
-export const TDD_NAMESPACE = 'urn:peppol:schema:vida-taxdata:1.0';
-export const TDD_CUSTOMIZATION_ID = 'urn:peppol:taxdata:vida-1';
-export const TDD_PROFILE_ID = 'urn:peppol:taxreporting';
+/** The ViDA pilot profile's namespace, TDT-001 and TDT-002 (kept for callers; the renderer writes the document's). */
+export const TDD_NAMESPACE = TDD_PROFILES['vida-1'].namespace;
+export const TDD_CUSTOMIZATION_ID = TDD_PROFILES['vida-1'].customizationId;
+export const TDD_PROFILE_ID = TDD_PROFILES['vida-1'].profileId;
 const CAC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2';
 const CBC = 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2';
 
@@ -248,13 +250,19 @@ function documentLine(l: InvoiceLine, amt: Amt): XmlElement {
   );
 }
 
-/** The Tax Data Document as XML, for the specification version it was derived for. */
+/**
+ * The Tax Data Document as XML, for the profile (namespace, TDT-001, TDT-002) and specification version it was
+ * derived for.
+ */
 export function renderTdd(tdd: TaxDataDocument): string {
+  const profile = tddProfile(tdd.profile ?? DEFAULT_TDD_PROFILE);
+  if (!profile.versions[tdd.version])
+    throw new Error(`the Tax Data Document profile ${profile.id} has no version ${tdd.version}`);
   const root = el(
     'pxs:TaxData',
-    { 'xmlns:pxs': TDD_NAMESPACE, 'xmlns:cac': CAC, 'xmlns:cbc': CBC },
-    leaf('cbc:CustomizationID', TDD_CUSTOMIZATION_ID),
-    leaf('cbc:ProfileID', TDD_PROFILE_ID),
+    { 'xmlns:pxs': profile.namespace, 'xmlns:cac': CAC, 'xmlns:cbc': CBC },
+    leaf('cbc:CustomizationID', profile.customizationId),
+    leaf('cbc:ProfileID', profile.profileId),
     leaf('cbc:UUID', tdd.uuid),
     leaf('cbc:IssueDate', tdd.issueDate),
     leaf('cbc:IssueTime', tdd.issueTime),

@@ -15,10 +15,14 @@ export type TddReporterRole = 'C2' | 'C3';
 export type TddDocumentScope = 'D' | 'IC' | 'INTL';
 
 /**
- * The TDD specification version a document is written for. Both use namespace urn:peppol:schema:vida-taxdata:1.0;
- * 1.1.0 adds the Invoice Transmission UUID (TDT-018) and the C2 / C3 minimum field sets (ibr-tdd-90..93).
+ * The TDD specification version a document is written for, within its profile (profiles.ts). The ViDA pilot has both
+ * (one namespace); 1.1.0 adds the Invoice Transmission UUID (TDT-018) and the C2 / C3 minimum field sets
+ * (ibr-tdd-90..93). The Slovak profile has 1.0.0 only.
  */
 export type TddVersion = '1.0.0' | '1.1.0';
+
+/** A Tax Data Document profile (profiles.ts): the ViDA pilot TDD, the Slovak Republic TDD. */
+export type TddProfileId = 'vida-1' | 'sk-1';
 
 /** A participant identifier with its scheme (ICD), e.g. `{ schemeId: '0242', value: '001110-vidapilot' }`. */
 export interface ParticipantId {
@@ -36,6 +40,11 @@ export interface TddAuthority {
   receiver: string;
   /** The reporter roles this country requires reports from (the supplier side, the buyer side or both). */
   roles: readonly TddReporterRole[];
+  /** The TDD profile this authority receives; absent means `vida-1` (parseTddConfig fills it in). */
+  profile?: TddProfileId;
+  /** The Peppol document type id and process id to send under, when not the profile's (profiles.ts). */
+  documentTypeId?: string;
+  processId?: string;
 }
 
 /**
@@ -46,7 +55,11 @@ export interface TddConfig {
   version: TddVersion;
   /** TDT-015 our service provider id (SPID, scheme 0242). */
   serviceProviderId: string;
-  /** The Peppol document type id and process id the TDD is sent under. */
+  /**
+   * The Peppol document type id and process id of `vida-1` reports (configured before profiles existed, when the
+   * ViDA pilot was the only profile; parseTddConfig fills in the profile's when absent). Other profiles use theirs,
+   * or the authority's own (`tddTransport`).
+   */
   documentTypeId: string;
   processId: string;
   authorities: Readonly<Record<string, TddAuthority>>;
@@ -86,6 +99,8 @@ export interface TddExchange {
 
 /** A derived Tax Data Document: the envelope and the projection of the invoice it reports. */
 export interface TaxDataDocument {
+  /** The profile it is written in (namespace, TDT-001, TDT-002); absent means `vida-1`. */
+  profile?: TddProfileId;
   version: TddVersion;
   /** TDT-003 */
   uuid: string;
