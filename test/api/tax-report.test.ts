@@ -41,14 +41,17 @@ const PARTY = '0184:DK12345678';
 const INVOICE = 'en16931/ubl-examples/BIS3_Invoice_positive.XML';
 const AUTHORITY = '000777-taxsim.dk';
 
-function config(countries: string[]): TddConfig {
+function config(countries: string[], profile?: 'sk-1'): TddConfig {
   return parseTddConfig({
     version: '1.0.0',
     serviceProviderId: '000000',
     documentTypeId: VIDA_TDD_DOCUMENT_TYPE_ID,
     processId: VIDA_TDD_PROCESS_ID,
     authorities: Object.fromEntries(
-      countries.map((cc) => [cc, { id: cc, name: `Tax ${cc}`, receiver: AUTHORITY, roles: ['C2', 'C3'] }]),
+      countries.map((cc) => [
+        cc,
+        { id: cc, name: `Tax ${cc}`, receiver: AUTHORITY, roles: ['C2', 'C3'], ...(profile ? { profile } : {}) },
+      ]),
     ),
   });
 }
@@ -67,7 +70,7 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
   const validator = () => createValidator(validatorOptions(ctx.config));
   let validatorInstance: ReturnType<typeof validator>;
 
-  function steps(countries: string[]): TaxReportSteps {
+  function steps(countries: string[], profile?: 'sk-1'): TaxReportSteps {
     return createTaxReporting({
       documents: ctx.core.documents,
       blobs: ctx.core.db.blobs,
@@ -76,7 +79,11 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
       directory: ctx.core.directory,
       events,
       peppolSender: { unavailable: 'not in this test' },
-      taxReporting: { config: config(countries), validator: validatorInstance, acknowledgementTimeoutMs: 60_000 },
+      taxReporting: {
+        config: config(countries, profile),
+        validator: validatorInstance,
+        acknowledgementTimeoutMs: 60_000,
+      },
     });
   }
 
@@ -126,6 +133,25 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
     expect(inv.taxReport).toMatchObject({ step: 'built' });
     expect(inv.taxReport?.detail).toContain(reportDocumentId);
     expect(inv.history.filter((h) => h.state === 'tax-report')).toHaveLength(1);
+  });
+
+  it('an authority of the Slovak profile gets the Slovak TDD, validated with the Slovak rules', async () => {
+    const documentId = await salesInvoice();
+    const report = await steps(['DK'], 'sk-1').prepareTaxReport({
+      tenantId: TENANT,
+      documentId,
+      direction: 'outbound',
+    });
+    expect(report).toMatchObject({ kind: 'report', role: 'C2', country: 'DK' });
+    const reportDocumentId = taxReportDocumentId(TENANT, documentId, 'C2');
+    const tdd = await status(reportDocumentId);
+    expect(tdd.state).toBe('validated');
+    expect(tdd.history.find((h) => h.state === 'validated')?.detail).toContain('peppol-sk-tdd@1.0.0');
+    const bytes = await request(ctx.app)
+      .get(`/api/v1/${PARTY}/generic/${reportDocumentId}/download`)
+      .auth(token, { type: 'bearer' });
+    expect(bytes.text).toContain('urn:peppol:schema:sk-taxdata:1.0');
+    expect(bytes.text).toContain('urn:peppol:taxdata:sk-1');
   });
 
   it('a country without an authority is skipped; a report without the terms it needs is refused', async () => {
