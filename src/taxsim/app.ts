@@ -10,6 +10,7 @@
  *   GET  /                    the list as a page
  *   GET  /smp/…               its SMP, when an SMP key is given
  */
+import { STATUS_CODES } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { EbmsError } from '../peppol/as4/ebms-error';
 import type { As4Receiver } from '../peppol/as4/receiver';
@@ -20,6 +21,14 @@ import { LedgerFullError, type Ledger, type ReportRecord } from './ledger';
 import { renderPage } from './page';
 import { registerSmpRoutes, type TaxsimSmpOptions } from './smp';
 import { TddUnreadableError } from './tdd-facts';
+
+/** An error answer as RFC 9457 problem+json, like the gateway's API: the status's title and what went wrong. */
+function problem(res: Response, status: number, detail: string, extra: Record<string, unknown> = {}): void {
+  res
+    .status(status)
+    .type('application/problem+json')
+    .send(JSON.stringify({ type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail, ...extra }));
+}
 
 export interface TaxsimAppDeps {
   authority: Authority;
@@ -128,7 +137,7 @@ export function createTaxsimApp(deps: TaxsimAppDeps): express.Express {
     if (await injected(res)) return;
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (body.length === 0) {
-      res.status(400).json({ error: 'the body must be a Tax Data Document (XML)' });
+      problem(res, 400, 'the body must be a Tax Data Document (XML)');
       return;
     }
     try {
@@ -142,9 +151,8 @@ export function createTaxsimApp(deps: TaxsimAppDeps): express.Express {
         .type('application/xml')
         .send(mls?.xml ?? '');
     } catch (e) {
-      if (e instanceof TddUnreadableError) res.status(400).json({ error: e.message });
-      else if (e instanceof LedgerFullError || e instanceof AuthorityUnavailableError)
-        res.status(503).json({ error: e.message });
+      if (e instanceof TddUnreadableError) problem(res, 400, e.message);
+      else if (e instanceof LedgerFullError || e instanceof AuthorityUnavailableError) problem(res, 503, e.message);
       else throw e;
     }
   });
@@ -157,14 +165,14 @@ export function createTaxsimApp(deps: TaxsimAppDeps): express.Express {
 
   app.get('/api/reports/:id', (req: Request, res: Response) => {
     const r = ledger.get(String(req.params['id']));
-    if (!r) return void res.status(404).json({ error: 'no such report' });
+    if (!r) return void problem(res, 404, 'no such report');
     const match = ledger.matchOf(r);
     res.json({ ...summary(ledger, r), xml: r.xml, mlsXml: r.mls?.xml ?? null, matchDetails: match ?? null });
   });
 
   const loopbackOnly = (req: Request, res: Response, next: NextFunction) => {
     if (isLoopback(req)) return next();
-    res.status(403).json({ error: 'faults and reset are accepted from loopback only' });
+    problem(res, 403, 'faults and reset are accepted from loopback only');
   };
 
   app.get('/api/faults', (_req: Request, res: Response) => {
@@ -173,7 +181,7 @@ export function createTaxsimApp(deps: TaxsimAppDeps): express.Express {
 
   app.post('/api/faults', loopbackOnly, express.json({ limit: 4096 }), (req: Request, res: Response) => {
     const parsed = parseFault(req.body);
-    if (!parsed.ok) return void res.status(400).json({ error: 'invalid fault', problems: parsed.problems });
+    if (!parsed.ok) return void problem(res, 400, 'invalid fault', { problems: parsed.problems });
     faults.set(parsed.fault);
     deps.log('info', 'fault set', { fault: parsed.fault });
     res.json(faults.current);
@@ -205,7 +213,7 @@ export function createTaxsimApp(deps: TaxsimAppDeps): express.Express {
     app.use(router);
   }
 
-  // Oversize bodies (express.raw's 413), refused encodings and anything else: plain answers, signed for /as4.
+  // Oversize bodies (express.raw's 413), refused encodings and anything else: problem+json, signed ebMS for /as4.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { type?: string; status?: number; message?: string };
     if (e.type === 'entity.too.large') {
@@ -218,14 +226,14 @@ export function createTaxsimApp(deps: TaxsimAppDeps): express.Express {
         );
         return void res.status(a.status).type(a.contentType).send(a.body);
       }
-      return void res.status(413).json({ error: `the body exceeds ${deps.maxTddBytes} bytes` });
+      return void problem(res, 413, `the body exceeds ${deps.maxTddBytes} bytes`);
     }
     if (e.type === 'encoding.unsupported')
-      return void res.status(415).json({ error: 'send the body uncompressed (no Content-Encoding)' });
+      return void problem(res, 415, 'send the body uncompressed (no Content-Encoding)');
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500)
-      return void res.status(e.status).json({ error: e.message ?? 'bad request' });
+      return void problem(res, e.status, e.message ?? 'bad request');
     deps.log('error', 'taxsim request failed', { err: e.message ?? String(err) });
-    res.status(500).json({ error: 'internal error' });
+    problem(res, 500, 'internal error');
   });
   return app;
 }

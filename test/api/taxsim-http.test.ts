@@ -144,7 +144,8 @@ describe('taxsim HTTP API', () => {
   ])('answers 400 to %s and records nothing', async (_what, body) => {
     const res = await post(t, body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual(expect.any(String));
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(JSON.parse(res.text)).toMatchObject({ status: 400, title: 'Bad Request', detail: expect.any(String) });
     // Nothing of /etc/passwd comes back.
     expect(res.text).not.toMatch(/root:.*:0:0:/);
     expect(t.ledger.size).toBe(0);
@@ -153,6 +154,7 @@ describe('taxsim HTTP API', () => {
   it('answers 413 to a body over the limit', async () => {
     const res = await post(t, `<x>${'a'.repeat(300_000)}</x>`);
     expect(res.status).toBe(413);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(t.ledger.size).toBe(0);
   });
 
@@ -187,7 +189,9 @@ describe('taxsim HTTP API', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(390);
     expect(mlsOf(slow).responseCode).toBe('AP');
 
-    expect((await fault({ mode: 'slow', delayMs: 10_000_000 })).status).toBe(400);
+    const badFault = await fault({ mode: 'slow', delayMs: 10_000_000 });
+    expect(badFault.status).toBe(400);
+    expect(JSON.parse(badFault.text)).toMatchObject({ status: 400, detail: 'invalid fault' });
     expect((await fault({ mode: 'none' })).body).toEqual({ mode: 'none' });
   });
 
