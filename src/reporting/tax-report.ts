@@ -13,6 +13,7 @@ import { nameBasedUuid } from '../ids/name-uuid';
 import { formatId, parseDocumentTypeId, parseProcessId, peppolParticipant } from '../peppol/identifiers';
 import { ourSpid, peppolSenderOf, sendOverAs4, storeGeneratedDocument, type As4SendDeps } from '../sending/as4-send';
 import type { SentDocumentEventDeps } from '../sending/sent-document-event';
+import { summarizeErrors } from '../sending/check-document';
 import { readInvoiceModel } from '../transform';
 import type { Validator } from '../validation';
 import type {
@@ -27,7 +28,7 @@ import {
   parseTddConfig,
   planTddReports,
   renderTdd,
-  tddInvoiceUuid,
+  invoiceUuidOf,
   TddDerivationError,
   validateTdd,
   TDD_CUSTOMIZATION_ID,
@@ -154,12 +155,7 @@ export async function prepareTaxReport(
   let invoiceUuid: string;
   const stored = await deps.documents.findStored(input.tenantId, reportDocumentId);
   if (stored) {
-    invoiceUuid = tddInvoiceUuid({
-      sellerVatIdentifier: invoice.seller.vatIdentifier ?? '',
-      typeCode: invoice.typeCode ?? '',
-      number: invoice.number ?? '',
-      issueDate: invoice.issueDate ?? '',
-    });
+    invoiceUuid = invoiceUuidOf(invoice);
   } else {
     let tdd;
     try {
@@ -182,14 +178,11 @@ export async function prepareTaxReport(
     const xml = renderTdd(tdd);
     const transport = tddTransport(config, planned.authority);
     const verdict = await validateTdd(validator, xml, config.version, transport.profile.id);
-    if (!verdict.isValid) {
-      const first = verdict.assertions
-        .filter((a) => a.flag === 'error')
-        .slice(0, 5)
-        .map((a) => `[${a.reasonCode} ${a.ruleId}] ${a.text}`)
-        .join('; ');
-      return refuse(`the official Tax Data Document rules refuse it: ${first || 'invalid'}`, where);
-    }
+    if (!verdict.isValid)
+      return refuse(
+        `the official Tax Data Document rules refuse it: ${summarizeErrors(verdict.assertions) || 'invalid'}`,
+        where,
+      );
     const written = await storeGeneratedDocument(deps, {
       tenantId: input.tenantId,
       documentId: reportDocumentId,

@@ -1,6 +1,6 @@
 import type { Identifier, Invoice } from '../../en16931/model';
 import { tddProfileOf } from './config';
-import { tddInvoiceUuid } from './invoice-uuid';
+import { invoiceUuidOf } from './invoice-uuid';
 import { DEFAULT_TDD_PROFILE, tddProfile } from './profiles';
 import {
   TDD_TYPE_CODES,
@@ -121,12 +121,7 @@ export function deriveTdd(
     reportingParty,
     receivingParty: spidParticipant(report.authority.receiver),
     representative: spidParticipant(config.serviceProviderId),
-    invoiceUuid: tddInvoiceUuid({
-      sellerVatIdentifier: inv.seller.vatIdentifier ?? '',
-      typeCode: inv.typeCode!,
-      number: inv.number!,
-      issueDate: inv.issueDate!,
-    }),
+    invoiceUuid: invoiceUuidOf(inv),
     transmissionUuid: exchange.transmissionUuid,
     invoice: inv,
   };

@@ -21,7 +21,7 @@ export {
   VIDA_TDD_PROCESS_ID,
   type TddTransport,
 } from './config';
-export { TDD_INVOICE_UUID_NAMESPACE, tddInvoiceUuid, type InvoiceUuidInput } from './invoice-uuid';
+export { TDD_INVOICE_UUID_NAMESPACE, invoiceUuidOf, tddInvoiceUuid, type InvoiceUuidInput } from './invoice-uuid';
 export { planTddReports, documentScope, vatCountry, sellerCountry, buyerCountry, type TddDirection } from './plan';
 export { deriveTdd, missingTerms, TddDerivationError } from './derive';
 export { renderTdd, TDD_NAMESPACE, TDD_CUSTOMIZATION_ID, TDD_PROFILE_ID } from './render';

@@ -1,3 +1,4 @@
+import type { Invoice } from '../../en16931/model';
 import { uuidV5 } from '../../ids/name-uuid';
 
 /**
@@ -28,4 +29,14 @@ export function tddInvoiceUuid(input: InvoiceUuidInput): string {
   if (empty.length > 0) throw new Error(`Invoice UUID (TDT-017) needs ${empty.join(', ')}`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(parts[3]!)) throw new Error(`BT-2 ${parts[3]} is not a YYYY-MM-DD date`);
   return uuidV5(TDD_INVOICE_UUID_NAMESPACE, parts.join(' '));
+}
+
+/** TDT-017 of an invoice: from its BT-31, BT-3, BT-1 and BT-2 (missing terms as empty, which derivation refuses). */
+export function invoiceUuidOf(inv: Invoice): string {
+  return tddInvoiceUuid({
+    sellerVatIdentifier: inv.seller.vatIdentifier ?? '',
+    typeCode: inv.typeCode ?? '',
+    number: inv.number ?? '',
+    issueDate: inv.issueDate ?? '',
+  });
 }
