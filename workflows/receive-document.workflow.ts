@@ -1,13 +1,4 @@
-import {
-  ActivityFailure,
-  getExternalWorkflowHandle,
-  isCancellation,
-  ParentClosePolicy,
-  startChild,
-  uuid4,
-  workflowInfo,
-} from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ActivityFailure, getExternalWorkflowHandle, isCancellation, uuid4 } from '@temporalio/workflow';
 import {
   MLS_FORMAT_ID,
   type AutomaticMlsDecision,
@@ -16,14 +7,12 @@ import {
   type ReceiveDocumentResult,
   type ReceivedValidation,
 } from './contracts/receive-document';
-import { DocumentIdAttribute, TenantIdAttribute } from './contracts/search-attributes';
 import { SEND_MLS_WORKFLOW, sendMlsWorkflowId, type SendMlsInput } from './contracts/send-mls';
 import { documentSteps, validationSteps } from './activity-stubs';
 import { DocumentState } from '../src/core/document-states';
-import type { sendMessageLevelStatus } from './send-mls.workflow';
 import { reportTaxWorkflowId, type TaxAcknowledgement } from './contracts/report-tax';
 import { taxAcknowledgementSignal } from './report-tax.workflow';
-import { startTaxReport } from './start-tax-report';
+import { startDocumentRun, startTaxReport } from './start-document-run';
 
 /**
  * One run per received Peppol message, started only after the message is stored (workflow id = tenant + AS4
@@ -132,27 +121,6 @@ async function acknowledgeTaxReport(tenantId: string, documentId: string, ack: T
  */
 async function startMls(mls: SendMlsInput): Promise<AutomaticMlsOutcome> {
   const workflowId = sendMlsWorkflowId(mls.tenantId, mls.documentId);
-  // The document search attributes go on it when this run has them (the server then knows both keys).
-  const indexed = workflowInfo().typedSearchAttributes.get(TenantIdAttribute) !== undefined;
-  try {
-    await startChild<typeof sendMessageLevelStatus>(SEND_MLS_WORKFLOW, {
-      workflowId,
-      args: [mls],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      ...(indexed
-        ? {
-            typedSearchAttributes: [
-              { key: TenantIdAttribute, value: mls.tenantId },
-              { key: DocumentIdAttribute, value: mls.documentId },
-            ],
-          }
-        : {}),
-    });
-    return { sent: true, responseCode: mls.responseCode, workflowId, started: true };
-  } catch (e) {
-    if (e instanceof WorkflowExecutionAlreadyStartedError)
-      return { sent: true, responseCode: mls.responseCode, workflowId, started: false };
-    throw e;
-  }
+  const started = await startDocumentRun(SEND_MLS_WORKFLOW, workflowId, mls, mls);
+  return { sent: true, responseCode: mls.responseCode, workflowId, started };
 }

@@ -21,7 +21,7 @@ import {
   type Channel,
 } from '../src/core/channels';
 import { DocumentState } from '../src/core/document-states';
-import { startTaxReport } from './start-tax-report';
+import { startTaxReport } from './start-document-run';
 import { EMAIL_SEND_SCHEDULE, nextDelay, PEPPOL_SEND_SCHEDULE, type RetrySchedule } from '../src/core/retry-schedule';
 
 /**
