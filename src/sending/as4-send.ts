@@ -17,6 +17,7 @@ import { buildSbd } from '../peppol/sbdh';
 import { signAndExchange } from './delivery';
 import { recordSentExchange, type ReportingItemSink } from '../reporting/peppol/items';
 import { validatorFailure } from '../validation';
+import { summarizeErrors } from './check-document';
 import type { DocumentValidator, PeppolSender, PeppolUnavailable } from './ports';
 import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoice';
 import type { StoredDocument } from '../storage/document.repository';
@@ -243,12 +244,8 @@ export async function officialVerdict(
   try {
     const result = await validator.validate(xml, { sourceFormat: formatId });
     if (result.isValid) return { note: result.ruleSets.map((r) => `${r.id}@${r.version}`).join(', ') };
-    const errors = result.assertions.filter((a) => a.flag === 'error');
     return {
-      refused: `the built ${what} breaks the official rules: ${errors
-        .slice(0, 5)
-        .map((a) => `[${a.ruleId}] ${a.text}`)
-        .join('; ')}`.slice(0, 1000),
+      refused: `the built ${what} breaks the official rules: ${summarizeErrors(result.assertions, 5)}`.slice(0, 1000),
       note: '',
     };
   } catch (e) {
