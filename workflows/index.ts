@@ -8,3 +8,4 @@ export { sendOrder } from './send-order.workflow';
 export { sendOrderResponse } from './send-order-response.workflow';
 export { reportTax } from './report-tax.workflow';
 export { peppolReporting } from './peppol-reporting.workflow';
+export { purgeExpiredRecords } from './purge-records.workflow';

@@ -12,6 +12,8 @@ const csv = z
   );
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+/** A period in days; fractions allowed (a test's compressed clock), `min` days at least. */
+const days = (def: number, min = 0) => z.coerce.number().positive().min(min).default(def);
 const bool = (def: boolean) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -70,6 +72,33 @@ export const configEnvSchema = z.object({
   ),
   RECONCILE_BATCH: int(500, 1).describe(
     'Records, blobs and chunks reconciliation looks at per kind and run (it goes on from there in the next run).',
+  ),
+  RETENTION_ENABLED: bool(false).describe(
+    'The worker keeps the retention schedule (a Temporal Schedule running purgeExpiredRecords) and old records are ' +
+      'deleted by the periods below; off = nothing is ever deleted (docs/decisions.md "Retention").',
+  ),
+  RETENTION_INTERVAL_MINUTES: int(60, 1).describe('How often the retention schedule starts a purge.'),
+  RETENTION_BATCH: int(200, 1).describe('Records one purge step looks at and deletes at most (one batch).'),
+  RETENTION_FAILED_INVOICE_DAYS: days(90).describe(
+    'Sales invoices (and other sent documents) in the final error state InvoiceSentError are deleted this long after ' +
+      'their last entry; the contract promises 90 days (at least 90 in production).',
+  ),
+  RETENTION_DOCUMENT_DAYS: days(3653).describe(
+    'Every other document (delivered or dropped sales invoices, received documents, responses, orders, tax and ' +
+      'network reports) is deleted this long after its last entry (a received one: after it arrived); default ten ' +
+      'years, the longest common invoice archiving period in the EU.',
+  ),
+  RETENTION_AS4_MESSAGE_DAYS: days(3653).describe(
+    'Received AS4 messages (the signed SBD and the receipt we answered: our non-repudiation evidence of receipt) are ' +
+      'deleted this long after they arrived; at least AS4_DUPLICATE_WINDOW_HOURS.',
+  ),
+  RETENTION_EVENT_DAYS: days(90, 7).describe(
+    'Published events (with their routings) are deleted this long after they were published (at least 7 days, ' +
+      'longer than the webhook retry window).',
+  ),
+  RETENTION_DELIVERY_LOG_DAYS: days(90).describe('Webhook delivery log lines are deleted this long after the attempt.'),
+  RETENTION_INBOX_DAYS: days(90).describe(
+    'Entries of httpsin inboxes (acknowledged or not) are deleted this long after they were put there.',
   ),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233').describe('Temporal frontend host:port.'),
   TEMPORAL_NAMESPACE: z.string().default('default').describe('Temporal namespace.'),

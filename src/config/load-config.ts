@@ -31,6 +31,13 @@ export interface Config {
   mongo: { uri: string; dbName: string | undefined };
   /** Storage reconciliation (src/maintenance): 0 = off. */
   reconcile: { intervalMs: number; minAgeMs: number; windowMs: number; limit: number };
+  /** Retention (src/maintenance/retention.ts): the schedule, the batch, and each kind's period. */
+  retention: {
+    enabled: boolean;
+    intervalMs: number;
+    batchSize: number;
+    periodsMs: RetentionPeriods;
+  };
   temporal: {
     address: string;
     namespace: string;
@@ -115,6 +122,44 @@ export interface Config {
     sendRetrySchedule: RetrySchedule;
     /** The monthly network reports (TSR, EUSR): docs/decisions.md "Peppol network reporting". */
     reporting: { enabled: boolean; receiver: string; country: string | undefined };
+  };
+}
+
+/** How long each kind of record is kept (ms); the kinds are those of src/maintenance/retention.ts. */
+export interface RetentionPeriods {
+  failedDocument: number;
+  document: number;
+  as4Message: number;
+  event: number;
+  deliveryLog: number;
+  inboxEntry: number;
+}
+
+const DAY_MS = 86_400_000;
+
+function retentionOf(e: ConfigEnv): Config['retention'] {
+  if (e.NODE_ENV === 'production' && e.RETENTION_FAILED_INVOICE_DAYS < 90)
+    throw new Error(
+      'Invalid configuration:\n  RETENTION_FAILED_INVOICE_DAYS: the contract keeps failed invoices 90 days',
+    );
+  if (e.RETENTION_AS4_MESSAGE_DAYS * 24 < e.AS4_DUPLICATE_WINDOW_HOURS)
+    throw new Error(
+      'Invalid configuration:\n  RETENTION_AS4_MESSAGE_DAYS: shorter than AS4_DUPLICATE_WINDOW_HOURS (a resent ' +
+        'message would be stored twice)',
+    );
+  const ms = (d: number) => Math.round(d * DAY_MS);
+  return {
+    enabled: e.RETENTION_ENABLED,
+    intervalMs: e.RETENTION_INTERVAL_MINUTES * 60_000,
+    batchSize: e.RETENTION_BATCH,
+    periodsMs: {
+      failedDocument: ms(e.RETENTION_FAILED_INVOICE_DAYS),
+      document: ms(e.RETENTION_DOCUMENT_DAYS),
+      as4Message: ms(e.RETENTION_AS4_MESSAGE_DAYS),
+      event: ms(e.RETENTION_EVENT_DAYS),
+      deliveryLog: ms(e.RETENTION_DELIVERY_LOG_DAYS),
+      inboxEntry: ms(e.RETENTION_INBOX_DAYS),
+    },
   };
 }
 
@@ -253,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       windowMs: e.RECONCILE_WINDOW_DAYS * 86_400_000,
       limit: e.RECONCILE_BATCH,
     },
+    retention: retentionOf(e),
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { userInfo } from 'node:os';
 import { loadConfig } from '../config/load-config';
 import { GatewayError } from '../core/gateway-error';
 import { isLegalEntityId, isPartyId, legalEntityIdOf } from '../core/identifiers';
@@ -12,6 +13,7 @@ import { resendDocument, retryDocumentNow, type SendRunControl } from '../sendin
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
 import { runReportingCommand } from './network-reporting';
+import { runLegalHoldCommand } from './retention';
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -33,6 +35,9 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   reconcile [--dry-run]          compare stored documents with their workflows, remove bytes nothing refers to
   document resend --tenant ID --document-id ID      a sales invoice in InvoiceSentError gets a new run
   document retry-now --tenant ID --document-id ID   a sales invoice waiting between attempts makes its next one now
+  document hold TENANT DOCUMENT_ID --reason TEXT [--by NAME]   a legal hold: retention keeps the document
+  document release TENANT DOCUMENT_ID                          lifts it; retention applies its periods again
+  document holds [--tenant ID]                                 the legal holds in place
   reporting generate|show|send --month YYYY-MM [--kind tsr|eusr]
                                  the Peppol network reports (TSR, EUSR) of a month: generate (once, validated),
                                  show (stored, or a preview), send (over AS4 to PEPPOL_REPORTING_RECEIVER)
@@ -84,6 +89,8 @@ export async function runAdmin(
       'document-id': { type: 'string' },
       month: { type: 'string' },
       kind: { type: 'string' },
+      reason: { type: 'string' },
+      by: { type: 'string' },
     },
   });
   const o = values as Options;
@@ -204,6 +211,17 @@ export async function runAdmin(
       const { generation } = await resendDocument(core.documents, services.control, doc);
       return { id: documentId, state: 'resending', generation };
     }
+    case 'document hold':
+    case 'document release':
+    case 'document holds': {
+      const str = (k: string) => (typeof o[k] === 'string' ? o[k] : undefined);
+      return runLegalHoldCommand(core, verb, {
+        tenantId: positionals[2] ?? str('tenant'),
+        documentId: positionals[3] ?? str('document-id'),
+        reason: str('reason'),
+        by: str('by') ?? userInfo().username,
+      });
+    }
     case 'reporting generate':
     case 'reporting show':
     case 'reporting send':
@@ -253,7 +271,8 @@ function runCommand(args: string[], json: boolean): void {
   composeCore(loadConfig(), 'admin', { logLevel: 'error' })
     .then(async (core) => {
       // Reconciliation asks Temporal where each run stands; resend and retry-now act on runs.
-      const needsTemporal = args[0] === 'reconcile' || args[0] === 'document';
+      const needsTemporal =
+        args[0] === 'reconcile' || (args[0] === 'document' && !['hold', 'release', 'holds'].includes(args[1] ?? ''));
       const temporal = needsTemporal ? await connectTemporalClient(core.config.temporal) : undefined;
       const runs = temporal
         ? TemporalWorkflowStarter.over(temporal, {

@@ -27,6 +27,8 @@ import { temporalClientOver } from '../temporal/client';
 import { missingSearchAttributes } from '../temporal/search-attributes';
 import { requiredSearchAttributes } from './search-attributes';
 import { ensurePeppolReportingRun } from './network-reporting';
+import { composeRetention, keepRetentionSchedule } from './retention';
+import { DependencyFaultMonitor } from '../observability/dependency-faults';
 
 export interface RunningWorker {
   worker: Worker;
@@ -166,6 +168,9 @@ export async function startWorker(
       hooks: webhooks.services.hooks,
       passesFilter: createFilterPredicate(),
       taxReporting,
+      retention: composeRetention(config, core, client),
+      // Documents held back by a fault of ours: log lines and the worker's metrics (WORKER_METRICS_ADDRESS).
+      dependencyFaults: new DependencyFaultMonitor(core.logger, Runtime.instance().metricMeter),
     }),
     ...overrides,
   });
@@ -178,6 +183,8 @@ export async function startWorker(
       (e: unknown) => core.logger.error({ err: e }, 'the Peppol network reporting run could not be started'),
     );
   }
+  // The retention schedule (purgeExpiredRecords), or paused when retention is off.
+  keepRetentionSchedule(client, config, overrides.taskQueue ?? config.temporal.taskQueue, core.logger);
   return {
     worker,
     run,

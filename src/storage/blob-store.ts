@@ -280,6 +280,30 @@ export class BlobStore {
   }
 
   /**
+   * Removes many blobs nothing refers to any more (retention deletes their records first) in three statements
+   * (deletes scan the whole collection on FerretDB 1.24, so one per batch, not per blob): their chunks first, then the
+   * file records that say how many chunks there are, so a removal cut short is finished by repeating it. Unknown ids
+   * are skipped.
+   */
+  async deleteAll(blobIds: readonly string[]): Promise<void> {
+    if (blobIds.length === 0) return;
+    const files = await this.files.find({ _id: { $in: [...blobIds] } }, { projection: { chunks: 1 } }).toArray();
+    if (files.length === 0) return;
+    const chunkIds = files.flatMap((f) => Array.from({ length: f.chunks }, (_, n) => chunkId(f._id, n)));
+    if (chunkIds.length > 0) await this.chunks.deleteMany({ _id: { $in: chunkIds } });
+    await this.files.deleteMany({ _id: { $in: files.map((f) => f._id) } });
+  }
+
+  /** Ids of the blobs stored as conversions of these (their metadata's `convertedFrom`). */
+  async derivedFrom(blobIds: readonly string[]): Promise<string[]> {
+    if (blobIds.length === 0) return [];
+    const docs = await this.files
+      .find({ 'metadata.convertedFrom': { $in: [...blobIds] } }, { projection: { _id: 1 } })
+      .toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /**
    * Ids of blobs stored before `before`, in storage order after `after` (ids are ObjectIds in hex: they sort by
    * creation time), at most `limit`. For reconciliation, which pages through them.
    */

@@ -1,5 +1,10 @@
 /** Validation with the pinned official artefacts: XSD through xmllint, Schematron through SaxonJS. */
-export { installationFault, validatorFailure, type ValidatorFailure } from './installation-fault';
+export {
+  installationFault,
+  installationFaultDependency,
+  validatorFailure,
+  type ValidatorFailure,
+} from './installation-fault';
 export { createValidator, type Validator, type ValidatorOptions, type ValidateOptions } from './validator';
 export {
   RulePackStore,

@@ -12,8 +12,19 @@ export function installationFault(e: unknown): GatewayError | undefined {
   return new GatewayError(
     'DEPENDENCY_UNAVAILABLE',
     `${e.message} (the installation's fault: the document waits and is validated once it is fixed)`,
-    { retryable: true, cause: e, ...(e.details ? { details: e.details } : {}) },
+    { retryable: true, cause: e, details: { ...e.details, installationFault: true } },
   );
+}
+
+/**
+ * The dependency an installation fault names (the refusal's reason: a pack problem, XMLLINT_MISSING, a pool's
+ * VALIDATION_QUEUE_FULL...), when `e` is one installationFault made; undefined otherwise.
+ */
+export function installationFaultDependency(e: unknown): string | undefined {
+  if (!isGatewayError(e) || e.code !== 'DEPENDENCY_UNAVAILABLE' || e.details?.['installationFault'] !== true)
+    return undefined;
+  const reason = e.details['reason'];
+  return typeof reason === 'string' ? reason : 'unknown';
 }
 
 /**
