@@ -26,7 +26,7 @@ export function createRetentionActivities(deps: RetentionActivityDeps) {
         'Records past the first cut-off that retention kept, by kind and reason (held, not-final, running...)',
       );
       for (const [reason, n] of Object.entries(out.kept)) kept.add(n, { kind: out.kind, reason });
-      return { ...out, kept: out.kept as Record<string, number> };
+      return { ...out, kept: out.kept };
     },
   };
 }

@@ -12,8 +12,8 @@ const csv = z
   );
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
-/** A period in days; fractions allowed (a test's compressed clock), `min` days at least. */
-const days = (def: number, min = 0) => z.coerce.number().positive().min(min).default(def);
+/** A period in days; fractions allowed (a test's compressed clock). */
+const days = (def: number) => z.coerce.number().positive().default(def);
 const bool = (def: boolean) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -92,9 +92,9 @@ export const configEnvSchema = z.object({
     'Received AS4 messages (the signed SBD and the receipt we answered: our non-repudiation evidence of receipt) are ' +
       'deleted this long after they arrived; at least AS4_DUPLICATE_WINDOW_HOURS.',
   ),
-  RETENTION_EVENT_DAYS: days(90, 7).describe(
-    'Published events (with their routings) are deleted this long after they were published (at least 7 days, ' +
-      'longer than the webhook retry window).',
+  RETENTION_EVENT_DAYS: days(90).describe(
+    'Published events (with their routings) are deleted this long after they were published (keep it longer than ' +
+      'the webhook retry window, 5 days: the events API shows what deliveries still retry).',
   ),
   RETENTION_DELIVERY_LOG_DAYS: days(90).describe('Webhook delivery log lines are deleted this long after the attempt.'),
   RETENTION_INBOX_DAYS: days(90).describe(
