@@ -6,7 +6,7 @@ import type { PurgeStepOutcome, PurgeStepRequest } from '../workflows/contracts/
 
 /** What the worker wires for retention; absent in a worker that does not purge (then the step says so). */
 export interface RetentionActivityDeps {
-  retention?: RetentionDeps & { periods: RetentionPeriods; batchSize: number };
+  retention?: RetentionDeps & { enabled: boolean; periods: RetentionPeriods; batchSize: number };
 }
 
 /** purgeExpiredRecords' one activity: a bounded step (src/maintenance/retention.ts), its counts on the metrics. */
@@ -15,6 +15,14 @@ export function createRetentionActivities(deps: RetentionActivityDeps) {
     purgeRecordsStep: async (input: PurgeStepRequest): Promise<PurgeStepOutcome> => {
       const retention = deps.retention;
       if (!retention) throw new GatewayError('NOT_IMPLEMENTED', 'retention is not composed in this worker');
+      if (!retention.enabled) {
+        // A worker with RETENTION_ENABLED off deletes nothing, whoever keeps the schedule.
+        retention.logger?.warn(
+          { kind: input.kind },
+          'retention is off in this worker (RETENTION_ENABLED): nothing deleted',
+        );
+        return { kind: input.kind, scanned: 0, purged: 0, blobs: 0, kept: {}, resumed: 0 };
+      }
       const out = await purgeStep(retention, retention, { ...input, asOf: new Date(input.asOf) });
       const meter = Context.current().metricMeter;
       meter

@@ -75,7 +75,7 @@ export const configEnvSchema = z.object({
   ),
   RETENTION_ENABLED: bool(false).describe(
     'The worker keeps the retention schedule (a Temporal Schedule running purgeExpiredRecords) and old records are ' +
-      'deleted by the periods below; off = nothing is ever deleted (docs/decisions.md "Retention").',
+      'deleted by the periods below; off = this worker deletes nothing (docs/decisions.md "Retention").',
   ),
   RETENTION_INTERVAL_MINUTES: int(60, 1).describe('How often the retention schedule starts a purge.'),
   RETENTION_BATCH: int(200, 1).describe('Records one purge step looks at and deletes at most (one batch).'),

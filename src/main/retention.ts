@@ -3,7 +3,7 @@
  * purgeExpiredRecords) and gives the purge its storage and Temporal's view of open runs; the admin CLI places and
  * releases legal holds.
  */
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config/load-config';
 import { GatewayError } from '../core/gateway-error';
 import type { Logger } from '../observability/logger';
@@ -53,8 +53,9 @@ export function composeRetention(
   config: Readonly<Config>,
   core: Pick<Core, 'db' | 'logger'>,
   client: Client,
-): RetentionDeps & { periods: Config['retention']['periodsMs']; batchSize: number } {
+): RetentionDeps & { enabled: boolean; periods: Config['retention']['periodsMs']; batchSize: number } {
   return {
+    enabled: config.retention.enabled,
     repository: new RetentionRepository(core.db.models, core.db.blobs),
     runs: temporalOpenRuns(client),
     logger: core.logger,
@@ -65,23 +66,16 @@ export function composeRetention(
 
 /**
  * Creates the retention schedule, or brings an existing one to this worker's settings (interval, task queue) and
- * unpauses it; with retention off, pauses it if it exists (nothing is deleted while it is paused). Every worker asks
- * at start: the schedule id keeps one per namespace. Runs never overlap (a tick while one runs is skipped).
+ * unpauses it. Every worker with retention on asks at start: the schedule id keeps one per namespace. Runs never
+ * overlap (a tick while one runs is skipped). A worker with retention off leaves the schedule alone, and its purge
+ * steps delete nothing (so workers started with different settings never fight over the schedule).
  */
 export async function ensureRetentionSchedule(
   client: Client,
   settings: { enabled: boolean; intervalMs: number; taskQueue: string },
-): Promise<'created' | 'updated' | 'paused' | 'absent'> {
+): Promise<'created' | 'updated' | 'off'> {
+  if (!settings.enabled) return 'off';
   const handle = client.schedule.getHandle(RETENTION_SCHEDULE_ID);
-  if (!settings.enabled) {
-    try {
-      await handle.pause('RETENTION_ENABLED is off');
-      return 'paused';
-    } catch (e) {
-      if (e instanceof ScheduleNotFoundError) return 'absent';
-      throw e;
-    }
-  }
   const spec = { intervals: [{ every: settings.intervalMs }] };
   const action = {
     type: 'startWorkflow' as const,
