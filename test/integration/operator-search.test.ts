@@ -110,6 +110,7 @@ describe('operator searches (docs/operations.md) on the dev server', () => {
   const refused = doc({ check: valid('Invoice', PARTY_B), send: ['failed'] });
   const waiting = doc({ check: valid('Invoice', PARTY_B), send: ['retryable', 'delivered'] });
   const order = randomUUID();
+  const received = randomUUID();
   const unindexed = doc({ check: valid('Invoice', PARTY_A), send: ['delivered'] });
 
   let connection: Connection;
@@ -145,6 +146,14 @@ describe('operator searches (docs/operations.md) on the dev server', () => {
         reason: 'HTTP 400',
       }),
       publishOrderEvent: async (input: { eventId: string }) => ({ eventId: input.eventId }),
+      // A received invoice that cannot be read: registered as the party's document, announced as an error.
+      detectReceivedFormat: async () => ({ ok: false, code: 'UNKNOWN_FORMAT', message: 'not a known format' }),
+      registerReceivedDocument: async () => ({
+        documentId: received,
+        state: 'rejected',
+        eventId: randomUUID(),
+        topic: 'InvoiceReceivedError',
+      }),
     };
     const native = await NativeConnection.connect({ address: temporalAddress });
     worker = await Worker.create({
@@ -171,6 +180,8 @@ describe('operator searches (docs/operations.md) on the dev server', () => {
       expect(await starter.startSendInvoice({ tenantId, documentId })).toBe('started');
     expect(await starter.startSendOrder({ tenantId: tenantB, documentId: order })).toBe('started');
     expect(await bare.startSendInvoice({ tenantId: tenantA, documentId: unindexed })).toBe('started');
+    const message = { tenantId: tenantA, messageId: `opsearch-${received}@sender.example` };
+    expect(await starter.startReceiveDocument(message)).toBe('started');
   });
 
   afterAll(async () => {
@@ -250,6 +261,9 @@ describe('operator searches (docs/operations.md) on the dev server', () => {
     await expectFound(`DocumentKind = 'creditNote'`, [creditNote]);
     await expectFound(`Channel = 'peppol' AND Outcome = 'InvoiceSent'`, [creditNote, delivered]);
     await expectFound(`DocumentKind = 'order' AND Outcome = 'OrderSentError'`, [order]);
+    // A received document is found by the party's document id, which its run learns when it registers it.
+    await expectFound(`WorkflowType = 'receiveDocument' AND Outcome = 'InvoiceReceivedError'`, [received]);
+    await expectFound(`TenantId = '${tenantA}' AND DocumentState = 'rejected'`, [received]);
   });
 
   it('finds the documents waiting for their next attempt, and until when; retryNow takes one out', async () => {
