@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowExecutionInfo, type WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { sendInvoiceWorkflowId } from '../../src/core/identifiers';
@@ -278,6 +279,13 @@ describe('operator searches (docs/operations.md) on the dev server', () => {
     expect((await handle.result()).state).toBe('delivered');
     const values = await gatewayAttributes(handle);
     expect(values).toMatchObject({ DocumentState: 'delivered', Outcome: 'InvoiceSent', Attempt: 2 });
+    // The states it went through, as the record's: checked, an attempt, the wait, the next attempt, delivered.
+    const history = await handle.fetchHistory();
+    const states = (history.events ?? []).flatMap((e) => {
+      const field = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.['DocumentState'];
+      return field ? [defaultPayloadConverter.fromPayload(field)] : [];
+    });
+    expect(states).toEqual(['validated', 'sending', 'retrying', 'sending', 'delivered']);
     expect(values).not.toHaveProperty('NextAttemptOn');
     await expectFound(`NextAttemptOn IS NOT NULL`, []);
     // The order's run: a refusal on the first attempt, its state the record's.
