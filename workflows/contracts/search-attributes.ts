@@ -20,7 +20,7 @@ export const DocumentKindAttribute = defineSearchAttributeKey('DocumentKind', Se
 export const DocumentStateAttribute = defineSearchAttributeKey('DocumentState', SearchAttributeType.KEYWORD);
 /**
  * How the run ended: the final topic it published (InvoiceSent, InvoiceSentError, OrderSent, …), or, where the run
- * ends without one, its own outcome (`dropped`, `refused`, `exhausted`, `skipped`). Absent while it runs.
+ * ends without one, its own outcome (`dropped`, `refused`, `exhausted`, `skipped`). Set once the outcome is known.
  */
 export const OutcomeAttribute = defineSearchAttributeKey('Outcome', SearchAttributeType.KEYWORD);
 /** How the document goes: `peppol`, `email`, `https`, `drop` (the channel of sendInvoice's current attempt). */
