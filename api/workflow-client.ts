@@ -5,7 +5,8 @@ import type { RetrySchedule } from '../src/core/retry-schedule';
 import { receiveDocumentWorkflowId, sendInvoiceWorkflowId } from '../src/core/identifiers';
 import { connectTemporalClient, type TemporalClient } from '../src/temporal/client';
 import { RECEIVE_DOCUMENT_WORKFLOW, type ReceiveDocumentInput } from '../workflows/contracts/receive-document';
-import { DocumentIdAttribute, TenantIdAttribute } from '../workflows/contracts/search-attributes';
+import { DocumentKind, startSearchAttributes } from '../workflows/contracts/search-attributes';
+import { DocumentState } from '../src/core/document-states';
 import { SEND_INVOICE_WORKFLOW, type SendInvoiceInput } from '../workflows/contracts/send-invoice';
 import type { receiveDocument } from '../workflows/receive-document.workflow';
 import { SEND_MLS_WORKFLOW, sendMlsWorkflowId, type SendMlsInput } from '../workflows/contracts/send-mls';
@@ -51,7 +52,10 @@ export interface TemporalSettings {
   address: string;
   namespace: string;
   taskQueue: string;
-  /** Set TenantId/DocumentId search attributes (they must be registered on the server). */
+  /**
+   * Start runs with the gateway's search attributes, which the runs then keep current (they must be registered on the
+   * server: workflows/contracts/search-attributes.ts). False: runs without any (a server that lacks them).
+   */
   searchAttributes?: boolean;
   /** Peppol delivery retry schedule put into each sendInvoice run's input (PEPPOL_SEND_RETRY_SCHEDULE). */
   peppolSendSchedule?: RetrySchedule;
@@ -75,6 +79,11 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
   /** A starter with a connection of its own, closed by close() (a tool or test that only starts documents). */
   static async connect(settings: TemporalSettings): Promise<TemporalWorkflowStarter> {
     return new TemporalWorkflowStarter(await connectTemporalClient(settings), settings, true);
+  }
+
+  /** A start's search attributes, unless they are switched off. */
+  private search(doc: Parameters<typeof startSearchAttributes>[0]) {
+    return this.settings.searchAttributes === false ? {} : { typedSearchAttributes: startSearchAttributes(doc) };
   }
 
   private get client() {
@@ -105,19 +114,15 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
             ...input,
             ...(this.settings.peppolSendSchedule ? { peppolSchedule: this.settings.peppolSendSchedule } : {}),
             ...(this.settings.emailSendSchedule ? { emailSchedule: this.settings.emailSendSchedule } : {}),
-            ...(this.settings.searchAttributes === false ? {} : { searchAttributes: true }),
           },
         ],
         // A document id is used once, ever: a finished run is only followed by an explicit resend.
         workflowIdReusePolicy: reuse,
-        ...(this.settings.searchAttributes === false
-          ? {}
-          : {
-              typedSearchAttributes: [
-                { key: TenantIdAttribute, value: input.tenantId },
-                { key: DocumentIdAttribute, value: input.documentId },
-              ],
-            }),
+        ...this.search({
+          tenantId: input.tenantId,
+          documentId: input.documentId,
+          state: input.generation ? DocumentState.Resending : DocumentState.Accepted,
+        }),
       });
       return 'started';
     } catch (e) {
@@ -144,9 +149,8 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
             : input,
         ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        ...(this.settings.searchAttributes === false
-          ? {}
-          : { typedSearchAttributes: [{ key: TenantIdAttribute, value: input.tenantId }] }),
+        // Its document (and kind) is known once the message is read: the run adds them.
+        ...this.search({ tenantId: input.tenantId, state: DocumentState.Received }),
       });
       return 'started';
     } catch (e) {
@@ -165,6 +169,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       SEND_MLS_WORKFLOW,
       sendMlsWorkflowId(input.tenantId, input.documentId),
       input,
+      DocumentKind.Mls,
       'The message-level status could not be started',
     );
   }
@@ -174,6 +179,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       SEND_INVOICE_RESPONSE_WORKFLOW,
       sendInvoiceResponseWorkflowId(input.tenantId, input.documentId, input.statusCode),
       input,
+      DocumentKind.InvoiceResponse,
       'The Invoice Response could not be started',
     );
   }
@@ -183,6 +189,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       SEND_ORDER_WORKFLOW,
       sendOrderWorkflowId(input.tenantId, input.documentId),
       input,
+      DocumentKind.Order,
       'The order was stored but its sending could not be started; retry with the same X-Service-DocumentId',
     );
   }
@@ -192,6 +199,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       SEND_ORDER_RESPONSE_WORKFLOW,
       sendOrderResponseWorkflowId(input.tenantId, input.documentId, input.responseCode),
       input,
+      DocumentKind.OrderResponse,
       'The Order Response could not be started',
     );
   }
@@ -199,12 +207,13 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
   /**
    * A Peppol sending run of one document (MLS, Invoice Response, order, Order Response): REJECT_DUPLICATE, so a
    * business key runs once, ever ('already-started' otherwise); the configured Peppol schedule fixed into its input;
-   * tenant and document as search attributes.
+   * tenant, document and kind as search attributes.
    */
   private async startOnce(
     workflowType: string,
     workflowId: string,
     input: { tenantId: string; documentId: string; peppolSchedule?: RetrySchedule },
+    kind: string,
     failure: string,
   ): Promise<'started' | 'already-started'> {
     try {
@@ -217,14 +226,7 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
             : input,
         ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        ...(this.settings.searchAttributes === false
-          ? {}
-          : {
-              typedSearchAttributes: [
-                { key: TenantIdAttribute, value: input.tenantId },
-                { key: DocumentIdAttribute, value: input.documentId },
-              ],
-            }),
+        ...this.search({ tenantId: input.tenantId, documentId: input.documentId, kind }),
       });
       return 'started';
     } catch (e) {

@@ -1,5 +1,7 @@
 import { sleep, uuid4 } from '@temporalio/workflow';
 import { nextDelay, type RetrySchedule } from '../src/core/retry-schedule';
+import { DocumentState } from '../src/core/document-states';
+import { searchProgress } from './run-search';
 
 /** What one attempt of a scheduled Peppol send reports. */
 export interface ScheduledAttempt {
@@ -38,13 +40,18 @@ export interface ScheduledRun<R> {
  * The attempts of one document on the Peppol retry schedule (sendInvoiceResponse, sendOrder, sendOrderResponse): a
  * receipt (or the peer's "already have it") publishes the sent event; a temporary failure (5xx, no answer, SMP
  * unreachable) publishes a retry event with the next attempt's time and waits; a refusal or the exhausted schedule
- * publishes the error event. Every attempt gets the first attempt's time, so each is the same message.
+ * publishes the error event. Every attempt gets the first attempt's time, so each is the same message. The run's
+ * Attempt and NextAttemptOn search attributes follow the attempts, and its DocumentState (sending, retrying, delivered,
+ * InvoiceSentError: the record's) where the run's DocumentId is the document sent (`documentState`).
  */
 export async function attemptOnPeppolSchedule<R extends ScheduledAttempt>(
   schedule: RetrySchedule,
   attemptOnce: (attempt: number, firstAttemptAt: string) => Promise<R>,
   publishEvent: (sent: R, event: ScheduledEvent, fields: ScheduledEventFields) => Promise<unknown>,
+  documentState = false,
 ): Promise<ScheduledRun<R>> {
+  const progress = (state: string, p: Parameters<typeof searchProgress>[0] = {}) =>
+    searchProgress({ ...(documentState ? { state } : {}), ...p });
   const publish = async (
     sent: R,
     event: ScheduledEvent,
@@ -60,14 +67,17 @@ export async function attemptOnPeppolSchedule<R extends ScheduledAttempt>(
   const firstAttemptAt = new Date(startedAt).toISOString();
   let previous: number | undefined;
   for (let attempt = 1; ; attempt++) {
+    progress(DocumentState.Sending, { attempt });
     const sent = await attemptOnce(attempt, firstAttemptAt);
     if (sent.outcome === 'delivered' || sent.outcome === 'duplicate') {
       const eventId = await publish(sent, 'sent', attempt, {});
+      progress(DocumentState.Delivered);
       return { outcome: 'sent', last: sent, attempts: attempt, eventId };
     }
     const reason = sent.reason ?? sent.outcome;
     if (sent.outcome === 'failed') {
       const eventId = await publish(sent, 'error', attempt, { reason });
+      progress(DocumentState.InvoiceSentError);
       return { outcome: 'refused', last: sent, attempts: attempt, reason, eventId };
     }
     const delay = nextDelay(schedule, attempt, Date.now() - startedAt, undefined, Math.random, previous);
@@ -75,11 +85,14 @@ export async function attemptOnPeppolSchedule<R extends ScheduledAttempt>(
       const eventId = await publish(sent, 'error', attempt, {
         reason: `no delivery after ${attempt} attempts: ${reason}`,
       });
+      progress(DocumentState.InvoiceSentError);
       return { outcome: 'exhausted', last: sent, attempts: attempt, reason, eventId };
     }
-    const nextAttemptOn = new Date(Date.now() + delay).toISOString();
-    await publish(sent, 'retry', attempt, { reason, nextAttemptOn });
+    const due = new Date(Date.now() + delay);
+    await publish(sent, 'retry', attempt, { reason, nextAttemptOn: due.toISOString() });
+    progress(DocumentState.Retrying, { nextAttemptOn: due });
     previous = delay;
     await sleep(delay);
+    searchProgress({ nextAttemptOn: null });
   }
 }

@@ -13,6 +13,8 @@ import { DocumentState } from '../src/core/document-states';
 import { reportTaxWorkflowId, type TaxAcknowledgement } from './contracts/report-tax';
 import { taxAcknowledgementSignal } from './report-tax.workflow';
 import { startDocumentRun, startTaxReport } from './start-document-run';
+import { DocumentKind, documentKindValue } from './contracts/search-attributes';
+import { searchProgress } from './run-search';
 
 /**
  * One run per received Peppol message, started only after the message is stored (workflow id = tenant + AS4
@@ -46,6 +48,18 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
     detection,
     ...(validation ? { validation } : {}),
     eventId: uuid4(),
+  });
+  // The party's document and how its reading ended, for operators' searches (docs/operations.md).
+  searchProgress({
+    documentId: received.documentId,
+    ...(detection.ok
+      ? {
+          kind:
+            detection.format.id === MLS_FORMAT_ID ? DocumentKind.Mls : documentKindValue(detection.format.documentType),
+        }
+      : {}),
+    state: received.state,
+    ...(received.topic ? { outcome: received.topic } : {}),
   });
   const result: ReceiveDocumentResult = {
     messageId: input.messageId,
@@ -121,6 +135,6 @@ async function acknowledgeTaxReport(tenantId: string, documentId: string, ack: T
  */
 async function startMls(mls: SendMlsInput): Promise<AutomaticMlsOutcome> {
   const workflowId = sendMlsWorkflowId(mls.tenantId, mls.documentId);
-  const started = await startDocumentRun(SEND_MLS_WORKFLOW, workflowId, mls, mls);
+  const started = await startDocumentRun(SEND_MLS_WORKFLOW, workflowId, { ...mls, kind: DocumentKind.Mls }, mls);
   return { sent: true, responseCode: mls.responseCode, workflowId, started };
 }

@@ -2,6 +2,7 @@ import { condition, defineSignal, setHandler, uuid4 } from '@temporalio/workflow
 import { PEPPOL_SEND_SCHEDULE } from '../src/core/retry-schedule';
 import { documentSteps, validationSteps } from './activity-stubs';
 import { attemptOnPeppolSchedule } from './peppol-schedule';
+import { searchProgress } from './run-search';
 import {
   TAX_ACKNOWLEDGEMENT_SIGNAL,
   type ReportTaxInput,
@@ -21,6 +22,16 @@ export const taxAcknowledgementSignal = defineSignal<[TaxAcknowledgement]>(TAX_A
  * it in TaxReportError too. Every step is also an entry on the reported document's history.
  */
 export async function reportTax(input: ReportTaxInput): Promise<ReportTaxResult> {
+  const result = await report(input);
+  // How the report ended, for operators' searches: its final topic (a skipped report publishes none).
+  searchProgress({
+    outcome:
+      result.outcome === 'skipped' ? 'skipped' : result.outcome === 'accepted' ? 'TaxReportSent' : 'TaxReportError',
+  });
+  return result;
+}
+
+async function report(input: ReportTaxInput): Promise<ReportTaxResult> {
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
   const report = await validationSteps.prepareTaxReport({ ...ids, direction: input.direction });
   const publish = (e: Omit<TaxReportEventInput, 'tenantId' | 'documentId' | 'eventId' | 'report'>) =>

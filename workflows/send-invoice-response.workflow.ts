@@ -1,6 +1,7 @@
 import { PEPPOL_SEND_SCHEDULE } from '../src/core/retry-schedule';
 import { deliverySteps, documentSteps } from './activity-stubs';
 import { attemptOnPeppolSchedule } from './peppol-schedule';
+import { searchProgress } from './run-search';
 import type {
   InvoiceResponseTopic,
   SendInvoiceResponseInput,
@@ -35,6 +36,7 @@ export async function sendInvoiceResponse(input: SendInvoiceResponseInput): Prom
         ...fields,
       }),
   );
+  searchProgress({ outcome: run.outcome === 'sent' ? TOPICS.sent : TOPICS.error });
   return {
     outcome: run.outcome,
     responseDocumentId: run.last.responseDocumentId,

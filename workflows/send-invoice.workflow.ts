@@ -1,4 +1,4 @@
-import { condition, defineSignal, setHandler, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { condition, defineSignal, setHandler, uuid4 } from '@temporalio/workflow';
 import type {
   CheckDocumentResult,
   DetectedFormatSummary,
@@ -10,7 +10,8 @@ import type {
   ValidationOutcome,
 } from './contracts/send-invoice';
 import { RETRY_NOW_SIGNAL } from './contracts/send-invoice';
-import { NextAttemptOnAttribute } from './contracts/search-attributes';
+import { documentKindValue } from './contracts/search-attributes';
+import { searchProgress } from './run-search';
 import { documentSteps, deliverySteps, validationSteps } from './activity-stubs';
 import {
   ChannelStatus,
@@ -46,6 +47,18 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
   const checked = await validationSteps.checkDocument(input);
   const { detection, validation, facts } = checked;
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
+  // Operators search runs by party, kind and state (docs/operations.md).
+  searchProgress({
+    partyId: facts.partyId,
+    ...(detection.ok ? { kind: documentKindValue(documentKindOf(detection.format.documentType)) } : {}),
+    state: !detection.ok
+      ? DocumentState.Rejected
+      : validation?.kind === 'invalid'
+        ? DocumentState.Invalid
+        : validation?.kind === 'not-validated'
+          ? DocumentState.NotValidated
+          : DocumentState.Validated,
+  });
   if (!detection.ok) {
     const event = await documentSteps.publishSendEvent({
       ...ids,
@@ -56,6 +69,7 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
       message: `Invalid payload: ${detection.message}`,
       reasonCode: detection.code,
     });
+    searchProgress({ state: DocumentState.InvoiceSentError, outcome: 'InvoiceSentError' });
     return { documentId: input.documentId, state: DocumentState.InvoiceSentError, detection, event };
   }
   const sourceDocumentTypeId = detection.format.documentTypeId;
@@ -70,6 +84,7 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
       message: `Invalid payload: ${validation.summary}`,
       reasonCode: validation.reasonCodes.join(','),
     });
+    searchProgress({ state: DocumentState.InvoiceSentError, outcome: 'InvoiceSentError' });
     return { documentId: input.documentId, state: DocumentState.InvoiceSentError, detection, validation, event };
   }
   // The tax report goes beside delivery, in its own run: reporting never blocks or undoes the delivery.
@@ -78,6 +93,14 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
   // checkDocument validates every document whose format it detected.
   return new Sending(input, checked, detection.format, validation!, wake).run();
 }
+
+/** The Channel search attribute of a channel kind. */
+const CHANNEL_NAMES: Record<Channel['kind'], string> = {
+  peppol: 'peppol',
+  mailto: 'email',
+  https: 'https',
+  drop: 'drop',
+};
 
 /** Human-readable wait, for event messages. */
 function duration(ms: number): string {
@@ -181,8 +204,10 @@ class Sending {
         return this.fail(failure);
       }
       const channel = choice.channel;
+      searchProgress({ channel: CHANNEL_NAMES[channel.kind] });
       if (channel.kind === 'drop') {
         // chooseChannel recorded the drop on the document: deliberately not sent, no InvoiceSent* topic.
+        searchProgress({ state: DocumentState.Dropped, outcome: 'dropped' });
         return {
           ...this.base,
           state: DocumentState.Dropped,
@@ -205,6 +230,13 @@ class Sending {
     return this.fail({ ...last!, message: `${last!.message}; stopped after ${MAX_CHANNEL_HOPS} channels` });
   }
 
+  /** The next attempt of the run (over all channels). */
+  private attempt(): number {
+    const attempt = ++this.attempts;
+    searchProgress({ state: DocumentState.Sending, attempt });
+    return attempt;
+  }
+
   private publish(e: EventFields) {
     const source = this.format.documentTypeId ? { sourceDocumentTypeId: this.format.documentTypeId } : {};
     return documentSteps.publishSendEvent({
@@ -219,6 +251,8 @@ class Sending {
   /** Publishes the run's final topic and answers the run's result with it. */
   private async end(topic: 'InvoiceSent' | 'InvoiceSentError', e: Failure): Promise<SendInvoiceResult> {
     const event = await this.publish({ topic, ...e });
+    const state = topic === 'InvoiceSent' ? DocumentState.Delivered : DocumentState.InvoiceSentError;
+    searchProgress({ state, outcome: topic });
     return {
       ...this.base,
       state: topic === 'InvoiceSent' ? DocumentState.Delivered : DocumentState.InvoiceSentError,
@@ -265,11 +299,11 @@ class Sending {
         `the next follows in ${duration(delay)} (at ${at})`,
     });
     // Operators find the runs waiting, and until when, in the Temporal UI (NextAttemptOn).
-    if (this.input.searchAttributes) upsertSearchAttributes([{ key: NextAttemptOnAttribute, value: due }]);
+    searchProgress({ state: DocumentState.Retrying, nextAttemptOn: due });
     // Woken early by retryNow (also one that came while the attempt ran); either way the next attempt follows.
     await condition(() => this.wake.retryNow, delay);
     this.wake.retryNow = false;
-    if (this.input.searchAttributes) upsertSearchAttributes([{ key: NextAttemptOnAttribute, value: null }]);
+    searchProgress({ nextAttemptOn: null });
     return delay;
   }
 
@@ -298,7 +332,7 @@ class Sending {
     let route: PeppolRoute | undefined;
     let previousDelay: number | undefined;
     for (let n = 1; ; n++) {
-      const attempt = ++this.attempts;
+      const attempt = this.attempt();
       let failure: Failure;
       if (!route) {
         const resolved = await deliverySteps.resolveRecipient({ ...this.ids, format: this.format, facts });
@@ -315,6 +349,7 @@ class Sending {
             // No attempt was made: the recipient cannot be sent to over Peppol at all.
             this.attempts--;
             e.attempt = attempt - 1;
+            searchProgress({ attempt: this.attempts });
             const status = NOT_FOUND_CODES.has(resolved.reasonCode) ? ChannelStatus.NotFound : ChannelStatus.Refused;
             // A tenant never sends as another company, over any channel.
             return { status, failure: e, ...(resolved.stage === 'sender' ? { final: true } : {}) };
@@ -388,7 +423,7 @@ class Sending {
     const startedAt = Date.now();
     let previousDelay: number | undefined;
     for (let n = 1; ; n++) {
-      const result = await attempt(++this.attempts);
+      const result = await attempt(this.attempt());
       if (result.kind === 'delivered') return this.delivered(result.event);
       if (result.kind === 'failed') return result.result;
       const failure = result.failure;

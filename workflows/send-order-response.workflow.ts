@@ -1,6 +1,7 @@
 import { PEPPOL_SEND_SCHEDULE } from '../src/core/retry-schedule';
 import { deliverySteps, documentSteps } from './activity-stubs';
 import { attemptOnPeppolSchedule } from './peppol-schedule';
+import { searchProgress } from './run-search';
 import type {
   OrderResponseTopic,
   SendOrderResponseInput,
@@ -33,6 +34,7 @@ export async function sendOrderResponse(input: SendOrderResponseInput): Promise<
         ...fields,
       }),
   );
+  searchProgress({ outcome: run.outcome === 'sent' ? TOPICS.sent : TOPICS.error });
   return {
     outcome: run.outcome,
     responseDocumentId: run.last.responseDocumentId,

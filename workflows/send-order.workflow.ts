@@ -2,6 +2,8 @@ import { uuid4 } from '@temporalio/workflow';
 import { PEPPOL_SEND_SCHEDULE } from '../src/core/retry-schedule';
 import { deliverySteps, documentSteps, validationSteps } from './activity-stubs';
 import { attemptOnPeppolSchedule } from './peppol-schedule';
+import { searchProgress } from './run-search';
+import { DocumentState } from '../src/core/document-states';
 import type { OrderSentTopic, SendOrderInput, SendOrderResult } from './contracts/send-order';
 
 const TOPICS = {
@@ -33,13 +35,16 @@ export async function sendOrder(input: SendOrderInput): Promise<SendOrderResult>
       reasonCode: checked.reasonCode,
       eventId,
     });
+    searchProgress({ state: DocumentState.InvoiceSentError, outcome: TOPICS.error });
     return { outcome: 'invalid', attempts: 0, reason: checked.reason, eventId };
   }
   const run = await attemptOnPeppolSchedule(
     input.peppolSchedule ?? PEPPOL_SEND_SCHEDULE,
     (attempt, firstAttemptAt) => deliverySteps.sendOrderAttempt({ ...ids, attempt, firstAttemptAt }),
     (_sent, event, fields) => documentSteps.publishOrderEvent({ ...ids, topic: TOPICS[event], ...fields }),
+    true,
   );
+  searchProgress({ outcome: run.outcome === 'sent' ? TOPICS.sent : TOPICS.error });
   return {
     outcome: run.outcome,
     attempts: run.attempts,

@@ -1,7 +1,8 @@
-import { ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
+import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { RetrySchedule } from '../src/core/retry-schedule';
-import { DocumentIdAttribute, TenantIdAttribute } from './contracts/search-attributes';
+import { DocumentKind, startSearchAttributes } from './contracts/search-attributes';
+import { indexed } from './run-search';
 import {
   REPORT_TAX_WORKFLOW,
   reportTaxWorkflowId,
@@ -12,29 +13,22 @@ import {
 /**
  * Starts a document's own run that outlives this one (ABANDON: an MLS or a tax report retries on the Peppol schedule
  * for days), once per id (REJECT_DUPLICATE: when it exists already, nothing else is started). The document search
- * attributes go on it when this run has them (the server then knows both keys). True when this call started it.
+ * attributes (tenant, document, `kind`) go on it when this run has them (the server then knows the keys). True when
+ * this call started it.
  */
 export async function startDocumentRun<A>(
   workflowType: string,
   workflowId: string,
-  doc: { tenantId: string; documentId: string },
+  doc: { tenantId: string; documentId: string; kind: string },
   input: A,
 ): Promise<boolean> {
-  const indexed = workflowInfo().typedSearchAttributes.get(TenantIdAttribute) !== undefined;
   try {
     await startChild(workflowType, {
       workflowId,
       args: [input],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      ...(indexed
-        ? {
-            typedSearchAttributes: [
-              { key: TenantIdAttribute, value: doc.tenantId },
-              { key: DocumentIdAttribute, value: doc.documentId },
-            ],
-          }
-        : {}),
+      ...(indexed() ? { typedSearchAttributes: startSearchAttributes(doc) } : {}),
     });
     return true;
   } catch (e) {
@@ -58,5 +52,11 @@ export async function startTaxReport(
     acknowledgementTimeoutMs: settings.acknowledgementTimeoutMs,
     ...(peppolSchedule ? { peppolSchedule } : {}),
   };
-  return { workflowId, started: await startDocumentRun(REPORT_TAX_WORKFLOW, workflowId, doc, input) };
+  const started = await startDocumentRun(
+    REPORT_TAX_WORKFLOW,
+    workflowId,
+    { ...doc, kind: DocumentKind.TaxReport },
+    input,
+  );
+  return { workflowId, started };
 }

@@ -23,16 +23,22 @@ const FALLBACK_GO_TOOLCHAIN = 'go1.25.5';
 // FerretDB accepts database names of Latin letters only, so one name works on both backends.
 const DB_NAME = 'invoicegateway';
 const HOST = '127.0.0.1';
-// Webhook delivery workflows add HookId, EventTopic, PartyId and DeliveryAttempt
-// (workflows/contracts/deliver-webhook.ts).
+// The gateway's search attributes (workflows/contracts/search-attributes.ts; deliveries add HookId, EventTopic and
+// DeliveryAttempt, workflows/contracts/deliver-webhook.ts). docker-compose.temporal.yml and docs/operations.md list
+// the same; a unit test holds the three to the code's list.
 const SEARCH_ATTRIBUTES = [
   'TenantId=Keyword',
   'DocumentId=Keyword',
+  'PartyId=Keyword',
+  'DocumentKind=Keyword',
+  'DocumentState=Keyword',
+  'Outcome=Keyword',
+  'Channel=Keyword',
+  'Attempt=Int',
+  'NextAttemptOn=Datetime',
   'HookId=Keyword',
   'EventTopic=Keyword',
-  'PartyId=Keyword',
   'DeliveryAttempt=Int',
-  'NextAttemptOn=Datetime',
 ];
 
 const TEMPORAL_READY_TIMEOUT_MS = 60_000;
@@ -980,6 +986,7 @@ async function startServices(opts = {}) {
 
 module.exports = {
   REPO_ROOT,
+  SEARCH_ATTRIBUTES,
   DB_NAME,
   TEMPORAL_CLI_VERSION,
   FALLBACK_GO_TOOLCHAIN,

@@ -80,6 +80,7 @@ export class TemporalDeliveryStarter implements DeliveryStarter {
       { key: searchKeys.hookId, value: input.hookId },
       { key: searchKeys.topic, value: meta.topic },
       ...(meta.partyKey ? [{ key: searchKeys.partyId, value: meta.partyKey }] : []),
+      ...(input.event.documentId ? [{ key: searchKeys.documentId, value: input.event.documentId }] : []),
       // The attempt about to run; the workflow raises it from the second attempt on.
       { key: searchKeys.attempt, value: 1 },
     ];

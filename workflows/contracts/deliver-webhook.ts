@@ -7,20 +7,22 @@
  */
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { RetrySchedule } from '../../src/core/retry-schedule';
-import { TenantIdAttribute } from './search-attributes';
+import { DocumentIdAttribute, PartyIdAttribute, TenantIdAttribute } from './search-attributes';
 
 export const DELIVER_WEBHOOK_WORKFLOW = 'deliverWebhook';
 
 /**
  * Search attributes of delivery runs, for operators in the Temporal UI (`HookId = "…"`, `DeliveryAttempt > 3`). They
  * must be registered on the server (scripts/lib/services.js does it for the dev server); WEBHOOK_SEARCH_ATTRIBUTES
- * switches them off for a server that lacks them. TenantId is the gateway-wide one.
+ * switches them off for a server that lacks them. TenantId, PartyId and DocumentId (the event's document) are the
+ * gateway-wide ones (./search-attributes.ts).
  */
 export const DELIVERY_SEARCH_ATTRIBUTES = {
   tenantId: TenantIdAttribute,
   hookId: defineSearchAttributeKey('HookId', 'KEYWORD'),
   topic: defineSearchAttributeKey('EventTopic', 'KEYWORD'),
-  partyId: defineSearchAttributeKey('PartyId', 'KEYWORD'),
+  partyId: PartyIdAttribute,
+  documentId: DocumentIdAttribute,
   attempt: defineSearchAttributeKey('DeliveryAttempt', 'INT'),
 } as const;
 

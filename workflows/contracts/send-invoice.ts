@@ -25,11 +25,6 @@ export interface SendInvoiceInput {
   channel?: string;
   /** A resend's generation (1, 2, …): its history entries and AS4 ids are its own. Absent: the upload's run. */
   generation?: number;
-  /**
-   * Whether the run keeps its search attributes current (NextAttemptOn while it waits): true where the starter
-   * sets search attributes, which the server must have registered (not on the time-skipping test server).
-   */
-  searchAttributes?: boolean;
 }
 
 export interface DetectedFormatSummary {
