@@ -148,7 +148,7 @@ async function lookupOnce(): Promise<string> {
   const res = await httpRequest(`${found.smpUrl}/${encodeIdForUrl(WHO)}/services/${encodeIdForUrl(BIS3_INVOICE)}`);
   const body = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${found.smpUrl} answered ${res.statusCode}`);
-  if (!body.includes(PARTY) || !body.includes('<Address>') || !body.includes('peppol-transport-as4-v2_0'))
+  if (!body.includes(PARTY) || !/<wsa:Address>http[^<]+\/as4<\/wsa:Address>/.test(body))
     throw new Error(`${found.smpUrl} answered without an AS4 endpoint for ${PARTY}`);
   return found.smpUrl;
 }
