@@ -42,7 +42,7 @@ function smlRefusal(e: unknown, what: string): GatewayError {
 
 export function registerPeppolMigrationRoutes(router: Router, deps: PeppolMigrationRouteDeps): void {
   const party = requireParty(deps.directory);
-  const bodyJson = jsonBody('16kb', 'the body');
+  const bodyJson = jsonBody('64kb', 'the body');
   const svc = (): PeppolApiServices => {
     if (!deps.peppol)
       throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'The Peppol layer is not configured in this API process');

@@ -21,6 +21,7 @@ import { issueCertificate, TEST_PKI_PASSWORD, type TestPki } from '../support/pe
 import { LocalSml } from '../support/peppol/local-sml';
 import { startPeppolNetwork, type PeppolNetwork } from '../support/peppol/gateway-network';
 import { TEST_PKI_DIR, testApEnv } from '../support/peppol/pki-fixture';
+import { expectContract } from '../support/contract';
 import { createTestContext, type TestContext } from '../support/test-app';
 
 const ZONE = 'participant.sml.migration.test';
@@ -158,6 +159,7 @@ describe('participant migration between two gateways', () => {
     // Not registered here: nothing to migrate away.
     const notRegistered = await post(a, `/api/v1/peppol/${PARTY}/prepareToMigrate`);
     expect(notRegistered.status).toBe(409);
+    expectContract('post', '/api/v1/peppol/:partyId/prepareToMigrate', notRegistered);
     expect(notRegistered.headers['content-type']).toMatch(/application\/problem\+json/);
     // No token, a token of another tenant.
     expect((await request(a.app).post(`/api/v1/peppol/${PARTY}/prepareToMigrate`)).status).toBe(401);
@@ -169,6 +171,7 @@ describe('participant migration between two gateways', () => {
     // Malformed bodies.
     const noKey = await post(b, `/api/v1/peppol/${PARTY}/migrate`, { migrationkey: 'x' });
     expect(noKey.status).toBe(400);
+    expectContract('post', '/api/v1/peppol/:partyId/migrate', noKey);
     expect(JSON.stringify(noKey.body)).toMatch(/migrationKey/);
     expect(JSON.stringify(noKey.body)).toMatch(/unknown field/);
     expect((await post(b, `/api/v1/peppol/${PARTY}/migrate`, { migrationKey: 'weak key' })).status).toBe(400);
@@ -211,6 +214,7 @@ describe('participant migration between two gateways', () => {
 
     const prepared = await post(a, `/api/v1/peppol/${PARTY}/prepareToMigrate`);
     expect(prepared.status).toBe(200);
+    expectContract('post', '/api/v1/peppol/:partyId/prepareToMigrate', prepared);
     const key = prepared.body.migrationKey as string;
     expect(key).toMatch(/^\S{24}$/);
     expect(prepared.body.participantId).toBe(`iso6523-actorid-upis::${PARTY}`);
@@ -218,6 +222,7 @@ describe('participant migration between two gateways', () => {
     // A wrong key is the SML's refusal (422); B's SMP stops answering again and nothing moved.
     const wrong = await post(b, `/api/v1/peppol/${PARTY}/migrate`, { migrationKey: 'Zz9$Yy8%xxQQ' });
     expect(wrong.status).toBe(422);
+    expectContract('post', '/api/v1/peppol/:partyId/migrate', wrong);
     expect(wrong.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(sml.ownerOf(WHO)).toBe('SMP-A');
     const bAfterWrong = await request(b.app)
@@ -228,6 +233,7 @@ describe('participant migration between two gateways', () => {
     const before = seen.length;
     const migrated = await post(b, `/api/v1/peppol/${PARTY}/migrate`, { migrationKey: key });
     expect(migrated.status).toBe(200);
+    expectContract('post', '/api/v1/peppol/:partyId/migrate', migrated);
     expect(migrated.body).toMatchObject({ registered: true, sml: { registrar: 'sml', state: 'registered' } });
     expect(sml.ownerOf(WHO)).toBe('SMP-B');
     await waitFor(() => seen.slice(before).includes(`${b.base}/smp`));
