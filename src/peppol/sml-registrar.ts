@@ -84,8 +84,8 @@ export class UnconfiguredSmlRegistrar implements SmlRegistrar {
     throw new GatewayError(
       'NOT_IMPLEMENTED',
       `${formatId(participant)} cannot be registered in the SML: no SML registration is configured ` +
-        `(PEPPOL_SML_REGISTRAR=sml registers through the SML's management interface; manual publishes in our SMP ` +
-        `and leaves the SML to the operator)`,
+        `(PEPPOL_SML_REGISTRAR=manual publishes in our SMP and leaves the SML to the operator; ` +
+        `PEPPOL_SML_REGISTRAR=sml registers through the SML's management interface)`,
     );
   }
   async unregister(): Promise<void> {}
