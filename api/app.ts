@@ -26,6 +26,7 @@ import { registerTransformRoutes } from './routes/transform.routes';
 import { registerWebhookRoutes, type WebhookApiServices } from './routes/hooks.routes';
 import { registerInboxRoutes } from './routes/inbox.routes';
 import { registerPeppolRoutes } from './routes/peppol.routes';
+import { registerPeppolMigrationRoutes } from './routes/peppol-migration.routes';
 import type { PeppolApiServices } from '../src/peppol/api-services';
 import { registerSmpRoutes } from './routes/smp.routes';
 import { registerAs4Routes } from './routes/as4.routes';
@@ -138,6 +139,7 @@ export function createApp(deps: AppDeps): Application {
   registerMeRoutes(api, { directory: deps.directory });
   registerWebhookRoutes(api, { directory: deps.directory, webhooks: deps.webhooks });
   registerPeppolRoutes(api, { directory: deps.directory, peppol: deps.peppol });
+  registerPeppolMigrationRoutes(api, { directory: deps.directory, peppol: deps.peppol });
   registerDocumentRoutes(api, {
     directory: deps.directory,
     documents: deps.documents,

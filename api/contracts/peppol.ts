@@ -48,7 +48,7 @@ export const PeppolEnvironmentConfig = z
       problem: z.string().optional(),
       signingCertificate: CertificateInfo.nullable(),
     }),
-    sml: z.object({ zone: z.string(), registrar: z.string().describe('`dns-zone`, `manual` or `off`') }),
+    sml: z.object({ zone: z.string(), registrar: z.string().describe('`sml`, `dns-zone`, `manual` or `off`') }),
     lookups: z.object({ available: z.boolean(), problem: z.string().optional() }),
     defaults: z
       .object({ documentTypes: z.array(PeppolService), reviews: z.boolean() })
@@ -95,6 +95,46 @@ export const PeppolPartyConfigInput = z
   })
   .passthrough()
   .meta({ id: 'PeppolPartyConfigInput' });
+
+export const PeppolMigrationPrepared = z
+  .object({
+    partyId: z.string(),
+    participantId: z.string(),
+    smpUrl: z.string(),
+    migrationKey: z.string().describe('For the new provider (out of band); 24 characters of the SML key rule'),
+    preparedOn: iso,
+    message: z.string(),
+  })
+  .meta({ id: 'PeppolMigrationPrepared' });
+
+export const PeppolMigrationInput = z
+  .object({
+    migrationKey: z
+      .string()
+      .describe(
+        'The key the previous provider prepared: 8-24 characters, two each of upper, lower, digits and ' +
+          '@#$%()[]{}*^_-!~|+=, no white space',
+      ),
+    documentTypes: z
+      .array(PeppolService)
+      .optional()
+      .describe('Default: the stored ones, else the environment defaults'),
+    reviews: z.boolean().optional(),
+  })
+  .meta({ id: 'PeppolMigrationInput' });
+
+export const PeppolMigrated = z
+  .object({
+    partyId: z.string(),
+    participantId: z.string(),
+    smpUrl: z.string(),
+    registered: z.literal(true),
+    documentTypes: z.array(PeppolService),
+    reviews: z.boolean(),
+    sml: z.object({ registrar: z.string(), state: z.literal('registered'), changedOn: iso.nullable() }),
+    migratedOn: iso,
+  })
+  .meta({ id: 'PeppolMigrated' });
 
 export const RecipientQuery = z
   .union([
@@ -278,6 +318,48 @@ export function peppolRoutes(h: ContractHelpers): RouteContract[] {
         ...h.authenticated,
         400: problem('partyIds missing, unknown documentFamily, isCredit not a boolean'),
         404: problem('No recipient has a Peppol delivery option; `errors[]` gives each reason'),
+        ...unavailable,
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/peppol/:partyId/prepareToMigrate',
+      summary:
+        'Leaving us: a migration key for the new provider, registered with the SML; we keep serving the party ' +
+        'until the new provider has migrated it (EXPERIMENTAL SML client)',
+      tags,
+      auth: true,
+      params: h.partyParam,
+      responses: {
+        200: { description: 'The key, shown once', content: json(PeppolMigrationPrepared) },
+        ...h.partyScoped,
+        409: problem('The party is not registered in the SML by this gateway'),
+        422: problem('The SML refused the preparation'),
+        501: problem('The SML registration configured cannot migrate (needs PEPPOL_SML_REGISTRAR=sml)'),
+        ...unavailable,
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/v1/peppol/:partyId/migrate',
+      summary:
+        "Joining us: take a party over with the previous provider's key; our SMP publishes it before the SML " +
+        'switches (EXPERIMENTAL SML client)',
+      tags,
+      auth: true,
+      params: h.partyParam,
+      requestBody: {
+        description: 'The key and, optionally, what the party receives',
+        content: json(PeppolMigrationInput),
+      },
+      responses: {
+        200: { description: 'Migrated: registered here', content: json(PeppolMigrated) },
+        ...h.partyScoped,
+        400: problem('Invalid body (`errors[]`): key missing or outside the key rule, unknown field'),
+        409: problem('Already registered here, or this key was used already'),
+        422: problem('The SML refused the migration (wrong or unprepared key); nothing changed'),
+        ...writes,
+        501: problem('The SML registration configured cannot migrate (needs PEPPOL_SML_REGISTRAR=sml)'),
         ...unavailable,
       },
     },

@@ -65,7 +65,7 @@ function certificateInfo(c: X509Certificate) {
   };
 }
 
-function invalid(errors: { path: string; message: string }[]): GatewayError {
+export function invalid(errors: { path: string; message: string }[]): GatewayError {
   return new GatewayError(
     'BAD_REQUEST',
     `Invalid Peppol configuration: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
@@ -81,7 +81,7 @@ function docTypeOf(text: string): DocumentTypeId {
 }
 
 /** Reads `documentTypes` of a request body into service entries (URI forms, checked), collecting every problem. */
-function readServices(
+export function readServices(
   value: unknown,
   path: string,
   errors: { path: string; message: string }[],
@@ -140,13 +140,17 @@ function readServices(
   return out;
 }
 
-function readBoolean(value: unknown, path: string, errors: { path: string; message: string }[]): boolean | undefined {
+export function readBoolean(
+  value: unknown,
+  path: string,
+  errors: { path: string; message: string }[],
+): boolean | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'boolean') errors.push({ path, message: 'must be true or false' });
   return typeof value === 'boolean' ? value : undefined;
 }
 
-function objectBody(req: Request): Record<string, unknown> {
+export function objectBody(req: Request): Record<string, unknown> {
   const b = req.body as unknown;
   if (!b || typeof b !== 'object' || Array.isArray(b))
     throw invalid([{ path: '', message: 'the body must be a JSON object' }]);
@@ -154,7 +158,7 @@ function objectBody(req: Request): Record<string, unknown> {
 }
 
 /** The Peppol participant of one of our parties; refused when the party id cannot be one. */
-function partyParticipant(party: PartyRecord): ParticipantId {
+export function partyParticipant(party: PartyRecord): ParticipantId {
   try {
     const p = participantOf(party.partyId);
     assertIcdUsable(p);
@@ -483,11 +487,17 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
       try {
         await s.registrar.unregister(participant);
       } catch (e) {
-        throw new GatewayError(
-          'DEPENDENCY_UNAVAILABLE',
-          `The SML registration of ${p.partyId} could not be removed; nothing was changed: ${(e as Error).message}`,
-          { cause: e },
-        );
+        // Migrated to another provider (a key was prepared here and the SML entry is no longer ours): ours to drop.
+        const movedAway =
+          s.registrar.migration &&
+          (await s.migrations.hasOutbound(p.partyId)) &&
+          !(await s.registrar.migration.isOurs(participant).catch(() => true));
+        if (!movedAway)
+          throw new GatewayError(
+            'DEPENDENCY_UNAVAILABLE',
+            `The SML registration of ${p.partyId} could not be removed; nothing was changed: ${(e as Error).message}`,
+            { cause: e },
+          );
       }
     }
     await s.directory.putParticipant(input);

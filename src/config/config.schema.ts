@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** Comma-separated list in an environment variable → string[] (empty entries dropped). */
@@ -310,11 +311,40 @@ export const configEnvSchema = z.object({
         '(a local zone in tests).',
     ),
   PEPPOL_SML_REGISTRAR: z
-    .enum(['off', 'manual'])
+    .enum(['off', 'manual', 'sml'])
     .default('off')
     .describe(
       'How party registrations reach the SML: `off` refuses them (no SML client configured), `manual` publishes in ' +
-        'our SMP and leaves the SML entry to the operator.',
+        'our SMP and leaves the SML entry to the operator, `sml` registers through the SML management interface ' +
+        '(EXPERIMENTAL: not yet tried against the SML test environment) with our SMP key as client certificate.',
+    ),
+  PEPPOL_SML_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'SML management URL for PEPPOL_SML_REGISTRAR=sml; default by PEPPOL_SML_ZONE: ' +
+        'https://api.sml.test.tech.peppol.org/edelivery-sml (test), https://api.sml.prod.tech.peppol.org/edelivery-sml ' +
+        '(production); required for any other zone.',
+    ),
+  PEPPOL_SML_SMP_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/)
+    .optional()
+    .describe('Our SMP id in the SML (required for PEPPOL_SML_REGISTRAR=sml).'),
+  PEPPOL_SML_SMP_ADDRESS: z
+    .string()
+    .refine((v) => isIP(v) !== 0, 'an IPv4 or IPv6 address')
+    .optional()
+    .describe(
+      "Our SMP's IP address; when set, our SMP's record in the SML is created or updated to PEPPOL_SMP_PUBLIC_URL " +
+        'and this address before the first registration; unset leaves that record to the operator.',
+    ),
+  PEPPOL_SML_CA: z
+    .string()
+    .optional()
+    .describe(
+      "PEM file of the CA certificates the SML's TLS certificate is checked against; default the system roots.",
     ),
   PEPPOL_DNS_SERVERS: csv.describe(
     'Name servers for SML lookups (`host` or `host:port`, comma-separated); default the system resolvers.',

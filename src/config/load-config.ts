@@ -114,7 +114,14 @@ export interface Config {
     smpTechnicalContact: string | undefined;
     /** The DNS zone itself (the names production and test resolved). */
     smlZone: string;
-    smlRegistrar: 'off' | 'manual';
+    smlRegistrar: 'off' | 'manual' | 'sml';
+    /** PEPPOL_SML_REGISTRAR=sml (experimental): the management URL, our SMP id and address, the TLS CA file. */
+    sml: {
+      url: string | undefined;
+      smpId: string | undefined;
+      smpAddress: string | undefined;
+      caPath: string | undefined;
+    };
     dnsServers: readonly string[];
     smpTruststorePath: string | undefined;
     lookupTimeoutMs: number;
@@ -167,6 +174,37 @@ const SML_ZONE_NAMES: Record<string, string> = {
   production: 'participant.sml.prod.tech.peppol.org',
   test: 'participant.sml.test.tech.peppol.org',
 };
+
+const SML_MANAGEMENT_URLS: Record<string, string> = {
+  'participant.sml.prod.tech.peppol.org': 'https://api.sml.prod.tech.peppol.org/edelivery-sml',
+  'participant.sml.test.tech.peppol.org': 'https://api.sml.test.tech.peppol.org/edelivery-sml',
+};
+
+function smlOf(e: {
+  PEPPOL_SML_REGISTRAR: string;
+  PEPPOL_SML_ZONE: string;
+  PEPPOL_SML_URL?: string | undefined;
+  PEPPOL_SML_SMP_ID?: string | undefined;
+  PEPPOL_SML_SMP_ADDRESS?: string | undefined;
+  PEPPOL_SML_CA?: string | undefined;
+}): Config['peppol']['sml'] {
+  const zone = SML_ZONE_NAMES[e.PEPPOL_SML_ZONE] ?? e.PEPPOL_SML_ZONE.replace(/\.$/, '').toLowerCase();
+  const url = e.PEPPOL_SML_URL ?? SML_MANAGEMENT_URLS[zone];
+  if (e.PEPPOL_SML_REGISTRAR === 'sml') {
+    const missing = [
+      !url && 'PEPPOL_SML_URL (no default for the zone ' + zone + ')',
+      !e.PEPPOL_SML_SMP_ID && 'PEPPOL_SML_SMP_ID',
+    ].filter(Boolean);
+    if (missing.length > 0)
+      throw new Error(`Invalid configuration:\n  PEPPOL_SML_REGISTRAR=sml needs ${missing.join(' and ')}`);
+  }
+  return {
+    url,
+    smpId: e.PEPPOL_SML_SMP_ID,
+    smpAddress: e.PEPPOL_SML_SMP_ADDRESS,
+    caPath: e.PEPPOL_SML_CA ? path.resolve(e.PEPPOL_SML_CA) : undefined,
+  };
+}
 
 function smpKeyOf(e: {
   PEPPOL_SMP_KEYSTORE?: string | undefined;
@@ -363,6 +401,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       smpTechnicalContact: e.PEPPOL_SMP_TECHNICAL_CONTACT,
       smlZone: SML_ZONE_NAMES[e.PEPPOL_SML_ZONE] ?? e.PEPPOL_SML_ZONE,
       smlRegistrar: e.PEPPOL_SML_REGISTRAR,
+      sml: smlOf(e),
       dnsServers: e.PEPPOL_DNS_SERVERS,
       smpTruststorePath: e.PEPPOL_SMP_TRUSTSTORE,
       lookupTimeoutMs: e.PEPPOL_LOOKUP_TIMEOUT_MS,

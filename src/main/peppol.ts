@@ -8,11 +8,14 @@ import { RecipientLookup } from '../peppol/recipient-lookup';
 import { RevocationChecker } from '../peppol/pki/revocation';
 import { createDnsResolver, type DnsResolverLike } from '../peppol/sml';
 import { ManualSmlRegistrar, UnconfiguredSmlRegistrar, type SmlRegistrar } from '../peppol/sml-registrar';
+import { SmlClient, mtlsTransport } from '../peppol/sml-client';
+import { SoapSmlRegistrar } from '../peppol/sml-soap-registrar';
 import { SmpClient } from '../peppol/smp-client';
 import { SmpPublisher } from '../peppol/smp-publisher';
 import type { Models } from '../storage/models';
 import { HookRepository } from '../storage/hooks/hook.repository';
 import { PeppolDirectoryRepository } from '../storage/peppol/peppol-directory.repository';
+import { PeppolMigrationRepository } from '../storage/peppol/peppol-migration.repository';
 
 export interface PeppolApiOverrides {
   /** The SML registrar (tests: one that writes into their local DNS zone). */
@@ -101,6 +104,42 @@ export function composePeppolSender(
 }
 
 /**
+ * The SML registrar as configured. `sml` (experimental) talks to the SML's management interface with our SMP key as
+ * the TLS client certificate, as the SML authenticates SMPs; it is refused at start without that key.
+ */
+export function composeSmlRegistrar(
+  config: Readonly<Config>,
+  smpKey: KeyMaterial | undefined,
+  logger: Logger,
+): SmlRegistrar {
+  const c = config.peppol;
+  if (c.smlRegistrar === 'manual') return new ManualSmlRegistrar();
+  if (c.smlRegistrar !== 'sml') return new UnconfiguredSmlRegistrar();
+  if (!smpKey)
+    throw new Error(
+      'PEPPOL_SML_REGISTRAR=sml needs our SMP key (PEPPOL_SMP_KEYSTORE, or PEPPOL_SMP_CERTIFICATE + ' +
+        'PEPPOL_SMP_PRIVATE_KEY): the SML authenticates our SMP by that certificate',
+    );
+  const { url, smpId, smpAddress, caPath } = c.sml;
+  if (!url || !smpId) throw new Error('PEPPOL_SML_REGISTRAR=sml needs PEPPOL_SML_URL and PEPPOL_SML_SMP_ID');
+  const transport = mtlsTransport({
+    clientKey: smpKey,
+    ...(caPath ? { ca: loadTrustedCertificates({ kind: 'pem', path: caPath }) } : {}),
+    timeoutMs: Math.max(c.lookupTimeoutMs, 10_000),
+  });
+  logger.warn(
+    { smlUrl: url, smpId },
+    'SML registration through the SML management interface is EXPERIMENTAL: built to the published WSDL and tried ' +
+      'against a local stand-in only, not yet against the SML test environment',
+  );
+  return new SoapSmlRegistrar({
+    client: new SmlClient({ url, smpId, transport }),
+    smpUrl: c.smpPublicUrl,
+    ...(smpAddress ? { smpAddress } : {}),
+  });
+}
+
+/**
  * The Peppol directory and lookup services of the API process. Files named in the configuration are read now, so a
  * wrong path or password stops the process at start; parts whose settings are absent answer 503 naming them.
  */
@@ -139,13 +178,13 @@ export function composePeppolApi(
 
   const lookup = composeRecipientLookup(config, overrides);
 
-  const registrar =
-    overrides.registrar ?? (c.smlRegistrar === 'manual' ? new ManualSmlRegistrar() : new UnconfiguredSmlRegistrar());
+  const registrar = overrides.registrar ?? composeSmlRegistrar(config, smpKey, logger);
   if ('unavailable' in smp) logger.debug({ reason: smp.unavailable }, 'our SMP is not served');
   if ('unavailable' in lookup) logger.debug({ reason: lookup.unavailable }, 'recipient lookups are off');
 
   return {
     directory: new PeppolDirectoryRepository(models),
+    migrations: new PeppolMigrationRepository(models),
     hooks: new HookRepository(models),
     registrar,
     smp,

@@ -1,6 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
 import type { HookRecord } from '../storage/hooks/hook.repository';
 import type { PeppolDirectoryRepository } from '../storage/peppol/peppol-directory.repository';
+import type { PeppolMigrationRepository } from '../storage/peppol/peppol-migration.repository';
 import type { RecipientLookup } from './recipient-lookup';
 import type { SmlRegistrar } from './sml-registrar';
 import type { SmpPublisher } from './smp-publisher';
@@ -13,6 +14,8 @@ export interface Unavailable {
 /** The Peppol services the API's directory, SMP and lookup routes use (wired by src/main/peppol.ts). */
 export interface PeppolApiServices {
   directory: PeppolDirectoryRepository;
+  /** Migration keys prepared and used (participant migration between providers). */
+  migrations: PeppolMigrationRepository;
   /** Hooks of a tenant and party, to find the e-mail fallback channel. */
   hooks: { listForRouting(tenantId: string, partyKey: string | null): Promise<HookRecord[]> };
   registrar: SmlRegistrar;

@@ -1,9 +1,9 @@
 /**
  * Registering our participants in the SML, so that senders' lookups (sml.ts) find our SMP.
  *
- * The OpenPeppol SML is managed through the BDMSL SOAP interface with the SMP's client certificate; that client is not
- * built. What exists: an implementation that writes the U-NAPTR record into a DNS zone we control (a local zone in
- * tests, or a private network's own zone), and a "manual" one for operators who register through other means.
+ * Implementations: the SML's own management interface (sml-soap-registrar.ts, experimental), one that writes the
+ * U-NAPTR record into a DNS zone we control (a local zone in tests, or a private network's own zone), and a "manual"
+ * one for operators who register through other means.
  */
 import { GatewayError } from '../core/gateway-error';
 import { formatId, type ParticipantId } from './identifiers';
@@ -16,6 +16,18 @@ export interface SmlRegistrar {
   register(participant: ParticipantId, smpUrl: string): Promise<void>;
   /** Removes the SML entry of `participant`. Idempotent. */
   unregister(participant: ParticipantId): Promise<void>;
+  /** Moving participants between SMPs with migration keys; absent where the registrar cannot (501 on the API). */
+  readonly migration?: SmlMigration;
+}
+
+/** The SML side of a participant migration between service providers (the SML's PrepareToMigrate / Migrate). */
+export interface SmlMigration {
+  /** As the current owner: the SML will hand `participant` to whichever SMP presents `key`. */
+  prepareToMigrate(participant: ParticipantId, key: string): Promise<void>;
+  /** As the new owner: moves the SML entry of `participant` to our SMP, with the previous owner's `key`. */
+  migrate(participant: ParticipantId, key: string): Promise<void>;
+  /** Whether the SML entry of `participant` is ours (false once another SMP migrated it away). */
+  isOurs(participant: ParticipantId): Promise<boolean>;
 }
 
 /** The DNS zone the registrar writes to (an authoritative server's record store). */
@@ -72,8 +84,8 @@ export class UnconfiguredSmlRegistrar implements SmlRegistrar {
     throw new GatewayError(
       'NOT_IMPLEMENTED',
       `${formatId(participant)} cannot be registered in the SML: no SML registration is configured ` +
-        `(PEPPOL_SML_REGISTRAR=manual publishes in our SMP and leaves the SML to the operator; the BDMSL client is ` +
-        `not built)`,
+        `(PEPPOL_SML_REGISTRAR=manual publishes in our SMP and leaves the SML to the operator; ` +
+        `PEPPOL_SML_REGISTRAR=sml registers through the SML's management interface)`,
     );
   }
   async unregister(): Promise<void> {}

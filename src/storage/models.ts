@@ -3,6 +3,7 @@ import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoi
 import { buildHookModels } from './hooks/hook.schema';
 import { buildEventModels } from './events/event.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
+import { buildPeppolMigrationModels } from './peppol/peppol-migration.schema';
 import { buildAs4Models } from './as4/as4-inbound.schema';
 import { buildSentInstanceModels } from './peppol/sent-instance.schema';
 import { buildReportingItemModels } from './reporting/reporting-item.schema';
@@ -338,6 +339,7 @@ export function buildModels(conn: Connection) {
     ...buildHookModels(conn),
     ...buildEventModels(conn),
     ...buildPeppolDirectoryModels(conn),
+    ...buildPeppolMigrationModels(conn),
     ...buildAs4Models(conn),
     ...buildSentInstanceModels(conn),
     ...buildSentReferenceModels(conn),

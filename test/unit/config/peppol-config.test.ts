@@ -25,6 +25,29 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('Peppol configuration', () => {
+  it('PEPPOL_SML_REGISTRAR=sml: the management URL by zone, the SMP id required, the SMP key required at compose', () => {
+    const c = loadConfig({
+      PEPPOL_SML_REGISTRAR: 'sml',
+      PEPPOL_SML_SMP_ID: 'GW-1',
+      PEPPOL_SML_SMP_ADDRESS: '192.0.2.7',
+    });
+    expect(c.peppol.sml).toMatchObject({
+      url: 'https://api.sml.test.tech.peppol.org/edelivery-sml',
+      smpId: 'GW-1',
+      smpAddress: '192.0.2.7',
+    });
+    expect(
+      loadConfig({ PEPPOL_SML_REGISTRAR: 'sml', PEPPOL_SML_SMP_ID: 'GW-1', PEPPOL_SML_ZONE: 'production' }).peppol.sml
+        .url,
+    ).toBe('https://api.sml.prod.tech.peppol.org/edelivery-sml');
+    expect(() => loadConfig({ PEPPOL_SML_REGISTRAR: 'sml' })).toThrow(/PEPPOL_SML_SMP_ID/);
+    expect(() =>
+      loadConfig({ PEPPOL_SML_REGISTRAR: 'sml', PEPPOL_SML_SMP_ID: 'GW-1', PEPPOL_SML_ZONE: 'sml.local.test' }),
+    ).toThrow(/PEPPOL_SML_URL/);
+    expect(() => loadConfig({ PEPPOL_SML_SMP_ADDRESS: 'not-an-ip' })).toThrow(/PEPPOL_SML_SMP_ADDRESS/);
+    expect(() => composePeppolApi(c, noModels, logger)).toThrow(/needs our SMP key/);
+  });
+
   it('derives our endpoint and SMP URLs from the public base URL and resolves the named SML zones', () => {
     const c = loadConfig({ PUBLIC_BASE_URL: 'https://gw.example.test/' }).peppol;
     expect(c).toMatchObject({
