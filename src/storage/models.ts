@@ -2,6 +2,7 @@ import { Schema, type Connection } from 'mongoose';
 import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoice';
 import { buildHookModels } from './hooks/hook.schema';
 import { buildEventModels } from './events/event.schema';
+import { buildReplayModels } from './replay/replay-journal.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
 import { buildAs4Models } from './as4/as4-inbound.schema';
 import { buildSentInstanceModels } from './peppol/sent-instance.schema';
@@ -341,6 +342,7 @@ export function buildModels(conn: Connection) {
     ...buildSentInstanceModels(conn),
     ...buildSentReferenceModels(conn),
     ...buildReportingItemModels(conn),
+    ...buildReplayModels(conn),
   };
 }
 
