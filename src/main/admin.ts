@@ -318,12 +318,14 @@ function runCommand(args: string[], json: boolean): void {
             emailSendSchedule: core.config.email.retrySchedule,
           })
         : undefined;
-      // Ctrl-C stops a replay before its next item; the same command continues it.
+      // Ctrl-C stops a replay before its next item (the same command continues it); a second one exits at once.
       let stop = false;
       const onSigint = () => {
+        if (stop) process.exit(130);
         stop = true;
+        process.stderr.write('\nstopping after the current item; run the same command again to continue\n');
       };
-      process.on('SIGINT', onSigint);
+      if (args[0] === 'replay') process.on('SIGINT', onSigint);
       try {
         const admin = composeAdminServices(core, temporal);
         const progress = json ? undefined : terminalProgress();
