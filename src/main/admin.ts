@@ -14,6 +14,15 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
 import { runReportingCommand } from './network-reporting';
 import { runLegalHoldCommand } from './retention';
+import {
+  isReplayReport,
+  renderReplayReport,
+  runReplayCommand,
+  terminalProgress,
+  type ReplayServices,
+} from './admin-replay';
+import { runHookCommand, type HookCommandServices } from './admin-hooks';
+import { composeAdminServices } from './admin-services';
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -42,6 +51,17 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
                                  the Peppol network reports (TSR, EUSR) of a month: generate (once, validated),
                                  show (stored, or a preview), send (over AS4 to PEPPOL_REPORTING_RECEIVER)
   self-check                     rule packs, xmllint, the demo invoice validated, the Peppol key (exit 1 on a failure)
+  replay events (--hook ID | --topic T | --from ISO --to ISO | --state HookSentError) [--tenant ID]
+  replay invoices --state InvoiceSentError [--from ISO] [--to ISO] [--tenant ID]
+  replay inbound (--state stored|detected|rejected | --from ISO --to ISO) [--tenant ID]
+        with [--dry-run] [--rate N/s] [--max N] [--run-id ID]: redeliver events, resend sales invoices, start the
+        processing of received messages; the same command again continues the run and acts on nothing twice
+  hook list --tenant ID [--party P]
+  hook create --tenant ID [--party P] --url URL --topic T[,T...] [--secure-key K] [--name N] [--filter F]
+        [--timeout-seconds S]                                      prints a generated secureKey once
+  hook update|disable|ping ID [--tenant ID] [--url …] [--topic …] [--active true|false]
+  hook rotate-secret ID [--tenant ID] [--overlap 24h]   prints the new secureKey once; the old one signs too
+                                                        until the overlap ends
 `;
 
 type Options = Record<string, string | boolean | undefined>;
@@ -65,7 +85,12 @@ function list(v: string | boolean | undefined): string[] {
 export async function runAdmin(
   core: Core,
   args: string[],
-  services: { runs?: SendRunLookup; control?: SendRunControl } = {},
+  services: {
+    runs?: SendRunLookup;
+    control?: SendRunControl;
+    replay?: ReplayServices;
+    hooks?: HookCommandServices;
+  } = {},
 ): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args,
@@ -91,6 +116,21 @@ export async function runAdmin(
       kind: { type: 'string' },
       reason: { type: 'string' },
       by: { type: 'string' },
+      hook: { type: 'string' },
+      topic: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      state: { type: 'string' },
+      rate: { type: 'string' },
+      max: { type: 'string' },
+      'run-id': { type: 'string' },
+      url: { type: 'string' },
+      action: { type: 'string' },
+      filter: { type: 'string' },
+      'secure-key': { type: 'string' },
+      'timeout-seconds': { type: 'string' },
+      active: { type: 'string' },
+      overlap: { type: 'string' },
     },
   });
   const o = values as Options;
@@ -229,6 +269,17 @@ export async function runAdmin(
         month: need(o, 'month'),
         kind: typeof o['kind'] === 'string' ? o['kind'] : undefined,
       });
+    case 'replay events':
+    case 'replay invoices':
+    case 'replay inbound':
+      return runReplayCommand(verb ?? '', o, services.replay ?? composeAdminServices(core).replay);
+    case 'hook list':
+    case 'hook create':
+    case 'hook update':
+    case 'hook disable':
+    case 'hook ping':
+    case 'hook rotate-secret':
+      return runHookCommand(verb, positionals[2], o, services.hooks ?? composeAdminServices(core).hooks);
     default:
       throw new GatewayError('BAD_REQUEST', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
   }
@@ -236,6 +287,7 @@ export async function runAdmin(
 
 function render(result: unknown, json: boolean): string {
   if (json) return JSON.stringify(result, null, 2);
+  if (isReplayReport(result)) return renderReplayReport(result);
   if (Array.isArray(result))
     return result
       .map((r) =>
@@ -270,9 +322,12 @@ function runCommand(args: string[], json: boolean): void {
   // Logs go to stdout; keep them quiet so the command's own output (e.g. --json) is all that is printed.
   composeCore(loadConfig(), 'admin', { logLevel: 'error' })
     .then(async (core) => {
-      // Reconciliation asks Temporal where each run stands; resend and retry-now act on runs.
+      // Reconciliation asks Temporal where each run stands; resend, retry-now, replay and ping act on runs.
       const needsTemporal =
-        args[0] === 'reconcile' || (args[0] === 'document' && !['hold', 'release', 'holds'].includes(args[1] ?? ''));
+        args[0] === 'reconcile' ||
+        (args[0] === 'document' && !['hold', 'release', 'holds'].includes(args[1] ?? '')) ||
+        args[0] === 'replay' ||
+        (args[0] === 'hook' && args[1] === 'ping');
       const temporal = needsTemporal ? await connectTemporalClient(core.config.temporal) : undefined;
       const runs = temporal
         ? TemporalWorkflowStarter.over(temporal, {
@@ -281,15 +336,32 @@ function runCommand(args: string[], json: boolean): void {
             emailSendSchedule: core.config.email.retrySchedule,
           })
         : undefined;
+      // Ctrl-C stops a replay before its next item (the same command continues it); a second one exits at once.
+      let stop = false;
+      const onSigint = () => {
+        if (stop) process.exit(130);
+        stop = true;
+        process.stderr.write('\nstopping after the current item; run the same command again to continue\n');
+      };
+      if (args[0] === 'replay') process.on('SIGINT', onSigint);
       try {
-        const services = runs ? { runs, control: runs } : {};
-        process.stdout.write(`${render(await runAdmin(core, args, services), json)}\n`);
-        process.exitCode = 0;
+        const admin = composeAdminServices(core, temporal);
+        const progress = json ? undefined : terminalProgress();
+        const services = {
+          ...(runs ? { runs, control: runs } : {}),
+          replay: { ...admin.replay, shouldStop: () => stop, ...(progress ? { progress } : {}) },
+          hooks: admin.hooks,
+        };
+        const result = await runAdmin(core, args, services);
+        process.stdout.write(`${render(result, json)}\n`);
+        // A replay with failed items, or stopped by Ctrl-C, does not end as a success.
+        process.exitCode = isReplayReport(result) && result.failed > 0 ? 1 : stop ? 130 : 0;
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
         process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `error: ${message}\n`);
         process.exitCode = 1;
       } finally {
+        process.off('SIGINT', onSigint);
         await temporal?.close();
         await core.db.close();
       }

@@ -15,6 +15,7 @@ import type { Models } from '../storage/models';
 import { DeliveryLogRepository, EventRepository } from '../storage/events/event.repository';
 import { HeldDeliveryRepository } from '../storage/events/held-delivery.repository';
 import { HookRepository } from '../storage/hooks/hook.repository';
+import { HookSecretRepository } from '../storage/hooks/hook-secret.repository';
 import { InboxRepository } from '../storage/events/inbox.repository';
 import type { Logger } from '../observability/logger';
 import {
@@ -26,6 +27,7 @@ import {
   HttpsinInbox,
   HookCache,
   HookConcurrency,
+  HookSecretVersions,
   parseAllowList,
   WebhookDeliveries,
   WebhookSender,
@@ -230,6 +232,7 @@ export function composeWebhookWorker(
     hookCache,
     maxTimeoutMs: config.webhooks.timeoutMs,
     inbox: storage.inbox,
+    secretVersions: new HookSecretVersions(new HookSecretRepository(models)),
   });
   const services = new WebhookDeliveries({
     attempts: new DeliveryAttempts(admission, dispatch),

@@ -2,6 +2,7 @@ import { Schema, type Connection } from 'mongoose';
 import type { DetectedFormatSummary } from '../../workflows/contracts/send-invoice';
 import { buildHookModels } from './hooks/hook.schema';
 import { buildEventModels } from './events/event.schema';
+import { buildReplayModels } from './replay/replay-journal.schema';
 import { buildPeppolDirectoryModels } from './peppol/peppol-directory.schema';
 import { buildPeppolMigrationModels } from './peppol/peppol-migration.schema';
 import { buildAs4Models } from './as4/as4-inbound.schema';
@@ -345,6 +346,7 @@ export function buildModels(conn: Connection) {
     ...buildSentReferenceModels(conn),
     ...buildReportingItemModels(conn),
     ...buildRetentionModels(conn),
+    ...buildReplayModels(conn),
   };
 }
 

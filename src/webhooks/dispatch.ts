@@ -6,6 +6,7 @@ import { buildEventPayload, redactUrl, serializeEventPayload, type GatewayEvent 
 import type { HookCache } from './hook-cache';
 import type { SendResult, WebhookSender } from './http-sender';
 import type { HttpsinInbox } from './inbox';
+import type { HookSecretVersions } from './secret-rotation';
 import { selectOutputTopic } from '../core/output-rules';
 import { DELIVERABLE_ACTIONS } from './publish';
 import { signDelivery } from './sign-payload';
@@ -67,6 +68,8 @@ export interface DispatchDeps {
   maxTimeoutMs: number;
   /** The inboxes of httpsin hooks; without it an httpsin delivery fails (and is retried) as unwired. */
   inbox?: HttpsinInbox | undefined;
+  /** Rotated secrets: inside a rotation's overlap both keys sign. Without it only the hook's key signs. */
+  secretVersions?: HookSecretVersions | undefined;
   now?: () => Date;
 }
 
@@ -146,11 +149,13 @@ export class Dispatch {
       result = { kind: 'error', error: 'the hook has no url or secureKey', timedOut: false, latencyMs: 0 };
     } else {
       const body = serializeEventPayload(buildEventPayload(event, hook.id, sentOn));
+      const previousSecureKey = (await this.deps.secretVersions?.previousKey(hook, sentOn)) ?? null;
       const headers: Record<string, string> = signDelivery({
         body,
         secureKey,
         deliveryId: input.deliveryId,
         timestamp: sentOn,
+        previousSecureKey,
       });
       const timeoutMs = Math.min(hook.timeoutMs ?? this.deps.maxTimeoutMs, this.deps.maxTimeoutMs);
       // Heartbeats let Temporal notice a crashed worker within seconds instead of after the activity timeout.

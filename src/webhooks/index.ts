@@ -38,6 +38,13 @@ export {
   type PublishEventInput,
   type PublishResult,
 } from './publish';
+export {
+  generateSecureKey,
+  HookSecretVersions,
+  parseOverlap,
+  rotateHookSecret,
+  type RotationResult,
+} from './secret-rotation';
 export { parseAllowList, type AllowList } from './ssrf-guard';
 export { verifySignedDocument, verifyWebhook } from './verify-webhook';
 

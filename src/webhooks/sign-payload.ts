@@ -9,6 +9,11 @@ export { deliveryIdFor } from './delivery-id';
  * - `X-Service-Delivery`: the delivery id, the same on every retry.
  * - Standard Webhooks: `webhook-id` (= the delivery id), `webhook-timestamp` (this attempt, unix seconds) and
  *   `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`.
+ * - During a secret rotation's overlap (`previousSecureKey`, decisions.md "Webhook secret rotation"):
+ *   `X-Service-Signature` stays with the previous key (receivers following the contract's recipe keep verifying with
+ *   the key they have), `X-Service-Signature-Next: sha256=<hex>` carries the new key's, and `webhook-signature` lists
+ *   both as Standard Webhooks does, `v1,<new> v1,<previous>`. After the window only the new key signs, in the usual
+ *   headers.
  *
  * Key bytes: each header follows the convention of the verifiers its receivers already use.
  * - `X-Service-Signature` always keys with the UTF-8 bytes of `secureKey` exactly as registered: the contract's recipe
@@ -28,6 +33,9 @@ export type DeliveryHeaders = {
   'webhook-signature': string;
 };
 
+/** The headers of a delivery inside a rotation's overlap window. */
+export type RotatingDeliveryHeaders = DeliveryHeaders & { 'X-Service-Signature-Next': string };
+
 export interface SignDeliveryInput {
   /** The exact bytes sent (serializeEventPayload's output); never re-serialised after signing. */
   body: Buffer | string;
@@ -36,6 +44,8 @@ export interface SignDeliveryInput {
   deliveryId: string;
   /** This attempt's time: a Date or epoch milliseconds. The same instant as the body's `sentOn`. */
   timestamp: Date | number;
+  /** The key before a rotation, while its overlap window lasts: both keys sign. */
+  previousSecureKey?: string | null;
 }
 
 const WHSEC_PREFIX = 'whsec_';
@@ -101,12 +111,24 @@ export function standardWebhooksSignature(
     .digest('base64');
 }
 
-export function signDelivery(input: SignDeliveryInput): DeliveryHeaders {
-  const { body, secureKey, deliveryId } = input;
+export function signDelivery(input: SignDeliveryInput): DeliveryHeaders | RotatingDeliveryHeaders {
+  const { body, secureKey, deliveryId, previousSecureKey } = input;
   if (typeof deliveryId !== 'string' || deliveryId.length === 0 || deliveryId.includes('.')) {
     throw new RangeError('deliveryId must be a non-empty string without "."');
   }
   const ts = unixSeconds(input.timestamp);
+  if (previousSecureKey) {
+    return {
+      'X-Service-Signature': legacySignature(body, previousSecureKey),
+      'X-Service-Signature-Next': legacySignature(body, secureKey),
+      'X-Service-Delivery': deliveryId,
+      'webhook-id': deliveryId,
+      'webhook-timestamp': String(ts),
+      'webhook-signature':
+        `v1,${standardWebhooksSignature(deliveryId, ts, body, secureKey)} ` +
+        `v1,${standardWebhooksSignature(deliveryId, ts, body, previousSecureKey)}`,
+    };
+  }
   return {
     'X-Service-Signature': legacySignature(body, secureKey),
     'X-Service-Delivery': deliveryId,

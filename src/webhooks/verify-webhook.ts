@@ -5,6 +5,8 @@ import { legacyKeyBytes, standardWebhooksKeyBytes } from './sign-payload';
 /**
  * Receiver helper: checks a delivery of this gateway with nothing but node:crypto. Pass the raw body bytes as received
  * (before any JSON parsing, which would change them). Either header family suffices; every family present must verify.
+ * During a secret rotation's overlap a delivery carries the signatures of both keys (X-Service-Signature and
+ * X-Service-Signature-Next, two `v1,` entries in webhook-signature): the key given may be either.
  * The body's `sentOn` (this attempt's time, covered by the signature) must be within the tolerance in either direction,
  * the replay rule of spec 6.5; for Standard Webhooks headers `webhook-timestamp` is held to the same tolerance.
  * Never throws.
@@ -165,8 +167,11 @@ function checkSignatures(
   if (requireStandard && standard === undefined) return { reason: 'missing-signature' };
 
   if (legacy !== undefined) {
+    // Inside a rotation's overlap the new key's signature is in X-Service-Signature-Next: either may match.
+    const next = single(header(headers, 'x-service-signature-next'));
+    if (next === null) return { reason: 'malformed-signature' };
     const r = checkLegacy(legacy, body, secureKey);
-    if (r) return { reason: r };
+    if (r && (next === undefined || checkLegacy(next, body, secureKey) !== null)) return { reason: r };
   }
   if (standard !== undefined) {
     const r = checkStandard(standard, headers, body, secureKey, Math.floor(nowMs / 1000), tolerance);

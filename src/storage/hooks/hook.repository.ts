@@ -51,6 +51,7 @@ function toRecord(doc: HookDoc): HookRecord {
     timeoutMs: doc.timeoutMs ?? null,
     disabledReason: doc.disabledReason ?? null,
     rev: doc.rev ?? 0,
+    ...(doc.secretVersion ? { secretVersion: doc.secretVersion } : {}),
     createdOn: doc.createdOn,
     changedOn: doc.changedOn,
   };
@@ -220,6 +221,29 @@ export class HookRepository {
       );
     } finally {
       hookChanged(tenantId, hookId);
+    }
+  }
+
+  /**
+   * Points the hook at secret version `version` (already stored) and makes its key the hook's: one write under the
+   * hook's lease. 'moved' when the hook is no longer at the version before (another rotation, or a change of scope).
+   */
+  async rotateSecret(
+    scope: HookScope,
+    hookId: string,
+    version: number,
+    secureKey: string,
+  ): Promise<HookRecord | 'moved' | null> {
+    try {
+      return await this.write<HookRecord | 'moved' | null>(hookId, async (doc, rev) => {
+        if (!inScope(doc, scope)) return { result: null };
+        if ((doc.secretVersion ?? 0) !== version - 1) return { result: 'moved' as const };
+        const changed = { secureKey, secretVersion: version, changedOn: new Date(), rev };
+        await withStorageRetries(() => this.hooks.updateOne({ _id: hookId }, { $set: changed }));
+        return { result: toRecord({ ...doc, ...changed }) };
+      });
+    } finally {
+      hookChanged(scope.tenantId, hookId);
     }
   }
 

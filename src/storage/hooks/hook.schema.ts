@@ -31,8 +31,29 @@ export interface HookDoc {
   /** Why the gateway switched the hook off (`gone`: the receiver answered 410); null when a user did, or it is on. */
   disabledReason: string | null;
   rev: number;
+  /**
+   * The hook's secret version after a rotation (`hook rotate-secret`): its HookSecretDoc `<hook id>:<version>` holds
+   * the key before it and until when that one still signs. Absent (0) for a hook never rotated.
+   */
+  secretVersion?: number;
   createdOn: Date;
   changedOn: Date;
+}
+
+/**
+ * One version of a hook's secret, written by a rotation: `_id` is `<hook id>:<version>`, inserted once and never
+ * changed, so two rotations of one hook cannot both take a version. The hook then points at it (`secretVersion`, one
+ * write under the hook's write lease). Deliveries sign with `previousSecureKey` too until `previousValidUntil`.
+ */
+export interface HookSecretDoc {
+  _id: string;
+  hookId: string;
+  tenantId: string;
+  version: number;
+  secureKey: string;
+  previousSecureKey: string | null;
+  previousValidUntil: Date;
+  createdOn: Date;
 }
 
 /**
@@ -72,6 +93,7 @@ export function buildHookModels(conn: Connection) {
       timeoutMs: { type: Number, default: null },
       disabledReason: nullableStr,
       rev: { type: Number, default: 0 },
+      secretVersion: { type: Number },
       createdOn: { type: Date, required: true },
       changedOn: { type: Date, required: true },
     },
@@ -91,7 +113,21 @@ export function buildHookModels(conn: Connection) {
     },
     { versionKey: false },
   );
+  const secret = new Schema<HookSecretDoc>(
+    {
+      _id: str,
+      hookId: str,
+      tenantId: str,
+      version: { type: Number, required: true },
+      secureKey: str,
+      previousSecureKey: nullableStr,
+      previousValidUntil: { type: Date, required: true },
+      createdOn: { type: Date, required: true },
+    },
+    { versionKey: false },
+  );
   return {
+    HookSecret: conn.model<HookSecretDoc>('HookSecret', secret, 'hooksecrets'),
     Hook: conn.model<HookDoc>('Hook', hook, 'hooks'),
     HookWrite: conn.model<HookWriteDoc>('HookWrite', write, 'hookwrites'),
   };
