@@ -47,6 +47,8 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
   const checked = await validationSteps.checkDocument(input);
   const { detection, validation, facts } = checked;
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
+  // A resend's final entry goes in its own generation, like every step of the run.
+  const eventIds = { ...ids, ...(input.generation ? { generation: input.generation } : {}) };
   // Operators search runs by party, kind and state (docs/operations.md).
   searchProgress({
     partyId: facts.partyId,
@@ -61,7 +63,7 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
   });
   if (!detection.ok) {
     const event = await documentSteps.publishSendEvent({
-      ...ids,
+      ...eventIds,
       topic: 'InvoiceSentError',
       eventId: uuid4(),
       facts,
@@ -75,7 +77,7 @@ export async function sendInvoice(input: SendInvoiceInput): Promise<SendInvoiceR
   const sourceDocumentTypeId = detection.format.documentTypeId;
   if (validation?.kind === 'invalid') {
     const event = await documentSteps.publishSendEvent({
-      ...ids,
+      ...eventIds,
       topic: 'InvoiceSentError',
       eventId: uuid4(),
       facts,
