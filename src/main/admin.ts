@@ -12,6 +12,7 @@ import { resendDocument, retryDocumentNow, type SendRunControl } from '../sendin
 import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
 import { runReportingCommand } from './network-reporting';
+import { runPartnerCommand } from './partners-admin';
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -36,6 +37,9 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   reporting generate|show|send --month YYYY-MM [--kind tsr|eusr]
                                  the Peppol network reports (TSR, EUSR) of a month: generate (once, validated),
                                  show (stored, or a preview), send (over AS4 to PEPPOL_REPORTING_RECEIVER)
+  partner create --id ID --name NAME | partner list      software partners (Subscription-Key, spec 2.1 layer 4)
+  subscription-key create --partner ID                     prints the key once; only its hash is stored
+  subscription-key list [--partner ID] | revoke --key-id ID
   self-check                     rule packs, xmllint, the demo invoice validated, the Peppol key (exit 1 on a failure)
 `;
 
@@ -84,6 +88,8 @@ export async function runAdmin(
       'document-id': { type: 'string' },
       month: { type: 'string' },
       kind: { type: 'string' },
+      partner: { type: 'string' },
+      'key-id': { type: 'string' },
     },
   });
   const o = values as Options;
@@ -211,6 +217,19 @@ export async function runAdmin(
         month: need(o, 'month'),
         kind: typeof o['kind'] === 'string' ? o['kind'] : undefined,
       });
+    case 'partner create':
+    case 'partner list':
+    case 'subscription-key create':
+    case 'subscription-key list':
+    case 'subscription-key revoke': {
+      const str = (name: string) => (typeof o[name] === 'string' ? o[name] : undefined);
+      return runPartnerCommand(core, `${noun} ${verb}`, {
+        id: str('id'),
+        name: str('name'),
+        partner: str('partner'),
+        keyId: str('key-id'),
+      });
+    }
     default:
       throw new GatewayError('BAD_REQUEST', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
   }

@@ -8,6 +8,7 @@ import { buildSentInstanceModels } from './peppol/sent-instance.schema';
 import { buildReportingItemModels } from './reporting/reporting-item.schema';
 import { buildSentReferenceModels } from './peppol/sent-reference.schema';
 import { buildLeaseModel } from './lease.schema';
+import { buildPartnerModels } from './partners/partner.repository';
 
 /*
  * Persistence shapes. Only features that both MongoDB and FerretDB 1.24 support: no multi-document transactions,
@@ -341,6 +342,7 @@ export function buildModels(conn: Connection) {
     ...buildSentInstanceModels(conn),
     ...buildSentReferenceModels(conn),
     ...buildReportingItemModels(conn),
+    ...buildPartnerModels(conn),
   };
 }
 

@@ -21,8 +21,9 @@ const INVENTORY: Record<string, { calls: number; writers: string }> = {
     writers: 'the delivery log record of one attempt, replaced only by a retry of that attempt (same content)',
   },
   'src/storage/hooks/hook.repository.ts': {
-    calls: 2,
-    writers: 'hook changes (API) and disabling (worker), each under the hook write lease of its rev',
+    calls: 3,
+    writers:
+      'hook changes (API), delivery authentication (admin CLI) and disabling (worker), each under the hook write lease of its rev',
   },
   'src/storage/peppol/peppol-directory.repository.ts': {
     calls: 3,
