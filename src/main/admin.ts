@@ -13,6 +13,7 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
 import { runReportingCommand } from './network-reporting';
 import { runPartnerCommand } from './partners-admin';
+import { runHookAuthCommand } from './hook-auth-admin';
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -40,6 +41,10 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   partner create --id ID --name NAME | partner list      software partners (Subscription-Key, spec 2.1 layer 4)
   subscription-key create --partner ID                     prints the key once; only its hash is stored
   subscription-key list [--partner ID] | revoke --key-id ID
+  hook-auth oauth2 --tenant ID --hook ID --token-url URL --client-id ID --client-secret-file FILE
+            [--scope S] [--audience A] [--client-auth client_secret_basic|client_secret_post]
+  hook-auth cert --tenant ID --hook ID --name NAME   mutual TLS with WEBHOOK_CLIENT_CERT_DIR/NAME.crt + NAME.key
+  hook-auth clear|show --tenant ID --hook ID          delivery authentication beyond the signature (spec 5.12)
   self-check                     rule packs, xmllint, the demo invoice validated, the Peppol key (exit 1 on a failure)
 `;
 
@@ -90,6 +95,12 @@ export async function runAdmin(
       kind: { type: 'string' },
       partner: { type: 'string' },
       'key-id': { type: 'string' },
+      hook: { type: 'string' },
+      'token-url': { type: 'string' },
+      'client-secret-file': { type: 'string' },
+      scope: { type: 'string' },
+      audience: { type: 'string' },
+      'client-auth': { type: 'string' },
     },
   });
   const o = values as Options;
@@ -228,6 +239,23 @@ export async function runAdmin(
         name: str('name'),
         partner: str('partner'),
         keyId: str('key-id'),
+      });
+    }
+    case 'hook-auth oauth2':
+    case 'hook-auth cert':
+    case 'hook-auth clear':
+    case 'hook-auth show': {
+      const str = (name: string) => (typeof o[name] === 'string' ? o[name] : undefined);
+      return runHookAuthCommand(core, verb ?? '', {
+        tenant: str('tenant'),
+        hook: str('hook'),
+        tokenUrl: str('token-url'),
+        clientId: str('client-id'),
+        clientSecretFile: str('client-secret-file'),
+        scope: str('scope'),
+        audience: str('audience'),
+        clientAuth: str('client-auth'),
+        name: str('name'),
       });
     }
     default:
