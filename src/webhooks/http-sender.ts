@@ -174,8 +174,15 @@ export class WebhookSender {
       if (!oauth2) return { ...(await post()), latencyMs: latency() };
 
       // OAuth2 client credentials of the receiver: a cached bearer token; a 401 drops it and one fresh token is tried.
-      const remaining = () => Math.max(1, req.timeoutMs - (performance.now() - started));
-      const fetchToken = () => requestClientCredentialsToken(oauth2, dispatcher, remaining(), this.options.userAgent);
+      const remaining = () => Math.max(1, Math.floor(req.timeoutMs - (performance.now() - started)));
+      // The token endpoint passes the same guard as the hook: scheme and IP literals here, names at connect time.
+      const fetchToken = async () => {
+        const tokenUrl = new URL(oauth2.tokenUrl);
+        const refused = checkTargetUrl(tokenUrl, this.options.allowList, { allowHttp: this.options.allowHttp });
+        if (refused) throw new OAuth2TokenError(`refused: ${refused}`);
+        await this.agents.precheck(tokenUrl);
+        return requestClientCredentialsToken(oauth2, dispatcher, remaining(), this.options.userAgent);
+      };
       const tokenFailure = (e: unknown): SendResult =>
         e instanceof OAuth2TokenError
           ? { kind: 'error', error: `OAuth2 token: ${e.message}`, timedOut: false, latencyMs: latency() }
@@ -213,7 +220,7 @@ export class WebhookSender {
     signal: AbortSignal,
     timeoutMs: number,
   ): Promise<{ kind: 'response'; status: number; retryAfter: string | undefined }> {
-    const res = await request(target, {
+    const sending = request(target, {
       dispatcher,
       method: 'POST',
       headers,
@@ -222,6 +229,13 @@ export class WebhookSender {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
+    // The attempt ends at its timeout even where undici would not settle (a proxy that drops its tunnels).
+    sending.catch(() => undefined);
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+    const res = await Promise.race([sending, aborted]);
     const retryAfter = res.headers['retry-after'];
     // The body is not needed; reading a bounded part lets the connection be reused.
     await res.body.dump({ limit: this.maxResponseBytes }).catch(() => undefined);
