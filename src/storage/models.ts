@@ -8,7 +8,7 @@ import { buildSentInstanceModels } from './peppol/sent-instance.schema';
 import { buildReportingItemModels } from './reporting/reporting-item.schema';
 import { buildSentReferenceModels } from './peppol/sent-reference.schema';
 import { buildLeaseModel } from './lease.schema';
-import { buildPartnerModels } from './partners/partner.repository';
+import { buildPartnerModels } from './partners/partner.schema';
 
 /*
  * Persistence shapes. Only features that both MongoDB and FerretDB 1.24 support: no multi-document transactions,

@@ -232,8 +232,9 @@ export class WebhookSender {
     // The attempt ends at its timeout even where undici would not settle (a proxy that drops its tunnels).
     sending.catch(() => undefined);
     const aborted = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      const stop = () => reject(new Error('the attempt timed out'));
+      if (signal.aborted) stop();
+      signal.addEventListener('abort', stop, { once: true });
     });
     const res = await Promise.race([sending, aborted]);
     const retryAfter = res.headers['retry-after'];
