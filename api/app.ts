@@ -8,7 +8,12 @@ import type { Logger } from '../src/observability/logger';
 import type { IdentityStore } from '../src/auth/identity-store';
 import type { TokenService } from '../src/auth/token-service';
 import type { SigningKeyService } from '../src/auth/signing-keys';
-import { createApiRateLimit, createAuthenticate, createSubscriptionKeyCheck } from '../src/auth/authenticate';
+import {
+  createApiRateLimit,
+  createAuthenticate,
+  createSubscriptionKeyCheck,
+  subscriptionPartnerOf,
+} from '../src/auth/authenticate';
 import type { BlobStore } from '../src/storage/blob-store';
 import type { DirectoryRepository } from '../src/storage/directory.repository';
 import type { DocumentRepository } from '../src/storage/document.repository';
@@ -87,6 +92,11 @@ export function createApp(deps: AppDeps): Application {
       },
       customLogLevel: (_req, res, err) =>
         err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+      // The software partner a valid Subscription-Key names (spec 2.1 layer 4); the key itself is redacted.
+      customProps: (_req, res) => {
+        const partnerId = subscriptionPartnerOf(res as { locals?: Record<string, unknown> });
+        return partnerId ? { partnerId } : {};
+      },
       serializers: {
         req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
@@ -124,6 +134,7 @@ export function createApp(deps: AppDeps): Application {
     inbox: deps.webhooks?.inbox,
     documents: deps.documents,
     blobs: deps.blobs,
+    subscriptionKeys: deps.identity,
   });
   app.use(inbox);
 
@@ -132,7 +143,7 @@ export function createApp(deps: AppDeps): Application {
   const api = Router();
   api.use(
     '/api',
-    createSubscriptionKeyCheck(config),
+    createSubscriptionKeyCheck(config, deps.identity),
     createAuthenticate({ store: deps.identity, tokens: deps.tokens, config }),
     createApiRateLimit(config),
   );

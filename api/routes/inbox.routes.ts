@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import { AUTH_REALM, createSubscriptionKeyCheck } from '../../src/auth/authenticate';
+import type { SubscriptionKeyLookup } from '../../src/auth/subscription-keys';
 import type { Config } from '../../src/config/load-config';
 import { GatewayError } from '../../src/core/gateway-error';
 import type { BlobStore } from '../../src/storage/blob-store';
@@ -25,6 +26,8 @@ export interface InboxRouteDeps {
   inbox?: HttpsinInbox | undefined;
   documents: DocumentRepository;
   blobs: BlobStore;
+  /** Partners' subscription keys; without it only the configured `SUBSCRIPTION_KEYS` are valid. */
+  subscriptionKeys?: SubscriptionKeyLookup;
   /** Shared rate-limit stores when several processes serve the API (one per named limiter); default: in memory. */
   rateLimitStore?: (limiter: string) => Store;
 }
@@ -120,7 +123,7 @@ export function registerInboxRoutes(router: Router, deps: InboxRouteDeps): void 
       next(err);
     }
   };
-  const guards = [createSubscriptionKeyCheck(deps.config), failures, authenticate, requests];
+  const guards = [createSubscriptionKeyCheck(deps.config, deps.subscriptionKeys), failures, authenticate, requests];
   const token = (req: Request): string => String(req.params['token'] ?? '');
 
   router.get('/api/v1/inbox/:hookId', ...guards, async (req: Request, res: Response) => {

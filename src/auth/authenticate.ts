@@ -5,6 +5,7 @@ import type { Config } from '../config/load-config';
 import { GatewayError, isGatewayError } from '../core/gateway-error';
 import type { Logger } from '../observability/logger';
 import { isSecretActive, type IdentityStore } from './identity-store';
+import { partnerOfSubscriptionKey, type SubscriptionKeyLookup } from './subscription-keys';
 import { API_SCOPE, TokenVerificationError, type AccessTokenClaims, type GrantType } from './token-service';
 
 export const AUTH_REALM = 'invoice-gateway';
@@ -176,21 +177,49 @@ function capitalise(s: string): string {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
+const SUBSCRIPTION_PARTNER = 'subscriptionPartnerId';
+
+/** The partner the request's Subscription-Key named (spec 2.1 layer 4), for the request log; never the key. */
+export function subscriptionPartnerOf(res: { locals?: Record<string, unknown> }): string | undefined {
+  const p = res.locals?.[SUBSCRIPTION_PARTNER];
+  return typeof p === 'string' ? p : undefined;
+}
+
 /**
- * Spec 5.8: `Subscription-Key` is optional for this API, but a value that is sent must be valid. Compared by digest
- * in constant time, checking every configured key.
+ * Spec 5.8: `Subscription-Key` is optional for this API, but a value that is sent must be valid: a partner's key
+ * (`subscription-keys.ts`; unknown or revoked is 401) or one of the configured `SUBSCRIPTION_KEYS` (compared by
+ * digest in constant time, checking every one; they name no partner). A partner key's partner goes to the request
+ * log. The key is not tied to the calling client: clients carry no partner, and the contract makes the header a
+ * logging identifier beside the credentials, not one of them.
  */
-export function createSubscriptionKeyCheck(config: { auth: Pick<Config['auth'], 'subscriptionKeys'> }): RequestHandler {
+export function createSubscriptionKeyCheck(
+  config: { auth: Pick<Config['auth'], 'subscriptionKeys'> },
+  store?: SubscriptionKeyLookup,
+): RequestHandler {
   const valid = config.auth.subscriptionKeys.map(digest);
-  return (req, _res, next) => {
+  return async (req, res, next) => {
     const sent = req.headers['subscription-key'];
     if (sent === undefined) return next();
     const value = Array.isArray(sent) ? sent.join(',') : sent;
     const d = digest(value);
     let ok = false;
     for (const v of valid) ok = timingSafeEqual(v, d) || ok;
+    if (!ok && store) {
+      let partnerId: string | null;
+      try {
+        partnerId = await partnerOfSubscriptionKey(store, value);
+      } catch (err) {
+        return next(new GatewayError('STORAGE_FAILED', 'Subscription keys unavailable', { cause: err }));
+      }
+      if (partnerId) {
+        res.locals[SUBSCRIPTION_PARTNER] = partnerId;
+        ok = true;
+      }
+    }
     next(
-      ok ? undefined : new GatewayError('INVALID_SUBSCRIPTION_KEY', 'The Subscription-Key header value is not valid'),
+      ok
+        ? undefined
+        : new GatewayError('INVALID_SUBSCRIPTION_KEY', 'The Subscription-Key header value is unknown or revoked'),
     );
   };
 }

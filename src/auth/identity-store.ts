@@ -1,3 +1,5 @@
+import type { SubscriptionKeyLookup } from './subscription-keys';
+
 /**
  * Storage port of the identity server. The token endpoint and the API's token check read through it; the MongoDB
  * adapter and the in-memory one (tests) implement it. Hashes only: a secret or password in clear never reaches it.
@@ -41,7 +43,8 @@ export interface SigningKeyRecord {
   notAfter?: Date | null;
 }
 
-export interface IdentityStore {
+/** `findSubscriptionKey` (subscription-keys.ts): a partner's Subscription-Key, read on each request that sends one. */
+export interface IdentityStore extends SubscriptionKeyLookup {
   findClient(clientId: string): Promise<ClientRecord | null>;
   /** Usernames are globally unique. */
   findUserByUsername(username: string): Promise<UserRecord | null>;

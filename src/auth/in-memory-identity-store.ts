@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientRecord, IdentityStore, SigningKeyRecord, UserRecord } from './identity-store';
+import type { SubscriptionKeyRecord } from './subscription-keys';
 import { generateClientSecret, hashSecret, type ScryptParams } from './secret-hash';
 
 /**
@@ -10,6 +11,7 @@ export class InMemoryIdentityStore implements IdentityStore {
   private readonly clients = new Map<string, ClientRecord>();
   private readonly users = new Map<string, UserRecord>();
   private readonly keys = new Map<string, SigningKeyRecord>();
+  private readonly subscriptionKeys = new Map<string, SubscriptionKeyRecord>();
 
   /** Cost of the hashes the helpers below create; tests lower it to stay fast. */
   constructor(private readonly hashParams?: ScryptParams) {}
@@ -35,7 +37,16 @@ export class InMemoryIdentityStore implements IdentityStore {
     this.keys.set(key.kid, structuredClone(key));
   }
 
+  async findSubscriptionKey(keyId: string): Promise<SubscriptionKeyRecord | null> {
+    const k = this.subscriptionKeys.get(keyId);
+    return k ? structuredClone(k) : null;
+  }
+
   // ---- administration (what the admin tooling does against the real store) ----
+
+  putSubscriptionKey(key: SubscriptionKeyRecord): void {
+    this.subscriptionKeys.set(key.keyId, structuredClone(key));
+  }
 
   putClient(client: ClientRecord): void {
     this.clients.set(client.clientId, structuredClone(client));

@@ -182,6 +182,29 @@ export const configEnvSchema = z.object({
       'Backoff between failed delivery attempts as JSON (src/core/retry-schedule.ts); unset = exponential with ' +
         'jitter over 5 days.',
     ),
+  WEBHOOK_EGRESS_LOCAL_ADDRESS: z
+    .string()
+    .refine((v) => isIP(v) !== 0, 'must be an IPv4 or IPv6 address')
+    .optional()
+    .describe(
+      'Source address of every outbound webhook and https-channel connection (a fixed address receivers can ' +
+        'allow-list); it must be an address of this host. Unset = the system chooses.',
+    ),
+  WEBHOOK_EGRESS_PROXY: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'HTTP(S) proxy (`http://[user:pass@]host:port`) every outbound webhook and https-channel request goes through ' +
+        "(CONNECT tunnel); receivers then allow-list the proxy's address. Unset = direct.",
+    ),
+  WEBHOOK_CLIENT_CERT_DIR: z
+    .string()
+    .optional()
+    .describe(
+      'Directory of client certificates for mutual TLS to hooks (`<name>.crt` with its chain and `<name>.key`, ' +
+        'PEM, unencrypted); a hook names one with `admin hook-auth cert`. Unset = no hook can use mutual TLS.',
+    ),
   WEBHOOK_SEARCH_ATTRIBUTES: bool(true).describe(
     'Tag delivery workflows with the HookId, EventTopic, PartyId and DeliveryAttempt search attributes (they must ' +
       'be registered on the Temporal server).',

@@ -57,6 +57,10 @@ export interface Config {
     heldSweepMs: number;
     retrySchedule: RetrySchedule;
     searchAttributes: boolean;
+    /** Outbound traffic of deliveries: source address and/or proxy (docs/operations.md, what receivers allow-list). */
+    egress: { localAddress: string | undefined; proxyUrl: string | undefined };
+    /** Where hooks' mutual-TLS client certificates are (`<name>.crt`, `<name>.key`). */
+    clientCertDir: string | undefined;
   };
   /** Peppol AS4 (keys loaded and checked by the composition root, src/main/compose.ts). */
   as4: {
@@ -353,6 +357,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       heldSweepMs: e.WEBHOOK_HELD_SWEEP_SECONDS * 1000,
       retrySchedule: retryScheduleOf(e.WEBHOOK_RETRY_SCHEDULE),
       searchAttributes: e.WEBHOOK_SEARCH_ATTRIBUTES,
+      egress: { localAddress: e.WEBHOOK_EGRESS_LOCAL_ADDRESS, proxyUrl: e.WEBHOOK_EGRESS_PROXY },
+      clientCertDir: e.WEBHOOK_CLIENT_CERT_DIR,
     },
     as4: {
       keystores: e.PEPPOL_AP_KEYSTORE.map((entry) => {

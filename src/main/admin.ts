@@ -23,6 +23,8 @@ import {
 } from './admin-replay';
 import { runHookCommand, type HookCommandServices } from './admin-hooks';
 import { composeAdminServices } from './admin-services';
+import { runPartnerCommand } from './partners-admin';
+import { runHookAuthCommand } from './hook-auth-admin';
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -50,6 +52,13 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   reporting generate|show|send --month YYYY-MM [--kind tsr|eusr]
                                  the Peppol network reports (TSR, EUSR) of a month: generate (once, validated),
                                  show (stored, or a preview), send (over AS4 to PEPPOL_REPORTING_RECEIVER)
+  partner create --id ID --name NAME | partner list      software partners (Subscription-Key, spec 2.1 layer 4)
+  subscription-key create --partner ID                     prints the key once; only its hash is stored
+  subscription-key list [--partner ID] | revoke --key-id ID
+  hook-auth oauth2 --tenant ID --hook ID --token-url URL --client-id ID --client-secret-file FILE
+            [--scope S] [--audience A] [--client-auth client_secret_basic|client_secret_post]
+  hook-auth cert --tenant ID --hook ID --name NAME   mutual TLS with WEBHOOK_CLIENT_CERT_DIR/NAME.crt + NAME.key
+  hook-auth clear|show --tenant ID --hook ID          delivery authentication beyond the signature (spec 5.12)
   self-check                     rule packs, xmllint, the demo invoice validated, the Peppol key (exit 1 on a failure)
   replay events (--hook ID | --topic T | --from ISO --to ISO | --state HookSentError) [--tenant ID]
   replay invoices --state InvoiceSentError [--from ISO] [--to ISO] [--tenant ID]
@@ -131,6 +140,13 @@ export async function runAdmin(
       'timeout-seconds': { type: 'string' },
       active: { type: 'string' },
       overlap: { type: 'string' },
+      partner: { type: 'string' },
+      'key-id': { type: 'string' },
+      'token-url': { type: 'string' },
+      'client-secret-file': { type: 'string' },
+      scope: { type: 'string' },
+      audience: { type: 'string' },
+      'client-auth': { type: 'string' },
     },
   });
   const o = values as Options;
@@ -280,6 +296,36 @@ export async function runAdmin(
     case 'hook ping':
     case 'hook rotate-secret':
       return runHookCommand(verb, positionals[2], o, services.hooks ?? composeAdminServices(core).hooks);
+    case 'partner create':
+    case 'partner list':
+    case 'subscription-key create':
+    case 'subscription-key list':
+    case 'subscription-key revoke': {
+      const str = (name: string) => (typeof o[name] === 'string' ? o[name] : undefined);
+      return runPartnerCommand(core, `${noun} ${verb}`, {
+        id: str('id'),
+        name: str('name'),
+        partner: str('partner'),
+        keyId: str('key-id'),
+      });
+    }
+    case 'hook-auth oauth2':
+    case 'hook-auth cert':
+    case 'hook-auth clear':
+    case 'hook-auth show': {
+      const str = (name: string) => (typeof o[name] === 'string' ? o[name] : undefined);
+      return runHookAuthCommand(core, verb ?? '', {
+        tenant: str('tenant'),
+        hook: str('hook'),
+        tokenUrl: str('token-url'),
+        clientId: str('client-id'),
+        clientSecretFile: str('client-secret-file'),
+        scope: str('scope'),
+        audience: str('audience'),
+        clientAuth: str('client-auth'),
+        name: str('name'),
+      });
+    }
     default:
       throw new GatewayError('BAD_REQUEST', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
   }

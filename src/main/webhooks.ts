@@ -201,6 +201,8 @@ export function composeWebhookWorker(
     allowList: allowListOf(config),
     allowHttp: config.webhooks.allowHttp,
     userAgent: `invoice-gateway-webhooks/${packageJson.version}`,
+    egress: config.webhooks.egress,
+    clientCertDir: config.webhooks.clientCertDir,
     ...options.sender,
   });
   const { runs, logger } = options;

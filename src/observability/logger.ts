@@ -19,6 +19,7 @@ export function createLogger(options: { level: string; name?: string }): Logger 
         '*.password',
         '*.secret',
         '*.secureKey',
+        '*.clientSecret',
         'client_secret',
         'password',
       ],

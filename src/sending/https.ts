@@ -51,7 +51,7 @@ export async function sendHttps(deps: SendInvoiceDeps, input: SendHttpsInput): P
   const { sender, maxTimeoutMs } = deps.https;
   const timeoutMs = Math.min(hook.timeoutMs ?? maxTimeoutMs, maxTimeoutMs);
   const sent = await whileBeating(deps.heartbeat, () =>
-    sender.send({ url: hook.url, headers, body: bytes, timeoutMs }),
+    sender.send({ url: hook.url, headers, body: bytes, timeoutMs, auth: hook.deliveryAuth }),
   );
   if (sent.kind === 'error') {
     // A URL the SSRF guard refuses stays refused: waiting would only hold the document back from its fallback.

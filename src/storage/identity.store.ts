@@ -1,5 +1,7 @@
 import type { ClientRecord, IdentityStore, SigningKeyRecord, UserRecord } from '../auth/identity-store';
 import type { Models } from './models';
+import type { SubscriptionKeyRecord } from '../auth/subscription-keys';
+import { PartnerRepository } from './partners/partner.repository';
 
 /** MongoDB adapter of the identity server's storage port. */
 export class MongoIdentityStore implements IdentityStore {
@@ -20,6 +22,10 @@ export class MongoIdentityStore implements IdentityStore {
       })),
       disabled: c.disabled,
     };
+  }
+
+  findSubscriptionKey(keyId: string): Promise<SubscriptionKeyRecord | null> {
+    return new PartnerRepository(this.models).findSubscriptionKey(keyId);
   }
 
   async findUserByUsername(username: string): Promise<UserRecord | null> {

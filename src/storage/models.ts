@@ -11,6 +11,7 @@ import { buildReportingItemModels } from './reporting/reporting-item.schema';
 import { buildSentReferenceModels } from './peppol/sent-reference.schema';
 import { buildLeaseModel } from './lease.schema';
 import { buildRetentionModels } from './retention/retention.schema';
+import { buildPartnerModels } from './partners/partner.schema';
 
 /*
  * Persistence shapes. Only features that both MongoDB and FerretDB 1.24 support: no multi-document transactions,
@@ -347,6 +348,7 @@ export function buildModels(conn: Connection) {
     ...buildReportingItemModels(conn),
     ...buildRetentionModels(conn),
     ...buildReplayModels(conn),
+    ...buildPartnerModels(conn),
   };
 }
 

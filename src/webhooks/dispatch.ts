@@ -161,7 +161,7 @@ export class Dispatch {
       // Heartbeats let Temporal notice a crashed worker within seconds instead of after the activity timeout.
       const beat = setInterval(heartbeat, 5_000);
       try {
-        result = await this.deps.sender.send({ url: hook.url, headers, body, timeoutMs });
+        result = await this.deps.sender.send({ url: hook.url, headers, body, timeoutMs, auth: hook.deliveryAuth });
       } finally {
         clearInterval(beat);
       }

@@ -1,4 +1,7 @@
-import { Agent, request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import type { HookDeliveryAuthDoc } from '../storage/hooks/hook.schema';
+import { ClientCertificateError, DeliveryAgents, type EgressOptions } from './delivery-agents';
+import { OAuth2TokenCache, OAuth2TokenError, requestClientCredentialsToken } from './oauth2-tokens';
 import {
   checkTargetUrl,
   createGuardedLookup,
@@ -24,6 +27,14 @@ export interface WebhookSenderOptions {
   resolve?: GuardedLookupOptions['resolve'];
   /** Largest response body read (and discarded); the rest is dropped with the connection. */
   maxResponseBytes?: number;
+  /** Source address and/or proxy of every delivery (delivery-agents.ts). */
+  egress?: EgressOptions;
+  /** Where hooks' client certificates for mutual TLS are. */
+  clientCertDir?: string | undefined;
+  /** Extra CA certificates (PEM) receivers' certificates may chain to (private receivers, tests). */
+  ca?: string;
+  /** The OAuth2 token cache (tests pass one with their own clock). */
+  tokens?: OAuth2TokenCache;
 }
 
 export interface SendRequest {
@@ -32,6 +43,8 @@ export interface SendRequest {
   /** JSON text for events; a document's bytes for the https channel (its content-type in `headers`). */
   body: string | Buffer;
   timeoutMs: number;
+  /** The hook's delivery authentication beyond the signature: OAuth2 bearer token, client certificate. */
+  auth?: HookDeliveryAuthDoc | null | undefined;
 }
 
 export type SendResult =
@@ -94,13 +107,21 @@ export function describeSendError(
 }
 
 export class WebhookSender {
-  private readonly guarded: Agent;
+  private readonly agents: DeliveryAgents;
+  private readonly tokens: OAuth2TokenCache;
   private readonly maxResponseBytes: number;
 
   constructor(private readonly options: WebhookSenderOptions) {
     const connectTimeout = options.connectTimeoutMs ?? 15_000;
     const lookup = createGuardedLookup(options.allowList, options.resolve ? { resolve: options.resolve } : {});
-    this.guarded = new Agent({ connect: { lookup, timeout: connectTimeout }, keepAliveTimeout: 10_000 });
+    this.agents = new DeliveryAgents({
+      lookup,
+      connectTimeoutMs: connectTimeout,
+      egress: options.egress,
+      clientCertDir: options.clientCertDir,
+      ca: options.ca,
+    });
+    this.tokens = options.tokens ?? new OAuth2TokenCache();
     this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
   }
 
@@ -134,34 +155,99 @@ export class WebhookSender {
 
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), req.timeoutMs);
-    try {
-      const res = await request(target, {
-        dispatcher: this.guarded,
-        method: 'POST',
-        headers,
-        body: req.body,
-        signal: controller.signal,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-      });
-      const retryAfter = res.headers['retry-after'];
-      // The body is not needed; reading a bounded part lets the connection be reused.
-      await res.body.dump({ limit: this.maxResponseBytes }).catch(() => undefined);
-      return {
-        kind: 'response',
-        status: res.statusCode,
-        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-        latencyMs: latency(),
-      };
-    } catch (e) {
+    const failure = (e: unknown, prefix = ''): SendResult => {
       const d = describeSendError(e, req.timeoutMs, controller.signal.aborted);
-      return { kind: 'error', ...d, latencyMs: latency() };
+      return { kind: 'error', error: `${prefix}${d.error}`, timedOut: d.timedOut, latencyMs: latency() };
+    };
+    try {
+      let dispatcher: Dispatcher;
+      try {
+        dispatcher = this.agents.dispatcherFor(req.auth?.clientCertificate);
+        await this.agents.precheck(target);
+      } catch (e) {
+        if (e instanceof ClientCertificateError)
+          return { kind: 'error', error: e.message, timedOut: false, latencyMs: latency() };
+        return failure(e);
+      }
+      const post = () => this.post(target, headers, req.body, dispatcher, controller.signal, req.timeoutMs);
+      const oauth2 = req.auth?.oauth2;
+      if (!oauth2) return { ...(await post()), latencyMs: latency() };
+
+      // OAuth2 client credentials of the receiver: a cached bearer token; a 401 drops it and one fresh token is tried.
+      const remaining = () => Math.max(1, Math.floor(req.timeoutMs - (performance.now() - started)));
+      // The token endpoint passes the same guard as the hook: scheme and IP literals here, names at connect time.
+      const fetchToken = async () => {
+        const tokenUrl = new URL(oauth2.tokenUrl);
+        const refused = checkTargetUrl(tokenUrl, this.options.allowList, { allowHttp: this.options.allowHttp });
+        if (refused) throw new OAuth2TokenError(`refused: ${refused}`);
+        await this.agents.precheck(tokenUrl);
+        return requestClientCredentialsToken(oauth2, dispatcher, remaining(), this.options.userAgent);
+      };
+      const tokenFailure = (e: unknown): SendResult =>
+        e instanceof OAuth2TokenError
+          ? { kind: 'error', error: `OAuth2 token: ${e.message}`, timedOut: false, latencyMs: latency() }
+          : failure(e, 'OAuth2 token: ');
+      let token: string;
+      try {
+        token = await this.tokens.token(oauth2, fetchToken);
+      } catch (e) {
+        return tokenFailure(e);
+      }
+      headers['authorization'] = `Bearer ${token}`;
+      const first = await post();
+      if (first.status !== 401) return { ...first, latencyMs: latency() };
+      this.tokens.invalidate(oauth2, token);
+      try {
+        token = await this.tokens.token(oauth2, fetchToken);
+      } catch (e) {
+        return tokenFailure(e);
+      }
+      headers['authorization'] = `Bearer ${token}`;
+      return { ...(await post()), latencyMs: latency() };
+    } catch (e) {
+      return failure(e);
     } finally {
       clearTimeout(timer);
     }
   }
 
+  /** One POST; throws what undici throws. */
+  private async post(
+    target: URL,
+    headers: Record<string, string>,
+    body: string | Buffer,
+    dispatcher: Dispatcher,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<{ kind: 'response'; status: number; retryAfter: string | undefined }> {
+    const sending = request(target, {
+      dispatcher,
+      method: 'POST',
+      headers,
+      body,
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    // The attempt ends at its timeout even where undici would not settle (a proxy that drops its tunnels).
+    sending.catch(() => undefined);
+    const aborted = new Promise<never>((_, reject) => {
+      const stop = () => reject(new Error('the attempt timed out'));
+      if (signal.aborted) stop();
+      signal.addEventListener('abort', stop, { once: true });
+    });
+    const res = await Promise.race([sending, aborted]);
+    const retryAfter = res.headers['retry-after'];
+    // The body is not needed; reading a bounded part lets the connection be reused.
+    await res.body.dump({ limit: this.maxResponseBytes }).catch(() => undefined);
+    return {
+      kind: 'response',
+      status: res.statusCode,
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    };
+  }
+
   async close(): Promise<void> {
-    await this.guarded.close();
+    await this.agents.close();
   }
 }

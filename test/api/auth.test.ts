@@ -873,7 +873,7 @@ describe('Subscription-Key (spec 5.8)', () => {
         code: 'INVALID_SUBSCRIPTION_KEY',
         title: 'Invalid Subscription-Key',
       });
-      expect(res.body.detail).toBe('The Subscription-Key header value is not valid');
+      expect(res.body.detail).toBe('The Subscription-Key header value is unknown or revoked');
     }
   });
 });

@@ -5,7 +5,7 @@ import { GatewayError } from '../../core/gateway-error';
 import type { Models } from '../models';
 import { withStorageRetries } from '../retry';
 import { dropNumberedLeases, takeNumberedLease } from '../lease';
-import type { HookDoc, HookOutputRuleDoc, HookWriteDoc } from './hook.schema';
+import type { HookDeliveryAuthDoc, HookDoc, HookOutputRuleDoc, HookWriteDoc } from './hook.schema';
 
 /** A stored hook as the rest of the gateway sees it (`id` instead of `_id`). */
 export type HookRecord = Omit<HookDoc, '_id'> & { id: string };
@@ -50,6 +50,7 @@ function toRecord(doc: HookDoc): HookRecord {
     isActive: doc.isActive,
     timeoutMs: doc.timeoutMs ?? null,
     disabledReason: doc.disabledReason ?? null,
+    ...(doc.deliveryAuth ? { deliveryAuth: doc.deliveryAuth } : {}),
     rev: doc.rev ?? 0,
     ...(doc.secretVersion ? { secretVersion: doc.secretVersion } : {}),
     createdOn: doc.createdOn,
@@ -244,6 +245,27 @@ export class HookRepository {
       });
     } finally {
       hookChanged(scope.tenantId, hookId);
+    }
+  }
+
+  /**
+   * Sets (or with null removes) how deliveries to the hook authenticate beyond the signature: the operator's write
+   * (admin CLI), under the hook write lease like every other. Null when the hook is not in the tenant.
+   */
+  async setDeliveryAuth(
+    tenantId: string,
+    hookId: string,
+    auth: HookDeliveryAuthDoc | null,
+  ): Promise<HookRecord | null> {
+    try {
+      return await this.write(hookId, async (doc, rev) => {
+        if (doc.tenantId !== tenantId) return { result: null };
+        const changed = { deliveryAuth: auth, changedOn: new Date(), rev };
+        await withStorageRetries(() => this.hooks.updateOne({ _id: hookId }, { $set: changed }));
+        return { result: toRecord({ ...doc, ...changed }) };
+      });
+    } finally {
+      hookChanged(tenantId, hookId);
     }
   }
 

@@ -6,6 +6,28 @@ export interface HookOutputRuleDoc {
   topic: string;
 }
 
+/** OAuth2 client credentials the receiver issued to the gateway (spec 5 item 12; RFC 6749 §4.4). */
+export interface HookOAuth2Doc {
+  tokenUrl: string;
+  clientId: string;
+  /** Kept as the secureKey is (sent in clear to the token endpoint); never returned by the API or the admin CLI. */
+  clientSecret: string;
+  scope?: string | null;
+  audience?: string | null;
+  /** How the gateway authenticates at the token endpoint; default `client_secret_basic`. */
+  clientAuth?: 'client_secret_basic' | 'client_secret_post' | null;
+}
+
+/**
+ * How deliveries to the hook authenticate beyond the HMAC signature, set by an operator (`admin hook-auth`), never
+ * through the API, which neither takes nor shows it (the contract's hook resource has no such fields).
+ */
+export interface HookDeliveryAuthDoc {
+  oauth2?: HookOAuth2Doc | null;
+  /** Name of a client certificate in `WEBHOOK_CLIENT_CERT_DIR` (`<name>.crt` + `<name>.key`, PEM): mutual TLS. */
+  clientCertificate?: string | null;
+}
+
 /**
  * A hook (spec 2.4). `partyId` null = environment (tenant) level. `secureKey` is kept because every delivery is signed
  * with it; the API never returns it. A PUT is one write, never delete + create. `rev` counts writes: each is made by
@@ -30,6 +52,8 @@ export interface HookDoc {
   timeoutMs: number | null;
   /** Why the gateway switched the hook off (`gone`: the receiver answered 410); null when a user did, or it is on. */
   disabledReason: string | null;
+  /** Delivery authentication beyond the HMAC signature; absent or null = none. */
+  deliveryAuth?: HookDeliveryAuthDoc | null;
   rev: number;
   /**
    * The hook's secret version after a rotation (`hook rotate-secret`): its HookSecretDoc `<hook id>:<version>` holds
@@ -92,6 +116,7 @@ export function buildHookModels(conn: Connection) {
       isActive: { type: Boolean, required: true },
       timeoutMs: { type: Number, default: null },
       disabledReason: nullableStr,
+      deliveryAuth: { type: Schema.Types.Mixed, default: undefined },
       rev: { type: Number, default: 0 },
       secretVersion: { type: Number },
       createdOn: { type: Date, required: true },

@@ -21,9 +21,9 @@ const INVENTORY: Record<string, { calls: number; writers: string }> = {
     writers: 'the delivery log record of one attempt, replaced only by a retry of that attempt (same content)',
   },
   'src/storage/hooks/hook.repository.ts': {
-    calls: 3,
+    calls: 4,
     writers:
-      'hook changes (API, admin CLI), disabling (worker) and secret rotation (admin CLI), each under the hook write lease of its rev',
+      'hook changes (API, admin CLI), delivery authentication (admin CLI), disabling (worker) and secret rotation (admin CLI), each under the hook write lease of its rev',
   },
   'src/storage/peppol/peppol-directory.repository.ts': {
     calls: 3,
