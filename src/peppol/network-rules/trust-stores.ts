@@ -18,9 +18,16 @@ export function trustStoreName(network: PeppolNetwork, kind: TrustStoreKind): st
   return `truststore/2025/${kind}-${network === 'production' ? 'prod' : 'test'}-truststore.p12`;
 }
 
+/** The CN of each kind's intermediate; the root is `PEPPOL Root [TEST ]CA - G3`. */
+const INTERMEDIATE: Record<TrustStoreKind, string> = {
+  ap: 'PEPPOL ACCESS POINT',
+  smp: 'PEPPOL SERVICE METADATA PUBLISHER',
+};
+
 /**
- * The CA certificates of one trust store. The AP stores hold the root and both intermediates; the SMP stores add the
- * public TLS roots peppol-commons ships beside them, which are not Peppol CAs and are left out here.
+ * The G3 anchors of one trust store: its root and the intermediate of its kind. The stores of the pinned jar (made
+ * before 2026-04-01) still hold the G2 certificates, the other kind's intermediate and, for SMP, public TLS roots;
+ * none of those is taken.
  */
 export function networkTrustAnchors(
   rulesDir: string,
@@ -31,7 +38,13 @@ export function networkTrustAnchors(
   const loc = networkDataLocation(rulesDir, manifestFile);
   const name = trustStoreName(network, kind);
   const certs = readPkcs12(readPinnedFile(loc, name), TRUSTSTORE_PASSWORD).certificates.map((c) => c.certificate);
-  const peppol = certs.filter((c) => c.ca && /O=OpenPEPPOL AISBL/.test(c.subject));
-  if (peppol.length === 0) throw new Error(`${name} of the network data ${loc.version} holds no Peppol CA`);
-  return peppol;
+  const test = network === 'test' ? 'TEST ' : '';
+  const wanted = [`PEPPOL Root ${test}CA - G3`, `${INTERMEDIATE[kind]} ${test}CA - G3`];
+  const anchors = certs.filter((c) => {
+    const cn = /(?:^|\n)CN=([^\n]*)/.exec(c.subject)?.[1];
+    return c.ca && /(?:^|\n)O=OpenPEPPOL AISBL(?:\n|$)/.test(c.subject) && cn !== undefined && wanted.includes(cn);
+  });
+  const missing = wanted.filter((w) => !anchors.some((c) => c.subject.includes(`CN=${w}`)));
+  if (missing.length > 0) throw new Error(`${name} of the network data ${loc.version} lacks ${missing.join(', ')}`);
+  return anchors;
 }
