@@ -249,7 +249,9 @@ describe('SMP lookups in production mode', () => {
 
   it('refuse an http SMP URL before connecting, as a final certificate-problem', async () => {
     const client = new SmpClient({ smpCertificateAuthorities: ca, httpsOnly: true, timeoutMs: 2000 });
-    const e = await client.getServiceGroup('http://127.0.0.1:9/', peppolParticipant('0088:123')).catch((x: unknown) => x);
+    const e = await client
+      .getServiceGroup('http://127.0.0.1:9/', peppolParticipant('0088:123'))
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(PeppolError);
     expect((e as PeppolError).reason).toBe('smp-not-https');
     expect((e as PeppolError).retryable).toBe(false);
@@ -258,7 +260,9 @@ describe('SMP lookups in production mode', () => {
 
   it('go to an http SMP outside production mode (local tests)', async () => {
     const client = new SmpClient({ smpCertificateAuthorities: ca, timeoutMs: 2000 });
-    const e = await client.getServiceGroup('http://127.0.0.1:9/', peppolParticipant('0088:123')).catch((x: unknown) => x);
+    const e = await client
+      .getServiceGroup('http://127.0.0.1:9/', peppolParticipant('0088:123'))
+      .catch((x: unknown) => x);
     expect((e as PeppolError).reason).not.toBe('smp-not-https');
   });
 
