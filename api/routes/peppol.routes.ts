@@ -451,7 +451,7 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
     };
 
     if (input.registered) {
-      input.services = registrationServices(s.networkRules, participant, input.services);
+      input.services = registrationServices(s.networkRules, `Party ${p.partyId}`, participant, input.services);
       // Refused before anything is stored: a registration our SMP cannot answer, or no way to reach the SML.
       if (isUnavailable(s.smp))
         throw new GatewayError(

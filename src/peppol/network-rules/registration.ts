@@ -1,8 +1,8 @@
-import { formatId, parseDocumentTypeId, type ParticipantId } from '../identifiers';
+import { formatId, parseDocumentTypeId, parseProcessId, type ParticipantId } from '../identifiers';
 import type { ServiceEntry } from '../../storage/peppol/peppol-directory.repository';
+import { GatewayError, isGatewayError } from '../../core/gateway-error';
 import { assertInForce, type CodeLists } from './code-lists';
 import { withBelgianCapabilities } from './smp-rules';
-import { parseProcessId } from '../identifiers';
 
 /**
  * The services a participant is registered in our SMP with: refused (400, naming the code list entry and its removal
@@ -11,6 +11,7 @@ import { parseProcessId } from '../identifiers';
  */
 export function registrationServices(
   rules: { codeLists(): CodeLists; now(): Date },
+  partyLabel: string,
   participant: ParticipantId,
   services: readonly ServiceEntry[],
 ): ServiceEntry[] {
@@ -18,10 +19,17 @@ export function registrationServices(
     documentType: parseDocumentTypeId(s.documentTypeId),
     processes: s.processIds.map(parseProcessId),
   }));
-  assertInForce(rules.codeLists(), rules.now(), {
-    participant,
-    documentTypes: published.map((s) => s.documentType),
-  });
+  const lists = rules.codeLists();
+  const at = rules.now();
+  try {
+    assertInForce(lists, at, { participant });
+  } catch (e) {
+    if (!isGatewayError(e)) throw e;
+    throw new GatewayError('BAD_REQUEST', `${partyLabel} cannot be a Peppol participant: ${e.message}`, {
+      ...(e.details ? { details: e.details } : {}),
+    });
+  }
+  assertInForce(lists, at, { documentTypes: published.map((s) => s.documentType) });
   return withBelgianCapabilities({ participant, services: published }).services.map((s) => ({
     documentTypeId: formatId(s.documentType),
     processIds: s.processes.map(formatId),

@@ -121,17 +121,21 @@ describe('on send (the recipient resolution)', () => {
 describe('in our SMP', () => {
   it('registers under a scheme the day before its removal and refuses it (400) on the day', () => {
     const p = peppolParticipant('0193:abc');
-    expect(registrationServices(rules('2026-07-06'), p, [entry(BIS3_INVOICE)])).toEqual([entry(BIS3_INVOICE)]);
-    const e = caught(() => registrationServices(rules('2026-07-07'), p, [entry(BIS3_INVOICE)]));
+    expect(registrationServices(rules('2026-07-06'), 'Party 0193:abc', p, [entry(BIS3_INVOICE)])).toEqual([
+      entry(BIS3_INVOICE),
+    ]);
+    const e = caught(() => registrationServices(rules('2026-07-07'), 'Party x', p, [entry(BIS3_INVOICE)]));
     expect(isGatewayError(e) && e.code).toBe('BAD_REQUEST');
-    expect(e.message).toMatch(/participant identifier scheme 0193 \(UBLBE\) is removed .* as of 2026-07-07/);
+    expect(e.message).toMatch(
+      /^Party x cannot be a Peppol participant: .*participant identifier scheme 0193 \(UBLBE\) is removed .* as of 2026-07-07/,
+    );
   });
 
   it('publishes a document type the day before its removal and refuses it on the day', () => {
     const p = peppolParticipant('0204:991-12345-67');
-    expect(registrationServices(rules('2026-07-31'), p, [entry(XRECHNUNG_20_INVOICE)])).toHaveLength(1);
+    expect(registrationServices(rules('2026-07-31'), 'Party x', p, [entry(XRECHNUNG_20_INVOICE)])).toHaveLength(1);
     const e = caught(() =>
-      registrationServices(rules('2026-08-01'), p, [entry(XRECHNUNG_20_INVOICE), entry(BIS3_INVOICE)]),
+      registrationServices(rules('2026-08-01'), 'Party x', p, [entry(XRECHNUNG_20_INVOICE), entry(BIS3_INVOICE)]),
     );
     expect(e.message).toMatch(/XRechnung UBL Invoice V2\.0 .* as of 2026-08-01/);
     expect((e as { details?: Record<string, unknown> }).details?.codeLists).toEqual([
@@ -158,11 +162,11 @@ describe('in our SMP', () => {
 
   it('publishes both the Invoice and the Credit Note for a party under 0208 (Belgium)', () => {
     const be = peppolParticipant('0208:0123456789');
-    expect(registrationServices(rules('2026-11-28'), be, [entry(BIS3_INVOICE)])).toEqual([
+    expect(registrationServices(rules('2026-11-28'), 'Party x', be, [entry(BIS3_INVOICE)])).toEqual([
       entry(BIS3_INVOICE),
       entry(BIS3_CREDIT_NOTE),
     ]);
-    expect(registrationServices(rules('2026-11-28'), be, [entry(BIS3_CREDIT_NOTE)])).toEqual([
+    expect(registrationServices(rules('2026-11-28'), 'Party x', be, [entry(BIS3_CREDIT_NOTE)])).toEqual([
       entry(BIS3_CREDIT_NOTE),
       entry(BIS3_INVOICE),
     ]);
@@ -174,7 +178,9 @@ describe('in our SMP', () => {
     expect(served?.services.map((s) => s.documentType)).toEqual([BIS3_INVOICE, BIS3_CREDIT_NOTE]);
     // Other schemes publish what they registered.
     const nl = peppolParticipant('0106:12345678');
-    expect(registrationServices(rules('2026-11-28'), nl, [entry(BIS3_INVOICE)])).toEqual([entry(BIS3_INVOICE)]);
+    expect(registrationServices(rules('2026-11-28'), 'Party x', nl, [entry(BIS3_INVOICE)])).toEqual([
+      entry(BIS3_INVOICE),
+    ]);
   });
 });
 
