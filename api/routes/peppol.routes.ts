@@ -8,7 +8,7 @@ import { sendingEventFilter } from '../../src/sending/channels';
 import {
   DOCTYPE_SCHEME_BUSDOX,
   PROCESS_SCHEME,
-  assertIcdUsable,
+  icdOf,
   documentTypeId,
   formatId,
   parseDocumentTypeId,
@@ -30,6 +30,7 @@ import type { HookRecord } from '../../src/storage/hooks/hook.repository';
 import type { PeppolParticipantRecord, ServiceEntry } from '../../src/storage/peppol/peppol-directory.repository';
 import { environmentTenant, partyOf, requireParty } from '../access';
 import { isUnavailable, type PeppolApiServices } from '../../src/peppol/api-services';
+import { registrationServices } from '../../src/peppol/network-rules/registration';
 import { jsonBody, queryString } from '../request';
 
 /**
@@ -161,7 +162,8 @@ export function objectBody(req: Request): Record<string, unknown> {
 export function partyParticipant(party: PartyRecord): ParticipantId {
   try {
     const p = participantOf(party.partyId);
-    assertIcdUsable(p);
+    // Whether its scheme is in force is the code lists' question, asked when it is registered (registrationServices).
+    icdOf(p);
     return p;
   } catch (e) {
     throw new GatewayError(
@@ -453,6 +455,7 @@ export function registerPeppolRoutes(router: Router, deps: PeppolRouteDeps): voi
     };
 
     if (input.registered) {
+      input.services = registrationServices(s.networkRules, `Party ${p.partyId}`, participant, input.services);
       // Refused before anything is stored: a registration our SMP cannot answer, or no way to reach the SML.
       if (isUnavailable(s.smp))
         throw new GatewayError(

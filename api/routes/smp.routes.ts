@@ -17,6 +17,7 @@ import {
   type SmpPublisher,
 } from '../../src/peppol/smp-publisher';
 import { isUnavailable, type PeppolApiServices } from '../../src/peppol/api-services';
+import { publishedAt } from '../../src/peppol/network-rules/smp-rules';
 
 /**
  * Our SMP (Peppol SMP 1.x, busdox): unauthenticated, as every SMP.
@@ -68,14 +69,22 @@ export function registerSmpRoutes(router: Router, deps: SmpRouteDeps): void {
       return { participant: spid, services: [{ documentType: MLS_DOCUMENT_TYPE, processes: [MLS_PROCESS] }] };
     const record = await (deps.peppol as PeppolApiServices).directory.findByParticipantValue(participant.value);
     if (!record || !record.registered) throw notFound(formatId(participant));
-    return {
-      participant,
-      // Written through the API, which checked every identifier.
-      services: record.services.map((s) => ({
-        documentType: parseDocumentTypeId(s.documentTypeId),
-        processes: s.processIds.map(parseProcessId),
-      })),
-    };
+    const rules = (deps.peppol as PeppolApiServices).networkRules;
+    // The code lists by date: nothing under a removed scheme, no removed document type; 0208 serves both billing types.
+    const served = publishedAt(
+      {
+        participant,
+        // Written through the API, which checked every identifier.
+        services: record.services.map((s) => ({
+          documentType: parseDocumentTypeId(s.documentTypeId),
+          processes: s.processIds.map(parseProcessId),
+        })),
+      },
+      rules.codeLists(),
+      rules.now(),
+    );
+    if (!served) throw notFound(formatId(participant));
+    return served;
   }
 
   const xml = (res: Response, body: string) => {

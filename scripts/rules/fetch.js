@@ -18,6 +18,7 @@ const { REPO_ROOT, MANIFEST_FILE, rulesDir } = require('./lib/paths');
 const { readManifest, packFingerprint, sha256, SHA256 } = require('./lib/manifest');
 const { openZip } = require('./lib/zip');
 const { ensureTool } = require('./lib/system-tools');
+const { ensureNetworkData } = require('./lib/network-data');
 
 const STAMP = 'pack.json';
 const COMPILE_TIMEOUT_MS = 15 * 60_000;
@@ -469,6 +470,8 @@ async function fetchRules(options = {}) {
             !upToDate(path.join(dir, p.id, p.version), packFingerprint(manifest, p), tools),
         );
     const toolJars = await ensureToolJars(manifest, dir, { pin, log });
+    // The Peppol code lists and PKI trust stores (src/peppol/network-rules): cheap, so always made ready.
+    await ensureNetworkData(manifest, dir, { pin, log, ensureJars, force: options.force === true });
     if (stale.length === 0) {
       if (pin) writeManifest(manifest, log);
       log(`${packs.length} pack(s) up to date in ${dir} (${Date.now() - t0} ms)`);

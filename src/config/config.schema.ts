@@ -372,6 +372,15 @@ export const configEnvSchema = z.object({
   PEPPOL_DNS_SERVERS: csv.describe(
     'Name servers for SML lookups (`host` or `host:port`, comma-separated); default the system resolvers.',
   ),
+  PEPPOL_NETWORK_TRUST: z
+    .enum(['test', 'production', 'none'])
+    .optional()
+    .describe(
+      'Peppol PKI trust anchors used where PEPPOL_AP_CA / PEPPOL_SMP_TRUSTSTORE are unset: the G3 trust stores of the ' +
+        'test or production network, from the pinned peppol-commons jar in the rules cache (`npm run rules:fetch`), ' +
+        'or none. Default in production mode: the network of PEPPOL_SML_ZONE (`production` or `test`); otherwise ' +
+        'none. G2 is never in them.',
+    ),
   PEPPOL_SMP_TRUSTSTORE: z
     .string()
     .optional()

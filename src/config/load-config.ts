@@ -71,6 +71,11 @@ export interface Config {
     privateKeyPassword: string | undefined;
     apCaFiles: readonly string[];
     apCaPassword: string | undefined;
+    /**
+     * The network whose G3 trust stores (in the rules cache) stand in for PEPPOL_AP_CA and PEPPOL_SMP_TRUSTSTORE
+     * where those are unset (PEPPOL_NETWORK_TRUST); undefined: none.
+     */
+    networkTrust: { network: 'test' | 'production'; rulesDir: string } | undefined;
     maxMessageBytes: number;
     maxDecompressedBytes: number;
     duplicateWindowHours: number;
@@ -172,6 +177,16 @@ function retentionOf(e: ConfigEnv): Config['retention'] {
       inboxEntry: ms(e.RETENTION_INBOX_DAYS),
     },
   };
+}
+
+/** PEPPOL_NETWORK_TRUST, or in production mode the network of the SML zone (docs/decisions.md "Network rules"). */
+function networkTrustOf(e: ConfigEnv, rulesDir: string): Config['as4']['networkTrust'] {
+  const chosen =
+    e.PEPPOL_NETWORK_TRUST ??
+    (e.NODE_ENV === 'production' && (e.PEPPOL_SML_ZONE === 'production' || e.PEPPOL_SML_ZONE === 'test')
+      ? e.PEPPOL_SML_ZONE
+      : 'none');
+  return chosen === 'none' ? undefined : { network: chosen, rulesDir };
 }
 
 const SML_ZONE_NAMES: Record<string, string> = {
@@ -313,8 +328,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new Error('Invalid configuration:\n  PEPPOL_AP_CERTIFICATE / PEPPOL_AP_PRIVATE_KEY: set both or neither');
   }
   const as4Enabled = pem || e.PEPPOL_AP_KEYSTORE.length > 0;
-  if (as4Enabled && e.PEPPOL_AP_CA.length === 0)
-    throw new Error('Invalid configuration:\n  PEPPOL_AP_CA: required when an AP key is configured');
+  const rulesDir = path.resolve(
+    e.RULES_CACHE_DIR ||
+      path.join(e.INVOICE_GATEWAY_CACHE || path.join(os.homedir(), '.cache', 'invoice-gateway'), 'rules'),
+  );
+  const networkTrust = networkTrustOf(e, rulesDir);
+  if (as4Enabled && e.PEPPOL_AP_CA.length === 0 && !networkTrust)
+    throw new Error(
+      'Invalid configuration:\n  PEPPOL_AP_CA: required when an AP key is configured (or PEPPOL_NETWORK_TRUST)',
+    );
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, '');
   const authBaseUrl = (e.AUTH_BASE_URL ?? publicBaseUrl).replace(/\/$/, '');
   return deepFreeze({
@@ -371,6 +393,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       privateKeyPassword: e.PEPPOL_AP_PRIVATE_KEY_PASSWORD,
       apCaFiles: e.PEPPOL_AP_CA,
       apCaPassword: e.PEPPOL_AP_CA_PASSWORD,
+      networkTrust,
       maxMessageBytes: e.AS4_MAX_MESSAGE_BYTES,
       maxDecompressedBytes: e.AS4_MAX_DECOMPRESSED_BYTES,
       duplicateWindowHours: e.AS4_DUPLICATE_WINDOW_HOURS,
@@ -392,10 +415,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       retrySchedule: retryScheduleOf(e.EMAIL_SEND_RETRY_SCHEDULE, 'EMAIL_SEND_RETRY_SCHEDULE', EMAIL_SEND_SCHEDULE),
     },
     validation: {
-      rulesDir: path.resolve(
-        e.RULES_CACHE_DIR ||
-          path.join(e.INVOICE_GATEWAY_CACHE || path.join(os.homedir(), '.cache', 'invoice-gateway'), 'rules'),
-      ),
+      rulesDir,
       acceptedPrevious: e.RULES_ACCEPTED_PREVIOUS,
       threads: e.VALIDATION_THREADS ?? os.availableParallelism(),
     },

@@ -12,6 +12,8 @@ import { SmlClient, mtlsTransport } from '../peppol/sml-client';
 import { SoapSmlRegistrar } from '../peppol/sml-soap-registrar';
 import { SmpClient } from '../peppol/smp-client';
 import { SmpPublisher } from '../peppol/smp-publisher';
+import { loadCodeLists } from '../peppol/network-rules/code-lists';
+import { networkTrustAnchors } from '../peppol/network-rules/trust-stores';
 import type { Models } from '../storage/models';
 import { HookRepository } from '../storage/hooks/hook.repository';
 import { PeppolDirectoryRepository } from '../storage/peppol/peppol-directory.repository';
@@ -23,6 +25,8 @@ export interface PeppolApiOverrides {
   resolver?: DnsResolverLike;
   /** The revocation checker (tests: one that reaches their local CRL server). */
   revocation?: RevocationChecker;
+  /** The clock the code lists' removal dates are compared with (tests). */
+  now?: () => Date;
 }
 
 const revocationCheckers = new WeakMap<object, RevocationChecker>();
@@ -64,16 +68,21 @@ export function composeRecipientLookup(
   overrides: Pick<PeppolApiOverrides, 'resolver' | 'revocation'> = {},
 ): RecipientLookup | Unavailable {
   const c = config.peppol;
-  const apCaFiles = config.as4.apCaFiles;
-  if (!c.smpTruststorePath || apCaFiles.length === 0) {
-    const missing = [!c.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE', apCaFiles.length === 0 && 'PEPPOL_AP_CA'];
+  const trust = config.as4.networkTrust;
+  const noApCa = config.as4.apCaFiles.length === 0 && !trust;
+  if ((!c.smpTruststorePath && !trust) || noApCa) {
+    const missing = [!c.smpTruststorePath && !trust && 'PEPPOL_SMP_TRUSTSTORE', noApCa && 'PEPPOL_AP_CA'];
     return { unavailable: `${missing.filter(Boolean).join(' and ')} not set` };
   }
   const client = new SmpClient({
-    smpCertificateAuthorities: loadTrustedCertificates({ kind: 'pem', path: c.smpTruststorePath }),
+    // PEPPOL_SMP_TRUSTSTORE, else the G3 SMP trust store of the network (PEPPOL_NETWORK_TRUST).
+    smpCertificateAuthorities: c.smpTruststorePath
+      ? loadTrustedCertificates({ kind: 'pem', path: c.smpTruststorePath })
+      : networkTrustAnchors(trust!.rulesDir, trust!.network, 'smp'),
     // The same AP CA the AS4 layer trusts: a recipient's endpoint certificate must chain to it.
     apCertificateAuthorities: loadApCertificateAuthorities(config.as4),
     timeoutMs: c.lookupTimeoutMs,
+    httpsOnly: config.env === 'production',
     ...revocationOf(config, overrides),
   });
   const resolver =
@@ -92,8 +101,8 @@ export function composePeppolSender(
 ): PeppolSender | Unavailable {
   const missing = [
     !config.as4.enabled && 'PEPPOL_AP_KEYSTORE (or PEPPOL_AP_CERTIFICATE + PEPPOL_AP_PRIVATE_KEY)',
-    config.as4.apCaFiles.length === 0 && 'PEPPOL_AP_CA',
-    !config.peppol.smpTruststorePath && 'PEPPOL_SMP_TRUSTSTORE',
+    config.as4.apCaFiles.length === 0 && !config.as4.networkTrust && 'PEPPOL_AP_CA',
+    !config.peppol.smpTruststorePath && !config.as4.networkTrust && 'PEPPOL_SMP_TRUSTSTORE',
   ].filter((m): m is string => typeof m === 'string');
   if (missing.length > 0) return { unavailable: `${missing.join(', ')} not set` };
   const lookup = composeRecipientLookup(config, overrides);
@@ -195,6 +204,10 @@ export function composePeppolApi(
       smpPublicUrl: c.smpPublicUrl,
       smpCertificate: smpKey?.certificate ?? null,
       smlZone: c.smlZone,
+    },
+    networkRules: {
+      codeLists: () => loadCodeLists(config.validation.rulesDir),
+      now: overrides.now ?? (() => new Date()),
     },
   };
 }

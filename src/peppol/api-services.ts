@@ -5,6 +5,7 @@ import type { PeppolMigrationRepository } from '../storage/peppol/peppol-migrati
 import type { RecipientLookup } from './recipient-lookup';
 import type { SmlRegistrar } from './sml-registrar';
 import type { SmpPublisher } from './smp-publisher';
+import type { CodeLists } from './network-rules/code-lists';
 
 /** A part that is not configured in this process: the reason, for a 503 that says what to set. */
 export interface Unavailable {
@@ -28,6 +29,8 @@ export interface PeppolApiServices {
     smpCertificate: X509Certificate | null;
     smlZone: string;
   };
+  /** The Peppol code lists registrations and our SMP's answers are checked against, and the clock for their dates. */
+  networkRules: { codeLists(): CodeLists; now(): Date };
 }
 
 export function isUnavailable(x: object): x is Unavailable {

@@ -22,6 +22,7 @@ export type PeppolErrorReason =
   | 'smp-unreachable'
   | 'smp-response-invalid'
   | 'smp-redirect-invalid'
+  | 'smp-not-https'
   | 'smp-signature-invalid'
   | 'smp-certificate-untrusted'
   | 'endpoint-certificate-invalid'

@@ -47,6 +47,7 @@ const CATEGORY: Record<string, LookupFailure> = {
   'smp-unreachable': 'smp-unreachable',
   'smp-response-invalid': 'smp-unreachable',
   'smp-redirect-invalid': 'smp-unreachable',
+  'smp-not-https': 'certificate-problem',
   'smp-signature-invalid': 'certificate-problem',
   'smp-certificate-untrusted': 'certificate-problem',
   'endpoint-certificate-invalid': 'certificate-problem',

@@ -59,6 +59,8 @@ export interface SmpClientOptions {
   /** Largest response accepted. Default 4 MiB. */
   maxResponseBytes?: number;
   now?: () => Date;
+  /** Refuse every SMP URL that is not https (production: Peppol SMPs are HTTPS-only); plain http is for local tests. */
+  httpsOnly?: boolean;
 }
 
 export interface SmpEndpoint {
@@ -417,6 +419,14 @@ export class SmpClient {
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
       throw invalidResponse(`"${url}" is not an http(s) SMP URL`);
+    if (this.options.httpsOnly && parsed.protocol !== 'https:')
+      throw fail(
+        'DEPENDENCY_UNAVAILABLE',
+        'smp-not-https',
+        `the SMP URL ${url} is not https; Peppol SMPs are HTTPS-only and plain http is refused in production mode`,
+        { url },
+        false,
+      );
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
       const res = await request(parsed, {

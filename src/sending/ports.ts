@@ -2,6 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { ApKeyRing } from '../peppol/pki/key-ring';
 import type { RevocationChecker } from '../peppol/pki/revocation';
 import type { RecipientLookup } from '../peppol/recipient-lookup';
+import type { CodeLists } from '../peppol/network-rules/code-lists';
 import type { sendAs4Message } from '../peppol/as4/sender';
 import type { DocumentStore } from '../documents/loader';
 import type { DirectoryRepository } from '../storage/directory.repository';
@@ -28,6 +29,10 @@ export interface PeppolSender {
   sendTimeoutMs?: number;
   /** The AS4 exchange itself; sendAs4Message unless replaced (a test's peer). */
   exchange?: typeof sendAs4Message;
+  /** The Peppol code lists sends are checked against; those of the process's rules cache unless given. */
+  codeLists?: () => CodeLists;
+  /** The clock removal dates are compared with; the system clock unless given (tests). */
+  now?: () => Date;
 }
 
 /** A worker that cannot send over Peppol, and why (the settings it misses): each invoice ends saying so. */

@@ -22,6 +22,14 @@ import type {
 import { conversionSource } from './conversion-source';
 import type { PeppolSender, SendInvoiceDeps } from './ports';
 import { checkSender } from './sender-check';
+import { loadConfig } from '../config/load-config';
+import { loadCodeLists, type CodeLists } from '../peppol/network-rules/code-lists';
+import { networkRulesRefusal } from './network-rules-check';
+
+/** The sender's code lists, else those of the process's rules cache (the validation packs' cache). */
+function codeListsOf(sender: PeppolSender): CodeLists {
+  return sender.codeLists ? sender.codeLists() : loadCodeLists(loadConfig(process.env).validation.rulesDir);
+}
 
 const refused = (
   stage: 'configuration' | 'sender' | 'recipient' | 'lookup',
@@ -125,6 +133,11 @@ export async function resolveRecipient(
   const senderRefusal = await checkSender(deps, input.tenantId, facts, routing.sender);
   if (senderRefusal) return refused('sender', senderRefusal.reasonCode, senderRefusal.message, recipient);
   const receiver: ParticipantId = routing.receiver;
+  // The Peppol code lists by date: a recipient under a removed scheme is not looked up at all.
+  const lists = codeListsOf(sender);
+  const at = sender.now?.() ?? new Date();
+  const schemeRefusal = networkRulesRefusal(lists, receiver, undefined, at);
+  if (schemeRefusal) return refused('recipient', schemeRefusal.reasonCode, schemeRefusal.message, recipient);
   // The upload's own document type; none for a PDF (what goes out is its XML, converted) or a format without one.
   let own: { documentType: DocumentTypeId; process: ProcessId | undefined } | undefined;
   if (!facts.pdf && format.documentTypeId) {
@@ -211,6 +224,8 @@ export async function resolveRecipient(
         return refused('recipient', 'ENDPOINT_INVALID', `Not sent: ${found.message}`, recipient);
     }
   }
+  const typeRefusal = networkRulesRefusal(lists, receiver, found.documentType, at);
+  if (typeRefusal) return refused('recipient', typeRefusal.reasonCode, typeRefusal.message, recipient);
   const endpoint = found.result.endpoint;
   const mls = await mlsScopes(deps, sender, input.tenantId, facts.partyId);
   return {

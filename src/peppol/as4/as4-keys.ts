@@ -6,6 +6,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { Config } from '../../config/load-config';
 import { loadKeyMaterial, loadTrustedCertificates, type KeyMaterial } from '../pki/key-material';
 import { ApKeyRing } from '../pki/key-ring';
+import { networkTrustAnchors } from '../network-rules/trust-stores';
 
 export interface As4Keys {
   keys: ApKeyRing;
@@ -34,10 +35,15 @@ export function loadAs4Keys(cfg: Config['as4']): As4Keys {
   return { keys: new ApKeyRing(entries), apCertificateAuthorities: loadApCertificateAuthorities(cfg) };
 }
 
-/** The trusted Peppol AP CAs (PEPPOL_AP_CA: PEM bundles or PKCS#12 trust stores). */
+/**
+ * The trusted Peppol AP CAs: PEPPOL_AP_CA (PEM bundles or PKCS#12 trust stores), else the G3 AP trust store of the
+ * network PEPPOL_NETWORK_TRUST names (checked against its pinned checksum), else none.
+ */
 export function loadApCertificateAuthorities(
-  cfg: Pick<Config['as4'], 'apCaFiles' | 'apCaPassword'>,
+  cfg: Pick<Config['as4'], 'apCaFiles' | 'apCaPassword'> & Partial<Pick<Config['as4'], 'networkTrust'>>,
 ): X509Certificate[] {
+  if (cfg.apCaFiles.length === 0 && cfg.networkTrust)
+    return networkTrustAnchors(cfg.networkTrust.rulesDir, cfg.networkTrust.network, 'ap');
   return cfg.apCaFiles.flatMap((path) =>
     loadTrustedCertificates(
       /\.(p12|pfx)$/i.test(path) ? { kind: 'pkcs12', path, password: cfg.apCaPassword ?? '' } : { kind: 'pem', path },
