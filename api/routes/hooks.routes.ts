@@ -194,18 +194,7 @@ export function registerWebhookRoutes(router: Router, deps: WebhookRouteDeps): v
 
   async function ping(res: Response, hook: HookRecord) {
     const owner = hook.partyId ? await deps.directory.findParty(hook.partyId) : null;
-    const { event, deliveries } = await svc().publisher.publishEvent(
-      {
-        tenantId: hook.tenantId,
-        topic: 'Ping',
-        party: owner ? { partyId: owner.partyId, legalEntityId: owner.legalEntityId } : null,
-        message: `Ping for hook ${hook.id}`,
-        details: { hookId: hook.id },
-        createdBy: 'api',
-        targetHookId: hook.id,
-      },
-      { targetHook: hook },
-    );
+    const { event, deliveries } = await svc().publisher.ping(hook, owner, 'api');
     res.status(202).json({ eventId: event.id, label: event.label, deliveries: deliveriesView(deliveries) });
   }
 

@@ -30,7 +30,7 @@ export interface HookCommandServices {
   deliveryLog: Pick<DeliveryLogRepository, 'listForEvent'>;
   settings: { allowHttp: boolean; allowList: AllowList; maxTimeoutMs: number };
   /** Ping publishes through it; absent without Temporal. */
-  publisher?: Pick<EventPublisher, 'publishEvent'>;
+  publisher?: Pick<EventPublisher, 'ping'>;
   /** How long ping waits for the attempt beyond the hook's timeout. */
   pingGraceMs?: number;
 }
@@ -226,18 +226,7 @@ export async function runHookCommand(
 async function ping(s: HookCommandServices, hook: HookRecord): Promise<unknown> {
   if (!s.publisher) throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'hook ping needs the Temporal server');
   const owner = hook.partyId ? await s.directory.findParty(hook.partyId) : null;
-  const { event, deliveries } = await s.publisher.publishEvent(
-    {
-      tenantId: hook.tenantId,
-      topic: 'Ping',
-      party: owner ? { partyId: owner.partyId, legalEntityId: owner.legalEntityId } : null,
-      message: `Ping for hook ${hook.id}`,
-      details: { hookId: hook.id },
-      createdBy: 'admin',
-      targetHookId: hook.id,
-    },
-    { targetHook: hook },
-  );
+  const { event, deliveries } = await s.publisher.ping(hook, owner, 'admin');
   const delivery = deliveries.find((d) => d.hookId === hook.id);
   if (!delivery || (delivery.status !== 'started' && delivery.status !== 'running'))
     throw new GatewayError(

@@ -153,6 +153,29 @@ export class EventPublisher {
     this.now = deps.now ?? (() => new Date());
   }
 
+  /**
+   * A Ping to one hook, signed like every delivery (the API's ping and the admin CLI's): `owner` is the hook's party,
+   * when it has one.
+   */
+  ping(
+    hook: HookRecord,
+    owner: { partyId: string; legalEntityId: string } | null,
+    createdBy: string,
+  ): Promise<PublishResult> {
+    return this.publishEvent(
+      {
+        tenantId: hook.tenantId,
+        topic: 'Ping',
+        party: owner ? { partyId: owner.partyId, legalEntityId: owner.legalEntityId } : null,
+        message: `Ping for hook ${hook.id}`,
+        details: { hookId: hook.id },
+        createdBy,
+        targetHookId: hook.id,
+      },
+      { targetHook: hook },
+    );
+  }
+
   async publishEvent(input: PublishEventInput, options: PublishOptions = {}): Promise<PublishResult> {
     const details = checkEvent(input);
     const draft: EventRecord = {
