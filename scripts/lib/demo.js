@@ -39,6 +39,8 @@ function demoPeppolEnv({ pkiDir, dnsAddress, publicBaseUrl }) {
     // Parties configured later through the Peppol API are published in our SMP; the local zone is the seed's.
     PEPPOL_SML_REGISTRAR: 'manual',
     PEPPOL_DNS_SERVERS: dnsAddress,
+    // The demo's SMPs answer plain http on loopback; the Peppol network's are https only.
+    PEPPOL_SMP_HTTPS_ONLY: 'false',
   };
 }
 

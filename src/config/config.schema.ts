@@ -388,6 +388,15 @@ export const configEnvSchema = z.object({
       'PEM file of the SMP CA certificates SMP answers must be signed under (the Peppol SMP CA); recipient lookups ' +
         'answer 503 while unset.',
     ),
+  PEPPOL_SMP_HTTPS_ONLY: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : ['true', '1', 'yes'].includes(v)))
+    .describe(
+      'Recipient lookups refuse an SMP whose URL (from the SML, or a redirect) is not https, as the Peppol network ' +
+        'requires. Default: on in production mode, off otherwise; the local demo network (plain http on loopback) ' +
+        'sets it off.',
+    ),
   PEPPOL_LOOKUP_TIMEOUT_MS: int(10_000, 100).describe(
     'Timeout of one DNS query or SMP request during a recipient lookup.',
   ),

@@ -82,7 +82,7 @@ export function composeRecipientLookup(
     // The same AP CA the AS4 layer trusts: a recipient's endpoint certificate must chain to it.
     apCertificateAuthorities: loadApCertificateAuthorities(config.as4),
     timeoutMs: c.lookupTimeoutMs,
-    httpsOnly: config.env === 'production',
+    httpsOnly: c.smpHttpsOnly,
     ...revocationOf(config, overrides),
   });
   const resolver =

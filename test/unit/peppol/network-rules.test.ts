@@ -272,7 +272,7 @@ describe('SMP lookups in production mode', () => {
     expect((e as PeppolError).reason).not.toBe('smp-not-https');
   });
 
-  it('are HTTPS-only exactly when the configuration is in production mode', () => {
+  it('are HTTPS-only in production mode unless PEPPOL_SMP_HTTPS_ONLY says otherwise', () => {
     const clientOf = (env: NodeJS.ProcessEnv) => {
       const lookup = composeRecipientLookup(loadConfig(env));
       if ('unavailable' in lookup) throw new Error(lookup.unavailable);
@@ -280,5 +280,8 @@ describe('SMP lookups in production mode', () => {
     };
     expect(clientOf({ NODE_ENV: 'production' }).options.httpsOnly).toBe(true);
     expect(clientOf({ PEPPOL_NETWORK_TRUST: 'test' }).options.httpsOnly).toBe(false);
+    // The local demo network in production mode (the image tree's test): plain http on loopback.
+    expect(clientOf({ NODE_ENV: 'production', PEPPOL_SMP_HTTPS_ONLY: 'false' }).options.httpsOnly).toBe(false);
+    expect(clientOf({ PEPPOL_NETWORK_TRUST: 'test', PEPPOL_SMP_HTTPS_ONLY: 'true' }).options.httpsOnly).toBe(true);
   });
 });
