@@ -42,7 +42,7 @@ export async function runSmlCommand(
     );
   let certificate: X509Certificate;
   try {
-    certificate = new X509Certificate(blocks[0]!);
+    certificate = new X509Certificate(blocks[0]);
   } catch (e) {
     throw new GatewayError(
       'BAD_REQUEST',
