@@ -23,6 +23,9 @@ import {
 } from './admin-replay';
 import { runHookCommand, type HookCommandServices } from './admin-hooks';
 import { composeAdminServices } from './admin-services';
+import { runSmlCommand, type SmlCommandClient } from './admin-sml';
+import { composeSmlClient } from './peppol';
+import { loadKeyMaterial } from '../peppol/pki/key-material';
 import { runPartnerCommand } from './partners-admin';
 import { runHookAuthCommand } from './hook-auth-admin';
 
@@ -69,6 +72,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   hook create --tenant ID [--party P] --url URL --topic T[,T...] [--secure-key K] [--name N] [--filter F]
         [--timeout-seconds S]                                      prints a generated secureKey once
   hook update|disable|ping ID [--tenant ID] [--url …] [--topic …] [--active true|false]
+  sml prepare-change-certificate --certificate FILE [--date YYYY-MM-DD]
+        our SMP's key rollover (experimental SML client): the SML accepts the new certificate from the date
   hook rotate-secret ID [--tenant ID] [--overlap 24h]   prints the new secureKey once; the old one signs too
                                                         until the overlap ends
 `;
@@ -79,6 +84,12 @@ function need(o: Options, name: string): string {
   const v = o[name];
   if (typeof v !== 'string' || v.length === 0) throw new GatewayError('BAD_REQUEST', `--${name} is required`);
   return v;
+}
+
+/** An option's value, when given. */
+function str(o: Options, name: string): string | undefined {
+  const v = o[name];
+  return typeof v === 'string' ? v : undefined;
 }
 
 function list(v: string | boolean | undefined): string[] {
@@ -99,6 +110,7 @@ export async function runAdmin(
     control?: SendRunControl;
     replay?: ReplayServices;
     hooks?: HookCommandServices;
+    sml?: () => SmlCommandClient;
   } = {},
 ): Promise<unknown> {
   const { values, positionals } = parseArgs({
@@ -140,6 +152,8 @@ export async function runAdmin(
       'timeout-seconds': { type: 'string' },
       active: { type: 'string' },
       overlap: { type: 'string' },
+      certificate: { type: 'string' },
+      date: { type: 'string' },
       partner: { type: 'string' },
       'key-id': { type: 'string' },
       'token-url': { type: 'string' },
@@ -270,12 +284,11 @@ export async function runAdmin(
     case 'document hold':
     case 'document release':
     case 'document holds': {
-      const str = (k: string) => (typeof o[k] === 'string' ? o[k] : undefined);
       return runLegalHoldCommand(core, verb, {
-        tenantId: positionals[2] ?? str('tenant'),
-        documentId: positionals[3] ?? str('document-id'),
-        reason: str('reason'),
-        by: str('by') ?? userInfo().username,
+        tenantId: positionals[2] ?? str(o, 'tenant'),
+        documentId: positionals[3] ?? str(o, 'document-id'),
+        reason: str(o, 'reason'),
+        by: str(o, 'by') ?? userInfo().username,
       });
     }
     case 'reporting generate':
@@ -296,34 +309,48 @@ export async function runAdmin(
     case 'hook ping':
     case 'hook rotate-secret':
       return runHookCommand(verb, positionals[2], o, services.hooks ?? composeAdminServices(core).hooks);
+    case 'sml prepare-change-certificate':
+      return runSmlCommand(
+        verb ?? '',
+        { certificate: str(o, 'certificate'), date: str(o, 'date') },
+        services.sml ??
+          (() => {
+            const key = core.config.peppol.smpKey;
+            if (!key)
+              throw new GatewayError(
+                'BAD_REQUEST',
+                'no SMP key is configured (PEPPOL_SMP_KEYSTORE, or PEPPOL_SMP_CERTIFICATE + PEPPOL_SMP_PRIVATE_KEY): ' +
+                  'the SML knows our SMP by its current certificate',
+              );
+            return composeSmlClient(core.config, loadKeyMaterial(key));
+          }),
+      );
     case 'partner create':
     case 'partner list':
     case 'subscription-key create':
     case 'subscription-key list':
     case 'subscription-key revoke': {
-      const str = (name: string) => (typeof o[name] === 'string' ? o[name] : undefined);
       return runPartnerCommand(core, `${noun} ${verb}`, {
-        id: str('id'),
-        name: str('name'),
-        partner: str('partner'),
-        keyId: str('key-id'),
+        id: str(o, 'id'),
+        name: str(o, 'name'),
+        partner: str(o, 'partner'),
+        keyId: str(o, 'key-id'),
       });
     }
     case 'hook-auth oauth2':
     case 'hook-auth cert':
     case 'hook-auth clear':
     case 'hook-auth show': {
-      const str = (name: string) => (typeof o[name] === 'string' ? o[name] : undefined);
       return runHookAuthCommand(core, verb ?? '', {
-        tenant: str('tenant'),
-        hook: str('hook'),
-        tokenUrl: str('token-url'),
-        clientId: str('client-id'),
-        clientSecretFile: str('client-secret-file'),
-        scope: str('scope'),
-        audience: str('audience'),
-        clientAuth: str('client-auth'),
-        name: str('name'),
+        tenant: str(o, 'tenant'),
+        hook: str(o, 'hook'),
+        tokenUrl: str(o, 'token-url'),
+        clientId: str(o, 'client-id'),
+        clientSecretFile: str(o, 'client-secret-file'),
+        scope: str(o, 'scope'),
+        audience: str(o, 'audience'),
+        clientAuth: str(o, 'client-auth'),
+        name: str(o, 'name'),
       });
     }
     default:

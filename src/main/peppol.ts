@@ -129,23 +129,33 @@ export function composeSmlRegistrar(
       'PEPPOL_SML_REGISTRAR=sml needs our SMP key (PEPPOL_SMP_KEYSTORE, or PEPPOL_SMP_CERTIFICATE + ' +
         'PEPPOL_SMP_PRIVATE_KEY): the SML authenticates our SMP by that certificate',
     );
-  const { url, smpId, smpAddress, caPath } = c.sml;
+  const client = composeSmlClient(config, smpKey);
+  logger.warn(
+    { smlUrl: c.sml.url, smpId: c.sml.smpId },
+    'SML registration through the SML management interface is EXPERIMENTAL: built to the published WSDL and tried ' +
+      'against a local stand-in only, not yet against the SML test environment',
+  );
+  return new SoapSmlRegistrar({
+    client,
+    smpUrl: c.smpPublicUrl,
+    ...(c.sml.smpAddress ? { smpAddress: c.sml.smpAddress } : {}),
+  });
+}
+
+/**
+ * The client of the SML's management interface (experimental, see composeSmlRegistrar): PEPPOL_SML_URL and
+ * PEPPOL_SML_SMP_ID, our SMP key as the TLS client certificate, PEPPOL_SML_CA to trust the SML's server.
+ */
+export function composeSmlClient(config: Readonly<Config>, smpKey: KeyMaterial): SmlClient {
+  const c = config.peppol;
+  const { url, smpId, caPath } = c.sml;
   if (!url || !smpId) throw new Error('PEPPOL_SML_REGISTRAR=sml needs PEPPOL_SML_URL and PEPPOL_SML_SMP_ID');
   const transport = mtlsTransport({
     clientKey: smpKey,
     ...(caPath ? { ca: loadTrustedCertificates({ kind: 'pem', path: caPath }) } : {}),
     timeoutMs: Math.max(c.lookupTimeoutMs, 10_000),
   });
-  logger.warn(
-    { smlUrl: url, smpId },
-    'SML registration through the SML management interface is EXPERIMENTAL: built to the published WSDL and tried ' +
-      'against a local stand-in only, not yet against the SML test environment',
-  );
-  return new SoapSmlRegistrar({
-    client: new SmlClient({ url, smpId, transport }),
-    smpUrl: c.smpPublicUrl,
-    ...(smpAddress ? { smpAddress } : {}),
-  });
+  return new SmlClient({ url, smpId, transport });
 }
 
 /**

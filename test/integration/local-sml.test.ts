@@ -4,6 +4,10 @@
  * change (lookups resolve to the SMP that owns the participant).
  */
 import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runSmlCommand } from '../../src/main/admin-sml';
 import { peppolParticipant } from '../../src/peppol/identifiers';
 import type { KeyMaterial } from '../../src/peppol/pki/key-material';
 import { createDnsResolver, lookupSmp } from '../../src/peppol/sml';
@@ -133,5 +137,18 @@ describe('the SML stand-in', () => {
     await clientFor(smpB, 'SMP-B').prepareChangeCertificate(smpBNext.certificate, '2030-01-01');
     expect((await clientFor(smpBNext, 'SMP-B').readSmp())?.smpId).toBe('SMP-B');
     await expect(clientFor(foreign, 'SMP-B').readSmp()).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+  });
+
+  it('the admin command announces a rollover through the real client, and the new certificate acts from then', async () => {
+    const third = await issueCertificate(pki.smpCa, { subject: 'C=NL, O=B, CN=SMP B third' });
+    const dir = mkdtempSync(path.join(tmpdir(), 'sml-rollover-'));
+    const pem = path.join(dir, 'third.pem');
+    writeFileSync(pem, third.certificate.toString());
+    await expect(clientFor(third, 'SMP-B').readSmp()).rejects.toMatchObject({ fault: 'Unauthorized' });
+    const out = await runSmlCommand('prepare-change-certificate', { certificate: pem }, () =>
+      clientFor(smpBNext, 'SMP-B'),
+    );
+    expect(out).toMatchObject({ smpId: 'SMP-B', newCertificate: { subject: third.certificate.subject } });
+    expect((await clientFor(third, 'SMP-B').readSmp())?.smpId).toBe('SMP-B');
   });
 });
