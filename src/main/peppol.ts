@@ -109,7 +109,13 @@ export function composePeppolSender(
   if ('unavailable' in lookup) return lookup;
   const { keys, apCertificateAuthorities } = loadAs4Keys(config.as4);
   const revocation = composeRevocationChecker(config);
-  return { lookup, keys, apCertificateAuthorities, ...(revocation ? { revocation } : {}) };
+  return {
+    lookup,
+    keys,
+    apCertificateAuthorities,
+    codeLists: () => loadCodeLists(config.validation.rulesDir),
+    ...(revocation ? { revocation } : {}),
+  };
 }
 
 /**

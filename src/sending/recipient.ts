@@ -26,9 +26,16 @@ import { loadConfig } from '../config/load-config';
 import { loadCodeLists, type CodeLists } from '../peppol/network-rules/code-lists';
 import { networkRulesRefusal } from './network-rules-check';
 
-/** The sender's code lists, else those of the process's rules cache (the validation packs' cache). */
+let defaultRulesDir: string | undefined;
+
+/**
+ * The sender's code lists (the worker's composition gives them), else those of the process's rules cache (the
+ * validation packs' cache), its directory read from the environment once, not on every send.
+ */
 function codeListsOf(sender: PeppolSender): CodeLists {
-  return sender.codeLists ? sender.codeLists() : loadCodeLists(loadConfig(process.env).validation.rulesDir);
+  if (sender.codeLists) return sender.codeLists();
+  defaultRulesDir ??= loadConfig(process.env).validation.rulesDir;
+  return loadCodeLists(defaultRulesDir);
 }
 
 const refused = (
