@@ -1,4 +1,5 @@
 import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
+import { installXmldomRegexCache } from '../../formats/xml/xmldom-regex-cache';
 import { Unsupported, type Expr, type NamespaceResolver, type QName, type SequenceType } from './model';
 import { parsePattern, parseSequenceType, parseXPath } from './xpath-parser';
 
@@ -194,6 +195,7 @@ export function readSchematronProgram(xsltText: string): SchematronProgram {
 }
 
 function parseStylesheet(text: string): Element {
+  installXmldomRegexCache();
   let doc: Document;
   try {
     doc = new DOMParser({

@@ -47,7 +47,26 @@ interface Token {
 
 const NAME_START = /[\p{L}_]/u;
 const NAME_CHAR = /[\p{L}\p{N}\p{M}_.\-\u00B7\u203F\u2040]/u;
+const NUMBER = /(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
+/** Two-character symbols first: the longest match wins. */
 const SYMBOLS = ['::', '..', '//', '!=', '<=', '>=', '<<', '>>', '(', ')', '[', ']', ',', '/', '@', '.', '=', '<', '>'];
+const SYMBOL_START = new Set(SYMBOLS.map((sym) => sym.charAt(0)));
+
+/** NCName start character (ASCII first: most names are). */
+function isNameStart(c: string | undefined): boolean {
+  if (c === undefined || c === '') return false;
+  const code = c.charCodeAt(0);
+  if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95) return true;
+  return code >= 128 && NAME_START.test(c);
+}
+
+function isNameChar(c: string | undefined): boolean {
+  if (c === undefined || c === '') return false;
+  const code = c.charCodeAt(0);
+  if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57)) return true;
+  if (code === 95 || code === 45 || code === 46) return true;
+  return code >= 128 && NAME_CHAR.test(c);
+}
 const SINGLE_SYMBOLS = new Set(['|', '+', '-', '$', '?']);
 
 function syntaxError(text: string, pos: number, message: string): XPathError {
@@ -59,8 +78,6 @@ function tokenize(text: string): Token[] {
   const out: Token[] = [];
   let i = 0;
   const n = text.length;
-  const isNameStart = (c: string | undefined): boolean => c !== undefined && NAME_START.test(c);
-  const isNameChar = (c: string | undefined): boolean => c !== undefined && NAME_CHAR.test(c);
   const ncname = (from: number): number => {
     let j = from;
     while (j < n && isNameChar(text[j])) j++;
@@ -109,8 +126,8 @@ function tokenize(text: string): Token[] {
       continue;
     }
     if ((c >= '0' && c <= '9') || (c === '.' && /[0-9]/.test(text.charAt(i + 1)))) {
-      const m = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/.exec(text.slice(i));
-      const v = m![0];
+      NUMBER.lastIndex = i;
+      const v = NUMBER.exec(text)?.[0] ?? c;
       i += v.length;
       if (isNameStart(text[i])) throw syntaxError(text, i, `a name cannot follow the number ${v} without a space`);
       out.push({ kind: /[eE]/.test(v) ? 'double' : v.includes('.') ? 'decimal' : 'integer', v, pos });
@@ -138,7 +155,7 @@ function tokenize(text: string): Token[] {
       }
       continue;
     }
-    const sym = SYMBOLS.find((s) => text.startsWith(s, i));
+    const sym = SYMBOL_START.has(c) ? SYMBOLS.find((s) => text.startsWith(s, i)) : undefined;
     if (sym !== undefined) {
       out.push({ kind: 'sym', v: sym, pos });
       i += sym.length;
