@@ -266,8 +266,8 @@ class Reader {
     const root = this.root;
     const declared: string[] = [];
     const all = root.getElementsByTagName('*');
-    for (let k = 0; k < all.length; k++) {
-      const el = all.item(k);
+    for (let k = -1; k < all.length; k++) {
+      const el = k < 0 ? root : all.item(k);
       if (!el) continue;
       for (let j = 0; j < el.attributes.length; j++) {
         const a = el.attributes.item(j);
@@ -427,7 +427,7 @@ class Reader {
         if (childElements(el).length > 0) throw new Unsupported(`${where}: svrl:fired-rule with content`);
         context = el.getAttribute('context') ?? '';
       } else if (context === undefined) {
-        throw new Unsupported(`${where}: <${nameOf(el)}> before svrl:fired-rule`);
+        throw new Unsupported(`${where}: no svrl:fired-rule at the start of the template (found <${nameOf(el)}>)`);
       } else if (isXsl(el, 'variable')) {
         variables.push(this.variable(el, where));
       } else if (isXsl(el, 'choose')) {

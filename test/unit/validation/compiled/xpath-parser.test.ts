@@ -31,6 +31,7 @@ const rel = (...steps: Step[]): Expr => ({ k: 'path', root: 'none', steps });
 const name = (local: string): Expr => rel(child(local));
 const v = (local: string, uri = ''): Expr => ({ k: 'var', name: { ns: uri, local } });
 const call = (local: string, ...args: Expr[]): Expr => ({ k: 'call', fn: { ns: FN_NS, local }, args });
+const STAR: Step = { k: 'axis', axis: 'child', test: { k: 'name', ns: '*', local: '*' }, preds: [] };
 const DOS: Step = { k: 'axis', axis: 'descendant-or-self', test: { k: 'kind', kind: 'node' }, preds: [] };
 
 function codeOf(f: () => unknown): string {
@@ -215,7 +216,7 @@ describe('parseXPath: paths', () => {
     expect(x('/ *')).toEqual({
       k: 'path',
       root: 'root',
-      steps: [{ ...child('*'), test: { k: 'name', ns: '*', local: '*' } }],
+      steps: [STAR],
     });
     expect(codeOf(() => x('/ * 5'))).toBe('XPST0003');
   });
@@ -299,8 +300,8 @@ describe('parseXPath: keywords are not reserved', () => {
     expect(x('* * *')).toEqual({
       k: 'arith',
       op: '*',
-      l: rel({ ...child('*'), test: { k: 'name', ns: '*', local: '*' } }),
-      r: rel({ ...child('*'), test: { k: 'name', ns: '*', local: '*' } }),
+      l: rel(STAR),
+      r: rel(STAR),
     });
     expect(x('union | except')).toEqual({ k: 'union', l: name('union'), r: name('except') });
   });
