@@ -59,7 +59,10 @@ export interface Check {
   id?: string;
   flag?: string;
   role?: string;
-  /** From `<xsl:attribute name="location"><xsl:apply-templates mode=".." select="."/>`. */
+  /**
+   * From `<xsl:attribute name="location"><xsl:apply-templates mode=".." select="."/>`; the mode is always
+   * schematron-select-full-path, whose output `SchematronProgram.locationStyle` describes.
+   */
   location: { mode: string; select: Expr };
   /** The content of svrl:text (not of the diagnostics). */
   text: MessagePart[];
@@ -120,6 +123,8 @@ const SCHXSLT_NS = ['https://doi.org/10.5281/zenodo.1495494', 'http://dmaus.name
 const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
 const CDATA_NODE = 4;
+
+const LOCATION_MODE = 'schematron-select-full-path';
 
 /** The modes of the skeleton's location and id helpers: implemented by the engine, not read as rules. */
 const HELPER_MODES: ReadonlySet<string> = new Set([
@@ -556,7 +561,8 @@ class Reader {
       throw new Unsupported(`${where}: a location that is not one xsl:apply-templates`);
     }
     const mode = apply.getAttribute('mode') ?? '';
-    if (!HELPER_MODES.has(mode)) throw new Unsupported(`${where}: location mode "${mode}" is not a skeleton helper`);
+    // The one location mode whose templates locationStyle() checks against the skeleton's.
+    if (mode !== LOCATION_MODE) throw new Unsupported(`${where}: location mode "${mode}" is not ${LOCATION_MODE}`);
     return { mode, select: parseXPath(apply.getAttribute('select') ?? '.', resolverOf(apply)) };
   }
 

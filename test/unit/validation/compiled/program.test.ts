@@ -382,6 +382,16 @@ describe('readSchematronProgram: what it refuses', () => {
     ]);
   });
 
+  test('locations: only the skeleton full-path templates, through schematron-select-full-path', () => {
+    const otherMode = assert.replace(
+      'mode="schematron-select-full-path"/></xsl:attribute>',
+      'mode="schematron-get-full-path-2"/></xsl:attribute>',
+    );
+    expect(refusal(skeleton(otherMode))).toMatch(/location mode "schematron-get-full-path-2"/);
+    const changed = skeleton(assert).replace('<xsl:text>*:</xsl:text>', '<xsl:text>*/</xsl:text>');
+    expect(refusal(changed)).toMatch(/schematron-get-full-path templates are not a known skeleton version/);
+  });
+
   test('another compiler (SchXslt, XSLT 3.0) is refused up front', () => {
     expect(
       refusal(skeleton(assert, '', 'version="2.0" xmlns:schxslt="https://doi.org/10.5281/zenodo.1495494"')),
