@@ -323,8 +323,10 @@ class Reader {
       if (p.rules.length === 0 && !p.defaultApply) {
         throw new Unsupported(`pattern mode ${p.mode} has no templates`);
       }
-      // Rules are tried by priority, highest first; equal priorities are an XSLT conflict the skeleton never writes.
-      p.rules.sort((a, b) => b.priority - a.priority);
+      // Rules are tried by priority, highest first. Between equal priorities (a conflict the skeleton never writes)
+      // XSLT 3.0 processors such as SaxonJS take the last in document order, so that one comes first here.
+      const order = new Map(p.rules.map((r, k) => [r, k]));
+      p.rules.sort((a, b) => b.priority - a.priority || (order.get(b) ?? 0) - (order.get(a) ?? 0));
     }
     return patterns;
   }
