@@ -34,6 +34,10 @@ export function registerValidateRoutes(router: Router, deps: ValidateRouteDeps):
       ...(sourceFormat ? { sourceFormat } : {}),
       ...(ruleSet ? { ruleSet } : {}),
     });
-    res.status(200).json(result);
+    // Which engine ran each pack stays internal: the answer is the same whichever did.
+    res.status(200).json({
+      ...result,
+      ruleSets: result.ruleSets.map((r) => ({ id: r.id, version: r.version, outcome: r.outcome })),
+    });
   });
 }

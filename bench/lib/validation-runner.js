@@ -64,18 +64,34 @@ function assertValid(name, result) {
   }
 }
 
+/** Both engines must answer the same, finding for finding, or the speed comparison means nothing. */
+function assertSameFindings(name, a, b) {
+  const strip = (r) => JSON.stringify({ ...r, ruleSets: r.ruleSets.map(({ id, version, outcome }) => ({ id, version, outcome })) });
+  if (strip(a) !== strip(b)) throw new Error(`benchmark document "${name}": the compiled rules and SaxonJS disagree`);
+  const fellBack = a.ruleSets.filter((r) => r.engine === 'saxon-js').map((r) => r.id);
+  if (fellBack.length > 0) throw new Error(`benchmark document "${name}": packs ran on SaxonJS: ${fellBack.join(', ')}`);
+}
+
 async function single({ plan, rulesDir }) {
   const { createValidator } = require(path.join(DIST, 'validator.js'));
   const { parseForSaxon, runSchematronPack } = require(path.join(DIST, 'schematron.js'));
-  const v = createValidator({ rulesDir });
+  const compiled = require(path.join(DIST, 'compiled', 'index.js'));
+  const { parseXml } = require(path.join(DIST, '..', 'formats'));
+  const v = createValidator({ rulesDir, rulesEngine: 'compiled' });
+  const vSaxon = createValidator({ rulesDir, rulesEngine: 'saxon-js' });
   const out = [];
   for (const d of docs.benchmarkDocuments()) {
     // Warm-up: loads the packs and lets the JIT settle; also proves the document valid.
     const first = await v.validate(d.body);
     assertValid(d.name, first);
+    const firstSaxon = await vSaxon.validate(d.body);
+    assertSameFindings(d.name, first, firstSaxon);
     const c0 = cpuMs();
     const validate = summary(await timed(() => v.validate(d.body), plan.latency));
     validate.cpuMsPerDoc = (cpuMs() - c0) / validate.runs;
+    const c1 = cpuMs();
+    const validateSaxon = summary(await timed(() => vSaxon.validate(d.body), plan.latency));
+    validateSaxon.cpuMsPerDoc = (cpuMs() - c1) / validateSaxon.runs;
     // The business rules alone, as Saxon-HE runs them: parse, then every Schematron pack the validation used.
     const schematron = [];
     for (const r of first.ruleSets) {
@@ -89,6 +105,18 @@ async function single({ plan, rulesDir }) {
         for (const p of schematron) runSchematronPack(p, doc);
       }, plan.rulesOnly),
     );
+    // The same packs compiled: parse, XDM tree, every pack (each must have compiled: no silent SaxonJS here).
+    const programs = schematron.map((p) => {
+      const c = compiled.compiledPack(p);
+      if (!c.ok) throw new Error(`pack ${p.id} ${p.version} did not compile: ${c.reason}`);
+      return c;
+    });
+    const rulesOnlyCompiled = summary(
+      await timed(async () => {
+        const tree = compiled.buildXdmTree(parseXml(text));
+        for (const c of programs) compiled.runCompiledPack(c, tree);
+      }, plan.rulesOnlyCompiled ?? plan.rulesOnly),
+    );
     out.push({
       name: d.name,
       bytes: d.body.length,
@@ -96,7 +124,9 @@ async function single({ plan, rulesDir }) {
       packs: first.ruleSets.map((r) => `${r.id} ${r.version}`),
       schematronPacks: schematron.map((p) => ({ id: p.id, version: p.version })),
       validate,
+      validateSaxon,
       rulesOnly,
+      rulesOnlyCompiled,
     });
   }
   return { documents: out };

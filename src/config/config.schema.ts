@@ -231,6 +231,14 @@ export const configEnvSchema = z.object({
         'conversions run synchronously and would otherwise hold the event loop or activity thread for seconds); ' +
         'default: the cores available; 0 = in process.',
     ),
+  VALIDATION_RULES_ENGINE: z
+    .enum(['compiled', 'saxon-js'])
+    .default('compiled')
+    .describe(
+      'Business rules engine: `compiled` evaluates the official Schematron XSLT compiled to JavaScript (same ' +
+        'findings, much less CPU; a pack or document it cannot handle runs on SaxonJS); `saxon-js` runs every pack ' +
+        'on SaxonJS.',
+    ),
   RULES_ACCEPTED_PREVIOUS: csv.describe(
     'Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. ' +
       '`peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a ' +

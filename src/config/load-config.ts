@@ -110,6 +110,8 @@ export interface Config {
     acceptedPrevious: readonly string[];
     /** Validation threads in the worker process; 0 = on the activity thread. */
     threads: number;
+    /** Business rules engine (VALIDATION_RULES_ENGINE). */
+    rulesEngine: 'compiled' | 'saxon-js';
   };
   peppol: {
     /** Our AS4 receiver URL as published by our SMP. */
@@ -420,6 +422,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       rulesDir,
       acceptedPrevious: e.RULES_ACCEPTED_PREVIOUS,
       threads: e.VALIDATION_THREADS ?? os.availableParallelism(),
+      rulesEngine: e.VALIDATION_RULES_ENGINE,
     },
     peppol: {
       apEndpointUrl: e.PEPPOL_AP_ENDPOINT_URL ?? `${publicBaseUrl}/as4`,

@@ -155,6 +155,7 @@ export function validatorOptions(config: Readonly<Config>): ValidatorOptions {
   return {
     rulesDir: config.validation.rulesDir,
     acceptedPrevious: config.validation.acceptedPrevious,
+    rulesEngine: config.validation.rulesEngine,
     xmlLimits: { maxBytes: config.http.maxUploadBytes },
   };
 }

@@ -30,6 +30,30 @@ export function parseForSaxon(text: string): Promise<SaxonDocument> {
 /** A bracketed rule id at the start of the text, as Factur-X writes them: "[BR-S-10]-A VAT Breakdown …". */
 const BRACKETED_ID = /^\[([A-Za-z0-9._-]+)\]/;
 
+/** One fired assert or report as the SVRL holds it (attributes as strings, '' when absent; text space-normalised). */
+export interface SvrlFinding {
+  kind: string;
+  id: string;
+  flag: string;
+  location: string;
+  text: string;
+}
+
+/** An SVRL finding as an assertion of the validation result (whichever engine produced it). */
+export function assertionOf(pack: Pick<LoadedSchematronPack, 'id'>, f: SvrlFinding): Assertion {
+  const flag = flagOf(f.flag);
+  return {
+    artifact: 'business-rules',
+    flag,
+    ruleId: f.id || BRACKETED_ID.exec(f.text)?.[1] || 'unnamed-rule',
+    // Rule texts may quote document values (value-of): bounded like every echo of the document.
+    location: truncateMessage(simplifySvrlLocation(f.location)),
+    text: truncateMessage(f.text),
+    reasonCode: reasonCodeOf('business-rules', flag),
+    ruleSet: pack.id,
+  };
+}
+
 export function runSchematronPack(pack: LoadedSchematronPack, doc: SaxonDocument): Assertion[] {
   const out: Assertion[] = [];
   for (const sheet of pack.stylesheets) {
@@ -61,19 +85,8 @@ export function runSchematronPack(pack: LoadedSchematronPack, doc: SaxonDocument
       namespaceContext: { svrl: SVRL },
     }) as string[];
     for (const row of rows) {
-      const [, id = '', flagAttr = '', location = '', text = ''] = String(row).split(SEP);
-      const flag = flagOf(flagAttr);
-      const ruleId = id || BRACKETED_ID.exec(text)?.[1] || 'unnamed-rule';
-      out.push({
-        artifact: 'business-rules',
-        flag,
-        ruleId,
-        // Rule texts may quote document values (value-of): bounded like every echo of the document.
-        location: truncateMessage(simplifySvrlLocation(location)),
-        text: truncateMessage(text),
-        reasonCode: reasonCodeOf('business-rules', flag),
-        ruleSet: pack.id,
-      });
+      const [kind = '', id = '', flagAttr = '', location = '', text = ''] = String(row).split(SEP);
+      out.push(assertionOf(pack, { kind, id, flag: flagAttr, location, text }));
     }
   }
   return out;

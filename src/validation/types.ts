@@ -25,7 +25,15 @@ export interface RuleSetOutcome {
   version: string;
   /** passed: no error from this pack; failed: at least one; not-run: skipped because the schema check failed. */
   outcome: 'passed' | 'failed' | 'not-run';
+  /**
+   * Which engine evaluated the pack's business rules: the compiled rules, or SaxonJS (forced by configuration, a pack
+   * the compiler cannot handle, or a dynamic error on this document, which SaxonJS then judges). Internal: the API
+   * answers without it, so its answer is the same whichever engine ran.
+   */
+  engine?: RulesEngine;
 }
+
+export type RulesEngine = 'compiled' | 'saxon-js';
 
 export interface ValidatedFormat {
   id: string;

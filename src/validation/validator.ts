@@ -14,9 +14,17 @@ import { explainSchemaIssue } from './explain';
 import { elementPath, findElement } from './locations';
 import { loadManifest, type RulesManifest } from './manifest';
 import { RulePackStore, type LoadedPack, type PackStatus } from './pack-store';
-import { parseForSaxon, runSchematronPack, type SaxonDocument } from './schematron';
+import { compiledPack, runCompiledPack, buildXdmTree, type XNode } from './compiled';
+import { assertionOf, parseForSaxon, runSchematronPack, type SaxonDocument } from './schematron';
+import type { LoadedSchematronPack } from './pack-store';
 import { parseRuleSet, selectRulePacks, type PackRef } from './selection';
-import { reasonCodeOf, type Assertion, type RuleSetOutcome, type ValidationResult } from './types';
+import {
+  reasonCodeOf,
+  type Assertion,
+  type RuleSetOutcome,
+  type RulesEngine,
+  type ValidationResult,
+} from './types';
 import { validateWithXmllint } from './xsd';
 
 export interface ValidatorOptions {
@@ -32,6 +40,12 @@ export interface ValidatorOptions {
    * They run beside the current version; a document passes a pack when it passes either.
    */
   acceptedPrevious?: readonly string[];
+  /**
+   * Business rules engine (config VALIDATION_RULES_ENGINE): `compiled` runs the packs' official XSLT compiled to
+   * JavaScript (src/validation/compiled), falling back to SaxonJS per pack and document where it cannot; `saxon-js`
+   * runs every pack on SaxonJS.
+   */
+  rulesEngine?: RulesEngine;
 }
 
 export interface ValidateOptions {
@@ -92,6 +106,7 @@ export function createValidator(options: ValidatorOptions): Validator {
   const manifest = options.manifest ?? loadManifest();
   const store = new RulePackStore(options.rulesDir, manifest);
   const previous = previousVersions(manifest, options.acceptedPrevious ?? []);
+  const engine: RulesEngine = options.rulesEngine ?? 'compiled';
 
   function selection(format: DetectedFormat, ruleSet: string | undefined): PackRef[] {
     if (ruleSet === undefined || ruleSet.trim() === '') return selectRulePacks(format).packs;
@@ -178,6 +193,22 @@ export function createValidator(options: ValidatorOptions): Validator {
 
     // Business rules assume a schema-valid document (they cast amounts with xs:decimal and would fail on '1E2').
     let saxonDoc: SaxonDocument | undefined;
+    let xdm: XNode | undefined;
+    const runPack = async (q: LoadedSchematronPack): Promise<{ found: Assertion[]; engine: RulesEngine }> => {
+      if (engine === 'compiled') {
+        const c = compiledPack(q);
+        if (c.ok) {
+          xdm ??= buildXdmTree(p.doc);
+          try {
+            return { found: runCompiledPack(c, xdm).map((f) => assertionOf(q, f)), engine: 'compiled' };
+          } catch {
+            // A dynamic error (or a construct met only now): SaxonJS judges this document, with its own error if any.
+          }
+        }
+      }
+      saxonDoc ??= await parseForSaxon(p.text);
+      return { found: runSchematronPack(q, saxonDoc), engine: 'saxon-js' };
+    };
     let rulesFailed = false;
     for (const { ref, pack } of packs) {
       if (pack.kind !== 'schematron') continue;
@@ -186,16 +217,21 @@ export function createValidator(options: ValidatorOptions): Validator {
         for (const q of [pack, ...older]) outcomes.push({ id: q.id, version: q.version, outcome: 'not-run' });
         continue;
       }
-      saxonDoc ??= await parseForSaxon(p.text);
-      const found = runSchematronPack(pack, saxonDoc);
+      const current = await runPack(pack);
       // The current version's findings are what the sender sees, also when an older accepted version passes.
-      assertions.push(...found);
-      let passed = !found.some((a) => a.flag === 'error');
-      outcomes.push({ id: pack.id, version: pack.version, outcome: passed ? 'passed' : 'failed' });
+      assertions.push(...current.found);
+      let passed = !current.found.some((a) => a.flag === 'error');
+      outcomes.push({
+        id: pack.id,
+        version: pack.version,
+        outcome: passed ? 'passed' : 'failed',
+        engine: current.engine,
+      });
       for (const q of older) {
         if (q.kind !== 'schematron') continue;
-        const ok = !runSchematronPack(q, saxonDoc).some((a) => a.flag === 'error');
-        outcomes.push({ id: q.id, version: q.version, outcome: ok ? 'passed' : 'failed' });
+        const r = await runPack(q);
+        const ok = !r.found.some((a) => a.flag === 'error');
+        outcomes.push({ id: q.id, version: q.version, outcome: ok ? 'passed' : 'failed', engine: r.engine });
         passed ||= ok;
       }
       rulesFailed ||= !passed;

@@ -35,6 +35,8 @@ export interface XNode {
   readonly elements: readonly XNode[];
   readonly attrs: readonly XNode[];
   readonly order: number;
+  /** The largest `order` in this node's subtree (its own for a leaf): descendants are exactly (order, end]. */
+  readonly end: number;
   /** Text, attribute, comment and PI content; '' for elements and the document. */
   readonly value: string;
   /** Position among the parent's `children` (attributes: among `attrs`). */

@@ -15,6 +15,7 @@ class Node implements XNode {
   elements: Node[] | readonly XNode[] = NONE;
   attrs: Node[] | readonly XNode[] = NONE;
   order = 0;
+  end = 0;
   index = 0;
   root!: XNode;
   constructor(
@@ -70,6 +71,7 @@ export function buildXdmTree(doc: ReadDocument | ReadNode): XNode {
             at.parent = el;
             at.root = root;
             at.order = order++;
+            at.end = at.order;
             at.index = attrs.length;
             attrs.push(at);
           }
@@ -84,12 +86,14 @@ export function buildXdmTree(doc: ReadDocument | ReadNode): XNode {
       }
     }
     if (children.length > 0) target.children = children;
+    target.end = order - 1;
     if (elements.length > 0) target.elements = elements;
 
     function add(n: Node): void {
       n.parent = target;
       n.root = root;
       n.order = order++;
+      n.end = n.order;
       n.index = children.length;
       children.push(n);
     }
