@@ -352,6 +352,31 @@ const CATEGORIES = new Set([
 
 const ESCAPABLE = 'nrt\\|.-^?*+{}()[]pPsSiIcCdDwW$';
 
+// SaxonJS's character categories come from an older Unicode version than this JavaScript engine's: \d and \w are
+// translated as JavaScript's categories corrected by the differences, found by comparing both on every BMP code
+// point (test/unit/validation/compiled/functions.test.ts checks them). Characters outside the BMP are not compared.
+const D_NEWER = '\\u{de6}-\\u{def}\\u{a9f0}-\\u{a9f9}';
+const W_NEWER =
+  '\\u{37f}\\u{528}-\\u{52f}\\u{560}\\u{588}\\u{58d}-\\u{58e}\\u{5ef}\\u{7fd}-\\u{7ff}\\u{860}-\\u{86a}' +
+  '\\u{870}-\\u{88f}\\u{897}-\\u{89f}\\u{8a1}\\u{8ad}-\\u{8e1}\\u{8e3}\\u{8ff}\\u{978}\\u{980}\\u{9fc}\\u{9fe}' +
+  '\\u{af9}-\\u{aff}\\u{b55}\\u{c00}\\u{c04}\\u{c34}\\u{c3c}\\u{c5a}\\u{c5c}-\\u{c5d}\\u{c80}-\\u{c81}' +
+  '\\u{cdc}-\\u{cdd}\\u{cf3}\\u{d00}-\\u{d01}\\u{d04}\\u{d3b}-\\u{d3c}\\u{d4f}\\u{d54}-\\u{d56}\\u{d58}-\\u{d5f}' +
+  '\\u{d76}-\\u{d78}\\u{d81}\\u{de6}-\\u{def}\\u{e86}\\u{e89}\\u{e8c}\\u{e8e}-\\u{e93}\\u{e98}\\u{ea0}' +
+  '\\u{ea8}-\\u{ea9}\\u{eac}\\u{eba}\\u{ece}\\u{13f5}\\u{13f8}-\\u{13fd}\\u{166d}\\u{16f1}-\\u{16f8}\\u{170d}' +
+  '\\u{1715}\\u{171f}\\u{180f}\\u{1878}\\u{191d}-\\u{191e}\\u{1ab0}-\\u{1add}\\u{1ae0}-\\u{1aeb}\\u{1b4c}' +
+  '\\u{1c80}-\\u{1c8a}\\u{1c90}-\\u{1cba}\\u{1cbd}-\\u{1cbf}\\u{1cf7}-\\u{1cfa}\\u{1de7}-\\u{1dfb}' +
+  '\\u{20bb}-\\u{20c1}\\u{218a}-\\u{218b}\\u{23f4}-\\u{23ff}\\u{2427}-\\u{2429}\\u{2700}\\u{2b4d}-\\u{2b4f}' +
+  '\\u{2b5a}-\\u{2b73}\\u{2b76}-\\u{2bff}\\u{2c2f}\\u{2c5f}\\u{2e50}-\\u{2e51}\\u{2ffc}-\\u{2fff}' +
+  '\\u{312e}-\\u{312f}\\u{31bb}-\\u{31bf}\\u{31e4}-\\u{31e5}\\u{31ef}\\u{32ff}\\u{4db6}-\\u{4dbf}' +
+  '\\u{9fcd}-\\u{9fff}\\u{a698}-\\u{a69e}\\u{a78f}\\u{a794}-\\u{a79f}\\u{a7ab}-\\u{a7dc}\\u{a7f1}-\\u{a7f7}' +
+  '\\u{a82c}\\u{a8c5}\\u{a8fd}-\\u{a8ff}\\u{a9e0}-\\u{a9fe}\\u{aa7c}-\\u{aa7f}\\u{ab30}-\\u{ab6b}' +
+  '\\u{ab70}-\\u{abbf}\\u{fbc2}-\\u{fbd2}\\u{fd40}-\\u{fd4f}\\u{fd90}-\\u{fd91}\\u{fdc8}-\\u{fdcf}' +
+  '\\u{fdfe}-\\u{fdff}\\u{fe27}-\\u{fe2f}';
+const W_OLDER = '\\u{2308}-\\u{230b}';
+const XSD_DIGIT = `(?:(?![${D_NEWER}])\\p{Nd})`;
+const XSD_WORD = `(?:[${W_OLDER}]|(?![${W_NEWER}])[^\\p{P}\\p{Z}\\p{C}])`;
+const XSD_NON_WORD = `(?:(?![${W_OLDER}])[\\p{P}\\p{Z}\\p{C}${W_NEWER}])`;
+
 /** Translates an XPath regex with its flags to a JavaScript RegExp ('g' added when `global`). */
 export function compileRegex(pattern: string, flags: string, global: boolean): CompiledRegex {
   const key = (global ? 'g' : '-') + flags + '\u0000' + pattern;
@@ -365,7 +390,15 @@ export function compileRegex(pattern: string, flags: string, global: boolean): C
 }
 
 function translateRegex(pattern: string, flags: string, global: boolean): CompiledRegex {
-  if (!/^[smixq]*$/.test(flags)) throw new XPathError('FORX0001', `Illegal flags for regular expression: ${flags}`);
+  if (!/^[smijxq]*$/.test(flags)) throw new XPathError('FORX0001', `Illegal flags for regular expression: ${flags}`);
+  if (flags.includes('j')) {
+    // SaxonJS's extension flag: the pattern is a JavaScript regular expression, used as it is.
+    try {
+      return { re: new RegExp(pattern, flags.replace('j', '') + (global ? 'g' : '')), groups: 0 };
+    } catch (e) {
+      throw new XPathError('FORX0002', `Invalid regular expression /${pattern}/: ${(e as Error).message}`);
+    }
+  }
   const has = (f: string): boolean => flags.includes(f);
   const jsFlags = (has('i') ? 'i' : '') + (has('m') ? 'm' : '') + (global ? 'g' : '') + 'u';
   if (has('q')) return { re: new RegExp(pattern.replace(/[[\]/{}()*+?.\\^$|]/g, '\\$&'), jsFlags), groups: 0 };
@@ -479,14 +512,13 @@ function translateRegex(pattern: string, flags: string, global: boolean): Compil
             if (g.charAt(i + 2) !== '{' || close < 0) regexError(`Invalid category escape`);
             let name = g.substring(i + 3, close);
             if (x) name = name.replace(/[ \n\r\t]+/g, '');
-            if (name.startsWith('Is')) throw new Unsupported(`regex block escape \\${c}{${name}}`);
-            if (!CATEGORIES.has(name)) regexError(`Unknown category ${name}`);
-            out += `\\${c}{${name}}`;
-            i = close;
-            break;
+            if (!name.startsWith('Is') && !CATEGORIES.has(name)) regexError(`Unknown category ${name}`);
+            // Categories and blocks differ between SaxonJS's Unicode tables and JavaScript's.
+            throw new Unsupported(`regex category escape \\${c}{${name}}`);
           }
           case 'd':
-            out += '\\p{Nd}';
+            if (inClass) throw new Unsupported('regex \\d inside a character class');
+            out += XSD_DIGIT;
             i++;
             break;
           case 'i':
@@ -500,12 +532,9 @@ function translateRegex(pattern: string, flags: string, global: boolean): Compil
             i++;
             break;
           case 'w':
-            if (inClass) throw new Unsupported('regex \\w inside a character class');
-            out += '[^\\p{P}\\p{Z}\\p{C}]';
-            i++;
-            break;
           case 'W':
-            out += inClass ? '\\p{P}\\p{Z}\\p{C}' : '[\\p{P}\\p{Z}\\p{C}]';
+            if (inClass) throw new Unsupported(`regex \\${c} inside a character class`);
+            out += c === 'w' ? XSD_WORD : XSD_NON_WORD;
             i++;
             break;
           case '-':
@@ -540,6 +569,7 @@ function translateRegex(pattern: string, flags: string, global: boolean): Compil
 
 /** The replacement string of fn:replace in JavaScript's syntax, as SaxonJS converts it. */
 function replacement(rep: string, flags: string, groups: number): string {
+  if (flags.includes('j')) return rep;
   if (flags.includes('q')) return rep.replace(/\$/g, '$$$$');
   if (/(^|[^\\])\$([^0-9]|$)/.test(rep) || /(^|[^\\])\\([^\\$]|$)/.test(rep))
     throw new XPathError('FORX0004', `Invalid replacement string: ${rep}`);

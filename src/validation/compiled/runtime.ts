@@ -437,20 +437,29 @@ export function arithAtomic(op: ArithOp, a: Atomic, b: Atomic): Atomic {
   if (b instanceof Untyped) b = untypedToDouble(b);
   const ka = numKind(a);
   const kb = numKind(b);
-  if (ka < 0 || kb < 0) {
-    if (
-      (a instanceof DurationValue || a instanceof DateTimeValue) &&
-      (b instanceof DurationValue || kb >= 0 || b instanceof DateTimeValue)
-    )
-      throw new Unsupported(`arithmetic on ${xsName(typeOf(a))} and ${xsName(typeOf(b))}`);
-    if (b instanceof DurationValue && ka >= 0)
-      throw new Unsupported(`arithmetic on ${xsName(typeOf(a))} and ${xsName(typeOf(b))}`);
-    arithError(op, a, b);
-  }
+  if (ka < 0 || kb < 0) return temporalOp(op, a, b);
   if (ka === 0 && kb === 0) return integerOp(op, a as Dec, b as Dec);
   if (ka === 3 || kb === 3) return doubleOp(op, toNum(a), toNum(b));
   if (ka === 2 || kb === 2) return floatOp(op, toNum(a), toNum(b));
   return decimalOp(op, a as Dec, b as Dec);
+}
+
+/** Arithmetic on durations and dates: sums and differences of durations of one kind; the rest is Unsupported. */
+function temporalOp(op: ArithOp, a: Atomic, b: Atomic): Atomic {
+  if (a instanceof DurationValue && b instanceof DurationValue && a.type === b.type && a.type !== 'duration') {
+    if (op === '+' || op === '-') {
+      const sign = op === '+' ? 1 : -1;
+      return new DurationValue(a.type, a.months + sign * b.months, a.ms + sign * b.ms);
+    }
+  }
+  const temporal = (x: Atomic): boolean => x instanceof DurationValue || x instanceof DateTimeValue;
+  const valid =
+    (temporal(a) && temporal(b) && !(a instanceof DateTimeValue && b instanceof DateTimeValue && op === '+')) ||
+    (a instanceof DurationValue && numKind(b) >= 0 && (op === '*' || op === 'div')) ||
+    (b instanceof DurationValue && numKind(a) >= 0 && op === '*');
+  if (valid && (op === '+' || op === '-' || op === '*' || op === 'div'))
+    throw new Unsupported(`arithmetic on ${xsName(typeOf(a))} and ${xsName(typeOf(b))}`);
+  return arithError(op, a, b);
 }
 
 function doubleOp(op: ArithOp, x: number, y: number): Atomic {
