@@ -73,9 +73,10 @@ describe('seeded mutation generator', () => {
     expect([...MUTATION_KINDS].filter((k) => !seen.has(k))).toEqual([]);
     // Only a move between identical siblings or the like leaves a document as it was.
     expect(changed).toBeGreaterThan(190);
-    // Every pack with a share gets variants.
-    const packs = new Set(all.flatMap((v) => v.packIds));
-    expect(Object.keys(DEFAULT_PACK_SHARES).filter((p) => !packs.has(p))).toEqual([]);
+    // Every pack with a share has sources to draw from, and the draws spread over the packs.
+    const drawable = new Set(sources.filter((x) => (x.weight ?? 1) > 0).flatMap((x) => x.packIds));
+    expect(Object.keys(DEFAULT_PACK_SHARES).filter((p) => !drawable.has(p))).toEqual([]);
+    expect(new Set(all.flatMap((v) => v.packIds)).size).toBeGreaterThanOrEqual(10);
   });
 
   it('alters values in the ways rules tell apart, and multiplies lines with new ids', () => {
@@ -217,7 +218,7 @@ describe('SaxonJS agrees with SaxonJS on a sample of each source', () => {
       source === 'cen-suite'
         ? every(cenSuiteCases(), PER_SOURCE)
         : source === 'corpus'
-          ? every(corpusCases(documents.filter((d) => d.bytes < 64 * 1024)), PER_SOURCE)
+          ? every(corpusCases(documents.filter((d) => d.bytes < 16 * 1024)), PER_SOURCE)
           : [...mutationCases(sources, { seed: 2026, count: PER_SOURCE })];
     expect(sample.length).toBeGreaterThanOrEqual(PER_SOURCE - 1);
     requirePacks([...new Set(sample.map((c) => c.packId.split('@')[0]!))]);
