@@ -71,7 +71,29 @@ beforeAll(() => {
   const store = validator().store;
   const a = saxonEngine(store);
   const b = engineB(store);
-  run = (cases) => compareEngines(a, b, cases);
+  run = async (cases) => {
+    const report = await compareEngines(a, b, cases);
+    for (const [pack, t] of Object.entries(report.timing)) {
+      const total = (timing[pack] ??= { cases: 0, aMs: 0, bMs: 0 });
+      total.cases += t.cases;
+      total.aMs += t.aMs;
+      total.bMs += t.bMs;
+    }
+    return report;
+  };
+});
+
+// AGREEMENT_TIMING=1 prints the time each engine took per pack (what the gate costs on this machine).
+const timing: AgreementReport['timing'] = {};
+afterAll(() => {
+  if (!process.env['AGREEMENT_TIMING']) return;
+  const rows = Object.entries(timing).map(
+    ([pack, t]) =>
+      `${pack.padEnd(32)} ${String(t.cases).padStart(6)} cases  A ${(t.aMs / 1000).toFixed(1).padStart(7)} s ` +
+      `(${(t.aMs / t.cases).toFixed(1)} ms each)  B ${(t.bMs / 1000).toFixed(1).padStart(7)} s ` +
+      `(${(t.bMs / t.cases).toFixed(1)} ms each)`,
+  );
+  process.stdout.write(`\nengine time per pack (wall):\n${rows.join('\n')}\n`);
 });
 
 describe('compiled Schematron engine agrees with SaxonJS', () => {
