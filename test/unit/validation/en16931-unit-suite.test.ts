@@ -1,8 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { XMLSerializer, type Element } from '@xmldom/xmldom';
-import { parseXml } from '../../../src/formats';
-import { CORPUS_DIR } from '../../support/corpus';
+import { CEN_SUITE_DIR, cenSuiteFiles, readCenTestSet } from '../../support/validation/cen-suite';
 import { requirePacks, validator } from './support';
 
 // Packs load on first use (a SEF of several MB) and a machine under load validates slower.
@@ -15,76 +12,7 @@ jest.setTimeout(180_000);
  * alone (`ruleSet`), the way the suite's own runner applies it.
  */
 
-const VEFA = 'http://difi.no/xsd/vefa/validator/1.0';
-const SUITE = path.join(CORPUS_DIR, 'en16931', 'unit-tests');
-
-interface Expectation {
-  kind: 'error' | 'warning' | 'success';
-  rule: string;
-  /** For `error number="n"`: how often the rule must fire. */
-  count?: number;
-}
-
-interface Case {
-  description: string;
-  expectations: Expectation[];
-  document: string;
-  root: string;
-}
-
-function children(el: Element, ns: string | null, local?: string): Element[] {
-  const out: Element[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) {
-    if (c.nodeType !== 1) continue;
-    const e = c as Element;
-    if ((ns === null || e.namespaceURI === ns) && (local === undefined || e.localName === local)) out.push(e);
-  }
-  return out;
-}
-
-function readTestSet(file: string): Case[] {
-  const doc = parseXml(readFileSync(file));
-  const root = doc.documentElement!;
-  const cases: Case[] = [];
-  for (const test of children(root, VEFA, 'test')) {
-    const assert = children(test, VEFA, 'assert')[0];
-    const expectations: Expectation[] = [];
-    let description = '';
-    for (const e of assert ? children(assert, VEFA) : []) {
-      if (e.localName === 'description') description = (e.textContent ?? '').trim();
-      if (e.localName === 'error' || e.localName === 'warning' || e.localName === 'success') {
-        const n = e.getAttribute('number');
-        expectations.push({
-          kind: e.localName,
-          rule: (e.textContent ?? '').trim(),
-          ...(n ? { count: Number(n) } : {}),
-        });
-      }
-    }
-    const body = children(test, null).find((e) => e.namespaceURI !== VEFA);
-    if (!body) continue;
-    cases.push({
-      description,
-      expectations,
-      document: new XMLSerializer().serializeToString(body),
-      root: body.localName ?? '',
-    });
-  }
-  return cases;
-}
-
-const DIRS: Array<{ dir: string; sourceFormat: string; ruleSet: string }> = [
-  { dir: 'Invoice-unit-UBL', sourceFormat: 'en16931-ubl-invoice', ruleSet: 'en16931-ubl' },
-  { dir: 'CreditNote-unit-UBL', sourceFormat: 'en16931-ubl-creditnote', ruleSet: 'en16931-ubl' },
-  { dir: 'cii', sourceFormat: 'en16931-cii', ruleSet: 'en16931-cii' },
-];
-
-const FILES = DIRS.flatMap((d) =>
-  readdirSync(path.join(SUITE, d.dir))
-    .filter((f) => f.endsWith('.xml'))
-    .sort()
-    .map((f) => ({ ...d, file: f })),
-);
+const FILES = cenSuiteFiles();
 
 let expectationsChecked = 0;
 let filesRun = 0;
@@ -103,7 +31,7 @@ describe('EN 16931 unit test suite (VEFA testSets) through validate()', () => {
 
   it.each(FILES)('$dir/$file', async ({ dir, file, sourceFormat, ruleSet }) => {
     filesRun++;
-    const cases = readTestSet(path.join(SUITE, dir, file));
+    const cases = readCenTestSet(path.join(CEN_SUITE_DIR, dir, file));
     expect(cases.length).toBeGreaterThan(0);
     const failures: string[] = [];
     for (const c of cases) {
