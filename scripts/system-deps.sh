@@ -20,5 +20,11 @@ if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 fi
 echo "installing system packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# The gateway runs PostgreSQL as a private cluster of its own (scripts/lib/postgres.js): the package is not to create
+# and start the system's default cluster.
+if [[ " ${missing[*]} " == *" postgresql-"* ]]; then
+  mkdir -p /etc/postgresql-common/createcluster.d
+  echo "create_main_cluster = false" > /etc/postgresql-common/createcluster.d/invoice-gateway.conf
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -415,7 +415,7 @@ function databasePlan(env = process.env) {
 
 /**
  * Builds whatever the current environment will need (nothing when TEMPORAL_ADDRESS and MONGODB_URI
- * are set). `all: true` builds both tools regardless.
+ * are set). `all: true` builds both tools and installs PostgreSQL regardless.
  */
 async function ensureTools({ all = false } = {}) {
   const out = {};
