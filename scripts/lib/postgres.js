@@ -46,7 +46,8 @@ function ensurePostgres(log = () => {}) {
   if (postgresInstalled()) return pgBinDir();
   const script = path.join(__dirname, '..', 'system-deps.sh');
   log(`${pgBinary('postgres')} missing: installing ${PG_PACKAGE} through ${script}`);
-  const res = spawnSync('bash', [script], { stdio: ['ignore', 'inherit', 'inherit'] });
+  // Its output goes to stderr: stdout may carry export lines (node scripts/services.js start).
+  const res = spawnSync('bash', [script], { stdio: ['ignore', 2, 2] });
   if (res.status !== 0 || !postgresInstalled()) {
     throw new Error(
       `LOCAL_DB_BACKEND=postgres needs ${PG_PACKAGE} (${pgBinary('postgres')}): install it (as root: ` +
