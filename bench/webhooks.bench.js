@@ -476,7 +476,8 @@ async function run(ctx) {
       ...readStallFile(stallFile),
       ...benchStalls.records,
       ...goGcs('temporal.log', ctx.serverPids.temporal, 'temporal'),
-      ...goGcs('ferretdb.log', ctx.serverPids.database, 'database'),
+      // On the PostgreSQL backend the entry lists FerretDB first, then the PostgreSQL server.
+      ...goGcs('ferretdb.log', [].concat(ctx.serverPids.database)[0], 'database'),
     ];
     const hungRequests = (x, from, to) => {
       if (!x.label.startsWith('hung')) return '';

@@ -115,7 +115,11 @@ async function describeDatabase(svc) {
       );
       version = m ? m[1] : undefined;
     }
-    const how = fromEnv ? 'from MONGODB_URI' : 'SQLite backend, tools/ferretdb wrapper, data in a temp dir';
+    const how = fromEnv
+      ? 'from MONGODB_URI'
+      : services.localDbBackend() === 'postgres'
+        ? 'PostgreSQL 15 backend (private cluster), tools/ferretdb wrapper'
+        : 'SQLite backend, tools/ferretdb wrapper, data in a temp dir';
     return `FerretDB ${version || '(version unknown)'} (${how}${info ? `; reports MongoDB ${info.version}` : ''})`;
   }
   if (info) return `MongoDB ${info.version} (${fromEnv ? 'from MONGODB_URI' : `mongod on PATH, data in a temp dir`})`;

@@ -11,12 +11,12 @@ const services = require('./lib/services');
 
 const USAGE = `usage:
   node scripts/services.js ensure [--all]
-      build the tools this machine needs (--all: the Temporal CLI and the FerretDB wrapper regardless)
+      build the tools this machine needs (--all: the Temporal CLI, the FerretDB wrapper and PostgreSQL regardless)
   node scripts/services.js start [--persistent DIR] [--ui] [--temporal-port N] [--ui-port N] [--mongodb-port N]
                                  [--taxsim] [--taxsim-port N]
       start Temporal and the database (--taxsim: and the reference tax authority, default port 8090, built by
       \`npm run build\`; AS4 with the PEPPOL_* settings of this environment, else its HTTP API only), print export
-      lines, stay in the foreground until signalled`;
+      lines, stay in the foreground until signalled; LOCAL_DB_BACKEND=postgres|sqlite picks FerretDB's backend`;
 
 function parseArgs(argv) {
   const out = { cmd: argv[0], flags: {} };

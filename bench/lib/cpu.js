@@ -30,6 +30,53 @@ function processCpuSeconds(pid) {
   }
 }
 
+/**
+ * utime + stime of a process, of its children it has waited for (cutime + cstime) and of its live descendants: a
+ * PostgreSQL server forks a backend per connection, and all of them are the database's CPU.
+ */
+function processTreeCpuSeconds(pid) {
+  const stats = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(d), {
+        ppid: Number(f[1]),
+        self: Number(f[11]) + Number(f[12]),
+        reaped: Number(f[13]) + Number(f[14]),
+      });
+    } catch {
+      // gone
+    }
+  }
+  const root = stats.get(pid);
+  if (!root) return undefined;
+  let ticks = root.self + root.reaped;
+  const queue = [pid];
+  while (queue.length) {
+    const parent = queue.pop();
+    for (const [p, s] of stats) {
+      if (s.ppid !== parent) continue;
+      ticks += s.self + s.reaped;
+      queue.push(p);
+    }
+  }
+  return ticks / clockTicks();
+}
+
+/** CPU seconds of a named entry: one process, or several (an array) of which each is counted with its descendants. */
+function entryCpuSeconds(pid) {
+  if (!Array.isArray(pid)) return processCpuSeconds(pid);
+  let total = 0;
+  for (const p of pid) {
+    const s = processTreeCpuSeconds(p);
+    if (s === undefined) return undefined;
+    total += s;
+  }
+  return total;
+}
+
 /** Busy, iowait and total CPU seconds of the whole machine since boot (all cores). */
 function machineCpuSeconds() {
   const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
@@ -57,6 +104,8 @@ function findServerPids() {
   } catch {
     return out;
   }
+  let ferretdb;
+  let postgres;
   for (const d of entries) {
     try {
       const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
@@ -64,20 +113,23 @@ function findServerPids() {
       if (ppid !== process.pid) continue;
       const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
       const exe = cmd[0] || '';
-      if (/ferretdb/.test(exe)) out.database = Number(d);
+      if (/ferretdb/.test(exe)) ferretdb = Number(d);
+      else if (/\/postgres$/.test(exe)) postgres = Number(d);
       else if (/mongod$/.test(exe)) out.database = Number(d);
       else if (/temporal$/.test(exe) && cmd.includes('start-dev')) out.temporal = Number(d);
     } catch {
       // gone, or not ours to read
     }
   }
+  // FerretDB on PostgreSQL: the database is FerretDB plus the PostgreSQL server and its backends.
+  if (ferretdb) out.database = postgres ? [ferretdb, postgres] : ferretdb;
   return out;
 }
 
 /** A point-in-time reading for `pids` ({ name: pid }); pass two readings to cpuBetween. */
 function snapshot(pids) {
   const procs = {};
-  for (const [name, pid] of Object.entries(pids)) if (pid) procs[name] = processCpuSeconds(pid);
+  for (const [name, pid] of Object.entries(pids)) if (pid) procs[name] = entryCpuSeconds(pid);
   const self = process.cpuUsage();
   return { at: process.hrtime.bigint(), machine: machineCpuSeconds(), procs, self: (self.user + self.system) / 1e6 };
 }
@@ -109,7 +161,16 @@ function cpuBetween(a, b) {
   };
 }
 
-module.exports = { supported, findServerPids, snapshot, cpuBetween, processCpuSeconds, machineCpuSeconds, clockTicks };
+module.exports = {
+  supported,
+  findServerPids,
+  snapshot,
+  cpuBetween,
+  processCpuSeconds,
+  processTreeCpuSeconds,
+  machineCpuSeconds,
+  clockTicks,
+};
 
 /**
  * Runs `pass` (a load pass) and then `settle` (waiting for follow-up work such as the worker's backlog), reading CPU

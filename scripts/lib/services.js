@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const postgres = require('./postgres');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const FERRETDB_SRC_DIR = path.join(REPO_ROOT, 'tools', 'ferretdb');
@@ -391,23 +392,38 @@ async function ensureFerretdb() {
   );
 }
 
+/** FerretDB's storage when it is the database: LOCAL_DB_BACKEND, `sqlite` or `postgres` (docs/decisions.md). */
+const LOCAL_DB_BACKENDS = ['sqlite', 'postgres'];
+// PostgreSQL by measurement: docs/decisions.md, "FerretDB runs on PostgreSQL by default".
+const DEFAULT_LOCAL_DB_BACKEND = 'postgres';
+
+function localDbBackend(env = process.env) {
+  const v = (env.LOCAL_DB_BACKEND || DEFAULT_LOCAL_DB_BACKEND).trim().toLowerCase();
+  if (!LOCAL_DB_BACKENDS.includes(v)) {
+    throw new Error(`LOCAL_DB_BACKEND=${env.LOCAL_DB_BACKEND} is not one of ${LOCAL_DB_BACKENDS.join(', ')}`);
+  }
+  return v;
+}
+
 /** Which database server would be used, without building anything. */
 function databasePlan(env = process.env) {
   if (env.MONGODB_URI) return { kind: 'env' };
   const mongod = findOnPath('mongod', env);
   if (mongod) return { kind: 'mongod', path: mongod };
-  return { kind: 'ferretdb' };
+  return { kind: 'ferretdb', backend: localDbBackend(env) };
 }
 
 /**
  * Builds whatever the current environment will need (nothing when TEMPORAL_ADDRESS and MONGODB_URI
- * are set). `all: true` builds both tools regardless.
+ * are set). `all: true` builds both tools and installs PostgreSQL regardless.
  */
 async function ensureTools({ all = false } = {}) {
   const out = {};
   if (all || !process.env.TEMPORAL_ADDRESS) out.temporalCli = await ensureTemporalCli();
   const plan = databasePlan();
   if (all || plan.kind === 'ferretdb') out.ferretdb = await ensureFerretdb();
+  if ((all && postgres.postgresInstalled()) || plan.backend === 'postgres')
+    out.postgresBin = postgres.ensurePostgres(log);
   if (plan.kind === 'mongod') out.mongod = plan.path;
   return out;
 }
@@ -706,13 +722,14 @@ async function waitForMongo(uri, managed, logFile, started) {
   }
 }
 
-async function startFerretdb(sup, { bin, port, dataDir, logDir }) {
+async function startFerretdb(sup, { bin, port, dataDir, postgresqlUrl, logDir }) {
   const logFile = path.join(logDir, 'ferretdb.log');
   const fd = fs.openSync(logFile, 'a');
   const logStream = fs.createWriteStream(logFile, { flags: 'a' });
   const started = Date.now();
   const args = ['--listen-addr', `${HOST}:${port}`];
-  if (dataDir) {
+  if (postgresqlUrl) args.push('--postgresql-url', postgresqlUrl);
+  else if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
     args.push('--data-dir', dataDir);
   }
@@ -749,7 +766,8 @@ async function startFerretdb(sup, { bin, port, dataDir, logDir }) {
     await sup.stopChild(managed);
     throw err;
   }
-  log(`FerretDB ready at ${uri} in ${formatMs(Date.now() - started)} (${dataDir || 'in memory'}; log ${logFile})`);
+  const where = postgresqlUrl ? 'PostgreSQL backend' : dataDir || 'in memory';
+  log(`FerretDB ready at ${uri} in ${formatMs(Date.now() - started)} (${where}; log ${logFile})`);
   return { managed, uri, ms: Date.now() - started };
 }
 
@@ -826,6 +844,31 @@ async function startTaxsimService(opts) {
   return { url, managed, provider: `taxsim ${TAXSIM_ENTRY}` };
 }
 
+/**
+ * FerretDB on a private PostgreSQL cluster (scripts/lib/postgres.js): the cluster on a free port of its own, then
+ * FerretDB connected to it through the cluster's socket directory. A throw-away cluster is removed at stop.
+ */
+async function startFerretdbOnPostgres(sup, { tools, port, persistent, logDir, onCluster }) {
+  const cluster = postgres.prepareCluster({ cache: cacheDir(), persistentDir: persistent, log });
+  onCluster(cluster);
+  const pg = await postgres.startPostgres(sup, {
+    cluster,
+    port: await getFreePort(),
+    logFile: path.join(logDir, 'postgres.log'),
+    readyTimeoutMs: DB_READY_TIMEOUT_MS,
+    exitReason,
+    sleep,
+  });
+  log(`PostgreSQL ${postgres.PG_MAJOR} ready in ${formatMs(pg.ms)} (${cluster.dataDir}; log ${logDir}/postgres.log)`);
+  try {
+    const d = await startFerretdb(sup, { bin: tools.ferretdb, port, postgresqlUrl: pg.url, logDir });
+    return { ...d, postgres: pg.managed };
+  } catch (err) {
+    await sup.stopChild(pg.managed);
+    throw err;
+  }
+}
+
 /** Starts with free ports; when a port was taken between picking and binding, tries again. */
 async function withPortRetry(fixed, fn) {
   const attempts = fixed ? 1 : 3;
@@ -868,6 +911,8 @@ async function startServices(opts = {}) {
   }
 
   const started = [];
+  const clusters = [];
+  const onCluster = (c) => clusters.push(c);
   const timings = {};
   const providers = {};
   let stopping;
@@ -877,6 +922,7 @@ async function startServices(opts = {}) {
       stopping = (async () => {
         await sup.stopAll([...started].reverse());
         sup.close();
+        for (const c of clusters) c.dispose();
         if (signalHandler) {
           process.removeListener('SIGINT', signalHandler);
           process.removeListener('SIGTERM', signalHandler);
@@ -946,14 +992,20 @@ async function startServices(opts = {}) {
           const dataDir = persistent ? path.join(persistent, 'mongod') : path.join(tempDir, 'mongod');
           return startMongod(sup, { bin: plan.path, port, dataDir, logDir });
         }
+        if (plan.backend === 'postgres')
+          return startFerretdbOnPostgres(sup, { tools, port, persistent, logDir, onCluster });
         // Always file-backed: FerretDB 1.24's in-memory SQLite mode hangs on every update command.
         const dataDir = persistent ? path.join(persistent, 'ferretdb') : path.join(tempDir, 'ferretdb');
         return startFerretdb(sup, { bin: tools.ferretdb, port, dataDir, logDir });
       });
+      if (d.postgres) started.push(d.postgres);
       started.push(d.managed);
       mongodbUri = d.uri;
       timings.databaseMs = d.ms;
-      providers.database = plan.kind === 'mongod' ? `mongod ${plan.path}` : `FerretDB ${tools.ferretdb}`;
+      providers.database =
+        plan.kind === 'mongod'
+          ? `mongod ${plan.path}`
+          : `FerretDB ${tools.ferretdb} (${plan.backend === 'postgres' ? 'PostgreSQL' : 'SQLite'} backend)`;
     }
 
     // The reference tax authority, when asked for (it needs the build in dist/).
@@ -1007,6 +1059,9 @@ module.exports = {
   findOnPath,
   findTemporalCli,
   databasePlan,
+  localDbBackend,
+  LOCAL_DB_BACKENDS,
+  DEFAULT_LOCAL_DB_BACKEND,
   getFreePort,
   canConnect,
   waitForPort,

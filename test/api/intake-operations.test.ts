@@ -45,11 +45,34 @@ describe('database operations of intake and the document check', () => {
       sent.push({
         name: e.commandName,
         collection: String(c[e.commandName]),
-        filter: c['filter'] ?? (c['updates'] as { q: unknown }[] | undefined)?.[0]?.q,
+        filter:
+          c['filter'] ??
+          c['query'] ??
+          (c['updates'] as { q: unknown }[] | undefined)?.[0]?.q ??
+          (c['deletes'] as { q: unknown }[] | undefined)?.[0]?.q,
       });
     });
   });
   afterAll(async () => ctx.close());
+
+  const checkSteps = () =>
+    createSendInvoice({
+      documents: ctx.core.documents,
+      directory: ctx.core.directory,
+      blobs: ctx.core.db.blobs,
+      maxDocumentBytes: 1 << 20,
+      heartbeat: () => undefined,
+      // What validation decides is not counted here (its own tests); only what the step reads and writes.
+      validator: { validate: async () => ({ isValid: true, assertions: [], ruleSets: [] }) as never },
+      transform: inProcessTransform,
+      peppolSender: { unavailable: 'not used here' },
+      email: { unavailable: 'not used here' },
+      https: { sender: { send: () => Promise.reject(new Error('no https channel here')) }, maxTimeoutMs: 1_000 },
+      // No channel hook: Peppol is the implicit channel.
+      hooks: { listForRouting: async () => [], get: async () => null },
+      passesFilter: () => true,
+      events: { publishEvent: () => Promise.reject(new Error('not used here')) },
+    });
 
   const STORAGE = () =>
     new Set(['documents', 'documenthistory', ctx.core.db.blobs.filesCollection, ctx.core.db.blobs.chunksCollection]);
@@ -115,23 +138,7 @@ describe('database operations of intake and the document check', () => {
       .type('application/xml')
       .send(invoice);
     expect(res.status).toBe(200);
-    const steps = createSendInvoice({
-      documents: ctx.core.documents,
-      directory: ctx.core.directory,
-      blobs: ctx.core.db.blobs,
-      maxDocumentBytes: 1 << 20,
-      heartbeat: () => undefined,
-      // What validation decides is not counted here (its own tests); only what the step reads and writes.
-      validator: { validate: async () => ({ isValid: true, assertions: [], ruleSets: [] }) as never },
-      transform: inProcessTransform,
-      peppolSender: { unavailable: 'not used here' },
-      email: { unavailable: 'not used here' },
-      https: { sender: { send: () => Promise.reject(new Error('no https channel here')) }, maxTimeoutMs: 1_000 },
-      // No channel hook: Peppol is the implicit channel.
-      hooks: { listForRouting: async () => [], get: async () => null },
-      passesFilter: () => true,
-      events: { publishEvent: () => Promise.reject(new Error('not used here')) },
-    });
+    const steps = checkSteps();
     const record = await ctx.core.documents.find('tenantOps', documentId);
     let outcome: unknown;
     const calls = await storageCalls(async () => {
@@ -234,5 +241,43 @@ describe('database operations of intake and the document check', () => {
       ['accepted', undefined],
       ['detect', 'x'],
     ]);
+  });
+  // Every filter the upload and the document check send is evaluated by the database, not by decoding the collection
+  // record by record: on FerretDB that is `filterPushdown` in `explain` (on SQLite only an exact `_id` match is pushed
+  // down; on PostgreSQL any equality on a scalar, which PostgreSQL evaluates itself); on MongoDB the plan has no
+  // collection scan. Updates and deletes go through the same query path as a find with their filter.
+  it('sends only keyed filters the database evaluates itself, on the upload and document-check paths', async () => {
+    const documentId = randomUUID();
+    const from = sent.length;
+    const res = await request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/send`)
+      .auth(token, { type: 'bearer' })
+      .set('X-Service-DocumentId', documentId)
+      .type('application/xml')
+      .send(invoice);
+    expect(res.status).toBe(200);
+    await checkSteps().checkDocument({ tenantId: 'tenantOps', documentId });
+    const filtered = sent.slice(from).filter((c) => c.filter !== undefined);
+    expect(filtered.map((c) => c.collection)).toEqual(
+      expect.arrayContaining(['documenthistory', 'documents', ctx.core.db.blobs.filesCollection]),
+    );
+    const db = ctx.core.db.connection.db!;
+    for (const c of filtered) {
+      const plan = (await db.command({
+        explain: { find: c.collection, filter: c.filter },
+        verbosity: 'queryPlanner',
+      })) as {
+        filterPushdown?: boolean;
+        queryPlanner?: { winningPlan?: unknown };
+      };
+      const served =
+        plan.filterPushdown !== undefined
+          ? plan.filterPushdown
+          : !JSON.stringify(plan.queryPlanner?.winningPlan ?? {}).includes('COLLSCAN');
+      // And by its key: an exact `_id`, which MongoDB serves from its index and both FerretDB backends push down.
+      const keyed =
+        Object.keys(c.filter as object).join() === '_id' && typeof (c.filter as { _id: unknown })._id === 'string';
+      expect({ ...c, served, keyed }).toEqual({ ...c, served: true, keyed: true });
+    }
   });
 });

@@ -26,12 +26,19 @@ interface ServicesModule {
   temporalServerEnv(env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   parseHostPort(a: string): { host: string; port: number } | undefined;
   findOnPath(name: string, env?: NodeJS.ProcessEnv): string | undefined;
-  databasePlan(env?: NodeJS.ProcessEnv): { kind: string; path?: string };
+  databasePlan(env?: NodeJS.ProcessEnv): { kind: string; path?: string; backend?: string };
+  localDbBackend(env?: NodeJS.ProcessEnv): string;
+  DEFAULT_LOCAL_DB_BACKEND: string;
   getFreePort(host?: string): Promise<number>;
   canConnect(host: string, port: number, timeoutMs?: number): Promise<boolean>;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../../../scripts/lib/services') as ServicesModule;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const postgres = require('../../../scripts/lib/postgres') as {
+  serverArgs(o: { dataDir: string; socketDir: string; port: number }): string[];
+  ferretdbUrl(o: { socketDir: string; port: number }): string;
+};
 
 let tmp: string;
 beforeEach(() => {
@@ -193,7 +200,38 @@ describe('finding executables and choosing the database', () => {
     expect(services.findOnPath('plain', { PATH: tmp })).toBeUndefined();
     expect(services.databasePlan({ PATH: tmp })).toEqual({ kind: 'mongod', path: exe });
     expect(services.databasePlan({ PATH: tmp, MONGODB_URI: 'mongodb://h:1/x' })).toEqual({ kind: 'env' });
-    expect(services.databasePlan({ PATH: '/nonexistent' })).toEqual({ kind: 'ferretdb' });
+    expect(services.databasePlan({ PATH: '/nonexistent' })).toEqual({
+      kind: 'ferretdb',
+      backend: services.DEFAULT_LOCAL_DB_BACKEND,
+    });
+  });
+
+  it('runs FerretDB on the backend LOCAL_DB_BACKEND names, and refuses any other', () => {
+    expect(services.databasePlan({ PATH: '/nonexistent', LOCAL_DB_BACKEND: 'postgres' })).toEqual({
+      kind: 'ferretdb',
+      backend: 'postgres',
+    });
+    expect(services.localDbBackend({ LOCAL_DB_BACKEND: ' SQLite ' })).toBe('sqlite');
+    expect(['sqlite', 'postgres']).toContain(services.localDbBackend({}));
+    expect(() => services.localDbBackend({ LOCAL_DB_BACKEND: 'mysql' })).toThrow(
+      /LOCAL_DB_BACKEND=mysql.*sqlite, postgres/,
+    );
+  });
+});
+
+describe('the private PostgreSQL cluster', () => {
+  it('listens on loopback only, on its own port and socket directory, and FerretDB reaches it through the socket', () => {
+    const args = postgres.serverArgs({ dataDir: '/c/data', socketDir: '/c/sock', port: 5999 }).join(' ');
+    expect(args).toMatch(/^-D \/c\/data /);
+    expect(args).toContain('-c listen_addresses=127.0.0.1');
+    expect(args).toContain('-c port=5999');
+    expect(args).toContain('-c unix_socket_directories=/c/sock');
+    expect(args).toContain('-c unix_socket_permissions=0700');
+    const url = new URL(postgres.ferretdbUrl({ socketDir: '/c/sock', port: 5999 }));
+    expect(url.protocol).toBe('postgres:');
+    expect(url.pathname).toBe('/ferretdb');
+    expect(url.searchParams.get('host')).toBe('/c/sock');
+    expect(url.searchParams.get('port')).toBe('5999');
   });
 });
 
