@@ -223,6 +223,7 @@ async function run(ctx) {
   }
 
   const large = await runPass('large', { rulesDir: dir, bytes: LARGE_BYTES, lines: LARGE_LINES }, ctx.log);
+  const prof = await runPass('profile', { rulesDir: dir, top: 12 }, ctx.log);
 
   result.tables.push({
     title:
@@ -296,6 +297,12 @@ async function run(ctx) {
       d.validateSaxon.cpuMsPerDoc,
       `${(d.validateSaxon.cpuMsPerDoc / d.validate.cpuMsPerDoc).toFixed(1)}×`,
     ]),
+  });
+
+  result.tables.push({
+    title: `Compiled rules, where the time goes: en16931-ubl on the ${prof.largest} invoice, the costliest checks and rule dispatch (median of 3 timed runs; totals per document: ${prof.documents.map((d) => `${d.name} ${fmt(d.total)} ms`).join(', ')})`,
+    header: ['check / part', 'evaluations', 'ms', 'share', 'µs per line', `ms on ${prof.smallest}`],
+    rows: prof.rows.map((r) => [r.key, String(r.count), fmt(r.ms), `${(100 * r.share).toFixed(1)} %`, fmt(r.perLineUs, 1), fmt(r.smallMs, 2)]),
   });
 
   const cpuRatios = single.documents.map((d, k) => (poolSize * d.validate.cpuMsPerDoc) / pool.documents[k].cpuMsPerDoc);
@@ -433,7 +440,7 @@ async function run(ctx) {
       pass: largeTotal < TARGET_LARGE_RSS,
     },
   );
-  result.validation = { poolSize, single, pool, saxon, large };
+  result.validation = { poolSize, single, pool, saxon, large, profile: prof };
   return result;
 }
 

@@ -205,7 +205,58 @@ async function large({ rulesDir, bytes, lines }) {
   };
 }
 
-const MODES = { single, pool, large };
+/**
+ * Where the compiled rules spend their time: every check, rule's variables and the rule dispatch ("match") of
+ * en16931-ubl timed on the benchmark documents (warm, the median of a few runs), so each entry's cost per invoice line
+ * shows how it scales.
+ */
+async function profile({ rulesDir, top }) {
+  const { createValidator } = require(path.join(DIST, 'validator.js'));
+  const compiled = require(path.join(DIST, 'compiled', 'index.js'));
+  const engine = require(path.join(DIST, 'compiled', 'engine.js'));
+  const { parseXml } = require(path.join(DIST, '..', 'formats'));
+  const v = createValidator({ rulesDir });
+  const pack = await v.store.get('en16931-ubl');
+  const c = compiled.compiledPack(pack);
+  if (!c.ok) throw new Error(`en16931-ubl did not compile: ${c.reason}`);
+  const perDoc = [];
+  for (const d of docs.benchmarkDocuments()) {
+    const tree = compiled.buildXdmTree(parseXml(d.body.toString('utf8')));
+    for (let k = 0; k < 3; k++) compiled.runCompiledPack(c, tree);
+    const runs = [];
+    for (let k = 0; k < 3; k++) {
+      const pr = new Map();
+      for (const p of c.programs) engine.runProgram(p, tree, pr);
+      runs.push(pr);
+    }
+    const keys = new Set(runs.flatMap((r) => [...r.keys()]));
+    const entries = [...keys].map((key) => {
+      const ms = runs.map((r) => (r.get(key) ? r.get(key).ms : 0)).sort((a, b) => a - b)[1];
+      return { key, ms, count: runs[0].get(key) ? runs[0].get(key).count : 0 };
+    });
+    const total = entries.reduce((a, e) => a + e.ms, 0);
+    perDoc.push({ name: d.name, lines: d.lines, total, entries });
+  }
+  const largest = perDoc.reduce((a, b) => (b.lines > a.lines ? b : a));
+  const smallest = perDoc.reduce((a, b) => (b.lines < a.lines ? b : a));
+  const rows = [...largest.entries]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, top)
+    .map((e) => {
+      const small = smallest.entries.find((x) => x.key === e.key);
+      return {
+        key: e.key,
+        ms: e.ms,
+        count: e.count,
+        share: e.ms / largest.total,
+        perLineUs: (1000 * e.ms) / largest.lines,
+        smallMs: small ? small.ms : 0,
+      };
+    });
+  return { documents: perDoc.map(({ name, lines, total }) => ({ name, lines, total })), largest: largest.name, smallest: smallest.name, rows };
+}
+
+const MODES = { single, pool, large, profile };
 
 process.once('message', (msg) => {
   const mode = MODES[msg.mode];

@@ -1158,12 +1158,12 @@ export function declareFunction(
       const vars: Sequence[] = new Array<Sequence>(scope.frameSize);
       for (let k = 0; k < slots.length; k++) {
         const p = params[k]!;
-        vars[slots[k]!] = p.as ? convertTo(args[k]!, p.as, `${what} parameter $${p.name.local}`) : args[k]!;
+        vars[slots[k]!] = p.as ? convertTo(args[k]!, p.as, `${what} parameter $${p.name.local}`, 'XPTY0004') : args[k]!;
       }
       // A function body has no focus (XPDY0002 if it uses one).
       const ctx: Ctx = { item: undefined, pos: 0, size: 0, current: undefined, doc: state.doc, vars, run: state };
       const v = run(ctx);
-      return as ? convertTo(v, as, `result of ${what}`) : v;
+      return as ? convertTo(v, as, `result of ${what}`, 'XTTE0780') : v;
     };
   };
 }

@@ -2,8 +2,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isGatewayError } from '../../../src/core/gateway-error';
 import { decodeXml, detectFormatFromDocument, extractFromPdf, isPdf, parseXml } from '../../../src/formats';
+import { buildXdmTree, compiledPack, runCompiledPack, type XNode } from '../../../src/validation/compiled';
+import { XPathError } from '../../../src/validation/compiled/model';
 import type { RulePackStore } from '../../../src/validation/pack-store';
-import { parseForSaxon, runSchematronPack, type SaxonDocument } from '../../../src/validation/schematron';
+import { assertionOf, parseForSaxon, runSchematronPack, type SaxonDocument } from '../../../src/validation/schematron';
 import { selectRulePacks } from '../../../src/validation/selection';
 import type { Assertion } from '../../../src/validation/types';
 import { CORPUS_DIR } from '../corpus';
@@ -223,6 +225,40 @@ export function saxonEngine(store: RulePackStore): Engine {
       lastDoc = parseForSaxon(xmlText);
     }
     return runSchematronPack(pack, await lastDoc);
+  };
+}
+
+/**
+ * The compiled engine as the validator runs it (src/validation/compiled). A pack it refuses is an error here (no
+ * silent SaxonJS). A dynamic error hands the document to SaxonJS, as the validator does, and SaxonJS must refuse it
+ * too: its refusal is then the answer; if SaxonJS answers instead, the compiled engine raised an error it should not
+ * have, and this engine throws, so the comparer reports a disagreement.
+ */
+export function compiledEngine(store: RulePackStore): Engine {
+  const reference = saxonEngine(store);
+  let lastText: string | undefined;
+  let lastTree: XNode | undefined;
+  return async (packId, xmlText) => {
+    const [id, version] = packId.split('@') as [string, string | undefined];
+    const pack = await store.get(id, version);
+    if (pack.kind !== 'schematron') throw new Error(`${packId} is a schema pack, not a Schematron pack`);
+    const c = compiledPack(pack);
+    if (!c.ok) throw new Error(`${packId} does not compile: ${c.reason}`);
+    if (xmlText !== lastText || !lastTree) {
+      lastText = xmlText;
+      lastTree = buildXdmTree(parseXml(xmlText));
+    }
+    let raised: XPathError;
+    try {
+      return runCompiledPack(c, lastTree).map((f) => assertionOf(pack, f));
+    } catch (e) {
+      if (!(e instanceof XPathError)) throw e;
+      raised = e;
+    }
+    const answer = await reference(packId, xmlText);
+    throw new Error(
+      `the compiled rules raised ${raised.code} (${raised.message}) where SaxonJS answered ${answer.length} assertion(s)`,
+    );
   };
 }
 

@@ -9,6 +9,7 @@ import {
   mutationCases,
   mutationSources,
   saxonEngine,
+  compiledEngine,
   type AgreementCase,
   type AgreementReport,
   type CorpusDocument,
@@ -18,10 +19,11 @@ import type { MutationSource } from '../../support/validation/mutations';
 import { requirePacks, validator } from './support';
 
 /**
- * Engine B, the engine under test. The compiled Schematron engine (src/validation/compiled) replaces this SaxonJS
- * engine here; engine A, the reference, is SaxonJS through the validator's own path (runSchematronPack).
+ * Engine B, the engine under test: the compiled Schematron engine (src/validation/compiled), exactly as the validator
+ * runs it, without the SaxonJS fallback (a pack it refuses fails the gate). Engine A, the reference, is SaxonJS
+ * through the validator's own path (runSchematronPack).
  */
-const engineB = (store: RulePackStore): Engine => saxonEngine(store);
+const engineB = (store: RulePackStore): Engine => compiledEngine(store);
 
 /**
  * The gate of the compiled Schematron engine: on every case it must fire the same assertions as SaxonJS, in the same

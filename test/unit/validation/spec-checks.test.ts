@@ -43,8 +43,8 @@ describe('spec 7 checks', () => {
     expect(r.isValid).toBe(true);
     expect(r.ruleSets).toEqual([
       { id: 'ubl-2.1', version: '2.1', outcome: 'passed' },
-      { id: 'peppol-cen-en16931-ubl', version: '2026.5', outcome: 'passed' },
-      { id: 'peppol-bis3-ubl', version: '2026.5', outcome: 'passed' },
+      { id: 'peppol-cen-en16931-ubl', version: '2026.5', outcome: 'passed', engine: 'compiled' },
+      { id: 'peppol-bis3-ubl', version: '2026.5', outcome: 'passed', engine: 'compiled' },
     ]);
   });
 

@@ -40,10 +40,10 @@ describe('transition window (RULES_ACCEPTED_PREVIOUS)', () => {
     const r = await v.validate(Buffer.from(SHORT_P_NUMBER));
     expect(r.ruleSets).toEqual([
       { id: 'ubl-2.1', version: '2.1', outcome: 'passed' },
-      { id: 'peppol-cen-en16931-ubl', version: '2026.5', outcome: 'passed' },
-      { id: 'peppol-cen-en16931-ubl', version: '2025.11', outcome: 'passed' },
-      { id: 'peppol-bis3-ubl', version: '2026.5', outcome: 'failed' },
-      { id: 'peppol-bis3-ubl', version: '2025.11', outcome: 'passed' },
+      { id: 'peppol-cen-en16931-ubl', version: '2026.5', outcome: 'passed', engine: 'compiled' },
+      { id: 'peppol-cen-en16931-ubl', version: '2025.11', outcome: 'passed', engine: 'compiled' },
+      { id: 'peppol-bis3-ubl', version: '2026.5', outcome: 'failed', engine: 'compiled' },
+      { id: 'peppol-bis3-ubl', version: '2025.11', outcome: 'passed', engine: 'compiled' },
     ]);
     expect(r.isValid).toBe(true);
     // The sender still sees what the current version asks for, to fix before the window closes.
@@ -67,7 +67,7 @@ describe('transition window (RULES_ACCEPTED_PREVIOUS)', () => {
 
   it('an explicit ruleSet may name the previous version', async () => {
     const r = await validator().validate(Buffer.from(SHORT_P_NUMBER), { ruleSet: 'peppol-bis3-ubl@2025.11' });
-    expect(r.ruleSets).toEqual([{ id: 'peppol-bis3-ubl', version: '2025.11', outcome: 'passed' }]);
+    expect(r.ruleSets).toEqual([{ id: 'peppol-bis3-ubl', version: '2025.11', outcome: 'passed', engine: 'compiled' }]);
     expect(r.isValid).toBe(true);
   });
 
