@@ -578,8 +578,8 @@ function compileInner(e: Expr, scope: Scope): Evaluator {
         if (a.length > 1 || b.length > 1 || !isNode(a[0]!) || !isNode(b[0]!)) {
           throw new XPathError('XPTY0004', `Operands of '${op}' must be single nodes`);
         }
-        const x = a[0] as XNode;
-        const y = b[0] as XNode;
+        const x = a[0];
+        const y = b[0];
         return (op === 'is' ? x === y : op === '<<' ? x.order < y.order : x.order > y.order) ? TRUE : FALSE;
       };
     }
@@ -1037,7 +1037,7 @@ function temporaryDocument(items: Sequence): XNode {
   let text = '';
   for (const it of items) {
     if (isNode(it)) throw new Unsupported('a temporary tree with nodes in a variable');
-    text += typeof it === 'string' ? it : String(it);
+    text += stringOf(it);
   }
   // A document node with one text child, as XSLT builds for <xsl:variable>text</xsl:variable>.
   const doc: { -readonly [K in keyof XNode]: XNode[K] } = {
