@@ -302,7 +302,14 @@ async function run(ctx) {
   result.tables.push({
     title: `Compiled rules, where the time goes: en16931-ubl on the ${prof.largest} invoice, the costliest checks and rule dispatch (median of 3 timed runs; totals per document: ${prof.documents.map((d) => `${d.name} ${fmt(d.total)} ms`).join(', ')})`,
     header: ['check / part', 'evaluations', 'ms', 'share', 'µs per line', `ms on ${prof.smallest}`],
-    rows: prof.rows.map((r) => [r.key, String(r.count), fmt(r.ms), `${(100 * r.share).toFixed(1)} %`, fmt(r.perLineUs, 1), fmt(r.smallMs, 2)]),
+    rows: prof.rows.map((r) => [
+      r.key,
+      String(r.count),
+      fmt(r.ms),
+      `${(100 * r.share).toFixed(1)} %`,
+      fmt(r.perLineUs, 1),
+      fmt(r.smallMs, 2),
+    ]),
   });
 
   const cpuRatios = single.documents.map((d, k) => (poolSize * d.validate.cpuMsPerDoc) / pool.documents[k].cpuMsPerDoc);

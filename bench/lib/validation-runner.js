@@ -66,10 +66,12 @@ function assertValid(name, result) {
 
 /** Both engines must answer the same, finding for finding, or the speed comparison means nothing. */
 function assertSameFindings(name, a, b) {
-  const strip = (r) => JSON.stringify({ ...r, ruleSets: r.ruleSets.map(({ id, version, outcome }) => ({ id, version, outcome })) });
+  const strip = (r) =>
+    JSON.stringify({ ...r, ruleSets: r.ruleSets.map(({ id, version, outcome }) => ({ id, version, outcome })) });
   if (strip(a) !== strip(b)) throw new Error(`benchmark document "${name}": the compiled rules and SaxonJS disagree`);
   const fellBack = a.ruleSets.filter((r) => r.engine === 'saxon-js').map((r) => r.id);
-  if (fellBack.length > 0) throw new Error(`benchmark document "${name}": packs ran on SaxonJS: ${fellBack.join(', ')}`);
+  if (fellBack.length > 0)
+    throw new Error(`benchmark document "${name}": packs ran on SaxonJS: ${fellBack.join(', ')}`);
 }
 
 async function single({ plan, rulesDir }) {
@@ -253,7 +255,12 @@ async function profile({ rulesDir, top }) {
         smallMs: small ? small.ms : 0,
       };
     });
-  return { documents: perDoc.map(({ name, lines, total }) => ({ name, lines, total })), largest: largest.name, smallest: smallest.name, rows };
+  return {
+    documents: perDoc.map(({ name, lines, total }) => ({ name, lines, total })),
+    largest: largest.name,
+    smallest: smallest.name,
+    rows,
+  };
 }
 
 const MODES = { single, pool, large, profile };

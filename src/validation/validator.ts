@@ -18,13 +18,7 @@ import { compiledPack, runCompiledPack, buildXdmTree, type XNode } from './compi
 import { assertionOf, parseForSaxon, runSchematronPack, type SaxonDocument } from './schematron';
 import type { LoadedSchematronPack } from './pack-store';
 import { parseRuleSet, selectRulePacks, type PackRef } from './selection';
-import {
-  reasonCodeOf,
-  type Assertion,
-  type RuleSetOutcome,
-  type RulesEngine,
-  type ValidationResult,
-} from './types';
+import { reasonCodeOf, type Assertion, type RuleSetOutcome, type RulesEngine, type ValidationResult } from './types';
 import { validateWithXmllint } from './xsd';
 
 export interface ValidatorOptions {
