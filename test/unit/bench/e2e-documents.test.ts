@@ -62,7 +62,7 @@ describe('bench e2e invoice', () => {
     expect(inv.lines).toBe(1000);
     expect(lines[999]?.getElementsByTagNameNS(CBC, 'ID')[0]?.textContent).toBe('1000');
     const source = parse(docs.growInvoiceFile(DEMO_INVOICE, 10 * 1024).body);
-    const total = (d: Document) =>
+    const total = (d: ReturnType<typeof parse>) =>
       d.getElementsByTagNameNS(CAC, 'LegalMonetaryTotal')[0]?.getElementsByTagNameNS(CBC, 'PayableAmount')[0]
         ?.textContent;
     expect(total(doc)).toBe(total(source));
