@@ -317,6 +317,10 @@ async function run(ctx) {
     const first = await closedCount(1, 1, () => sendOne());
     broken('first document', first);
     if (first.failed) throw new Error(`the first document did not go end to end: ${first.firstError}`);
+    const [firstAccept, firstSent] = first.values[0];
+    result.notes.push(
+      `first document after start (rule packs loaded at worker start): upload → 200 ${firstAccept.toFixed(0)} ms, upload → InvoiceSent ${firstSent.toFixed(0)} ms`,
+    );
     broken('warm-up', await closedCount(plan.warmup, 2, () => sendOne()));
 
     // 3. Closed loops: each client sends its next document once the last one's InvoiceSent arrived.
