@@ -20,6 +20,7 @@ export function createSendInvoiceActivities(deps: SendInvoiceActivityDeps) {
     sendHttps: steps.sendHttps,
     resolveRecipient: steps.resolveRecipient,
     sendPeppol: steps.sendPeppol,
+    resolveAndSendPeppol: steps.resolveAndSendPeppol,
     publishSendEvent: steps.publishSendEvent,
   };
 }

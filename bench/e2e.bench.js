@@ -12,7 +12,10 @@
 // Passes: the engine baseline (a workflow with one no-op activity, as in the webhook suite); closed loops at a few
 // client counts, each client uploading its next invoice once its previous one's InvoiceSent arrived (documents per
 // second); an open loop at half the highest closed-loop rate, latency from the scheduled send time (so queueing
-// counts) to the upload's 200 and to the InvoiceSent delivery. CPU per delivered document per process from /proc.
+// counts) to the upload's 200 and to the InvoiceSent delivery; then large documents one after another, a pass each: a
+// 1,000-line invoice and a 5 MiB invoice carrying an embedded attachment (CPU per document per process, latency, and
+// the worker's peak resident memory, its validation threads included). CPU per delivered document per process from
+// /proc.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -24,7 +27,13 @@ const cpu = require('./lib/cpu');
 const { summarize } = require('./lib/load');
 const { closedLoop, openLoop } = require('./lib/loops');
 const { startNoopWorker } = require('./lib/noop-worker-process');
-const { growInvoiceFile, NUMBER_LENGTH } = require('./lib/e2e-documents');
+const {
+  growInvoiceFile,
+  invoiceWithAttachmentFile,
+  invoiceWithLinesFile,
+  NUMBER_LENGTH,
+} = require('./lib/e2e-documents');
+const { sampleRss } = require('./lib/memory');
 const services = require('../scripts/lib/services');
 const { startLocalSml } = require('../scripts/lib/local-sml');
 const demo = require('../scripts/lib/demo');
@@ -34,13 +43,19 @@ const HOST = '127.0.0.1';
 const KEY = 'benchmark-secure-key-0123456789';
 const API_RATE_LIMIT = '1000000000';
 const INVOICE_BYTES = 10 * 1024;
-// A document whose InvoiceSent has not arrived by then counts as failed.
+const LARGE_LINES = 1000;
+const ATTACHMENT_INVOICE_BYTES = 5 * 1024 * 1024;
+// The worker's resident memory while it takes the attachment invoice, its validation threads included.
+const WORKER_RSS_TARGET = 1024 * 1024 * 1024;
+// A document whose InvoiceSent has not arrived by then counts as failed (a large one: validation takes a minute or more
+// on a loaded machine).
 const DELIVERY_WAIT_MS = 120_000;
+const LARGE_DELIVERY_WAIT_MS = 600_000;
 
 // Bounded: a few hundred documents in all, a few minutes on 2 cores.
 const PLANS = {
-  full: { warmup: 12, clients: [1, 4, 8], perPass: 60, openCount: 80, baselineLoops: 20, baselineS: 10 },
-  quick: { warmup: 3, clients: [1, 4], perPass: 8, openCount: 8, baselineLoops: 10, baselineS: 3 },
+  full: { warmup: 12, clients: [1, 4, 8], perPass: 60, openCount: 80, baselineLoops: 20, baselineS: 10, large: 3 },
+  quick: { warmup: 3, clients: [1, 4], perPass: 8, openCount: 8, baselineLoops: 10, baselineS: 3, large: 1 },
 };
 
 /** Receives webhook deliveries; resolves, per document id, when its InvoiceSent arrived (performance.now). */
@@ -79,13 +94,13 @@ async function startEventReceiver() {
   return {
     url: `http://${HOST}:${server.address().port}/events`,
     failures,
-    arrival(id) {
+    arrival(id, waitMs = DELIVERY_WAIT_MS) {
       if (arrivals.has(id)) return Promise.resolve(arrivals.get(id));
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(id);
-          reject(new Error(`no InvoiceSent for ${id} within ${DELIVERY_WAIT_MS / 1000} s`));
-        }, DELIVERY_WAIT_MS);
+          reject(new Error(`no InvoiceSent for ${id} within ${waitMs / 1000} s`));
+        }, waitMs);
         waiters.set(id, (at) => {
           clearTimeout(timer);
           resolve(at);
@@ -173,6 +188,18 @@ async function run(ctx) {
   const sml = await startLocalSml({ zoneFile });
   const receiver = await startEventReceiver();
   const invoice = growInvoiceFile(demo.DEMO_DOCUMENTS.invoice, INVOICE_BYTES);
+  const largeInvoices = [
+    {
+      key: 'lines',
+      label: `${LARGE_LINES.toLocaleString('en')}-line invoice`,
+      doc: invoiceWithLinesFile(demo.DEMO_DOCUMENTS.invoice, LARGE_LINES),
+    },
+    {
+      key: 'attachment',
+      label: `${ATTACHMENT_INVOICE_BYTES / 1024 / 1024} MiB invoice with an attachment`,
+      doc: invoiceWithAttachmentFile(demo.DEMO_DOCUMENTS.invoice, ATTACHMENT_INVOICE_BYTES),
+    },
+  ];
 
   const noopQueue = `bench-noop-${crypto.randomUUID()}`;
   const noopWorker = startNoopWorker({
@@ -250,11 +277,11 @@ async function run(ctx) {
     const number = () => `E2E-${gateway.randomLetters(NUMBER_LENGTH - 4)}`;
     /** One document end to end from `start` (performance.now): [upload → 200, upload → InvoiceSent] in ms. */
     const sentIds = [];
-    const sendOne = async (start = performance.now()) => {
-      const { id } = await upload(agent, sendUrl, token, invoice.withNumber(number()));
+    const sendOne = async (start = performance.now(), doc = invoice) => {
+      const { id } = await upload(agent, sendUrl, token, doc.withNumber(number()));
       sentIds.push(id);
       const accepted = performance.now() - start;
-      const sentAt = await receiver.arrival(id);
+      const sentAt = await receiver.arrival(id, doc === invoice ? DELIVERY_WAIT_MS : LARGE_DELIVERY_WAIT_MS);
       return [accepted, sentAt - start];
     };
 
@@ -292,6 +319,10 @@ async function run(ctx) {
     const first = await closedCount(1, 1, () => sendOne());
     broken('first document', first);
     if (first.failed) throw new Error(`the first document did not go end to end: ${first.firstError}`);
+    const [firstAccept, firstSent] = first.values[0];
+    result.notes.push(
+      `first document after start (rule packs loaded at worker start): upload → 200 ${firstAccept.toFixed(0)} ms, upload → InvoiceSent ${firstSent.toFixed(0)} ms`,
+    );
     broken('warm-up', await closedCount(plan.warmup, 2, () => sendOne()));
 
     // 3. Closed loops: each client sends its next document once the last one's InvoiceSent arrived.
@@ -322,6 +353,26 @@ async function run(ctx) {
     const openCost = om.duringPass ? cpu.cpuCost(om, open.done, ctx.cores) : undefined;
     const openAccept = summarize(open.timeline.map((t) => t.v[0]));
     const openE2e = summarize(open.timeline.map((t) => t.v[1]));
+
+    // 5. Large documents, one after another: a pass each, the worker's resident memory sampled throughout.
+    const large = [];
+    for (const l of largeInvoices) {
+      ctx.log(
+        `e2e: ${l.label} (${(l.doc.body.length / 1024).toFixed(0)} KiB), ${plan.large} documents one after another`,
+      );
+      const rss = sampleRss(gw.worker.pid, 50);
+      const m = await cpu.measureCpu(pids(), () => closedCount(plan.large, 1, () => sendOne(performance.now(), l.doc)));
+      const memory = rss.stop();
+      broken(l.label, m.result);
+      large.push({
+        ...l,
+        r: m.result,
+        memory,
+        accept: summarize(m.result.values.map((v) => v[0])),
+        e2e: summarize(m.result.values.map((v) => v[1])),
+        cost: m.duringPass ? cpu.cpuCost(m, m.result.ok, ctx.cores) : undefined,
+      });
+    }
     loads.push(['end', os.loadavg()]);
     for (const f of receiver.failures.slice(0, 5)) result.problems.push(`webhook: ${f}`);
     // What one document went through, and whether the peer stored every message it acknowledged.
@@ -376,6 +427,23 @@ async function run(ctx) {
         ],
       ],
     });
+    const mib = (b) => (b === undefined ? '-' : (b / 1024 / 1024).toFixed(0));
+    result.tables.push({
+      title:
+        'Large documents end to end, one after another (latency from the upload; worker RSS includes its validation threads)',
+      header: ['pass', 'KiB', 'docs', '200 p50', 'sent p50', 'sent max', 'worker RSS start', 'peak', 'VmHWM'],
+      rows: large.map((x) => [
+        x.label,
+        fmt(x.doc.body.length / 1024, 0),
+        String(x.r.ok),
+        fmt(x.accept.p50, 0),
+        fmt(x.e2e.p50, 0),
+        fmt(x.e2e.max, 0),
+        mib(x.memory.startRss),
+        mib(x.memory.peakRss),
+        mib(x.memory.hwm),
+      ]),
+    });
     const cpuRow = (label, c) => [
       label,
       ms(c, ...GATEWAY),
@@ -406,6 +474,7 @@ async function run(ctx) {
       rows: [
         ...closed.map((x) => cpuRow(`closed, ${x.clients} client${x.clients > 1 ? 's' : ''}`, x.cost)),
         cpuRow('open loop', openCost),
+        ...large.map((x) => cpuRow(x.label, x.cost)),
       ],
     });
     result.tables.push({
@@ -424,6 +493,8 @@ async function run(ctx) {
       ],
     });
 
+    const attachment = large.find((x) => x.key === 'attachment');
+    const workerPeak = attachment ? Math.max(attachment.memory.peakRss, 0) : NaN;
     const gatewayMs = openCost ? GATEWAY.reduce((a, k) => a + (openCost.perRequestMs[k] ?? 0), 0) : NaN;
     result.figures.push(
       {
@@ -464,10 +535,19 @@ async function run(ctx) {
         target: 2000,
         pass: openE2e.p99 < 2000,
       },
+      {
+        id: 'e2e-attachment-worker-rss',
+        label: `worker peak RSS while ${plan.large} ${attachment?.label ?? 'attachment invoice'}s go end to end`,
+        measured: Math.round(workerPeak / 1024 / 1024),
+        unit: 'MiB',
+        target: WORKER_RSS_TARGET / 1024 / 1024,
+        pass: attachment?.r.ok === plan.large && workerPeak < WORKER_RSS_TARGET,
+      },
     );
     result.notes.push(
       `invoice: scripts/demo/invoice.xml grown to exactly ${INVOICE_BYTES} bytes with ${invoice.lines} lines (zero-amount lines added, so it stays valid), a new invoice number per upload`,
-      `passes: baseline, ${plan.warmup + 1} warm-up documents, closed loops of ${plan.perPass} documents at ${plan.clients.join(', ')} clients, an open loop of ${plan.openCount} documents`,
+      `passes: baseline, ${plan.warmup + 1} warm-up documents, closed loops of ${plan.perPass} documents at ${plan.clients.join(', ')} clients, an open loop of ${plan.openCount} documents, then ${plan.large} of each large document one after another`,
+      `large documents: the demo invoice with ${LARGE_LINES} lines (zero-amount lines added, ${(largeInvoices[0].doc.body.length / 1024).toFixed(0)} KiB); the demo invoice with one embedded base64 PDF attachment (AdditionalDocumentReference, ${(largeInvoices[1].doc.attachmentBytes / 1024 / 1024).toFixed(2)} MiB decoded) making it exactly ${ATTACHMENT_INVOICE_BYTES} bytes`,
       'receiving AP: a second API process of the same build (no worker, own database and task queue) answering signed receipts; its receive-workflow starts load the same Temporal server, so Temporal CPU includes them',
       'CPU windows: each pass until its last InvoiceSent arrived; load gen = this process (uploads, webhook receiver)',
       `load average (1, 5, 15 min) on ${ctx.cores} cores: ${loads.map(([when, l]) => `${when} ${l.map((v) => v.toFixed(1)).join(' / ')}`).join('; ')}`,

@@ -6,6 +6,7 @@ import type {
   SendEventInput,
   SendInvoiceInput,
   SendInvoiceResult,
+  SendPeppolOutcome,
   SendStage,
   ValidationOutcome,
 } from './contracts/send-invoice';
@@ -336,8 +337,17 @@ class Sending {
     for (let n = 1; ; n++) {
       const attempt = this.attempt();
       let failure: Failure;
+      // Until a route is found, an attempt resolves the recipient and sends along what it found in one activity.
+      let sent: SendPeppolOutcome | undefined;
       if (!route) {
-        const resolved = await deliverySteps.resolveRecipient({ ...this.ids, format: this.format, facts });
+        const first = await deliverySteps.resolveAndSendPeppol({
+          ...this.ids,
+          format: this.format,
+          facts,
+          attempt,
+          firstAttemptAt,
+        });
+        const resolved = first.resolved;
         if (resolved.kind === 'refused') {
           const e: Failure = {
             ...via,
@@ -357,10 +367,13 @@ class Sending {
             return { status, failure: e, ...(resolved.stage === 'sender' ? { final: true } : {}) };
           }
           failure = e;
-        } else route = resolved.route;
+        } else if ('sent' in first) {
+          route = resolved.route;
+          sent = first.sent;
+        }
       }
       if (route) {
-        const sent = await deliverySteps.sendPeppol({ ...this.ids, facts, route, attempt, firstAttemptAt });
+        sent ??= await deliverySteps.sendPeppol({ ...this.ids, facts, route, attempt, firstAttemptAt });
         const where = {
           ...via,
           recipient: route.receiver.value,

@@ -408,6 +408,11 @@ export const configEnvSchema = z.object({
   PEPPOL_LOOKUP_TIMEOUT_MS: int(10_000, 100).describe(
     'Timeout of one DNS query or SMP request during a recipient lookup.',
   ),
+  PEPPOL_SMP_CACHE_TTL_MS: int(600_000).describe(
+    "How long the worker keeps a recipient's found AS4 endpoint (SML and SMP answer) before asking again, never " +
+      "past the endpoint's expiration date or its certificates' expiry; a failed delivery forgets it. 0: asked " +
+      'for every document.',
+  ),
   PEPPOL_SEND_RETRY_SCHEDULE: z
     .string()
     .optional()

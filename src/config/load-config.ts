@@ -136,6 +136,8 @@ export interface Config {
     dnsServers: readonly string[];
     smpTruststorePath: string | undefined;
     lookupTimeoutMs: number;
+    /** How long the worker keeps a found endpoint (PEPPOL_SMP_CACHE_TTL_MS); 0 keeps none. */
+    smpCacheTtlMs: number;
     /** Recipient lookups refuse SMP URLs that are not https (PEPPOL_SMP_HTTPS_ONLY). */
     smpHttpsOnly: boolean;
     /** Waits between failed delivery attempts of a sales invoice; travels in each sendInvoice run's input. */
@@ -436,6 +438,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       dnsServers: e.PEPPOL_DNS_SERVERS,
       smpTruststorePath: e.PEPPOL_SMP_TRUSTSTORE,
       lookupTimeoutMs: e.PEPPOL_LOOKUP_TIMEOUT_MS,
+      smpCacheTtlMs: e.PEPPOL_SMP_CACHE_TTL_MS,
       smpHttpsOnly: e.PEPPOL_SMP_HTTPS_ONLY ?? e.NODE_ENV === 'production',
       sendRetrySchedule: retryScheduleOf(
         e.PEPPOL_SEND_RETRY_SCHEDULE,

@@ -19,6 +19,7 @@ import type { RevocationChecker } from '../peppol/pki/revocation';
 import { As4InboundRepository } from '../storage/as4/as4-inbound.repository';
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { createValidatorPool, defaultWorkerScript, type ValidatorOptions, type ValidatorPool } from '../validation';
+import { catalogueEntry } from '../formats/catalogue';
 import { countryOfLegalEntity, recordReceivedExchanges } from '../reporting/peppol/items';
 import { ReportingItemRepository } from '../storage/reporting/reporting-item.repository';
 
@@ -164,17 +165,41 @@ export function validatorOptions(config: Readonly<Config>): ValidatorOptions {
  * Threads for synchronous document work: the official rules (SaxonJS) and conversions hold a thread for as long as a
  * document takes (seconds for a 1,000-line invoice), so neither the API's event loop nor the worker's activity thread
  * runs them. Built at start, so a bad manifest or transition-window setting stops the process; packs load on first
- * use. Undefined when configured off (VALIDATION_THREADS=0) or when running from the TypeScript sources (the tests),
- * which have no compiled thread script: the work then runs in process.
+ * use, except `preload` (`id@version`), which every thread loads as it starts. Undefined when configured off
+ * (VALIDATION_THREADS=0) or when running from the TypeScript sources (the tests), which have no compiled thread
+ * script: the work then runs in process.
  */
-export function composeDocumentPool(config: Readonly<Config>, logger: Logger): ValidatorPool | undefined {
+export function composeDocumentPool(
+  config: Readonly<Config>,
+  logger: Logger,
+  preload: readonly string[] = [],
+): ValidatorPool | undefined {
   if (config.validation.threads <= 0) return undefined;
   if (!existsSync(defaultWorkerScript())) {
     logger.info('running from sources: validation and conversions run in process (no compiled pool-worker.js)');
     return undefined;
   }
   // A heap cap per thread: a document that needs more fails alone instead of taking the process down.
-  return createValidatorPool({ ...validatorOptions(config), size: config.validation.threads, maxHeapMb: 2048 });
+  return createValidatorPool({
+    ...validatorOptions(config),
+    size: config.validation.threads,
+    maxHeapMb: 2048,
+    ...(preload.length ? { preload } : {}),
+  });
+}
+
+/** The formats whose rule packs the worker's threads load at start: what the send path validates most. */
+const WARM_FORMATS = ['peppol-bis3-ubl'];
+
+/** The rule packs (`id@version`) of the warm formats, each once. */
+export function warmRulePacks(formats: readonly string[] = WARM_FORMATS): string[] {
+  const packs = new Set<string>();
+  for (const id of formats) {
+    const rules = catalogueEntry(id)?.rules;
+    if (!rules || !('packs' in rules)) throw new Error(`no rule packs are mapped to the format ${id}`);
+    for (const use of rules.packs) packs.add(use.pack);
+  }
+  return [...packs];
 }
 
 /** The HTTP application over a composed core: the one wiring the API process and the HTTP tests share. */

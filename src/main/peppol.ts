@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger';
 import { loadApCertificateAuthorities, loadAs4Keys } from '../peppol/as4/as4-keys';
 import { loadKeyMaterial, loadTrustedCertificates, type KeyMaterial } from '../peppol/pki/key-material';
 import { RecipientLookup } from '../peppol/recipient-lookup';
+import { CachedRecipientLookup } from '../peppol/lookup-cache';
 import { RevocationChecker } from '../peppol/pki/revocation';
 import { createDnsResolver, type DnsResolverLike } from '../peppol/sml';
 import { ManualSmlRegistrar, UnconfiguredSmlRegistrar, type SmlRegistrar } from '../peppol/sml-registrar';
@@ -108,9 +109,11 @@ export function composePeppolSender(
   const lookup = composeRecipientLookup(config, overrides);
   if ('unavailable' in lookup) return lookup;
   const { keys, apCertificateAuthorities } = loadAs4Keys(config.as4);
+  // A run of invoices to one recipient asks its SMP once per PEPPOL_SMP_CACHE_TTL_MS, not once per document.
+  const cached = new CachedRecipientLookup(lookup, { ttlMs: config.peppol.smpCacheTtlMs });
   const revocation = composeRevocationChecker(config);
   return {
-    lookup,
+    lookup: cached,
     keys,
     apCertificateAuthorities,
     codeLists: () => loadCodeLists(config.validation.rulesDir),

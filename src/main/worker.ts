@@ -9,7 +9,7 @@ import {
 import { loadConfig, type Config } from '../config/load-config';
 import { createActivities } from '../../activities';
 import { requireSelfCheck } from './self-check';
-import { composeCore, composeDocumentPool, validatorOptions } from './compose';
+import { composeCore, composeDocumentPool, validatorOptions, warmRulePacks } from './compose';
 import { PeppolDirectoryRepository } from '../storage/peppol/peppol-directory.repository';
 import { SentInstanceRepository } from '../storage/peppol/sent-instance.repository';
 import { SentReferenceRepository } from '../storage/peppol/sent-reference.repository';
@@ -70,11 +70,28 @@ export function workflowSource(config: Readonly<Config>): Pick<WorkerOptions, 'w
 /**
  * Validation for the worker's activities. The official rules run synchronously (seconds for a large invoice), which
  * on the activity thread would stall heartbeats and every other activity of the process; so they run on a pool of
- * worker threads (composeDocumentPool). Code running from the TypeScript sources (the tests) has no compiled thread
+ * worker threads (composeDocumentPool), each loading the send path's packs (Peppol BIS Billing 3) as it starts, so the
+ * first document does not wait for them. Code running from the TypeScript sources (the tests) has no compiled thread
  * script and validates on the activity thread.
  */
 function composeValidation(config: Readonly<Config>, logger: Logger): Validator | ValidatorPool {
-  return composeDocumentPool(config, logger) ?? createValidator(validatorOptions(config));
+  return composeDocumentPool(config, logger, warmRulePacks()) ?? createValidator(validatorOptions(config));
+}
+
+/**
+ * Waits until the pool's threads have loaded their packs, before the worker takes its first task. A pack that cannot
+ * be loaded does not stop the worker: the documents that need it are held back with the validator's own error, which
+ * names it (the self-check tells the operator what to fix).
+ */
+async function warmUp(validator: Validator | ValidatorPool, logger: Logger): Promise<void> {
+  if (!('ready' in validator)) return;
+  const started = performance.now();
+  try {
+    await validator.ready();
+    logger.info({ ms: Math.round(performance.now() - started) }, 'validation threads ready, rule packs loaded');
+  } catch (e) {
+    logger.warn({ err: e }, 'validation threads started, but a rule pack could not be loaded ahead of use');
+  }
 }
 
 /**
@@ -131,6 +148,7 @@ export async function startWorker(
     logger: core.logger,
   });
   const validator = composeValidation(config, core.logger);
+  await warmUp(validator, core.logger);
   const email = composeEmailChannel(config);
   const taxReporting = composeTaxReporting(config, validator);
   const worker = await Worker.create({

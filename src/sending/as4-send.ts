@@ -14,7 +14,7 @@ import { stableMessageIds } from '../peppol/as4/message-ids';
 import { formatId, spidOfSeatId, type DocumentTypeId, type ParticipantId, type ProcessId } from '../peppol/identifiers';
 import type { MlsType } from '../peppol/sbdh';
 import { buildSbd } from '../peppol/sbdh';
-import { signAndExchange } from './delivery';
+import { forgetOnFailure, signAndExchange } from './delivery';
 import { recordSentExchange, type ReportingItemSink } from '../reporting/peppol/items';
 import { validatorFailure } from '../validation';
 import { summarizeErrors } from './check-document';
@@ -129,6 +129,7 @@ export async function sendOverAs4(deps: As4SendDeps, input: As4Attempt): Promise
     header: { ...header, countryC1: input.countryC1 },
     receiverCertificate,
   });
+  forgetOnFailure(sender, out.outcome, input.receiver);
   const reason = 'reason' in out ? out.reason : undefined;
   const status = out.httpStatus !== undefined ? `HTTP ${out.httpStatus}` : 'no HTTP answer';
   await recordAttempt(

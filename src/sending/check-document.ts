@@ -1,6 +1,6 @@
 import { Transition } from '../core/document-states';
 import { inspectUpload } from '../documents/detection';
-import { loadDocument } from '../documents/loader';
+import { loadDocument, whileBeating } from '../documents/loader';
 import { assertionInfo, type DocumentValidationInfo } from '../storage/models';
 import { validatorFailure, type Assertion, type ValidationResult } from '../validation';
 import type {
@@ -83,8 +83,9 @@ export async function validate(
   let outcome: ValidationOutcome;
   let result: ValidationResult | undefined;
   try {
-    deps.heartbeat();
-    result = await deps.validator.validate(bytes, { sourceFormat: formatId });
+    // A 1,000-line invoice takes seconds on an idle pool thread and minutes on a loaded machine: the step beats while
+    // the thread works, so a live validation is never taken for a dead worker's and started again beside itself.
+    result = await whileBeating(deps.heartbeat, () => deps.validator.validate(bytes, { sourceFormat: formatId }));
     const errors = result.assertions.filter((a) => a.flag === 'error');
     outcome = result.isValid
       ? {

@@ -5,7 +5,7 @@ import { readBytes, whileBeating } from '../documents/loader';
 import { buildPeppolMessage } from '../peppol/as4/message';
 import { stableMessageIds } from '../peppol/as4/message-ids';
 import { sendAs4Message } from '../peppol/as4/sender';
-import { formatId, peppolParticipant } from '../peppol/identifiers';
+import { formatId, peppolParticipant, type ParticipantId } from '../peppol/identifiers';
 import { buildSbd } from '../peppol/sbdh';
 import { readBusinessReference } from '../peppol/business-reference';
 import { convertForRecipient } from '../transform/recipient';
@@ -71,6 +71,14 @@ export async function signAndExchange(
     }),
   );
   return { message, out };
+}
+
+/**
+ * A delivery that did not go through (no answer, an error answer, a receipt that does not check out) may mean the
+ * recipient's endpoint or certificate changed: the next lookup asks its SMP again instead of using a kept answer.
+ */
+export function forgetOnFailure(sender: PeppolSender, outcome: string, receiver: ParticipantId): void {
+  if (outcome !== 'delivered' && outcome !== 'duplicate') sender.lookup.forget?.(receiver);
 }
 
 /**
@@ -148,6 +156,7 @@ export async function sendPeppol(deps: SendInvoiceDeps, input: SendPeppolInput):
     header: { ...header, countryC1: route.countryC1 },
     receiverCertificate,
   });
+  forgetOnFailure(sender, out.outcome, route.receiver);
   const result: SendPeppolOutcome = {
     outcome: out.outcome,
     messageId: message.messageId,

@@ -14,6 +14,8 @@ import type {
   SendHttpsInput,
   SendHttpsOutcome,
   PublishedDocumentEvent,
+  ResolveAndSendInput,
+  ResolveAndSendOutcome,
   ResolveRecipientInput,
   ResolveRecipientOutcome,
   SendEventInput,
@@ -49,7 +51,33 @@ export interface SendInvoiceSteps {
   sendHttps: (input: SendHttpsInput) => Promise<SendHttpsOutcome>;
   resolveRecipient: (input: ResolveRecipientInput) => Promise<ResolveRecipientOutcome>;
   sendPeppol: (input: SendPeppolInput) => Promise<SendPeppolOutcome>;
+  resolveAndSendPeppol: (input: ResolveAndSendInput) => Promise<ResolveAndSendOutcome>;
   publishSendEvent: (input: SendEventInput) => Promise<PublishedDocumentEvent>;
+}
+
+/**
+ * A run's first Peppol attempt as one step (one activity, not two): resolve the recipient, then send along the route
+ * found. Safe to run again after a crash at any point: the attempt is the same AS4 message under the same history
+ * key, so the receiver sees at most a duplicate it recognises; a conversion is made and stored again, the earlier
+ * copy referenced by no record (reconciliation removes it), as when a resolution alone is retried.
+ */
+export async function resolveAndSendPeppol(
+  deps: SendInvoiceDeps,
+  input: ResolveAndSendInput,
+): Promise<ResolveAndSendOutcome> {
+  const resolved = await resolveRecipient(deps, input);
+  if (resolved.kind === 'refused') return { resolved };
+  const { tenantId, documentId, facts, attempt, firstAttemptAt } = input;
+  const sent = await sendPeppol(deps, {
+    tenantId,
+    documentId,
+    ...(input.generation ? { generation: input.generation } : {}),
+    facts,
+    route: resolved.route,
+    attempt,
+    firstAttemptAt,
+  });
+  return { resolved, sent };
 }
 
 export function createSendInvoice(deps: SendInvoiceDeps): SendInvoiceSteps {
@@ -60,6 +88,7 @@ export function createSendInvoice(deps: SendInvoiceDeps): SendInvoiceSteps {
     sendHttps: (input) => sendHttps(deps, input),
     resolveRecipient: (input) => resolveRecipient(deps, input),
     sendPeppol: (input) => sendPeppol(deps, input),
+    resolveAndSendPeppol: (input) => resolveAndSendPeppol(deps, input),
     publishSendEvent: (input) => publishSendEvent(deps, input),
   };
 }

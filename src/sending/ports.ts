@@ -2,6 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { ApKeyRing } from '../peppol/pki/key-ring';
 import type { RevocationChecker } from '../peppol/pki/revocation';
 import type { RecipientLookup } from '../peppol/recipient-lookup';
+import type { ParticipantId } from '../peppol/identifiers';
 import type { CodeLists } from '../peppol/network-rules/code-lists';
 import type { sendAs4Message } from '../peppol/as4/sender';
 import type { DocumentStore } from '../documents/loader';
@@ -20,7 +21,8 @@ import type { ReportingItemSink } from '../reporting/peppol/items';
 
 /** What a worker needs to send over Peppol: recipient lookups (SML → SMP) and our AP keys. */
 export interface PeppolSender {
-  lookup: Pick<RecipientLookup, 'findEndpoint'>;
+  /** `forget`: a delivery to the participant failed, so a kept answer about it is not used again. */
+  lookup: Pick<RecipientLookup, 'findEndpoint'> & { forget?: (participant: ParticipantId) => void };
   keys: ApKeyRing;
   apCertificateAuthorities: readonly X509Certificate[];
   /** Checks the receipt signer's certificate for revocation (AS4_REVOCATION_CHECK); absent when switched off. */

@@ -228,11 +228,12 @@ describe('operations of the sendInvoice path', () => {
         tried: [],
       });
       expect(channel).toMatchObject({ ok: true, channel: { kind: 'peppol', hookId: null } });
-      const resolved = await use.resolveRecipient({ ...input, format, facts });
-      if (resolved.kind !== 'found') throw new Error(`not found: ${resolved.message}`);
+      // The run's first attempt: resolution and send in one step.
       const firstAttemptAt = new Date().toISOString();
-      const out = await use.sendPeppol({ ...input, facts, route: resolved.route, attempt: 1, firstAttemptAt });
-      expect(out.outcome).toBe('delivered');
+      const first = await use.resolveAndSendPeppol({ ...input, format, facts, attempt: 1, firstAttemptAt });
+      if (!('sent' in first)) throw new Error(`not found: ${first.resolved.message}`);
+      expect(first.resolved.route.endpointUrl).toBe(first.sent.endpoint);
+      expect(first.sent.outcome).toBe('delivered');
       return use.publishSendEvent({
         ...input,
         topic: 'InvoiceSent',

@@ -131,12 +131,16 @@ describe('operator searches (docs/operations.md) on the dev server', () => {
         event: { eventId: input.eventId, label: 'routed' },
       }),
       resolveRecipient: async (): Promise<ResolveRecipientOutcome> => ({ kind: 'found', route: ROUTE }),
-      sendPeppol: async (input: SendPeppolInput) => {
+      sendPeppol: async (input: Pick<SendPeppolInput, 'documentId'>) => {
         const answers = scripts.get(input.documentId)!.send!;
         const n = sendCounts.get(input.documentId) ?? 0;
         sendCounts.set(input.documentId, n + 1);
         return peppolAnswer(answers[Math.min(n, answers.length - 1)]!);
       },
+      resolveAndSendPeppol: async (input: Pick<SendPeppolInput, 'documentId'>) => ({
+        resolved: { kind: 'found', route: ROUTE },
+        sent: await activities.sendPeppol(input),
+      }),
       publishSendEvent: async (input: SendEventInput) => ({ eventId: input.eventId, label: input.topic }),
       checkOrder: async (): Promise<CheckOrderResult> => ({ ok: true, orderId: 'PO-1' }),
       sendOrderAttempt: async () => ({

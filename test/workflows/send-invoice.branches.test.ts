@@ -15,6 +15,8 @@ import type {
   SendHttpsOutcome,
   DocumentFacts,
   PeppolRoute,
+  ResolveAndSendInput,
+  ResolveAndSendOutcome,
   ResolveRecipientInput,
   ResolveRecipientOutcome,
   SendEventInput,
@@ -134,6 +136,8 @@ interface Run {
   choices: ChooseChannelInput[];
   emails: SendEmailInput[];
   posts: SendHttpsInput[];
+  /** The activity types the run scheduled, in order. */
+  scheduled: string[];
   /** Server time from the first step to the last (when each was scheduled). */
   serverMs: number;
 }
@@ -147,7 +151,12 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
     // is no measure: once the run has ended and before the client locks time again, the server may jump to a timer
     // it still holds (seen once as a jump of ten years).
     const stamps: number[] = [];
-    const stamp = () => stamps.push(Context.current().info.currentAttemptScheduledTimestampMs);
+    // The activities the run scheduled, in order (each one a round trip to the server and events in the history).
+    const scheduled: string[] = [];
+    const stamp = () => {
+      stamps.push(Context.current().info.currentAttemptScheduledTimestampMs);
+      scheduled.push(Context.current().info.activityType);
+    };
     const events: SendEventInput[] = [];
     const resolves: ResolveRecipientInput[] = [];
     const sends: SendPeppolInput[] = [];
@@ -206,6 +215,16 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
         if (!next) throw new Error('sendPeppol called more often than scripted');
         return next;
       },
+      // The first Peppol attempt: the scripted resolution, then (when it found a route) the scripted send, in one
+      // activity; calls lists both steps, `scheduled` the one activity.
+      resolveAndSendPeppol: async (input: ResolveAndSendInput): Promise<ResolveAndSendOutcome> => {
+        const resolved = await activities.resolveRecipient(input);
+        if (resolved.kind === 'refused') return { resolved };
+        const { format: _format, ...rest } = input;
+        const sent = await activities.sendPeppol({ ...rest, route: resolved.route });
+        scheduled.pop();
+        return { resolved, sent };
+      },
       publishSendEvent: async (input: SendEventInput) => {
         stamp();
         calls.push(`publish:${input.topic}`);
@@ -250,6 +269,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       choices,
       emails,
       posts,
+      scheduled,
       serverMs: stamps.length ? stamps.at(-1)! - stamps[0]! : 0,
     };
   }
@@ -321,6 +341,7 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       'resolveRecipient',
       'publish:InvoiceSentError',
     ]);
+    expect(r.scheduled).toEqual(['checkDocument', 'chooseChannel', 'resolveAndSendPeppol', 'publishSendEvent']);
     // The route is chosen from what the check found: the format and the facts travel with the run.
     expect(r.resolves[0]).toMatchObject({ format: DETECTED.ok ? DETECTED.format : {}, facts: FACTS });
     expect(r.events[0]).toMatchObject({
@@ -382,6 +403,17 @@ describe('sendInvoice branches (time-skipping server, stubbed activities)', () =
       'publish:InvoiceSentRetry',
       'sendPeppol:3',
       'publish:InvoiceSent',
+    ]);
+    // The first attempt resolves and sends in one activity; later attempts send along the route it found.
+    expect(r.scheduled).toEqual([
+      'checkDocument',
+      'chooseChannel',
+      'resolveAndSendPeppol',
+      'publishSendEvent',
+      'sendPeppol',
+      'publishSendEvent',
+      'sendPeppol',
+      'publishSendEvent',
     ]);
     // Every attempt is the same message: the route and the first attempt's time are carried unchanged.
     expect(new Set(r.sends.map((s) => s.firstAttemptAt)).size).toBe(1);

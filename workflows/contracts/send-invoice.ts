@@ -193,6 +193,24 @@ export interface SendPeppolOutcome {
   receiptMessageId?: string;
 }
 
+/**
+ * The first Peppol attempt of a run in one step: the recipient resolved and, when found, the document sent to it.
+ * Later attempts send along the route this answers (SendPeppolInput).
+ */
+export interface ResolveAndSendInput extends ResolveRecipientInput {
+  /** The run's generation (SendInvoiceInput.generation). */
+  generation?: number;
+  /** 1-based. */
+  attempt: number;
+  /** ISO time of the first attempt (SendPeppolInput.firstAttemptAt). */
+  firstAttemptAt: string;
+}
+
+/** The resolution, and the attempt's outcome when a route was found. */
+export type ResolveAndSendOutcome =
+  | { resolved: Extract<ResolveRecipientOutcome, { kind: 'refused' }> }
+  | { resolved: Extract<ResolveRecipientOutcome, { kind: 'found' }>; sent: SendPeppolOutcome };
+
 /** Choose the channel of one sending topic, and publish that topic's event (spec 6.2 `Send*`). */
 export interface ChooseChannelInput {
   /** The run's generation (SendInvoiceInput.generation). */
