@@ -18,6 +18,7 @@ import {
   Flt,
   FN_NS,
   Unsupported,
+  XPathError,
   isNode,
   type Expr,
   type Item,
@@ -267,11 +268,12 @@ function compileMatch(p: Extract<Expr, { k: 'path' }>, unit: CompileUnit): NodeM
       }
       const [pos, size] = pr.focus && n.parent ? positionOf(n, step) : [1, 1];
       const ctx: Ctx = { item: n, pos, size, current: n, doc: run.doc, vars: [], run };
-      const v = pr.f(ctx);
+      const v = patternPredicate(pr.f, ctx);
+      if (v === undefined) return false;
       if (v.length === 1 && isNumericItem(v[0]!)) {
         if (!pr.first) throw new Unsupported('a numeric predicate after the first in a match pattern');
         if (numericOf(v[0]!) !== (n.parent ? positionOf(n, step)[0] : 1)) return false;
-      } else if (!ebv(v)) return false;
+      } else if (!patternEbv(v)) return false;
     }
     return true;
   };
@@ -302,11 +304,35 @@ function withOuterPredicates(m: NodeMatcher, outer: readonly Expr[], unit: Compi
     if (!m(n, run)) return false;
     const ctx: Ctx = { item: n, pos: 1, size: 1, current: n, doc: run.doc, vars: [], run };
     for (const f of preds) {
-      const v = f(ctx);
-      if (v.length === 1 && isNumericItem(v[0]!) ? numericOf(v[0]!) !== 1 : !ebv(v)) return false;
+      const v = patternPredicate(f, ctx);
+      if (v === undefined) return false;
+      if (v.length === 1 && isNumericItem(v[0]!) ? numericOf(v[0]!) !== 1 : !patternEbv(v)) return false;
     }
     return true;
   };
+}
+
+/**
+ * A predicate of a match pattern. A dynamic error there does not stop the transformation: XSLT 2.0 (6.4) lets the
+ * processor treat the pattern as not matching the node, and Saxon does; so do we (undefined = no match).
+ */
+function patternPredicate(f: Evaluator, ctx: Ctx): Sequence | undefined {
+  try {
+    return f(ctx);
+  } catch (e) {
+    if (e instanceof XPathError) return undefined;
+    throw e;
+  }
+}
+
+/** The effective boolean value of a pattern predicate; an error there is a non-match too. */
+function patternEbv(v: Sequence): boolean {
+  try {
+    return ebv(v);
+  } catch (e) {
+    if (e instanceof XPathError) return false;
+    throw e;
+  }
 }
 
 function isNumericItem(it: Item): boolean {
