@@ -6,6 +6,8 @@ import {
   extractFromPdf,
   isPdf,
   parseXml,
+  parseXmlForReading,
+  type ReadDocument,
   type DetectedFormat,
   type XmlLimits,
 } from '../formats';
@@ -90,7 +92,10 @@ function previousVersions(manifest: RulesManifest, accepted: readonly string[]):
 }
 
 interface Prepared {
-  doc: Document;
+  /** The DOM, for mapping schema errors to elements (line numbers): given by the caller, or parsed when needed. */
+  doc?: Document;
+  /** The read tree (scanner-built), for detection and the compiled rules' XDM tree. */
+  read?: ReadDocument;
   xml: Buffer;
   text: string;
   format: DetectedFormat;
@@ -129,13 +134,15 @@ export function createValidator(options: ValidatorOptions): Validator {
       container = 'pdf';
     }
     const decoded = decodeXml(xmlInput, options.xmlLimits?.maxBytes);
-    const doc = parseXml(decoded.text, options.xmlLimits);
-    const format = detectFormatFromDocument(doc, {
+    // The scanner's read tree, not xmldom's DOM (several times cheaper on large invoices); the DOM is built only if a
+    // schema error needs its line numbers.
+    const read = parseXmlForReading(decoded.text, options.xmlLimits);
+    const format = detectFormatFromDocument(read, {
       ...(opts.sourceFormat ? { sourceFormat: opts.sourceFormat } : {}),
       ...(container ? { container } : {}),
     });
     const xml = typeof xmlInput === 'string' ? Buffer.from(xmlInput, 'utf8') : Buffer.from(xmlInput);
-    return { doc, xml, text: decoded.text, format };
+    return { read, xml, text: decoded.text, format };
   }
 
   async function run(p: Prepared, refs: PackRef[]): Promise<ValidationResult> {
@@ -169,6 +176,7 @@ export function createValidator(options: ValidatorOptions): Validator {
       });
       truncated ||= r.truncated;
       for (const issue of r.issues) {
+        p.doc ??= parseXml(p.text, options.xmlLimits);
         const el = findElement(p.doc, issue.line, issue.element);
         const { ruleId, text } = explainSchemaIssue(issue, el);
         assertions.push({
@@ -192,7 +200,7 @@ export function createValidator(options: ValidatorOptions): Validator {
       if (engine === 'compiled') {
         const c = compiledPack(q);
         if (c.ok) {
-          xdm ??= buildXdmTree(p.doc);
+          xdm ??= buildXdmTree(p.read ?? parseXmlForReading(p.text, options.xmlLimits));
           try {
             return { found: runCompiledPack(c, xdm).map((f) => assertionOf(q, f)), engine: 'compiled' };
           } catch {

@@ -166,12 +166,6 @@ function keyOfPattern(p: Extract<Expr, { k: 'path' }>): string | undefined {
   return `${last.axis === 'attribute' ? 'A' : 'E'}{${last.test.ns}}${last.test.local}`;
 }
 
-function keyOfNode(n: XNode): string | undefined {
-  if (n.kind === ELEMENT) return `E{${n.ns}}${n.local}`;
-  if (n.kind === ATTRIBUTE) return `A{${n.ns}}${n.local}`;
-  return undefined;
-}
-
 function nodeTestOf(test: NodeTest, axis: 'child' | 'attribute'): (n: XNode) => boolean {
   const onAxis =
     axis === 'attribute'
@@ -475,8 +469,7 @@ export function runProgram(program: CompiledProgram, doc: XNode, profile?: RuleP
 }
 
 function findRule(pattern: CompiledPattern, n: XNode, run: RunState): CompiledRule | undefined {
-  const key = keyOfNode(n);
-  const list = (key !== undefined ? pattern.byKey.get(key) : undefined) ?? pattern.generic;
+  const list = (n.key !== '' ? pattern.byKey.get(n.key) : undefined) ?? pattern.generic;
   for (const c of list) if (c.matches(n, run)) return c.rule;
   return undefined;
 }
@@ -522,6 +515,7 @@ function walk(
         if (hit === (c.kind === 'successful-report')) out.push(emit(c, ctx));
       }
     }
+    if (rule.apply === ATTRS_AND_ELEMENTS) return walkAttributesAndElements(pattern, n, run, out, profile);
     next = rule.apply(n, ctx);
   } else if (n.kind === DOCUMENT) {
     // The built-in rule for the document node: on to its children.
@@ -532,12 +526,29 @@ function walk(
   } else if (!pattern.defaultApply) {
     if (n.kind !== ELEMENT) return;
     next = n.children;
+  } else if (pattern.defaultApply === ATTRS_AND_ELEMENTS) {
+    return walkAttributesAndElements(pattern, n, run, out, profile);
   } else {
     const ctx: Ctx = { item: n, pos, size, current: n, doc: run.doc, vars: [], run };
     next = pattern.defaultApply(n, ctx);
   }
   const count = next.length;
   for (let k = 0; k < count; k++) walk(pattern, next[k]!, k + 1, count, run, out, profile);
+}
+
+/** apply-templates select="@*|*" (the skeleton's usual), walked without building the node list. */
+function walkAttributesAndElements(
+  pattern: CompiledPattern,
+  n: XNode,
+  run: RunState,
+  out: RawAssertion[],
+  profile: RuleProfile | undefined,
+): void {
+  const attrs = n.attrs;
+  const elements = n.elements;
+  const total = attrs.length + elements.length;
+  for (let k = 0; k < attrs.length; k++) walk(pattern, attrs[k]!, k + 1, total, run, out, profile);
+  for (let k = 0; k < elements.length; k++) walk(pattern, elements[k]!, attrs.length + k + 1, total, run, out, profile);
 }
 
 function emit(c: CompiledCheck, ctx: Ctx): RawAssertion {

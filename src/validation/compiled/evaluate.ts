@@ -1051,6 +1051,7 @@ function temporaryDocument(items: Sequence): XNode {
     attrs: [],
     order: 0,
     end: 0,
+    key: '',
     value: '',
     index: 0,
     root: undefined as unknown as XNode,

@@ -42,6 +42,8 @@ export interface XNode {
   /** Position among the parent's `children` (attributes: among `attrs`). */
   readonly index: number;
   readonly root: XNode;
+  /** `E{ns}local` for an element, `A{ns}local` for an attribute, '' otherwise: rule lookup and name indexes. */
+  readonly key: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

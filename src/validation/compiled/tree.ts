@@ -18,13 +18,16 @@ class Node implements XNode {
   end = 0;
   index = 0;
   root!: XNode;
+  readonly key: string;
   constructor(
     readonly kind: NodeKind,
     readonly ns: string,
     readonly local: string,
     readonly name: string,
     public value: string,
-  ) {}
+  ) {
+    this.key = kind === ELEMENT ? `E{${ns}}${local}` : kind === ATTRIBUTE ? `A{${ns}}${local}` : '';
+  }
 }
 
 function localOf(name: string): string {
