@@ -3,6 +3,8 @@ import {
   compileVariable,
   CompileUnit,
   declareFunction,
+  isNumeric,
+  numericValue,
   Scope,
   valueOfText,
   type Ctx,
@@ -14,14 +16,11 @@ import {
   DOCUMENT,
   ELEMENT,
   TEXT,
-  Dec,
-  Flt,
   FN_NS,
   Unsupported,
   XPathError,
   isNode,
   type Expr,
-  type Item,
   type NodeTest,
   type Sequence,
   type Step,
@@ -264,9 +263,9 @@ function compileMatch(p: Extract<Expr, { k: 'path' }>, unit: CompileUnit): NodeM
       const ctx: Ctx = { item: n, pos, size, current: n, doc: run.doc, vars: [], run };
       const v = patternPredicate(pr.f, ctx);
       if (v === undefined) return false;
-      if (v.length === 1 && isNumericItem(v[0]!)) {
+      if (v.length === 1 && isNumeric(v[0]!)) {
         if (!pr.first) throw new Unsupported('a numeric predicate after the first in a match pattern');
-        if (numericOf(v[0]!) !== (n.parent ? positionOf(n, step)[0] : 1)) return false;
+        if (numericValue(v[0]!) !== (n.parent ? positionOf(n, step)[0] : 1)) return false;
       } else if (!patternEbv(v)) return false;
     }
     return true;
@@ -300,7 +299,7 @@ function withOuterPredicates(m: NodeMatcher, outer: readonly Expr[], unit: Compi
     for (const f of preds) {
       const v = patternPredicate(f, ctx);
       if (v === undefined) return false;
-      if (v.length === 1 && isNumericItem(v[0]!) ? numericOf(v[0]!) !== 1 : !patternEbv(v)) return false;
+      if (v.length === 1 && isNumeric(v[0]!) ? numericValue(v[0]!) !== 1 : !patternEbv(v)) return false;
     }
     return true;
   };
@@ -327,17 +326,6 @@ function patternEbv(v: Sequence): boolean {
     if (e instanceof XPathError) return false;
     throw e;
   }
-}
-
-function isNumericItem(it: Item): boolean {
-  return typeof it === 'number' || it instanceof Dec || it instanceof Flt;
-}
-
-function numericOf(it: Item): number {
-  if (typeof it === 'number') return it;
-  if (it instanceof Flt) return it.n;
-  const d = it as Dec;
-  return Number(d.units) / 10 ** d.scale;
 }
 
 const ATTRS_AND_ELEMENTS: Applier = (n) => (n.attrs.length === 0 ? n.elements : [...n.attrs, ...n.elements]);

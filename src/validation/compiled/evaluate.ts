@@ -462,11 +462,11 @@ function directCollector(axis: Axis, test: NodeTest): ((n: XNode, t: Test, out: 
 
 const REVERSE_AXES = new Set<Axis>(['parent', 'ancestor', 'ancestor-or-self', 'preceding-sibling', 'preceding']);
 
-function isNumeric(it: Item): boolean {
+export function isNumeric(it: Item): boolean {
   return typeof it === 'number' || it instanceof Dec || it instanceof Flt;
 }
 
-function numericValue(it: Item): number {
+export function numericValue(it: Item): number {
   if (typeof it === 'number') return it;
   if (it instanceof Flt) return it.n;
   const d = it as Dec;

@@ -21,6 +21,7 @@ import {
 } from './model';
 import {
   AnyUriValue,
+  CAST_TARGETS,
   DateTimeValue,
   DurationValue,
   adjustToTimezone,
@@ -1130,22 +1131,7 @@ for (const [fn, type, part] of [
 }
 
 // xs: constructor functions: `cast as T?`.
-for (const t of [
-  'string',
-  'untypedAtomic',
-  'boolean',
-  'decimal',
-  'integer',
-  'double',
-  'float',
-  'date',
-  'dateTime',
-  'time',
-  'duration',
-  'dayTimeDuration',
-  'yearMonthDuration',
-  'anyURI',
-]) {
+for (const t of CAST_TARGETS) {
   const type: QName = { ns: XS_NS, local: t };
   def(t, [1], (_c, a) => castAs(a[0]!, type, true), XS_NS);
 }

@@ -984,7 +984,8 @@ export function currentDateTime(now: Date): DateTimeValue {
 // ---------------------------------------------------------------------------------------------------------------------
 // Casts
 
-const CAST_TARGETS = new Set([
+/** The atomic types casts (and the xs: constructor functions) support. */
+export const CAST_TARGETS: ReadonlySet<string> = new Set([
   'string',
   'untypedAtomic',
   'boolean',
