@@ -78,7 +78,7 @@ async function single({ plan, rulesDir }) {
   const { createValidator } = require(path.join(DIST, 'validator.js'));
   const { parseForSaxon, runSchematronPack } = require(path.join(DIST, 'schematron.js'));
   const compiled = require(path.join(DIST, 'compiled', 'index.js'));
-  const { parseXml } = require(path.join(DIST, '..', 'formats'));
+  const { parseXmlForReading } = require(path.join(DIST, '..', 'formats'));
   const v = createValidator({ rulesDir, rulesEngine: 'compiled' });
   const vSaxon = createValidator({ rulesDir, rulesEngine: 'saxon-js' });
   const out = [];
@@ -107,7 +107,8 @@ async function single({ plan, rulesDir }) {
         for (const p of schematron) runSchematronPack(p, doc);
       }, plan.rulesOnly),
     );
-    // The same packs compiled: parse, XDM tree, every pack (each must have compiled: no silent SaxonJS here).
+    // The same packs compiled: parse (the scanner's read tree, as the validator does), XDM tree, every pack (each must
+    // have compiled: no silent SaxonJS here).
     const programs = schematron.map((p) => {
       const c = compiled.compiledPack(p);
       if (!c.ok) throw new Error(`pack ${p.id} ${p.version} did not compile: ${c.reason}`);
@@ -115,7 +116,7 @@ async function single({ plan, rulesDir }) {
     });
     const rulesOnlyCompiled = summary(
       await timed(async () => {
-        const tree = compiled.buildXdmTree(parseXml(text));
+        const tree = compiled.buildXdmTree(parseXmlForReading(text));
         for (const c of programs) compiled.runCompiledPack(c, tree);
       }, plan.rulesOnlyCompiled ?? plan.rulesOnly),
     );
@@ -216,14 +217,14 @@ async function profile({ rulesDir, top }) {
   const { createValidator } = require(path.join(DIST, 'validator.js'));
   const compiled = require(path.join(DIST, 'compiled', 'index.js'));
   const engine = require(path.join(DIST, 'compiled', 'engine.js'));
-  const { parseXml } = require(path.join(DIST, '..', 'formats'));
+  const { parseXmlForReading } = require(path.join(DIST, '..', 'formats'));
   const v = createValidator({ rulesDir });
   const pack = await v.store.get('en16931-ubl');
   const c = compiled.compiledPack(pack);
   if (!c.ok) throw new Error(`en16931-ubl did not compile: ${c.reason}`);
   const perDoc = [];
   for (const d of docs.benchmarkDocuments()) {
-    const tree = compiled.buildXdmTree(parseXml(d.body.toString('utf8')));
+    const tree = compiled.buildXdmTree(parseXmlForReading(d.body.toString('utf8')));
     for (let k = 0; k < 3; k++) compiled.runCompiledPack(c, tree);
     const runs = [];
     for (let k = 0; k < 3; k++) {
