@@ -394,8 +394,8 @@ async function ensureFerretdb() {
 
 /** FerretDB's storage when it is the database: LOCAL_DB_BACKEND, `sqlite` or `postgres` (docs/decisions.md). */
 const LOCAL_DB_BACKENDS = ['sqlite', 'postgres'];
-// PostgreSQL by measurement: docs/decisions.md, "FerretDB runs on PostgreSQL by default".
-const DEFAULT_LOCAL_DB_BACKEND = 'postgres';
+// SQLite until the whole suite has run on PostgreSQL: docs/decisions.md, "FerretDB's backend".
+const DEFAULT_LOCAL_DB_BACKEND = 'sqlite';
 
 function localDbBackend(env = process.env) {
   const v = (env.LOCAL_DB_BACKEND || DEFAULT_LOCAL_DB_BACKEND).trim().toLowerCase();
