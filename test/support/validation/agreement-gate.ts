@@ -14,6 +14,7 @@ import {
   type AgreementReport,
   type CorpusDocument,
   type Engine,
+  type FallbackLog,
 } from './agreement';
 import type { MutationSource } from './mutations';
 import { requirePacks, validator } from '../../unit/validation/support';
@@ -23,7 +24,10 @@ import { requirePacks, validator } from '../../unit/validation/support';
  * runs it (compiledEngine in agreement.ts says how refused packs and dynamic errors are held). Engine A, the
  * reference, is SaxonJS through the validator's own path (runSchematronPack).
  */
-const engineB = (store: RulePackStore): Engine => compiledEngine(store);
+const fallbacks: FallbackLog = { count: 0, cases: [] };
+const engineB = (store: RulePackStore): Engine => compiledEngine(store, fallbacks);
+/** At most this share of cases may be handed to SaxonJS after a dynamic error of the compiled rules. */
+const MAX_FALLBACK_SHARE = 0.005;
 
 /**
  * The gate of the compiled Schematron engine: on every case it must fire the same assertions as SaxonJS, in the same
@@ -58,6 +62,15 @@ export interface GatePart {
  */
 export function agreementGate(part: GatePart): void {
   function expectAgreement(report: AgreementReport, floor: number): void {
+    const handedOver = fallbacks.count;
+    fallbacks.count = 0;
+    const shownFallbacks = fallbacks.cases.splice(0);
+    if (handedOver > MAX_FALLBACK_SHARE * report.cases) {
+      throw new Error(
+        `${handedOver} of ${report.cases} cases went to SaxonJS after a dynamic error of the compiled rules ` +
+          `(at most ${MAX_FALLBACK_SHARE * 100} % may):\n${shownFallbacks.join('\n')}`,
+      );
+    }
     if (report.disagreements.length > 0) {
       const shown = report.disagreements.slice(0, SHOWN).map(formatDisagreement);
       const more = report.disagreements.length - shown.length;
