@@ -228,7 +228,7 @@ export function saxonEngine(store: RulePackStore): Engine {
   };
 }
 
-/** Documents the compiled engine handed to SaxonJS after a dynamic error of its own (see compiledEngine). */
+/** Documents SaxonJS answered after the compiled rules raised a dynamic error on them (see compiledEngine). */
 export interface FallbackLog {
   count: number;
   cases: string[];
@@ -237,9 +237,10 @@ export interface FallbackLog {
 /**
  * The compiled engine as the validator runs it (src/validation/compiled). A pack the compiler refuses runs on SaxonJS,
  * as in the validator (which packs those are is pinned by test/unit/validation/compiled/engine.test.ts). A dynamic
- * error of the compiled rules hands the document to SaxonJS, as the validator does, so the answer is SaxonJS's; such
- * hand-overs are counted in `fallbacks` (XPath lets SaxonJS skip an error a full evaluation meets: an existential
- * comparison stops at its first match, so a later item's error is never raised), and the gate bounds them.
+ * error of the compiled rules hands the document to SaxonJS, as the validator does, so the result is SaxonJS's: its
+ * refusal (then both engines refused) or its answer. Answers are counted in `fallbacks` (XPath lets SaxonJS skip an
+ * error a full evaluation meets: an existential comparison stops at its first match, so a later item's error is never
+ * raised), and the gate bounds them.
  */
 export function compiledEngine(store: RulePackStore, fallbacks?: FallbackLog): Engine {
   const reference = saxonEngine(store);
@@ -259,11 +260,14 @@ export function compiledEngine(store: RulePackStore, fallbacks?: FallbackLog): E
       return runCompiledPack(c, lastTree).map((f) => assertionOf(pack, f));
     } catch (e) {
       if (!(e instanceof XPathError)) throw e;
+      // SaxonJS judges the document, as in the validator: its refusal (the usual case: both engines refuse) or its
+      // answer, which is a hand-over to count.
+      const answer = await reference(packId, xmlText);
       if (fallbacks) {
         fallbacks.count++;
         if (fallbacks.cases.length < 20) fallbacks.cases.push(`${packId}: ${e.code} ${e.message}`);
       }
-      return reference(packId, xmlText);
+      return answer;
     }
   };
 }
