@@ -3,6 +3,7 @@ import {
   compileVariable,
   CompileUnit,
   declareFunction,
+  isDescendantOrSelfNode,
   isNumeric,
   numericValue,
   Scope,
@@ -23,7 +24,6 @@ import {
   type Expr,
   type NodeTest,
   type Sequence,
-  type Step,
   type XNode,
 } from './model';
 import type { Check, Pattern, Rule, SchematronProgram } from './program';
@@ -203,22 +203,12 @@ function usesFocusPosition(e: Expr): boolean {
   );
 }
 
-function isDescendantMarker(s: Step): boolean {
-  return (
-    s.k === 'axis' &&
-    s.axis === 'descendant-or-self' &&
-    s.test.k === 'kind' &&
-    s.test.kind === 'node' &&
-    s.preds.length === 0
-  );
-}
-
 /** An XSLT path pattern as a test on one node, matched from its last step back towards the root. */
 function compileMatch(p: Extract<Expr, { k: 'path' }>, unit: CompileUnit): NodeMatcher {
   const root = p.root;
   if (p.steps.length === 0) return (n) => n.kind === DOCUMENT;
   const steps = p.steps.map((s) => {
-    if (isDescendantMarker(s)) return { marker: true as const };
+    if (isDescendantOrSelfNode(s)) return { marker: true as const };
     if (s.k !== 'axis' || (s.axis !== 'child' && s.axis !== 'attribute')) {
       throw new Unsupported('a match pattern step that is not on the child or attribute axis');
     }

@@ -752,7 +752,8 @@ const BOOLEAN_FUNCTIONS = new Set([
   'matches',
 ]);
 
-function isDescendantOrSelfNode(s: Step): boolean {
+/** descendant-or-self::node() without predicates: what `//` stands for. */
+export function isDescendantOrSelfNode(s: Step): boolean {
   return (
     s.k === 'axis' &&
     s.axis === 'descendant-or-self' &&
