@@ -140,9 +140,9 @@ async function main() {
     },
     (err) => err,
   );
-  // The validation tests need the official rule packs (transforms/rules-manifest.json): fetched and compiled once
-  // into the cache outside git, a no-op when the cache is warm.
-  const rules = run('rules:fetch', [path.join(__dirname, 'rules', 'fetch.js')], baseEnv);
+  // The validation tests need the official rule packs (transforms/rules-manifest.json) and its official test documents
+  // (`samples`): fetched and compiled once into the cache outside git, a no-op when the cache is warm.
+  const rules = run('rules:fetch', [path.join(__dirname, 'rules', 'fetch.js'), '--samples'], baseEnv);
   // The phase4 interop tests need the Java harness (Maven Central, once); built here so its first resolve does not
   // run inside a test's time limit.
   // After rules:fetch, not beside it: both run Maven, and Maven 3.8 does not guard its local repository against two

@@ -100,6 +100,11 @@ export type PackCoordinate = `${string}@${string}`;
 export interface RulePackUse {
   pack: PackCoordinate;
   entry?: string;
+  /**
+   * Assertions of this pack whose flag the format's scenario sets otherwise than the artefact (KoSIT's `customLevel`
+   * in the XRechnung validator configuration): rule id → flag. The pack runs unchanged; its findings are re-levelled.
+   */
+  levels?: Readonly<Record<string, 'error' | 'warning'>>;
 }
 
 export const ROOT = '<root>';
@@ -195,8 +200,35 @@ const FACTURX_XSD = (profile: string): RulePackUse => ({ pack: 'facturx-xsd@2.4'
 const facturx = (profile: string): RuleSpec => ({
   packs: [FACTURX_XSD(profile), rules(`facturx-${profile}@2.4`)],
 });
-const XRECHNUNG_UBL_RULES: RuleSpec = { packs: [UBL_SCHEMA(), EN16931_UBL, rules('xrechnung-ubl@3.0.2')] };
-const XRECHNUNG_CII_RULES: RuleSpec = { packs: [CII_SCHEMA, EN16931_CII, rules('xrechnung-cii@3.0.2')] };
+
+/**
+ * XRechnung's scenarios re-level some EN 16931 rules (the KoSIT validator configuration's `customLevel`, which
+ * phive-rules-xrechnung 4.2.3 reproduces for 3.0.2; "information" is a warning here). Every scenario: BR-CL-21 and
+ * BR-CL-23 (code lists that lag their registries) are warnings. CVD: BR-CL-13 too (BT-158's scheme `CVD` is not in
+ * UNTDID 7143; BR-TMP-CVD-01 decides instead). Extension: the code lists it widens (BR-CL-10, -11, -24, -25, -26: XR01–
+ * XR03 schemes, `application/xml` attachments) and, in UBL, BR-CO-16 and UBL-CR-470 (third-party payments, BG-DEX-09,
+ * which BR-DEX-09 checks). In CII, three syntax rules the CEN artefact flags as warnings are errors (one payment terms
+ * element, one description, one tax per line).
+ */
+const XR_LEVELS = { 'BR-CL-21': 'warning', 'BR-CL-23': 'warning' } as const;
+const XR_CII_LEVELS = { ...XR_LEVELS, 'CII-SR-452': 'error', 'CII-SR-453': 'error', 'CII-SR-454': 'error' } as const;
+const XR_EXTENSION_CODE_LISTS = ['BR-CL-10', 'BR-CL-11', 'BR-CL-24', 'BR-CL-25', 'BR-CL-26'] as const;
+const relevel = (ids: readonly string[]) => Object.fromEntries(ids.map((id) => [id, 'warning' as const]));
+const xrechnungRules = (syntax: 'ubl' | 'cii', levels: Readonly<Record<string, 'error' | 'warning'>>): RuleSpec => ({
+  packs:
+    syntax === 'ubl'
+      ? [UBL_SCHEMA(), { ...EN16931_UBL, levels }, rules('xrechnung-ubl@3.0.2')]
+      : [CII_SCHEMA, { ...EN16931_CII, levels }, rules('xrechnung-cii@3.0.2')],
+});
+const XRECHNUNG_UBL_RULES = xrechnungRules('ubl', XR_LEVELS);
+const XRECHNUNG_CII_RULES = xrechnungRules('cii', XR_CII_LEVELS);
+const XRECHNUNG_CVD_UBL_RULES = xrechnungRules('ubl', { ...XR_LEVELS, ...relevel(['BR-CL-13']) });
+const XRECHNUNG_CVD_CII_RULES = xrechnungRules('cii', { ...XR_CII_LEVELS, ...relevel(['BR-CL-13']) });
+const XRECHNUNG_EXTENSION_UBL_RULES = xrechnungRules('ubl', {
+  ...XR_LEVELS,
+  ...relevel([...XR_EXTENSION_CODE_LISTS, 'BR-CO-16', 'UBL-CR-470']),
+});
+const XRECHNUNG_EXTENSION_CII_RULES = xrechnungRules('cii', { ...XR_CII_LEVELS, ...relevel(XR_EXTENSION_CODE_LISTS) });
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Targets' shared parts
@@ -431,7 +463,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       urn: XRECHNUNG_3_EXTENSION,
       match: [pattern(XR_EXTENSION, { versionGroup: 1 })],
     }),
-    rules: XRECHNUNG_UBL_RULES,
+    rules: XRECHNUNG_EXTENSION_UBL_RULES,
   }),
   entry({
     formats: ublInvoiceAndCreditNote({
@@ -440,7 +472,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       urn: XRECHNUNG_3_CVD,
       match: [pattern(XR_CVD, { versionGroup: 1 })],
     }),
-    rules: XRECHNUNG_UBL_RULES,
+    rules: XRECHNUNG_CVD_UBL_RULES,
   }),
   ...pintEntries(),
   entry({
@@ -688,7 +720,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       roots: [CII_ROOT],
       match: [pattern(XR_EXTENSION, { versionGroup: 1 })],
     },
-    rules: XRECHNUNG_CII_RULES,
+    rules: XRECHNUNG_EXTENSION_CII_RULES,
   }),
   entry({
     formats: {
@@ -699,7 +731,7 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       roots: [CII_ROOT],
       match: [pattern(XR_CVD, { versionGroup: 1 })],
     },
-    rules: XRECHNUNG_CII_RULES,
+    rules: XRECHNUNG_CVD_CII_RULES,
   }),
   entry({
     formats: {
@@ -729,12 +761,13 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
       match: [prefix(PEPPOL_BIS3)],
       version: '3.0',
     },
+    // Not a target either (src/transform/table.ts): the gateway writes only what it can check with the rules in force.
     rules: {
       notAvailable:
-        'OpenPeppol publishes no compiled CII rules for BIS Billing 3 on Maven Central (phive-rules-peppol ships ' +
-        'UBL only)',
+        'OpenPeppol publishes no current CII rules for BIS Billing 3: the last on Maven Central are release 3.0.15 ' +
+        '(2023, phive-rules-peppol up to 3.1.5), withdrawn since; the gateway does not judge a document by withdrawn ' +
+        'rules',
     },
-    target: { name: 'Peppol BIS Billing 3.0 CII', ...PEPPOL_BIS3_TARGET },
   }),
 
   // --- ZUGFeRD 1.0 -------------------------------------------------------------------------------------------------
@@ -852,7 +885,8 @@ export const FORMAT_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
     }),
     rules: NOT_MAPPED,
   }),
-  // XRechnung 2.x (UBL and CII, the extension included): each release named with the day it stopped being accepted.
+  // XRechnung 1.2 and 2.x (UBL and CII, the extension included): each release named with the day it stopped being
+  // accepted.
   ...XRECHNUNG_RETIRED.flatMap((r) => {
     const id = `xrechnung-${r.version}`;
     const refused = { code: 'UNKNOWN_FORMAT', message: xrechnungRetiredRefusal(r) } as const;

@@ -142,6 +142,7 @@ export const SI_UBL_1_REFUSAL =
  * take effect on 1 February and 1 August) and its successor.
  */
 export const XRECHNUNG_RETIRED: ReadonlyArray<{ version: string; until: string; successor: string }> = [
+  { version: '1.2', until: '1 January 2021', successor: '2.0' },
   { version: '2.0', until: '1 February 2022', successor: '2.1' },
   { version: '2.1', until: '1 August 2022', successor: '2.2' },
   { version: '2.2', until: '1 August 2023', successor: '2.3' },

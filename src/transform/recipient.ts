@@ -18,7 +18,6 @@ export const RECIPIENT_FORMAT_PREFERENCE = [
   'nlcius-cii',
   'en16931-ubl',
   'en16931-cii',
-  'peppol-bis3-cii',
 ] as const;
 
 export interface RecipientAlternative {

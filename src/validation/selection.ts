@@ -17,6 +17,8 @@ export interface PackRef {
   version?: string;
   /** For schema packs: the document root whose schema applies. */
   entry?: string;
+  /** The format's re-levelled rules of this pack (catalogue `levels`); an explicit `ruleSet` runs packs as published. */
+  levels?: Readonly<Record<string, 'error' | 'warning'>>;
 }
 
 export interface Selection {
@@ -42,7 +44,7 @@ export function selectRulePacks(format: DetectedFormat): Selection {
   for (const use of rules.packs) {
     const id = use.pack.slice(0, use.pack.lastIndexOf('@'));
     if (use.entry === undefined) {
-      packs.push({ id });
+      packs.push({ id, ...(use.levels ? { levels: use.levels } : {}) });
       continue;
     }
     const entry = use.entry === ROOT ? format.rootName : use.entry === VERSION ? format.version : use.entry;

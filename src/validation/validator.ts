@@ -101,6 +101,16 @@ interface Prepared {
   format: DetectedFormat;
 }
 
+/** A format's scenario sets the flag of some of a pack's rules (PackRef.levels); the reason code follows the flag. */
+function relevel<T extends { found: Assertion[] }>(r: T, levels: PackRef['levels']): T {
+  if (!levels) return r;
+  const found = r.found.map((a) => {
+    const flag = Object.hasOwn(levels, a.ruleId) ? levels[a.ruleId] : undefined;
+    return flag === undefined || flag === a.flag ? a : { ...a, flag, reasonCode: reasonCodeOf(a.artifact, flag) };
+  });
+  return { ...r, found };
+}
+
 export function createValidator(options: ValidatorOptions): Validator {
   const manifest = options.manifest ?? loadManifest();
   const store = new RulePackStore(options.rulesDir, manifest);
@@ -219,7 +229,7 @@ export function createValidator(options: ValidatorOptions): Validator {
         for (const q of [pack, ...older]) outcomes.push({ id: q.id, version: q.version, outcome: 'not-run' });
         continue;
       }
-      const current = await runPack(pack);
+      const current = relevel(await runPack(pack), ref.levels);
       // The current version's findings are what the sender sees, also when an older accepted version passes.
       assertions.push(...current.found);
       let passed = !current.found.some((a) => a.flag === 'error');
@@ -231,7 +241,7 @@ export function createValidator(options: ValidatorOptions): Validator {
       });
       for (const q of older) {
         if (q.kind !== 'schematron') continue;
-        const r = await runPack(q);
+        const r = relevel(await runPack(q), ref.levels);
         const ok = !r.found.some((a) => a.flag === 'error');
         outcomes.push({ id: q.id, version: q.version, outcome: ok ? 'passed' : 'failed', engine: r.engine });
         passed ||= ok;

@@ -7,7 +7,8 @@ const fs = require('node:fs');
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const ID = /^[a-z0-9][a-z0-9.-]*$/;
-const COORDINATES = /^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$/;
+// group:artifact:version, with an optional :classifier (test-sources jars of official test documents).
+const COORDINATES = /^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+(?::[A-Za-z0-9_.-]+)?$/;
 
 /** JSON with object keys sorted at every level: a stable text to hash. */
 function canonicalJson(value) {
@@ -42,13 +43,18 @@ function checkManifest(m, { pinned }) {
   if (m.manifestVersion !== 1) fail('manifestVersion must be 1');
   if (!m.artifacts || typeof m.artifacts !== 'object') fail('artifacts missing');
   for (const [name, a] of Object.entries(m.artifacts)) {
-    if (!COORDINATES.test(a.coordinates || '')) fail(`artifact ${name}: coordinates must be group:artifact:version`);
+    if (!COORDINATES.test(a.coordinates || ''))
+      fail(`artifact ${name}: coordinates must be group:artifact:version[:classifier]`);
     if (pinned && !SHA256.test(a.sha256 || ''))
       fail(`artifact ${name}: sha256 not pinned (run npm run rules:fetch -- --pin)`);
   }
   for (const [id, t] of Object.entries(m.tools || {})) {
     if (!Array.isArray(t.classpath) || t.classpath.length === 0) fail(`tool ${id}: classpath missing`);
     for (const a of t.classpath) if (!m.artifacts[a]) fail(`tool ${id}: unknown artifact ${a}`);
+  }
+  for (const [id, x] of Object.entries(m.samples || {})) {
+    if (!m.artifacts[x.artifact]) fail(`samples ${id}: unknown artifact ${x.artifact}`);
+    if (typeof x.prefix !== 'string' || x.prefix === '') fail(`samples ${id}: prefix missing`);
   }
   const seen = new Set();
   for (const p of m.packs || []) {

@@ -429,6 +429,7 @@ describe('detectFormat: refusals', () => {
   });
 
   it.each([
+    ['1.2', '1 January 2021', '2.0'],
     ['2.0', '1 February 2022', '2.1'],
     ['2.1', '1 August 2022', '2.2'],
     ['2.2', '1 August 2023', '2.3'],
@@ -652,7 +653,7 @@ describe('format registry', () => {
       'zugferd1-extended',
       'si-ubl-1-invoice',
       'si-ubl-1-creditnote',
-      ...['2.0', '2.1', '2.2', '2.3'].flatMap((v) => [
+      ...['1.2', '2.0', '2.1', '2.2', '2.3'].flatMap((v) => [
         `xrechnung-${v}-ubl-invoice`,
         `xrechnung-${v}-ubl-creditnote`,
         `xrechnung-${v}-cii`,

@@ -11,7 +11,7 @@ const { openZip } = require('../../../scripts/rules/lib/zip') as {
   openZip(file: string): { names(): string[]; has(n: string): boolean; read(n: string): Buffer };
 };
 const fetch = require('../../../scripts/rules/fetch') as {
-  parseArgs(argv: string[]): { packs: string[]; pin: boolean; force: boolean };
+  parseArgs(argv: string[]): { packs: string[]; pin: boolean; force: boolean; samples: boolean };
   driverSchema(imports: Array<{ namespace: string; location: string }>): string;
   matchingParen(text: string, open: number): number;
   TRANSFORMS: Record<string, (text: string) => [string, number]>;
@@ -101,7 +101,9 @@ describe('fetch script helpers', () => {
       packs: ['a', 'b', 'c'],
       pin: false,
       force: true,
+      samples: false,
     });
+    expect(fetch.parseArgs(['--samples']).samples).toBe(true);
     expect(() => fetch.parseArgs(['--what'])).toThrow(/unknown argument/);
   });
 

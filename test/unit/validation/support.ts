@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { DOMParser } from '@xmldom/xmldom';
 import { loadConfig } from '../../../src/config/load-config';
 import { createValidator, type Validator } from '../../../src/validation';
@@ -15,6 +16,40 @@ let shared: Validator | undefined;
 export function validator(): Validator {
   shared ??= createValidator({ rulesDir: RULES_DIR });
   return shared;
+}
+
+interface SamplesManifest {
+  artifacts: Record<string, { coordinates: string }>;
+  samples: Record<string, { artifact: string; prefix: string }>;
+}
+
+/**
+ * Official test documents of the manifest's `samples` (read from their jar, which `npm test` fetches with
+ * `rules:fetch --samples`), by path below the sample set's folder. Fails, naming the command, when the jar is missing.
+ */
+export function officialSamples(name: string): Array<{ path: string; xml: Buffer }> {
+  /* eslint-disable @typescript-eslint/no-require-imports -- the fetch script's own CommonJS helpers */
+  const manifest = require('../../../transforms/rules-manifest.json') as SamplesManifest;
+  const { jarName } = require('../../../scripts/rules/fetch.js') as { jarName: (c: string) => string };
+  const { openZip } = require('../../../scripts/rules/lib/zip.js') as {
+    openZip: (file: string) => { names(): string[]; read(name: string): Buffer };
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const set = manifest.samples[name];
+  const artifact = set && manifest.artifacts[set.artifact];
+  if (!set || !artifact) throw new Error(`no sample set ${name} in transforms/rules-manifest.json`);
+  const jar = path.join(RULES_DIR, '_jars', jarName(artifact.coordinates));
+  let zip: ReturnType<typeof openZip>;
+  try {
+    zip = openZip(jar);
+  } catch (e) {
+    throw new Error(`${jar} unreadable (${(e as Error).message}): run \`npm run rules:fetch -- --samples\``);
+  }
+  return zip
+    .names()
+    .filter((n) => n.startsWith(set.prefix) && n.endsWith('.xml'))
+    .sort()
+    .map((n) => ({ path: n.slice(set.prefix.length), xml: zip.read(n) }));
 }
 
 /** Fails (does not skip) when packs are missing, naming them and the command that fetches them. */
