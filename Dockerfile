@@ -20,7 +20,7 @@ COPY scripts ./scripts
 RUN node scripts/image-tree.js /app
 
 FROM node:20.20-bookworm-slim
-# xmllint runs the XSD half of validation.
+# xmllint: the alternative XSD engine (VALIDATION_XSD_ENGINE=xmllint); libxml2-wasm in process is the default.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libxml2-utils \
  && rm -rf /var/lib/apt/lists/*

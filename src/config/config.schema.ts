@@ -239,6 +239,13 @@ export const configEnvSchema = z.object({
         'findings, much less CPU; a pack or document it cannot handle runs on SaxonJS); `saxon-js` runs every pack ' +
         'on SaxonJS.',
     ),
+  VALIDATION_XSD_ENGINE: z
+    .enum(['libxml2-wasm', 'xmllint'])
+    .default('libxml2-wasm')
+    .describe(
+      'XSD engine: `libxml2-wasm` validates in process (libxml2 compiled to WebAssembly, on its own thread; each ' +
+        'schema set compiled once per thread); `xmllint` runs the libxml2-utils command once per document.',
+    ),
   RULES_ACCEPTED_PREVIOUS: csv.describe(
     'Previous rule pack versions still accepted in a transition window, comma-separated `id@version` (e.g. ' +
       '`peppol-bis3-ubl@2025.11,peppol-cen-en16931-ubl@2025.11`); they run beside the current version and a ' +

@@ -112,6 +112,8 @@ export interface Config {
     threads: number;
     /** Business rules engine (VALIDATION_RULES_ENGINE). */
     rulesEngine: 'compiled' | 'saxon-js';
+    /** XSD engine (VALIDATION_XSD_ENGINE). */
+    xsdEngine: 'libxml2-wasm' | 'xmllint';
   };
   peppol: {
     /** Our AS4 receiver URL as published by our SMP. */
@@ -425,6 +427,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       acceptedPrevious: e.RULES_ACCEPTED_PREVIOUS,
       threads: e.VALIDATION_THREADS ?? os.availableParallelism(),
       rulesEngine: e.VALIDATION_RULES_ENGINE,
+      xsdEngine: e.VALIDATION_XSD_ENGINE,
     },
     peppol: {
       apEndpointUrl: e.PEPPOL_AP_ENDPOINT_URL ?? `${publicBaseUrl}/as4`,

@@ -157,6 +157,7 @@ export function validatorOptions(config: Readonly<Config>): ValidatorOptions {
     rulesDir: config.validation.rulesDir,
     acceptedPrevious: config.validation.acceptedPrevious,
     rulesEngine: config.validation.rulesEngine,
+    xsdEngine: config.validation.xsdEngine,
     xmlLimits: { maxBytes: config.http.maxUploadBytes },
   };
 }

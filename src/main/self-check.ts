@@ -1,6 +1,6 @@
 /**
  * The startup self-check: can this installation do its main job? Every pinned rule pack is installed and matches its
- * checksums, xmllint (XSD validation) runs, the demo invoice shipped with the gateway validates with the official rules
+ * checksums, the XSD engine loads (libxml2-wasm in process, or xmllint when configured), the demo invoice shipped with the gateway validates with the official rules
  * end to end (XSD and Schematron engines both exercised), and the Peppol access-point key loads. In production the
  * API and the worker refuse to start when a check fails, naming what is missing, instead of failing documents later;
  * `npm run admin -- self-check` runs the same checks, and `/readyz` reports the rule packs.
@@ -14,7 +14,7 @@ import { createValidator, defaultManifestFile } from '../validation';
 import { validatorOptions } from './compose';
 
 export interface SelfCheckItem {
-  name: 'rules' | 'xmllint' | 'sample' | 'peppol';
+  name: 'rules' | 'xsd' | 'sample' | 'peppol';
   ok: boolean;
   detail: string;
 }
@@ -34,16 +34,25 @@ export function selfCheckSample(): string {
   return path.join(packageRoot(), 'scripts', 'demo', 'invoice.xml');
 }
 
-function checkXmllint(): SelfCheckItem {
+function checkXsdEngine(config: Readonly<Config>): SelfCheckItem {
+  if (config.validation.xsdEngine === 'libxml2-wasm') {
+    try {
+      const pkg = require.resolve('libxml2-wasm/package.json');
+      const { version } = JSON.parse(readFileSync(pkg, 'utf8')) as { version?: string };
+      return { name: 'xsd', ok: true, detail: `libxml2-wasm ${version ?? 'unknown version'} (in process)` };
+    } catch (e) {
+      return { name: 'xsd', ok: false, detail: `libxml2-wasm is not installed: ${(e as Error).message}` };
+    }
+  }
   const run = spawnSync('xmllint', ['--version'], { encoding: 'utf8', timeout: 10_000 });
   if (run.error || run.status !== 0)
     return {
-      name: 'xmllint',
+      name: 'xsd',
       ok: false,
       detail: `xmllint (libxml2-utils) is not installed or does not run: ${run.error?.message ?? `exit ${run.status}`}`,
     };
   const version = /xmllint: using libxml version (\S+)/.exec(`${run.stderr}${run.stdout}`)?.[1] ?? 'unknown version';
-  return { name: 'xmllint', ok: true, detail: `libxml ${version}` };
+  return { name: 'xsd', ok: true, detail: `xmllint, libxml ${version}` };
 }
 
 async function checkRules(config: Readonly<Config>, sample: string): Promise<SelfCheckItem[]> {
@@ -108,7 +117,7 @@ export async function runSelfCheck(
 ): Promise<SelfCheckReport> {
   const checks = [
     ...(await checkRules(config, options.sample ?? selfCheckSample())),
-    checkXmllint(),
+    checkXsdEngine(config),
     checkPeppol(config),
   ];
   return { ok: checks.every((c) => c.ok), checks };

@@ -22,6 +22,7 @@ import type { LoadedSchematronPack } from './pack-store';
 import { parseRuleSet, selectRulePacks, type PackRef } from './selection';
 import { reasonCodeOf, type Assertion, type RuleSetOutcome, type RulesEngine, type ValidationResult } from './types';
 import { validateWithXmllint } from './xsd';
+import { validateWithLibxml2Wasm } from './xsd-wasm';
 
 export interface ValidatorOptions {
   /** Where `npm run rules:fetch` put the packs (config: validation.rulesDir). */
@@ -42,6 +43,11 @@ export interface ValidatorOptions {
    * runs every pack on SaxonJS.
    */
   rulesEngine?: RulesEngine;
+  /**
+   * XSD engine (config VALIDATION_XSD_ENGINE): `libxml2-wasm` in process (src/validation/xsd-wasm.ts), `xmllint` a
+   * process per document. Both are libxml2 and give the same verdicts (test/unit/validation/xsd-engines.test.ts).
+   */
+  xsdEngine?: 'libxml2-wasm' | 'xmllint';
 }
 
 export interface ValidateOptions {
@@ -180,10 +186,14 @@ export function createValidator(options: ValidatorOptions): Validator {
       if (pack.kind !== 'xsd') continue;
       const driver = ref.entry ? pack.drivers[ref.entry] : undefined;
       if (!driver) throw new GatewayError('INTERNAL', `schema pack ${pack.id} has no entry ${ref.entry ?? '(none)'}`);
-      const r = await validateWithXmllint(driver, p.xml, {
-        ...(options.xmllintPath ? { xmllintPath: options.xmllintPath } : {}),
-        ...(options.maxSchemaIssues ? { maxIssues: options.maxSchemaIssues } : {}),
-      });
+      const maxIssues = options.maxSchemaIssues ? { maxIssues: options.maxSchemaIssues } : {};
+      const r =
+        (options.xsdEngine ?? 'libxml2-wasm') === 'libxml2-wasm'
+          ? await validateWithLibxml2Wasm(driver, p.xml, maxIssues)
+          : await validateWithXmllint(driver, p.xml, {
+              ...(options.xmllintPath ? { xmllintPath: options.xmllintPath } : {}),
+              ...maxIssues,
+            });
       truncated ||= r.truncated;
       for (const issue of r.issues) {
         p.doc ??= parseXml(p.text, options.xmlLimits);
