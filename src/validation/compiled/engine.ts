@@ -98,6 +98,18 @@ export function compileProgram(program: SchematronProgram): CompiledProgram {
   const unit = new CompileUnit();
   for (const g of program.globals) unit.globalSlots.set(`{${g.name.ns}}${g.name.local}`, unit.globalSlots.size);
   const bodies = program.functions.map((f) => declareFunction(unit, f.name, f.params, f.as, f.body));
+  // Keys before any body that may call key(); their `use` may call the functions declared above.
+  for (const k of program.keys) {
+    const scope = new Scope(unit);
+    const alts = alternatives(k.match).map((alt) => withOuterPredicates(compileMatch(alt.path, unit), alt.outer, unit));
+    const use = compileExpr(k.use, scope);
+    unit.keys.set(`{${k.name.ns}}${k.name.local}`, {
+      slot: unit.keys.size,
+      matches: (n, run) => alts.some((m) => m(n, run)),
+      use,
+      frameSize: scope.frameSize,
+    });
+  }
   for (const compileBody of bodies) compileBody();
   const globals = program.globals.map((g) => compileVariable(g, new Scope(unit)));
   unit.globalEvaluators.push(...globals);
@@ -440,6 +452,7 @@ export function runProgram(program: CompiledProgram, doc: XNode, profile?: RuleP
     globals: new Array<Sequence | undefined>(program.globals.length),
     memo: new Array<Sequence | undefined>(program.unit.memoSlots),
     globalEvaluators: program.globals,
+    keys: new Array<Map<string, XNode[]> | undefined>(program.unit.keys.size),
   };
   const out: RawAssertion[] = [];
   for (const pattern of program.patterns) walk(pattern, doc, 1, 1, run, out, profile);

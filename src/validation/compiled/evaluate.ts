@@ -10,10 +10,12 @@ import {
   Dec,
   Flt,
   Unsupported,
+  Untyped,
   XPathError,
   functionKey,
   isNode,
   type Axis,
+  type Atomic,
   type DynContext,
   type Expr,
   type FunctionImpl,
@@ -27,6 +29,10 @@ import {
 } from './model';
 import {
   arithmetic,
+  atomize,
+  decToNumber,
+  otherString,
+  typeOf,
   castAs,
   castableAs,
   convertTo,
@@ -61,6 +67,8 @@ export interface RunState {
   readonly memo: Array<Sequence | undefined>;
   /** Global variable evaluators by slot (evaluated on first use, with the document as context). */
   readonly globalEvaluators: ReadonlyArray<Evaluator>;
+  /** xsl:key indexes by slot, built on the first key() call on the document. */
+  readonly keys: Array<Map<string, XNode[]> | undefined>;
 }
 
 export type Evaluator = (ctx: Ctx) => Sequence;
@@ -111,7 +119,80 @@ export class CompileUnit {
   readonly globalSlots = new Map<string, number>();
   readonly globalEvaluators: Evaluator[] = [];
   readonly functions = new Map<string, CompiledFunction>();
+  /** xsl:key declarations by expanded name. */
+  readonly keys = new Map<string, CompiledKey>();
   memoSlots = 0;
+}
+
+/** An xsl:key, compiled: which nodes it indexes, and the values it indexes each by. */
+export interface CompiledKey {
+  slot: number;
+  matches: (n: XNode, run: RunState) => boolean;
+  use: Evaluator;
+  frameSize: number;
+}
+
+/**
+ * The key under which an atomic value is indexed: XSLT compares key values with `eq`, untypedAtomic as a string, so
+ * a string and a number never meet; NaN equals nothing.
+ */
+function keyValue(a: Atomic): string | undefined {
+  if (typeof a === 'string') return `s${a}`;
+  if (a instanceof Untyped) return `s${a.s}`;
+  if (typeof a === 'number' || a instanceof Dec || a instanceof Flt) {
+    const n = typeof a === 'number' ? a : a instanceof Dec ? decToNumber(a) : a.n;
+    return Number.isNaN(n) ? undefined : `n${n}`;
+  }
+  if (typeof a === 'boolean') return `b${a}`;
+  const t = typeOf(a);
+  return `${t === 'anyURI' ? 's' : t}${otherString(a)}`;
+}
+
+/** The document's index for one key: every matching node under each of its `use` values, in document order. */
+function buildKeyIndex(def: CompiledKey, run: RunState): Map<string, XNode[]> {
+  const index = new Map<string, XNode[]>();
+  const visit = (n: XNode): void => {
+    if (def.matches(n, run)) {
+      const ctx: Ctx = { item: n, pos: 1, size: 1, current: n, doc: run.doc, vars: new Array(def.frameSize), run };
+      for (const a of atomize(def.use(ctx))) {
+        const k = keyValue(a);
+        if (k === undefined) continue;
+        const list = index.get(k);
+        if (!list) index.set(k, [n]);
+        else if (list[list.length - 1] !== n) list.push(n);
+      }
+    }
+    for (const at of n.attrs) visit(at);
+    for (const c of n.children) if (c.kind === ELEMENT) visit(c);
+  };
+  visit(run.doc);
+  return index;
+}
+
+/** key(name, values): the name a literal naming a key of the stylesheet; the document's own index. */
+function compileKeyCall(argExprs: readonly Expr[], args: readonly Evaluator[], scope: Scope): Evaluator {
+  const name = argExprs[0];
+  if (args.length !== 2 || name?.k !== 'string' || name.v.includes(':')) {
+    throw new Unsupported('key() other than key(\'unprefixed-name\', values)');
+  }
+  const def = scope.unit.keys.get(qkey({ ns: '', local: name.v.trim() }));
+  if (!def) throw new XPathError('XTDE1260', `key(): no xsl:key named ${name.v}`);
+  const values = args[1]!;
+  return (ctx) => {
+    const index = (ctx.run.keys[def.slot] ??= buildKeyIndex(def, ctx.run));
+    const atoms = atomize(values(ctx));
+    if (atoms.length === 1) {
+      const k = keyValue(atoms[0]!);
+      return (k === undefined ? undefined : index.get(k)) ?? EMPTY;
+    }
+    const out: XNode[] = [];
+    for (const a of atoms) {
+      const k = keyValue(a);
+      const list = k === undefined ? undefined : index.get(k);
+      if (list) out.push(...list);
+    }
+    return sortNodes(out);
+  };
 }
 
 /** What an expression depends on, for deciding whether it is a document constant. */
@@ -689,12 +770,12 @@ function compileBinding(e: Extract<Expr, { k: 'for' | 'some' | 'every' }>, outer
   }
   const want = e.k === 'some';
   return (ctx) => {
+    // True as soon as one combination of the bindings decides: a body that is true (some) or false (every).
     const loop = (k: number): boolean => {
       const seq = ins[k]!(ctx);
       for (const it of seq) {
         ctx.vars[slots[k]!] = [it];
-        const hit = k + 1 < n ? loop(k + 1) : ebv(body(ctx));
-        if (hit === want) return true;
+        if (k + 1 < n ? loop(k + 1) : ebv(body(ctx)) === want) return true;
       }
       return false;
     };
@@ -713,6 +794,7 @@ function compileCall(fn: QName, argExprs: readonly Expr[], scope: Scope): Evalua
         args.map((a) => a(ctx)),
       );
   }
+  if (fn.ns === FN_NS && fn.local === 'key') return compileKeyCall(argExprs, args, scope);
   if (fn.ns === FN_NS && fn.local === 'current' && args.length === 0) {
     return (ctx) => (ctx.current === undefined ? EMPTY : [ctx.current]);
   }

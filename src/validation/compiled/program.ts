@@ -109,6 +109,15 @@ export interface SchematronProgram {
   /** In the order the root template applies their modes. */
   patterns: Pattern[];
   locationStyle: LocationStyle;
+  /** Top-level xsl:key declarations (read by the key() function). */
+  keys: KeyDecl[];
+}
+
+/** `<xsl:key name match use>`: the nodes `match` selects, indexed by the atomized values of `use` on each. */
+export interface KeyDecl {
+  name: QName;
+  match: Expr;
+  use: Expr;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -236,6 +245,7 @@ class Reader {
     const globals: VariableDecl[] = [];
     const functions: SchematronFunction[] = [];
     const templates: Element[] = [];
+    const keys: KeyDecl[] = [];
     for (const node of significantChildren(root)) {
       if (node.nodeType !== ELEMENT_NODE) throw new Unsupported('text at the top level of the stylesheet');
       const el = node as Element;
@@ -257,13 +267,16 @@ class Reader {
           break;
         case 'output':
           break; // Serialization only: the engine reads no SVRL text.
+        case 'key':
+          keys.push(this.key(el));
+          break;
         default:
           throw new Unsupported(`top-level xsl:${el.localName} is not supported`);
       }
     }
 
     const patterns = this.patterns(templates);
-    return { namespaces, globals, functions, patterns, locationStyle: this.locationStyle(templates) };
+    return { namespaces, globals, functions, patterns, locationStyle: this.locationStyle(templates), keys };
   }
 
   /** SchXslt and XSLT 3.0 output are another compiler's: refused before reading anything. */
@@ -607,6 +620,21 @@ class Reader {
   }
 
   // --- variables, functions, instructions ---
+
+  private key(el: Element): KeyDecl {
+    const ns = resolverOf(el);
+    const where = `xsl:key ${el.getAttribute('name') ?? ''}`;
+    for (const a of Array.from(el.attributes)) {
+      if (!['name', 'match', 'use'].includes(a.name)) throw new Unsupported(`${where}: attribute ${a.name}`);
+    }
+    const use = el.getAttribute('use');
+    if (use === null || significantChildren(el).length > 0) throw new Unsupported(`${where}: a key without @use`);
+    return {
+      name: this.qname(el.getAttribute('name') ?? '', ns, '', `${where}: name`),
+      match: parsePattern(el.getAttribute('match') ?? '', ns),
+      use: parseXPath(use, ns),
+    };
+  }
 
   private variable(el: Element, where: string): VariableDecl {
     const ns = resolverOf(el);

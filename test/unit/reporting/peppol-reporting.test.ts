@@ -11,7 +11,8 @@ import {
   type PeppolReportingItem,
   type TransactionStatistics,
 } from '../../../src/reporting/peppol';
-import { requirePacks, validator } from '../validation/support';
+import { createValidator } from '../../../src/validation';
+import { RULES_DIR, requirePacks, validator } from '../validation/support';
 
 const INVOICE =
   'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1';
@@ -236,6 +237,31 @@ describe('validation with the official TSR 1.0 and EUSR 1.1 artefacts', () => {
     expect(errors(eusr)).toEqual([]);
     expect(eusr.ruleSets.map((r) => r.id)).toEqual(['peppol-eusr-xsd', 'peppol-eusr']);
     expect(eusr.isValid).toBe(true);
+  });
+
+  it("evaluates the reports' xsl:key rules (one subtotal or subset per key) compiled, as SaxonJS does", async () => {
+    const saxon = createValidator({ rulesDir: RULES_DIR, rulesEngine: 'saxon-js' });
+    const tsr = aggregateTsr(busyMonth(), OCTOBER, OUR_SEAT);
+    const eusr = aggregateEusr(busyMonth(), OCTOBER, OUR_SEAT);
+    const cases: Array<['tsr' | 'eusr', string]> = [
+      ['tsr', renderTsr(tsr)],
+      ['tsr', renderTsr({ ...tsr, subtotals: [...tsr.subtotals, ...tsr.subtotals] })],
+      ['eusr', renderEusr(eusr)],
+      ['eusr', renderEusr({ ...eusr, subsets: [...eusr.subsets, ...eusr.subsets] })],
+    ];
+    const keyed: string[] = [];
+
+    for (const [kind, xml] of cases) {
+      const compiled = await validateReport(validator(), kind, xml);
+      expect(compiled.ruleSets.filter((r) => r.engine !== undefined).map((r) => r.engine)).toEqual(['compiled']);
+      const reference = await validateReport(saxon, kind, xml);
+      const strip = (r: typeof compiled) =>
+        r.assertions.map(({ ruleId, flag, location, text }) => ({ ruleId, flag, location, text }));
+      expect(strip(compiled)).toEqual(strip(reference));
+      keyed.push(...errors(compiled));
+    }
+    // The duplicated reports break the key rules: each key now finds two subtotals / subsets.
+    expect(keyed.length).toBeGreaterThan(0);
   });
 
   it('refuses a TSR whose subtotals do not add up to the total', async () => {
