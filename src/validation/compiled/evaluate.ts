@@ -153,7 +153,15 @@ function buildKeyIndex(def: CompiledKey, run: RunState): Map<string, XNode[]> {
   const index = new Map<string, XNode[]>();
   const visit = (n: XNode): void => {
     if (def.matches(n, run)) {
-      const ctx: Ctx = { item: n, pos: 1, size: 1, current: n, doc: run.doc, vars: new Array(def.frameSize), run };
+      const ctx: Ctx = {
+        item: n,
+        pos: 1,
+        size: 1,
+        current: n,
+        doc: run.doc,
+        vars: new Array<Sequence>(def.frameSize),
+        run,
+      };
       for (const a of atomize(def.use(ctx))) {
         const k = keyValue(a);
         if (k === undefined) continue;
@@ -173,7 +181,7 @@ function buildKeyIndex(def: CompiledKey, run: RunState): Map<string, XNode[]> {
 function compileKeyCall(argExprs: readonly Expr[], args: readonly Evaluator[], scope: Scope): Evaluator {
   const name = argExprs[0];
   if (args.length !== 2 || name?.k !== 'string' || name.v.includes(':')) {
-    throw new Unsupported('key() other than key(\'unprefixed-name\', values)');
+    throw new Unsupported("key() other than key('unprefixed-name', values)");
   }
   const def = scope.unit.keys.get(qkey({ ns: '', local: name.v.trim() }));
   if (!def) throw new XPathError('XTDE1260', `key(): no xsl:key named ${name.v}`);
