@@ -1,4 +1,5 @@
 import { deflateSync } from 'node:zlib';
+import { AFRelationship, PDFDocument } from 'pdf-lib';
 import { GatewayError } from '../../../src/core/gateway-error';
 import { extractFromPdf, readHybridPdf } from '../../../src/formats';
 import { PdfCanvas, writeHybridPdf, type HybridAttachment } from '../../../src/formats/facturx/pdf-writer';
@@ -278,6 +279,29 @@ describe('Factur-X PDF layer: XMP written in other valid ways', () => {
       'latin1',
     );
     expect(check(pdf).assertions).toEqual([]);
+  });
+});
+
+describe('Factur-X PDF layer: how the catalog is found', () => {
+  it('a /Root that points nowhere falls back to the /Type /Catalog dictionary', () => {
+    const root = /\/Root (\d+) 0 R/.exec(latin(GOOD))!;
+    const pdf = edit(GOOD, root[0], `/Root ${'9'.repeat(root[1]!.length)} 0 R`);
+    expect(check(pdf).assertions).toEqual([]);
+  });
+
+  it('a PDF from pdf-lib (catalog in an object stream, no XMP) is found and fails on the XMP only', async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage([595, 842]).drawText('Rechnung 471102', { x: 50, y: 780 });
+    await doc.attach(EN16931_XML, 'factur-x.xml', {
+      mimeType: 'text/xml',
+      description: 'invoice',
+      afRelationship: AFRelationship.Alternative,
+    });
+    const pdf = Buffer.from(await doc.save({ useObjectStreams: true }));
+    expect(latin(pdf)).toContain('/ObjStm');
+    const { layer } = readHybridPdf(pdf);
+    expect(layer).toMatchObject({ catalog: true, afRelationship: 'Alternative', inCatalogAf: true });
+    expect(ruleIds(check(pdf))).toEqual(['FX-PDF-01']);
   });
 });
 
