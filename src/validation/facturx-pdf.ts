@@ -205,7 +205,7 @@ function checkXmp(elements: ReadElement[], ctx: FacturxPdfContext, add: Add): vo
   }
 
   // FX-PDF-03: the Factur-X properties, in the namespace of Factur-X 1.0 / ZUGFeRD 2.x.
-  const ns = FACTURX_XMP_NAMESPACES.find((n) => propertyValues(elements, n, 'DocumentType').length > 0);
+  const ns = FACTURX_XMP_NAMESPACES.find((n) => FX_PROPERTIES.some((p) => propertyValues(elements, n, p).length > 0));
   if (ns === undefined) {
     add(
       'FX-PDF-03',

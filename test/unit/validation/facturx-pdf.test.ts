@@ -162,6 +162,12 @@ describe('Factur-X PDF layer: each check fails on the PDF that breaks it', () =>
       '/Catalog/Metadata/fx:DocumentType',
     ],
     [
+      'FX-PDF-03: no fx:DocumentType',
+      () => edit(GOOD, '<fx:DocumentType>INVOICE</fx:DocumentType>', '<!-- no DocumentType -->'),
+      'FX-PDF-03',
+      '/Catalog/Metadata/fx:DocumentType',
+    ],
+    [
       'FX-PDF-03: no fx:Version',
       () => edit(GOOD, '<fx:Version>1.0</fx:Version>', '<!-- Version  -->'),
       'FX-PDF-03',
