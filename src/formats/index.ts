@@ -26,10 +26,13 @@ export { peppolDocumentTypeId } from './document-type-id';
 export { FORMAT_CATALOGUE, catalogueEntry, type CatalogueEntry, type RuleSpec } from './catalogue';
 export {
   extractFromPdf,
+  readHybridPdf,
   isPdf,
   DEFAULT_PDF_LIMITS,
   INVOICE_ATTACHMENT_NAMES,
+  type HybridPdf,
   type PdfAttachment,
+  type PdfLayer,
   type PdfLimits,
 } from './facturx/pdf-attachment';
 export {

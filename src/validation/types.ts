@@ -12,7 +12,7 @@ export interface Assertion {
   artifact: AssertionArtifact;
   flag: AssertionFlag;
   ruleId: string;
-  /** XPath of the offending node. */
+  /** XPath of the offending node; for the PDF layer of a hybrid invoice, a path in the PDF such as /Catalog/AF. */
   location: string;
   text: string;
   reasonCode: ReasonCode;

@@ -3,16 +3,18 @@ import { GatewayError } from '../core/gateway-error';
 import {
   decodeXml,
   detectFormatFromDocument,
-  extractFromPdf,
   isPdf,
+  readHybridPdf,
   parseXml,
   parseXmlForReading,
   type ReadDocument,
   type DetectedFormat,
+  type PdfLayer,
   type XmlLimits,
 } from '../formats';
 import { truncateMessage, truncateQuoted } from '../core/truncate';
 import { explainSchemaIssue } from './explain';
+import { checkFacturxPdf } from './facturx-pdf';
 import { elementPath, findElement } from './locations';
 import { loadManifest, type RulesManifest } from './manifest';
 import { RulePackStore, type LoadedPack, type PackStatus } from './pack-store';
@@ -105,6 +107,8 @@ interface Prepared {
   xml: Buffer;
   text: string;
   format: DetectedFormat;
+  /** The PDF layer, when the XML came out of a hybrid PDF: checked as the `facturx-pdf` rule set. */
+  pdf?: { layer: PdfLayer; attachmentFilename: string };
 }
 
 /** A format's scenario sets the flag of some of a pack's rules (PackRef.levels); the reason code follows the flag. */
@@ -145,9 +149,12 @@ export function createValidator(options: ValidatorOptions): Validator {
   function prepare(input: Buffer | string, opts: ValidateOptions): Prepared {
     let xmlInput: Buffer | string = input;
     let container: 'pdf' | undefined;
+    let pdf: Prepared['pdf'];
     if (typeof input !== 'string' && isPdf(input)) {
-      xmlInput = extractFromPdf(input).xml;
+      const hybrid = readHybridPdf(input);
+      xmlInput = hybrid.attachment.xml;
       container = 'pdf';
+      pdf = { layer: hybrid.layer, attachmentFilename: hybrid.attachment.filename };
     }
     const decoded = decodeXml(xmlInput, options.xmlLimits?.maxBytes);
     // The scanner's read tree, not xmldom's DOM (several times cheaper on large invoices); the DOM is built only if a
@@ -158,7 +165,7 @@ export function createValidator(options: ValidatorOptions): Validator {
       ...(container ? { container } : {}),
     });
     const xml = typeof xmlInput === 'string' ? Buffer.from(xmlInput, 'utf8') : Buffer.from(xmlInput);
-    return { read, xml, text: decoded.text, format };
+    return { read, xml, text: decoded.text, format, ...(pdf ? { pdf } : {}) };
   }
 
   async function run(p: Prepared, refs: PackRef[]): Promise<ValidationResult> {
@@ -259,9 +266,18 @@ export function createValidator(options: ValidatorOptions): Validator {
       rulesFailed ||= !passed;
     }
 
+    // The PDF layer of a hybrid invoice is judged whatever its XML says: a rule set of its own, after the XML's.
+    let pdfFailed = false;
+    if (p.pdf) {
+      const r = checkFacturxPdf(p.pdf.layer, { attachmentFilename: p.pdf.attachmentFilename, formatId: p.format.id });
+      outcomes.push(r.outcome);
+      assertions.push(...r.assertions);
+      pdfFailed = r.outcome.outcome === 'failed';
+    }
+
     const f = p.format;
     return {
-      isValid: !schemaFailed && !rulesFailed,
+      isValid: !schemaFailed && !rulesFailed && !pdfFailed,
       format: {
         id: f.id,
         name: f.name,

@@ -55,6 +55,8 @@ export interface PdfLimits {
    * the object parser takes: 100,000 values stay near 25 MB, where real attachment structures hold a few hundred.
    */
   maxParsedValues: number;
+  /** Maximum decompressed size of the document's XMP metadata stream (real packets are a few kilobytes). */
+  maxXmpBytes: number;
 }
 
 export const DEFAULT_PDF_LIMITS: Readonly<PdfLimits> = Object.freeze({
@@ -66,6 +68,7 @@ export const DEFAULT_PDF_LIMITS: Readonly<PdfLimits> = Object.freeze({
   maxObjects: 500_000,
   maxParsedObjects: 10_000,
   maxParsedValues: 100_000,
+  maxXmpBytes: 1024 * 1024,
 });
 
 /** The decompressed-size cap of an attachment stored in `storedBytes` bytes (see PdfLimits). */
@@ -107,6 +110,10 @@ const N = {
   Filter: PDFName.of('Filter'),
   DecodeParms: PDFName.of('DecodeParms'),
   Predictor: PDFName.of('Predictor'),
+  Metadata: PDFName.of('Metadata'),
+  AF: PDFName.of('AF'),
+  AFRelationship: PDFName.of('AFRelationship'),
+  Catalog: PDFName.of('Catalog'),
 };
 
 function unprocessable(message: string): GatewayError {
@@ -522,15 +529,37 @@ class PdfObjects {
     return refs;
   }
 
-  /** Every object that may be or contain a file specification or a name tree. */
+  private found: unknown[] | undefined;
+
+  /** Every object that may be or contain a file specification or a name tree (found once, then remembered). */
   candidates(): unknown[] {
+    if (this.found) return this.found;
     const top = this.interestingHeaders();
     const inner = this.expandObjectStreams(top);
-    return [...top.map((h) => this.deref(this.refOf(h))), ...inner.map((r) => this.deref(r))];
+    this.found = [...top.map((h) => this.deref(this.refOf(h))), ...inner.map((r) => this.deref(r))];
+    return this.found;
+  }
+
+  /**
+   * The document catalog: what the last `/Root` reference of the file (the trailer or cross-reference stream of the
+   * latest update) points to, else a `/Type /Catalog` dictionary among the candidates (a Factur-X catalog holds /AF
+   * and /Names, so it is one). Call after `candidates()`, which makes objects inside object streams reachable.
+   */
+  catalog(): PDFDict | undefined {
+    const isCatalog = (o: unknown): o is PDFDict => o instanceof PDFDict && this.deref(o.get(N.Type)) === N.Catalog;
+    const root = /\/Root[\0\t\n\f\r ]*(\d{1,10})[\0\t\n\f\r ]+(\d{1,5})[\0\t\n\f\r ]+R(?![A-Za-z])/g;
+    let last: RegExpExecArray | null = null;
+    for (let m = root.exec(this.latin); m; m = root.exec(this.latin)) last = m;
+    if (last) {
+      const obj = this.deref(PDFRef.of(Number(last[1]), Number(last[2])));
+      if (isCatalog(obj)) return obj;
+    }
+    return this.candidates().find(isCatalog);
   }
 }
 
 interface FileSpec {
+  dict: PDFDict;
   names: Set<string>;
   stream: PDFRawStream | undefined;
 }
@@ -544,7 +573,7 @@ function findFileSpecs(objects: PdfObjects): FileSpec[] {
       const ef = deref(d.get(N.EF));
       const ref = ef instanceof PDFDict ? (ef.get(N.UF) ?? ef.get(N.F)) : undefined;
       const stream = deref(ref);
-      spec = { names: new Set(), stream: stream instanceof PDFRawStream ? stream : undefined };
+      spec = { dict: d, names: new Set(), stream: stream instanceof PDFRawStream ? stream : undefined };
       for (const key of [N.UF, N.F]) {
         const name = textOf(deref(d.get(key)));
         if (name) spec.names.add(name);
@@ -585,10 +614,76 @@ function baseName(name: string): string {
 }
 
 /**
+ * What the PDF layer of a hybrid invoice says about itself, for the Factur-X checks of the validator
+ * (src/validation/facturx-pdf.ts): the facts are read here, judged there.
+ */
+export interface PdfLayer {
+  /** The trailer names an /Encrypt dictionary. */
+  encrypted: boolean;
+  /** The document catalog was found. */
+  catalog: boolean;
+  /** The catalog's XMP metadata stream, decoded (at most `maxXmpBytes`); absent when there is none or it is unreadable. */
+  xmp?: Buffer;
+  /** Why the catalog's /Metadata entry could not be read (not a stream, unsupported filter, over the size cap). */
+  xmpError?: string;
+  /** The /AFRelationship name of the invoice's file specification, when it has one. */
+  afRelationship?: string;
+  /** The catalog's /AF array references the invoice's file specification. */
+  inCatalogAf: boolean;
+}
+
+export interface HybridPdf {
+  attachment: PdfAttachment;
+  layer: PdfLayer;
+}
+
+function layerOf(objects: PdfObjects, spec: FileSpec, limits: PdfLimits): PdfLayer {
+  const { deref } = objects;
+  const catalog = objects.catalog();
+  const relationship = deref(spec.dict.get(N.AFRelationship));
+  const layer: PdfLayer = {
+    encrypted: objects.encrypted,
+    catalog: catalog !== undefined,
+    inCatalogAf: false,
+    ...(relationship instanceof PDFName ? { afRelationship: relationship.decodeText() } : {}),
+  };
+  if (!catalog) return layer;
+  const af = deref(catalog.get(N.AF));
+  if (af instanceof PDFArray) layer.inCatalogAf = af.asArray().some((o) => deref(o) === spec.dict);
+  const metadata = catalog.get(N.Metadata);
+  if (metadata === undefined) return layer;
+  const stream = deref(metadata);
+  if (!(stream instanceof PDFRawStream)) return { ...layer, xmpError: "the catalog's /Metadata is not a stream" };
+  try {
+    layer.xmp = decodeStream(stream, limits.maxXmpBytes, 'XMP metadata stream', deref);
+  } catch (e) {
+    if (!(e instanceof GatewayError)) throw e;
+    layer.xmpError = e.message;
+  }
+  return layer;
+}
+
+/**
  * The embedded invoice XML of a hybrid PDF. Throws UNKNOWN_FORMAT when the PDF carries no such attachment,
  * PAYLOAD_TOO_LARGE when a size cap is hit, UNPROCESSABLE when the PDF or the attachment cannot be read.
  */
 export function extractFromPdf(pdf: Buffer | Uint8Array, limits?: Partial<PdfLimits>): PdfAttachment {
+  return readPdf(pdf, limits, false).attachment;
+}
+
+/**
+ * The embedded invoice XML and the facts of the PDF layer (catalog XMP metadata, the file specification's
+ * /AFRelationship, the catalog's /AF, encryption), read in one pass with the same caps and errors as `extractFromPdf`.
+ */
+export function readHybridPdf(pdf: Buffer | Uint8Array, limits?: Partial<PdfLimits>): HybridPdf {
+  return readPdf(pdf, limits, true) as HybridPdf;
+}
+
+function readPdf(
+  pdf: Buffer | Uint8Array,
+  limits: Partial<PdfLimits> | undefined,
+  withLayer: boolean,
+): { attachment: PdfAttachment; layer?: PdfLayer } {
   const l: PdfLimits = { ...DEFAULT_PDF_LIMITS, ...(limits ?? {}) };
   const bytes = Buffer.isBuffer(pdf) ? pdf : Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
   if (bytes.length > l.maxPdfBytes)
@@ -628,7 +723,8 @@ export function extractFromPdf(pdf: Buffer | Uint8Array, limits?: Partial<PdfLim
           },
         );
       }
-      return { filename: (name.split(/[\\/]/).pop() ?? name).trim(), xml };
+      const attachment = { filename: (name.split(/[\\/]/).pop() ?? name).trim(), xml };
+      return withLayer ? { attachment, layer: layerOf(objects, spec, l) } : { attachment };
     }
   }
 

@@ -5,8 +5,9 @@ import vm from 'node:vm';
 import { deflateSync } from 'node:zlib';
 import { GatewayError, type GatewayErrorCode } from '../../../src/core/gateway-error';
 import { detectFormat, factsFromXml } from '../../../src/formats/detect';
-import { extractFromPdf } from '../../../src/formats/facturx/pdf-attachment';
+import { extractFromPdf, readHybridPdf } from '../../../src/formats/facturx/pdf-attachment';
 import { PdfCanvas, writeHybridPdf } from '../../../src/formats/facturx/pdf-writer';
+import { checkFacturxPdf } from '../../../src/validation/facturx-pdf';
 import { parseXml, parseXmlForReading } from '../../../src/formats/xml/secure-parser';
 import { CORPUS_DIR, requireCorpus, SAMPLE_CII_INVOICE, SAMPLE_UBL_INVOICE } from '../../support/corpus';
 
@@ -327,6 +328,13 @@ describe('seeded fuzzing', () => {
       calls: [
         ['extractFromPdf', (b) => extractFromPdf(b)],
         ['detectFormat', (b) => detectFormat(b)],
+        [
+          'PDF layer checks',
+          (b) => {
+            const { attachment, layer } = readHybridPdf(b);
+            return checkFacturxPdf(layer, { attachmentFilename: attachment.filename, formatId: 'facturx-en16931' });
+          },
+        ],
       ],
       allowed: ['UNPROCESSABLE', 'PAYLOAD_TOO_LARGE', 'UNKNOWN_FORMAT', 'INVALID_XML', 'UNSAFE_XML'],
       seed: SEED + 1,
