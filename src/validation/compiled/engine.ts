@@ -91,11 +91,11 @@ export interface CompiledProgram {
 // ---------------------------------------------------------------------------------------------------------------------
 // Compilation
 
-export function compileProgram(program: SchematronProgram): CompiledProgram {
+export function compileProgram(program: SchematronProgram, options: { baseUri?: string } = {}): CompiledProgram {
   if (program.locationStyle !== 'namespaced') {
     throw new Unsupported(`locations in the skeleton's ${program.locationStyle} style`);
   }
-  const unit = new CompileUnit();
+  const unit = new CompileUnit(options.baseUri);
   for (const g of program.globals) unit.globalSlots.set(`{${g.name.ns}}${g.name.local}`, unit.globalSlots.size);
   const bodies = program.functions.map((f) => declareFunction(unit, f.name, f.params, f.as, f.body));
   // Keys before any body that may call key(); their `use` may call the functions declared above.

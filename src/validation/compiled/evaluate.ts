@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseXmlForReading } from '../../formats/xml/secure-parser';
 import { lookupBuiltin } from './functions';
+import { buildXdmTree } from './tree';
 import {
   ATTRIBUTE,
   DOCUMENT,
@@ -116,6 +120,10 @@ export class Scope {
 
 /** Everything one pack's expressions share: globals, functions, and the memo slots of document constants. */
 export class CompileUnit {
+  /** The stylesheet's file: URL, against which document() resolves; undefined when compiled from text alone. */
+  constructor(readonly baseUri?: string) {}
+  /** Documents read with document(), by resolved URL: loaded and built once per pack. */
+  readonly documents = new Map<string, XNode>();
   readonly globalSlots = new Map<string, number>();
   readonly globalEvaluators: Evaluator[] = [];
   readonly functions = new Map<string, CompiledFunction>();
@@ -175,6 +183,40 @@ function buildKeyIndex(def: CompiledKey, run: RunState): Map<string, XNode[]> {
   };
   visit(run.doc);
   return index;
+}
+
+/** Code-list documents a pack reads are small; a larger one is not a code list. */
+const MAX_CODE_LIST_BYTES = 16 * 1024 * 1024;
+
+/**
+ * document('literal'): a code list shipped in the pack beside the stylesheet (Factur-X's `…_codedb.xml`), read and
+ * built once when the pack compiles, with the secure parser. Only a literal relative reference inside the pack's own
+ * folder; anything else (a computed URI, another folder, another scheme) is not compiled.
+ */
+function compileDocumentCall(argExprs: readonly Expr[], unit: CompileUnit): Evaluator {
+  const href = argExprs[0];
+  if (argExprs.length !== 1 || href?.k !== 'string' || !unit.baseUri) {
+    throw new Unsupported("document() other than document('a file of the pack')");
+  }
+  const url = new URL(href.v, unit.baseUri);
+  const dir = new URL('.', unit.baseUri);
+  if (url.protocol !== 'file:' || !url.href.startsWith(dir.href) || url.search || url.hash) {
+    throw new Unsupported(`document('${href.v}') outside the pack`);
+  }
+  let doc = unit.documents.get(url.href);
+  if (!doc) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(fileURLToPath(url));
+    } catch (e) {
+      throw new Unsupported(`document('${href.v}') cannot be read: ${(e as Error).message}`);
+    }
+    if (bytes.length > MAX_CODE_LIST_BYTES) throw new Unsupported(`document('${href.v}') is too large`);
+    doc = buildXdmTree(parseXmlForReading(bytes, { maxBytes: MAX_CODE_LIST_BYTES }));
+    unit.documents.set(url.href, doc);
+  }
+  const result: Sequence = [doc];
+  return () => result;
 }
 
 /** key(name, values): the name a literal naming a key of the stylesheet; the document's own index. */
@@ -803,6 +845,7 @@ function compileCall(fn: QName, argExprs: readonly Expr[], scope: Scope): Evalua
       );
   }
   if (fn.ns === FN_NS && fn.local === 'key') return compileKeyCall(argExprs, args, scope);
+  if (fn.ns === FN_NS && fn.local === 'document') return compileDocumentCall(argExprs, scope.unit);
   if (fn.ns === FN_NS && fn.local === 'current' && args.length === 0) {
     return (ctx) => (ctx.current === undefined ? EMPTY : [ctx.current]);
   }

@@ -25,15 +25,22 @@ const compiled = new WeakMap<LoadedSchematronPack, CompiledPack>();
 export function compiledPack(pack: LoadedSchematronPack): CompiledPack {
   let c = compiled.get(pack);
   if (!c) {
-    c = compileStylesheets(pack.stylesheets.map((s) => readFileSync(fileURLToPath(s.baseUri), 'utf8')));
+    c = compileStylesheets(
+      pack.stylesheets.map((s) => readFileSync(fileURLToPath(s.baseUri), 'utf8')),
+      pack.stylesheets.map((s) => s.baseUri),
+    );
     compiled.set(pack, c);
   }
   return c;
 }
 
-export function compileStylesheets(xslts: readonly string[]): CompiledPack {
+/** `baseUris` (file: URLs of the stylesheets) resolve the code-list documents a pack reads with document(). */
+export function compileStylesheets(xslts: readonly string[], baseUris: readonly string[] = []): CompiledPack {
   try {
-    return { ok: true, programs: xslts.map((x) => compileProgram(readSchematronProgram(x))) };
+    return {
+      ok: true,
+      programs: xslts.map((x, k) => compileProgram(readSchematronProgram(x), { baseUri: baseUris[k] })),
+    };
   } catch (e) {
     if (e instanceof Unsupported || (e instanceof Error && e.name === 'XPathError')) {
       return { ok: false, reason: e.message };
