@@ -98,13 +98,8 @@ describe('the validator on the compiled rules', () => {
     expect(compiled.ruleSets.map((r) => r.engine)).toEqual(['compiled', 'compiled']);
   });
 
-  it('reads the code lists of the Factur-X packs with document(), as SaxonJS does', async () => {
-    const minimum = corpus('facturx', 'mustang', 'cii', 'facturFrMinimum.xml').toString('utf8');
-    const cases: Array<[string, string]> = [
-      [minimum, 'facturx-minimum'],
-      // A currency outside the code list: the document() lookup finds nothing and the rule fires.
-      [minimum.replace(/<ram:InvoiceCurrencyCode>[^<]*</, '<ram:InvoiceCurrencyCode>ZZZ<'), 'facturx-minimum'],
-    ];
+  /** Each (document, pack) compiled and on SaxonJS: the same answer, the compiled rules ran; the errors fired. */
+  async function compiledAsSaxon(cases: ReadonlyArray<[string, string]>): Promise<string[]> {
     const fired: string[] = [];
     for (const [text, ruleSet] of cases) {
       const compiled = await validator().validate(text, { ruleSet });
@@ -113,7 +108,17 @@ describe('the validator on the compiled rules', () => {
       expect(answer(compiled)).toEqual(answer(reference));
       fired.push(...compiled.assertions.filter((a) => a.flag === 'error').map((a) => a.ruleId));
     }
-    expect(fired.length).toBeGreaterThan(0);
+    return fired;
+  }
+
+  it('reads the code lists of the Factur-X packs with document(), as SaxonJS does', async () => {
+    const minimum = corpus('facturx', 'mustang', 'cii', 'facturFrMinimum.xml').toString('utf8');
+    const cases: Array<[string, string]> = [
+      [minimum, 'facturx-minimum'],
+      // A currency outside the code list: the document() lookup finds nothing and the rule fires.
+      [minimum.replace(/<ram:InvoiceCurrencyCode>[^<]*</, '<ram:InvoiceCurrencyCode>ZZZ<'), 'facturx-minimum'],
+    ];
+    expect(await compiledAsSaxon(cases)).not.toEqual([]);
   });
 
   it("evaluates xsl:key as SaxonJS does: order line ids (T01), and the MLR's line references (T71)", async () => {
@@ -124,15 +129,7 @@ describe('the validator on the compiled rules', () => {
       [order.replace('<cbc:ID>2</cbc:ID><cbc:Quantity', '<cbc:ID>1</cbc:ID><cbc:Quantity'), 'peppol-order'],
       [corpus('peppol', 'mls', ...mlsSample()).toString('utf8'), 'peppol-mlr'],
     ];
-    const fired: string[] = [];
-    for (const [text, ruleSet] of cases) {
-      const compiled = await validator().validate(text, { ruleSet });
-      const reference = await saxon.validate(text, { ruleSet });
-      expect(compiled.ruleSets.map((r) => r.engine)).toEqual(['compiled']);
-      expect(answer(compiled)).toEqual(answer(reference));
-      fired.push(...compiled.assertions.filter((a) => a.flag === 'error').map((a) => a.ruleId));
-    }
-    expect(fired.length).toBeGreaterThan(0);
+    expect(await compiledAsSaxon(cases)).not.toEqual([]);
   });
 
   it('runs a pack the compiler refuses on SaxonJS, naming why', async () => {
