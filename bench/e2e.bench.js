@@ -172,7 +172,7 @@ async function closedCount(count, concurrency, op) {
 
 async function run(ctx) {
   const plan = ctx.quick ? PLANS.quick : PLANS.full;
-  const result = { scenarios: [], figures: [], targets: [], notes: [], problems: [], tables: [] };
+  const result = { scenarios: [], figures: [], targets: [], notes: [], problems: [], tables: [], profiles: [] };
   const loads = [['start', os.loadavg()]];
   const { ensureTestPki } = require(path.join(ROOT, 'dist', 'src', 'peppol', 'pki', 'test-pki.js'));
   const { naptrName } = require(path.join(ROOT, 'dist', 'src', 'peppol', 'sml.js'));
@@ -347,7 +347,12 @@ async function run(ctx) {
     const rate = best.perSecond / 2;
     const seconds = plan.openCount / rate;
     ctx.log(`e2e: open loop, ${rate.toFixed(2)} documents/s for ${seconds.toFixed(0)} s`);
+    // With --profile, the API and the worker are profiled over the open loop (the target's pass).
+    if (ctx.cpuProfileDir) await gw.startProfiles();
     const om = await cpu.measureCpu(pids(), () => openLoop(rate, seconds, (due) => sendOne(due)));
+    // Outside the CPU window: writing a profile costs the profiled process CPU of its own.
+    if (ctx.cpuProfileDir)
+      result.profiles.push(...(await gw.stopProfiles('open')).map((p) => ({ ...p, pass: 'open loop' })));
     const open = om.result;
     broken('open loop', open);
     const openCost = om.duringPass ? cpu.cpuCost(om, open.done, ctx.cores) : undefined;
