@@ -97,14 +97,16 @@ export type PackCoordinate = `${string}@${string}`;
  * One rule pack of an entry. `entry` picks the schema of a schema pack: a fixed name, `ROOT` (the document's root
  * element) or `VERSION` (the detected version, ebInterface).
  */
+/**
+ * Assertions of a pack whose flag a format's scenario sets otherwise than the artefact (KoSIT's `customLevel` in the
+ * XRechnung validator configuration): rule id → flag. The pack runs unchanged; its findings are re-levelled.
+ */
+export type RuleLevels = Readonly<Record<string, 'error' | 'warning'>>;
+
 export interface RulePackUse {
   pack: PackCoordinate;
   entry?: string;
-  /**
-   * Assertions of this pack whose flag the format's scenario sets otherwise than the artefact (KoSIT's `customLevel`
-   * in the XRechnung validator configuration): rule id → flag. The pack runs unchanged; its findings are re-levelled.
-   */
-  levels?: Readonly<Record<string, 'error' | 'warning'>>;
+  levels?: RuleLevels;
 }
 
 export const ROOT = '<root>';
@@ -214,7 +216,7 @@ const XR_LEVELS = { 'BR-CL-21': 'warning', 'BR-CL-23': 'warning' } as const;
 const XR_CII_LEVELS = { ...XR_LEVELS, 'CII-SR-452': 'error', 'CII-SR-453': 'error', 'CII-SR-454': 'error' } as const;
 const XR_EXTENSION_CODE_LISTS = ['BR-CL-10', 'BR-CL-11', 'BR-CL-24', 'BR-CL-25', 'BR-CL-26'] as const;
 const relevel = (ids: readonly string[]) => Object.fromEntries(ids.map((id) => [id, 'warning' as const]));
-const xrechnungRules = (syntax: 'ubl' | 'cii', levels: Readonly<Record<string, 'error' | 'warning'>>): RuleSpec => ({
+const xrechnungRules = (syntax: 'ubl' | 'cii', levels: RuleLevels): RuleSpec => ({
   packs:
     syntax === 'ubl'
       ? [UBL_SCHEMA(), { ...EN16931_UBL, levels }, rules('xrechnung-ubl@3.0.2')]

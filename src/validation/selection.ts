@@ -1,7 +1,7 @@
 import { GatewayError } from '../core/gateway-error';
 import { truncateForEcho } from '../core/truncate';
 import type { DetectedFormat } from '../formats';
-import { catalogueEntry, ROOT, VERSION } from '../formats/catalogue';
+import { catalogueEntry, ROOT, VERSION, type RuleLevels } from '../formats/catalogue';
 
 /**
  * Which rule packs validate which detected format, in the order they run: the format catalogue's entry
@@ -18,7 +18,7 @@ export interface PackRef {
   /** For schema packs: the document root whose schema applies. */
   entry?: string;
   /** The format's re-levelled rules of this pack (catalogue `levels`); an explicit `ruleSet` runs packs as published. */
-  levels?: Readonly<Record<string, 'error' | 'warning'>>;
+  levels?: RuleLevels;
 }
 
 export interface Selection {

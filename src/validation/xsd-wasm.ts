@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { GatewayError } from '../core/gateway-error';
 import { truncateQuoted } from '../core/truncate';
-import { isCollapsibleDateTimeReport, type SchemaIssue } from './xsd';
+import { ELEMENT_IN_MESSAGE, isCollapsibleDateTimeReport, type SchemaIssue } from './xsd';
 
 /**
  * XSD validation in process with libxml2 compiled to WebAssembly (the `libxml2-wasm` package): the same library as
@@ -101,8 +101,6 @@ interface Pending {
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
 }
-
-const ELEMENT_IN_MESSAGE = /^Element '(\{[^}]*\}[^']+|[^'{]+)'/;
 
 function engineFailed(message: string): GatewayError {
   return new GatewayError('DEPENDENCY_UNAVAILABLE', truncateQuoted(message), {

@@ -32,7 +32,8 @@ const MAX_STDERR_BYTES = 4 * 1024 * 1024;
 // "-:108: element PayableAmount: Schemas validity error : Element '{urn:…}PayableAmount': '1.5E2' is not a valid …"
 const VALIDITY = /^-:(\d+): (?:element [^:]+: )?Schemas validity error : (.*)$/;
 const PARSER = /^-:(\d+): (?:parser error|namespace error) : (.*)$/;
-const ELEMENT_IN_MESSAGE = /^Element '(\{[^}]*\}[^']+|[^'{]+)'/;
+/** The element a libxml2 schema message is about: `{namespace}local`, or a name without namespace. */
+export const ELEMENT_IN_MESSAGE = /^Element '(\{[^}]*\}[^']+|[^'{]+)'/;
 
 export function parseXmllintOutput(
   stderr: string,

@@ -101,7 +101,7 @@ export function compileProgram(program: SchematronProgram, options: { baseUri?: 
   // Keys before any body that may call key(); their `use` may call the functions declared above.
   for (const k of program.keys) {
     const scope = new Scope(unit);
-    const alts = alternatives(k.match).map((alt) => withOuterPredicates(compileMatch(alt.path, unit), alt.outer, unit));
+    const alts = alternatives(k.match).map((alt) => matcherOf(alt, unit));
     const use = compileExpr(k.use, scope);
     unit.keys.set(`{${k.name.ns}}${k.name.local}`, {
       slot: unit.keys.size,
@@ -123,7 +123,7 @@ function compilePattern(p: Pattern, unit: CompileUnit): CompiledPattern {
   p.rules.forEach((r, order) => {
     const rule = compileRule(r, order, unit);
     for (const alt of alternatives(r.match)) {
-      const cand: Candidate = { rule, matches: withOuterPredicates(compileMatch(alt.path, unit), alt.outer, unit) };
+      const cand: Candidate = { rule, matches: matcherOf(alt, unit) };
       const key = keyOfPattern(alt.path);
       if (key === undefined) generic.push(cand);
       else {
@@ -147,6 +147,11 @@ interface Alternative {
   path: Extract<Expr, { k: 'path' }>;
   /** Predicates applied to the matched node alone (position 1 of 1). */
   outer: readonly Expr[];
+}
+
+/** The test of one alternative of a match pattern on a node, its enclosing predicates included. */
+function matcherOf(alt: Alternative, unit: CompileUnit): NodeMatcher {
+  return withOuterPredicates(compileMatch(alt.path, unit), alt.outer, unit);
 }
 
 function alternatives(e: Expr, outer: readonly Expr[] = []): Alternative[] {

@@ -312,7 +312,8 @@ export interface CorpusSkip {
   reason: string;
 }
 
-function listFiles(dir: string, rel = ''): string[] {
+/** Every file below `dir`, as paths relative to it, sorted. */
+export function listFiles(dir: string, rel = ''): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(path.join(dir, rel)).sort()) {
     const r = rel ? `${rel}/${entry}` : entry;

@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeXml, detectFormatFromDocument, extractFromPdf, isPdf, parseXml } from '../../../src/formats';
 import { selectRulePacks } from '../../../src/validation/selection';
 import { validateWithXmllint, type SchemaIssue } from '../../../src/validation/xsd';
 import { validateWithLibxml2Wasm } from '../../../src/validation/xsd-wasm';
 import { CORPUS_DIR } from '../../support/corpus';
+import { listFiles } from '../../support/validation/agreement';
 import { createRng, mutate } from '../../support/validation/mutations';
 import { validator } from './support';
 
@@ -19,15 +20,6 @@ interface SchemaCase {
   name: string;
   xml: Buffer;
   driver: string;
-}
-
-function listFiles(dir: string, rel = ''): string[] {
-  return readdirSync(path.join(dir, rel))
-    .sort()
-    .flatMap((entry) => {
-      const r = rel ? `${rel}/${entry}` : entry;
-      return statSync(path.join(dir, r)).isDirectory() ? listFiles(dir, r) : [r];
-    });
 }
 
 async function driverFor(xmlText: string, container?: 'pdf'): Promise<string | undefined> {
