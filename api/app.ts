@@ -21,6 +21,7 @@ import { createTokenRouter } from './routes/token.routes';
 import { registerDocumentRoutes } from './routes/documents.routes';
 import { registerDocumentListRoutes } from './routes/documents-list.routes';
 import { registerReceivedRoutes } from './routes/received.routes';
+import { registerTaxReportRoutes } from './routes/tax-report.routes';
 import { registerMlsResponseRoutes } from './routes/mls-response.routes';
 import { registerInvoiceResponseRoutes } from './routes/invoice-response.routes';
 import { registerOrderRoutes } from './routes/orders.routes';
@@ -168,6 +169,14 @@ export function createApp(deps: AppDeps): Application {
     workflows: deps.workflows,
     logger,
     maxUploadBytes: config.http.maxUploadBytes,
+  });
+  registerTaxReportRoutes(api, {
+    directory: deps.directory,
+    documents: deps.documents,
+    workflows: deps.workflows,
+    ...(config.taxReporting.configFile
+      ? { taxReporting: { acknowledgementTimeoutMs: config.taxReporting.acknowledgementTimeoutMs } }
+      : {}),
   });
   registerDocumentListRoutes(api, {
     directory: deps.directory,

@@ -23,6 +23,7 @@ import {
   type SendOrderResponseInput,
 } from '../workflows/contracts/send-order-response';
 import { RETRY_NOW_SIGNAL } from '../workflows/contracts/send-invoice';
+import { REPORT_TAX_WORKFLOW, reportTaxWorkflowId, type ReportTaxInput } from '../workflows/contracts/report-tax';
 
 /** What the HTTP edge needs from Temporal; a port so HTTP tests can run without a server. */
 export interface WorkflowStarter {
@@ -41,6 +42,11 @@ export interface WorkflowStarter {
   startSendMls?(input: SendMlsInput): Promise<'started' | 'already-started'>;
   /** The run that sends a buyer's Invoice Response; REJECT_DUPLICATE: one per (invoice, status), ever. */
   startSendInvoiceResponse?(input: SendInvoiceResponseInput): Promise<'started' | 'already-started'>;
+  /**
+   * A document's tax report after its first (`input.report`: its number and type); REJECT_DUPLICATE: one run per
+   * report number, ever ('already-started' when that number ran). Optional for test starters.
+   */
+  startTaxReport?(input: ReportTaxInput): Promise<'started' | 'already-started'>;
   /** The run that checks and sends an uploaded purchase order; REJECT_DUPLICATE: one per document. */
   startSendOrder?(input: SendOrderInput): Promise<'started' | 'already-started'>;
   /** The run that sends a seller's Order Response; REJECT_DUPLICATE: one per (order, response code), ever. */
@@ -181,6 +187,16 @@ export class TemporalWorkflowStarter implements WorkflowStarter {
       input,
       DocumentKind.InvoiceResponse,
       'The Invoice Response could not be started',
+    );
+  }
+
+  startTaxReport(input: ReportTaxInput): Promise<'started' | 'already-started'> {
+    return this.startOnce(
+      REPORT_TAX_WORKFLOW,
+      reportTaxWorkflowId(input.tenantId, input.documentId, input.report?.sequence),
+      input,
+      DocumentKind.TaxReport,
+      'The tax report could not be started; repeat the request',
     );
   }
 

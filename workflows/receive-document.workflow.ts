@@ -70,12 +70,15 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
   };
   // The tax authority's answer to a report of ours: its reportTax run waits for it.
   if (received.mls && 'reportOf' in received.mls && received.mls.reportOf)
-    result.taxAcknowledged = await acknowledgeTaxReport(message.tenantId, received.mls.reportOf, {
-      mlsDocumentId: received.documentId,
-      sender: received.mls.sender ?? '',
-      responseCode: received.mls.statusCode,
-      ...(received.mls.reason ? { reason: received.mls.reason } : {}),
-    });
+    result.taxAcknowledged = await acknowledgeTaxReport(
+      reportTaxWorkflowId(message.tenantId, received.mls.reportOf, received.mls.reportSequence),
+      {
+        mlsDocumentId: received.documentId,
+        sender: received.mls.sender ?? '',
+        responseCode: received.mls.statusCode,
+        ...(received.mls.reason ? { reason: received.mls.reason } : {}),
+      },
+    );
   // A received invoice's own tax report (C3), beside everything else.
   if (received.taxReporting)
     await startTaxReport(
@@ -118,9 +121,9 @@ export async function receiveDocument(input: ReceiveDocumentInput): Promise<Rece
  * Hands the authority's MLS to the report's run. A run that has ended (it stopped waiting) or never existed cannot
  * take it: the MLS is on the report's history and announced as MessageLevelStatusReceived all the same.
  */
-async function acknowledgeTaxReport(tenantId: string, documentId: string, ack: TaxAcknowledgement): Promise<boolean> {
+async function acknowledgeTaxReport(workflowId: string, ack: TaxAcknowledgement): Promise<boolean> {
   try {
-    await getExternalWorkflowHandle(reportTaxWorkflowId(tenantId, documentId)).signal(taxAcknowledgementSignal, ack);
+    await getExternalWorkflowHandle(workflowId).signal(taxAcknowledgementSignal, ack);
     return true;
   } catch (e) {
     if (isCancellation(e)) throw e;

@@ -33,7 +33,11 @@ export async function reportTax(input: ReportTaxInput): Promise<ReportTaxResult>
 
 async function report(input: ReportTaxInput): Promise<ReportTaxResult> {
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
-  const report = await validationSteps.prepareTaxReport({ ...ids, direction: input.direction });
+  const report = await validationSteps.prepareTaxReport({
+    ...ids,
+    direction: input.direction,
+    ...(input.report ? { report: input.report } : {}),
+  });
   const publish = (e: Omit<TaxReportEventInput, 'tenantId' | 'documentId' | 'eventId' | 'report'>) =>
     documentSteps.publishTaxReportEvent({ ...ids, eventId: uuid4(), report, ...e });
   if (report.kind === 'skipped') return { outcome: 'skipped', attempts: 0, reason: report.reason };

@@ -4,6 +4,7 @@ import { webhookRoutes } from './webhooks';
 import { peppolRoutes } from './peppol';
 import { documentRoutes } from './documents';
 import { mlsRoutes } from './mls';
+import { taxReportRoutes } from './tax-report';
 import { invoiceResponseRoutes } from './invoice-response';
 import { orderRoutes } from './orders';
 
@@ -142,10 +143,15 @@ export const DocumentStatus = z
           .enum(['skipped', 'built', 'refused', 'submitted', 'retry', 'accepted', 'rejected', 'failed'])
           .describe('accepted / rejected: the tax authority answered; refused / failed: not reported (final)'),
         at: z.string().datetime({ offset: true }),
+        report: z.number().int().min(1).describe("Which report of the document (the gateway's own is 1)"),
+        reportType: z.enum(['submit', 'resubmit', 'disregard']),
         detail: z.string().optional(),
       })
       .optional()
-      .describe("The document's tax report (digital reporting), its latest step; the state stays the delivery's"),
+      .describe(
+        "The document's tax report (digital reporting), the latest step of its latest report; the state stays " +
+          "the delivery's",
+      ),
     format: z.object({ id: z.string(), name: z.string(), documentType: z.string() }).optional(),
     validation: z
       .object({
@@ -499,6 +505,7 @@ export const ROUTES: RouteContract[] = [
   ...transformRoutes({ problem, authenticated }),
   ...documentRoutes({ problem, partyScoped, partyParam, DocumentStatus, DocumentAccepted }),
   ...mlsRoutes({ problem, authenticated }),
+  ...taxReportRoutes({ problem, partyScoped, partyParam }),
   ...invoiceResponseRoutes({ problem, partyScoped, partyParam }),
   ...orderRoutes({ problem, partyScoped, partyParam, DocumentStatus, DocumentAccepted }),
 ];

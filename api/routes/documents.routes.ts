@@ -90,6 +90,8 @@ export function documentStatusView(doc: DocumentRecord) {
           taxReport: {
             step: doc.taxReport.step,
             at: doc.taxReport.at.toISOString(),
+            report: doc.taxReport.report,
+            reportType: doc.taxReport.reportType,
             ...(doc.taxReport.detail ? { detail: doc.taxReport.detail } : {}),
           },
         }

@@ -98,18 +98,45 @@ export function invoiceResponseKey(responseDocumentId: string): string {
 /** The steps of a tax report, as they stand on the reported invoice's history (`tax-report:<step>`). */
 export const TAX_REPORT_STEPS = ['skipped', 'built', 'refused', 'submitted', 'accepted', 'rejected', 'failed'] as const;
 export type TaxReportStep = (typeof TAX_REPORT_STEPS)[number] | 'retry';
-const TAX_REPORT_KEY = new RegExp(`^tax-report:(${TAX_REPORT_STEPS.join('|')}|retry-\\d{1,6})$`);
+/**
+ * A report after the first, asked for through the API (a new submit after one that was not accepted, a resubmit, a
+ * disregard): its number (2, 3, …) and TDD type code are part of its entries' keys; the first report's (number 1,
+ * a submit) have neither (`tax-report:<step>`).
+ */
+export interface TaxReportRef {
+  sequence: number;
+  typeCode: 'S' | 'R' | 'D';
+}
 
-/** The key of a tax report step on the reported invoice (a retry: one per attempt). */
-export function taxReportKey(step: TaxReportStep, attempt?: number): string {
-  return step === 'retry' ? `tax-report:retry-${attempt ?? 0}` : `tax-report:${step}`;
+const TAX_REPORT_KEY = new RegExp(
+  `^tax-report:(?:([2-9]|[1-9]\\d{1,2})-([SRD]):)?(${TAX_REPORT_STEPS.join('|')}|retry-\\d{1,6})$`,
+);
+
+/** The key of a tax report step on the reported invoice (a retry: one per attempt), of the first report or a later one. */
+export function taxReportKey(step: TaxReportStep, attempt?: number, report?: TaxReportRef): string {
+  const prefix = report && report.sequence > 1 ? `tax-report:${report.sequence}-${report.typeCode}:` : 'tax-report:';
+  return step === 'retry' ? `${prefix}retry-${attempt ?? 0}` : `${prefix}${step}`;
+}
+
+/** What a tax report entry's key says: the report (number 1 is the first, a submit) and the step. */
+export function taxReportEntryOf(key: string): (TaxReportRef & { step: TaxReportStep }) | undefined {
+  const m = TAX_REPORT_KEY.exec(key);
+  if (!m) return undefined;
+  return {
+    sequence: m[1] ? Number(m[1]) : 1,
+    typeCode: (m[2] as TaxReportRef['typeCode'] | undefined) ?? 'S',
+    step: m[3]!.startsWith('retry-') ? 'retry' : (m[3] as TaxReportStep),
+  };
+}
+
+/** The report type (TDD TDT-007) of a type code. */
+export function reportTypeOf(typeCode: TaxReportRef['typeCode']): 'submit' | 'resubmit' | 'disregard' {
+  return typeCode === 'R' ? 'resubmit' : typeCode === 'D' ? 'disregard' : 'submit';
 }
 
 /** The step of a tax report entry's key, or undefined for any other key. */
 export function taxReportStepOf(key: string): TaxReportStep | undefined {
-  const m = TAX_REPORT_KEY.exec(key);
-  if (!m) return undefined;
-  return m[1]!.startsWith('retry-') ? 'retry' : (m[1] as TaxReportStep);
+  return taxReportEntryOf(key)?.step;
 }
 
 /** Keyed steps repeated once per referencing document: all at one place in the order, by time among themselves. */

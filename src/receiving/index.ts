@@ -325,7 +325,14 @@ async function registerMls(
     mls: {
       statusCode: mls.responseCode,
       refToDocumentId: match?.documentId ?? null,
-      ...(match?.reportOf ? { reportOf: match.reportOf, sender: formatId(mls.sender), reason: mlsFindings(mls) } : {}),
+      ...(match?.reportOf
+        ? {
+            reportOf: match.reportOf,
+            ...(match.reportSequence ? { reportSequence: match.reportSequence } : {}),
+            sender: formatId(mls.sender),
+            reason: mlsFindings(mls),
+          }
+        : {}),
     },
   };
 }

@@ -6,7 +6,13 @@
  * entries on the reported document's history (side entries: the document's state stays the delivery's).
  */
 import { readFileSync } from 'node:fs';
-import { taxReportKey, DocumentState, type TaxReportStep } from '../core/document-states';
+import {
+  reportTypeOf,
+  taxReportKey,
+  DocumentState,
+  type TaxReportRef,
+  type TaxReportStep,
+} from '../core/document-states';
 import { GatewayError, isGatewayError } from '../core/gateway-error';
 import { readBytes } from '../documents/loader';
 import { nameBasedUuid } from '../ids/name-uuid';
@@ -16,12 +22,13 @@ import type { SentDocumentEventDeps } from '../sending/sent-document-event';
 import { summarizeErrors } from '../sending/check-document';
 import { readInvoiceModel } from '../transform';
 import type { Validator } from '../validation';
-import type {
-  PreparedTaxReport,
-  TaxReportAttempt,
-  TaxReportAttemptResult,
-  TaxReportEventInput,
-  TaxReportingSettings,
+import {
+  FIRST_TAX_REPORT,
+  type PreparedTaxReport,
+  type TaxReportAttempt,
+  type TaxReportAttemptResult,
+  type TaxReportEventInput,
+  type TaxReportingSettings,
 } from '../../workflows/contracts/report-tax';
 import {
   deriveTdd,
@@ -44,9 +51,15 @@ import {
 /** Namespace of the ids of the Tax Data Documents we send (fixed once). */
 export const TAX_REPORT_NAMESPACE = '6f1d2c4e-8a3b-4f5d-9e7c-1b2a3c4d5e6f';
 
-/** The stored TDD of a document's report: one per (document, role, report type). */
-export function taxReportDocumentId(tenantId: string, documentId: string, role: string, reportType = 'submit'): string {
-  return nameBasedUuid(TAX_REPORT_NAMESPACE, [tenantId, documentId, role, reportType]);
+/** The stored TDD of a document's report: one per (document, role, report); the first keeps its original name. */
+export function taxReportDocumentId(
+  tenantId: string,
+  documentId: string,
+  role: string,
+  report: TaxReportRef = FIRST_TAX_REPORT,
+): string {
+  const which = report.sequence > 1 ? `${reportTypeOf(report.typeCode)}-${report.sequence}` : 'submit';
+  return nameBasedUuid(TAX_REPORT_NAMESPACE, [tenantId, documentId, role, which]);
 }
 
 /** Tax reporting as the worker has it: the configuration and a validator for the TDD artefacts, or why not. */
@@ -101,12 +114,13 @@ function settingsOf(deps: TaxReportDeps): Exclude<TaxReporting, { unavailable: s
 async function historyEntry(
   deps: TaxReportDeps,
   ids: { tenantId: string; documentId: string },
+  report: TaxReportRef,
   step: TaxReportStep,
   detail: string,
   attempt?: number,
 ): Promise<void> {
   await deps.documents.appendHistory(ids.tenantId, ids.documentId, {
-    key: taxReportKey(step, attempt),
+    key: taxReportKey(step, attempt, report),
     state: DocumentState.TaxReport,
     detail: detail.slice(0, 1000),
   });
@@ -119,16 +133,20 @@ async function historyEntry(
  */
 export async function prepareTaxReport(
   deps: TaxReportDeps,
-  input: { tenantId: string; documentId: string; direction: TddDirection },
+  input: { tenantId: string; documentId: string; direction: TddDirection; report?: TaxReportRef },
 ): Promise<PreparedTaxReport> {
   const { config, validator } = settingsOf(deps);
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
+  const ref = input.report ?? FIRST_TAX_REPORT;
+  const reportType = reportTypeOf(ref.typeCode);
+  // "Tax report 2 (disregard, C2)"; the first report keeps its short name.
+  const which = (r: TddReporterRole) => `${ref.sequence > 1 ? `${ref.sequence}, ${reportType}, ` : ''}${r}`;
   const doc = await deps.documents.findStored(input.tenantId, input.documentId);
   if (!doc) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
   const role: TddReporterRole = input.direction === 'outbound' ? 'C2' : 'C3';
   const refuse = async (reason: string, where: { country?: string; authority?: string } = {}) => {
-    await historyEntry(deps, ids, 'refused', `Not reported (${role}): ${reason}`);
-    return { kind: 'refused' as const, role, ...where, reason };
+    await historyEntry(deps, ids, ref, 'refused', `Not reported (${which(role)}): ${reason}`);
+    return { kind: 'refused' as const, ref, role, ...where, reason };
   };
   let invoice;
   try {
@@ -141,9 +159,10 @@ export async function prepareTaxReport(
   const planned = plan.reports[0];
   if (!planned) {
     const skipped = plan.skipped[0] ?? { role, reason: 'no report is required' };
-    await historyEntry(deps, ids, 'skipped', `No tax report (${skipped.role}): ${skipped.reason}`);
+    await historyEntry(deps, ids, ref, 'skipped', `No tax report (${which(skipped.role)}): ${skipped.reason}`);
     return {
       kind: 'skipped',
+      ref,
       role: skipped.role,
       ...(skipped.country ? { country: skipped.country } : {}),
       reason: skipped.reason,
@@ -151,7 +170,7 @@ export async function prepareTaxReport(
   }
   // The C5 participant id under scheme 0242, written with or without the scheme in the configuration.
   const where = { country: planned.country, authority: planned.authority.receiver.replace(/^0242:/, '') };
-  const reportDocumentId = taxReportDocumentId(input.tenantId, input.documentId, planned.role);
+  const reportDocumentId = taxReportDocumentId(input.tenantId, input.documentId, planned.role, ref);
   let invoiceUuid: string;
   const stored = await deps.documents.findStored(input.tenantId, reportDocumentId);
   if (stored) {
@@ -163,7 +182,7 @@ export async function prepareTaxReport(
         invoice,
         planned,
         {
-          reportType: 'submit',
+          reportType,
           tddUuid: reportDocumentId,
           transmissionUuid: nameBasedUuid(TAX_REPORT_NAMESPACE, [reportDocumentId, 'transmission', '1']),
           issuedAt: new Date(),
@@ -207,12 +226,14 @@ export async function prepareTaxReport(
   await historyEntry(
     deps,
     ids,
+    ref,
     'built',
-    `Tax Data Document ${reportDocumentId} (submit, ${planned.role}, ${planned.country}) for ` +
+    `Tax Data Document ${reportDocumentId} (${reportType}, ${planned.role}, ${planned.country}) for ` +
       `${planned.authority.name ?? planned.authority.id} (0242:${where.authority}); invoice UUID ${invoiceUuid}`,
   );
   return {
     kind: 'report',
+    ref,
     role: planned.role,
     ...where,
     reportDocumentId,
@@ -266,6 +287,7 @@ export async function submitTaxReportAttempt(
     label: `Tax report (${report.role}, ${report.country})`,
     mlsType: 'ALWAYS_SEND',
     reportOf: input.documentId,
+    ...(report.ref && report.ref.sequence > 1 ? { reportSequence: report.ref.sequence } : {}),
   });
 }
 
@@ -287,10 +309,13 @@ export async function publishTaxReportEvent(
 ): Promise<{ eventId: string | null }> {
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
   const { report } = input;
+  const ref = report.ref ?? FIRST_TAX_REPORT;
   const reportDocumentId = report.kind === 'report' ? report.reportDocumentId : '';
   const authority = report.kind === 'skipped' ? '' : (report.authority ?? '');
   const to = input.to || (authority ? formatId(peppolParticipant(`0242:${authority}`)) : '');
-  const what = `Tax report (${report.role}${report.country ? `, ${report.country}` : ''})`;
+  const what =
+    `Tax report (${ref.sequence > 1 ? `${ref.sequence}, ${reportTypeOf(ref.typeCode)}, ` : ''}${report.role}` +
+    `${report.country ? `, ${report.country}` : ''})`;
   const text = (() => {
     switch (input.outcome) {
       case 'submitted':
@@ -312,6 +337,7 @@ export async function publishTaxReportEvent(
     await historyEntry(
       deps,
       ids,
+      ref,
       input.outcome === 'retry' ? 'retry' : input.outcome,
       input.mlsDocumentId ? `${text} (MLS document ${input.mlsDocumentId})` : text,
       input.attempt,
@@ -335,7 +361,8 @@ export async function publishTaxReportEvent(
       role: report.role,
       country: report.country ?? '',
       authority: to,
-      reportType: 'submit',
+      reportType: reportTypeOf(ref.typeCode),
+      report: String(ref.sequence),
       reportDocumentId,
       invoiceUuid: report.kind === 'report' ? report.invoiceUuid : '',
       outcome: input.outcome,
@@ -357,6 +384,7 @@ export interface TaxReportSteps {
     tenantId: string;
     documentId: string;
     direction: TddDirection;
+    report?: TaxReportRef;
   }) => Promise<PreparedTaxReport>;
   submitTaxReportAttempt: (input: TaxReportAttempt) => Promise<TaxReportAttemptResult>;
   publishTaxReportEvent: (input: TaxReportEventInput) => Promise<{ eventId: string | null }>;

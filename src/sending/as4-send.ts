@@ -66,6 +66,8 @@ export interface As4Attempt {
   mlsType?: MlsType;
   /** A tax report: the invoice it reports (kept with the SBDH instance, so its MLS finds the reportTax run). */
   reportOf?: string;
+  /** Which report of that invoice, when not its first (its run's id names it). */
+  reportSequence?: number;
 }
 
 export interface As4AttemptOutcome {
@@ -114,6 +116,7 @@ export async function sendOverAs4(deps: As4SendDeps, input: As4Attempt): Promise
     partyId: input.partyId,
     generation: 0,
     ...(input.reportOf ? { reportOf: input.reportOf } : {}),
+    ...(input.reportSequence ? { reportSequence: input.reportSequence } : {}),
   });
   const receiverCertificate = new X509Certificate(endpoint.certificate.raw);
   const { message, out } = await signAndExchange(deps.heartbeat, sender, {

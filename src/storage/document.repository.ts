@@ -5,7 +5,8 @@ import {
   historyOrder,
   isFinalOrder,
   SIDE_STATES,
-  taxReportStepOf,
+  reportTypeOf,
+  taxReportEntryOf,
   type DocumentTransition,
   type TaxReportStep,
 } from '../core/document-states';
@@ -38,7 +39,14 @@ export interface DocumentRecord extends DocumentDoc {
    */
   buyerResponse?: { statusCode: string; at: Date; responseDocumentId: string; detail?: string } | null;
   /** The latest step of the document's tax report (a side entry: the state stays the delivery's). Null: none. */
-  taxReport?: { step: TaxReportStep; at: Date; detail?: string } | null;
+  /** The latest step of the latest tax report (report 1 is the gateway's own submit). */
+  taxReport?: {
+    step: TaxReportStep;
+    at: Date;
+    report: number;
+    reportType: 'submit' | 'resubmit' | 'disregard';
+    detail?: string;
+  } | null;
 }
 
 /** A new document record, sent or received. */
@@ -314,7 +322,7 @@ export function describe(stored: StoredDocument, entries: readonly DocumentHisto
     .filter((e) => e.state === DocumentState.TaxReport)
     .sort((a, b) => a.at.getTime() - b.at.getTime())
     .at(-1);
-  const taxStep = tax ? taxReportStepOf(tax.key) : undefined;
+  const taxEntry = tax ? taxReportEntryOf(tax.key) : undefined;
   // The latest response by arrival (responses stand together in the step order, before the final entries).
   const response = sorted
     .flatMap((e) =>
@@ -338,6 +346,15 @@ export function describe(stored: StoredDocument, entries: readonly DocumentHisto
           ...(response.detail ? { detail: response.detail } : {}),
         }
       : null,
-    taxReport: tax && taxStep ? { step: taxStep, at: tax.at, ...(tax.detail ? { detail: tax.detail } : {}) } : null,
+    taxReport:
+      tax && taxEntry
+        ? {
+            step: taxEntry.step,
+            at: tax.at,
+            report: taxEntry.sequence,
+            reportType: reportTypeOf(taxEntry.typeCode),
+            ...(tax.detail ? { detail: tax.detail } : {}),
+          }
+        : null,
   };
 }

@@ -1,3 +1,4 @@
+import type { ReportTaxInput } from '../../workflows/contracts/report-tax';
 import type { SendOrderInput } from '../../workflows/contracts/send-order';
 import type { SendOrderResponseInput } from '../../workflows/contracts/send-order-response';
 import { randomUUID } from 'node:crypto';
@@ -56,6 +57,17 @@ export class RecordingWorkflowStarter implements WorkflowStarter {
         s.tenantId === input.tenantId && s.documentId === input.documentId && s.responseCode === input.responseCode,
     );
     this.orderResponsesStarted.push(input);
+    return again ? 'already-started' : 'started';
+  }
+  readonly taxReportsStarted: ReportTaxInput[] = [];
+  async startTaxReport(input: ReportTaxInput): Promise<'started' | 'already-started'> {
+    const again = this.taxReportsStarted.some(
+      (s) =>
+        s.tenantId === input.tenantId &&
+        s.documentId === input.documentId &&
+        s.report?.sequence === input.report?.sequence,
+    );
+    this.taxReportsStarted.push(input);
     return again ? 'already-started' : 'started';
   }
   readonly mlsStarted: SendMlsInput[] = [];

@@ -112,7 +112,15 @@ export interface ReceivedDocumentOutcome {
    * answering a tax report of ours also names the reported document (`reportOf`) and its findings (`reason`).
    */
   mls?:
-    | { statusCode: string; refToDocumentId: string | null; reportOf?: string; sender?: string; reason?: string }
+    | {
+        statusCode: string;
+        refToDocumentId: string | null;
+        reportOf?: string;
+        /** Which report of that document (absent: its first). */
+        reportSequence?: number;
+        sender?: string;
+        reason?: string;
+      }
     | { refused: string };
   /** A received invoice or credit note, where this worker reports to a tax authority: its reportTax run follows. */
   taxReporting?: TaxReportingSettings;

@@ -4,6 +4,7 @@
  * Peppol AS4 to the tax authority's access point (C5) on the Peppol schedule, then wait for the authority's answer, a
  * Peppol MLS. One run per reported document; it is beside delivery, never part of it.
  */
+import type { TaxReportRef } from '../../src/core/document-states';
 import type { RetrySchedule } from '../../src/core/retry-schedule';
 import type { TddReporterRole } from '../../src/reporting/tdd/types';
 
@@ -12,9 +13,13 @@ export const REPORT_TAX_WORKFLOW = 'reportTax';
 /** The signal the receiving run sends when the authority's MLS about the report arrives. */
 export const TAX_ACKNOWLEDGEMENT_SIGNAL = 'taxAcknowledgement';
 
-export function reportTaxWorkflowId(tenantId: string, documentId: string): string {
-  return `report-tax:${tenantId}:${documentId}`;
+/** The run of a document's report: the first (the gateway's own submit) or a later one asked for (number 2, 3, …). */
+export function reportTaxWorkflowId(tenantId: string, documentId: string, sequence = 1): string {
+  return sequence > 1 ? `report-tax:${tenantId}:${documentId}:${sequence}` : `report-tax:${tenantId}:${documentId}`;
 }
+
+/** The first report of a document: the submit the gateway makes by itself. */
+export const FIRST_TAX_REPORT: TaxReportRef = { sequence: 1, typeCode: 'S' };
 
 /** What the worker tells the runs that may report (absent: tax reporting is not configured). */
 export interface TaxReportingSettings {
@@ -27,13 +32,18 @@ export interface ReportTaxInput {
   /** The invoice or credit note reported. */
   documentId: string;
   direction: 'outbound' | 'inbound';
+  /** A report after the first, asked for through the API (absent: the first, a submit). */
+  report?: TaxReportRef;
   acknowledgementTimeoutMs: number;
   /** PEPPOL_SEND_RETRY_SCHEDULE, fixed at start. */
   peppolSchedule?: RetrySchedule;
 }
 
-/** What the plan step found and stored: the report to submit, or why none is submitted. */
-export type PreparedTaxReport =
+/**
+ * What the plan step found and stored: the report to submit, or why none is submitted. `ref` says which report of
+ * the document it is (absent in runs started before there were later reports: the first).
+ */
+export type PreparedTaxReport = { ref?: TaxReportRef } & (
   | {
       kind: 'report';
       role: TddReporterRole;
@@ -48,7 +58,8 @@ export type PreparedTaxReport =
   /** Not required (no authority for the country or role): recorded, no event. */
   | { kind: 'skipped'; role: TddReporterRole; country?: string; reason: string }
   /** Required but no valid report can be made (missing terms, the official rules refuse it): final. */
-  | { kind: 'refused'; role: TddReporterRole; country?: string; authority?: string; reason: string };
+  | { kind: 'refused'; role: TddReporterRole; country?: string; authority?: string; reason: string }
+);
 
 export type PreparedReport = Extract<PreparedTaxReport, { kind: 'report' }>;
 

@@ -30,6 +30,7 @@ export class SentInstanceRepository {
       partyId: d.partyId,
       generation: d.generation,
       ...(d.reportOf ? { reportOf: d.reportOf } : {}),
+      ...(d.reportSequence ? { reportSequence: d.reportSequence } : {}),
     };
   }
 }

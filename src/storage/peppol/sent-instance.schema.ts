@@ -15,6 +15,8 @@ export interface SentInstance {
   generation: number;
   /** A tax report (Tax Data Document): the invoice it reports, whose reportTax run waits for the authority's MLS. */
   reportOf?: string;
+  /** Which report of that invoice, when not its first (2, 3, …: a report asked for through the API). */
+  reportSequence?: number;
 }
 
 export interface SentInstanceDoc extends Omit<SentInstance, 'instanceId'> {
@@ -33,6 +35,7 @@ export function buildSentInstanceModels(conn: Connection) {
       partyId: str,
       generation: { type: Number, required: true },
       reportOf: { type: String },
+      reportSequence: { type: Number },
       at: { type: Date, required: true },
     },
     { versionKey: false },
