@@ -40,6 +40,8 @@ const TENANT = 'tenantTax';
 const PARTY = '0184:DK12345678';
 const INVOICE = 'en16931/ubl-examples/BIS3_Invoice_positive.XML';
 const AUTHORITY = '000777-taxsim.dk';
+const OTHER_TENANT = 'tenantTaxOther';
+const OTHER_PARTY = '0184:DK87654321';
 
 function config(countries: string[], profile?: 'sk-1'): TddConfig {
   return parseTddConfig({
@@ -59,12 +61,14 @@ function config(countries: string[], profile?: 'sk-1'): TddConfig {
 interface StatusBody {
   state: string;
   history: Array<{ state: string; detail?: string }>;
-  taxReport?: { step: string; at: string; detail?: string };
+  taxReport?: { step: string; at: string; report: number; reportType: string; detail?: string };
 }
 
 describe('tax report steps: plan, derive, validate, store, history and events', () => {
   let ctx: TestContext;
   let token: string;
+  let foreignToken: string;
+  const starter = new RecordingWorkflowStarter();
   const published: PublishEventInput[] = [];
   const events = recordingEvents(published);
   const validator = () => createValidator(validatorOptions(ctx.config));
@@ -89,10 +93,22 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
 
   beforeAll(async () => {
     requireCorpus('en16931/ubl-examples');
-    ctx = await createTestContext('tax-report', { workflows: new RecordingWorkflowStarter() });
+    // The API only needs to know reporting is configured (the worker reads the file).
+    ctx = await createTestContext('tax-report', {
+      workflows: starter,
+      env: { TAX_REPORTING_CONFIG: '/nonexistent/tax-reporting.json' },
+    });
     await ctx.core.directory.createTenant({ id: TENANT, name: 'T' });
     await ctx.core.directory.createParty({ tenantId: TENANT, partyId: PARTY, legalEntityId: 'DK:A', name: 'A' });
+    await ctx.core.directory.createTenant({ id: OTHER_TENANT, name: 'O' });
+    await ctx.core.directory.createParty({
+      tenantId: OTHER_TENANT,
+      partyId: OTHER_PARTY,
+      legalEntityId: 'DK:B',
+      name: 'B',
+    });
     token = await ctx.token(await ctx.createClient([TENANT]));
+    foreignToken = await ctx.token(await ctx.createClient([OTHER_TENANT]));
     validatorInstance = validator();
   });
   afterAll(async () => ctx.close());
@@ -116,6 +132,7 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
       reportDocumentId,
       invoiceUuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
       acknowledgedBy: 'iso6523-actorid-upis::0242:000777',
+      ref: { sequence: 1, typeCode: 'S' },
     });
     // A retried step finds the stored report: the same answer, one document.
     const again = await s.prepareTaxReport({ tenantId: TENANT, documentId, direction: 'outbound' });
@@ -247,58 +264,256 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
     });
   });
 
-  it('an MLS answering a report names the reported invoice and its sender', async () => {
-    const sent = new SentInstanceRepository(ctx.core.db.models);
-    const as4 = new As4InboundRepository(ctx.core.db.models, ctx.core.db.blobs);
-    const receiving = receiveDocumentSteps(ctx, {
-      as4Inbound: as4,
-      sentInstances: sent,
-      validator: validatorInstance,
-      events,
+  it.each([1, 2])(
+    'an MLS answering report %d names the reported invoice, the report and its sender',
+    async (sequence) => {
+      const sent = new SentInstanceRepository(ctx.core.db.models);
+      const as4 = new As4InboundRepository(ctx.core.db.models, ctx.core.db.blobs);
+      const receiving = receiveDocumentSteps(ctx, {
+        as4Inbound: as4,
+        sentInstances: sent,
+        validator: validatorInstance,
+        events,
+      });
+      const documentId = await salesInvoice();
+      const ref = sequence > 1 ? ({ sequence, typeCode: 'R' } as const) : undefined;
+      const reportDocumentId = taxReportDocumentId(TENANT, documentId, 'C2', ref);
+      const instanceId = randomUUID();
+      await sent.record({
+        instanceId,
+        tenantId: TENANT,
+        documentId: reportDocumentId,
+        partyId: PARTY,
+        generation: 0,
+        reportOf: documentId,
+        ...(ref ? { reportSequence: sequence } : {}),
+      });
+      const authority = peppolParticipant('0242:000777');
+      const ours = peppolParticipant('0242:000000');
+      const mls = buildMls({
+        responseCode: 'RE',
+        referencedInstanceId: instanceId,
+        sender: authority,
+        receiver: ours,
+        description: 'Report refused',
+        lines: [{ reasonCode: 'BV', ruleId: 'ibr-tdd-17', description: 'wrong', location: '/TaxData' }],
+      });
+      const { messageId } = await storeAs4Arrival(as4, {
+        messageId: `${randomUUID()}@c5`,
+        tenantId: TENANT,
+        partyId: PARTY,
+        sender: authority,
+        receiver: ours,
+        documentType: MLS_DOCUMENT_TYPE,
+        process: MLS_PROCESS,
+        countryC1: 'DK',
+        payload: {
+          xml: Buffer.from(mls.xml, 'utf8'),
+          root: { namespaceURI: NS.ublApplicationResponse, localName: 'ApplicationResponse' },
+        },
+        seats: { from: 'PDK000000', to: 'PDK000000' },
+      });
+      const { received } = await runReceiveSteps(receiving, { tenantId: TENANT, messageId });
+      expect(received.mls).toEqual({
+        statusCode: 'RE',
+        refToDocumentId: reportDocumentId,
+        reportOf: documentId,
+        ...(ref ? { reportSequence: sequence } : {}),
+        sender: formatId(authority),
+        reason: 'Report refused; BV [ibr-tdd-17] wrong',
+      });
+    },
+  );
+
+  /** POST …/taxReport for the document; the answer's status and body. */
+  const ask = (documentId: string, body: unknown, opts: { kind?: string; auth?: string; party?: string } = {}) => {
+    const r = request(ctx.app).post(
+      `/api/v1/${opts.party ?? PARTY}/${opts.kind ?? 'salesInvoice'}/${documentId}/taxReport`,
+    );
+    return (opts.auth === '' ? r : r.auth(opts.auth ?? token, { type: 'bearer' })).send(body as object);
+  };
+
+  /** Runs the report the API started the way its run does: prepare, then the authority's answer. */
+  async function runReport(s: TaxReportSteps, documentId: string, answer: 'AP' | 'RE') {
+    const input = starter.taxReportsStarted.at(-1)!;
+    expect(input).toMatchObject({
+      tenantId: TENANT,
+      documentId,
+      direction: 'outbound',
+      acknowledgementTimeoutMs: 1_440 * 60_000,
     });
+    const report = await s.prepareTaxReport({
+      tenantId: TENANT,
+      documentId,
+      direction: 'outbound',
+      report: input.report!,
+    });
+    const eventId = randomUUID();
+    await s.publishTaxReportEvent({
+      tenantId: TENANT,
+      documentId,
+      eventId,
+      report,
+      outcome: answer === 'AP' ? 'accepted' : 'rejected',
+      statusCode: answer,
+    });
+    return {
+      report: report as Extract<PreparedTaxReport, { kind: 'report' }>,
+      event: published.find((e) => e.id === eventId)!,
+    };
+  }
+
+  it('resubmits, then disregards, through the API: each a numbered report of its own, with its own TDD', async () => {
     const documentId = await salesInvoice();
-    const reportDocumentId = taxReportDocumentId(TENANT, documentId, 'C2');
-    const instanceId = randomUUID();
-    await sent.record({
-      instanceId,
+    const s = steps(['DK']);
+    // Nothing can be asked for before the gateway's own report, nor while it runs.
+    let res = await ask(documentId, { reportType: 'resubmit' });
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toContain('has no tax report yet');
+    const first = await s.prepareTaxReport({ tenantId: TENANT, documentId, direction: 'outbound' });
+    res = await ask(documentId, { reportType: 'disregard' });
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toContain('report 1 (submit) is still in progress');
+    await s.publishTaxReportEvent({
       tenantId: TENANT,
-      documentId: reportDocumentId,
-      partyId: PARTY,
-      generation: 0,
-      reportOf: documentId,
+      documentId,
+      eventId: randomUUID(),
+      report: first,
+      outcome: 'accepted',
+      statusCode: 'AP',
     });
-    const authority = peppolParticipant('0242:000777');
-    const ours = peppolParticipant('0242:000000');
-    const mls = buildMls({
-      responseCode: 'RE',
-      referencedInstanceId: instanceId,
-      sender: authority,
-      receiver: ours,
-      description: 'Report refused',
-      lines: [{ reasonCode: 'BV', ruleId: 'ibr-tdd-17', description: 'wrong', location: '/TaxData' }],
+
+    res = await ask(documentId, { reportType: 'submit' });
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toContain('send a correction as a resubmit');
+    res = await ask(documentId, { reportType: 'resubmit' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({
+      id: documentId,
+      report: 2,
+      reportType: 'resubmit',
+      run: `report-tax:${TENANT}:${documentId}:2`,
     });
-    const { messageId } = await storeAs4Arrival(as4, {
-      messageId: `${randomUUID()}@c5`,
+    expect(starter.taxReportsStarted.at(-1)?.report).toEqual({ sequence: 2, typeCode: 'R' });
+    // The same number runs once: a second request before the run wrote anything is refused, not started twice.
+    const again = await ask(documentId, { reportType: 'resubmit' });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toContain('its tax report 2 was started already');
+
+    const resubmit = await runReport(s, documentId, 'AP');
+    expect(resubmit.report.reportDocumentId).toBe(
+      taxReportDocumentId(TENANT, documentId, 'C2', { sequence: 2, typeCode: 'R' }),
+    );
+    expect(resubmit.report.reportDocumentId).not.toBe((first as typeof resubmit.report).reportDocumentId);
+    expect(resubmit.report.invoiceUuid).toBe((first as typeof resubmit.report).invoiceUuid);
+    const tdd = await request(ctx.app)
+      .get(`/api/v1/${PARTY}/generic/${resubmit.report.reportDocumentId}/download`)
+      .auth(token, { type: 'bearer' });
+    expect(tdd.text).toContain('<pxs:TaxDataTypeCode>R</pxs:TaxDataTypeCode>');
+    expect(tdd.text).toContain(`<cbc:UUID>${resubmit.report.reportDocumentId}</cbc:UUID>`);
+    expect(resubmit.event).toMatchObject({
+      topic: 'TaxReportSent',
+      details: { reportType: 'resubmit', report: '2', outcome: 'accepted' },
+    });
+    let st = await status(documentId);
+    expect(st.taxReport).toMatchObject({ step: 'accepted', report: 2, reportType: 'resubmit' });
+    expect(st.taxReport?.detail).toContain('Tax report (2, resubmit, C2, DK) accepted');
+
+    res = await ask(documentId, { reportType: 'disregard' });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ report: 3, reportType: 'disregard' });
+    const disregard = await runReport(s, documentId, 'AP');
+    const d = await request(ctx.app)
+      .get(`/api/v1/${PARTY}/generic/${disregard.report.reportDocumentId}/download`)
+      .auth(token, { type: 'bearer' });
+    expect(d.text).toContain('<pxs:TaxDataTypeCode>D</pxs:TaxDataTypeCode>');
+    for (const reportType of ['submit', 'resubmit', 'disregard']) {
+      res = await ask(documentId, { reportType });
+      expect(res.status).toBe(409);
+      expect(res.body.detail).toContain('nothing follows a disregard');
+    }
+    st = await status(documentId);
+    expect(st.state).toBe('accepted');
+    expect(st.history.filter((h) => h.state === 'tax-report')).toHaveLength(6);
+  });
+
+  it('after a rejected submit, only a submit again', async () => {
+    const documentId = await salesInvoice();
+    const s = steps(['DK']);
+    const first = await s.prepareTaxReport({ tenantId: TENANT, documentId, direction: 'outbound' });
+    await s.publishTaxReportEvent({
       tenantId: TENANT,
-      partyId: PARTY,
-      sender: authority,
-      receiver: ours,
-      documentType: MLS_DOCUMENT_TYPE,
-      process: MLS_PROCESS,
-      countryC1: 'DK',
-      payload: {
-        xml: Buffer.from(mls.xml, 'utf8'),
-        root: { namespaceURI: NS.ublApplicationResponse, localName: 'ApplicationResponse' },
-      },
-      seats: { from: 'PDK000000', to: 'PDK000000' },
-    });
-    const { received } = await runReceiveSteps(receiving, { tenantId: TENANT, messageId });
-    expect(received.mls).toEqual({
+      documentId,
+      eventId: randomUUID(),
+      report: first,
+      outcome: 'rejected',
       statusCode: 'RE',
-      refToDocumentId: reportDocumentId,
-      reportOf: documentId,
-      sender: formatId(authority),
-      reason: 'Report refused; BV [ibr-tdd-17] wrong',
     });
+    const res = await ask(documentId, { reportType: 'disregard' });
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toContain('a disregard needs a submit the tax authority accepted first');
+    expect((await ask(documentId, { reportType: 'submit' })).body).toMatchObject({ report: 2, reportType: 'submit' });
+    const again = await runReport(s, documentId, 'AP');
+    expect(again.event.details).toMatchObject({ reportType: 'submit', report: '2' });
+  });
+
+  it('refuses bad requests and documents out of reach, starting nothing', async () => {
+    const documentId = await salesInvoice();
+    const before = starter.taxReportsStarted.length;
+    const cases: Array<[number, ReturnType<typeof ask>]> = [
+      [400, ask(documentId, {})],
+      [400, ask(documentId, { reportType: 'cancel' })],
+      [400, ask(documentId, { reportType: ['resubmit'] })],
+      [
+        400,
+        request(ctx.app)
+          .post(`/api/v1/${PARTY}/salesInvoice/${documentId}/taxReport`)
+          .auth(token, { type: 'bearer' })
+          .set('Content-Type', 'application/json')
+          .send('{"reportType":'),
+      ],
+      [
+        415,
+        request(ctx.app)
+          .post(`/api/v1/${PARTY}/salesInvoice/${documentId}/taxReport`)
+          .auth(token, { type: 'bearer' })
+          .set('Content-Type', 'text/plain')
+          .send('resubmit'),
+      ],
+      [413, ask(documentId, { reportType: 'resubmit', pad: 'x'.repeat(20_000) })],
+      // A sales invoice is not a purchase invoice; another tenant's token reaches neither.
+      [404, ask(documentId, { reportType: 'resubmit' }, { kind: 'purchaseInvoice' })],
+      [404, ask(randomUUID(), { reportType: 'resubmit' })],
+      [403, ask(documentId, { reportType: 'resubmit' }, { auth: foreignToken })],
+      [404, ask(documentId, { reportType: 'resubmit' }, { auth: foreignToken, party: OTHER_PARTY })],
+      [401, ask(documentId, { reportType: 'resubmit' }, { auth: '' })],
+      [401, ask(documentId, { reportType: 'resubmit' }, { auth: 'not-a-token' })],
+    ];
+    for (const [expected, pending] of cases) {
+      const res = await pending;
+      expect({ status: res.status, type: res.headers['content-type'] }).toEqual({
+        status: expected,
+        type: expect.stringContaining('application/problem+json'),
+      });
+    }
+    expect(starter.taxReportsStarted.length).toBe(before);
+  });
+
+  it('answers 503 where tax reporting is not configured', async () => {
+    const plain = await createTestContext('tax-report-off');
+    try {
+      await plain.core.directory.createTenant({ id: TENANT, name: 'T' });
+      await plain.core.directory.createParty({ tenantId: TENANT, partyId: PARTY, legalEntityId: 'DK:A', name: 'A' });
+      const t = await plain.token(await plain.createClient([TENANT]));
+      const documentId = await storeAcceptedOutbound(plain, TENANT, PARTY, corpusFile(INVOICE));
+      const res = await request(plain.app)
+        .post(`/api/v1/${PARTY}/salesInvoice/${documentId}/taxReport`)
+        .auth(t, { type: 'bearer' })
+        .send({ reportType: 'resubmit' });
+      expect(res.status).toBe(503);
+      expect(res.body.detail).toBe('Tax reporting is not configured on this gateway');
+    } finally {
+      await plain.close();
+    }
   });
 });

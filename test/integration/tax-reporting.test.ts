@@ -135,7 +135,10 @@ describe('tax reporting: C2 and C3 reports of an invoice at taxsim (real Tempora
       .get(`/api/v1/${partyId}/${kind}/${documentId}/status`)
       .auth(token, { type: 'bearer' });
     expect(res.status).toBe(200);
-    return res.body as { state: string; taxReport?: { step: string; detail?: string } };
+    return res.body as {
+      state: string;
+      taxReport?: { step: string; report: number; reportType: string; detail?: string };
+    };
   }
 
   it('reports a sent invoice (C2) and the received one (C3); taxsim accepts and matches both', async () => {
@@ -201,5 +204,77 @@ describe('tax reporting: C2 and C3 reports of an invoice at taxsim (real Tempora
     const sales = await status(SELLER, sellerToken, 'salesInvoice', salesId);
     expect(sales.state).toBe('delivered');
     expect(sales.taxReport).toMatchObject({ step: 'rejected' });
+  });
+
+  it('reports again through the API: a submit after a rejection, a resubmit, a disregard (C2 and C3)', async () => {
+    taxsim.faults.set({ mode: 'reject', reason: 'Temporarily refusing reports', count: 1 });
+    const salesId = await send('TAX-4');
+    const rejected = await eventOf(gw.ctx, 'TaxReportError', (e) => e.documentId === salesId);
+    expect(rejected.details).toMatchObject({ role: 'C2', outcome: 'rejected', report: '1' });
+    const ask = (partyId: string, token: string, kind: string, documentId: string, reportType: string) =>
+      request(gw.ctx.app)
+        .post(`/api/v1/${partyId}/${kind}/${documentId}/taxReport`)
+        .auth(token, { type: 'bearer' })
+        .send({ reportType });
+    // What was rejected is submitted again: report 2, an S, which taxsim now accepts.
+    expect((await ask(SELLER, sellerToken, 'salesInvoice', salesId, 'resubmit')).status).toBe(409);
+    let res = await ask(SELLER, sellerToken, 'salesInvoice', salesId, 'submit');
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ report: 2, reportType: 'submit' });
+    const submitted = await eventOf(
+      gw.ctx,
+      'TaxReportSent',
+      (e) => e.documentId === salesId && e.details?.['report'] === '2',
+    );
+    expect(submitted.details).toMatchObject({ reportType: 'submit', outcome: 'accepted', statusCode: 'AP' });
+    const invoiceUuid = submitted.details!['invoiceUuid']!;
+    res = await ask(SELLER, sellerToken, 'salesInvoice', salesId, 'resubmit');
+    expect(res.body).toMatchObject({ report: 3, reportType: 'resubmit' });
+    const resubmitted = await eventOf(
+      gw.ctx,
+      'TaxReportSent',
+      (e) => e.documentId === salesId && e.details?.['report'] === '3',
+    );
+    expect(resubmitted.details).toMatchObject({ reportType: 'resubmit', invoiceUuid, outcome: 'accepted' });
+    res = await ask(SELLER, sellerToken, 'salesInvoice', salesId, 'disregard');
+    expect(res.body).toMatchObject({ report: 4, reportType: 'disregard' });
+    const disregarded = await eventOf(
+      gw.ctx,
+      'TaxReportSent',
+      (e) => e.documentId === salesId && e.details?.['report'] === '4',
+    );
+    expect(disregarded.details).toMatchObject({ reportType: 'disregard', invoiceUuid, outcome: 'accepted' });
+    const c2AtTaxsim = taxsim.ledger
+      .list()
+      .filter((r) => r.facts?.invoiceUuid === invoiceUuid && r.facts.role === 'C2')
+      .map((r) => [r.facts?.typeCode, r.verdict]);
+    // taxsim lists the newest first.
+    expect(c2AtTaxsim.reverse()).toEqual([
+      ['S', 'rejected'],
+      ['S', 'accepted'],
+      ['R', 'accepted'],
+      ['D', 'accepted'],
+    ]);
+    expect((await ask(SELLER, sellerToken, 'salesInvoice', salesId, 'resubmit')).body.detail).toContain(
+      'nothing follows a disregard',
+    );
+    const sales = await status(SELLER, sellerToken, 'salesInvoice', salesId);
+    expect(sales.state).toBe('delivered');
+    expect(sales.taxReport).toMatchObject({ step: 'accepted', report: 4, reportType: 'disregard' });
+
+    // The buyer's side: its received invoice's C3 report, disregarded through the purchase invoice.
+    const c3 = await eventOf(
+      gw.ctx,
+      'TaxReportSent',
+      (e) => e.details?.['role'] === 'C3' && e.details['invoiceUuid'] === invoiceUuid,
+    );
+    res = await ask(BUYER, buyerToken, 'purchaseInvoice', c3.documentId!, 'disregard');
+    expect(res.status).toBe(202);
+    const c3Disregarded = await eventOf(
+      gw.ctx,
+      'TaxReportSent',
+      (e) => e.documentId === c3.documentId && e.details?.['report'] === '2',
+    );
+    expect(c3Disregarded.details).toMatchObject({ role: 'C3', reportType: 'disregard', outcome: 'accepted' });
   });
 });
