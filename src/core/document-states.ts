@@ -108,6 +108,9 @@ export interface TaxReportRef {
   typeCode: 'S' | 'R' | 'D';
 }
 
+/** The first report of a document: the submit the gateway makes by itself. */
+export const FIRST_TAX_REPORT: TaxReportRef = { sequence: 1, typeCode: 'S' };
+
 const TAX_REPORT_KEY = new RegExp(
   `^tax-report:(?:([2-9]|[1-9]\\d{1,2})-([SRD]):)?(${TAX_REPORT_STEPS.join('|')}|retry-\\d{1,6})$`,
 );

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import {
+  FIRST_TAX_REPORT,
   reportTypeOf,
   taxReportKey,
   DocumentState,
@@ -22,13 +23,12 @@ import type { SentDocumentEventDeps } from '../sending/sent-document-event';
 import { summarizeErrors } from '../sending/check-document';
 import { readInvoiceModel } from '../transform';
 import type { Validator } from '../validation';
-import {
-  FIRST_TAX_REPORT,
-  type PreparedTaxReport,
-  type TaxReportAttempt,
-  type TaxReportAttemptResult,
-  type TaxReportEventInput,
-  type TaxReportingSettings,
+import type {
+  PreparedTaxReport,
+  TaxReportAttempt,
+  TaxReportAttemptResult,
+  TaxReportEventInput,
+  TaxReportingSettings,
 } from '../../workflows/contracts/report-tax';
 import {
   deriveTdd,

@@ -61,7 +61,8 @@ const orderSent = detailsOf({
  * A tax report of an invoice (digital reporting): the reporter role (C2 supplier side, C3 buyer side), the country and
  * tax authority, the Tax Data Document (`reportDocumentId`, "" when none was built) and how it stands: `accepted` /
  * `rejected` (the authority's MLS code in `statusCode`), `retry` (the next attempt in `nextAttemptOn`), `refused` (no
- * valid report could be made), `failed` (not delivered, or no acknowledgement in time).
+ * valid report could be made), `failed` (not delivered, or no acknowledgement in time). `report` numbers the invoice's
+ * reports (`reportType` says which kind).
  */
 const taxReport = detailsOf({
   id: str,
@@ -69,6 +70,8 @@ const taxReport = detailsOf({
   country: str,
   authority: str,
   reportType: z.enum(['submit', 'resubmit', 'disregard']),
+  // Which report of the invoice ("1": the gateway's own; later ones are asked for through the API).
+  report: str.optional(),
   reportDocumentId: str,
   invoiceUuid: str,
   outcome: z.enum(['accepted', 'rejected', 'retry', 'refused', 'failed']),

@@ -18,9 +18,6 @@ export function reportTaxWorkflowId(tenantId: string, documentId: string, sequen
   return sequence > 1 ? `report-tax:${tenantId}:${documentId}:${sequence}` : `report-tax:${tenantId}:${documentId}`;
 }
 
-/** The first report of a document: the submit the gateway makes by itself. */
-export const FIRST_TAX_REPORT: TaxReportRef = { sequence: 1, typeCode: 'S' };
-
 /** What the worker tells the runs that may report (absent: tax reporting is not configured). */
 export interface TaxReportingSettings {
   /** How long the run waits for the authority's MLS after its AS4 receipt. */
