@@ -34,7 +34,7 @@ import { NS } from '../../src/formats/xml/namespaces';
 import { formatId, peppolParticipant } from '../../src/peppol/identifiers';
 import { MLS_DOCUMENT_TYPE, MLS_PROCESS } from '../../src/peppol/smp-publisher';
 import type { PublishEventInput } from '../../src/webhooks/publish';
-import type { PreparedTaxReport } from '../../workflows/contracts/report-tax';
+import type { PreparedTaxReport, TaxReportEventInput } from '../../workflows/contracts/report-tax';
 
 const TENANT = 'tenantTax';
 const PARTY = '0184:DK12345678';
@@ -118,6 +118,18 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
   }
 
   const status = (documentId: string, kind?: string) => readStatus<StatusBody>(ctx.app, token, PARTY, documentId, kind);
+
+  /** A step of a report as its run publishes it: whether it published an event, and the event. */
+  async function publishStep(
+    s: TaxReportSteps,
+    documentId: string,
+    report: PreparedTaxReport,
+    fields: Omit<TaxReportEventInput, 'tenantId' | 'documentId' | 'eventId' | 'report'>,
+  ) {
+    const eventId = randomUUID();
+    const r = await s.publishTaxReportEvent({ tenantId: TENANT, documentId, eventId, report, ...fields });
+    return { eventId: r.eventId, event: published.find((e) => e.id === eventId) };
+  }
 
   it('derives, validates and stores the C2 report once; the invoice’s state stays its own', async () => {
     const documentId = await salesInvoice();
@@ -204,11 +216,7 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
     const documentId = await salesInvoice();
     const s = steps(['DK']);
     const report = await s.prepareTaxReport({ tenantId: TENANT, documentId, direction: 'outbound' });
-    const submitted = await s.publishTaxReportEvent({
-      tenantId: TENANT,
-      documentId,
-      eventId: randomUUID(),
-      report,
+    const submitted = await publishStep(s, documentId, report, {
       outcome: 'submitted',
       messageId: 'm-1@gw',
       to: `iso6523-actorid-upis::0242:${AUTHORITY}`,
@@ -216,17 +224,11 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
     expect(submitted.eventId).toBeNull();
     expect((await status(documentId)).taxReport).toMatchObject({ step: 'submitted' });
     const mlsDocumentId = randomUUID();
-    const eventId = randomUUID();
-    await s.publishTaxReportEvent({
-      tenantId: TENANT,
-      documentId,
-      eventId,
-      report,
+    const { event } = await publishStep(s, documentId, report, {
       outcome: 'accepted',
       statusCode: 'AP',
       mlsDocumentId,
     });
-    const event = published.find((e) => e.id === eventId);
     expect(event).toMatchObject({
       topic: 'TaxReportSent',
       tenantId: TENANT,
@@ -248,17 +250,12 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
     expect(st.taxReport).toMatchObject({ step: 'accepted' });
     expect(st.taxReport?.detail).toContain(mlsDocumentId);
 
-    const rejectedId = randomUUID();
-    await s.publishTaxReportEvent({
-      tenantId: TENANT,
-      documentId,
-      eventId: rejectedId,
-      report,
+    const rejected = await publishStep(s, documentId, report, {
       outcome: 'rejected',
       statusCode: 'RE',
       reason: 'BV [ibr-tdd-17] wrong',
     });
-    expect(published.find((e) => e.id === rejectedId)).toMatchObject({
+    expect(rejected.event).toMatchObject({
       topic: 'TaxReportError',
       details: { outcome: 'rejected', statusCode: 'RE', reason: 'BV [ibr-tdd-17] wrong' },
     });
@@ -348,18 +345,13 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
       direction: 'outbound',
       report: input.report!,
     });
-    const eventId = randomUUID();
-    await s.publishTaxReportEvent({
-      tenantId: TENANT,
-      documentId,
-      eventId,
-      report,
+    const { event } = await publishStep(s, documentId, report, {
       outcome: answer === 'AP' ? 'accepted' : 'rejected',
       statusCode: answer,
     });
     return {
       report: report as Extract<PreparedTaxReport, { kind: 'report' }>,
-      event: published.find((e) => e.id === eventId)!,
+      event: event!,
     };
   }
 
@@ -374,14 +366,7 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
     res = await ask(documentId, { reportType: 'disregard' });
     expect(res.status).toBe(409);
     expect(res.body.detail).toContain('report 1 (submit) is still in progress');
-    await s.publishTaxReportEvent({
-      tenantId: TENANT,
-      documentId,
-      eventId: randomUUID(),
-      report: first,
-      outcome: 'accepted',
-      statusCode: 'AP',
-    });
+    await publishStep(s, documentId, first, { outcome: 'accepted', statusCode: 'AP' });
 
     res = await ask(documentId, { reportType: 'submit' });
     expect(res.status).toBe(409);
@@ -441,14 +426,7 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
     const documentId = await salesInvoice();
     const s = steps(['DK']);
     const first = await s.prepareTaxReport({ tenantId: TENANT, documentId, direction: 'outbound' });
-    await s.publishTaxReportEvent({
-      tenantId: TENANT,
-      documentId,
-      eventId: randomUUID(),
-      report: first,
-      outcome: 'rejected',
-      statusCode: 'RE',
-    });
+    await publishStep(s, documentId, first, { outcome: 'rejected', statusCode: 'RE' });
     const res = await ask(documentId, { reportType: 'disregard' });
     expect(res.status).toBe(409);
     expect(res.body.detail).toContain('a disregard needs a submit the tax authority accepted first');
