@@ -2,7 +2,8 @@
  * The reportTax workflow's contract: the tax report (digital reporting) of one invoice or credit note we sent (role
  * C2) or received (role C3). Plan → derive → render → validate → store the Tax Data Document (TDD), submit it over
  * Peppol AS4 to the tax authority's access point (C5) on the Peppol schedule, then wait for the authority's answer, a
- * Peppol MLS. One run per reported document; it is beside delivery, never part of it.
+ * Peppol MLS. One run per report: the gateway's own first report of the document, and each later one asked for
+ * through the API (report 2, 3, …: a submit again, a resubmit, a disregard); beside delivery, never part of it.
  */
 import type { TaxReportRef } from '../../src/core/document-states';
 import type { RetrySchedule } from '../../src/core/retry-schedule';

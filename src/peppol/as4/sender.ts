@@ -4,8 +4,9 @@
  *   delivered  a signed non-repudiation receipt that answers our MessageId, signed by a valid (and, with a
  *              RevocationChecker, not revoked) AP certificate of the Seat ID we sent to, returning exactly the
  *              references we signed;
- *   retryable  no answer (connection refused or reset, timeout), HTTP 5xx without an ebMS error, or a SOAP 1.2 Fault
- *              whose code is env:Receiver on a 5xx (the peer's own trouble);
+ *   retryable  no answer (connection refused or reset, timeout), HTTP 5xx without an ebMS error, HTTP 429 or 408
+ *              without an ebMS signal (throttled, or timed out, before the AS4 handler: a proxy or rate limiter in
+ *              front of it), or a SOAP 1.2 Fault whose code is env:Receiver on a 5xx (the peer's own trouble);
  *   failed     an ebMS error signal, any other SOAP Fault, HTTP 4xx/3xx, or an answer that is not a valid receipt —
  *              with the peer's reason; a receipt signed by a revoked certificate.
  *
@@ -275,7 +276,12 @@ export async function sendAs4Message(
     }
   }
 
-  if (status >= 500) return { outcome: 'retryable', httpStatus: status, reason: `HTTP ${status}: ${snippet(body)}` };
+  if (status >= 500 || status === 429 || status === 408)
+    return {
+      outcome: 'retryable',
+      httpStatus: status,
+      reason: `HTTP ${status}${status === 429 ? ' (throttled)' : ''}: ${snippet(body)}`,
+    };
   if (status >= 200 && status < 300)
     return {
       outcome: 'failed',

@@ -148,13 +148,33 @@ describe('AS4 sender', () => {
     });
   });
 
-  it('treats plain 5xx as retryable and 4xx or 2xx without a receipt as permanent', async () => {
+  it('treats plain 5xx, 429 and 408 as retryable and other 4xx or 2xx without a receipt as permanent', async () => {
     const msg = message(pki);
     handler = (_req, _body, res) => void res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
     expect(await sendAs4Message(msg, url, opts())).toEqual({
       outcome: 'retryable',
       httpStatus: 502,
       reason: 'HTTP 502: bad gateway',
+    });
+    // A rate limiter or proxy in front of the access point: try again later, the same message.
+    handler = (_req, _body, res) =>
+      void res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '30' }).end('slow down');
+    expect(await sendAs4Message(msg, url, opts())).toEqual({
+      outcome: 'retryable',
+      httpStatus: 429,
+      reason: 'HTTP 429 (throttled): slow down',
+    });
+    handler = (_req, _body, res) => void res.writeHead(408, { 'content-type': 'text/plain' }).end('request timeout');
+    expect(await sendAs4Message(msg, url, opts())).toEqual({
+      outcome: 'retryable',
+      httpStatus: 408,
+      reason: 'HTTP 408: request timeout',
+    });
+    handler = (_req, _body, res) => void res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden');
+    expect(await sendAs4Message(msg, url, opts())).toEqual({
+      outcome: 'failed',
+      httpStatus: 403,
+      reason: 'HTTP 403: forbidden',
     });
     handler = (_req, _body, res) =>
       void res.writeHead(400, { 'content-type': 'text/plain' }).end('Invalid AS4 profile');
