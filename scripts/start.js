@@ -182,13 +182,14 @@ async function main() {
       say(`taxsim (the reference tax authority) did not start: ${e.message}`);
       return undefined;
     });
+  // With taxsim up, the worker reports the demo's invoices to it (C2 for the sender's, C3 for the receiver's), and
+  // the API takes requests for later reports (POST …/taxReport).
+  const taxReporting = taxsim ? { TAX_REPORTING_CONFIG: writeDemoTaxReportingConfig() } : {};
   const api = sup.spawn('api', process.execPath, [path.join(ROOT, 'dist/src/main/api.js')], {
     cwd: ROOT,
-    env,
+    env: { ...env, ...taxReporting },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  // With taxsim up, the worker reports the demo's invoices to it (C2 for the sender's, C3 for the receiver's).
-  const taxReporting = taxsim ? { TAX_REPORTING_CONFIG: writeDemoTaxReportingConfig() } : {};
   const worker = sup.spawn('worker', process.execPath, [path.join(ROOT, 'dist/src/main/worker.js')], {
     cwd: ROOT,
     env: { ...env, ...taxReporting, TEMPORAL_WORKFLOW_BUNDLE: WORKFLOW_BUNDLE },

@@ -624,6 +624,40 @@ async function checkTemporalNamespace(cli, address) {
   );
 }
 
+/**
+ * Registers the gateway's search attributes the namespace lacks. The dev server registers `--search-attribute` only
+ * when it creates its database: one kept from an earlier version (`var/temporal` of `npm start`) keeps that
+ * version's list, and the worker refuses to start without the attributes added since.
+ */
+async function ensureTemporalSearchAttributes(cli, address) {
+  const common = ['--address', address, '--disable-config-file', '--disable-config-env', '--command-timeout', '10s'];
+  const missing = async () => {
+    const listed = await execFileResult(cli, ['operator', 'search-attribute', 'list', ...common, '-o', 'json'], {
+      env: temporalChildEnv(),
+      timeout: 15_000,
+    });
+    if (!listed.ok)
+      throw new Error(`listing the search attributes at ${address} failed: ${listed.stderr || listed.err}`);
+    const known = Object.keys(JSON.parse(listed.stdout).customAttributes ?? {});
+    return SEARCH_ATTRIBUTES.map((sa) => sa.split('=')).filter(([name]) => !known.includes(name));
+  };
+  const absent = await missing();
+  if (absent.length === 0) return;
+  // One per call: the SQLite dev server registers only the first of several names given at once.
+  for (const [name, type] of absent) {
+    const args = ['operator', 'search-attribute', 'create', '--name', name, '--type', type, ...common];
+    const created = await execFileResult(cli, args, { env: temporalChildEnv(), timeout: 15_000 });
+    if (!created.ok)
+      throw new Error(`registering the search attribute ${name} failed: ${created.stderr || created.err}`);
+  }
+  const still = await missing();
+  if (still.length > 0)
+    throw new Error(
+      `Temporal at ${address} did not register the search attributes ${still.map(([n]) => n).join(', ')}`,
+    );
+  log(`registered the search attributes ${absent.map(([n]) => n).join(', ')} in the kept Temporal database`);
+}
+
 async function startTemporal(sup, { cli, port, uiPort, ui, dbFile, logDir, metricsPort }) {
   const logFile = path.join(logDir, 'temporal.log');
   const fd = fs.openSync(logFile, 'a');
@@ -656,6 +690,8 @@ async function startTemporal(sup, { cli, port, uiPort, ui, dbFile, logDir, metri
       }
       await sleep(250);
     }
+    // A kept database may predate some of them (an in-memory one has them all).
+    if (dbFile) await ensureTemporalSearchAttributes(cli, address);
   } catch (err) {
     await sup.stopChild(managed);
     throw err;
@@ -1053,6 +1089,7 @@ module.exports = {
   stampPath,
   isStampCurrent,
   temporalServerArgs,
+  ensureTemporalSearchAttributes,
   temporalChildEnv,
   temporalServerEnv,
   parseHostPort,

@@ -456,7 +456,8 @@ export const configEnvSchema = z.object({
       'JSON file of the tax reporting configuration (docs/decisions.md "Tax reporting"): the Tax Data Document ' +
         'version, our SPID, the document type and process of ViDA pilot reports, the tax authority (C5) of each ' +
         'country, the roles it requires and its TDD profile (`vida-1`, the default, or `sk-1`; optionally its own ' +
-        'document type and process). Unset = invoices are not reported to any tax authority.',
+        'document type and process). The worker reads it; set it for the API too, where it enables ' +
+        '`POST …/taxReport` (later reports of a document). Unset = invoices are not reported to any tax authority.',
     ),
   TAX_REPORT_ACK_TIMEOUT_MINUTES: int(1440, 1).describe(
     "How long a tax report waits for the authority's MLS after its AS4 receipt before it ends in TaxReportError.",
