@@ -1,5 +1,10 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import mongoose from 'mongoose';
+import { eventually } from '../support/poll';
 import { requireEnv, uniqueDbUri } from '../support/services';
 import { DocumentIdAttribute, TenantIdAttribute } from '../../workflows/contracts/search-attributes';
 
@@ -57,4 +62,73 @@ describe('Temporal server started for the tests', () => {
       expect.arrayContaining([TenantIdAttribute.name, DocumentIdAttribute.name]),
     );
   });
+});
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+const services = require('../../scripts/lib/services') as {
+  SEARCH_ATTRIBUTES: string[];
+  findTemporalCli(): string | undefined;
+  getFreePort(): Promise<number>;
+  temporalChildEnv(): NodeJS.ProcessEnv;
+  ensureTemporalSearchAttributes(cli: string, address: string): Promise<void>;
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+describe('a Temporal database kept from an earlier version (npm start)', () => {
+  it('gets the search attributes added since it was made', async () => {
+    const cli = services.findTemporalCli();
+    if (!cli) throw new Error('the Temporal CLI is not built (npm test builds it)');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'temporal-kept-'));
+    const port = await services.getFreePort();
+    const address = `127.0.0.1:${port}`;
+    // A database made without any of the gateway's attributes, as a dev server of an older version made it.
+    const server = spawn(
+      cli,
+      [
+        'server',
+        'start-dev',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--namespace',
+        'default',
+        '--headless',
+      ].concat(['--log-level', 'error', '--db-filename', path.join(dir, 'temporal.db')]),
+      { env: services.temporalChildEnv(), stdio: 'ignore' },
+    );
+    let connection: Connection | undefined;
+    try {
+      connection = await eventually(
+        () => Connection.connect({ address, connectTimeout: 1000 }).catch(() => undefined),
+        60_000,
+        `the Temporal dev server at ${address}`,
+        250,
+      );
+      const c = connection;
+      await eventually(
+        () =>
+          c.workflowService.describeNamespace({ namespace: 'default' }).then(
+            () => true,
+            () => false,
+          ),
+        60_000,
+        'the default namespace',
+        250,
+      );
+      const names = async () =>
+        Object.keys((await c.operatorService.listSearchAttributes({ namespace: 'default' })).customAttributes ?? {});
+      expect(await names()).toEqual([]);
+      await services.ensureTemporalSearchAttributes(cli, address);
+      const expected = services.SEARCH_ATTRIBUTES.map((sa) => sa.split('=')[0]!);
+      expect((await names()).sort()).toEqual([...expected].sort());
+      // Once they are all there, another start changes nothing.
+      await services.ensureTemporalSearchAttributes(cli, address);
+      expect((await names()).sort()).toEqual([...expected].sort());
+    } finally {
+      await connection?.close();
+      server.kill('SIGINT');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
