@@ -37,6 +37,11 @@ export function sendInvoiceWorkflowId(tenantId: string, documentId: string): str
   return `send-invoice:${tenantId}:${documentId.toLowerCase()}`;
 }
 
+/** The run of a document's tax report: the first (the gateway's own submit) or a later one asked for (2, 3, …). */
+export function reportTaxWorkflowId(tenantId: string, documentId: string, sequence = 1): string {
+  return sequence > 1 ? `report-tax:${tenantId}:${documentId}:${sequence}` : `report-tax:${tenantId}:${documentId}`;
+}
+
 /** The receive workflow of one stored AS4 message (MessageIds are case-sensitive, kept as received). */
 export function receiveDocumentWorkflowId(tenantId: string, messageId: string): string {
   return `receive-document:${tenantId}:${messageId}`;

@@ -14,6 +14,8 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
 import { runReportingCommand } from './network-reporting';
 import { runLegalHoldCommand } from './retention';
+import { requestTaxReport, TAX_REPORT_TYPES, type TaxReportStarter } from '../reporting/tax-report-request';
+import type { TddReportType } from '../reporting/tdd/types';
 import {
   isReplayReport,
   renderReplayReport,
@@ -49,6 +51,9 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   reconcile [--dry-run]          compare stored documents with their workflows, remove bytes nothing refers to
   document resend --tenant ID --document-id ID      a sales invoice in InvoiceSentError gets a new run
   document retry-now --tenant ID --document-id ID   a sales invoice waiting between attempts makes its next one now
+  document tax-report --tenant ID --document-id ID --type submit|resubmit|disregard
+                                 another tax report of a sent (C2) or received (C3) invoice: a submit again after one
+                                 not accepted, a resubmit or a disregard (needs TAX_REPORTING_CONFIG)
   document hold TENANT DOCUMENT_ID --reason TEXT [--by NAME]   a legal hold: retention keeps the document
   document release TENANT DOCUMENT_ID                          lifts it; retention applies its periods again
   document holds [--tenant ID]                                 the legal holds in place
@@ -108,6 +113,7 @@ export async function runAdmin(
   services: {
     runs?: SendRunLookup;
     control?: SendRunControl;
+    taxReports?: TaxReportStarter;
     replay?: ReplayServices;
     hooks?: HookCommandServices;
     sml?: () => SmlCommandClient;
@@ -135,6 +141,7 @@ export async function runAdmin(
       'document-id': { type: 'string' },
       month: { type: 'string' },
       kind: { type: 'string' },
+      type: { type: 'string' },
       reason: { type: 'string' },
       by: { type: 'string' },
       hook: { type: 'string' },
@@ -281,6 +288,22 @@ export async function runAdmin(
       const { generation } = await resendDocument(core.documents, services.control, doc);
       return { id: documentId, state: 'resending', generation };
     }
+    case 'document tax-report': {
+      const tenantId = need(o, 'tenant');
+      const documentId = need(o, 'document-id');
+      const type = need(o, 'type');
+      if (!TAX_REPORT_TYPES.has(type))
+        throw new GatewayError('BAD_REQUEST', '--type must be one of submit, resubmit, disregard');
+      const doc = await core.documents.find(tenantId, documentId);
+      if (!doc) throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found in tenant ${tenantId}`);
+      const { taxReporting } = core.config;
+      return requestTaxReport(
+        services.taxReports,
+        taxReporting.configFile ? { acknowledgementTimeoutMs: taxReporting.acknowledgementTimeoutMs } : undefined,
+        doc,
+        type as TddReportType,
+      );
+    }
     case 'document hold':
     case 'document release':
     case 'document holds': {
@@ -421,7 +444,7 @@ function runCommand(args: string[], json: boolean): void {
         const admin = composeAdminServices(core, temporal);
         const progress = json ? undefined : terminalProgress();
         const services = {
-          ...(runs ? { runs, control: runs } : {}),
+          ...(runs ? { runs, control: runs, taxReports: runs } : {}),
           replay: { ...admin.replay, shouldStop: () => stop, ...(progress ? { progress } : {}) },
           hooks: admin.hooks,
         };

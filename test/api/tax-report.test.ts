@@ -26,6 +26,7 @@ import {
   type TddConfig,
 } from '../../src/reporting/tdd';
 import { createValidator } from '../../src/validation';
+import { runAdmin } from '../../src/main/admin';
 import { validatorOptions } from '../../src/main/compose';
 import { As4InboundRepository } from '../../src/storage/as4/as4-inbound.repository';
 import { SentInstanceRepository } from '../../src/storage/peppol/sent-instance.repository';
@@ -493,5 +494,38 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
     } finally {
       await plain.close();
     }
+  });
+
+  it('an operator asks for a report with the admin CLI, under the same rules', async () => {
+    const documentId = await salesInvoice();
+    const s = steps(['DK']);
+    const first = await s.prepareTaxReport({ tenantId: TENANT, documentId, direction: 'outbound' });
+    const cli = (type: string, services: Parameters<typeof runAdmin>[2] = { taxReports: starter }, doc = documentId) =>
+      runAdmin(
+        ctx.core,
+        ['document', 'tax-report', '--tenant', TENANT, '--document-id', doc, '--type', type],
+        services,
+      );
+    await expect(cli('disregard')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('still in progress'),
+    });
+    await publishStep(s, documentId, first, { outcome: 'accepted', statusCode: 'AP' });
+    await expect(cli('cancel')).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(cli('disregard', { taxReports: starter }, randomUUID())).rejects.toMatchObject({
+      code: 'DOCUMENT_NOT_FOUND',
+    });
+    await expect(cli('disregard', {})).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    expect(await cli('disregard')).toEqual({
+      id: documentId,
+      report: 2,
+      reportType: 'disregard',
+      run: `report-tax:${TENANT}:${documentId}:2`,
+    });
+    expect(starter.taxReportsStarted.at(-1)).toMatchObject({
+      documentId,
+      direction: 'outbound',
+      report: { sequence: 2, typeCode: 'D' },
+    });
   });
 });

@@ -14,10 +14,7 @@ export const REPORT_TAX_WORKFLOW = 'reportTax';
 /** The signal the receiving run sends when the authority's MLS about the report arrives. */
 export const TAX_ACKNOWLEDGEMENT_SIGNAL = 'taxAcknowledgement';
 
-/** The run of a document's report: the first (the gateway's own submit) or a later one asked for (number 2, 3, …). */
-export function reportTaxWorkflowId(tenantId: string, documentId: string, sequence = 1): string {
-  return sequence > 1 ? `report-tax:${tenantId}:${documentId}:${sequence}` : `report-tax:${tenantId}:${documentId}`;
-}
+export { reportTaxWorkflowId } from '../../src/core/identifiers';
 
 /** What the worker tells the runs that may report (absent: tax reporting is not configured). */
 export interface TaxReportingSettings {
