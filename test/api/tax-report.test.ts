@@ -436,6 +436,14 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
     expect(again.event.details).toMatchObject({ reportType: 'submit', report: '2' });
   });
 
+  /** A body sent as it is, under the given media type. */
+  const raw = (documentId: string, type: string, body: string) =>
+    request(ctx.app)
+      .post(`/api/v1/${PARTY}/salesInvoice/${documentId}/taxReport`)
+      .auth(token, { type: 'bearer' })
+      .set('Content-Type', type)
+      .send(body);
+
   it('refuses bad requests and documents out of reach, starting nothing', async () => {
     const documentId = await salesInvoice();
     const before = starter.taxReportsStarted.length;
@@ -443,22 +451,8 @@ describe('tax report steps: plan, derive, validate, store, history and events', 
       [400, ask(documentId, {})],
       [400, ask(documentId, { reportType: 'cancel' })],
       [400, ask(documentId, { reportType: ['resubmit'] })],
-      [
-        400,
-        request(ctx.app)
-          .post(`/api/v1/${PARTY}/salesInvoice/${documentId}/taxReport`)
-          .auth(token, { type: 'bearer' })
-          .set('Content-Type', 'application/json')
-          .send('{"reportType":'),
-      ],
-      [
-        415,
-        request(ctx.app)
-          .post(`/api/v1/${PARTY}/salesInvoice/${documentId}/taxReport`)
-          .auth(token, { type: 'bearer' })
-          .set('Content-Type', 'text/plain')
-          .send('resubmit'),
-      ],
+      [400, raw(documentId, 'application/json', '{"reportType":')],
+      [415, raw(documentId, 'text/plain', 'resubmit')],
       [413, ask(documentId, { reportType: 'resubmit', pad: 'x'.repeat(20_000) })],
       // A sales invoice is not a purchase invoice; another tenant's token reaches neither.
       [404, ask(documentId, { reportType: 'resubmit' }, { kind: 'purchaseInvoice' })],

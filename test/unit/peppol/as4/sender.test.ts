@@ -150,39 +150,19 @@ describe('AS4 sender', () => {
 
   it('treats plain 5xx, 429 and 408 as retryable and other 4xx or 2xx without a receipt as permanent', async () => {
     const msg = message(pki);
-    handler = (_req, _body, res) => void res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
-    expect(await sendAs4Message(msg, url, opts())).toEqual({
-      outcome: 'retryable',
-      httpStatus: 502,
-      reason: 'HTTP 502: bad gateway',
-    });
-    // A rate limiter or proxy in front of the access point: try again later, the same message.
-    handler = (_req, _body, res) =>
-      void res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '30' }).end('slow down');
-    expect(await sendAs4Message(msg, url, opts())).toEqual({
-      outcome: 'retryable',
-      httpStatus: 429,
-      reason: 'HTTP 429 (throttled): slow down',
-    });
-    handler = (_req, _body, res) => void res.writeHead(408, { 'content-type': 'text/plain' }).end('request timeout');
-    expect(await sendAs4Message(msg, url, opts())).toEqual({
-      outcome: 'retryable',
-      httpStatus: 408,
-      reason: 'HTTP 408: request timeout',
-    });
-    handler = (_req, _body, res) => void res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden');
-    expect(await sendAs4Message(msg, url, opts())).toEqual({
-      outcome: 'failed',
-      httpStatus: 403,
-      reason: 'HTTP 403: forbidden',
-    });
-    handler = (_req, _body, res) =>
-      void res.writeHead(400, { 'content-type': 'text/plain' }).end('Invalid AS4 profile');
-    expect(await sendAs4Message(msg, url, opts())).toEqual({
-      outcome: 'failed',
-      httpStatus: 400,
-      reason: 'HTTP 400: Invalid AS4 profile',
-    });
+    // 429 and 408: a rate limiter or proxy in front of the access point; later, the same message goes again.
+    const cases: Array<[number, Record<string, string>, string, 'retryable' | 'failed', string]> = [
+      [502, {}, 'bad gateway', 'retryable', 'HTTP 502: bad gateway'],
+      [429, { 'retry-after': '30' }, 'slow down', 'retryable', 'HTTP 429 (throttled): slow down'],
+      [408, {}, 'request timeout', 'retryable', 'HTTP 408: request timeout'],
+      [403, {}, 'forbidden', 'failed', 'HTTP 403: forbidden'],
+      [400, {}, 'Invalid AS4 profile', 'failed', 'HTTP 400: Invalid AS4 profile'],
+    ];
+    for (const [status, headers, body, outcome, reason] of cases) {
+      handler = (_req, _body, res) =>
+        void res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(body);
+      expect(await sendAs4Message(msg, url, opts())).toEqual({ outcome, httpStatus: status, reason });
+    }
     handler = (_req, _body, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>ok</html>');
     expect(await sendAs4Message(msg, url, opts())).toMatchObject({
       outcome: 'failed',
