@@ -126,7 +126,7 @@ export class Authority {
     const { reasons, validation } = facts
       ? await this.check(incoming, facts)
       : { reasons: unreadableReasons, validation: [] };
-    const rejectReason = reasons.length === 0 ? this.deps.faults.takeReject() : undefined;
+    const rejectReason = reasons.length === 0 ? this.deps.faults.takeReject({ role: facts?.role }) : undefined;
     if (rejectReason) reasons.push({ reasonCode: 'BV', ruleId: 'TAXSIM-FAULT', description: rejectReason });
     const report = ledger.record({
       ...base,

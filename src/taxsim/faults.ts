@@ -1,6 +1,7 @@
 /**
  * Faults the reference tax authority can be told to show, for tests of the reporting side: answer HTTP 500 the next n
- * times, reject every report with a given reason (MLS RE), or answer slowly. One mode at a time; bounded values.
+ * times, reject every report (or every report of one reporter role) with a given reason (MLS RE), or answer slowly.
+ * One mode at a time; bounded values.
  */
 import { z } from 'zod';
 
@@ -17,6 +18,8 @@ const FaultSchema = z.discriminatedUnion('mode', [
       reason: z.string().trim().min(1).max(MAX_REASON_LENGTH).default('rejected by the simulator (fault injected)'),
       /** How many reports to reject; without it, every report until the mode is changed. */
       count: z.number().int().min(1).max(MAX_FAULT_COUNT).optional(),
+      /** Only reports of this reporter role (the other role's reports pass and leave the count as it is). */
+      role: z.enum(['C2', 'C3']).optional(),
     })
     .strict(),
   z
@@ -67,10 +70,10 @@ export class Faults {
     return f.delayMs;
   }
 
-  /** The reason to reject this report with, if rejecting (counts one down when counted). */
-  takeReject(): string | undefined {
+  /** The reason to reject this report with, if rejecting it (counts one down when counted). */
+  takeReject(report: { role?: string }): string | undefined {
     const f = this.fault;
-    if (f.mode !== 'reject') return undefined;
+    if (f.mode !== 'reject' || (f.role && f.role !== report.role)) return undefined;
     this.consume(f);
     return f.reason;
   }

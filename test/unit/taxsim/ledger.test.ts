@@ -241,12 +241,27 @@ describe('taxsim: faults', () => {
 
   it('rejects with the reason until switched off, or the given number of times', () => {
     const f = new Faults();
+    const c2 = { role: 'C2' };
     f.set({ mode: 'reject', reason: 'closed for audit' });
-    expect([f.takeReject(), f.takeReject()]).toEqual(['closed for audit', 'closed for audit']);
+    expect([f.takeReject(c2), f.takeReject({})]).toEqual(['closed for audit', 'closed for audit']);
     f.set({ mode: 'reject', reason: 'once', count: 1 });
-    expect([f.takeReject(), f.takeReject()]).toEqual(['once', undefined]);
+    expect([f.takeReject(c2), f.takeReject(c2)]).toEqual(['once', undefined]);
     f.set({ mode: 'slow', delayMs: 50 });
-    expect([f.takeDelay(), f.takeHttp500(), f.takeReject()]).toEqual([50, false, undefined]);
+    expect([f.takeDelay(), f.takeHttp500(), f.takeReject(c2)]).toEqual([50, false, undefined]);
+  });
+
+  it('rejects only reports of the given role, which alone count down', () => {
+    const f = new Faults();
+    const parsed = parseFault({ mode: 'reject', reason: 'suppliers only', count: 1, role: 'C2' });
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) f.set(parsed.fault);
+    expect([f.takeReject({ role: 'C3' }), f.takeReject({}), f.takeReject({ role: 'C2' })]).toEqual([
+      undefined,
+      undefined,
+      'suppliers only',
+    ]);
+    expect(f.current).toEqual({ mode: 'none' });
+    expect(parseFault({ mode: 'reject', role: 'C4' }).ok).toBe(false);
   });
 
   it.each([
