@@ -2,8 +2,8 @@ import type { Request, Response, Router } from 'express';
 import { GatewayError } from '../../src/core/gateway-error';
 import type { DirectoryRepository } from '../../src/storage/directory.repository';
 import type { DocumentRepository } from '../../src/storage/document.repository';
-import { requestTaxReport, TAX_REPORT_TYPES } from '../../src/reporting/tax-report-request';
-import type { TddReportType } from '../../src/reporting/tdd/types';
+import { parseTaxReportType, type TaxReportType } from '../../src/core/document-states';
+import { requestTaxReport } from '../../src/reporting/tax-report-request';
 import type { WorkflowStarter } from '../workflow-client';
 import { documentIdParam, partyOf, requireParty } from '../access';
 import { badField, jsonBody } from '../request';
@@ -16,11 +16,12 @@ export interface TaxReportRouteDeps {
   taxReporting?: { acknowledgementTimeoutMs: number };
 }
 
-function reportTypeOf(body: unknown): TddReportType {
-  const value = body && typeof body === 'object' ? (body as Record<string, unknown>)['reportType'] : undefined;
-  if (typeof value !== 'string' || !TAX_REPORT_TYPES.has(value))
-    throw badField('reportType must be one of submit, resubmit, disregard', 'reportType');
-  return value as TddReportType;
+function reportTypeOf(body: unknown): TaxReportType {
+  const type = parseTaxReportType(
+    body && typeof body === 'object' ? (body as Record<string, unknown>)['reportType'] : undefined,
+  );
+  if (!type) throw badField('reportType must be one of submit, resubmit, disregard', 'reportType');
+  return type;
 }
 
 /**
@@ -43,11 +44,6 @@ export function registerTaxReportRoutes(router: Router, deps: TaxReportRouteDeps
       const doc = await deps.documents.findForParty(tenantId, partyId, documentId);
       if (!doc || doc.direction !== route.direction)
         throw new GatewayError('DOCUMENT_NOT_FOUND', `${route.name} document ${documentId} not found`);
-      const starter = deps.workflows.startTaxReport
-        ? { startTaxReport: deps.workflows.startTaxReport.bind(deps.workflows) }
-        : undefined;
-      res
-        .status(202)
-        .json(await requestTaxReport(starter, deps.taxReporting, { ...doc, direction: route.direction }, reportType));
+      res.status(202).json(await requestTaxReport(deps.workflows, deps.taxReporting, doc, reportType));
     });
 }

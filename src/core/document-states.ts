@@ -105,8 +105,13 @@ export type TaxReportStep = (typeof TAX_REPORT_STEPS)[number] | 'retry';
  */
 export interface TaxReportRef {
   sequence: number;
-  typeCode: 'S' | 'R' | 'D';
+  typeCode: TaxReportTypeCode;
 }
+
+/** TDT-007 Tax data type code per report type: S submit, R resubmit (corrects an earlier report), D disregard. */
+export const TAX_REPORT_TYPE_CODES = { submit: 'S', resubmit: 'R', disregard: 'D' } as const;
+export type TaxReportType = keyof typeof TAX_REPORT_TYPE_CODES;
+export type TaxReportTypeCode = (typeof TAX_REPORT_TYPE_CODES)[TaxReportType];
 
 /** The first report of a document: the submit the gateway makes by itself. */
 export const FIRST_TAX_REPORT: TaxReportRef = { sequence: 1, typeCode: 'S' };
@@ -127,19 +132,21 @@ export function taxReportEntryOf(key: string): (TaxReportRef & { step: TaxReport
   if (!m) return undefined;
   return {
     sequence: m[1] ? Number(m[1]) : 1,
-    typeCode: (m[2] as TaxReportRef['typeCode'] | undefined) ?? 'S',
+    typeCode: (m[2] as TaxReportTypeCode | undefined) ?? 'S',
     step: m[3]!.startsWith('retry-') ? 'retry' : (m[3] as TaxReportStep),
   };
 }
 
 /** The report type (TDD TDT-007) of a type code. */
-export function reportTypeOf(typeCode: TaxReportRef['typeCode']): 'submit' | 'resubmit' | 'disregard' {
-  return typeCode === 'R' ? 'resubmit' : typeCode === 'D' ? 'disregard' : 'submit';
+export function reportTypeOf(typeCode: TaxReportTypeCode): TaxReportType {
+  return (Object.keys(TAX_REPORT_TYPE_CODES) as TaxReportType[]).find((t) => TAX_REPORT_TYPE_CODES[t] === typeCode)!;
 }
 
-/** The step of a tax report entry's key, or undefined for any other key. */
-export function taxReportStepOf(key: string): TaxReportStep | undefined {
-  return taxReportEntryOf(key)?.step;
+/** The report type a caller named, or undefined when it names none. */
+export function parseTaxReportType(value: unknown): TaxReportType | undefined {
+  return typeof value === 'string' && Object.hasOwn(TAX_REPORT_TYPE_CODES, value)
+    ? (value as TaxReportType)
+    : undefined;
 }
 
 /** Keyed steps repeated once per referencing document: all at one place in the order, by time among themselves. */

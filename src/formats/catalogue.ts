@@ -94,15 +94,15 @@ import { NS } from './xml/namespaces';
 export type PackCoordinate = `${string}@${string}`;
 
 /**
- * One rule pack of an entry. `entry` picks the schema of a schema pack: a fixed name, `ROOT` (the document's root
- * element) or `VERSION` (the detected version, ebInterface).
- */
-/**
  * Assertions of a pack whose flag a format's scenario sets otherwise than the artefact (KoSIT's `customLevel` in the
  * XRechnung validator configuration): rule id → flag. The pack runs unchanged; its findings are re-levelled.
  */
 export type RuleLevels = Readonly<Record<string, 'error' | 'warning'>>;
 
+/**
+ * One rule pack of an entry. `entry` picks the schema of a schema pack: a fixed name, `ROOT` (the document's root
+ * element) or `VERSION` (the detected version, ebInterface).
+ */
 export interface RulePackUse {
   pack: PackCoordinate;
   entry?: string;

@@ -14,8 +14,8 @@ import { TemporalWorkflowStarter } from '../../api/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
 import { runReportingCommand } from './network-reporting';
 import { runLegalHoldCommand } from './retention';
-import { requestTaxReport, TAX_REPORT_TYPES, type TaxReportStarter } from '../reporting/tax-report-request';
-import type { TddReportType } from '../reporting/tdd/types';
+import { requestTaxReport, type TaxReportStarter } from '../reporting/tax-report-request';
+import { parseTaxReportType } from '../core/document-states';
 import {
   isReplayReport,
   renderReplayReport,
@@ -291,9 +291,8 @@ export async function runAdmin(
     case 'document tax-report': {
       const tenantId = need(o, 'tenant');
       const documentId = need(o, 'document-id');
-      const type = need(o, 'type');
-      if (!TAX_REPORT_TYPES.has(type))
-        throw new GatewayError('BAD_REQUEST', '--type must be one of submit, resubmit, disregard');
+      const type = parseTaxReportType(need(o, 'type'));
+      if (!type) throw new GatewayError('BAD_REQUEST', '--type must be one of submit, resubmit, disregard');
       const doc = await core.documents.find(tenantId, documentId);
       if (!doc) throw new GatewayError('DOCUMENT_NOT_FOUND', `Document ${documentId} not found in tenant ${tenantId}`);
       const { taxReporting } = core.config;
@@ -301,7 +300,7 @@ export async function runAdmin(
         services.taxReports,
         taxReporting.configFile ? { acknowledgementTimeoutMs: taxReporting.acknowledgementTimeoutMs } : undefined,
         doc,
-        type as TddReportType,
+        type,
       );
     }
     case 'document hold':

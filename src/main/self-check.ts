@@ -2,9 +2,9 @@
  * The startup self-check: can this installation do its main job? Every pinned rule pack is installed and matches its
  * checksums, the XSD engine loads (libxml2-wasm in process, or xmllint when configured), the demo invoice shipped with
  * the gateway validates with the official rules end to end (XSD and Schematron engines both exercised), and the Peppol
- * access-point key loads. In production the
- * API and the worker refuse to start when a check fails, naming what is missing, instead of failing documents later;
- * `npm run admin -- self-check` runs the same checks, and `/readyz` reports the rule packs.
+ * access-point key loads. In production the API and the worker refuse to start when a check fails, naming what is
+ * missing, instead of failing documents later; `npm run admin -- self-check` runs the same checks, and `/readyz`
+ * reports the rule packs.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -3,8 +3,14 @@
  * no submit was accepted, a resubmit (R) or disregard (D) once one was, nothing after an accepted disregard. The tax
  * authority decides in the end (its MLS); this refuses only what it would certainly refuse, and one report at a time.
  */
-import { reportTypeOf, taxReportEntryOf, type TaxReportRef, type TaxReportStep } from '../core/document-states';
-import { TDD_TYPE_CODES, type TddReportType } from './tdd/types';
+import {
+  reportTypeOf,
+  taxReportEntryOf,
+  TAX_REPORT_TYPE_CODES,
+  type TaxReportRef,
+  type TaxReportStep,
+  type TaxReportType,
+} from '../core/document-states';
 
 /** The most reports one document may have (keys carry up to three digits). */
 export const MAX_TAX_REPORTS = 999;
@@ -43,7 +49,7 @@ export type NextTaxReport = { ok: true; report: TaxReportRef } | { ok: false; re
  * is still going blocks the next one; the first report is the gateway's own (started when the document is sent or
  * received), so nothing can be asked for before it ended.
  */
-export function nextTaxReport(history: ReadonlyArray<{ key: string }>, reportType: TddReportType): NextTaxReport {
+export function nextTaxReport(history: ReadonlyArray<{ key: string }>, reportType: TaxReportType): NextTaxReport {
   const reports = taxReportsOf(history);
   const last = reports.at(-1);
   if (!last)
@@ -63,7 +69,7 @@ export function nextTaxReport(history: ReadonlyArray<{ key: string }>, reportTyp
       reason: `its tax report was disregarded (${describe(disregarded)}); nothing follows a disregard`,
     };
   const submitted = accepted('S');
-  const typeCode = TDD_TYPE_CODES[reportType];
+  const typeCode = TAX_REPORT_TYPE_CODES[reportType];
   if (typeCode === 'S' && submitted)
     return {
       ok: false,

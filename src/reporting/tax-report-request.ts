@@ -6,23 +6,20 @@
  */
 import { GatewayError } from '../core/gateway-error';
 import { reportTaxWorkflowId } from '../core/identifiers';
-import type { TaxReportRef } from '../core/document-states';
+import type { TaxReportRef, TaxReportType } from '../core/document-states';
 import type { ReportTaxInput } from '../../workflows/contracts/report-tax';
 import { nextTaxReport } from './tax-report-lifecycle';
-import type { TddReportType } from './tdd/types';
 
-export const TAX_REPORT_TYPES: ReadonlySet<string> = new Set<TddReportType>(['submit', 'resubmit', 'disregard']);
-
-/** Starts a report's run; 'already-started' when that report number has run. */
+/** Starts a report's run; 'already-started' when that report number has run. Absent: this process cannot. */
 export interface TaxReportStarter {
-  startTaxReport(input: ReportTaxInput): Promise<'started' | 'already-started'>;
+  startTaxReport?(input: ReportTaxInput): Promise<'started' | 'already-started'>;
 }
 
 export interface TaxReportRequested {
   id: string;
   /** The report's number (the gateway's own is 1). */
   report: number;
-  reportType: TddReportType;
+  reportType: TaxReportType;
   /** Its run. */
   run: string;
 }
@@ -40,9 +37,9 @@ export async function requestTaxReport(
     direction: ReportTaxInput['direction'];
     history: Array<{ key: string }>;
   },
-  reportType: TddReportType,
+  reportType: TaxReportType,
 ): Promise<TaxReportRequested> {
-  if (!settings || !starter)
+  if (!settings || !starter?.startTaxReport)
     throw new GatewayError('DEPENDENCY_UNAVAILABLE', 'Tax reporting is not configured on this gateway');
   const refuse = (why: string) =>
     new GatewayError('CONFLICT', `No ${reportType} of document ${doc.documentId} now: ${why}`, {

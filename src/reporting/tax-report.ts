@@ -62,6 +62,12 @@ export function taxReportDocumentId(
   return nameBasedUuid(TAX_REPORT_NAMESPACE, [tenantId, documentId, role, which]);
 }
 
+/** How history texts name a report: "C2, DK" for the first, "2, resubmit, C2, DK" for a later one. */
+function reportName(ref: TaxReportRef, role: TddReporterRole, country?: string): string {
+  const later = ref.sequence > 1 ? [String(ref.sequence), reportTypeOf(ref.typeCode)] : [];
+  return [...later, role, ...(country ? [country] : [])].join(', ');
+}
+
 /** Tax reporting as the worker has it: the configuration and a validator for the TDD artefacts, or why not. */
 export type TaxReporting =
   | { config: TddConfig; validator: Pick<Validator, 'validateDocument'>; acknowledgementTimeoutMs: number }
@@ -139,13 +145,11 @@ export async function prepareTaxReport(
   const ids = { tenantId: input.tenantId, documentId: input.documentId };
   const ref = input.report ?? FIRST_TAX_REPORT;
   const reportType = reportTypeOf(ref.typeCode);
-  // "Tax report 2 (disregard, C2)"; the first report keeps its short name.
-  const which = (r: TddReporterRole) => `${ref.sequence > 1 ? `${ref.sequence}, ${reportType}, ` : ''}${r}`;
   const doc = await deps.documents.findStored(input.tenantId, input.documentId);
   if (!doc) throw new GatewayError('DOCUMENT_NOT_FOUND', `document ${input.documentId} not found`);
   const role: TddReporterRole = input.direction === 'outbound' ? 'C2' : 'C3';
   const refuse = async (reason: string, where: { country?: string; authority?: string } = {}) => {
-    await historyEntry(deps, ids, ref, 'refused', `Not reported (${which(role)}): ${reason}`);
+    await historyEntry(deps, ids, ref, 'refused', `Not reported (${reportName(ref, role)}): ${reason}`);
     return { kind: 'refused' as const, ref, role, ...where, reason };
   };
   let invoice;
@@ -159,7 +163,13 @@ export async function prepareTaxReport(
   const planned = plan.reports[0];
   if (!planned) {
     const skipped = plan.skipped[0] ?? { role, reason: 'no report is required' };
-    await historyEntry(deps, ids, ref, 'skipped', `No tax report (${which(skipped.role)}): ${skipped.reason}`);
+    await historyEntry(
+      deps,
+      ids,
+      ref,
+      'skipped',
+      `No tax report (${reportName(ref, skipped.role)}): ${skipped.reason}`,
+    );
     return {
       kind: 'skipped',
       ref,
@@ -313,9 +323,7 @@ export async function publishTaxReportEvent(
   const reportDocumentId = report.kind === 'report' ? report.reportDocumentId : '';
   const authority = report.kind === 'skipped' ? '' : (report.authority ?? '');
   const to = input.to || (authority ? formatId(peppolParticipant(`0242:${authority}`)) : '');
-  const what =
-    `Tax report (${ref.sequence > 1 ? `${ref.sequence}, ${reportTypeOf(ref.typeCode)}, ` : ''}${report.role}` +
-    `${report.country ? `, ${report.country}` : ''})`;
+  const what = `Tax report (${reportName(ref, report.role, report.country)})`;
   const text = (() => {
     switch (input.outcome) {
       case 'submitted':

@@ -9,6 +9,7 @@ import {
   taxReportEntryOf,
   type DocumentTransition,
   type TaxReportStep,
+  type TaxReportType,
 } from '../core/document-states';
 import type {
   Models,
@@ -38,15 +39,11 @@ export interface DocumentRecord extends DocumentDoc {
    * recorded, the response document and what it said. Null otherwise.
    */
   buyerResponse?: { statusCode: string; at: Date; responseDocumentId: string; detail?: string } | null;
-  /** The latest step of the document's tax report (a side entry: the state stays the delivery's). Null: none. */
-  /** The latest step of the latest tax report (report 1 is the gateway's own submit). */
-  taxReport?: {
-    step: TaxReportStep;
-    at: Date;
-    report: number;
-    reportType: 'submit' | 'resubmit' | 'disregard';
-    detail?: string;
-  } | null;
+  /**
+   * The latest step of the document's latest tax report (report 1 is the gateway's own submit; a side entry: the
+   * state stays the delivery's). Null: none.
+   */
+  taxReport?: { step: TaxReportStep; at: Date; report: number; reportType: TaxReportType; detail?: string } | null;
 }
 
 /** A new document record, sent or received. */

@@ -17,6 +17,13 @@ import type { SendMlsInput } from '../../workflows/contracts/send-mls';
 import type { SendInvoiceResponseInput } from '../../workflows/contracts/send-invoice-response';
 import { requireEnv, uniqueDbUri } from './services';
 
+/** Records a start; 'already-started' when one with the same business key (these fields) was recorded before. */
+function record<T>(list: T[], input: T, key: ReadonlyArray<keyof T>): 'started' | 'already-started' {
+  const again = list.some((s) => key.every((k) => s[k] === input[k]));
+  list.push(input);
+  return again ? 'already-started' : 'started';
+}
+
 /** Records starts; can be told to fail, to exercise the "stored but not started" path. */
 export class RecordingWorkflowStarter implements WorkflowStarter {
   readonly started: SendInvoiceInput[] = [];
@@ -26,41 +33,27 @@ export class RecordingWorkflowStarter implements WorkflowStarter {
       this.failNext--;
       throw new GatewayError('WORKFLOW_START_FAILED', 'Temporal unavailable (test)');
     }
-    const again = this.started.some((s) => s.tenantId === input.tenantId && s.documentId === input.documentId);
-    this.started.push(input);
-    return again ? 'already-started' : 'started';
+    return record(this.started, input, ['tenantId', 'documentId']);
   }
   readonly receiveStarted: ReceiveDocumentInput[] = [];
   async startReceiveDocument(input: ReceiveDocumentInput): Promise<'started' | 'already-started'> {
-    const again = this.receiveStarted.some((s) => s.tenantId === input.tenantId && s.messageId === input.messageId);
-    this.receiveStarted.push(input);
-    return again ? 'already-started' : 'started';
+    return record(this.receiveStarted, input, ['tenantId', 'messageId']);
   }
   readonly invoiceResponsesStarted: SendInvoiceResponseInput[] = [];
   async startSendInvoiceResponse(input: SendInvoiceResponseInput): Promise<'started' | 'already-started'> {
-    const again = this.invoiceResponsesStarted.some(
-      (s) => s.tenantId === input.tenantId && s.documentId === input.documentId && s.statusCode === input.statusCode,
-    );
-    this.invoiceResponsesStarted.push(input);
-    return again ? 'already-started' : 'started';
+    return record(this.invoiceResponsesStarted, input, ['tenantId', 'documentId', 'statusCode']);
   }
   readonly ordersStarted: SendOrderInput[] = [];
   async startSendOrder(input: SendOrderInput): Promise<'started' | 'already-started'> {
-    const again = this.ordersStarted.some((s) => s.tenantId === input.tenantId && s.documentId === input.documentId);
-    this.ordersStarted.push(input);
-    return again ? 'already-started' : 'started';
+    return record(this.ordersStarted, input, ['tenantId', 'documentId']);
   }
   readonly orderResponsesStarted: SendOrderResponseInput[] = [];
   async startSendOrderResponse(input: SendOrderResponseInput): Promise<'started' | 'already-started'> {
-    const again = this.orderResponsesStarted.some(
-      (s) =>
-        s.tenantId === input.tenantId && s.documentId === input.documentId && s.responseCode === input.responseCode,
-    );
-    this.orderResponsesStarted.push(input);
-    return again ? 'already-started' : 'started';
+    return record(this.orderResponsesStarted, input, ['tenantId', 'documentId', 'responseCode']);
   }
   readonly taxReportsStarted: ReportTaxInput[] = [];
   async startTaxReport(input: ReportTaxInput): Promise<'started' | 'already-started'> {
+    // One run per report number (absent: the first).
     const again = this.taxReportsStarted.some(
       (s) =>
         s.tenantId === input.tenantId &&
@@ -72,9 +65,7 @@ export class RecordingWorkflowStarter implements WorkflowStarter {
   }
   readonly mlsStarted: SendMlsInput[] = [];
   async startSendMls(input: SendMlsInput): Promise<'started' | 'already-started'> {
-    const again = this.mlsStarted.some((s) => s.tenantId === input.tenantId && s.documentId === input.documentId);
-    this.mlsStarted.push(input);
-    return again ? 'already-started' : 'started';
+    return record(this.mlsStarted, input, ['tenantId', 'documentId']);
   }
   async ping(): Promise<boolean> {
     return true;

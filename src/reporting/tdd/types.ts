@@ -1,12 +1,9 @@
 import type { Invoice } from '../../en16931/model';
+import { TAX_REPORT_TYPE_CODES, type TaxReportType } from '../../core/document-states';
 
 /** TDT-007 Tax data type code: S submit, R resubmit (corrects an earlier report), D disregard (withdraws it). */
-export type TddReportType = 'submit' | 'resubmit' | 'disregard';
-export const TDD_TYPE_CODES: Readonly<Record<TddReportType, 'S' | 'R' | 'D'>> = {
-  submit: 'S',
-  resubmit: 'R',
-  disregard: 'D',
-};
+export type TddReportType = TaxReportType;
+export const TDD_TYPE_CODES = TAX_REPORT_TYPE_CODES;
 
 /** TDT-012 Reporter role: C2 reports for the supplier (sending side), C3 for the buyer (receiving side). */
 export type TddReporterRole = 'C2' | 'C3';

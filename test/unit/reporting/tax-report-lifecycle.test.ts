@@ -4,7 +4,7 @@
  * or disregard once one was (or may have been: delivered, never answered), nothing after an accepted disregard, and
  * never while a report runs.
  */
-import { reportTypeOf, taxReportEntryOf, taxReportKey, taxReportStepOf } from '../../../src/core/document-states';
+import { parseTaxReportType, reportTypeOf, taxReportEntryOf, taxReportKey } from '../../../src/core/document-states';
 import { nextTaxReport, taxReportsOf, MAX_TAX_REPORTS } from '../../../src/reporting/tax-report-lifecycle';
 
 const S1 = { sequence: 1, typeCode: 'S' } as const;
@@ -26,7 +26,7 @@ describe('tax report keys', () => {
     expect(taxReportEntryOf('tax-report:submitted')).toEqual({ sequence: 1, typeCode: 'S', step: 'submitted' });
     expect(taxReportEntryOf('tax-report:2-R:retry-7')).toEqual({ sequence: 2, typeCode: 'R', step: 'retry' });
     expect(taxReportEntryOf('tax-report:999-D:failed')).toEqual({ sequence: 999, typeCode: 'D', step: 'failed' });
-    expect(taxReportStepOf('tax-report:3-S:accepted')).toBe('accepted');
+    expect(taxReportEntryOf('tax-report:3-S:accepted')?.step).toBe('accepted');
     for (const bad of [
       'tax-report:1-S:built', // the first report has no prefix: one key per step
       'tax-report:0-S:built',
@@ -41,6 +41,16 @@ describe('tax report keys', () => {
     expect(reportTypeOf('S')).toBe('submit');
     expect(reportTypeOf('R')).toBe('resubmit');
     expect(reportTypeOf('D')).toBe('disregard');
+    expect(['submit', 'resubmit', 'disregard', 'R', 'toString', '', 1, undefined].map(parseTaxReportType)).toEqual([
+      'submit',
+      'resubmit',
+      'disregard',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });
 
